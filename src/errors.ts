@@ -1,0 +1,133 @@
+/**
+ * One error base for the whole tool. Every failure a user can meet is a
+ * `TimelineSheetsError` with a stable `code`, a message that says what and
+ * where, and a `hint` that says how to fix it. Secrets never go into either.
+ */
+export type ErrorCode =
+  | 'TS_CONFIG_INVALID'
+  | 'TS_CONFIG_NOT_FOUND'
+  | 'TS_USAGE'
+  | 'TS_HTTP'
+  | 'TS_NETWORK'
+  | 'TS_RESPONSE_INVALID'
+  | 'TS_AUTH_FAILED'
+  | 'TS_AUTH_REQUIRED'
+  | 'TS_FORBIDDEN'
+  | 'TS_NOT_FOUND'
+  | 'TS_CONCURRENCY'
+  | 'TS_TIMELINE_CONSTRAINT'
+  | 'TS_VALIDATION'
+  | 'TS_LINK_MISSING'
+  | 'TS_UNSAFE_TOKEN_LINK'
+  | 'TS_SHEETS_API'
+  | 'TS_SHEET_LAYOUT'
+  | 'TS_WORKBOOK'
+  | 'TS_STATE'
+  | 'TS_LOCKED'
+  | 'TS_GUARD'
+  | 'TS_TAGS_CHANGED'
+  | 'TS_ABORTED'
+  | 'TS_INTERNAL'
+
+export interface ErrorDetails {
+  hint?: string
+  cause?: unknown
+}
+
+export class TimelineSheetsError extends Error {
+  readonly code: ErrorCode
+  readonly hint: string | undefined
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause })
+    this.name = new.target.name
+    this.code = code
+    this.hint = details.hint
+  }
+}
+
+/** A non-2xx answer from one of the two services, with what a user needs to act on it. */
+export class HttpError extends TimelineSheetsError {
+  readonly status: number
+  readonly method: string
+  readonly url: string
+  /** Parsed body (JSON when it was JSON, else text), for callers that read error codes. */
+  readonly data: unknown
+
+  constructor(
+    init: { status: number; method: string; url: string; data: unknown; message?: string; code?: ErrorCode },
+    details: ErrorDetails = {},
+  ) {
+    super(
+      init.code ?? 'TS_HTTP',
+      init.message ?? `${init.method} ${redactUrl(init.url)} answered ${init.status}`,
+      details,
+    )
+    this.status = init.status
+    this.method = init.method
+    this.url = redactUrl(init.url)
+    this.data = init.data
+  }
+}
+
+/** The server refused a write because the timeline changed since our last response. */
+export class ConcurrencyError extends TimelineSheetsError {
+  readonly timelineKey: string
+  readonly expectedLastChangeId: string | undefined
+
+  constructor(timelineKey: string, expectedLastChangeId: string | undefined, message: string, cause?: unknown) {
+    super('TS_CONCURRENCY', message, {
+      hint: 'Another writer changed this timeline. Re-read it and decide again.',
+      cause,
+    })
+    this.timelineKey = timelineKey
+    this.expectedLastChangeId = expectedLastChangeId
+  }
+}
+
+/** A response that does not have the shape we rely on; names the field and the URL. */
+export class ResponseShapeError extends TimelineSheetsError {
+  readonly url: string
+  readonly field: string
+
+  constructor(url: string, field: string, problem: string) {
+    super('TS_RESPONSE_INVALID', `Unexpected response from ${redactUrl(url)}: ${field} ${problem}`, {
+      hint: 'The server answered with a shape this version of timeline-sheets does not understand. Check the server version and the vendor setting.',
+    })
+    this.url = redactUrl(url)
+    this.field = field
+  }
+}
+
+const SECRET_QUERY_KEYS = /^(access_token|token|code|password|client_secret|refresh_token|assertion|key|state)$/i
+
+/** Removes credentials from a URL before it reaches a message or a log. */
+export function redactUrl(raw: string): string {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    return raw
+  }
+  if (url.username || url.password) {
+    url.username = url.username ? '***' : ''
+    url.password = url.password ? '***' : ''
+  }
+  for (const key of [...url.searchParams.keys()]) {
+    if (SECRET_QUERY_KEYS.test(key)) url.searchParams.set(key, '***')
+  }
+  return url.toString()
+}
+
+/** Masks every occurrence of the given secrets in a text (tokens, passwords, client secrets). */
+export function redactSecrets(text: string, secrets: Iterable<string | undefined>): string {
+  let out = text
+  for (const secret of secrets) {
+    if (secret && secret.length >= 4) out = out.split(secret).join('***')
+  }
+  return out
+}
+
+export function isTimelineSheetsError(error: unknown): error is TimelineSheetsError {
+  return error instanceof TimelineSheetsError
+}

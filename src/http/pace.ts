@@ -1,0 +1,52 @@
+/**
+ * Pace of calls to one service: bounded concurrency plus a cap per interval,
+ * on p-queue. A 429 pauses the whole lane, not just the call that saw it, so
+ * the other queued calls do not spend the quota again.
+ */
+import PQueue from 'p-queue'
+
+export interface PaceOptions {
+  /** Calls in flight at once. @default 4 */
+  concurrency: number
+  /** Calls started per interval. @default Infinity */
+  intervalCap: number
+  /** Interval in milliseconds for `intervalCap`. @default 60_000 */
+  interval: number
+}
+
+export interface Pace {
+  run<T>(task: () => Promise<T>): Promise<T>
+  /** Holds new starts until `ms` from now (a quota window, a Retry-After). */
+  holdFor(ms: number): void
+  onIdle(): Promise<void>
+  readonly pending: number
+}
+
+export function createPace(options: Partial<PaceOptions> = {}): Pace {
+  const concurrency = options.concurrency ?? 4
+  const intervalCap = options.intervalCap ?? Number.POSITIVE_INFINITY
+  const interval = options.interval ?? 60_000
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new TypeError(`Expected \`concurrency\` to be an integer >= 1, got \`${concurrency}\``)
+  }
+  const queue = new PQueue(
+    Number.isFinite(intervalCap) ? { concurrency, intervalCap, interval, strict: true } : { concurrency },
+  )
+  let heldUntil = 0
+  return {
+    async run<T>(task: () => Promise<T>): Promise<T> {
+      return queue.add(async () => {
+        const wait = heldUntil - Date.now()
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+        return task()
+      }) as Promise<T>
+    },
+    holdFor(ms: number) {
+      heldUntil = Math.max(heldUntil, Date.now() + ms)
+    },
+    onIdle: () => queue.onIdle(),
+    get pending() {
+      return queue.pending + queue.size
+    },
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The one retry policy of the tool. Both service adapters (Timeline, Google
+ * Sheets) wrap their calls in `retry()`; they differ only in how they classify
+ * an outcome (`RetryVerdict`). Option names follow ky's.
+ */
+import { setTimeout as sleepFor } from 'node:timers/promises'
+
+export interface RetryOptions {
+  /** How many times a call is repeated after the first attempt. @default 5 */
+  limit: number
+  /** First back-off delay in milliseconds, doubled per attempt. @default 500 */
+  baseDelay: number
+  /** Largest delay in milliseconds, Retry-After included. @default 60_000 */
+  backoffLimit: number
+  /** Adds up to this share of random delay, so parallel clients do not retry in step. @default 0.25 */
+  jitter: number
+  /** Injected in tests. */
+  sleep?: (ms: number) => Promise<void>
+  /** Injected in tests. */
+  random?: () => number
+  /** Told about each retry before it waits (for progress and logs). */
+  onRetry?: (event: RetryEvent) => void
+}
+
+export interface RetryEvent {
+  attempt: number
+  delayMs: number
+  reason: string
+}
+
+export type RetryVerdict =
+  | { retry: false }
+  | {
+      retry: true
+      reason: string
+      /** Server-given wait (Retry-After, quota window); wins over back-off when larger. */
+      retryAfterMs?: number
+    }
+
+export const DEFAULT_RETRY: RetryOptions = {
+  limit: 5,
+  baseDelay: 500,
+  backoffLimit: 60_000,
+  jitter: 0.25,
+}
+
+export function retryOptions(partial: Partial<RetryOptions> = {}): RetryOptions {
+  const options = { ...DEFAULT_RETRY, ...partial }
+  for (const key of ['limit', 'baseDelay', 'backoffLimit', 'jitter'] as const) {
+    const value = options[key]
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      throw new TypeError(`Expected \`${key}\` to be a finite number >= 0, got \`${String(value)}\` (${typeof value})`)
+    }
+  }
+  return options
+}
+
+/** Delay before retry number `attempt` (1-based), without the server's Retry-After. */
+export function backoffDelay(attempt: number, options: RetryOptions, random: () => number = Math.random): number {
+  const exponential = Math.min(options.backoffLimit, options.baseDelay * 2 ** (attempt - 1))
+  return Math.min(options.backoffLimit, Math.round(exponential * (1 + options.jitter * random())))
+}
+
+/** Parses a Retry-After header (seconds or HTTP date) into milliseconds from now. */
+export function parseRetryAfter(header: string | null | undefined, now: number = Date.now()): number | undefined {
+  if (!header) return undefined
+  const trimmed = header.trim()
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000)
+  const date = Date.parse(trimmed)
+  if (Number.isNaN(date)) return undefined
+  return Math.max(0, date - now)
+}
+
+/**
+ * Runs `operation` until it succeeds, `classify` says the outcome is final, or
+ * the limit is reached. The last error is rethrown unchanged.
+ */
+export async function retry<T>(
+  operation: (attempt: number) => Promise<T>,
+  classify: (error: unknown) => RetryVerdict,
+  options: RetryOptions = DEFAULT_RETRY,
+): Promise<T> {
+  const sleep = options.sleep ?? ((ms: number) => sleepFor(ms).then(() => undefined))
+  const random = options.random ?? Math.random
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await operation(attempt)
+    } catch (error) {
+      const verdict = classify(error)
+      if (!verdict.retry || attempt > options.limit) throw error
+      const backoff = backoffDelay(attempt, options, random)
+      const delayMs = Math.min(
+        options.backoffLimit,
+        verdict.retryAfterMs === undefined
+          ? backoff
+          : Math.max(verdict.retryAfterMs + Math.round(options.baseDelay * options.jitter * random()), backoff / 2),
+      )
+      options.onRetry?.({ attempt, delayMs, reason: verdict.reason })
+      await sleep(delayMs)
+    }
+  }
+}
