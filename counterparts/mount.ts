@@ -11,6 +11,13 @@ import { http as mswHttp, type HttpHandler } from 'msw'
 
 export type WebHandler = (request: Request) => Promise<Response>
 
+/**
+ * Header the loopback mount adds to every request: an id of the TCP
+ * connection it came on. Connection-bound protocols (NTLM) key their
+ * handshake state on it. msw requests never carry it.
+ */
+export const CONNECTION_HEADER = 'x-loopback-connection'
+
 export interface LoopbackServer {
   /** Origin with a trailing slash, e.g. `http://127.0.0.1:41234/` */
   readonly url: string
@@ -33,7 +40,15 @@ export interface ServeOptions {
 /** Serves a Web handler on a loopback port. Port 0 picks a free one. */
 export async function serveOnLoopback(handler: WebHandler, options: ServeOptions = {}): Promise<LoopbackServer> {
   const host = options.host ?? '127.0.0.1'
+  const connectionIds = new WeakMap<object, string>()
+  let nextConnection = 1
   const server = http.createServer((req, res) => {
+    let id = connectionIds.get(req.socket)
+    if (id === undefined) {
+      id = String(nextConnection++)
+      connectionIds.set(req.socket, id)
+    }
+    req.headers[CONNECTION_HEADER] = id
     if (options.intercept?.(req, res)) return
     void respond(handler, req, res, host)
   })
