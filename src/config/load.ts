@@ -1,0 +1,97 @@
+/**
+ * Reads and validates the config file. Every problem is reported at once,
+ * each with the path of the bad field, so one edit fixes them all.
+ */
+import { readFile } from 'node:fs/promises'
+import path from 'node:path'
+import type { z } from 'zod'
+import { TimelineSheetsError } from '../errors.ts'
+import { configSchema, type Config } from './schema.ts'
+
+export interface LoadedConfig {
+  config: Config
+  /** Absolute path of the file; relative paths inside it are resolved against its folder. */
+  file: string
+  resolvePath(relative: string): string
+}
+
+export async function loadConfig(file: string): Promise<LoadedConfig> {
+  const absolute = path.resolve(file)
+  let text: string
+  try {
+    text = await readFile(absolute, 'utf8')
+  } catch (error) {
+    throw new TimelineSheetsError('TS_CONFIG_NOT_FOUND', `Cannot read the config file ${absolute}`, {
+      hint: 'Pass --config <file>, or copy config.example.json to timeline-sheets.json and edit it.',
+      cause: error,
+    })
+  }
+  return { ...parseConfig(text, absolute), file: absolute }
+}
+
+export function parseConfig(text: string, file: string): Omit<LoadedConfig, 'file'> {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    throw new TimelineSheetsError('TS_CONFIG_INVALID', `${file} is not valid JSON: ${(error as Error).message}`, {
+      hint: 'Fix the JSON syntax (a missing comma or quote is the usual cause).',
+    })
+  }
+  const result = configSchema.safeParse(json)
+  if (!result.success) {
+    throw new TimelineSheetsError('TS_CONFIG_INVALID', `${file} has ${plural(result.error.issues.length, 'problem')}:\n${formatIssues(result.error.issues)}`, {
+      hint: 'See config.example.json for a complete example.',
+    })
+  }
+  const config = result.data
+  const names = new Set<string>()
+  for (const [i, target] of config.targets.entries()) {
+    if (names.has(target.name)) {
+      throw new TimelineSheetsError('TS_CONFIG_INVALID', `${file} has a problem:\n  - targets[${i}].name: "${target.name}" is used by another target`, {
+        hint: 'Give each target its own name; it keys locks and state.',
+      })
+    }
+    names.add(target.name)
+    if (!isValidTimeZone(target.timeZone)) {
+      throw new TimelineSheetsError('TS_CONFIG_INVALID', `${file} has a problem:\n  - targets[${i}].timeZone: "${target.timeZone}" is not an IANA time zone`, {
+        hint: 'Use a zone such as Europe/Berlin, America/New_York or UTC.',
+      })
+    }
+    if (target.spreadsheet.kind === 'google' && !config.google) {
+      throw new TimelineSheetsError('TS_CONFIG_INVALID', `${file} has a problem:\n  - targets[${i}].spreadsheet: a Google spreadsheet needs a "google" section with its sign-in`, {
+        hint: 'Add "google": { "auth": { "mode": "service-account", "keyFile": "…" } }, or use { "kind": "workbook", "path": "…" }.',
+      })
+    }
+  }
+  const folder = path.dirname(file)
+  return { config, resolvePath: (relative) => path.resolve(folder, relative) }
+}
+
+export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues.map((issue) => `  - ${issue.path.length ? issue.path.map(String).join('.') : '(top level)'}: ${issue.message}`).join('\n')
+}
+
+export function isValidTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Reads a secret named by an `…Env` field; the error names the variable, never a value. */
+export function secretFromEnv(name: string, purpose: string, env: NodeJS.ProcessEnv = process.env): string {
+  const value = env[name]
+  if (!value) {
+    throw new TimelineSheetsError('TS_CONFIG_INVALID', `The environment variable ${name} is not set; it holds ${purpose}.`, {
+      hint: `Set ${name} in the environment of the job (not in the config file).`,
+    })
+  }
+  return value
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`
+}

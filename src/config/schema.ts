@@ -1,0 +1,144 @@
+/**
+ * The configuration file, validated once at the edge. Secrets never live in
+ * the file: fields ending in `Env` name the environment variable that holds
+ * them, so a config can be committed and shared.
+ */
+import { z } from 'zod'
+
+const envName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the name of an environment variable, such as TIMELINE_PASSWORD')
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+
+const timelinePace = z
+  .strictObject({
+    /** Requests in flight at once. */
+    concurrency: z.int().min(1).max(64).default(4),
+    /** Requests started per interval; the Timeline service publishes no limit. */
+    requestsPerInterval: z.int().min(1).default(300),
+    intervalMs: z.int().min(1).default(60_000),
+  })
+  .prefault({})
+
+const passwordAuth = z.strictObject({
+  mode: z.literal('password'),
+  /** On-premise server address, e.g. `https://timeline.example.com` (the API is under /api). */
+  baseUrl: httpUrl,
+  username: z.string().min(1),
+  passwordEnv: envName.default('TIMELINE_PASSWORD'),
+})
+
+const ntlmAuth = z.strictObject({
+  mode: z.literal('ntlm'),
+  baseUrl: httpUrl,
+  /** `DOMAIN\\user` or `user`. */
+  username: z.string().min(1),
+  domain: z.string().optional(),
+  passwordEnv: envName.default('TIMELINE_PASSWORD'),
+})
+
+const cloudAuth = z.strictObject({
+  mode: z.literal('cloud'),
+  /** OpenID Connect authority, e.g. `https://login.manictime.com`. */
+  authority: httpUrl.default('https://login.manictime.com'),
+  /** Cloud API entry, e.g. `https://api.manictime.com` (profile at /v1/profile). */
+  apiUrl: httpUrl.default('https://api.manictime.com'),
+  clientId: z.string().min(1),
+  clientSecretEnv: envName.default('TIMELINE_CLIENT_SECRET'),
+  clientAuth: z.enum(['post', 'basic']).default('post'),
+  callbackUrl: httpUrl.default('http://127.0.0.1:4040'),
+  /** Where `login` stores the refresh token (owner-only). Relative to the config file. */
+  tokenFile: z.string().min(1).default('.timeline-sheets/cloud-token.json'),
+})
+
+const timeline = z.strictObject({
+  auth: z.discriminatedUnion('mode', [passwordAuth, ntlmAuth, cloudAuth]),
+  pace: timelinePace,
+})
+
+const googleAuth = z.discriminatedUnion('mode', [
+  z.strictObject({
+    mode: z.literal('service-account'),
+    /** Path of the service-account key JSON (relative to the config file). */
+    keyFile: z.string().min(1),
+  }),
+  z.strictObject({
+    mode: z.literal('installed-app'),
+    clientId: z.string().min(1),
+    clientSecretEnv: envName.default('GOOGLE_CLIENT_SECRET'),
+    tokenFile: z.string().min(1).default('.timeline-sheets/google-token.json'),
+  }),
+  z.strictObject({ mode: z.literal('adc') }),
+  z.strictObject({
+    /** A fixed access token from an environment variable (tests, the Sheets fake). */
+    mode: z.literal('static-token'),
+    tokenEnv: envName.default('GOOGLE_ACCESS_TOKEN'),
+  }),
+])
+
+const google = z
+  .strictObject({
+    auth: googleAuth,
+    /** Another Sheets API root (the bundled fake); leave unset for Google. */
+    rootUrl: httpUrl.optional(),
+    readsPerMinute: z.int().min(1).default(60),
+    writesPerMinute: z.int().min(1).default(60),
+  })
+  .optional()
+
+const spreadsheet = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('workbook'),
+    /** Path of the .xlsx file (relative to the config file). */
+    path: z.string().min(1),
+  }),
+  z.strictObject({
+    kind: z.literal('google'),
+    spreadsheetId: z.string().regex(/^[A-Za-z0-9_-]{10,}$/, 'must be the id from the spreadsheet URL (…/d/<id>/edit)'),
+  }),
+])
+
+const target = z.strictObject({
+  /** Names the target in commands, locks and state; letters, digits, - and _. */
+  name: z.string().regex(/^[A-Za-z0-9_-]+$/, 'may contain letters, digits, - and _ only'),
+  spreadsheet,
+  /** Owners whose Tags timelines are exported (usernames as the server writes them). Empty: every visible Tags timeline. */
+  users: z.array(z.string().min(1)).default([]),
+  /** IANA time zone the sheet shows local times in. */
+  timeZone: z.string().min(1),
+  window: z
+    .strictObject({
+      /** Days back from today (local) that the sheet covers, today included. */
+      days: z.int().min(1).max(3660).default(35),
+      /** Days at the end of the window re-read in full on every run to catch deletions and back-dated edits. */
+      lookBackDays: z.int().min(0).max(3660).default(7),
+    })
+    .prefault({}),
+  /** What an export does with a row whose activity was deleted on the server. */
+  deletedRows: z.enum(['remove', 'mark']).default('remove'),
+  /** Read-only tabs for other timelines, by schema name without the vendor prefix (e.g. ComputerUsage, Applications). */
+  otherTimelines: z.array(z.string().regex(/^[A-Za-z]+$/)).default([]),
+  tabs: z
+    .strictObject({
+      activities: z.string().min(1).default('Activities'),
+      allowedTags: z.string().min(1).default('Allowed tags'),
+      syncLog: z.string().min(1).default('Sync log'),
+    })
+    .prefault({}),
+})
+
+export const configSchema = z.strictObject({
+  /** Token in the API's identifiers: `manictime` for real servers, `service` as the spec writes it. */
+  vendor: z.string().regex(/^[a-z][a-z0-9-]*$/).default('manictime'),
+  timeline,
+  google,
+  /** Folder for cursors, run history, journals and locks (relative to the config file). */
+  stateDir: z.string().min(1).default('.timeline-sheets'),
+  targets: z.array(target).min(1, 'needs at least one target'),
+})
+
+export type Config = z.infer<typeof configSchema>
+export type TargetConfig = Config['targets'][number]
+export type TimelineAuthConfig = Config['timeline']['auth']
+export type GoogleConfig = NonNullable<Config['google']>
