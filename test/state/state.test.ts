@@ -1,0 +1,91 @@
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises'
+import { hostname, tmpdir } from 'node:os'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { readFileAtomic, writeFileAtomic } from '../../src/state/atomic-file.ts'
+import { acquireLock } from '../../src/state/lock.ts'
+import { emptyState, loadState, saveState, stateLocation } from '../../src/state/target-state.ts'
+
+async function tempDir() {
+  return mkdtemp(path.join(tmpdir(), 'ts-state-'))
+}
+
+describe('atomic files', () => {
+  it('keeps the previous version and writes with the given mode', async () => {
+    const file = path.join(await tempDir(), 'sub', 'f.json')
+    await writeFileAtomic(file, 'one', { mode: 0o600 })
+    await writeFileAtomic(file, 'two', { mode: 0o600 })
+    expect(await readFile(file, 'utf8')).toBe('two')
+    expect(await readFile(`${file}.old`, 'utf8')).toBe('one')
+    expect((await stat(file)).mode & 0o777).toBe(0o600)
+  })
+
+  it('recovers from a crash between the two renames', async () => {
+    const file = path.join(await tempDir(), 'f.json')
+    await writeFile(`${file}.new`, 'fresh')
+    await writeFile(`${file}.old`, 'previous')
+    expect(await readFileAtomic(file)).toEqual({ text: 'fresh', recoveredFrom: `${file}.new` })
+  })
+})
+
+describe('target state', () => {
+  it('starts fresh, round-trips and trims run history', async () => {
+    const location = stateLocation(await tempDir(), 'team-a')
+    const first = await loadState(location, 'team-a')
+    expect(first.fresh).toBe(true)
+    const state = emptyState('team-a')
+    state.base['tl/1'] = 'abc'
+    state.runs = Array.from({ length: 250 }, (_, i) => ({ runId: `r${i}`, command: 'export', startedAt: 'x', result: 'success' as const }))
+    await saveState(location, state)
+    const again = await loadState(location, 'team-a')
+    expect(again.fresh).toBe(false)
+    expect(again.state.base).toEqual({ 'tl/1': 'abc' })
+    expect(again.state.runs).toHaveLength(200)
+    expect(again.state.runs.at(-1)?.runId).toBe('r249')
+  })
+
+  it('refuses a corrupt or foreign state file with the path and a way out', async () => {
+    const location = stateLocation(await tempDir(), 'team-a')
+    await writeFileAtomic(location.stateFile, '{oops')
+    await expect(loadState(location, 'team-a')).rejects.toMatchObject({ code: 'TS_STATE', message: expect.stringContaining(location.stateFile) })
+    await writeFileAtomic(location.stateFile, JSON.stringify({ ...emptyState('team-b') }))
+    await expect(loadState(location, 'team-a')).rejects.toThrow(/belongs to target "team-b"/)
+    await writeFileAtomic(location.stateFile, JSON.stringify({ ...emptyState('team-a'), version: 99 }))
+    await expect(loadState(location, 'team-a')).rejects.toThrow(/version/)
+  })
+})
+
+describe('lock', () => {
+  it('refuses a second holder and names the lock file', async () => {
+    const file = path.join(await tempDir(), 'lock')
+    const lock = await acquireLock(file, { command: 'sync' })
+    await expect(acquireLock(file, { command: 'export' })).rejects.toMatchObject({
+      code: 'TS_LOCKED',
+      message: expect.stringContaining(file),
+    })
+    await lock.release()
+    const again = await acquireLock(file, { command: 'export' })
+    expect(again.tookOver).toBeUndefined()
+    await again.release()
+  })
+
+  it('takes over a lock whose process is gone or whose time ran out', async () => {
+    const file = path.join(await tempDir(), 'lock')
+    const stale = { pid: 999999, host: hostname(), command: 'sync', createdAt: 'x', expiresAt: new Date(Date.now() + 60_000).toISOString() }
+    await writeFile(file, JSON.stringify(stale))
+    const lock = await acquireLock(file, { command: 'export', isAlive: () => false })
+    expect(lock.tookOver?.pid).toBe(999999)
+    await lock.release()
+
+    await writeFile(file, JSON.stringify({ ...stale, host: 'elsewhere', expiresAt: new Date(Date.now() - 1).toISOString() }))
+    const expired = await acquireLock(file, { command: 'export', isAlive: () => true })
+    expect(expired.tookOver?.host).toBe('elsewhere')
+    await expired.release()
+  })
+
+  it('keeps a live lock on another host until it expires', async () => {
+    const file = path.join(await tempDir(), 'lock')
+    await writeFile(file, JSON.stringify({ pid: 1, host: 'elsewhere', command: 'sync', createdAt: 'x', expiresAt: new Date(Date.now() + 60_000).toISOString() }))
+    await expect(acquireLock(file, { command: 'export', isAlive: () => false })).rejects.toMatchObject({ code: 'TS_LOCKED' })
+  })
+})
