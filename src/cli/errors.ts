@@ -1,0 +1,45 @@
+/**
+ * The one place where any failure becomes what the user reads and the exit
+ * code a scheduler sees. Library errors (OIDC, Google, HTTP) arrive already
+ * wrapped as TimelineSheetsError by their adapters; anything else is a bug.
+ */
+import { TimelineSheetsError } from '../errors.ts'
+import { EXIT, type ExitCode } from './exit-codes.ts'
+
+export interface CliFailure {
+  exitCode: ExitCode
+  message: string
+  hint: string | undefined
+  code: string
+}
+
+export function toCliFailure(error: unknown): CliFailure {
+  if (error instanceof TimelineSheetsError) {
+    return { exitCode: exitCodeFor(error.code), message: error.message, hint: error.hint, code: error.code }
+  }
+  const message = error instanceof Error ? error.message : String(error)
+  return {
+    exitCode: EXIT.failure,
+    message: `Unexpected error: ${message}`,
+    hint: 'This is a bug in timeline-sheets. Run again with --verbose and report the output (it contains no secrets).',
+    code: 'TS_INTERNAL',
+  }
+}
+
+function exitCodeFor(code: TimelineSheetsError['code']): ExitCode {
+  switch (code) {
+    case 'TS_USAGE':
+    case 'TS_CONFIG_INVALID':
+    case 'TS_CONFIG_NOT_FOUND':
+      return EXIT.usage
+    case 'TS_GUARD':
+    case 'TS_TAGS_CHANGED':
+      return EXIT.guard
+    case 'TS_LOCKED':
+      return EXIT.locked
+    case 'TS_STATE':
+      return EXIT.critical
+    default:
+      return EXIT.failure
+  }
+}
