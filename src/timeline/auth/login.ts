@@ -1,0 +1,204 @@
+/**
+ * `timeline-sheets login` for the cloud: authorization code flow with PKCE
+ * (S256), state and nonce, a loopback callback listener, and the token file
+ * as the result. The browser is injected: the CLI opens a real one, tests
+ * pass a scripted one.
+ */
+import http from 'node:http'
+import { mkdir } from 'node:fs/promises'
+import type { AddressInfo } from 'node:net'
+import path from 'node:path'
+import * as client from 'openid-client'
+import { TimelineSheetsError } from '../../errors.ts'
+import { vendorIdentifiers } from '../vendor.ts'
+import { discoverCloudConfiguration, isLoopbackUrl, oidcFailure, type CloudClientOptions } from './oidc.ts'
+import { writeTokenFile } from './token-file.ts'
+
+/** Where the login server sends the browser back to, as the cloud's own client does. */
+export const DEFAULT_CALLBACK_URL = 'http://127.0.0.1:4040'
+
+export interface CloudLoginOptions extends CloudClientOptions {
+  /**
+   * Loopback URL the callback listener binds to; must be registered with the
+   * client. Port 0 picks a free port (tests).
+   * @default 'http://127.0.0.1:4040'
+   */
+  callbackUrl?: string
+  /** Opens the authorization URL in a browser. Resolves once it has been handed over. */
+  openBrowser: (url: string) => Promise<void>
+  /** How long to wait for the browser to come back. @default 300_000 */
+  timeoutMs?: number
+}
+
+export interface CloudLoginResult {
+  tokenFile: string
+  /** `sub` of the ID token: who signed in. */
+  subject: string | undefined
+  /** Granted scopes as the token endpoint echoed them. */
+  scope: string | undefined
+  /** Epoch milliseconds when the first access token expires. */
+  accessTokenExpiresAt: number
+}
+
+/**
+ * Runs the browser login and writes the token file.
+ *
+ * @example
+ * await runCloudLogin({ authority, apiUrl, clientId, clientSecret, tokenFile, openBrowser: (url) => open(url) })
+ */
+export async function runCloudLogin(options: CloudLoginOptions): Promise<CloudLoginResult> {
+  const callback = checkedCallbackUrl(options.callbackUrl ?? DEFAULT_CALLBACK_URL)
+  const config = await discoverCloudConfiguration(options)
+  const scope = `openid profile ${vendorIdentifiers(options.vendor).scope} offline_access`
+  const verifier = client.randomPKCECodeVerifier()
+  const challenge = await client.calculatePKCECodeChallenge(verifier)
+  const state = client.randomState()
+  const nonce = client.randomNonce()
+  const timeoutMs = options.timeoutMs ?? 300_000
+
+  let settle!: { resolve: (result: CloudLoginResult) => void; reject: (error: unknown) => void }
+  const outcome = new Promise<CloudLoginResult>((resolve, reject) => {
+    settle = { resolve, reject }
+  })
+  let done = false
+  const finish = (error: unknown, result?: CloudLoginResult) => {
+    if (done) return
+    done = true
+    if (error) settle.reject(error)
+    else settle.resolve(result!)
+  }
+
+  let redirectUri = ''
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', redirectUri)
+    if (req.method !== 'GET' || url.pathname !== callback.pathname) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found')
+      return
+    }
+    if (done) {
+      answer(res, 400, 'Login error: this login has already finished.')
+      return
+    }
+    if (url.searchParams.get('state') !== state) {
+      answer(res, 400, 'Login error')
+      finish(
+        new TimelineSheetsError('TS_AUTH_FAILED', `The login callback at ${callback.origin} carried a state that this login did not send; refused`, {
+          hint: 'Run `timeline-sheets login` again and finish it in the browser window it opens.',
+        }),
+      )
+      return
+    }
+    exchange(url).then(
+      (result) => {
+        answer(res, 200, 'Login success. You can close this window.')
+        finish(undefined, result)
+      },
+      (error: unknown) => {
+        answer(res, 400, 'Login error')
+        finish(error)
+      },
+    )
+  })
+
+  const exchange = async (currentUrl: URL): Promise<CloudLoginResult> => {
+    let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>
+    try {
+      tokens = await client.authorizationCodeGrant(config, currentUrl, {
+        pkceCodeVerifier: verifier,
+        expectedState: state,
+        expectedNonce: nonce,
+        idTokenExpected: true,
+      })
+    } catch (error) {
+      throw oidcFailure(error, `The cloud login at ${config.serverMetadata().issuer}`, [options.clientSecret])
+    }
+    if (!tokens.refresh_token) {
+      throw new TimelineSheetsError('TS_AUTH_FAILED', 'The login server issued no refresh token', {
+        hint: 'The client must be allowed the refresh_token grant and the offline_access scope.',
+      })
+    }
+    const accessTokenExpiresAt = Date.now() + (tokens.expiresIn() ?? 3600) * 1000
+    const subject = tokens.claims()?.sub
+    await mkdir(path.dirname(path.resolve(options.tokenFile)), { recursive: true, mode: 0o700 })
+    await writeTokenFile(options.tokenFile, {
+      version: 1,
+      issuer: options.authority,
+      clientId: options.clientId,
+      refreshToken: tokens.refresh_token,
+      accessToken: tokens.access_token,
+      accessTokenExpiresAt,
+      scope: tokens.scope,
+      subject,
+      updatedAt: new Date().toISOString(),
+    })
+    return { tokenFile: options.tokenFile, subject, scope: tokens.scope, accessTokenExpiresAt }
+  }
+
+  await listen(server, callback)
+  const timer = setTimeout(() => {
+    finish(
+      new TimelineSheetsError('TS_ABORTED', `No login callback arrived at ${redirectUri} within ${Math.round(timeoutMs / 1000)} s`, {
+        hint: 'Run `timeline-sheets login` again and finish the sign-in in the browser.',
+      }),
+    )
+  }, timeoutMs)
+  try {
+    const port = (server.address() as AddressInfo).port
+    redirectUri = new URL(`${callback.protocol}//${callback.hostname}:${port}${callback.pathname}`).href
+    const authorizationUrl = client.buildAuthorizationUrl(config, {
+      redirect_uri: redirectUri,
+      scope,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+    })
+    options.openBrowser(authorizationUrl.href).catch((error: unknown) => {
+      finish(
+        new TimelineSheetsError('TS_AUTH_FAILED', 'Could not open a browser for the cloud login', {
+          hint: 'Run `timeline-sheets login` on a machine with a browser, then copy the token file.',
+          cause: error,
+        }),
+      )
+    })
+    return await outcome
+  } finally {
+    clearTimeout(timer)
+    await new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    })
+  }
+}
+
+function checkedCallbackUrl(raw: string): URL {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new TimelineSheetsError('TS_CONFIG_INVALID', `callbackUrl is not a URL: ${JSON.stringify(raw)}`)
+  }
+  if (url.protocol !== 'http:' || !isLoopbackUrl(url)) {
+    throw new TimelineSheetsError('TS_CONFIG_INVALID', `callbackUrl must be an http URL on 127.0.0.1, got ${url.origin}`, {
+      hint: `Use ${DEFAULT_CALLBACK_URL} (or another loopback port registered for the client).`,
+    })
+  }
+  return url
+}
+
+function listen(server: http.Server, callback: URL): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      reject(
+        new TimelineSheetsError('TS_AUTH_FAILED', `Cannot listen for the login callback on ${callback.host}${error.code ? ` (${error.code})` : ''}`, {
+          hint: 'Another program uses that port. Free it, or register and configure another callbackUrl.',
+        }),
+      )
+    })
+    server.listen(Number(callback.port || 80), callback.hostname.replace(/^\[|\]$/g, ''), () => resolve())
+  })
+}
+
+function answer(res: http.ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end(text)
+}

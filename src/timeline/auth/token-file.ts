@@ -1,0 +1,97 @@
+/**
+ * The cloud token file: the refresh token (and the current access token) the
+ * login wrote, for later runs. Owner-only (0600), written atomically (temp
+ * file + rename), so a crash never leaves half a token and a rotated refresh
+ * token is never lost.
+ */
+import { randomBytes } from 'node:crypto'
+import { chmod, open, readFile, rename, stat, unlink } from 'node:fs/promises'
+import path from 'node:path'
+import { z } from 'zod'
+import { TimelineSheetsError } from '../../errors.ts'
+
+export const TOKEN_FILE_VERSION = 1
+
+const tokenFileSchema = z.object({
+  version: z.literal(TOKEN_FILE_VERSION),
+  issuer: z.string().min(1),
+  clientId: z.string().min(1),
+  refreshToken: z.string().min(1),
+  accessToken: z.string().min(1).optional(),
+  /** Epoch milliseconds when the access token expires. */
+  accessTokenExpiresAt: z.number().int().nonnegative().optional(),
+  scope: z.string().optional(),
+  subject: z.string().optional(),
+  updatedAt: z.string(),
+})
+
+/** Contents of the token file. */
+export type TokenFile = z.infer<typeof tokenFileSchema>
+
+/** What `timeline-sheets login` tells the user when there is nothing usable to refresh with. */
+export const LOGIN_HINT = 'Run `timeline-sheets login` to sign in to the cloud again.'
+
+const OWNER_ONLY = 0o600
+
+/**
+ * Reads and validates the token file. Returns undefined when it does not exist.
+ * Refuses a file that group or others can read or write (on POSIX systems).
+ */
+export async function readTokenFile(file: string): Promise<TokenFile | undefined> {
+  let info
+  try {
+    info = await stat(file)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw new TimelineSheetsError('TS_STATE', `Cannot read the token file ${file}`, { cause: error })
+  }
+  assertOwnerOnly(file, info.mode)
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(await readFile(file, 'utf8'))
+  } catch {
+    // JSON.parse quotes the text around the fault, which may be a token: no cause.
+    throw unreadable(file, 'is not valid JSON')
+  }
+  const result = tokenFileSchema.safeParse(parsed)
+  // The zod issue would quote values; name only the fields.
+  if (!result.success) throw unreadable(file, `has invalid fields: ${result.error.issues.map((issue) => issue.path.join('.') || '(root)').join(', ')}`)
+  return result.data
+}
+
+/** Writes the token file atomically with mode 0600 (temp file in the same folder, then rename). */
+export async function writeTokenFile(file: string, contents: TokenFile): Promise<void> {
+  const data = tokenFileSchema.parse(contents)
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
+  const handle = await open(temp, 'wx', OWNER_ONLY)
+  try {
+    await handle.writeFile(`${JSON.stringify(data, null, 2)}\n`, 'utf8')
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+  try {
+    // The umask may have narrowed the mode further; never widened, but make it exact.
+    await chmod(temp, OWNER_ONLY)
+    await rename(temp, file)
+  } catch (error) {
+    await unlink(temp).catch(() => undefined)
+    throw new TimelineSheetsError('TS_STATE', `Cannot write the token file ${file}`, { cause: error })
+  }
+}
+
+/** Throws unless only the owner may read and write the file. Windows has no POSIX modes; skipped there. */
+export function assertOwnerOnly(file: string, mode: number): void {
+  if (process.platform === 'win32') return
+  if ((mode & 0o077) !== 0) {
+    throw new TimelineSheetsError(
+      'TS_STATE',
+      `The token file ${file} can be read or written by other users (mode ${(mode & 0o777).toString(8)}); refusing to use it`,
+      { hint: `Run \`chmod 600 ${file}\`, or delete it and run \`timeline-sheets login\` again.` },
+    )
+  }
+}
+
+function unreadable(file: string, problem: string): TimelineSheetsError {
+  return new TimelineSheetsError('TS_AUTH_REQUIRED', `The token file ${file} ${problem}`, { hint: LOGIN_HINT })
+}

@@ -1,0 +1,76 @@
+import { stat } from 'node:fs/promises'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { cloudSignIn } from '../../src/timeline/auth/cloud.ts'
+import { runCloudLogin } from '../../src/timeline/auth/login.ts'
+import { readTokenFile } from '../../src/timeline/auth/token-file.ts'
+import { scriptedBrowser } from '../support/browser.ts'
+import { startTestCloud, type TestCloud } from './cloud-setup.ts'
+
+let cloud: TestCloud
+beforeAll(async () => {
+  cloud = await startTestCloud()
+})
+afterAll(async () => {
+  await cloud?.close()
+})
+
+describe('cloud login (authorization code + PKCE against a real OpenID Provider)', () => {
+  it('logs in with client_secret_post, sends the secret as form fields, and writes a 0600 token file', async () => {
+    const options = cloud.clientOptions('post')
+    const browser = scriptedBrowser()
+    const before = cloud.op.tokenRequests.length
+    const result = await runCloudLogin({ ...options, callbackUrl: 'http://127.0.0.1:0', openBrowser: browser.open })
+
+    expect(await browser.finished).toMatchObject({ status: 200, body: expect.stringContaining('Login success') })
+    const authorize = new URL(browser.visited[0]!)
+    expect(authorize.pathname).toBe('/connect/authorize')
+    expect(authorize.searchParams.get('scope')).toBe('openid profile manictimeapi offline_access')
+    expect(authorize.searchParams.get('code_challenge_method')).toBe('S256')
+    expect(authorize.searchParams.get('code_challenge')).toMatch(/^[\w-]{43}$/)
+    expect(authorize.searchParams.get('state')).toBeTruthy()
+    expect(authorize.searchParams.get('nonce')).toBeTruthy()
+
+    const sent = cloud.op.tokenRequests.slice(before)
+    expect(sent).toHaveLength(1)
+    expect(sent[0]).toMatchObject({ method: 'POST', authorization: undefined, status: 200 })
+    expect(sent[0]!.body).toMatchObject({
+      grant_type: 'authorization_code',
+      client_id: options.clientId,
+      client_secret: options.clientSecret,
+      redirect_uri: authorize.searchParams.get('redirect_uri'),
+    })
+    expect(sent[0]!.body.code_verifier).toMatch(/^[\w-]{43,128}$/)
+
+    expect(result.subject).toBe('alice@example.com')
+    expect((await stat(options.tokenFile)).mode & 0o777).toBe(0o600)
+    const stored = await readTokenFile(options.tokenFile)
+    expect(stored).toMatchObject({ issuer: cloud.op.issuer, clientId: options.clientId, subject: 'alice@example.com' })
+    expect(stored!.refreshToken).toBeTruthy()
+  })
+
+  it('logs in with client_secret_basic and sends the secret only in the Authorization header', async () => {
+    const options = cloud.clientOptions('basic')
+    const browser = scriptedBrowser()
+    const before = cloud.op.tokenRequests.length
+    await runCloudLogin({ ...options, callbackUrl: 'http://127.0.0.1:0/callback', openBrowser: browser.open })
+
+    const sent = cloud.op.tokenRequests.slice(before)
+    expect(sent).toHaveLength(1)
+    const authorization = sent[0]!.authorization!
+    expect(authorization).toMatch(/^Basic /)
+    const [id, secret] = Buffer.from(authorization.slice(6), 'base64').toString().split(':').map(decodeURIComponent)
+    expect([id, secret]).toEqual([options.clientId, options.clientSecret])
+    expect(sent[0]!.body.client_secret).toBeUndefined()
+    expect(sent[0]!.body.grant_type).toBe('authorization_code')
+  })
+
+  it('then reads the profile and calls the data API with the token through the cloud authenticator', async () => {
+    const signIn = cloudSignIn(cloud.clientOptions('post'))
+    const entry = await signIn.entryUrl()
+    expect(entry).toBe(`${cloud.api.url}acct-1/api`)
+    const response = await signIn.send(new Request(entry, { headers: { accept: 'application/vnd.manictime.v3+json' } }))
+    expect(response.status).toBe(200)
+    const home = (await response.json()) as { links: Array<{ rel: string; href: string }> }
+    expect(home.links.find((link) => link.rel === 'manictime/timelines')?.href).toBe(`${entry}/timelines`)
+  })
+})

@@ -1,0 +1,56 @@
+/**
+ * A whole cloud on loopback for the auth tests: the OpenID Provider, and the
+ * cloud API origin (profile + the reference Timeline server under /acct-1/)
+ * guarded by the JWT authenticator.
+ */
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { serveOnLoopback, type LoopbackServer } from '../../counterparts/mount.ts'
+import { createAccessTokenVerifier, createCloudApiHandler, createCloudAuthenticator } from '../../counterparts/timeline/cloud.ts'
+import { createTimelineHandler } from '../../counterparts/timeline/handler.ts'
+import { startOpenIdProvider, type OpenIdProvider, type OpenIdProviderOptions } from '../../counterparts/timeline/oidc.ts'
+import { createTimelineStore } from '../../counterparts/timeline/store.ts'
+import type { CloudClientOptions } from '../../src/timeline/auth/oidc.ts'
+
+export const ACCOUNT = 'alice@example.com'
+
+export interface TestCloud {
+  op: OpenIdProvider
+  api: LoopbackServer
+  dir: string
+  /** Client options for the `post` (default) or `basic` client. */
+  clientOptions(kind?: 'post' | 'basic'): CloudClientOptions
+  close(): Promise<void>
+}
+
+export async function startTestCloud(options: OpenIdProviderOptions = {}): Promise<TestCloud> {
+  const op = await startOpenIdProvider({ accountId: ACCOUNT, ...options })
+  const store = createTimelineStore()
+  store.addUser({ username: ACCOUNT, password: 'unused', role: 'contentEditor' })
+  const verify = createAccessTokenVerifier({ issuer: op.issuer, audience: op.audience, scope: op.scope })
+  const data = createTimelineHandler(store, { basePath: '/acct-1/', authenticator: createCloudAuthenticator({ verify }) })
+  const api = await serveOnLoopback(createCloudApiHandler({ verify, data, accountPath: '/acct-1/' }))
+  const dir = await mkdtemp(path.join(tmpdir(), 'ts-cloud-'))
+  return {
+    op,
+    api,
+    dir,
+    clientOptions(kind = 'post') {
+      const registered = op.clients[kind]
+      return {
+        authority: op.issuer,
+        apiUrl: api.url.replace(/\/$/, ''),
+        clientId: registered.clientId,
+        clientSecret: registered.clientSecret,
+        clientAuth: kind,
+        tokenFile: path.join(dir, `token-${kind}.json`),
+        allowInsecureLoopback: true,
+      }
+    },
+    async close() {
+      await api.close()
+      await op.close()
+    },
+  }
+}
