@@ -11,7 +11,9 @@ import { createAccessTokenVerifier, createCloudApiHandler, createCloudAuthentica
 import { createTimelineHandler } from '../../counterparts/timeline/handler.ts'
 import { startOpenIdProvider, type OpenIdProvider, type OpenIdProviderOptions } from '../../counterparts/timeline/oidc.ts'
 import { createTimelineStore } from '../../counterparts/timeline/store.ts'
+import { runCloudLogin } from '../../src/timeline/auth/login.ts'
 import type { CloudClientOptions } from '../../src/timeline/auth/oidc.ts'
+import { scriptedBrowser } from '../support/browser.ts'
 
 export const ACCOUNT = 'alice@example.com'
 
@@ -19,8 +21,10 @@ export interface TestCloud {
   op: OpenIdProvider
   api: LoopbackServer
   dir: string
-  /** Client options for the `post` (default) or `basic` client. */
-  clientOptions(kind?: 'post' | 'basic'): CloudClientOptions
+  /** Client options for the `post` (default) or `basic` client, with a token file of that name. */
+  clientOptions(kind?: 'post' | 'basic', file?: string): CloudClientOptions
+  /** Runs a whole login with the scripted browser; returns the options it used. */
+  login(kind?: 'post' | 'basic', file?: string): Promise<CloudClientOptions>
   close(): Promise<void>
 }
 
@@ -36,7 +40,7 @@ export async function startTestCloud(options: OpenIdProviderOptions = {}): Promi
     op,
     api,
     dir,
-    clientOptions(kind = 'post') {
+    clientOptions(kind = 'post', file = `token-${kind}.json`) {
       const registered = op.clients[kind]
       return {
         authority: op.issuer,
@@ -44,9 +48,16 @@ export async function startTestCloud(options: OpenIdProviderOptions = {}): Promi
         clientId: registered.clientId,
         clientSecret: registered.clientSecret,
         clientAuth: kind,
-        tokenFile: path.join(dir, `token-${kind}.json`),
+        tokenFile: path.join(dir, file),
         allowInsecureLoopback: true,
       }
+    },
+    async login(kind = 'post', file) {
+      const options = this.clientOptions(kind, file)
+      const browser = scriptedBrowser()
+      await runCloudLogin({ ...options, callbackUrl: 'http://127.0.0.1:0', openBrowser: browser.open })
+      await browser.finished
+      return options
     },
     async close() {
       await api.close()
