@@ -1,0 +1,504 @@
+/**
+ * One activity ↔ one Activities row. Writing: `activityToRow` / `activityToCells`.
+ * Reading: `parseRow` checks every import rule and says, in a manager's words,
+ * which column is wrong, what is wrong and what would be right; `parseSheet`
+ * adds the rules that need the whole tab (a Key twice).
+ *
+ * Decisions:
+ * - Values a row did not change are taken from the server activity as they
+ *   are (start string with its offset, duration, tag order, notes), so a row
+ *   read back unchanged is bit-for-bit what the server holds.
+ * - Text that starts with `=` (the port's form of a formula) in Tags, Labels or
+ *   Notes is accepted as text only when it is what the tool wrote: it equals
+ *   the server's current value, or the whole row still matches its Base.
+ *   Anywhere else a formula is refused.
+ * - Delete ticked on a row with a Key only needs a valid Key: the other cells
+ *   do not matter for a deletion. Delete ticked on a new row discards it.
+ * - A row whose cells are all empty (Status, Duration, Base and extra columns
+ *   aside) is ignored. A row with a Key but nothing else is refused: a cleared
+ *   row is not a deletion.
+ */
+import type { CellUpdate, CellValue } from '../sheets/port.ts'
+import type { Activity, ActivityInput, AllowedTags } from '../timeline/model.ts'
+import { ACTIVITY_COLUMN, type ActivityColumn, type HeaderLayout } from './columns.ts'
+import {
+  cellText,
+  isEmptyCell,
+  isFormula,
+  readCheckboxCell,
+  readDateCell,
+  readTimeCell,
+  type SlashDateOrder,
+} from './cells.ts'
+import { fingerprint, normaliseNotes } from './fingerprint.ts'
+import {
+  cellsToTags,
+  checkAllowedTags,
+  combineTags,
+  MAX_TAG_LENGTH,
+  MAX_TAGS,
+  sameTagsApartFromLabelPlacement,
+  tagsToCells,
+  validateTagLimits,
+} from './tags.ts'
+import { activityToSheetTimes, fractionToSeconds, sheetTimesToInterval, type TimeWarning } from './time.ts'
+
+const C = ACTIVITY_COLUMN
+
+/** Row identity: `timelineKey/entityId`. */
+export function activityKey(timelineKey: string, entityId: number): string {
+  return `${timelineKey}/${entityId}`
+}
+
+/** Splits a Key cell; undefined when it is not `timelineKey/entityId`. */
+export function parseActivityKey(text: string): { timelineKey: string; entityId: number } | undefined {
+  const m = /^([^/\s]+)\/(\d+)$/.exec(text.trim())
+  if (!m) return undefined
+  const entityId = Number(m[2])
+  return Number.isSafeInteger(entityId) ? { timelineKey: m[1]!, entityId } : undefined
+}
+
+/** A user the bridge knows. */
+export interface KnownUser {
+  /** As the User column shows it and the server names the owner (`DOMAIN\user`). */
+  username: string
+  displayName?: string
+  /** The user's Tags timeline; undefined when the user has none. */
+  tagsTimelineKey: string | undefined
+  /** Team names, for allowed tags that apply to `{Team}`. */
+  teams?: readonly string[]
+}
+
+/** A current server activity and its owner's username. */
+export interface ServerActivity {
+  activity: Activity
+  user: string
+}
+
+/** What row mapping needs to know; everything passed in, nothing looked up. */
+export interface RowContext {
+  /** IANA zone of the spreadsheet. */
+  timeZone: string
+  /** How `3/2/2026` reads. @default 'mdy' */
+  slashDateOrder?: SlashDateOrder
+  users: readonly KnownUser[]
+  /** Current server activities by Key. */
+  server: ReadonlyMap<string, ServerActivity>
+  /** Keys the tool's state knows (a row whose activity the server has since deleted stays valid). */
+  baseKeys: ReadonlySet<string>
+  /** Allowed tag combinations; omitted = not checked. */
+  allowedTags?: AllowedTags
+  /** Tags outside the allowed combinations: a warning (default) or an error. @default 'warning' */
+  allowedTagsSeverity?: 'warning' | 'error'
+  /** The server's "user can append tags to allowed tags". @default false */
+  userCanAppend?: boolean
+}
+
+/** Values of the tool's Activities columns for one activity. */
+export type ActivityCells = Record<ActivityColumn, CellValue>
+
+/** The tool's cells for an activity, keyed by column name. */
+export function activityToCells(activity: Activity, user: string, timeZone: string, status = ''): ActivityCells {
+  const times = activityToSheetTimes(activity.start, activity.duration, timeZone)
+  const tags = tagsToCells(activity.tags)
+  return {
+    [C.user]: user,
+    [C.date]: times.date,
+    [C.start]: times.start,
+    [C.end]: times.end,
+    [C.duration]: times.duration,
+    [C.tags]: tags.tags,
+    [C.labels]: tags.labels,
+    [C.notes]: activity.notes ?? '',
+    [C.delete]: false,
+    [C.status]: status,
+    [C.key]: activityKey(activity.timelineKey, activity.entityId),
+    [C.base]: fingerprint({ user, start: activity.start, duration: activity.duration, tags: activity.tags, notes: activity.notes }),
+  }
+}
+
+/** A whole row in the header's column order; columns the tool does not own are empty (for appends). */
+export function activityToRow(
+  activity: Activity,
+  ctx: { timeZone: string; user: string; status?: string },
+  layout: HeaderLayout,
+): CellValue[] {
+  return cellsToRow(activityToCells(activity, ctx.user, ctx.timeZone, ctx.status ?? ''), layout)
+}
+
+/** Places named cells in the header's column order; other columns empty. */
+export function cellsToRow(cells: Partial<Record<string, CellValue>>, layout: HeaderLayout): CellValue[] {
+  const row: CellValue[] = Array.from({ length: layout.width }, () => null)
+  for (const [name, value] of Object.entries(cells)) {
+    const i = layout.index[name]
+    if (i !== undefined && value !== undefined) row[i] = value
+  }
+  return row
+}
+
+/**
+ * Cell updates for one sheet row that touch only the named columns, grouped
+ * into runs of adjacent columns, so extra columns managers added are never
+ * overwritten.
+ */
+export function cellUpdatesFor(
+  rowNumber: number,
+  cells: Partial<Record<string, CellValue>>,
+  layout: HeaderLayout,
+): CellUpdate[] {
+  const placed = Object.entries(cells)
+    .flatMap(([name, value]) => {
+      const column = layout.index[name]
+      return column === undefined || value === undefined ? [] : [{ column, value }]
+    })
+    .sort((a, b) => a.column - b.column)
+  const updates: CellUpdate[] = []
+  for (const { column, value } of placed) {
+    const last = updates[updates.length - 1]
+    if (last && last.column + last.values.length === column) last.values.push(value)
+    else updates.push({ row: rowNumber, column, values: [value] })
+  }
+  return updates
+}
+
+export type RowProblemCode =
+  | 'missing-value'
+  | 'unparseable-date'
+  | 'unparseable-time'
+  | 'end-before-start'
+  | 'nonexistent-time'
+  | 'ambiguous-time'
+  | 'no-tags'
+  | 'too-many-tags'
+  | 'tag-too-long'
+  | 'tags-not-allowed'
+  | 'unknown-user'
+  | 'user-without-tags-timeline'
+  | 'user-changed'
+  | 'bad-key'
+  | 'unknown-key'
+  | 'duplicate-key'
+  | 'formula'
+  | 'bad-checkbox'
+  | 'row-cleared'
+
+/** One thing wrong (or doubtful) with a row, in the manager's words. */
+export interface RowProblem {
+  code: RowProblemCode
+  severity: 'error' | 'warning'
+  /** The column at fault; undefined for the row as a whole. */
+  column: ActivityColumn | undefined
+  /** `Start: "25:99" is not a time — type it like 13:45 or 1:45 PM`. */
+  message: string
+}
+
+/** The values a row asks for, ready to send. */
+export interface RowValues {
+  user: string
+  /** The Tags timeline the activity lives on (or would be created on). */
+  timelineKey: string
+  input: ActivityInput
+  /** Fingerprint of these values (compare with Base). */
+  fingerprint: string
+}
+
+/** A valid Activities row. */
+export type SheetActivity =
+  | { kind: 'existing'; key: string; entityId: number; baseCell: string | undefined; values: RowValues; warnings: RowProblem[] }
+  | { kind: 'delete'; key: string; entityId: number; timelineKey: string; baseCell: string | undefined; warnings: RowProblem[] }
+  | { kind: 'new'; values: RowValues; warnings: RowProblem[] }
+  /** A new row with Delete ticked: nothing to create. */
+  | { kind: 'discarded'; warnings: RowProblem[] }
+
+/** `row: null` is a blank row. */
+export type ParsedRow =
+  | { ok: true; row: SheetActivity | null }
+  | { ok: false; key: string | undefined; problems: RowProblem[] }
+
+const VALUE_COLUMNS = [C.user, C.date, C.start, C.end, C.tags, C.labels, C.notes, C.key] as const
+const TIME_HINT = 'type it like 13:45, 13:45:10 or 1:45 PM'
+
+function dateHint(order: SlashDateOrder): string {
+  return `type it like 2026-03-02, ${order === 'mdy' ? '3/2/2026' : '2/3/2026'} or 02.03.2026`
+}
+
+function problem(code: RowProblemCode, column: ActivityColumn | undefined, message: string, severity: 'error' | 'warning' = 'error'): RowProblem {
+  return { code, severity, column, message: column ? `${column}: ${message}` : message }
+}
+
+/** Parses and validates one Activities row (cells as read, in the header's order). */
+export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: RowContext): ParsedRow {
+  const get = (column: ActivityColumn): CellValue | undefined => {
+    const i = layout.index[column]
+    return i === undefined ? undefined : cells[i]
+  }
+  const deleteRead = readCheckboxCell(isFormula(get(C.delete)) ? 'formula' : get(C.delete))
+  const ticked = deleteRead.ok && deleteRead.value
+  if (VALUE_COLUMNS.every((c) => isEmptyCell(get(c))) && !ticked) {
+    return deleteRead.ok ? { ok: true, row: null } : invalid(undefined, [checkboxProblem(get(C.delete))])
+  }
+
+  const problems: RowProblem[] = []
+  if (!deleteRead.ok) problems.push(checkboxProblem(get(C.delete)))
+
+  const keyText = cellText(get(C.key)).trim()
+  const baseText = cellText(get(C.base)).trim() || undefined
+  let key: { text: string; timelineKey: string; entityId: number } | undefined
+  if (keyText !== '') {
+    const parsed = parseActivityKey(keyText)
+    if (!parsed) {
+      return invalid(keyText, [problem('bad-key', C.key, `"${keyText}" is not a key this tool wrote; undo the edit to the hidden Key column`)])
+    }
+    if (!ctx.server.has(keyText) && !ctx.baseKeys.has(keyText)) {
+      return invalid(keyText, [
+        problem('unknown-key', C.key, `activity ${keyText} does not exist (pasted from another sheet?); clear Key and Base to add this row as a new activity`),
+      ])
+    }
+    key = { text: keyText, ...parsed }
+  }
+
+  if (ticked && key) {
+    if (problems.length > 0) return invalid(key.text, problems)
+    return { ok: true, row: { kind: 'delete', key: key.text, entityId: key.entityId, timelineKey: key.timelineKey, baseCell: baseText, warnings: [] } }
+  }
+  if (ticked) return problems.length > 0 ? invalid(undefined, problems) : { ok: true, row: { kind: 'discarded', warnings: [] } }
+
+  if (key && [C.user, C.date, C.start, C.end, C.tags, C.labels, C.notes].every((c) => isEmptyCell(get(c)))) {
+    return invalid(key.text, [
+      problem('row-cleared', undefined, 'This row was emptied but still belongs to an activity; to remove the activity tick Delete, otherwise undo the clearing'),
+    ])
+  }
+
+  const original = key ? ctx.server.get(key.text) : undefined
+  const user = readUser(get(C.user), key, ctx, problems)
+  const times = readTimes(get, original?.activity, ctx, problems)
+  const tags = readTags(get, original?.activity, problems)
+  const notes = readNotes(get(C.notes), original?.activity, problems)
+
+  // Formula-looking text in free-text columns is what the tool wrote if the row still matches its Base.
+  const suspects = problems.filter((p) => p.code === 'formula' && (p.column === C.tags || p.column === C.labels || p.column === C.notes))
+  const hard = problems.filter((p) => p.severity === 'error' && !suspects.includes(p))
+  if (hard.length > 0 || !user || !times || !tags) return invalid(key?.text, problems)
+
+  const input: ActivityInput = { tags: tags.tags, notes, start: times.start, duration: times.duration }
+  const fp = fingerprint({ user: user.username, ...input })
+  if (suspects.length > 0 && fp !== baseText) return invalid(key?.text, problems)
+  const warnings = problems.filter((p) => p.severity === 'warning')
+  if (tags.allowedProblem) {
+    if (tags.allowedProblem.severity === 'error') return invalid(key?.text, [...problems, tags.allowedProblem])
+    warnings.push(tags.allowedProblem)
+  }
+  const values: RowValues = { user: user.username, timelineKey: key?.timelineKey ?? user.tagsTimelineKey, input, fingerprint: fp }
+  if (key) return { ok: true, row: { kind: 'existing', key: key.text, entityId: key.entityId, baseCell: baseText, values, warnings } }
+  return { ok: true, row: { kind: 'new', values, warnings } }
+
+  function readTags(
+    getCell: (c: ActivityColumn) => CellValue | undefined,
+    originalActivity: Activity | undefined,
+    out: RowProblem[],
+  ): { tags: string[]; allowedProblem: RowProblem | undefined } | undefined {
+    const tagsCell = getCell(C.tags)
+    const labelsCell = getCell(C.labels)
+    for (const [column, value] of [[C.tags, tagsCell], [C.labels, labelsCell]] as const) {
+      if (isFormula(value) && !(originalActivity && value === tagsToCells(originalActivity.tags)[column === C.tags ? 'tags' : 'labels'])) {
+        out.push(problem('formula', column, `holds a formula (${value}); type the tags as plain text`))
+      }
+    }
+    const split = cellsToTags(cellText(tagsCell), cellText(labelsCell))
+    const combined = combineTags(split)
+    if (combined.length === 0) {
+      out.push(problem('no-tags', C.tags, 'is empty; a tag activity needs at least one tag, like "Client, Project"'))
+      return undefined
+    }
+    let ok = true
+    for (const p of validateTagLimits(combined)) {
+      ok = false
+      if (p.kind === 'too-many-tags') {
+        out.push(problem('too-many-tags', C.tags, `has ${p.count} tags with the labels; at most ${MAX_TAGS} are allowed — remove ${p.count - MAX_TAGS}`))
+      } else {
+        out.push(problem('tag-too-long', C.tags, `the tag "${p.tag.slice(0, 40)}…" has ${p.length} characters; at most ${MAX_TAG_LENGTH} are allowed`))
+      }
+    }
+    if (!ok) return undefined
+    const tagsOut = originalActivity && sameTagsApartFromLabelPlacement(combined, originalActivity.tags) ? [...originalActivity.tags] : combined
+    let allowedProblem: RowProblem | undefined
+    if (ctx.allowedTags && user) {
+      const verdict = checkAllowedTags(tagsOut, user.username, ctx.allowedTags, user.teams ?? [], { userCanAppend: ctx.userCanAppend ?? false })
+      if (!verdict.ok) {
+        allowedProblem = problem(
+          'tags-not-allowed',
+          C.tags,
+          `${verdict.reason}; pick a combination from the dropdown (Allowed tags tab)`,
+          ctx.allowedTagsSeverity ?? 'warning',
+        )
+      }
+    }
+    return { tags: tagsOut, allowedProblem }
+  }
+}
+
+function invalid(key: string | undefined, problems: RowProblem[]): ParsedRow {
+  return { ok: false, key, problems }
+}
+
+function checkboxProblem(value: CellValue | undefined): RowProblem {
+  return isFormula(value)
+    ? problem('formula', C.delete, `holds a formula (${value}); tick or untick the box instead`)
+    : problem('bad-checkbox', C.delete, `"${cellText(value)}" is not a tick; tick the box (or type TRUE or x) to delete, leave it empty to keep`)
+}
+
+function readUser(
+  value: CellValue | undefined,
+  key: { timelineKey: string } | undefined,
+  ctx: RowContext,
+  out: RowProblem[],
+): (KnownUser & { tagsTimelineKey: string }) | undefined {
+  if (isFormula(value)) {
+    out.push(problem('formula', C.user, `holds a formula (${value}); type the user name`))
+    return undefined
+  }
+  const typed = cellText(value).trim()
+  const owner = key ? ctx.users.find((u) => u.tagsTimelineKey === key.timelineKey) : undefined
+  if (key) {
+    if (!owner || owner.tagsTimelineKey === undefined) {
+      out.push(problem('unknown-user', C.user, `the owner of this activity's timeline is not one of the users this sheet covers`))
+      return undefined
+    }
+    if (typed !== '' && findUser(typed, ctx.users) !== owner) {
+      out.push(problem('user-changed', C.user, `"${typed}" differs from the activity's owner ${owner.username}; an activity cannot move to another user — add a new row for ${typed} and tick Delete on this one`))
+      return undefined
+    }
+    return { ...owner, tagsTimelineKey: owner.tagsTimelineKey }
+  }
+  if (typed === '') {
+    out.push(problem('missing-value', C.user, 'is empty; type the user this time belongs to'))
+    return undefined
+  }
+  const user = findUser(typed, ctx.users)
+  if (!user) {
+    const some = ctx.users.slice(0, 3).map((u) => u.username).join(', ')
+    out.push(problem('unknown-user', C.user, `"${typed}" is not a known user; use a user name as the server writes it${some ? ` (e.g. ${some})` : ''}`))
+    return undefined
+  }
+  if (user.tagsTimelineKey === undefined) {
+    out.push(problem('user-without-tags-timeline', C.user, `${user.username} has no Tags timeline on the server, so time cannot be added for them; ask the operator to enable tagging for this user`))
+    return undefined
+  }
+  return { ...user, tagsTimelineKey: user.tagsTimelineKey }
+}
+
+function findUser(typed: string, users: readonly KnownUser[]): KnownUser | undefined {
+  const t = typed.toLocaleLowerCase('en-US')
+  return (
+    users.find((u) => u.username.toLocaleLowerCase('en-US') === t) ??
+    single(users.filter((u) => u.displayName?.toLocaleLowerCase('en-US') === t))
+  )
+}
+
+function single<T>(list: T[]): T | undefined {
+  return list.length === 1 ? list[0] : undefined
+}
+
+function readTimes(
+  get: (c: ActivityColumn) => CellValue | undefined,
+  original: Activity | undefined,
+  ctx: RowContext,
+  out: RowProblem[],
+): { start: string; duration: number } | undefined {
+  const order = ctx.slashDateOrder ?? 'mdy'
+  const read = (column: ActivityColumn, reader: (v: CellValue | undefined) => { ok: true; value: number } | { ok: false; message: string }, hint: string): number | undefined => {
+    const value = get(column)
+    if (isFormula(value)) {
+      out.push(problem('formula', column, `holds a formula (${value}); type the value itself`))
+      return undefined
+    }
+    if (isEmptyCell(value)) {
+      out.push(problem('missing-value', column, `is empty; ${hint}`))
+      return undefined
+    }
+    const r = reader(value)
+    if (!r.ok) {
+      out.push(problem(column === C.date ? 'unparseable-date' : 'unparseable-time', column, `${r.message} — ${hint}`))
+      return undefined
+    }
+    return r.value
+  }
+  const date = read(C.date, (v) => readDateCell(v, order), dateHint(order))
+  const start = read(C.start, (v) => readTimeCell(v, { allowDays: false }), TIME_HINT)
+  const end = read(C.end, (v) => readTimeCell(v, { allowDays: true }), TIME_HINT)
+  if (date === undefined || start === undefined || end === undefined) return undefined
+
+  if (original) {
+    // Unchanged cells mean the server's own start and duration, offset included.
+    const shown = activityToSheetTimes(original.start, original.duration, ctx.timeZone)
+    if (shown.date === date && sameSecond(shown.start, start) && sameSecond(shown.end, end)) {
+      return { start: original.start, duration: original.duration }
+    }
+  }
+  const durationCell = get(C.duration)
+  const result = sheetTimesToInterval(
+    { date, start, end, durationHint: typeof durationCell === 'number' ? durationCell : undefined },
+    ctx.timeZone,
+    original ? { start: original.start } : undefined,
+  )
+  if (!result.ok) {
+    out.push(problem('end-before-start', C.end, 'is before Start; an End earlier than Start means the next day, so check the times'))
+    return undefined
+  }
+  for (const w of result.warnings) out.push(timeWarning(w))
+  return { start: result.start, duration: result.duration }
+}
+
+function sameSecond(a: number, b: number): boolean {
+  return fractionToSeconds(a) === fractionToSeconds(b)
+}
+
+function timeWarning(w: TimeWarning): RowProblem {
+  const column = w.field === 'start' ? C.start : C.end
+  return w.kind === 'nonexistent-time'
+    ? problem('nonexistent-time', column, `${w.typed} does not exist on this day (the clocks go forward); ${w.usedAs} was used`, 'warning')
+    : problem('ambiguous-time', column, `${w.typed} happens twice on this day (the clocks go back); ${w.usedAs} was used`, 'warning')
+}
+
+function readNotes(value: CellValue | undefined, original: Activity | undefined, out: RowProblem[]): string | undefined {
+  if (isFormula(value) && !(original && value === (original.notes ?? ''))) {
+    out.push(problem('formula', C.notes, `holds a formula (${value.slice(0, 40)}); Notes must be plain text`))
+  }
+  const text = cellText(value)
+  if (original && normaliseNotes(text) === normaliseNotes(original.notes)) return original.notes
+  return text === '' ? undefined : text
+}
+
+/** A parsed row with where it sits. */
+export type SheetLine =
+  | { kind: 'row'; rowNumber: number; row: SheetActivity }
+  | { kind: 'invalid'; rowNumber: number; key: string | undefined; problems: RowProblem[] }
+
+/** Parses all data rows of an Activities tab (`rows[i]` is sheet row `i + 2`) and refuses Keys that appear twice. */
+export function parseSheet(rows: readonly (readonly CellValue[])[], layout: HeaderLayout, ctx: RowContext): SheetLine[] {
+  const lines: SheetLine[] = []
+  rows.forEach((cells, i) => {
+    const rowNumber = i + 2
+    const parsed = parseRow(cells, layout, ctx)
+    if (!parsed.ok) lines.push({ kind: 'invalid', rowNumber, key: parsed.key, problems: parsed.problems })
+    else if (parsed.row) lines.push({ kind: 'row', rowNumber, row: parsed.row })
+  })
+  const rowsByKey = new Map<string, number[]>()
+  for (const line of lines) {
+    const key = lineKey(line)
+    if (key !== undefined) rowsByKey.set(key, [...(rowsByKey.get(key) ?? []), line.rowNumber])
+  }
+  return lines.map((line) => {
+    const key = lineKey(line)
+    const at = key === undefined ? [] : (rowsByKey.get(key) ?? [])
+    if (at.length < 2) return line
+    const dup = problem('duplicate-key', C.key, `this activity is in rows ${at.join(', ')}; keep one row and delete the other copies (a copied row is not a new activity: clear its Key and Base)`)
+    const earlier = line.kind === 'invalid' ? line.problems : []
+    return { kind: 'invalid', rowNumber: line.rowNumber, key, problems: [...earlier, dup] }
+  })
+}
+
+function lineKey(line: SheetLine): string | undefined {
+  if (line.kind === 'invalid') return line.key
+  return line.row.kind === 'existing' || line.row.kind === 'delete' ? line.row.key : undefined
+}

@@ -1,0 +1,390 @@
+/**
+ * Time conversion between the server's form (ISO 8601 start with its own UTC
+ * offset, duration in whole seconds) and the sheet's form (wall-clock serial
+ * numbers in the spreadsheet's IANA time zone, epoch 1899-12-30).
+ *
+ * How a row shows an activity (DESIGN §6, decision recorded here):
+ * - `Date` is the local day of the start, `Start` its time of day (fraction).
+ * - `End` is a time of day. `End > Start`: the same day. `End < Start`: the
+ *   next day (23:00–01:00). `End = Start`: zero length. An activity whose end
+ *   is a day or more after its start, wall-clock, carries the days in `End`
+ *   (`1.25` = the next day 06:00, still shown as `06:00`), so nothing is lost.
+ * - `Duration` is the real elapsed time (seconds / 86400), not the wall-clock
+ *   difference, so it stays right across DST. When the wall-clock reading of
+ *   Start/End is ambiguous (the repeated hour in autumn, or a short activity
+ *   that ends "before" it starts because the clocks went back), the candidate
+ *   whose length equals the Duration cell wins: that is what makes the round
+ *   trip lossless.
+ * - A local time that does not exist (02:30 on a spring-forward day) resolves
+ *   forward by the size of the gap (03:30), like Temporal's "compatible"
+ *   disambiguation, and is flagged as a warning. A repeated local time with
+ *   nothing to decide it takes the earlier instant, also with a warning.
+ *
+ * Which offset a start written back to the server carries:
+ * - instant unchanged: the original start string, verbatim;
+ * - instant changed on an existing activity recorded in the sheet's zone
+ *   (its offset equals the zone's offset at its original start): the zone's
+ *   offset at the new instant (a move across DST takes the new offset);
+ * - instant changed on an activity recorded elsewhere: its original offset
+ *   (the device's local day stays the device's);
+ * - new rows: the zone's offset at the new instant.
+ */
+import { tzOffset } from '@date-fns/tz'
+import { TimelineSheetsError } from '../errors.ts'
+
+/** A local calendar day, `YYYY-MM-DD`. */
+export type LocalDate = string
+
+/** An instant as the server gives it: epoch seconds plus the offset it was written with. */
+export interface OffsetInstant {
+  epochSeconds: number
+  offsetMinutes: number
+}
+
+/** The sheet's serial numbers for one activity (see the module comment for the End rule). */
+export interface SheetTimes {
+  /** Whole serial day of the start. */
+  date: number
+  /** Fraction of a day, [0, 1). */
+  start: number
+  /** Fraction of a day; ≥ 1 only when the end is a day or more later, wall-clock. */
+  end: number
+  /** Real elapsed time in days (seconds / 86400). */
+  duration: number
+}
+
+export type TimeWarning =
+  | { kind: 'nonexistent-time'; field: 'start' | 'end'; typed: string; usedAs: string }
+  | { kind: 'ambiguous-time'; field: 'start' | 'end'; typed: string; usedAs: string }
+
+export type SheetToIntervalResult =
+  | { ok: true; start: string; duration: number; warnings: TimeWarning[] }
+  | { ok: false; problem: 'end-before-start'; message: string }
+
+/** A read window `[from, to)` with explicit offsets. */
+export interface TimeWindow {
+  from: string
+  to: string
+}
+
+export const SECONDS_PER_DAY = 86_400
+/** Serial number of 1970-01-01 (serial epoch 1899-12-30). */
+export const SERIAL_OF_UNIX_EPOCH = 25_569
+
+const ISO_WITH_OFFSET =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:?\d{2})$/
+const LOCAL_DATE = /^(\d{4})-(\d{2})-(\d{2})$/
+
+/** Throws unless `timeZone` is an IANA zone (or offset) the runtime knows. */
+export function assertTimeZone(timeZone: string): void {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone })
+  } catch {
+    throw new TimelineSheetsError('TS_CONFIG_INVALID', `Unknown time zone "${timeZone}"`, {
+      hint: 'Use an IANA time zone name such as Europe/Berlin or America/New_York.',
+    })
+  }
+}
+
+/** The zone's UTC offset in minutes at an instant. */
+export function zoneOffsetMinutes(timeZone: string, epochSeconds: number): number {
+  const offset = tzOffset(timeZone, new Date(epochSeconds * 1000))
+  if (!Number.isFinite(offset)) assertTimeZone(timeZone)
+  return offset
+}
+
+/** Parses an ISO 8601 date-time that carries an offset (`Z` or `±hh:mm`); seconds rounded to whole. */
+export function parseOffsetInstant(iso: string): OffsetInstant {
+  const m = ISO_WITH_OFFSET.exec(iso.trim())
+  if (!m) {
+    throw new TimelineSheetsError('TS_VALIDATION', `"${iso}" is not an ISO 8601 date-time with an offset`, {
+      hint: 'Expected a form like 2026-03-29T01:30:00+01:00.',
+    })
+  }
+  const [, y, mo, d, h, mi, s, frac, off] = m as unknown as string[]
+  const wall =
+    Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? 0)) / 1000 +
+    Math.round(Number(`0.${frac ?? '0'}`))
+  const offsetMinutes = off === 'Z' ? 0 : parseOffset(off!)
+  return { epochSeconds: wall - offsetMinutes * 60, offsetMinutes }
+}
+
+function parseOffset(text: string): number {
+  const digits = text.slice(1).replace(':', '')
+  const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4))
+  return text.startsWith('-') ? -minutes : minutes
+}
+
+/** `2026-03-29T03:30:00+02:00`: whole seconds, explicit offset (never `Z`). */
+export function formatOffsetInstant(epochSeconds: number, offsetMinutes: number): string {
+  const wall = new Date((epochSeconds + offsetMinutes * 60) * 1000).toISOString().slice(0, 19)
+  const sign = offsetMinutes < 0 ? '-' : '+'
+  const abs = Math.abs(offsetMinutes)
+  return `${wall}${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`
+}
+
+function pad2(n: number): string {
+  return String(n).padStart(2, '0')
+}
+
+/** Wall-clock seconds (as if UTC) of an instant in a zone. */
+export function wallSecondsAt(timeZone: string, epochSeconds: number): number {
+  return epochSeconds + zoneOffsetMinutes(timeZone, epochSeconds) * 60
+}
+
+/** The instants whose wall clock in `timeZone` reads `wallSeconds`: 0 (gap), 1, or 2 (repeated hour), ascending. */
+export function instantsForWall(timeZone: string, wallSeconds: number): number[] {
+  // Offsets in force a day either side cover every transition near this wall time.
+  const offsets = new Set([
+    zoneOffsetMinutes(timeZone, wallSeconds - SECONDS_PER_DAY),
+    zoneOffsetMinutes(timeZone, wallSeconds),
+    zoneOffsetMinutes(timeZone, wallSeconds + SECONDS_PER_DAY),
+  ])
+  const found = new Set<number>()
+  for (const offset of offsets) {
+    const epoch = wallSeconds - offset * 60
+    if (zoneOffsetMinutes(timeZone, epoch) === offset) found.add(epoch)
+  }
+  return [...found].sort((a, b) => a - b)
+}
+
+export type WallResolution =
+  | { kind: 'exact'; epochSeconds: number }
+  | { kind: 'ambiguous'; candidates: [number, number] }
+  | { kind: 'gap'; epochSeconds: number }
+
+/** Resolves a wall-clock time; a non-existent one moves forward by the gap (02:30 → 03:30). */
+export function resolveWall(timeZone: string, wallSeconds: number): WallResolution {
+  const found = instantsForWall(timeZone, wallSeconds)
+  if (found.length === 1) return { kind: 'exact', epochSeconds: found[0]! }
+  if (found.length >= 2) return { kind: 'ambiguous', candidates: [found[0]!, found[found.length - 1]!] }
+  // In a gap: read the wall time with the offset in force before the gap.
+  const before = zoneOffsetMinutes(timeZone, wallSeconds - SECONDS_PER_DAY / 2)
+  return { kind: 'gap', epochSeconds: wallSeconds - before * 60 }
+}
+
+/** Serial (days since 1899-12-30) of wall-clock seconds. */
+export function wallSecondsToSerial(wallSeconds: number): number {
+  return wallSeconds / SECONDS_PER_DAY + SERIAL_OF_UNIX_EPOCH
+}
+
+/** Wall-clock seconds of a serial, rounded to the nearest second. */
+export function serialToWallSeconds(serial: number): number {
+  const day = Math.floor(serial)
+  return (day - SERIAL_OF_UNIX_EPOCH) * SECONDS_PER_DAY + Math.round((serial - day) * SECONDS_PER_DAY)
+}
+
+/** Whole seconds of a day fraction (a time or duration cell), rounded to the nearest second. */
+export function fractionToSeconds(fraction: number): number {
+  return Math.round(fraction * SECONDS_PER_DAY)
+}
+
+/** `YYYY-MM-DD` → serial day. */
+export function localDateToSerial(date: LocalDate): number {
+  const m = LOCAL_DATE.exec(date)
+  if (!m) throw new TimelineSheetsError('TS_VALIDATION', `"${date}" is not a date of the form YYYY-MM-DD`)
+  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))
+  return ms / 1000 / SECONDS_PER_DAY + SERIAL_OF_UNIX_EPOCH
+}
+
+/** Serial day → `YYYY-MM-DD`. */
+export function serialToLocalDate(serial: number): LocalDate {
+  const ms = (Math.floor(serial) - SERIAL_OF_UNIX_EPOCH) * SECONDS_PER_DAY * 1000
+  return new Date(ms).toISOString().slice(0, 10)
+}
+
+/** The local day an instant falls on in a zone (e.g. "today" from a `now` passed in). */
+export function localDateOf(timeZone: string, epochSeconds: number): LocalDate {
+  return serialToLocalDate(wallSecondsToSerial(wallSecondsAt(timeZone, epochSeconds)))
+}
+
+/** An activity's start and duration as the sheet's serials in `timeZone`. */
+export function activityToSheetTimes(start: string, duration: number, timeZone: string): SheetTimes {
+  const { epochSeconds } = parseOffsetInstant(start)
+  const startWall = wallSecondsAt(timeZone, epochSeconds)
+  const endWall = wallSecondsAt(timeZone, epochSeconds + duration)
+  const dayWall = Math.floor(startWall / SECONDS_PER_DAY) * SECONDS_PER_DAY
+  const startOfDay = startWall - dayWall
+  const endDelta = endWall - dayWall
+  const endOfDay = mod(endDelta, SECONDS_PER_DAY)
+  const endDays = Math.floor(endDelta / SECONDS_PER_DAY)
+  // A plain time of day is enough when the End rule reads it back to the same wall time.
+  const plain = endDays === 0 || (endDays === 1 && endOfDay < startOfDay)
+  return {
+    date: dayWall / SECONDS_PER_DAY + SERIAL_OF_UNIX_EPOCH,
+    start: startOfDay / SECONDS_PER_DAY,
+    end: (plain ? endOfDay : endDelta) / SECONDS_PER_DAY,
+    duration: duration / SECONDS_PER_DAY,
+  }
+}
+
+function mod(a: number, n: number): number {
+  return ((a % n) + n) % n
+}
+
+/** What the row says, in serials, plus what helps decide ambiguous readings. */
+export interface SheetTimesInput {
+  date: number
+  start: number
+  end: number
+  /** The Duration cell, if it holds a number: decides between candidates of equal standing. */
+  durationHint?: number | undefined
+}
+
+/** The existing activity's start, for offset choice and ambiguous starts. */
+export interface OriginalStart {
+  start: string
+}
+
+/**
+ * Converts the row's Date/Start/End to a start with an offset and a duration
+ * in whole seconds, following the End rule and the offset rules in the module
+ * comment. Fails only when the end falls before the start.
+ */
+export function sheetTimesToInterval(
+  input: SheetTimesInput,
+  timeZone: string,
+  original?: OriginalStart,
+): SheetToIntervalResult {
+  const warnings: TimeWarning[] = []
+  const originalInstant = original ? parseOffsetInstant(original.start) : undefined
+  const day = Math.floor(input.date)
+  const startWall = serialToWallSeconds(day + input.start)
+  const hintSeconds = input.durationHint === undefined ? undefined : fractionToSeconds(input.durationHint)
+
+  const startResolution = resolveWall(timeZone, startWall)
+  const startCandidates =
+    startResolution.kind === 'ambiguous' ? startResolution.candidates : [startResolution.epochSeconds]
+
+  const endCandidates = endWallCandidates(day, input.start, input.end)
+  const readings: Reading[] = []
+  for (const endWall of endCandidates) {
+    const endResolution = resolveWall(timeZone, endWall)
+    const ends = endResolution.kind === 'ambiguous' ? endResolution.candidates : [endResolution.epochSeconds]
+    startCandidates.forEach((startEpoch, startRank) => {
+      for (const endEpoch of ends) {
+        if (endEpoch >= startEpoch) readings.push({ startEpoch, endEpoch, endResolution, startRank })
+      }
+    })
+  }
+  if (readings.length === 0) {
+    return { ok: false, problem: 'end-before-start', message: 'End is before Start' }
+  }
+  // Lexicographic: the Duration cell first, then the original start, then the
+  // earlier of two repeated starts, then the shortest length (End < Start = next day).
+  const rank = (r: Reading): number[] => [
+    hintSeconds !== undefined && r.endEpoch - r.startEpoch === hintSeconds ? 0 : 1,
+    !originalInstant
+      ? 0
+      : r.startEpoch === originalInstant.epochSeconds
+        ? 0
+        : zoneOffsetMinutes(timeZone, r.startEpoch) === originalInstant.offsetMinutes
+          ? 1
+          : 2,
+    r.startRank,
+    r.endEpoch - r.startEpoch,
+  ]
+  const best = readings.reduce((a, b) => (compareRanks(rank(b), rank(a)) < 0 ? b : a))
+  const decidedByHint =
+    (hintSeconds !== undefined && best.endEpoch - best.startEpoch === hintSeconds) ||
+    (originalInstant !== undefined && best.startEpoch === originalInstant.epochSeconds)
+
+  if (startResolution.kind === 'gap') {
+    warnings.push({ kind: 'nonexistent-time', field: 'start', typed: clock(startWall), usedAs: clock(wallSecondsAt(timeZone, best.startEpoch)) })
+  } else if (startResolution.kind === 'ambiguous' && !decidedByHint && !originalInstantOffsetDecides(originalInstant, timeZone, best.startEpoch)) {
+    warnings.push({ kind: 'ambiguous-time', field: 'start', typed: clock(startWall), usedAs: describeInstant(timeZone, best.startEpoch) })
+  }
+  if (best.endResolution.kind === 'gap') {
+    const endWall = wallSecondsAt(timeZone, best.endEpoch)
+    warnings.push({ kind: 'nonexistent-time', field: 'end', typed: clock(serialToWallSeconds(day + input.end)), usedAs: clock(endWall) })
+  } else if (best.endResolution.kind === 'ambiguous' && !decidedByHint) {
+    warnings.push({ kind: 'ambiguous-time', field: 'end', typed: clock(serialToWallSeconds(day + input.end)), usedAs: describeInstant(timeZone, best.endEpoch) })
+  }
+
+  const duration = best.endEpoch - best.startEpoch
+  return { ok: true, start: chooseStartString(best.startEpoch, timeZone, original, originalInstant), duration, warnings }
+}
+
+interface Reading {
+  startEpoch: number
+  endEpoch: number
+  endResolution: WallResolution
+  startRank: number
+}
+
+function compareRanks(a: number[], b: number[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0)
+    if (d !== 0) return d
+  }
+  return 0
+}
+
+function originalInstantOffsetDecides(original: OffsetInstant | undefined, timeZone: string, epoch: number): boolean {
+  return original !== undefined && zoneOffsetMinutes(timeZone, epoch) === original.offsetMinutes
+}
+
+/** Wall-clock seconds the End cell may mean, most likely first. */
+function endWallCandidates(day: number, start: number, end: number): number[] {
+  const sameDay = serialToWallSeconds(day + end)
+  if (end >= 1) return [sameDay]
+  const startSeconds = fractionToSeconds(start)
+  const endSeconds = fractionToSeconds(end)
+  // End < Start means the next day; the same day stays a candidate for the autumn repeated hour.
+  return endSeconds < startSeconds ? [sameDay + SECONDS_PER_DAY, sameDay] : [sameDay]
+}
+
+function chooseStartString(
+  epochSeconds: number,
+  timeZone: string,
+  original: OriginalStart | undefined,
+  originalInstant: OffsetInstant | undefined,
+): string {
+  if (!original || !originalInstant) return formatOffsetInstant(epochSeconds, zoneOffsetMinutes(timeZone, epochSeconds))
+  if (epochSeconds === originalInstant.epochSeconds) return original.start
+  const recordedInZone = zoneOffsetMinutes(timeZone, originalInstant.epochSeconds) === originalInstant.offsetMinutes
+  const offset = recordedInZone ? zoneOffsetMinutes(timeZone, epochSeconds) : originalInstant.offsetMinutes
+  return formatOffsetInstant(epochSeconds, offset)
+}
+
+function clock(wallSeconds: number): string {
+  const s = mod(wallSeconds, SECONDS_PER_DAY)
+  const hms = `${pad2(Math.floor(s / 3600))}:${pad2(Math.floor((s % 3600) / 60))}`
+  return s % 60 === 0 ? hms : `${hms}:${pad2(s % 60)}`
+}
+
+function describeInstant(timeZone: string, epochSeconds: number): string {
+  const offset = zoneOffsetMinutes(timeZone, epochSeconds)
+  return `${clock(epochSeconds + offset * 60)} (UTC${formatOffsetInstant(0, offset).slice(19)})`
+}
+
+/** Local days `[fromDate 00:00, fromDate+days 00:00)` in `timeZone`, with explicit offsets. */
+export function windowForDays(timeZone: string, fromDate: LocalDate, days: number): TimeWindow {
+  if (!Number.isInteger(days) || days < 1) {
+    throw new TimelineSheetsError('TS_USAGE', `A read window needs a whole number of days ≥ 1, got ${days}`)
+  }
+  const first = localDateToSerial(fromDate)
+  return { from: localMidnight(timeZone, first), to: localMidnight(timeZone, first + days) }
+}
+
+function localMidnight(timeZone: string, serialDay: number): string {
+  const wall = serialToWallSeconds(serialDay)
+  const r = resolveWall(timeZone, wall)
+  // A midnight that does not exist (zones that change at 00:00) starts the day at the gap's end.
+  const epoch = r.kind === 'ambiguous' ? r.candidates[0] : r.epochSeconds
+  return formatOffsetInstant(epoch, zoneOffsetMinutes(timeZone, epoch))
+}
+
+/** `days` local days from `fromDate` as consecutive windows of at most `maxDays` days each. */
+export function chunkWindows(timeZone: string, fromDate: LocalDate, days: number, maxDays = 7): TimeWindow[] {
+  if (!Number.isInteger(maxDays) || maxDays < 1) {
+    throw new TimelineSheetsError('TS_USAGE', `maxDays must be a whole number ≥ 1, got ${maxDays}`)
+  }
+  const first = localDateToSerial(fromDate)
+  const windows: TimeWindow[] = []
+  for (let offset = 0; offset < days; offset += maxDays) {
+    const length = Math.min(maxDays, days - offset)
+    windows.push(windowForDays(timeZone, serialToLocalDate(first + offset), length))
+  }
+  return windows
+}
