@@ -298,11 +298,12 @@ function readActivities(store: TimelineStore, url: URL, key: string, apiUrl: str
     }
   }
   const body = timelineJson(store, timeline, apiUrl)
-  const updated = new URL(`${apiUrl}/timelines/${timeline.key}/activities`)
-  updated.searchParams.set('fromTime', wallTime(fromMs, store.serverTimeZone))
-  updated.searchParams.set('toTime', wallTime(toMs, store.serverTimeZone))
-  updated.searchParams.set('updatedAfterTimestamp', store.timestamp(timeline.key))
-  ;(body['links'] as unknown[]).push({ rel: store.vendor.rel('updatedactivities'), href: updated.toString() })
+  // Written out as the real server does (`fromTime=2018-05-08T00:00:00&…=131402,1991595575`):
+  // `:` and `,` are legal in a query, so nothing is escaped.
+  const updated =
+    `${apiUrl}/timelines/${timeline.key}/activities?fromTime=${wallTime(fromMs, store.serverTimeZone)}` +
+    `&toTime=${wallTime(toMs, store.serverTimeZone)}&updatedAfterTimestamp=${store.timestamp(timeline.key)}`
+  ;(body['links'] as unknown[]).push({ rel: store.vendor.rel('updatedactivities'), href: updated })
   body['entities'] = entitiesJson(store, timeline, activities)
   if (deleted !== undefined) body['deletedActivityIds'] = deleted
   return json(store, body)

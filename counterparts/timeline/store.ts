@@ -448,7 +448,7 @@ export function createTimelineStore(options: TimelineStoreOptions = {}) {
       const interval = validInterval(write)
       checkExpected(timeline, options)
       const activity: ActivityRecord = {
-        id: timeline.nextEntityId++,
+        id: 0,
         groupListId: undefined,
         groupId: undefined,
         notes: write.notes === '' ? undefined : write.notes,
@@ -456,7 +456,9 @@ export function createTimelineStore(options: TimelineStoreOptions = {}) {
         isActive: write.isActive ?? true,
         changedSeq: 0,
       }
+      // Referenced groups and groupList get their ids first, so every reference points backwards.
       place(timeline, activity, tags)
+      activity.id = timeline.nextEntityId++
       timeline.activities.set(activity.id, activity)
       activity.changedSeq = commit(timeline, 'created', activity.id)
       return activity
