@@ -48,7 +48,7 @@ export async function processTokenLinkResponse(
   response: Response,
 ): Promise<string | undefined> {
   if (response.ok) {
-    await response.body?.cancel()
+    discard(response)
     return undefined
   }
   if (response.status !== 401) {
@@ -65,7 +65,7 @@ export async function processTokenLinkResponse(
     )
   }
   if (asksForWindowsSignIn(response)) {
-    await response.body?.cancel()
+    discard(response)
     throw new TimelineSheetsError(
       'TS_AUTH_REQUIRED',
       `${redactUrl(entryUrl)} uses Windows sign-in (${response.headers.get('www-authenticate')}), not a password token`,
@@ -198,7 +198,7 @@ export function passwordSignIn(options: PasswordSignInOptions): SignIn {
       if (response.status !== 401) return response
       // Only the first caller to see this token refused drops it; the others reuse the new one.
       if (token === used) token = undefined
-      await response.body?.cancel()
+      discard(response)
       return sendWith(request, body, await currentToken())
     },
   }
@@ -225,6 +225,11 @@ async function readJson(response: Response, url: string): Promise<unknown> {
       cause,
     })
   }
+}
+
+// Frees the connection without waiting: a cancel can stall while a clone of the body is unread.
+function discard(response: Response): void {
+  response.body?.cancel().catch(() => {})
 }
 
 /** A sign-in that sends requests as they are (servers without authentication, tests). */
