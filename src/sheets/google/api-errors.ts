@@ -1,0 +1,183 @@
+/**
+ * How the Google backend reads a failed call: whether to repeat it and after
+ * how long (the one retry policy in src/http/retry.ts asks), and what the user
+ * is told when it is final. Pure; `now` and `random` are injected.
+ */
+import { HttpError, TimelineSheetsError, redactSecrets, redactUrl } from '../../errors.ts'
+import { parseRetryAfter, type RetryVerdict } from '../../http/retry.ts'
+
+/** The parts of a GaxiosError (or any HTTP error) this module reads. */
+export interface ApiFailure {
+  status: number | undefined
+  /** Google's `error.status`, e.g. `RESOURCE_EXHAUSTED`. */
+  googleStatus: string | undefined
+  /** Google's `error.message`, or the transport's message. */
+  message: string
+  /** `ErrorInfo.reason` from the details, e.g. `SERVICE_DISABLED`. */
+  reason: string | undefined
+  retryAfter: string | undefined
+  /** Node's network error code (`ECONNRESET`…) when no answer came. */
+  networkCode: string | undefined
+  url: string | undefined
+  method: string | undefined
+  data: unknown
+}
+
+const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'UND_ERR_SOCKET', 'ECONNABORTED'])
+
+/** Reads a GaxiosError (duck-typed: several gaxios copies may be installed) into an `ApiFailure`. */
+export function readApiFailure(error: unknown): ApiFailure | undefined {
+  if (typeof error !== 'object' || error === null) return undefined
+  if (error instanceof TimelineSheetsError) return undefined
+  const e = error as {
+    status?: unknown
+    code?: unknown
+    message?: unknown
+    response?: { status?: unknown; data?: unknown; headers?: unknown }
+    config?: { url?: unknown; method?: unknown }
+    cause?: { code?: unknown }
+  }
+  const response = e.response
+  const status = typeof response?.status === 'number' ? response.status : typeof e.status === 'number' ? e.status : undefined
+  const networkCode =
+    typeof e.code === 'string' && NETWORK_CODES.has(e.code)
+      ? e.code
+      : typeof e.cause?.code === 'string' && NETWORK_CODES.has(e.cause.code)
+        ? e.cause.code
+        : undefined
+  if (status === undefined && networkCode === undefined && !('config' in e)) return undefined
+  const body = (response?.data ?? undefined) as { error?: { message?: unknown; status?: unknown; details?: unknown } } | undefined
+  const googleError = typeof body === 'object' && body !== null ? body.error : undefined
+  const details = Array.isArray(googleError?.details) ? (googleError.details as { reason?: unknown }[]) : []
+  const reason = details.map((d) => d?.reason).find((r): r is string => typeof r === 'string')
+  return {
+    status,
+    googleStatus: typeof googleError?.status === 'string' ? googleError.status : undefined,
+    message: typeof googleError?.message === 'string' ? googleError.message : typeof e.message === 'string' ? e.message : 'no message',
+    reason,
+    retryAfter: headerValue(response?.headers, 'retry-after'),
+    networkCode,
+    url: typeof e.config?.url === 'string' ? e.config.url : e.config?.url instanceof URL ? e.config.url.toString() : undefined,
+    method: typeof e.config?.method === 'string' ? e.config.method : undefined,
+    data: response?.data,
+  }
+}
+
+function headerValue(headers: unknown, name: string): string | undefined {
+  if (headers instanceof Headers) return headers.get(name) ?? undefined
+  if (typeof headers === 'object' && headers !== null) {
+    const value = (headers as Record<string, unknown>)[name]
+    return typeof value === 'string' ? value : undefined
+  }
+  return undefined
+}
+
+/**
+ * Milliseconds until Google's per-minute quota has refilled: the end of the
+ * current window plus a little jitter, so parallel clients do not all come
+ * back in the same millisecond.
+ */
+export function quotaWaitMs(now: number, windowMs: number = 60_000, random: () => number = Math.random): number {
+  const untilBoundary = windowMs - (now % windowMs)
+  return untilBoundary + Math.round(random() * windowMs * 0.05)
+}
+
+export interface ClassifyContext {
+  now: number
+  quotaWindowMs: number
+  random?: () => number
+}
+
+/** Retry verdict for a Sheets call: 429 waits for the quota window, 5xx/408/network back off, the rest is final. */
+export function classifySheetsFailure(error: unknown, context: ClassifyContext): RetryVerdict {
+  if (error instanceof HttpError && (error.status === 429 || error.status >= 500)) {
+    return { retry: true, reason: `token endpoint answered ${error.status}` }
+  }
+  const failure = readApiFailure(error)
+  if (!failure) return { retry: false }
+  if (failure.status === 429) {
+    return {
+      retry: true,
+      reason: 'Google Sheets quota exceeded (429)',
+      retryAfterMs: Math.max(
+        quotaWaitMs(context.now, context.quotaWindowMs, context.random),
+        parseRetryAfter(failure.retryAfter, context.now) ?? 0,
+      ),
+    }
+  }
+  if (failure.status !== undefined && (failure.status >= 500 || failure.status === 408)) {
+    const retryAfterMs = parseRetryAfter(failure.retryAfter, context.now)
+    return retryAfterMs === undefined
+      ? { retry: true, reason: `Google Sheets answered ${failure.status}` }
+      : { retry: true, reason: `Google Sheets answered ${failure.status}`, retryAfterMs }
+  }
+  if (failure.status === undefined && failure.networkCode !== undefined) {
+    return { retry: true, reason: `network error ${failure.networkCode}` }
+  }
+  return { retry: false }
+}
+
+export interface ErrorContext {
+  spreadsheetId: string
+  /** API method, e.g. `values.batchGet`. */
+  operation: string
+  /** The account the spreadsheet must be shared with, when known. */
+  principal: string | undefined
+  /** Strings that must never reach a message. */
+  secrets: string[]
+}
+
+/**
+ * A failed call as the user sees it: `TS_SHEETS_API` with Google's message
+ * and status and a hint that says what to do. Our own errors pass unchanged.
+ * The GaxiosError is not kept as `cause`: its config holds the bearer token.
+ */
+export function toSheetsError(error: unknown, context: ErrorContext): TimelineSheetsError {
+  if (error instanceof TimelineSheetsError) return error
+  const failure = readApiFailure(error)
+  const where = `spreadsheet ${context.spreadsheetId} (${context.operation})`
+  const scrub = (text: string) => redactSecrets(text, context.secrets).replace(/Bearer\s+[A-Za-z0-9._~+/=-]+/g, 'Bearer ***')
+  if (!failure) {
+    const message = error instanceof Error ? error.message : String(error)
+    return new TimelineSheetsError('TS_SHEETS_API', scrub(`Google Sheets call failed for ${where}: ${message}`), {
+      hint: 'Run again; if it persists, check the network and the Google credentials.',
+    })
+  }
+  if (failure.status === undefined) {
+    return new TimelineSheetsError('TS_NETWORK', scrub(`Could not reach Google Sheets for ${where}: ${failure.networkCode ?? failure.message}`), {
+      hint: 'Check the network connection and any proxy, then run again.',
+    })
+  }
+  const statusText = failure.googleStatus ? `${failure.status} ${failure.googleStatus}` : String(failure.status)
+  return new HttpError(
+    {
+      status: failure.status,
+      method: (failure.method ?? 'GET').toUpperCase(),
+      url: redactUrl(failure.url ?? ''),
+      data: failure.data,
+      code: 'TS_SHEETS_API',
+      message: scrub(`Google Sheets answered ${statusText} for ${where}: ${failure.message}`),
+    },
+    { hint: hintFor(failure, context) },
+  )
+}
+
+function hintFor(failure: ApiFailure, context: ErrorContext): string {
+  const shareWith = context.principal ? ` with ${context.principal}` : ' with the account timeline-sheets signs in as'
+  switch (failure.status) {
+    case 401:
+      return 'The Google credentials were refused (expired or revoked). Check the service-account key file, or sign in again with `timeline-sheets login`.'
+    case 403:
+      if (failure.reason === 'SERVICE_DISABLED') return 'Enable the Google Sheets API in the Google Cloud project of these credentials.'
+      if (failure.reason === 'ACCESS_TOKEN_SCOPE_INSUFFICIENT')
+        return 'The token lacks the https://www.googleapis.com/auth/spreadsheets scope; sign in again.'
+      return `Share the spreadsheet${shareWith} as editor.`
+    case 404:
+      return `Check the spreadsheet id "${context.spreadsheetId}" (the part of its URL between /d/ and /edit), and that the spreadsheet is shared${shareWith}.`
+    case 429:
+      return 'The Google Sheets quota (60 reads and 60 writes per minute per user) stayed exhausted. Lower the pace or run again later.'
+    default:
+      if ((failure.status ?? 0) >= 500) return 'Google Sheets is having trouble. Run again later; writes are safe to repeat.'
+      return 'Google rejected the request. If the spreadsheet was edited by hand (tabs renamed, rows limited), run `ensureLayout` again; otherwise report this as a bug.'
+  }
+}

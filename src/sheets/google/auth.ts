@@ -1,0 +1,493 @@
+/**
+ * Sign-in to Google Sheets, four ways, each giving an `OAuth2Client` that
+ * googleapis uses as is: a service-account key file (our own JWT-bearer
+ * exchange, because google-auth-library ignores the key's `token_uri`), the
+ * installed-app OAuth flow for people running the tool by hand (PKCE, state,
+ * loopback redirect, refresh token kept in an owner-only file), application
+ * default credentials, and a static token for tests and the fake.
+ */
+import { randomBytes } from 'node:crypto'
+import { chmod, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { homedir } from 'node:os'
+import path from 'node:path'
+import { CodeChallengeMethod, OAuth2Client } from 'google-auth-library'
+import { importPKCS8, SignJWT } from 'jose'
+import { z } from 'zod'
+import { HttpError, TimelineSheetsError } from '../../errors.ts'
+
+/** The only scope timeline-sheets asks for. */
+export const SHEETS_SCOPE = 'https://www.googleapis.com/auth/spreadsheets'
+
+const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token'
+const GOOGLE_AUTH_URL = 'https://accounts.google.com/o/oauth2/v2/auth'
+
+/** A signed-in Google identity, ready for googleapis. */
+export interface GoogleSignIn {
+  readonly mode: 'service-account' | 'installed-app' | 'authorized-user' | 'static-token'
+  /** Pass as `auth` to googleapis. */
+  readonly client: OAuth2Client
+  /** The e-mail a spreadsheet must be shared with (service account), when known. */
+  readonly principal: string | undefined
+  /** Strings that must never reach a log or a message (tokens, keys, client secrets). */
+  secrets(): string[]
+}
+
+/** Test seam for HTTP calls made outside googleapis (the service-account token request). */
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>
+
+// ---------------------------------------------------------------- static token
+
+/** A fixed access token, for tests and the Sheets fake. */
+export function signInWithStaticToken(accessToken: string): GoogleSignIn {
+  const client = new OAuth2Client()
+  client.setCredentials({ access_token: accessToken, token_type: 'Bearer' })
+  // Without a refresh token googleapis uses the token until the server refuses it.
+  return { mode: 'static-token', client, principal: undefined, secrets: () => [accessToken] }
+}
+
+// ------------------------------------------------------------- service account
+
+/** The fields of a service-account key file timeline-sheets uses. */
+export const serviceAccountKeySchema = z.object({
+  type: z.literal('service_account'),
+  client_email: z.string().email(),
+  private_key: z.string().includes('PRIVATE KEY', { message: 'must be a PEM private key' }),
+  private_key_id: z.string().min(1),
+  token_uri: z.string().url(),
+})
+
+export type ServiceAccountKey = z.infer<typeof serviceAccountKeySchema>
+
+/** Validates a parsed key file; `source` (a path) is named in the error. */
+export function parseServiceAccountKey(json: unknown, source: string): ServiceAccountKey {
+  const result = serviceAccountKeySchema.safeParse(json)
+  if (result.success) return result.data
+  const issue = result.error.issues[0]
+  const field = issue?.path.join('.') || '(file)'
+  return invalidKey(source, `field "${field}" ${issue?.message ?? 'is invalid'}`)
+}
+
+function invalidKey(source: string, problem: string): never {
+  throw new TimelineSheetsError('TS_CONFIG_INVALID', `The Google service-account key file ${source} is not usable: ${problem}`, {
+    hint: 'Download a new JSON key for the service account (Google Cloud console → IAM → Service accounts → Keys) and point the config at it.',
+  })
+}
+
+/** Reads and validates a service-account key file. */
+export async function loadServiceAccountKey(file: string): Promise<ServiceAccountKey> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (error) {
+    throw new TimelineSheetsError('TS_CONFIG_NOT_FOUND', `Cannot read the Google service-account key file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
+      hint: 'Check the path in the config (or GOOGLE_APPLICATION_CREDENTIALS) and that this user may read the file.',
+    })
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return invalidKey(file, 'it is not JSON')
+  }
+  return parseServiceAccountKey(json, file)
+}
+
+/** The signed JWT-bearer assertion for a key: RS256, `aud` = the key's `token_uri`, valid one hour. */
+export async function buildJwtAssertion(key: ServiceAccountKey, nowSeconds: number, source = 'the key'): Promise<string> {
+  let privateKey: CryptoKey
+  try {
+    privateKey = await importPKCS8(key.private_key, 'RS256')
+  } catch {
+    return invalidKey(source, 'field "private_key" is not a PKCS#8 RSA private key')
+  }
+  return new SignJWT({ scope: SHEETS_SCOPE })
+    .setProtectedHeader({ alg: 'RS256', kid: key.private_key_id })
+    .setIssuer(key.client_email)
+    .setAudience(key.token_uri)
+    .setIssuedAt(nowSeconds)
+    .setExpirationTime(nowSeconds + 3600)
+    .sign(privateKey)
+}
+
+const tokenResponseSchema = z.object({
+  access_token: z.string().min(1),
+  expires_in: z.coerce.number().positive().optional(),
+  token_type: z.string().optional(),
+})
+
+export interface AccessToken {
+  access_token: string
+  expiry_date: number
+}
+
+export interface ServiceAccountOptions {
+  fetch?: FetchLike
+  now?: () => number
+  /** Where the key came from, for messages. */
+  source?: string
+}
+
+/** One JWT-bearer token request to the key's `token_uri`. */
+export async function requestServiceAccountToken(key: ServiceAccountKey, options: ServiceAccountOptions = {}): Promise<AccessToken> {
+  const now = options.now ?? Date.now
+  const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init))
+  const source = options.source ?? `the key of ${key.client_email}`
+  const assertion = await buildJwtAssertion(key, Math.floor(now() / 1000), source)
+  let response: Response
+  try {
+    response = await fetchImpl(key.token_uri, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8', accept: 'application/json' },
+      body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString(),
+    })
+  } catch (error) {
+    throw new TimelineSheetsError('TS_NETWORK', `Cannot reach the Google token endpoint ${key.token_uri}: ${(error as Error).message}`, {
+      hint: 'Check the network connection and the token_uri in the key file.',
+    })
+  }
+  const body = await response.json().catch(() => undefined)
+  if (!response.ok) {
+    const oauth = z.object({ error: z.string(), error_description: z.string().optional() }).safeParse(body)
+    const what = oauth.success ? `${oauth.data.error}${oauth.data.error_description ? `: ${oauth.data.error_description}` : ''}` : `HTTP ${response.status}`
+    if (response.status === 429 || response.status >= 500) {
+      throw new HttpError(
+        { status: response.status, method: 'POST', url: key.token_uri, data: body, code: 'TS_AUTH_FAILED', message: `The Google token endpoint answered ${what}` },
+        { hint: 'Google sign-in is having trouble; run again later.' },
+      )
+    }
+    throw new TimelineSheetsError('TS_AUTH_FAILED', `Google refused the service-account key ${key.private_key_id} of ${key.client_email} (${source}): ${what}`, {
+      hint:
+        oauth.success && oauth.data.error === 'invalid_grant'
+          ? 'The key was deleted or disabled, or this computer\'s clock is wrong. Check the clock, or create a new key for the service account.'
+          : 'Check the service-account key file and that the account still exists.',
+    })
+  }
+  const parsed = tokenResponseSchema.safeParse(body)
+  if (!parsed.success) {
+    throw new TimelineSheetsError('TS_RESPONSE_INVALID', `The Google token endpoint ${key.token_uri} answered without an access_token`, {
+      hint: 'Check the token_uri in the key file.',
+    })
+  }
+  return { access_token: parsed.data.access_token, expiry_date: now() + (parsed.data.expires_in ?? 3600) * 1000 }
+}
+
+/**
+ * Signs in with a service-account key. googleapis calls our token request
+ * whenever it has no token or the token is about to expire.
+ */
+export function signInWithServiceAccount(key: ServiceAccountKey, options: ServiceAccountOptions = {}): GoogleSignIn {
+  const client = new OAuth2Client()
+  const issued: string[] = []
+  client.refreshHandler = async () => {
+    const token = await requestServiceAccountToken(key, options)
+    issued.push(token.access_token)
+    return token
+  }
+  return {
+    mode: 'service-account',
+    client,
+    principal: key.client_email,
+    secrets: () => [key.private_key, ...issued, ...(client.credentials.access_token ? [client.credentials.access_token] : [])],
+  }
+}
+
+/** Reads a key file and signs in with it. */
+export async function signInWithServiceAccountFile(file: string, options: ServiceAccountOptions = {}): Promise<GoogleSignIn> {
+  const key = await loadServiceAccountKey(file)
+  return signInWithServiceAccount(key, { ...options, source: options.source ?? file })
+}
+
+// --------------------------------------------------------------- token files
+
+/** What the installed-app flow keeps between runs. */
+export const storedTokenSchema = z.object({
+  type: z.literal('authorized_user'),
+  client_id: z.string().min(1),
+  refresh_token: z.string().min(1),
+  scope: z.string().optional(),
+})
+
+export type StoredToken = z.infer<typeof storedTokenSchema>
+
+/** Writes a file readable by its owner only, atomically (temp file, then rename). */
+export async function writeOwnerOnlyFile(file: string, content: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 })
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
+  try {
+    await writeFile(temp, content, { mode: 0o600, flag: 'wx' })
+    await chmod(temp, 0o600)
+    await rename(temp, file)
+  } catch (error) {
+    await unlink(temp).catch(() => undefined)
+    throw new TimelineSheetsError('TS_STATE', `Cannot write the token file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
+      hint: 'Check that the directory exists and this user may write to it.',
+    })
+  }
+}
+
+/** Reads a stored refresh token; `undefined` when there is none yet. */
+export async function readStoredToken(file: string): Promise<StoredToken | undefined> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw new TimelineSheetsError('TS_STATE', `Cannot read the token file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
+      hint: 'Check the file permissions, or delete it and run `timeline-sheets login` again.',
+    })
+  }
+  const mode = (await stat(file)).mode & 0o777
+  // A token file others can read is fixed rather than refused: the secret is
+  // already exposed, and refusing would only stop the nightly run.
+  if ((mode & 0o077) !== 0) await chmod(file, 0o600)
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    json = undefined
+  }
+  const parsed = storedTokenSchema.safeParse(json)
+  if (!parsed.success) {
+    throw new TimelineSheetsError('TS_STATE', `The token file ${file} is not a timeline-sheets Google token`, {
+      hint: 'Delete it and run `timeline-sheets login` again.',
+    })
+  }
+  return parsed.data
+}
+
+// ------------------------------------------------------------- installed app
+
+export interface InstalledAppOptions {
+  clientId: string
+  clientSecret: string
+  /** Where the refresh token is kept (mode 0600). */
+  tokenFile: string
+  /** Opens the consent page; tests pass a scripted browser. */
+  openBrowser: (url: string) => Promise<void>
+  /** Override Google's endpoints (tests: the fake's). */
+  endpoints?: { authorizationUrl?: string; tokenUrl?: string }
+  /** Loopback port for the redirect; 0 picks a free one. @default 0 */
+  port?: number
+  /** How long to wait for the browser to come back. @default 300_000 */
+  timeoutMs?: number
+  /** Run the browser flow when no token is stored. @default true */
+  interactive?: boolean
+}
+
+function installedClient(options: InstalledAppOptions, redirectUri?: string): OAuth2Client {
+  return new OAuth2Client({
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    ...(redirectUri ? { redirectUri } : {}),
+    endpoints: {
+      oauth2TokenUrl: options.endpoints?.tokenUrl ?? GOOGLE_TOKEN_URL,
+      oauth2AuthBaseUrl: options.endpoints?.authorizationUrl ?? GOOGLE_AUTH_URL,
+    },
+  })
+}
+
+function refreshTokenSignIn(mode: 'installed-app' | 'authorized-user', client: OAuth2Client, refreshToken: string, clientSecret: string): GoogleSignIn {
+  client.setCredentials({ refresh_token: refreshToken })
+  return {
+    mode,
+    client,
+    principal: undefined,
+    secrets: () => [refreshToken, clientSecret, ...(client.credentials.access_token ? [client.credentials.access_token] : [])],
+  }
+}
+
+/**
+ * Installed-app sign-in: uses the stored refresh token when there is one for
+ * this client, else (when `interactive`) runs the browser flow and stores it.
+ */
+export async function signInWithInstalledApp(options: InstalledAppOptions): Promise<GoogleSignIn> {
+  const stored = await readStoredToken(options.tokenFile)
+  if (stored && stored.client_id === options.clientId) {
+    return refreshTokenSignIn('installed-app', installedClient(options), stored.refresh_token, options.clientSecret)
+  }
+  if (options.interactive === false) {
+    throw new TimelineSheetsError('TS_AUTH_REQUIRED', `No Google sign-in is stored in ${options.tokenFile}`, {
+      hint: 'Run `timeline-sheets login` once on a machine with a browser, or use a service-account key for unattended runs.',
+    })
+  }
+  return loginWithInstalledApp(options)
+}
+
+/** The browser flow: PKCE S256 + state, redirect to `http://127.0.0.1:<port>/`, refresh token stored 0600. */
+export async function loginWithInstalledApp(options: InstalledAppOptions): Promise<GoogleSignIn> {
+  const state = randomBytes(24).toString('base64url')
+  const callback = await listenForCallback(options.port ?? 0, state, options.timeoutMs ?? 300_000)
+  try {
+    const redirectUri = `http://127.0.0.1:${callback.port}/`
+    const client = installedClient(options, redirectUri)
+    const { codeVerifier, codeChallenge } = await client.generateCodeVerifierAsync()
+    const url = client.generateAuthUrl({
+      access_type: 'offline',
+      prompt: 'consent',
+      scope: [SHEETS_SCOPE],
+      state,
+      code_challenge: codeChallenge,
+      code_challenge_method: CodeChallengeMethod.S256,
+    })
+    await options.openBrowser(url)
+    const code = await callback.code
+    let tokens
+    try {
+      ;({ tokens } = await client.getToken({ code, codeVerifier, redirect_uri: redirectUri }))
+    } catch (error) {
+      const data = (error as { response?: { data?: { error?: string; error_description?: string } } }).response?.data
+      throw new TimelineSheetsError('TS_AUTH_FAILED', `Google refused the sign-in code: ${data?.error ?? (error as Error).message}${data?.error_description ? `: ${data.error_description}` : ''}`, {
+        hint: 'Run `timeline-sheets login` again and finish the consent within a few minutes.',
+      })
+    }
+    if (!tokens.refresh_token) {
+      throw new TimelineSheetsError('TS_AUTH_FAILED', 'Google signed in but gave no refresh token', {
+        hint: 'Remove timeline-sheets from https://myaccount.google.com/permissions and run `timeline-sheets login` again.',
+      })
+    }
+    const record: StoredToken = { type: 'authorized_user', client_id: options.clientId, refresh_token: tokens.refresh_token, ...(tokens.scope ? { scope: tokens.scope } : {}) }
+    await writeOwnerOnlyFile(options.tokenFile, `${JSON.stringify(record, null, 2)}\n`)
+    client.setCredentials(tokens)
+    return {
+      mode: 'installed-app',
+      client,
+      principal: undefined,
+      secrets: () => [record.refresh_token, options.clientSecret, ...(client.credentials.access_token ? [client.credentials.access_token] : [])],
+    }
+  } finally {
+    await callback.close()
+  }
+}
+
+interface Callback {
+  port: number
+  code: Promise<string>
+  close(): Promise<void>
+}
+
+async function listenForCallback(port: number, state: string, timeoutMs: number): Promise<Callback> {
+  let settle!: { resolve: (code: string) => void; reject: (error: Error) => void }
+  const code = new Promise<string>((resolve, reject) => (settle = { resolve, reject }))
+  code.catch(() => undefined)
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+    const params = url.searchParams
+    if (!params.has('code') && !params.has('error')) {
+      res.writeHead(404).end()
+      return
+    }
+    const page = (text: string, status: number) => {
+      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(text)
+    }
+    if (params.get('state') !== state) {
+      page('Sign-in refused: the answer does not belong to this login. Close this window and run the login again.', 400)
+      settle.reject(new TimelineSheetsError('TS_AUTH_FAILED', 'The Google sign-in answer carried a wrong state', {
+        hint: 'Another sign-in was in progress, or the redirect was forged. Run `timeline-sheets login` again.',
+      }))
+      return
+    }
+    const error = params.get('error')
+    if (error) {
+      page('Sign-in was not completed. You can close this window.', 400)
+      settle.reject(new TimelineSheetsError('TS_AUTH_FAILED', `Google sign-in ended with ${error}`, {
+        hint: error === 'access_denied' ? 'Consent was declined. Run `timeline-sheets login` again and allow access to Google Sheets.' : 'Run `timeline-sheets login` again.',
+      }))
+      return
+    }
+    page('Signed in to Google Sheets. You can close this window.', 200)
+    settle.resolve(params.get('code')!)
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, '127.0.0.1', () => resolve())
+  })
+  const timer = setTimeout(() => {
+    settle.reject(new TimelineSheetsError('TS_AUTH_FAILED', `No answer from the browser within ${Math.round(timeoutMs / 1000)} s`, {
+      hint: 'Run `timeline-sheets login` again and complete the consent in the browser window it opens.',
+    }))
+  }, timeoutMs)
+  timer.unref()
+  return {
+    port: (server.address() as AddressInfo).port,
+    code,
+    close: () =>
+      new Promise<void>((resolve) => {
+        clearTimeout(timer)
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+// ------------------------------------------------ application default credentials
+
+const authorizedUserSchema = z.object({
+  type: z.literal('authorized_user'),
+  client_id: z.string().min(1),
+  client_secret: z.string().min(1),
+  refresh_token: z.string().min(1),
+})
+
+export interface ApplicationDefaultOptions extends ServiceAccountOptions {
+  /** @default process.env */
+  env?: NodeJS.ProcessEnv
+  /** Home directory for gcloud's well-known file. @default os.homedir() */
+  home?: string
+  /** Token endpoint for `authorized_user` files (tests). @default Google's */
+  tokenUrl?: string
+}
+
+/**
+ * Application default credentials: the file GOOGLE_APPLICATION_CREDENTIALS
+ * names, else gcloud's `application_default_credentials.json`. A service
+ * account key or an `authorized_user` file; anything else is refused with the
+ * list of ways to sign in.
+ */
+export async function signInWithApplicationDefault(options: ApplicationDefaultOptions = {}): Promise<GoogleSignIn> {
+  const env = options.env ?? process.env
+  const named = env['GOOGLE_APPLICATION_CREDENTIALS']
+  const wellKnown = path.join(options.home ?? homedir(), '.config', 'gcloud', 'application_default_credentials.json')
+  const file = named || wellKnown
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch {
+    throw new TimelineSheetsError(
+      'TS_AUTH_REQUIRED',
+      named ? `GOOGLE_APPLICATION_CREDENTIALS names ${named}, which cannot be read` : 'No Google credentials found',
+      {
+        hint: 'Sign in one of three ways: a service-account key file in the config (sheets.google.keyFile), GOOGLE_APPLICATION_CREDENTIALS pointing at a key or authorized_user file (`gcloud auth application-default login --scopes=https://www.googleapis.com/auth/spreadsheets,https://www.googleapis.com/auth/cloud-platform`), or `timeline-sheets login` for the browser sign-in.',
+      },
+    )
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return invalidKey(file, 'it is not JSON')
+  }
+  const type = (json as { type?: unknown } | null)?.type
+  if (type === 'service_account') {
+    return signInWithServiceAccount(parseServiceAccountKey(json, file), { ...options, source: options.source ?? file })
+  }
+  if (type === 'authorized_user') {
+    const parsed = authorizedUserSchema.safeParse(json)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      throw new TimelineSheetsError('TS_CONFIG_INVALID', `The Google credentials file ${file} is not usable: field "${issue?.path.join('.') ?? ''}" ${issue?.message ?? 'is invalid'}`, {
+        hint: 'Run `gcloud auth application-default login` again, or use a service-account key.',
+      })
+    }
+    const client = new OAuth2Client({
+      clientId: parsed.data.client_id,
+      clientSecret: parsed.data.client_secret,
+      endpoints: { oauth2TokenUrl: options.tokenUrl ?? GOOGLE_TOKEN_URL },
+    })
+    return refreshTokenSignIn('authorized-user', client, parsed.data.refresh_token, parsed.data.client_secret)
+  }
+  throw new TimelineSheetsError('TS_CONFIG_INVALID', `The Google credentials file ${file} has type ${JSON.stringify(type)}, which timeline-sheets cannot use`, {
+    hint: 'Use a service-account key (type service_account) or an authorized_user file, or `timeline-sheets login`.',
+  })
+}

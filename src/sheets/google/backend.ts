@@ -1,0 +1,306 @@
+/**
+ * The Google Sheets backend of the spreadsheet port. Request economy first
+ * (DESIGN.md §5): a read is one `values.batchGet`, a write at most one
+ * structural `spreadsheets.batchUpdate` plus one `values.batchUpdate` (split
+ * only above ~2 MB), an unchanged layout one `spreadsheets.get`. googleapis'
+ * own retries are off; the one retry policy (src/http/retry.ts) runs over two
+ * pace lanes, reads and writes, each held for the quota window after a 429.
+ */
+import { sheets, type sheets_v4 } from '@googleapis/sheets'
+import { z } from 'zod'
+import { HttpError, TimelineSheetsError } from '../../errors.ts'
+import { createPace, type Pace } from '../../http/pace.ts'
+import { retry, retryOptions, type RetryEvent, type RetryOptions, type RetryVerdict } from '../../http/retry.ts'
+import type { CellValue, LayoutOptions, LayoutReport, RequestCounts, Snapshot, Spreadsheet, TabData, TabSpec, TabWrite, WriteReport } from '../port.ts'
+import { parseGridEcho, quoteTitle } from './a1.ts'
+import { classifySheetsFailure, readApiFailure, toSheetsError } from './api-errors.ts'
+import type { GoogleSignIn } from './auth.ts'
+import { LAYOUT_FIELDS, layoutIsCurrent, planLayout, readSpreadsheetState, type LayoutPlan, type SpreadsheetState } from './layout.ts'
+import { batchGetParams, cellFromApi, DEFAULT_MAX_PAYLOAD_BYTES, planWrite, splitValueRanges, structuralOutcome, type WritePlan } from './requests.ts'
+
+export interface GooglePaceOptions {
+  /** Read requests started per minute. @default 60 */
+  readsPerMinute: number
+  /** Write requests started per minute. @default 60 */
+  writesPerMinute: number
+  /** Requests in flight per lane. @default 2 */
+  concurrency: number
+}
+
+/** What the backend tells a logger; never tokens or cell values. */
+export type GoogleSheetsEvent =
+  | { type: 'request'; lane: 'read' | 'write'; operation: string; attempt: number }
+  | { type: 'retry'; operation: string; attempt: number; delayMs: number; reason: string }
+  | { type: 'structural-repeat'; outcome: 'applied' | 'not-applied' }
+
+export interface GoogleSpreadsheetOptions {
+  /** The id in the spreadsheet's URL, between `/d/` and `/edit`. */
+  spreadsheetId: string
+  auth: GoogleSignIn
+  /** API root; tests point it at the fake. @default 'https://sheets.googleapis.com/' */
+  rootUrl?: string
+  pace?: Partial<GooglePaceOptions>
+  /** The retry policy; 5xx back off up to about a minute by default. */
+  retry?: Partial<RetryOptions>
+  /** Google's quota window; tests with a fast fake clock shorten it. */
+  quota?: { windowMs?: number; now?: () => number; random?: () => number }
+  /** Largest `values.batchUpdate` body. @default 2_000_000 */
+  maxPayloadBytes?: number
+  log?: (event: GoogleSheetsEvent) => void
+}
+
+/** Retry defaults for Sheets: 7 retries doubling from 0.5 s reach about a minute of back-off for 5xx. */
+export const GOOGLE_RETRY: Partial<RetryOptions> = { limit: 7, baseDelay: 500, backoffLimit: 65_000, jitter: 0.25 }
+
+const valueRangeSchema = z.object({ range: z.string(), values: z.array(z.array(z.unknown())).optional() })
+const batchGetSchema = z.object({ valueRanges: z.array(valueRangeSchema).optional() })
+const sheetListSchema = z.object({
+  sheets: z
+    .array(z.object({ properties: z.object({ sheetId: z.number().optional(), title: z.string() }).passthrough() }).passthrough())
+    .optional(),
+})
+
+/** The Google Sheets backend for one spreadsheet. */
+export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spreadsheet {
+  const { spreadsheetId, auth } = options
+  if (!/^[A-Za-z0-9_-]+$/.test(spreadsheetId)) {
+    throw new TimelineSheetsError('TS_CONFIG_INVALID', `"${spreadsheetId}" is not a Google spreadsheet id`, {
+      hint: 'Use the part of the spreadsheet URL between /d/ and /edit.',
+    })
+  }
+  const api = sheets({
+    version: 'v4',
+    auth: auth.client,
+    ...(options.rootUrl ? { rootUrl: options.rootUrl } : {}),
+    // Our retry policy is the only one: gaxios would retry GET/PUT three times
+    // within two seconds and never POST.
+    retry: false,
+    timeout: 200_000,
+  })
+  const concurrency = options.pace?.concurrency ?? 2
+  const lanes: Record<'read' | 'write', Pace> = {
+    read: createPace({ concurrency, intervalCap: options.pace?.readsPerMinute ?? 60, interval: 60_000 }),
+    write: createPace({ concurrency, intervalCap: options.pace?.writesPerMinute ?? 60, interval: 60_000 }),
+  }
+  const counts: RequestCounts = { reads: 0, writes: 0 }
+  const policy = retryOptions({ ...GOOGLE_RETRY, ...options.retry })
+  const quotaWindowMs = options.quota?.windowMs ?? 60_000
+  const now = options.quota?.now ?? Date.now
+  const maxPayload = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES
+  const sheetIds = new Map<string, number>()
+  const columnCounts = new Map<string, number>()
+
+  const send = <T>(lane: 'read' | 'write', operation: string, attempt: number, call: () => Promise<{ data: T }>): Promise<T> =>
+    lanes[lane].run(async () => {
+      if (lane === 'read') counts.reads++
+      else counts.writes++
+      options.log?.({ type: 'request', lane, operation, attempt })
+      return (await call()).data
+    })
+
+  const classifyFor =
+    (lane: 'read' | 'write') =>
+    (error: unknown): RetryVerdict => {
+      const verdict = classifySheetsFailure(error, { now: now(), quotaWindowMs, ...(options.quota?.random ? { random: options.quota.random } : {}) })
+      // A 429 stops the whole lane, so queued calls do not spend the next window too.
+      if (verdict.retry && verdict.retryAfterMs !== undefined && readApiFailure(error)?.status === 429) lanes[lane].holdFor(verdict.retryAfterMs)
+      return verdict
+    }
+
+  const withRetry = async <T>(lane: 'read' | 'write', operation: string, run: (attempt: number) => Promise<T>): Promise<T> => {
+    try {
+      return await retry(run, classifyFor(lane), {
+        ...policy,
+        onRetry: (event: RetryEvent) => {
+          options.log?.({ type: 'retry', operation, ...event })
+          policy.onRetry?.(event)
+        },
+      })
+    } catch (error) {
+      throw toSheetsError(error, { spreadsheetId, operation, principal: auth.principal, secrets: auth.secrets() })
+    }
+  }
+
+  const call = <T>(lane: 'read' | 'write', operation: string, request: () => Promise<{ data: T }>): Promise<T> =>
+    withRetry(lane, operation, (attempt) => send(lane, operation, attempt, request))
+
+  const batchGet = async (tabs: string[]): Promise<Map<string, TabData>> => {
+    const data = await call('read', 'values.batchGet', () => api.spreadsheets.values.batchGet(batchGetParams(spreadsheetId, tabs)))
+    return toTabs(tabs, data)
+  }
+
+  const toTabs = (tabs: string[], data: unknown): Map<string, TabData> => {
+    const parsed = batchGetSchema.safeParse(data)
+    if (!parsed.success || (parsed.data.valueRanges ?? []).length !== tabs.length) {
+      throw new TimelineSheetsError('TS_RESPONSE_INVALID', `Google Sheets answered values.batchGet for spreadsheet ${spreadsheetId} without one value range per tab`, {
+        hint: 'The Sheets API answered in a shape this version does not understand.',
+      })
+    }
+    const out = new Map<string, TabData>()
+    parsed.data.valueRanges!.forEach((range, i) => {
+      const title = tabs[i]!
+      const grid = parseGridEcho(range.range)
+      columnCounts.set(title, grid.columnCount)
+      const values = (range.values ?? []).map((row) => row.map(cellFromApi))
+      out.set(title, { title, exists: true, header: values[0] ?? [], rows: values.slice(1), gridRowCount: grid.rowCount })
+    })
+    return out
+  }
+
+  const getSpreadsheet = async (fields: string): Promise<sheets_v4.Schema$Spreadsheet> => {
+    const data = await call('read', 'spreadsheets.get', () => api.spreadsheets.get({ spreadsheetId, fields }))
+    const parsed = sheetListSchema.safeParse(data)
+    if (!parsed.success) {
+      throw new TimelineSheetsError('TS_RESPONSE_INVALID', `Google Sheets answered spreadsheets.get for spreadsheet ${spreadsheetId} without its list of tabs`, {
+        hint: 'The Sheets API answered in a shape this version does not understand.',
+      })
+    }
+    for (const sheet of parsed.data.sheets ?? []) sheetIds.set(sheet.properties.title, sheet.properties.sheetId ?? 0)
+    return data as sheets_v4.Schema$Spreadsheet
+  }
+
+  const refreshSheetIds = async (): Promise<Set<string>> => {
+    sheetIds.clear()
+    await getSpreadsheet('sheets.properties(sheetId,title)')
+    return new Set(sheetIds.keys())
+  }
+
+  const read = async (tabs: string[]): Promise<Snapshot> => {
+    const unique = [...new Set(tabs)]
+    const result: Snapshot = { tabs: {} }
+    if (unique.length === 0) return result
+    let found: Map<string, TabData>
+    try {
+      found = await batchGet(unique)
+    } catch (error) {
+      // One missing tab fails the whole batchGet; only then is the tab list read.
+      if (!(error instanceof HttpError && error.status === 400 && /Unable to parse range/i.test(error.message))) throw error
+      const existing = await refreshSheetIds()
+      const present = unique.filter((t) => existing.has(t))
+      found = present.length > 0 ? await batchGet(present) : new Map()
+    }
+    for (const title of unique) {
+      result.tabs[title] = found.get(title) ?? { title, exists: false, header: [], rows: [], gridRowCount: 0 }
+    }
+    return result
+  }
+
+  const structuralWrite = async (plan: WritePlan, basis: Snapshot): Promise<void> => {
+    const touched = plan.tabs.filter((t) => t.deletes.length > 0 || t.growRows > 0 || t.growColumns > 0).map((t) => t.tab)
+    let answerLost = false
+    await withRetry('write', 'spreadsheets.batchUpdate', async (attempt) => {
+      if (answerLost) {
+        // The last attempt may have been applied before its answer was lost;
+        // deletes are positional, so repeating an applied one would remove
+        // other rows. Look first (one read), then repeat only if needed.
+        const data = await send('read', 'values.batchGet', attempt, () => api.spreadsheets.values.batchGet(batchGetParams(spreadsheetId, touched)))
+        const current: Snapshot = { tabs: Object.fromEntries(toTabs(touched, data)) }
+        const outcome = structuralOutcome(plan.tabs, basis, current)
+        if (outcome === 'diverged') {
+          throw new TimelineSheetsError('TS_SHEETS_API', `The tabs ${touched.map((t) => `"${t}"`).join(', ')} of spreadsheet ${spreadsheetId} changed while rows were being added or removed; the change was not repeated`, {
+            hint: 'Someone edited the sheet during the run. Run again: the next run reads the sheet afresh.',
+          })
+        }
+        options.log?.({ type: 'structural-repeat', outcome })
+        if (outcome === 'applied') return
+      }
+      try {
+        await send('write', 'spreadsheets.batchUpdate', attempt, () =>
+          api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests: plan.structural } }),
+        )
+      } catch (error) {
+        answerLost = answerMayBeLost(error)
+        throw error
+      }
+    })
+  }
+
+  const write = async (writes: TabWrite[], basis: Snapshot): Promise<WriteReport> => {
+    const effective = writes.filter((w) => (w.updates?.length ?? 0) + (w.appends?.length ?? 0) + (w.deleteRows?.length ?? 0) > 0)
+    const context = { sheetIds, columnCounts }
+    let plan = planWrite(effective, basis, context)
+    if (plan.missingSheetIds.length > 0) {
+      await refreshSheetIds()
+      plan = planWrite(effective, basis, context)
+      if (plan.missingSheetIds.length > 0) {
+        throw new TimelineSheetsError('TS_SHEET_LAYOUT', `The tabs ${plan.missingSheetIds.map((t) => `"${t}"`).join(', ')} no longer exist in spreadsheet ${spreadsheetId}`, {
+          hint: 'A tab was deleted or renamed during the run. Run again: the layout step creates it.',
+        })
+      }
+    }
+    if (plan.structural.length > 0) await structuralWrite(plan, basis)
+    for (const tab of plan.tabs) {
+      if (tab.growColumns > 0) columnCounts.set(tab.tab, (columnCounts.get(tab.tab) ?? 0) + tab.growColumns)
+    }
+    // Absolute ranges and RAW input: repeating a batch writes the same cells
+    // again, and no text can turn into a formula or a number.
+    for (const batch of splitValueRanges(plan.values, maxPayload)) {
+      await call('write', 'values.batchUpdate', () =>
+        api.spreadsheets.values.batchUpdate({ spreadsheetId, requestBody: { valueInputOption: 'RAW', data: batch } }),
+      )
+    }
+    const appended: WriteReport['appended'] = {}
+    for (const tab of plan.tabs) if (tab.appended) appended[tab.tab] = tab.appended
+    return { appended }
+  }
+
+  const layoutPlan = async (tabs: TabSpec[], layoutOptions: LayoutOptions): Promise<LayoutPlan | undefined> => {
+    sheetIds.clear()
+    const state: SpreadsheetState = readSpreadsheetState(await getSpreadsheet(LAYOUT_FIELDS))
+    if (layoutIsCurrent(tabs, layoutOptions, state)) return undefined
+    const existing = tabs.map((t) => t.title).filter((title) => state.sheets.some((s) => s.title === title))
+    const headers = new Map<string, CellValue[]>()
+    if (existing.length > 0) {
+      // Only when the layout changed: row 1 of existing tabs, so columns are
+      // found by name and no header is written over another column's.
+      const data = await call('read', 'values.batchGet', () =>
+        api.spreadsheets.values.batchGet({ ...batchGetParams(spreadsheetId, []), ranges: existing.map((t) => `${quoteTitle(t)}!1:1`) }),
+      )
+      const parsed = batchGetSchema.safeParse(data)
+      const ranges = parsed.success ? (parsed.data.valueRanges ?? []) : []
+      existing.forEach((title, i) => headers.set(title, (ranges[i]?.values?.[0] ?? []).map(cellFromApi)))
+    }
+    return planLayout(tabs, layoutOptions, state, headers)
+  }
+
+  const ensureLayout = async (tabs: TabSpec[], layoutOptions: LayoutOptions): Promise<LayoutReport> => {
+    let plan = await layoutPlan(tabs, layoutOptions)
+    if (!plan) return { createdTabs: [], changed: false }
+    const createdTabs = plan.createdTabs
+    let answerLost = false
+    await withRetry('write', 'spreadsheets.batchUpdate', async (attempt) => {
+      if (answerLost) {
+        // addSheet and addProtectedRange are not idempotent: plan again from
+        // what the spreadsheet holds now, which is empty if it was applied.
+        plan = await layoutPlan(tabs, layoutOptions)
+        if (!plan) return
+      }
+      const requests = plan!.requests
+      try {
+        await send('write', 'spreadsheets.batchUpdate', attempt, () => api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests } }))
+      } catch (error) {
+        answerLost = answerMayBeLost(error)
+        throw error
+      }
+    })
+    if (plan) for (const [title, id] of plan.sheetIds) sheetIds.set(title, id)
+    return { createdTabs, changed: true }
+  }
+
+  return {
+    kind: 'google',
+    describe: () => `https://docs.google.com/spreadsheets/d/${spreadsheetId}/edit`,
+    ensureLayout,
+    read,
+    write,
+    requestCounts: () => ({ ...counts }),
+  }
+}
+
+/** A 429 is refused before any work; a 5xx or a dropped connection may come after the change was applied. */
+function answerMayBeLost(error: unknown): boolean {
+  const failure = readApiFailure(error)
+  if (!failure) return false
+  if (failure.status === undefined) return failure.networkCode !== undefined
+  return failure.status >= 500 || failure.status === 408
+}

@@ -1,0 +1,376 @@
+/**
+ * The layout the Google backend gives its tabs (DESIGN.md §2), as pure
+ * request builders: given the specs and what the spreadsheet holds now, the
+ * `spreadsheets.batchUpdate` requests that bring it there. Each request is
+ * either naturally idempotent (formats, validation, hidden, frozen) or added
+ * only when missing (tabs, protections, status colours, header names), so a
+ * repeated layout writes nothing new.
+ */
+import { createHash } from 'node:crypto'
+import type { sheets_v4 } from '@googleapis/sheets'
+import { TimelineSheetsError } from '../../errors.ts'
+import type { CellValue, ColumnKind, ColumnSpec, LayoutOptions, TabSpec } from '../port.ts'
+import { columnLetters, quoteTitle } from './a1.ts'
+
+/** Key of the spreadsheet-level developer metadata holding the hash of the applied layout. */
+export const LAYOUT_METADATA_KEY = 'timeline-sheets:layout'
+
+/** Bumped when the requests below change, so existing spreadsheets are laid out again. */
+const LAYOUT_VERSION = 1
+
+/** Field mask of the one `spreadsheets.get` that layout and sheet-id lookups cost. */
+export const LAYOUT_FIELDS =
+  'properties.timeZone,sheets(properties(sheetId,title,gridProperties),protectedRanges,conditionalFormats),developerMetadata'
+
+const DESCRIPTION_PREFIX = 'timeline-sheets: '
+
+/** Hash of what the layout depends on; equal hashes mean nothing to write. */
+export function layoutHash(tabs: TabSpec[], options: LayoutOptions): string {
+  return createHash('sha256')
+    .update(JSON.stringify({ version: LAYOUT_VERSION, tabs, timeZone: options.timeZone }))
+    .digest('hex')
+    .slice(0, 32)
+}
+
+/** One tab as `spreadsheets.get` shows it. */
+export interface SheetState {
+  sheetId: number
+  title: string
+  rowCount: number
+  columnCount: number
+  frozenRowCount: number
+  protectedRanges: sheets_v4.Schema$ProtectedRange[]
+  conditionalFormats: sheets_v4.Schema$ConditionalFormatRule[]
+}
+
+export interface SpreadsheetState {
+  timeZone: string | undefined
+  sheets: SheetState[]
+  layoutMetadata: { metadataId: number; value: string } | undefined
+}
+
+/** Reads the answer of the layout `spreadsheets.get` (fields `LAYOUT_FIELDS`). */
+export function readSpreadsheetState(data: sheets_v4.Schema$Spreadsheet): SpreadsheetState {
+  const sheets: SheetState[] = []
+  for (const sheet of data.sheets ?? []) {
+    const p = sheet.properties
+    if (!p || typeof p.title !== 'string') continue
+    sheets.push({
+      // proto3 JSON omits a sheetId of 0.
+      sheetId: p.sheetId ?? 0,
+      title: p.title,
+      rowCount: p.gridProperties?.rowCount ?? 0,
+      columnCount: p.gridProperties?.columnCount ?? 0,
+      frozenRowCount: p.gridProperties?.frozenRowCount ?? 0,
+      protectedRanges: sheet.protectedRanges ?? [],
+      conditionalFormats: sheet.conditionalFormats ?? [],
+    })
+  }
+  const meta = (data.developerMetadata ?? []).find((m) => m.metadataKey === LAYOUT_METADATA_KEY)
+  return {
+    timeZone: data.properties?.timeZone ?? undefined,
+    sheets,
+    layoutMetadata:
+      meta && typeof meta.metadataId === 'number' ? { metadataId: meta.metadataId, value: meta.metadataValue ?? '' } : undefined,
+  }
+}
+
+/** True when the spreadsheet already has this layout: every tab exists and the stored hash matches. */
+export function layoutIsCurrent(tabs: TabSpec[], options: LayoutOptions, state: SpreadsheetState): boolean {
+  const titles = new Set(state.sheets.map((s) => s.title))
+  return state.layoutMetadata?.value === layoutHash(tabs, options) && tabs.every((t) => titles.has(t.title))
+}
+
+/** A sheet id for a new tab, derived from its title so plans are reproducible; never one in use. */
+export function newSheetId(title: string, used: ReadonlySet<number>): number {
+  let id = createHash('sha256').update(title).digest().readUInt32BE(0) & 0x7fffffff
+  while (used.has(id) || id === 0) id = (id + 1) & 0x7fffffff
+  return id
+}
+
+/** Number format per column kind. Durations are TIME cells with an elapsed pattern: there is no DURATION type. */
+export function numberFormatFor(kind: ColumnKind): sheets_v4.Schema$NumberFormat | undefined {
+  switch (kind) {
+    case 'text':
+      return { type: 'TEXT' }
+    case 'date':
+      return { type: 'DATE', pattern: 'yyyy-mm-dd' }
+    case 'time':
+      return { type: 'TIME', pattern: 'hh:mm' }
+    case 'datetime':
+      return { type: 'DATE_TIME', pattern: 'yyyy-mm-dd hh:mm' }
+    case 'duration':
+      return { type: 'TIME', pattern: '[h]:mm' }
+    case 'number':
+      return { type: 'NUMBER' }
+    case 'checkbox':
+      return undefined
+  }
+}
+
+const AMBER = { red: 1, green: 0.85, blue: 0.4 }
+const RED = { red: 0.96, green: 0.7, blue: 0.7 }
+const STATUS_WORDS = [
+  { word: 'conflict', color: AMBER },
+  { word: 'error', color: RED },
+] as const
+
+/** The custom formula colouring a row whose status cell contains `word`. */
+export function statusFormula(word: string, statusColumn: number): string {
+  return `=ISNUMBER(SEARCH("${word}",$${columnLetters(statusColumn)}2))`
+}
+
+const OUR_STATUS_FORMULA = /^=ISNUMBER\(SEARCH\("(conflict|error)",\$[A-Z]+2\)\)$/
+
+function isOurStatusRule(rule: sheets_v4.Schema$ConditionalFormatRule): boolean {
+  const condition = rule.booleanRule?.condition
+  const formula = condition?.values?.[0]?.userEnteredValue ?? ''
+  return condition?.type === 'CUSTOM_FORMULA' && OUR_STATUS_FORMULA.test(formula)
+}
+
+export interface LayoutPlan {
+  requests: sheets_v4.Schema$Request[]
+  createdTabs: string[]
+  /** Column positions per tab after the layout (header names → 0-based index). */
+  columns: Map<string, Map<string, number>>
+  /** Sheet ids per tab after the layout. */
+  sheetIds: Map<string, number>
+}
+
+/**
+ * The batchUpdate requests that give `tabs` their layout. `headers` holds row
+ * 1 of each existing tab: columns are found there by name (managers may have
+ * moved them), and names missing from it are added after the last one, never
+ * written over another column's header.
+ */
+export function planLayout(
+  tabs: TabSpec[],
+  options: LayoutOptions,
+  state: SpreadsheetState,
+  headers: ReadonlyMap<string, CellValue[]>,
+): LayoutPlan {
+  const requests: sheets_v4.Schema$Request[] = []
+  const createdTabs: string[] = []
+  const columns = new Map<string, Map<string, number>>()
+  const sheetIds = new Map<string, number>()
+  const byTitle = new Map(state.sheets.map((s) => [s.title, s]))
+  const used = new Set(state.sheets.map((s) => s.sheetId))
+  for (const s of state.sheets) sheetIds.set(s.title, s.sheetId)
+
+  // Pass 1: tabs, grid size and header names, so dropdowns can refer to any tab.
+  const perTab: { spec: TabSpec; sheetId: number; existing: SheetState | undefined; width: number }[] = []
+  for (const spec of tabs) {
+    const existing = byTitle.get(spec.title)
+    const header = existing ? (headers.get(spec.title) ?? []) : []
+    const positions = new Map<string, number>()
+    header.forEach((cell, i) => {
+      if (typeof cell === 'string' && cell.trim() !== '' && !positions.has(cell.trim())) positions.set(cell.trim(), i)
+    })
+    let next = lastNonEmpty(header) + 1
+    const missing: { name: string; index: number }[] = []
+    for (const column of spec.columns) {
+      if (positions.has(column.name)) continue
+      positions.set(column.name, next)
+      missing.push({ name: column.name, index: next })
+      next++
+    }
+    const width = Math.max(next, ...[...positions.values()].map((i) => i + 1))
+    let sheetId: number
+    if (existing) {
+      sheetId = existing.sheetId
+      if (existing.columnCount < width) {
+        requests.push({ appendDimension: { sheetId, dimension: 'COLUMNS', length: width - existing.columnCount } })
+      }
+      if (existing.frozenRowCount !== 1) {
+        requests.push({
+          updateSheetProperties: { properties: { sheetId, gridProperties: { frozenRowCount: 1 } }, fields: 'gridProperties.frozenRowCount' },
+        })
+      }
+    } else {
+      sheetId = newSheetId(spec.title, used)
+      used.add(sheetId)
+      createdTabs.push(spec.title)
+      requests.push({
+        addSheet: {
+          properties: { sheetId, title: spec.title, gridProperties: { rowCount: 1000, columnCount: Math.max(width, 1), frozenRowCount: 1 } },
+        },
+      })
+    }
+    sheetIds.set(spec.title, sheetId)
+    columns.set(spec.title, positions)
+    for (const run of contiguousRuns(missing)) {
+      requests.push({
+        updateCells: {
+          range: { sheetId, startRowIndex: 0, endRowIndex: 1, startColumnIndex: run.start, endColumnIndex: run.start + run.names.length },
+          rows: [{ values: run.names.map((name) => ({ userEnteredValue: { stringValue: name } })) }],
+          fields: 'userEnteredValue',
+        },
+      })
+    }
+    perTab.push({ spec, sheetId, existing, width })
+  }
+
+  // Pass 2: formats, validation, visibility, protection, colours.
+  for (const { spec, sheetId, existing, width } of perTab) {
+    const positions = columns.get(spec.title)!
+    const protections = new Map(
+      (existing?.protectedRanges ?? [])
+        .filter((p) => p.description?.startsWith(DESCRIPTION_PREFIX))
+        .map((p) => [p.description!, p]),
+    )
+    const protect = (description: string, range: sheets_v4.Schema$GridRange) => {
+      const full = `${DESCRIPTION_PREFIX}${description}`
+      const found = protections.get(full)
+      if (found && sameRange(found.range ?? {}, range)) return
+      if (found?.protectedRangeId != null) requests.push({ deleteProtectedRange: { protectedRangeId: found.protectedRangeId } })
+      requests.push({ addProtectedRange: { protectedRange: { range, description: full, warningOnly: true } } })
+    }
+    requests.push({
+      repeatCell: {
+        range: { sheetId, startRowIndex: 0, endRowIndex: 1, startColumnIndex: 0, endColumnIndex: width },
+        cell: { userEnteredFormat: { textFormat: { bold: true } } },
+        fields: 'userEnteredFormat.textFormat.bold',
+      },
+    })
+    if (spec.readOnly) protect(`${spec.title}`, { sheetId })
+    else protect(`${spec.title} header`, { sheetId, startRowIndex: 0, endRowIndex: 1 })
+    for (const column of spec.columns) {
+      const index = positions.get(column.name)!
+      const body = { sheetId, startRowIndex: 1, startColumnIndex: index, endColumnIndex: index + 1 }
+      const format = numberFormatFor(column.kind)
+      const formatFields = [format ? 'userEnteredFormat.numberFormat' : undefined, column.wrap ? 'userEnteredFormat.wrapStrategy' : undefined].filter(
+        (f): f is string => f !== undefined,
+      )
+      if (formatFields.length > 0) {
+        requests.push({
+          repeatCell: {
+            range: body,
+            cell: { userEnteredFormat: { ...(format ? { numberFormat: format } : {}), ...(column.wrap ? { wrapStrategy: 'WRAP' } : {}) } },
+            fields: formatFields.join(','),
+          },
+        })
+      }
+      const rule = validationFor(column, spec.title, columns)
+      if (rule) requests.push({ setDataValidation: { range: body, rule } })
+      const dimension: sheets_v4.Schema$DimensionProperties = {}
+      const dimensionFields: string[] = []
+      if (column.hidden) {
+        dimension.hiddenByUser = true
+        dimensionFields.push('hiddenByUser')
+      }
+      if (column.width !== undefined) {
+        dimension.pixelSize = column.width
+        dimensionFields.push('pixelSize')
+      }
+      if (dimensionFields.length > 0) {
+        requests.push({
+          updateDimensionProperties: {
+            range: { sheetId, dimension: 'COLUMNS', startIndex: index, endIndex: index + 1 },
+            properties: dimension,
+            fields: dimensionFields.join(','),
+          },
+        })
+      }
+      if (column.protected && !spec.readOnly) protect(`${spec.title} / ${column.name}`, { sheetId, startColumnIndex: index, endColumnIndex: index + 1 })
+    }
+    if (spec.statusColumn !== undefined) {
+      const statusIndex = positions.get(spec.statusColumn)
+      if (statusIndex === undefined) {
+        throw new TimelineSheetsError('TS_SHEET_LAYOUT', `The status column "${spec.statusColumn}" of the tab "${spec.title}" is not one of its columns`, {
+          hint: 'This is a bug in the tab specification: statusColumn must name a column of the same tab.',
+        })
+      }
+      // Our rules are recognised by their formula; a manager's own rules stay.
+      const ours = (existing?.conditionalFormats ?? []).map((rule, i) => ({ rule, i })).filter(({ rule }) => isOurStatusRule(rule))
+      const wanted = STATUS_WORDS.map(({ word }) => statusFormula(word, statusIndex))
+      const current = ours.map(({ rule }) => rule.booleanRule?.condition?.values?.[0]?.userEnteredValue ?? '')
+      const rangesMatch = ours.every(({ rule }) => rule.ranges?.length === 1 && sameRange(rule.ranges[0]!, statusRange(sheetId, width)))
+      if (!(rangesMatch && current.length === wanted.length && wanted.every((f) => current.includes(f)))) {
+        for (const { i } of [...ours].reverse()) requests.push({ deleteConditionalFormatRule: { sheetId, index: i } })
+        STATUS_WORDS.forEach(({ word, color }, i) => {
+          requests.push({
+            addConditionalFormatRule: {
+              index: i,
+              rule: {
+                ranges: [statusRange(sheetId, width)],
+                booleanRule: {
+                  condition: { type: 'CUSTOM_FORMULA', values: [{ userEnteredValue: statusFormula(word, statusIndex) }] },
+                  format: { backgroundColor: color },
+                },
+              },
+            },
+          })
+        })
+      }
+    }
+  }
+
+  if (state.timeZone !== options.timeZone) {
+    requests.push({ updateSpreadsheetProperties: { properties: { timeZone: options.timeZone }, fields: 'timeZone' } })
+  }
+  const hash = layoutHash(tabs, options)
+  requests.push(
+    state.layoutMetadata
+      ? {
+          updateDeveloperMetadata: {
+            dataFilters: [{ developerMetadataLookup: { metadataId: state.layoutMetadata.metadataId } }],
+            developerMetadata: { metadataValue: hash },
+            fields: 'metadataValue',
+          },
+        }
+      : {
+          createDeveloperMetadata: {
+            developerMetadata: { metadataKey: LAYOUT_METADATA_KEY, metadataValue: hash, location: { spreadsheet: true }, visibility: 'DOCUMENT' },
+          },
+        },
+  )
+  return { requests, createdTabs, columns, sheetIds }
+}
+
+function statusRange(sheetId: number, width: number): sheets_v4.Schema$GridRange {
+  return { sheetId, startRowIndex: 1, startColumnIndex: 0, endColumnIndex: width }
+}
+
+function validationFor(
+  column: ColumnSpec,
+  tab: string,
+  columns: ReadonlyMap<string, ReadonlyMap<string, number>>,
+): sheets_v4.Schema$DataValidationRule | undefined {
+  if (column.kind === 'checkbox') return { condition: { type: 'BOOLEAN' }, strict: true }
+  if (!column.dropdown) return undefined
+  const target = columns.get(column.dropdown.tab)?.get(column.dropdown.column)
+  if (target === undefined) {
+    throw new TimelineSheetsError(
+      'TS_SHEET_LAYOUT',
+      `The dropdown of "${tab}" / "${column.name}" refers to "${column.dropdown.tab}" / "${column.dropdown.column}", which is not laid out in the same call`,
+      { hint: 'Lay out the tab that feeds a dropdown together with the tab that uses it.' },
+    )
+  }
+  const letters = columnLetters(target)
+  return {
+    condition: { type: 'ONE_OF_RANGE', values: [{ userEnteredValue: `=${quoteTitle(column.dropdown.tab)}!$${letters}$2:$${letters}` }] },
+    showCustomUi: true,
+    // A warning, not a block: managers may type a new combination.
+    strict: false,
+  }
+}
+
+function sameRange(a: sheets_v4.Schema$GridRange, b: sheets_v4.Schema$GridRange): boolean {
+  const keys = ['startRowIndex', 'endRowIndex', 'startColumnIndex', 'endColumnIndex'] as const
+  return (a.sheetId ?? 0) === (b.sheetId ?? 0) && keys.every((k) => (a[k] ?? undefined) === (b[k] ?? undefined))
+}
+
+function lastNonEmpty(row: CellValue[]): number {
+  for (let i = row.length - 1; i >= 0; i--) if (row[i] !== null && row[i] !== '') return i
+  return -1
+}
+
+function contiguousRuns(cells: { name: string; index: number }[]): { start: number; names: string[] }[] {
+  const runs: { start: number; names: string[] }[] = []
+  for (const cell of cells) {
+    const last = runs[runs.length - 1]
+    if (last && last.start + last.names.length === cell.index) last.names.push(cell.name)
+    else runs.push({ start: cell.index, names: [cell.name] })
+  }
+  return runs
+}
