@@ -1,0 +1,126 @@
+/**
+ * Named safety checks run on a plan before the first write (bisync's safety
+ * aborts). Each failure says what looked wrong and which flag overrides it;
+ * the engine refuses to write while any remains and exits as "aborted" (safe
+ * to rerun).
+ */
+import type { HeaderProblem } from './columns.ts'
+import type { SyncPlan } from './plan.ts'
+
+export type GuardName = 'too-many-deletes' | 'damaged-layout' | 'almost-everything-changed' | 'empty-sheet'
+
+/** One guard that stopped the run. */
+export interface GuardFailure {
+  guard: GuardName
+  /** The command-line flag that overrides it. */
+  flag: string
+  /** What looked wrong, the numbers, and the flag. */
+  message: string
+  count: number
+  total: number
+}
+
+/** What the guards know besides the plan. */
+export interface GuardFacts {
+  /** Header problems of the Activities tab (empty when the header is fine). */
+  headerProblems: readonly HeaderProblem[]
+  /** Data rows that are not blank. */
+  sheetRowCount: number
+  /** Activities the last successful run left in the sheet (size of base). */
+  baseCount: number
+}
+
+export interface GuardOptions {
+  /**
+   * Largest share of base, in percent, that one run may delete (on the server,
+   * or rows from the sheet). Same meaning as `--max-delete`.
+   * @default 50
+   */
+  maxDeletePercent?: number
+  /** Deletions at or below this count never trip the share check (a team of four deleting two). @default 2 */
+  smallDeleteCount?: number
+  /** Largest number of deletions on either side in one run, whatever the share. @default 200 */
+  maxDeleteCount?: number
+  /** Share of keyed rows, in percent, that may change in one import before it looks like a time zone accident. @default 90 */
+  maxChangedPercent?: number
+  /** The changed-share check needs at least this many rows. @default 10 */
+  minRowsForChangedCheck?: number
+  /** `--force`: skip the too-many-deletes, everything-changed and empty-sheet guards. */
+  force?: boolean
+  /** `--force-layout`: skip the damaged-layout guard. */
+  forceLayout?: boolean
+}
+
+/** Runs every guard; an empty list means the plan may be applied. */
+export function runGuards(plan: SyncPlan, facts: GuardFacts, options: GuardOptions = {}): GuardFailure[] {
+  const failures: GuardFailure[] = []
+  if (!options.forceLayout) failures.push(...damagedLayout(facts))
+  if (!options.force) {
+    failures.push(...emptySheet(facts), ...tooManyDeletes(plan, facts, options), ...almostEverythingChanged(plan, facts, options))
+  }
+  return failures
+}
+
+function damagedLayout(facts: GuardFacts): GuardFailure[] {
+  if (facts.headerProblems.length === 0) return []
+  const what = facts.headerProblems.map((p) => p.message).join('; ')
+  return [{
+    guard: 'damaged-layout',
+    flag: '--force-layout',
+    count: facts.headerProblems.length,
+    total: facts.headerProblems.length,
+    message: `Safety abort: the Activities header is damaged (${what}). Without it rows cannot be matched to activities, so nothing was written. Repair the header, or run with --force-layout if you are sure.`,
+  }]
+}
+
+function emptySheet(facts: GuardFacts): GuardFailure[] {
+  if (facts.sheetRowCount > 0 || facts.baseCount === 0) return []
+  return [{
+    guard: 'empty-sheet',
+    flag: '--force',
+    count: 0,
+    total: facts.baseCount,
+    message: `Safety abort: the Activities tab is empty but the last run left ${facts.baseCount} rows in it. A cleared or truncated sheet is not a request to delete; nothing was written. Run with --force if the sheet really should be empty.`,
+  }]
+}
+
+function tooManyDeletes(plan: SyncPlan, facts: GuardFacts, options: GuardOptions): GuardFailure[] {
+  const maxPercent = options.maxDeletePercent ?? 50
+  const small = options.smallDeleteCount ?? 2
+  const maxCount = options.maxDeleteCount ?? 200
+  const total = Math.max(facts.baseCount, 1)
+  const sides = [
+    { where: 'on the server', count: plan.counts['import-delete'] + plan.counts['import-delete-missing'] },
+    { where: 'from the sheet', count: plan.counts['export-remove'] },
+  ]
+  return sides.flatMap(({ where, count }) => {
+    const percent = (count / total) * 100
+    if (count > maxCount || (count > small && percent > maxPercent)) {
+      return [{
+        guard: 'too-many-deletes' as const,
+        flag: '--max-delete',
+        count,
+        total: facts.baseCount,
+        message: `Safety abort: too many deletes ${where} (${count} of ${facts.baseCount}, ${Math.round(percent)}% > ${maxPercent}%). Nothing was written. Check the plan with --dry-run, then run with --max-delete ${Math.min(100, Math.ceil(percent))} (or --force) if this is intended.`,
+      }]
+    }
+    return []
+  })
+}
+
+function almostEverythingChanged(plan: SyncPlan, facts: GuardFacts, options: GuardOptions): GuardFailure[] {
+  const maxPercent = options.maxChangedPercent ?? 90
+  const minRows = options.minRowsForChangedCheck ?? 10
+  const keyed = plan.decisions.filter((d) => d.sheet !== 'added' && d.sheet !== 'missing' && d.kind !== 'invalid').length
+  const changed = plan.decisions.filter((d) => d.sheet === 'changed' && d.kind !== 'invalid' && d.kind !== 'refresh-base').length
+  if (keyed < minRows || facts.baseCount < minRows) return []
+  const percent = (changed / keyed) * 100
+  if (percent <= maxPercent) return []
+  return [{
+    guard: 'almost-everything-changed',
+    flag: '--force',
+    count: changed,
+    total: keyed,
+    message: `Safety abort: ${changed} of ${keyed} rows (${Math.round(percent)}%) differ from the last sync. That usually means the spreadsheet's time zone or the configured time zone changed, not that a manager edited every row. Nothing was written. Check with --dry-run, then run with --force if the edits are real.`,
+  }]
+}

@@ -1,0 +1,280 @@
+/**
+ * The three-way planner (DESIGN §3). Each activity is seen three times: base
+ * (what the last successful run left, from state, or from the row's Base cell
+ * when state does not know it), sheet (the row now) and server (the activity
+ * now). Detection first: each side against base gives a `SideChange`. Then
+ * the decision: `SYNC_TABLE` maps the pair to an action; a two-sided change
+ * whose sides now agree is not a conflict but a Base refresh. Pure: the
+ * engine applies the plan.
+ *
+ * Why base = state's fingerprint ?? the Base cell (for both sides): every
+ * crash window (written the sheet but not state, PUT but not the sheet)
+ * leaves sheet and server agreeing, which the false-positive check turns into
+ * a refresh rather than a second write or a conflict.
+ */
+import type { Activity, ActivityInput } from '../timeline/model.ts'
+import { fingerprint } from './fingerprint.ts'
+import type { RowProblem, ServerActivity, SheetLine } from './rows.ts'
+
+/** How one side stands against base. */
+export type SideChange = 'unchanged' | 'changed' | 'deleted' | 'added' | 'missing'
+
+export type DecisionKind =
+  | 'noop'
+  | 'refresh-base'
+  | 'export-update'
+  | 'export-append'
+  | 'export-remove'
+  | 'export-mark-deleted'
+  | 'import-put'
+  | 'import-post'
+  | 'import-delete'
+  | 'import-delete-missing'
+  | 'conflict'
+  | 'invalid'
+  | 'report-missing'
+  | 'forget'
+
+/** Actions the table can name (options then turn some into their variants). */
+export type TableAction = Extract<
+  DecisionKind,
+  'noop' | 'export-update' | 'export-append' | 'export-remove' | 'import-put' | 'import-post' | 'import-delete' | 'conflict' | 'invalid' | 'report-missing' | 'forget'
+>
+
+export interface SyncRule {
+  sheet: SideChange
+  server: SideChange
+  action: TableAction
+  /** For the Status column and the plan printout. */
+  reason: string
+}
+
+/**
+ * DESIGN §3 as data, plus the cells it implies. `sheet: 'deleted'` is Delete
+ * ticked; `'missing'` is no row (sheet) / no activity and no base (server);
+ * `'added'` is a new row without Key (sheet) / an activity base does not know (server).
+ */
+export const SYNC_TABLE = [
+  { sheet: 'unchanged', server: 'unchanged', action: 'noop', reason: 'In step with the server.' },
+  { sheet: 'unchanged', server: 'changed', action: 'export-update', reason: 'Changed on the server since the last sync; the row now shows the server version.' },
+  { sheet: 'unchanged', server: 'deleted', action: 'export-remove', reason: 'Deleted on the server since the last sync.' },
+  { sheet: 'changed', server: 'unchanged', action: 'import-put', reason: 'Edited in the sheet; the edit is saved to the server.' },
+  { sheet: 'changed', server: 'changed', action: 'conflict', reason: 'Changed both here and on the server since the last sync, so nothing was written and your edit is kept. Make the row match the server version to accept it, or ask the operator.' },
+  { sheet: 'changed', server: 'deleted', action: 'conflict', reason: 'Edited here but deleted on the server since the last sync, so nothing was written and your edit is kept. Clear Key and Base to add it again as a new activity, or delete the row.' },
+  { sheet: 'changed', server: 'added', action: 'conflict', reason: 'The tool has no record of the last sync for this row and it differs from the server, so nothing was written. Make the row match the server, or clear Key and Base to add it as a new activity.' },
+  { sheet: 'changed', server: 'missing', action: 'invalid', reason: 'This activity is unknown to the server and to the tool.' },
+  { sheet: 'deleted', server: 'unchanged', action: 'import-delete', reason: 'Delete ticked; the activity is deleted on the server.' },
+  { sheet: 'deleted', server: 'changed', action: 'conflict', reason: 'Delete ticked, but the activity changed on the server since the last sync, so it was not deleted. Untick Delete to see the server version, or tick it again after the next sync.' },
+  { sheet: 'deleted', server: 'deleted', action: 'export-remove', reason: 'Delete ticked and already deleted on the server.' },
+  { sheet: 'deleted', server: 'added', action: 'conflict', reason: 'Delete ticked, but the tool has no record of the last sync for this row, so it was not deleted. Untick Delete and tick it again after the next sync.' },
+  { sheet: 'deleted', server: 'missing', action: 'invalid', reason: 'Delete ticked on an activity unknown to the server and to the tool.' },
+  { sheet: 'added', server: 'missing', action: 'import-post', reason: 'New row; the activity is created on the server.' },
+  { sheet: 'missing', server: 'unchanged', action: 'report-missing', reason: 'The row for this activity is missing from the sheet; the activity was kept on the server. Tick Delete on its row to remove it.' },
+  { sheet: 'missing', server: 'changed', action: 'report-missing', reason: 'The row for this activity is missing from the sheet and the activity changed on the server; it was kept.' },
+  { sheet: 'missing', server: 'deleted', action: 'forget', reason: 'Gone from the sheet and from the server.' },
+  { sheet: 'missing', server: 'added', action: 'export-append', reason: 'New on the server; added to the sheet.' },
+] as const satisfies readonly SyncRule[]
+
+/** The table's rule for a pair of side changes, or undefined for a pair that cannot occur. */
+export function ruleFor(sheet: SideChange, server: SideChange): SyncRule | undefined {
+  return SYNC_TABLE.find((r) => r.sheet === sheet && r.server === server)
+}
+
+type Common = { reason: string; sheet: SideChange; server: SideChange; warnings: RowProblem[] }
+
+/** What to do for one activity or row. `rowNumber` is the sheet row as read. */
+export type Decision = Common &
+  (
+    | { kind: 'noop'; key: string | undefined; rowNumber: number | undefined }
+    | { kind: 'refresh-base'; key: string; rowNumber: number | undefined; fingerprint: string }
+    | { kind: 'export-update'; key: string; rowNumber: number; activity: Activity; user: string; fingerprint: string }
+    | { kind: 'export-append'; key: string; activity: Activity; user: string; fingerprint: string }
+    | { kind: 'export-remove'; key: string; rowNumber: number }
+    | { kind: 'export-mark-deleted'; key: string; rowNumber: number }
+    | { kind: 'import-put'; key: string; rowNumber: number; timelineKey: string; entityId: number; user: string; input: ActivityInput; fingerprint: string }
+    | { kind: 'import-post'; rowNumber: number; timelineKey: string; user: string; input: ActivityInput; fingerprint: string }
+    | { kind: 'import-delete'; key: string; rowNumber: number; timelineKey: string; entityId: number }
+    | { kind: 'import-delete-missing'; key: string; timelineKey: string; entityId: number }
+    | { kind: 'conflict'; key: string; rowNumber: number }
+    | { kind: 'invalid'; key: string | undefined; rowNumber: number; problems: RowProblem[] }
+    | { kind: 'report-missing'; key: string }
+    | { kind: 'forget'; key: string }
+  )
+
+export interface SyncPlan {
+  decisions: Decision[]
+  counts: Record<DecisionKind, number>
+}
+
+export interface PlanOptions {
+  /** An activity deleted on the server: remove its row, or keep it marked deleted. @default 'remove' */
+  deletedOnServer?: 'remove' | 'mark'
+  /** Delete on the server an unchanged activity whose row is missing from the sheet. @default false */
+  deleteMissing?: boolean
+}
+
+/** Base: Key → fingerprint as the last successful run left it (from state). */
+export type BaseFingerprints = ReadonlyMap<string, string>
+
+/** Plans a sync (import and export) for every row, every base entry and every server activity. Pure. */
+export function planSync(
+  base: BaseFingerprints,
+  sheet: readonly SheetLine[],
+  server: ReadonlyMap<string, ServerActivity>,
+  options: PlanOptions = {},
+): SyncPlan {
+  return plan(base, sheet, server, options, 'sync')
+}
+
+/**
+ * Plans an export-only run: what a sync would import is left waiting (never
+ * overwritten), and a row edited here and changed on the server is a conflict
+ * whose Status says so.
+ */
+export function planExport(
+  base: BaseFingerprints,
+  sheet: readonly SheetLine[],
+  server: ReadonlyMap<string, ServerActivity>,
+  options: PlanOptions = {},
+): SyncPlan {
+  return plan(base, sheet, server, options, 'export')
+}
+
+function plan(
+  base: BaseFingerprints,
+  sheet: readonly SheetLine[],
+  server: ReadonlyMap<string, ServerActivity>,
+  options: PlanOptions,
+  mode: 'sync' | 'export',
+): SyncPlan {
+  const decisions: Decision[] = []
+  const seen = new Set<string>()
+  const serverFp = (key: string): string | undefined => {
+    const s = server.get(key)
+    return s && fingerprintOf(s)
+  }
+
+  for (const line of sheet) {
+    if (line.kind === 'invalid') {
+      if (line.key !== undefined) seen.add(line.key)
+      const first = line.problems.find((p) => p.severity === 'error') ?? line.problems[0]
+      decisions.push({
+        kind: 'invalid', key: line.key, rowNumber: line.rowNumber, problems: line.problems,
+        reason: first ? first.message : 'This row cannot be read.', sheet: 'changed', server: 'missing', warnings: [],
+      })
+      continue
+    }
+    const row = line.row
+    if (row.kind === 'discarded') {
+      decisions.push({ kind: 'noop', key: undefined, rowNumber: line.rowNumber, reason: 'New row with Delete ticked: nothing was created.', sheet: 'added', server: 'missing', warnings: row.warnings })
+      continue
+    }
+    if (row.kind === 'new') {
+      decisions.push(adapt({ kind: 'import-post', rowNumber: line.rowNumber, timelineKey: row.values.timelineKey, user: row.values.user, input: row.values.input, fingerprint: row.values.fingerprint, ...fromRule('added', 'missing'), warnings: row.warnings }, mode, options))
+      continue
+    }
+    seen.add(row.key)
+    const baseFp = base.get(row.key) ?? row.baseCell
+    const now = serverFp(row.key)
+    const serverSide = detectServer(baseFp, now)
+    const sheetSide: SideChange = row.kind === 'delete' ? 'deleted' : baseFp !== undefined && row.values.fingerprint === baseFp ? 'unchanged' : 'changed'
+    const s = server.get(row.key)
+    const rowFp = row.kind === 'existing' ? row.values.fingerprint : undefined
+
+    // A two-sided change that ended in agreement is no conflict (and no write).
+    if (rowFp !== undefined && now !== undefined && rowFp === now && (sheetSide === 'changed' || rowFp !== baseFp || row.baseCell !== now)) {
+      decisions.push({ kind: 'refresh-base', key: row.key, rowNumber: line.rowNumber, fingerprint: now, reason: sheetSide === 'changed' ? 'Same change made here and on the server; nothing to write.' : 'In step with the server.', sheet: sheetSide, server: serverSide, warnings: row.warnings })
+      continue
+    }
+    const rule = ruleFor(sheetSide, serverSide)
+    const common = { reason: rule?.reason ?? 'Unexpected state.', sheet: sheetSide, server: serverSide, warnings: row.warnings }
+    switch (rule?.action) {
+      case 'noop':
+        // Sheet and server each match base, yet differ from each other: the sheet shows an old version.
+        if (s && rowFp !== now) {
+          decisions.push(adapt({ kind: 'export-update', key: row.key, rowNumber: line.rowNumber, activity: s.activity, user: s.user, fingerprint: now!, ...common, reason: 'The row showed an older version; it now shows the server version.' }, mode, options))
+        } else decisions.push({ kind: 'noop', key: row.key, rowNumber: line.rowNumber, ...common })
+        break
+      case 'export-update':
+        decisions.push(adapt({ kind: 'export-update', key: row.key, rowNumber: line.rowNumber, activity: s!.activity, user: s!.user, fingerprint: now!, ...common }, mode, options))
+        break
+      case 'export-remove':
+        decisions.push(adapt({ kind: 'export-remove', key: row.key, rowNumber: line.rowNumber, ...common }, mode, options))
+        break
+      case 'import-put': {
+        const v = (row as Extract<typeof row, { kind: 'existing' }>).values
+        decisions.push(adapt({ kind: 'import-put', key: row.key, rowNumber: line.rowNumber, timelineKey: v.timelineKey, entityId: row.entityId, user: v.user, input: v.input, fingerprint: v.fingerprint, ...common }, mode, options))
+        break
+      }
+      case 'import-delete':
+        decisions.push(adapt({ kind: 'import-delete', key: row.key, rowNumber: line.rowNumber, timelineKey: (row as Extract<typeof row, { kind: 'delete' }>).timelineKey, entityId: row.entityId, ...common }, mode, options))
+        break
+      case 'conflict':
+        decisions.push({ kind: 'conflict', key: row.key, rowNumber: line.rowNumber, ...common })
+        break
+      default:
+        decisions.push({ kind: 'invalid', key: row.key, rowNumber: line.rowNumber, problems: [], ...common })
+    }
+  }
+
+  for (const [key, s] of server) {
+    if (seen.has(key)) continue
+    seen.add(key)
+    const baseFp = base.get(key)
+    const now = fingerprintOf(s)
+    const serverSide = detectServer(baseFp, now)
+    const rule = fromRule('missing', serverSide)
+    if (serverSide === 'added') {
+      decisions.push({ kind: 'export-append', key, activity: s.activity, user: s.user, fingerprint: now, ...rule, warnings: [] })
+    } else {
+      decisions.push(adapt({ kind: 'report-missing', key, ...rule, warnings: [] }, mode, options, s))
+    }
+  }
+  for (const key of base.keys()) {
+    if (!seen.has(key)) decisions.push({ kind: 'forget', key, ...fromRule('missing', 'deleted'), warnings: [] })
+  }
+  return { decisions, counts: countKinds(decisions) }
+}
+
+/** The fingerprint of a server activity as the sheet would carry it. */
+export function fingerprintOf(s: ServerActivity): string {
+  const a = s.activity
+  return fingerprint({ user: s.user, start: a.start, duration: a.duration, tags: a.tags, notes: a.notes })
+}
+
+function detectServer(baseFp: string | undefined, now: string | undefined): SideChange {
+  if (now === undefined) return baseFp === undefined ? 'missing' : 'deleted'
+  if (baseFp === undefined) return 'added'
+  return now === baseFp ? 'unchanged' : 'changed'
+}
+
+function fromRule(sheet: SideChange, server: SideChange): { reason: string; sheet: SideChange; server: SideChange } {
+  return { reason: ruleFor(sheet, server)?.reason ?? 'Unexpected state.', sheet, server }
+}
+
+const WAITING = 'Waiting for the next import (sync) to send this edit to the server.'
+
+/** Applies options and the export-only mode to a table decision. */
+function adapt(d: Decision, mode: 'sync' | 'export', options: PlanOptions, s?: ServerActivity): Decision {
+  const keep = { reason: d.reason, sheet: d.sheet, server: d.server, warnings: d.warnings }
+  if (d.kind === 'export-remove' && options.deletedOnServer === 'mark') {
+    return { kind: 'export-mark-deleted', key: d.key, rowNumber: d.rowNumber, ...keep }
+  }
+  if (d.kind === 'report-missing' && options.deleteMissing && mode === 'sync' && d.server === 'unchanged' && s) {
+    return { kind: 'import-delete-missing', key: d.key, timelineKey: s.activity.timelineKey, entityId: s.activity.entityId, ...keep, reason: 'The row for this activity was removed from the sheet; the activity is deleted on the server (deleting missing rows is switched on).' }
+  }
+  if (mode === 'export' && (d.kind === 'import-put' || d.kind === 'import-post' || d.kind === 'import-delete')) {
+    return { kind: 'noop', key: d.kind === 'import-post' ? undefined : d.key, rowNumber: d.rowNumber, ...keep, reason: WAITING }
+  }
+  return d
+}
+
+function countKinds(decisions: readonly Decision[]): Record<DecisionKind, number> {
+  const counts: Record<DecisionKind, number> = {
+    'noop': 0, 'refresh-base': 0, 'export-update': 0, 'export-append': 0, 'export-remove': 0, 'export-mark-deleted': 0,
+    'import-put': 0, 'import-post': 0, 'import-delete': 0, 'import-delete-missing': 0, 'conflict': 0, 'invalid': 0,
+    'report-missing': 0, 'forget': 0,
+  }
+  for (const d of decisions) counts[d.kind]++
+  return counts
+}
