@@ -36,7 +36,7 @@ export async function startTestCloud(options: OpenIdProviderOptions = {}): Promi
   const data = createTimelineHandler(store, { basePath: '/acct-1/', authenticator: createCloudAuthenticator({ verify }) })
   const api = await serveOnLoopback(createCloudApiHandler({ verify, data, accountPath: '/acct-1/' }))
   const dir = await mkdtemp(path.join(tmpdir(), 'ts-cloud-'))
-  return {
+  const cloud: TestCloud = {
     op,
     api,
     dir,
@@ -53,7 +53,7 @@ export async function startTestCloud(options: OpenIdProviderOptions = {}): Promi
       }
     },
     async login(kind = 'post', file) {
-      const options = this.clientOptions(kind, file)
+      const options = cloud.clientOptions(kind, file)
       const browser = scriptedBrowser()
       await runCloudLogin({ ...options, callbackUrl: 'http://127.0.0.1:0', openBrowser: browser.open })
       await browser.finished
@@ -64,4 +64,5 @@ export async function startTestCloud(options: OpenIdProviderOptions = {}): Promi
       await op.close()
     },
   }
+  return cloud
 }
