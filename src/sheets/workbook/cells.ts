@@ -1,0 +1,104 @@
+/**
+ * Pure conversions between exceljs cell values and port values, and the
+ * Google-like trimming every backend promises (sheets-api.md §4.3).
+ */
+import type { CellValue } from '../port.ts'
+
+const MS_PER_DAY = 86_400_000
+/** Days from the serial epoch 1899-12-30 to the Unix epoch. */
+const UNIX_EPOCH_SERIAL = 25_569
+
+/**
+ * A JS Date as exceljs builds it (UTC arithmetic on the serial) back to the
+ * serial; never through local time, so the zone of the machine cannot shift it.
+ */
+export function dateToSerial(date: Date): number {
+  return date.getTime() / MS_PER_DAY + UNIX_EPOCH_SERIAL
+}
+
+/** The inverse of `dateToSerial`, for tests and tools that need a Date. */
+export function serialToDate(serial: number): Date {
+  return new Date(Math.round((serial - UNIX_EPOCH_SERIAL) * MS_PER_DAY))
+}
+
+/** The shapes `cell.value` takes in exceljs that we meet. */
+type ExcelValue =
+  | null
+  | undefined
+  | string
+  | number
+  | boolean
+  | Date
+  | { formula?: string; sharedFormula?: string; result?: unknown }
+  | { richText: Array<{ text: string }> }
+  | { text: unknown; hyperlink: string }
+  | { error: string }
+
+/**
+ * One exceljs value as the port reads it. `formula` is the cell's own formula
+ * text (exceljs translates shared formulas for us), passed separately because
+ * only the cell knows it.
+ */
+export function toCellValue(value: ExcelValue, formula?: string): CellValue {
+  if (formula !== undefined && formula !== '') return `=${formula}`
+  if (value === null || value === undefined) return null
+  if (typeof value === 'string') return value === '' ? null : value
+  if (typeof value === 'number' || typeof value === 'boolean') return value
+  if (value instanceof Date) return dateToSerial(value)
+  if ('richText' in value) return emptyToNull(value.richText.map((run) => run.text).join(''))
+  if ('hyperlink' in value) return emptyToNull(String(value.text ?? ''))
+  if ('error' in value) return value.error
+  if ('formula' in value || 'sharedFormula' in value) return `=${value.formula ?? value.sharedFormula ?? ''}`
+  return null
+}
+
+function emptyToNull(text: string): CellValue {
+  return text === '' ? null : text
+}
+
+/** True for the values the port treats as an empty cell. */
+export function isEmptyCell(value: CellValue | undefined): boolean {
+  return value === null || value === undefined || value === ''
+}
+
+/** Drops trailing empty cells; interior empty cells stay `null`. */
+export function trimRow(cells: readonly (CellValue | undefined)[]): CellValue[] {
+  let end = cells.length
+  while (end > 0 && isEmptyCell(cells[end - 1])) end--
+  const out: CellValue[] = new Array(end)
+  for (let i = 0; i < end; i++) {
+    const cell = cells[i]
+    out[i] = cell === undefined || cell === '' ? null : cell
+  }
+  return out
+}
+
+/** Drops trailing empty rows; an empty row before the last non-empty one stays as `[]`. */
+export function trimRows(rows: readonly CellValue[][]): CellValue[][] {
+  let end = rows.length
+  while (end > 0 && (rows[end - 1]?.length ?? 0) === 0) end--
+  return rows.slice(0, end)
+}
+
+/** A value the port can write: finite numbers only, so a NaN never lands in a file. */
+export function isWritableValue(value: unknown): value is CellValue {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true
+  return typeof value === 'number' && Number.isFinite(value)
+}
+
+/** `A`, `B`, … `AA` for a 1-based column number. */
+export function columnLetter(column: number): string {
+  let n = column
+  let letters = ''
+  while (n > 0) {
+    const rem = (n - 1) % 26
+    letters = String.fromCharCode(65 + rem) + letters
+    n = Math.floor((n - 1) / 26)
+  }
+  return letters
+}
+
+/** `B7` for a 1-based row and column, for messages. */
+export function cellAddress(row: number, column: number): string {
+  return `${columnLetter(column)}${row}`
+}

@@ -1,0 +1,125 @@
+/**
+ * The workbook file on disk: its identity stamp (to notice people's edits
+ * between calls), reading it, and saving it so that a crash at any point
+ * leaves either the old or the new workbook, never half of one.
+ */
+import { constants } from 'node:fs'
+import { copyFile, open, readFile, rename, stat, unlink } from 'node:fs/promises'
+import path from 'node:path'
+import { TimelineSheetsError } from '../../errors.ts'
+
+/** The file operations the backend uses; injectable so tests can crash a save in the middle. */
+export interface WorkbookFileSystem {
+  readFile(file: string): Promise<Uint8Array>
+  /** Undefined when the file does not exist. */
+  stat(file: string): Promise<FileStamp | undefined>
+  /** Writes and flushes to disk before resolving. */
+  writeFileDurably(file: string, data: Uint8Array): Promise<void>
+  copyFile(from: string, to: string): Promise<void>
+  rename(from: string, to: string): Promise<void>
+  unlink(file: string): Promise<void>
+  /** Flushes a folder's entries (the rename); best effort where unsupported. */
+  syncFolder(folder: string): Promise<void>
+}
+
+/** What tells one version of the file from another without reading it. */
+export interface FileStamp {
+  size: number
+  mtimeMs: number
+  ctimeMs: number
+  ino: number
+}
+
+export function sameStamp(a: FileStamp | undefined, b: FileStamp | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino
+}
+
+/** The real file system. */
+export const nodeFileSystem: WorkbookFileSystem = {
+  readFile: (file) => readFile(file),
+  async stat(file) {
+    try {
+      const info = await stat(file)
+      return { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      throw error
+    }
+  },
+  async writeFileDurably(file, data) {
+    const handle = await open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o644)
+    try {
+      await handle.writeFile(data)
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+  },
+  copyFile: (from, to) => copyFile(from, to),
+  rename: (from, to) => rename(from, to),
+  unlink: (file) => unlink(file),
+  async syncFolder(folder) {
+    // Windows cannot open a folder for fsync; the rename is still atomic there.
+    try {
+      const handle = await open(folder, constants.O_RDONLY)
+      try {
+        await handle.sync()
+      } finally {
+        await handle.close()
+      }
+    } catch {
+      // best effort
+    }
+  },
+}
+
+/** Where the previous version is kept after each save. */
+export function backupPath(file: string): string {
+  return `${file}.bak`
+}
+
+/**
+ * Saves `data` as `file`: written and flushed to a temp file in the same folder,
+ * the previous version copied to `<file>.bak`, then renamed over the file.
+ * The rename is the only step that changes `file`, and it is atomic.
+ */
+export async function saveAtomically(fs: WorkbookFileSystem, file: string, data: Uint8Array): Promise<void> {
+  const folder = path.dirname(file)
+  const temp = path.join(folder, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`)
+  try {
+    await fs.writeFileDurably(temp, data)
+    if ((await fs.stat(file)) !== undefined) await fs.copyFile(file, backupPath(file))
+    await fs.rename(temp, file)
+  } catch (error) {
+    await fs.unlink(temp).catch(() => undefined)
+    throw fileError(error, file, 'save')
+  }
+  await fs.syncFolder(folder)
+}
+
+/** A file-system failure as the error a user can act on, naming the file. */
+export function fileError(error: unknown, file: string, action: 'open' | 'save'): TimelineSheetsError {
+  if (error instanceof TimelineSheetsError) return error
+  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  if (code === 'EBUSY' || code === 'EPERM' || code === 'EACCES') {
+    return new TimelineSheetsError('TS_WORKBOOK', `Cannot ${action} the workbook ${file}: it is locked or not permitted (${code})`, {
+      hint: 'Close the workbook in Excel or LibreOffice (or fix its permissions), then run again.',
+      cause: error,
+    })
+  }
+  if (code === 'ENOENT' && action === 'save') {
+    return new TimelineSheetsError('TS_WORKBOOK', `Cannot save the workbook ${file}: its folder does not exist`, {
+      hint: `Create the folder ${path.dirname(file)} or point the target at an existing one.`,
+      cause: error,
+    })
+  }
+  const detail = error instanceof Error ? error.message : String(error)
+  return new TimelineSheetsError('TS_WORKBOOK', `Cannot ${action} the workbook ${file}: ${detail}`, {
+    hint:
+      action === 'open'
+        ? `The file is not a readable .xlsx workbook. Restore it from ${backupPath(file)} if that exists, or move it away so a new one is created.`
+        : 'Check the disk space and the permissions of the folder, then run again; the previous workbook is unchanged.',
+    cause: error,
+  })
+}
