@@ -6,7 +6,11 @@
  * caller read, and are resolved by the backend in the same write.
  */
 
-/** A cell as read or written. `null` is an empty cell. Dates, times and durations are serial numbers. */
+/**
+ * A cell as read or written. `null` is an empty cell. Dates, times and durations are serial numbers.
+ * Reads never return `""`: an empty cell before the last non-empty one is `null` (Google's `""` maps
+ * to `null`). Writing `null` or `""` empties the cell (Google: send `""`, as its `null` means "leave as is").
+ */
 export type CellValue = string | number | boolean | null
 
 export type ColumnKind =
