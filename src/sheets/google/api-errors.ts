@@ -154,7 +154,7 @@ export function toSheetsError(error: unknown, context: ErrorContext): TimelineSh
       status: failure.status,
       method: (failure.method ?? 'GET').toUpperCase(),
       url: redactUrl(failure.url ?? ''),
-      data: failure.data,
+      data: failure.data === undefined ? undefined : (JSON.parse(scrub(JSON.stringify(failure.data))) as unknown),
       code: 'TS_SHEETS_API',
       message: scrub(`Google Sheets answered ${statusText} for ${where}: ${failure.message}`),
     },
