@@ -54,14 +54,17 @@ export async function readTokenFile(file: string): Promise<TokenFile | undefined
     throw unreadable(file, 'is not valid JSON')
   }
   const result = tokenFileSchema.safeParse(parsed)
-  // The zod issue would quote values; name only the fields.
-  if (!result.success) throw unreadable(file, `has invalid fields: ${result.error.issues.map((issue) => issue.path.join('.') || '(root)').join(', ')}`)
+  if (!result.success) throw unreadable(file, `has invalid fields: ${fieldsOf(result.error)}`)
   return result.data
 }
 
 /** Writes the token file atomically with mode 0600 (temp file in the same folder, then rename). */
 export async function writeTokenFile(file: string, contents: TokenFile): Promise<void> {
-  const data = tokenFileSchema.parse(contents)
+  const checked = tokenFileSchema.safeParse(contents)
+  if (!checked.success) {
+    throw new TimelineSheetsError('TS_INTERNAL', `Refusing to write an invalid token file ${file}: ${fieldsOf(checked.error)}`)
+  }
+  const data = checked.data
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
   const handle = await open(temp, 'wx', OWNER_ONLY)
   try {
@@ -90,6 +93,11 @@ export function assertOwnerOnly(file: string, mode: number): void {
       { hint: `Run \`chmod 600 ${file}\`, or delete it and run \`timeline-sheets login\` again.` },
     )
   }
+}
+
+// Field names only: a zod message could quote a token.
+function fieldsOf(error: z.ZodError): string {
+  return error.issues.map((issue) => issue.path.join('.') || '(root)').join(', ')
 }
 
 function unreadable(file: string, problem: string): TimelineSheetsError {
