@@ -13,8 +13,9 @@
  *   difference, so it stays right across DST. When the wall-clock reading of
  *   Start/End is ambiguous (the repeated hour in autumn, or a short activity
  *   that ends "before" it starts because the clocks went back), the candidate
- *   whose length equals the Duration cell wins: that is what makes the round
- *   trip lossless.
+ *   whose length equals the Duration cell wins, then the one that keeps the
+ *   original start, then the earlier start, then the shortest length: that
+ *   is what makes the round trip lossless.
  * - A local time that does not exist (02:30 on a spring-forward day) resolves
  *   forward by the size of the gap (03:30), like Temporal's "compatible"
  *   disambiguation, and is flagged as a warning. A repeated local time with
@@ -285,19 +286,23 @@ export function sheetTimesToInterval(
     r.endEpoch - r.startEpoch,
   ]
   const best = readings.reduce((a, b) => (compareRanks(rank(b), rank(a)) < 0 ? b : a))
-  const decidedByHint =
-    (hintSeconds !== undefined && best.endEpoch - best.startEpoch === hintSeconds) ||
-    (originalInstant !== undefined && best.startEpoch === originalInstant.epochSeconds)
+  // A repeated local time is "decided" when the Duration cell or the original start rules out the other reading.
+  const bestRank = rank(best)
+  const tied = readings.filter((r) => compareRanks(rank(r).slice(0, 2), bestRank.slice(0, 2)) === 0)
+  const startUndecided = new Set(tied.map((r) => r.startEpoch)).size > 1
+  const endRes = best.endResolution
+  const endUndecided =
+    endRes.kind === 'ambiguous' &&
+    endRes.candidates.every((c) => tied.some((r) => r.startEpoch === best.startEpoch && r.endEpoch === c))
 
   if (startResolution.kind === 'gap') {
     warnings.push({ kind: 'nonexistent-time', field: 'start', typed: clock(startWall), usedAs: clock(wallSecondsAt(timeZone, best.startEpoch)) })
-  } else if (startResolution.kind === 'ambiguous' && !decidedByHint && !originalInstantOffsetDecides(originalInstant, timeZone, best.startEpoch)) {
+  } else if (startResolution.kind === 'ambiguous' && startUndecided) {
     warnings.push({ kind: 'ambiguous-time', field: 'start', typed: clock(startWall), usedAs: describeInstant(timeZone, best.startEpoch) })
   }
-  if (best.endResolution.kind === 'gap') {
-    const endWall = wallSecondsAt(timeZone, best.endEpoch)
-    warnings.push({ kind: 'nonexistent-time', field: 'end', typed: clock(serialToWallSeconds(day + input.end)), usedAs: clock(endWall) })
-  } else if (best.endResolution.kind === 'ambiguous' && !decidedByHint) {
+  if (endRes.kind === 'gap') {
+    warnings.push({ kind: 'nonexistent-time', field: 'end', typed: clock(serialToWallSeconds(day + input.end)), usedAs: clock(wallSecondsAt(timeZone, best.endEpoch)) })
+  } else if (endUndecided) {
     warnings.push({ kind: 'ambiguous-time', field: 'end', typed: clock(serialToWallSeconds(day + input.end)), usedAs: describeInstant(timeZone, best.endEpoch) })
   }
 
@@ -318,10 +323,6 @@ function compareRanks(a: number[], b: number[]): number {
     if (d !== 0) return d
   }
   return 0
-}
-
-function originalInstantOffsetDecides(original: OffsetInstant | undefined, timeZone: string, epoch: number): boolean {
-  return original !== undefined && zoneOffsetMinutes(timeZone, epoch) === original.offsetMinutes
 }
 
 /** Wall-clock seconds the End cell may mean, most likely first. */
