@@ -90,8 +90,15 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   const sheetIds = new Map<string, number>()
   const columnCounts = new Map<string, number>()
 
+  const sleep = policy.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+  // The quota hold lives here rather than in Pace.holdFor so that it follows
+  // the injected clock and sleep, as the fake's quota window does in tests.
+  const heldUntil: Record<'read' | 'write', number> = { read: 0, write: 0 }
+
   const send = <T>(lane: 'read' | 'write', operation: string, attempt: number, call: () => Promise<{ data: T }>): Promise<T> =>
     lanes[lane].run(async () => {
+      const wait = heldUntil[lane] - now()
+      if (wait > 0) await sleep(wait)
       if (lane === 'read') counts.reads++
       else counts.writes++
       options.log?.({ type: 'request', lane, operation, attempt })
@@ -103,7 +110,9 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     (error: unknown): RetryVerdict => {
       const verdict = classifySheetsFailure(error, { now: now(), quotaWindowMs, ...(options.quota?.random ? { random: options.quota.random } : {}) })
       // A 429 stops the whole lane, so queued calls do not spend the next window too.
-      if (verdict.retry && verdict.retryAfterMs !== undefined && readApiFailure(error)?.status === 429) lanes[lane].holdFor(verdict.retryAfterMs)
+      if (verdict.retry && verdict.retryAfterMs !== undefined && readApiFailure(error)?.status === 429) {
+        heldUntil[lane] = Math.max(heldUntil[lane], now() + verdict.retryAfterMs)
+      }
       return verdict
     }
 
