@@ -10,7 +10,7 @@ import { serveOnLoopback, type LoopbackServer } from '../../counterparts/mount.t
 import { createAccessTokenVerifier, createCloudApiHandler, createCloudAuthenticator } from '../../counterparts/timeline/cloud.ts'
 import { createTimelineHandler } from '../../counterparts/timeline/handler.ts'
 import { startOpenIdProvider, type OpenIdProvider, type OpenIdProviderOptions } from '../../counterparts/timeline/oidc.ts'
-import { createTimelineStore } from '../../counterparts/timeline/store.ts'
+import { createTimelineStore, type TimelineStore } from '../../counterparts/timeline/store.ts'
 import { runCloudLogin } from '../../src/timeline/auth/login.ts'
 import type { CloudClientOptions } from '../../src/timeline/auth/oidc.ts'
 import { scriptedBrowser } from '../support/browser.ts'
@@ -21,6 +21,8 @@ export interface TestCloud {
   op: OpenIdProvider
   api: LoopbackServer
   dir: string
+  /** The reference server's store behind /acct-1/. */
+  store: TimelineStore
   /** Client options for the `post` (default) or `basic` client, with a token file of that name. */
   clientOptions(kind?: 'post' | 'basic', file?: string): CloudClientOptions
   /** Runs a whole login with the scripted browser; returns the options it used. */
@@ -40,6 +42,7 @@ export async function startTestCloud(options: OpenIdProviderOptions = {}): Promi
     op,
     api,
     dir,
+    store,
     clientOptions(kind = 'post', file = `token-${kind}.json`) {
       const registered = op.clients[kind]
       return {

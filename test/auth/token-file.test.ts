@@ -5,6 +5,17 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import { withFileLock } from '../../src/timeline/auth/lock.ts'
 import { readTokenFile, writeTokenFile, type TokenFile } from '../../src/timeline/auth/token-file.ts'
 
+type CodedError = Error & { code: string; hint: string }
+
+async function failure(promise: Promise<unknown>): Promise<CodedError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  )
+  expect(error).toBeInstanceOf(Error)
+  return error as CodedError
+}
+
 let dir: string
 beforeEach(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'ts-token-'))
@@ -51,7 +62,7 @@ describe('token file', () => {
   it('asks for a new login when the file is not JSON, without quoting its contents', async () => {
     const file = path.join(dir, 'token.json')
     await writeFile(file, '{"refreshToken": "leaky-secret-value', { mode: 0o600 })
-    const error = await readTokenFile(file).catch((caught: unknown) => caught as Error & { code: string; hint: string })
+    const error = await failure(readTokenFile(file))
     expect(error).toMatchObject({ code: 'TS_AUTH_REQUIRED', hint: expect.stringContaining('timeline-sheets login') })
     expect(error.message).not.toContain('leaky')
     expect(error.cause).toBeUndefined()
@@ -60,7 +71,7 @@ describe('token file', () => {
   it('names the invalid fields, not their values', async () => {
     const file = path.join(dir, 'token.json')
     await writeFile(file, JSON.stringify({ ...sample, refreshToken: '', accessTokenExpiresAt: 'soon' }), { mode: 0o600 })
-    const error = await readTokenFile(file).catch((caught: unknown) => caught as Error & { code: string })
+    const error = await failure(readTokenFile(file))
     expect(error.code).toBe('TS_AUTH_REQUIRED')
     expect(error.message).toContain('refreshToken')
     expect(error.message).toContain('accessTokenExpiresAt')
