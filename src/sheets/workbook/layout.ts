@@ -55,9 +55,8 @@ export function validationBottom(lastRow: number): number {
 }
 
 /** Sheet protection that still lets managers edit unlocked cells, sort, filter and add or remove rows. */
+// Selecting cells is allowed by default (exceljs only records a refusal).
 const EDITABLE_PROTECTION = {
-  selectLockedCells: true,
-  selectUnlockedCells: true,
   formatCells: true,
   formatColumns: true,
   formatRows: true,
@@ -68,8 +67,6 @@ const EDITABLE_PROTECTION = {
 } as const
 
 const READ_ONLY_PROTECTION = {
-  selectLockedCells: true,
-  selectUnlockedCells: true,
   formatColumns: true,
   formatRows: true,
   autoFilter: true,
