@@ -86,12 +86,16 @@ describe('processTokenLinkResponse', () => {
     expect(error.message).toContain('service/token')
   })
 
-  test.each(['NTLM', 'Negotiate', 'Negotiate, NTLM'])('WWW-Authenticate: %s → TS_AUTH_REQUIRED pointing at ntlm mode', async (header) => {
+  test.each([
+    ['NTLM', '"ntlm"'],
+    ['Negotiate, NTLM', '"ntlm"'],
+    ['Negotiate', 'Kerberos (Negotiate) only'],
+  ])('WWW-Authenticate: %s → TS_AUTH_REQUIRED, hint %s', async (header, hint) => {
     const response = () => new Response('', { status: 401, headers: { 'www-authenticate': header } })
     expect(asksForWindowsSignIn(response())).toBe(true)
     const error = await failure(processTokenLinkResponse(ENTRY, vendor, response()))
     expect(error.code).toBe('TS_AUTH_REQUIRED')
-    expect(error.hint).toContain('"ntlm"')
+    expect(error.hint).toContain(hint)
   })
 
   test('a non-401 refusal and a malformed body are clear errors; a 200 means no sign-in needed', async () => {

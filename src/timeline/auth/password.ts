@@ -66,10 +66,15 @@ export async function processTokenLinkResponse(
   }
   if (asksForWindowsSignIn(response)) {
     discard(response)
+    const challenge = response.headers.get('www-authenticate') ?? ''
     throw new TimelineSheetsError(
       'TS_AUTH_REQUIRED',
-      `${redactUrl(entryUrl)} uses Windows sign-in (${response.headers.get('www-authenticate')}), not a password token`,
-      { hint: 'Set the auth mode to "ntlm" in the config for this server.' },
+      `${redactUrl(entryUrl)} uses Windows sign-in (${challenge}), not a password token`,
+      {
+        hint: /\bNTLM\b/i.test(challenge)
+          ? 'Set the auth mode to "ntlm" in the config for this server.'
+          : 'The server asks for Kerberos (Negotiate) only, which timeline-sheets does not support: enable NTLM for the site, or use a server-managed user with the password mode.',
+      },
     )
   }
   const body = parseBody(TokenLinkBodySchema, await readJson(response, entryUrl), entryUrl)
