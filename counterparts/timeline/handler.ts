@@ -78,7 +78,7 @@ async function route(
     .slice(basePath.length)
     .split('/')
     .filter((segment) => segment !== '')
-    .map((segment) => decodeURIComponent(segment))
+    .map((segment) => safeDecode(segment))
   const lower = segments.map((segment) => segment.toLowerCase())
   const only = (allowed: string, answer: () => Response | Promise<Response>) =>
     method === allowed ? answer() : methodNotAllowed(store, [allowed])
@@ -117,6 +117,15 @@ async function route(
     return errorResponse(store, 501, 'NotImplemented', `/api/${segments[1]} is not implemented by this server.`)
   }
   return notFound(store, url)
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    // A malformed escape cannot name anything here; keep it raw so it falls through to 404.
+    return segment
+  }
 }
 
 // ── responses ───────────────────────────────────────────────────────────

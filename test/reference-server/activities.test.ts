@@ -109,7 +109,7 @@ describe('home and timelines', () => {
 describe('other routes', () => {
   it('answers unknown paths with 404 NotFound', async () => {
     const { call } = fixture()
-    for (const at of ['/api/nothing', '/elsewhere', '/api/timelines/x/y', '/api/timelines/x/activities/abc']) {
+    for (const at of ['/api/nothing', '/elsewhere', '/api/timelines/x/y', '/api/timelines/x/activities/abc', '/api/timelines/%E0%A4%A']) {
       const response = await call('GET', at, { as: USERS.admin.username })
       expect(response.status).toBe(404)
       expect(response.headers.get('content-type')).toBe(MEDIA)

@@ -49,19 +49,11 @@ export function fixture(
   const faults = createFaultInjector()
   const handler = createTimelineHandler(store, { ...handlerOptions, faults })
   const tokens = new Map<string, string>()
+  // Tokens come from the store, not the token endpoint, so faults and writers only see the calls a test makes.
   const token = async (username: string) => {
     const cached = tokens.get(username)
     if (cached) return cached
-    const entry = Object.values(USERS).find((u) => u.username === username)
-    if (!entry) throw new Error(`no such test user ${username}`)
-    const response = await handler(
-      new Request(`${API}/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'password', username, password: entry.password }).toString(),
-      }),
-    )
-    const { token: value } = (await response.json()) as { token: string }
+    const value = store.issueToken(username)
     tokens.set(username, value)
     return value
   }
