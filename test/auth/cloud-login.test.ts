@@ -1,5 +1,7 @@
 import { stat } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createAccessTokenVerifier, createCloudAuthenticator } from '../../counterparts/timeline/cloud.ts'
+import { createTimelineStore } from '../../counterparts/timeline/store.ts'
 import { cloudSignIn } from '../../src/timeline/auth/cloud.ts'
 import { runCloudLogin } from '../../src/timeline/auth/login.ts'
 import { readTokenFile } from '../../src/timeline/auth/token-file.ts'
@@ -72,5 +74,52 @@ describe('cloud login (authorization code + PKCE against a real OpenID Provider)
     expect(response.status).toBe(200)
     const home = (await response.json()) as { links: Array<{ rel: string; href: string }> }
     expect(home.links.find((link) => link.rel === 'manictime/timelines')?.href).toBe(`${entry}/timelines`)
+  })
+})
+
+describe('cloud API counterpart refusals', () => {
+  const profile = () => `${cloud.api.url}v1/profile`
+
+  it('answers 401 Bearer without a token, and for a token with a broken signature', async () => {
+    const none = await fetch(profile())
+    expect(none.status).toBe(401)
+    expect(none.headers.get('www-authenticate')).toBe('Bearer')
+    const token = await cloudSignIn(cloud.clientOptions('post')).accessToken()
+    const forged = `${token.slice(0, -4)}AAAA`
+    const bad = await fetch(profile(), { headers: { authorization: `Bearer ${forged}` } })
+    expect(bad.status).toBe(401)
+    expect(bad.headers.get('www-authenticate')).toContain('invalid_token')
+  })
+
+  it('refuses data calls for a subject the store does not know', async () => {
+    const token = await cloudSignIn(cloud.clientOptions('post')).accessToken()
+    const verify = createAccessTokenVerifier({ issuer: cloud.op.issuer, audience: cloud.op.audience, scope: cloud.op.scope })
+    const authenticator = createCloudAuthenticator({ verify, usernameForSubject: () => undefined })
+    const result = await authenticator.authenticate(
+      new Request(`${cloud.api.url}acct-1/api`, { headers: { authorization: `Bearer ${token}` } }),
+      { apiUrl: `${cloud.api.url}acct-1/api`, store: createTimelineStore() },
+    )
+    expect(result.ok).toBe(false)
+    if (!result.ok) expect(result.response.status).toBe(401)
+  })
+
+  it('refuses a token without the API scope with 403', async () => {
+    const token = await cloudSignIn(cloud.clientOptions('post')).accessToken()
+    const verify = createAccessTokenVerifier({ issuer: cloud.op.issuer, audience: cloud.op.audience, scope: 'otherapi' })
+    const verdict = await verify(new Request(profile(), { headers: { authorization: `Bearer ${token}` } }))
+    expect(verdict.ok).toBe(false)
+    if (!verdict.ok) expect(verdict.response.status).toBe(403)
+  })
+
+  it('refuses a token for another audience', async () => {
+    const token = await cloudSignIn(cloud.clientOptions('post')).accessToken()
+    const verify = createAccessTokenVerifier({ issuer: cloud.op.issuer, audience: 'https://elsewhere.test', scope: cloud.op.scope })
+    const verdict = await verify(new Request(profile(), { headers: { authorization: `Bearer ${token}` } }))
+    expect(verdict.ok).toBe(false)
+  })
+
+  it('answers 405 to a POST on the profile and 404 outside the account path', async () => {
+    expect((await fetch(profile(), { method: 'POST' })).status).toBe(405)
+    expect((await fetch(`${cloud.api.url}acct-2/api`)).status).toBe(404)
   })
 })
