@@ -105,13 +105,28 @@ describe('reference-server CLI', () => {
     }
   })
 
-  it('refuses a bad option with a message and a non-zero exit', async () => {
+  it('says it could not start when the port is taken, and exits non-zero', async () => {
     const cli = fileURLToPath(new URL('../../counterparts/timeline/cli.ts', import.meta.url))
-    const child = spawn(process.execPath, [cli, '--users', 'many'], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [cli, '--port', String(server.loopback.port), '--users', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let errors = ''
+    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()))
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+    expect(code).toBe(1)
+    expect(errors).toMatch(/could not start: .*EADDRINUSE/)
+  })
+
+  it.each([
+    [['--users', 'many'], /users must be an integer/],
+    [['--tag-source', 'spreadsheet'], /--tag-source must be "service" or "other"/],
+  ])('refuses %j with a message and a non-zero exit', async (args, message) => {
+    const cli = fileURLToPath(new URL('../../counterparts/timeline/cli.ts', import.meta.url))
+    const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
     let errors = ''
     child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()))
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
     expect(code).not.toBe(0)
-    expect(errors).toMatch(/users must be an integer/)
+    expect(errors).toMatch(message)
   })
 })

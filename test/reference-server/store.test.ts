@@ -270,3 +270,14 @@ describe('tokens', () => {
     expect(splitTags(' A ,B,  :billable ')).toEqual(['A', 'B', ':billable'])
   })
 })
+
+describe('setup errors', () => {
+  it('refuses a duplicate user, a duplicate timeline key and an unknown owner', () => {
+    const { store, key } = storeWithTimeline()
+    expect(() => store.addUser({ username: 'ALICE@example.com', password: 'x' })).toThrow(/exists already/)
+    expect(() => store.createTimeline({ owner: 'alice@example.com', key: key.toUpperCase() })).toThrow(/exists already/)
+    expect(() => store.createTimeline({ owner: 'nobody@example.com' })).toThrow(/No user/)
+    expect(() => store.issueToken('nobody@example.com')).toThrow(/No user/)
+    expect(() => store.resetPassword('nobody@example.com', 'x')).toThrow(/No user/)
+  })
+})
