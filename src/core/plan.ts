@@ -190,10 +190,7 @@ function plan(
     const common = { reason: rule?.reason ?? 'Unexpected state.', sheet: sheetSide, server: serverSide, warnings: row.warnings }
     switch (rule?.action) {
       case 'noop':
-        // Sheet and server each match base, yet differ from each other: the sheet shows an old version.
-        if (s && rowFp !== now) {
-          decisions.push(adapt({ kind: 'export-update', key: row.key, rowNumber: line.rowNumber, activity: s.activity, user: s.user, fingerprint: now!, ...common, reason: 'The row showed an older version; it now shows the server version.' }, mode, options))
-        } else decisions.push({ kind: 'noop', key: row.key, rowNumber: line.rowNumber, ...common })
+        decisions.push({ kind: 'noop', key: row.key, rowNumber: line.rowNumber, ...common })
         break
       case 'export-update':
         decisions.push(adapt({ kind: 'export-update', key: row.key, rowNumber: line.rowNumber, activity: s!.activity, user: s!.user, fingerprint: now!, ...common }, mode, options))
