@@ -1,0 +1,81 @@
+/**
+ * `npm run demo`: the whole product in a minute with nothing installed. Starts
+ * the bundled reference Timeline server with generated data, runs the real
+ * CLI (`export`) as a subprocess into a local workbook, prints where it is and
+ * what it holds, then runs it again to show an incremental run.
+ */
+import { spawn } from 'node:child_process'
+import { mkdir, rm, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startReferenceServer } from '../counterparts/timeline/server.ts'
+import { createWorkbookSpreadsheet } from '../src/sheets/workbook/backend.ts'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const folder = path.join(root, 'demo')
+const timeZone = 'Europe/Berlin'
+const days = 35
+
+const today = new Date()
+const start = new Date(today.getTime() - (days - 1) * 86_400_000).toISOString().slice(0, 10)
+
+await rm(folder, { recursive: true, force: true })
+await mkdir(folder, { recursive: true })
+
+const server = await startReferenceServer({ data: { users: 6, days, startDate: start, timeZones: [timeZone, 'America/New_York'] } })
+const transfer = server.credentials.transfer!
+const configFile = path.join(folder, 'timeline-sheets.json')
+await writeFile(
+  configFile,
+  JSON.stringify(
+    {
+      vendor: 'manictime',
+      timeline: { auth: { mode: 'password', baseUrl: server.url, username: transfer.username, passwordEnv: 'DEMO_TIMELINE_PASSWORD' } },
+      stateDir: 'state',
+      targets: [{ name: 'demo', spreadsheet: { kind: 'workbook', path: 'timeline-sheets-demo.xlsx' }, timeZone, window: { days, lookBackDays: 7 } }],
+    },
+    null,
+    2,
+  ),
+)
+
+process.stdout.write(`Reference Timeline server: ${server.url} (signing in as ${transfer.username}, a content editor)\n\n`)
+
+try {
+  await cli(['export'])
+  process.stdout.write('\nRunning export again: now incremental, through the server\'s updatedactivities links.\n\n')
+  await cli(['export'])
+
+  const workbook = createWorkbookSpreadsheet({ path: path.join(folder, 'timeline-sheets-demo.xlsx') })
+  const snapshot = await workbook.read(['Activities', 'Allowed tags', 'Sync log'])
+  const activities = snapshot.tabs['Activities']!
+  process.stdout.write(`\nThe workbook: ${path.join(folder, 'timeline-sheets-demo.xlsx')}\n`)
+  process.stdout.write(`  Activities: ${activities.rows.length} rows; Allowed tags: ${snapshot.tabs['Allowed tags']!.rows.length} rows; Sync log: ${snapshot.tabs['Sync log']!.rows.length} runs\n`)
+  process.stdout.write(`  First rows (${activities.header.slice(0, 8).join(' | ')}):\n`)
+  for (const row of activities.rows.slice(0, 5)) {
+    process.stdout.write(`    ${row.slice(0, 8).map(show).join(' | ')}\n`)
+  }
+  process.stdout.write(`\nOpen it in LibreOffice or Excel. The config used is ${configFile}.\n`)
+} finally {
+  await server.close()
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'number' && value > 30000) return new Date((value - 25569) * 86_400_000).toISOString().slice(0, 10)
+  if (typeof value === 'number' && value < 1) {
+    const minutes = Math.round(value * 1440)
+    return `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`
+  }
+  return String(value ?? '').replace(/\n/g, ' ').slice(0, 40)
+}
+
+function cli(args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(root, 'src/cli/main.ts'), '--config', configFile, ...args], {
+      stdio: 'inherit',
+      env: { ...process.env, DEMO_TIMELINE_PASSWORD: transfer.password },
+    })
+    child.on('error', reject)
+    child.on('exit', (code) => (code === 0 || code === 3 ? resolve() : reject(new Error(`timeline-sheets ${args.join(' ')} exited with ${code}`))))
+  })
+}

@@ -1,0 +1,75 @@
+/**
+ * The Allowed tags tab: one row per combination, `Applies to` saying whom it
+ * is for — `everyone`, users as `[DOMAIN\user]`, teams as `{Team}`, several
+ * separated by commas. Reading it back groups rows by `Applies to` in first-
+ * seen order, so an export followed by an import changes nothing.
+ */
+import type { CellValue } from '../sheets/port.ts'
+import type { AllowedTags } from '../timeline/model.ts'
+import { cellText, isEmptyCell } from './cells.ts'
+
+export const EVERYONE = 'everyone'
+
+export function allowedTagsToRows(allowed: AllowedTags): CellValue[][] {
+  return [
+    ...allowed.everyone.map((combination) => [EVERYONE, combination]),
+    ...allowed.groups.flatMap((group) => group.combinations.map((combination) => [group.appliesTo.join(', '), combination])),
+  ]
+}
+
+export interface AllowedTagsRowProblem {
+  rowNumber: number
+  message: string
+}
+
+export type AllowedTagsRead = { ok: true; allowed: AllowedTags } | { ok: false; problems: AllowedTagsRowProblem[] }
+
+/** Rows 2… of the tab (`rows[i]` is sheet row `i + 2`), columns Applies to and Tags at the given indexes. */
+export function rowsToAllowedTags(rows: readonly (readonly CellValue[])[], appliesToIndex: number, tagsIndex: number): AllowedTagsRead {
+  const everyone: string[] = []
+  const groups = new Map<string, { appliesTo: string[]; combinations: string[] }>()
+  const problems: AllowedTagsRowProblem[] = []
+  rows.forEach((row, i) => {
+    const rowNumber = i + 2
+    const applies = row[appliesToIndex]
+    const tags = row[tagsIndex]
+    if (isEmptyCell(applies) && isEmptyCell(tags)) return
+    const combination = cellText(tags).trim()
+    if (combination === '') {
+      problems.push({ rowNumber, message: `Row ${rowNumber}: Tags is empty; write a combination such as "Client, Project" or delete the row` })
+      return
+    }
+    const who = cellText(applies).trim()
+    if (who === '' || who.toLowerCase() === EVERYONE) {
+      everyone.push(combination)
+      return
+    }
+    const parsed = parseAppliesTo(who)
+    if (!parsed.ok) {
+      problems.push({ rowNumber, message: `Row ${rowNumber}: Applies to "${who}" ${parsed.message}` })
+      return
+    }
+    const key = parsed.names.join(', ')
+    const group = groups.get(key) ?? { appliesTo: parsed.names, combinations: [] }
+    group.combinations.push(combination)
+    groups.set(key, group)
+  })
+  if (problems.length > 0) return { ok: false, problems }
+  return { ok: true, allowed: { everyone, groups: [...groups.values()] } }
+}
+
+function parseAppliesTo(text: string): { ok: true; names: string[] } | { ok: false; message: string } {
+  const names: string[] = []
+  const pattern = /\s*(\[[^\]]+\]|\{[^}]+\})\s*(,|$)/y
+  let at = 0
+  while (at < text.length) {
+    pattern.lastIndex = at
+    const m = pattern.exec(text)
+    if (!m) {
+      return { ok: false, message: 'is not understood; write everyone, users as [DOMAIN\\user] or teams as {Team}, separated by commas' }
+    }
+    names.push(m[1]!)
+    at = pattern.lastIndex
+  }
+  return names.length > 0 ? { ok: true, names } : { ok: false, message: 'names nobody' }
+}

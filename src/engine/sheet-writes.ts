@@ -1,0 +1,142 @@
+/**
+ * Turns decisions into cell writes. Pure: positions come from the snapshot
+ * the plan was made on, and only the tool's own columns are ever written, so
+ * columns managers added and cells they did not ask us to change stay as
+ * they are. Status texts are written only when they change, so an unchanged
+ * sheet costs no write at all.
+ */
+import { ACTIVITY_COLUMN, type HeaderLayout } from '../core/columns.ts'
+import type { Decision } from '../core/plan.ts'
+import { activityToCells, cellsToRow, cellUpdatesFor } from '../core/rows.ts'
+import type { CellUpdate, CellValue, TabData, TabWrite } from '../sheets/port.ts'
+
+export interface ActivityWritesContext {
+  tab: TabData
+  layout: HeaderLayout
+  timeZone: string
+  /** Local date stamped on Status texts (`2026-11-22: …`), so an old status reads as old. */
+  today: string
+}
+
+export interface ActivityWrites {
+  write: TabWrite
+  /** Key → fingerprint to remember; `null` forgets the key. */
+  base: Map<string, string | null>
+  counts: { appended: number; updated: number; removed: number; marked: number; statuses: number; refreshed: number }
+}
+
+const C = ACTIVITY_COLUMN
+
+export function activityWrites(decisions: readonly Decision[], ctx: ActivityWritesContext): ActivityWrites {
+  const updates: CellUpdate[] = []
+  const appends: CellValue[][] = []
+  const deleteRows: number[] = []
+  const base = new Map<string, string | null>()
+  const counts = { appended: 0, updated: 0, removed: 0, marked: 0, statuses: 0, refreshed: 0 }
+  const statusIndex = ctx.layout.index[C.status]
+  const currentStatus = (rowNumber: number): string => {
+    const cell = statusIndex === undefined ? null : ctx.tab.rows[rowNumber - 2]?.[statusIndex]
+    return typeof cell === 'string' ? cell : ''
+  }
+  const stamped = (reason: string) => `${ctx.today}: ${reason}`
+  const setStatus = (rowNumber: number, reason: string) => {
+    // The date prefix differs every day: compare the words, not the stamp.
+    if (withoutStamp(currentStatus(rowNumber)) === reason) return
+    updates.push(...cellUpdatesFor(rowNumber, { [C.status]: stamped(reason) }, ctx.layout))
+    counts.statuses++
+  }
+
+  for (const d of decisions) {
+    switch (d.kind) {
+      case 'export-update': {
+        const cells = activityToCells(d.activity, d.user, ctx.timeZone, stamped(d.reason))
+        updates.push(...cellUpdatesFor(d.rowNumber, cells, ctx.layout))
+        base.set(d.key, d.fingerprint)
+        counts.updated++
+        break
+      }
+      case 'export-append': {
+        const status = d.sheet === 'missing' && d.server !== 'added' ? stamped(d.reason) : ''
+        appends.push(cellsToRow(activityToCells(d.activity, d.user, ctx.timeZone, status), ctx.layout))
+        base.set(d.key, d.fingerprint)
+        counts.appended++
+        break
+      }
+      case 'export-remove':
+        deleteRows.push(d.rowNumber)
+        base.set(d.key, null)
+        counts.removed++
+        break
+      case 'export-mark-deleted':
+        setStatus(d.rowNumber, 'Deleted on the server. Delete this row when you no longer need it.')
+        base.set(d.key, null)
+        counts.marked++
+        break
+      case 'refresh-base':
+        if (d.rowNumber !== undefined) {
+          const baseIndex = ctx.layout.index[C.base]
+          const cell = baseIndex === undefined ? null : ctx.tab.rows[d.rowNumber - 2]?.[baseIndex]
+          if (cell !== d.fingerprint) {
+            updates.push(...cellUpdatesFor(d.rowNumber, { [C.base]: d.fingerprint }, ctx.layout))
+            counts.refreshed++
+          }
+        }
+        base.set(d.key, d.fingerprint)
+        break
+      case 'conflict':
+      case 'invalid':
+        if (d.rowNumber !== undefined) setStatus(d.rowNumber, d.reason)
+        break
+      case 'noop':
+        // Only an edit waiting for import gets a word; in-step rows are left alone.
+        if (d.rowNumber !== undefined && d.sheet !== 'unchanged') setStatus(d.rowNumber, d.reason)
+        break
+      case 'forget':
+        base.set(d.key, null)
+        break
+      default:
+        // Import decisions are applied by the importer, not by an export.
+        break
+    }
+  }
+  return { write: { tab: ctx.tab.title, updates, appends, deleteRows }, base, counts }
+}
+
+/** A Status text without its `YYYY-MM-DD: ` stamp. */
+export function withoutStamp(status: string): string {
+  return status.replace(/^\d{4}-\d{2}-\d{2}: /, '')
+}
+
+/**
+ * Makes a whole tool-written tab hold exactly `desired` (data rows), with the
+ * fewest cell writes: changed rows are rewritten, missing rows appended,
+ * surplus rows removed. Used for the Allowed tags and read-only timeline tabs.
+ */
+export function rewriteTab(tab: TabData, desired: readonly CellValue[][], width: number): TabWrite {
+  const updates: CellUpdate[] = []
+  const shared = Math.min(tab.rows.length, desired.length)
+  for (let i = 0; i < shared; i++) {
+    const want = pad(desired[i]!, width)
+    const have = pad(tab.rows[i] ?? [], width)
+    if (!sameRow(want, have)) updates.push({ row: i + 2, column: 0, values: want })
+  }
+  const appends = desired.slice(shared).map((row) => pad(row, width))
+  const deleteRows = Array.from({ length: Math.max(0, tab.rows.length - desired.length) }, (_, i) => desired.length + i + 2)
+  return { tab: tab.title, updates, appends, deleteRows }
+}
+
+export function isEmptyWrite(write: TabWrite): boolean {
+  return !write.updates?.length && !write.appends?.length && !write.deleteRows?.length
+}
+
+function pad(row: readonly CellValue[], width: number): CellValue[] {
+  return Array.from({ length: width }, (_, i) => normalise(row[i]))
+}
+
+function normalise(value: CellValue | undefined): CellValue {
+  return value === undefined || value === '' ? null : value
+}
+
+function sameRow(a: readonly CellValue[], b: readonly CellValue[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i])
+}

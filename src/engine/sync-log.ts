@@ -1,0 +1,42 @@
+/** One Sync log row per run: when, which run, what it did, and what needs a person. */
+import { SYNC_LOG_COLUMN } from '../core/columns.ts'
+import { wallSecondsAt, wallSecondsToSerial } from '../core/time.ts'
+import type { CellValue } from '../sheets/port.ts'
+
+export interface RunCounts {
+  created: number
+  updated: number
+  deleted: number
+  conflicts: number
+  invalid: number
+  /** Rows edited in the sheet that an export left for the next import. */
+  waiting: number
+}
+
+export interface SyncLogEntry {
+  when: Date
+  timeZone: string
+  runId: string
+  command: string
+  result: string
+  counts: RunCounts
+  message: string
+}
+
+/** Cells in the Sync log tab's column order (see columns.ts). */
+export function syncLogRow(entry: SyncLogEntry): CellValue[] {
+  const c = SYNC_LOG_COLUMN
+  const cells: Record<string, CellValue> = {
+    [c.when]: wallSecondsToSerial(wallSecondsAt(entry.timeZone, Math.floor(entry.when.getTime() / 1000))),
+    [c.run]: entry.runId,
+    [c.command]: entry.command,
+    [c.result]: entry.result,
+    [c.created]: entry.counts.created,
+    [c.updated]: entry.counts.updated,
+    [c.deleted]: entry.counts.deleted,
+    [c.conflicts]: entry.counts.conflicts,
+    [c.invalid]: entry.counts.invalid,
+    [c.message]: entry.message,
+  }
+  return Object.values(c).map((name) => cells[name] ?? null)
+}
