@@ -1,0 +1,302 @@
+/**
+ * The Sheets API v4 fake as one Web handler (reference/sheets-api.md §1):
+ * routes the URL shapes the real `@googleapis/sheets` client produces, then
+ * applies Google's order of checks — auth → quota → injected faults →
+ * spreadsheet existence → arguments (§7.5) — and answers with Google's JSON.
+ * Also serves the token endpoint (`POST …/token`) and the auto-approving
+ * consent page (`GET …/o/oauth2/v2/auth`).
+ */
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { WebHandler } from '../mount.ts'
+import type { RequestClass } from './faults.ts'
+import { applyMask, parseMask, SPREADSHEET_SCHEMA, unknownPath } from './fields.ts'
+import {
+  badRequest,
+  credentialsMissing,
+  errorResponse,
+  invalidArgument,
+  jsonResponse,
+  type MethodName,
+  notFound,
+  quotaExceeded,
+  scopeInsufficient,
+  SheetsApiError,
+  tokenExpired,
+} from './google-errors.ts'
+import { beginTx, locateMetadata, rollback, type SpreadsheetData, type Tx } from './model.ts'
+import { batchUpdate, createFromBody, metadataJson, searchDeveloperMetadata, spreadsheetJson } from './spreadsheet-ops.ts'
+import type { SheetsStore } from './store.ts'
+import {
+  appendValues,
+  clearValues,
+  getValues,
+  majorDimensionOf,
+  renderOptionsOf,
+  type ResponseOptions,
+  type UpdateResult,
+  updateValues,
+  valueInputOptionOf,
+  withPrefix,
+} from './values-ops.ts'
+
+export interface SheetsHandlerOptions {
+  /** Told about every API request after it was answered (method, status). */
+  onRequest?: (event: { method: MethodName; status: number; url: string }) => void
+}
+
+type Json = Record<string, unknown>
+
+interface Route {
+  method: MethodName
+  requestClass: RequestClass
+  spreadsheetId?: string
+  range?: string
+  metadataId?: string
+}
+
+const WRITE: RequestClass = 'write'
+const READ: RequestClass = 'read'
+
+/** Maps an HTTP method and raw (still percent-encoded) path to an API method; undefined = not an API URL. */
+export function routeOf(httpMethod: string, rawPath: string): Route | undefined {
+  const at = rawPath.indexOf('/v4/spreadsheets')
+  if (at < 0) return undefined
+  const rest = rawPath.slice(at + '/v4/spreadsheets'.length)
+  if (rest === '' || rest === '/') return httpMethod === 'POST' ? { method: 'CreateSpreadsheet', requestClass: WRITE } : undefined
+  const m = /^\/([A-Za-z0-9_-]+)(.*)$/.exec(rest)
+  if (!m) return undefined
+  const spreadsheetId = m[1]!
+  const tail = m[2]!
+  const route = (method: MethodName, requestClass: RequestClass, extra: Partial<Route> = {}): Route => ({ method, requestClass, spreadsheetId, ...extra })
+  if (tail === '' && httpMethod === 'GET') return route('GetSpreadsheet', READ)
+  if (tail === ':batchUpdate' && httpMethod === 'POST') return route('BatchUpdateSpreadsheet', WRITE)
+  if (tail === '/values:batchGet' && httpMethod === 'GET') return route('BatchGetValues', READ)
+  if (tail === '/values:batchUpdate' && httpMethod === 'POST') return route('BatchUpdateValues', WRITE)
+  if (tail === '/values:batchClear' && httpMethod === 'POST') return route('BatchClearValues', WRITE)
+  if (tail === '/developerMetadata:search' && httpMethod === 'POST') return route('SearchDeveloperMetadata', READ)
+  const meta = /^\/developerMetadata\/([0-9]+)$/.exec(tail)
+  if (meta && httpMethod === 'GET') return route('GetDeveloperMetadata', READ, { metadataId: meta[1]! })
+  if (tail.startsWith('/values/')) {
+    const encoded = tail.slice('/values/'.length)
+    // The suffix colon is literal; a colon inside the range arrives as %3A (§1.2).
+    const suffix = /:(append|clear)$/.exec(encoded)
+    const rangeText = suffix ? encoded.slice(0, suffix.index) : encoded
+    let range: string
+    try {
+      range = decodeURIComponent(rangeText)
+    } catch {
+      range = rangeText
+    }
+    if (suffix?.[1] === 'append' && httpMethod === 'POST') return route('AppendValues', WRITE, { range })
+    if (suffix?.[1] === 'clear' && httpMethod === 'POST') return route('ClearValues', WRITE, { range })
+    if (!suffix && httpMethod === 'GET') return route('GetValues', READ, { range })
+    if (!suffix && httpMethod === 'PUT') return route('UpdateValues', WRITE, { range })
+  }
+  return undefined
+}
+
+function bool(value: string | null | undefined | unknown): boolean {
+  return value === true || value === 'true'
+}
+
+function responseOptions(include: unknown, valueRender: unknown, dateRender: unknown): ResponseOptions {
+  return { include: bool(include), render: renderOptionsOf(valueRender, dateRender) }
+}
+
+function updateJson(spreadsheetId: string, r: UpdateResult): Json {
+  const out: Json = { spreadsheetId, updatedRange: r.updatedRange }
+  if (r.updatedRows) out.updatedRows = r.updatedRows
+  if (r.updatedColumns) out.updatedColumns = r.updatedColumns
+  if (r.updatedCells) out.updatedCells = r.updatedCells
+  if (r.updatedData) out.updatedData = r.updatedData
+  return out
+}
+
+/** Runs a write atomically: on any error the spreadsheet is as before. */
+function atomically<T>(run: (tx: Tx) => T): T {
+  const tx = beginTx()
+  try {
+    return run(tx)
+  } catch (error) {
+    rollback(tx)
+    throw error
+  }
+}
+
+function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefined, query: URLSearchParams, body: Json): Json {
+  const id = route.spreadsheetId ?? ''
+  switch (route.method) {
+    case 'CreateSpreadsheet':
+      return spreadsheetJson(createFromBody(store, body))
+    case 'GetSpreadsheet': {
+      const fields = query.get('fields')
+      // With a mask, includeGridData is ignored and the mask decides (§2.2).
+      const tree = fields ? parseMask(fields) : undefined
+      const sheetsNode = tree?.get('sheets')
+      const wantsData = tree
+        ? tree.has('*') || sheetsNode === true || (sheetsNode instanceof Map && (sheetsNode.has('data') || sheetsNode.has('*')))
+        : bool(query.get('includeGridData'))
+      return spreadsheetJson(ss!, { ranges: query.getAll('ranges'), includeGridData: wantsData })
+    }
+    case 'GetValues':
+      return getValues(ss!, route.range!, majorDimensionOf(query.get('majorDimension')), renderOptionsOf(query.get('valueRenderOption'), query.get('dateTimeRenderOption'))) as unknown as Json
+    case 'BatchGetValues': {
+      const major = majorDimensionOf(query.get('majorDimension'))
+      const render = renderOptionsOf(query.get('valueRenderOption'), query.get('dateTimeRenderOption'))
+      const valueRanges = query.getAll('ranges').map((r) => getValues(ss!, r, major, render))
+      const out: Json = { spreadsheetId: id }
+      if (valueRanges.length > 0) out.valueRanges = valueRanges
+      return out
+    }
+    case 'UpdateValues': {
+      const option = valueInputOptionOf(query.get('valueInputOption'))
+      const response = responseOptions(query.get('includeValuesInResponse'), query.get('responseValueRenderOption'), query.get('responseDateTimeRenderOption'))
+      return updateJson(id, atomically((tx) => updateValues(tx, ss!, route.range!, body, option, response, 'data.values')))
+    }
+    case 'BatchUpdateValues': {
+      const option = valueInputOptionOf(body.valueInputOption)
+      const response = responseOptions(body.includeValuesInResponse, body.responseValueRenderOption, body.responseDateTimeRenderOption)
+      const data = (body.data ?? []) as Json[]
+      const results = atomically((tx) =>
+        data.map((item, i) =>
+          withPrefix(`Invalid data[${i}]: `, () => {
+            if (typeof item.range !== 'string') throw invalidArgument('Unable to parse range: ')
+            return updateValues(tx, ss!, item.range, { values: item.values, majorDimension: item.majorDimension }, option, response, `data[${i}].values`)
+          }),
+        ),
+      )
+      const out: Json = { spreadsheetId: id }
+      const sum = (key: 'updatedRows' | 'updatedColumns' | 'updatedCells') => results.reduce((n, r) => n + (r[key] ?? 0), 0)
+      if (sum('updatedRows')) out.totalUpdatedRows = sum('updatedRows')
+      if (sum('updatedColumns')) out.totalUpdatedColumns = sum('updatedColumns')
+      if (sum('updatedCells')) out.totalUpdatedCells = sum('updatedCells')
+      const sheets = new Set(results.filter((r) => r.updatedCells).map((r) => r.sheetId)).size
+      if (sheets) out.totalUpdatedSheets = sheets
+      if (results.length > 0) out.responses = results.map((r) => updateJson(id, r))
+      return out
+    }
+    case 'AppendValues': {
+      const option = valueInputOptionOf(query.get('valueInputOption'))
+      const insert = query.get('insertDataOption') ?? 'OVERWRITE'
+      if (insert !== 'OVERWRITE' && insert !== 'INSERT_ROWS') {
+        const description = `Invalid value at 'insert_data_option' (type.googleapis.com/google.apps.sheets.v4.AppendValuesRequest.InsertDataOption), "${insert}"`
+        throw badRequest(description, 'insert_data_option', description)
+      }
+      const response = responseOptions(query.get('includeValuesInResponse'), query.get('responseValueRenderOption'), query.get('responseDateTimeRenderOption'))
+      const result = atomically((tx) => appendValues(tx, ss!, route.range!, body, option, insert, response, store.options.cellLimit))
+      const out: Json = { spreadsheetId: id }
+      if (result.tableRange) out.tableRange = result.tableRange
+      out.updates = updateJson(id, result.updates)
+      return out
+    }
+    case 'ClearValues':
+      return { spreadsheetId: id, ...atomically((tx) => clearValues(tx, ss!, route.range!)) }
+    case 'BatchClearValues': {
+      const ranges = (body.ranges ?? []) as string[]
+      const cleared = atomically((tx) => ranges.map((r, i) => withPrefix(`Invalid range[${i}]: `, () => clearValues(tx, ss!, r).clearedRange)))
+      const out: Json = { spreadsheetId: id }
+      if (cleared.length > 0) out.clearedRanges = cleared
+      return out
+    }
+    case 'BatchUpdateSpreadsheet':
+      return batchUpdate(store, ss!, body)
+    case 'SearchDeveloperMetadata':
+      return searchDeveloperMetadata(ss!, body)
+    case 'GetDeveloperMetadata': {
+      const metadataId = Number(route.metadataId)
+      const record = ss!.metadata.get(metadataId)
+      const location = locateMetadata(ss!).get(metadataId)
+      if (!record || !location) throw notFound()
+      return metadataJson(record, location)
+    }
+  }
+}
+
+function faultError(status: number, requestClass: RequestClass, store: SheetsStore): SheetsApiError {
+  if (status === 429) {
+    const quota = store.options.quota
+    const limit = quota === false ? 60 : requestClass === 'read' ? quota.readPerUser : quota.writePerUser
+    return quotaExceeded(requestClass, 'user', limit, store.options.projectNumber)
+  }
+  if (status === 500) return new SheetsApiError(500, 'Internal error encountered.')
+  if (status === 503) return new SheetsApiError(503, 'The service is currently unavailable.')
+  return new SheetsApiError(status, `Injected fault ${status}.`)
+}
+
+function bearerOf(request: Request): string | undefined {
+  const header = request.headers.get('authorization')
+  if (!header) return undefined
+  const m = /^Bearer\s+(.+)$/i.exec(header)
+  return m ? m[1]!.trim() : ''
+}
+
+/** Creates the Web handler of a Sheets fake over `store`. */
+export function createSheetsHandler(store: SheetsStore, options: SheetsHandlerOptions = {}): WebHandler {
+  return async (request) => {
+    const url = new URL(request.url)
+    if (request.method === 'POST' && url.pathname.endsWith('/token')) return store.auth.handleToken(request)
+    if (request.method === 'GET' && url.pathname.endsWith('/o/oauth2/v2/auth')) return store.auth.handleAuthorize(request)
+    const route = routeOf(request.method, url.pathname)
+    if (!route) {
+      return new Response(`<!DOCTYPE html><title>Error 404 (Not Found)</title><p>The requested URL <code>${url.pathname}</code> was not found on this server.`, {
+        status: 404,
+        headers: { 'content-type': 'text/html; charset=UTF-8' },
+      })
+    }
+    store.record(route.method, route.requestClass)
+    const answer = (response: Response) => {
+      options.onRequest?.({ method: route.method, status: response.status, url: request.url })
+      return response
+    }
+    const latency = store.faults.latency()
+    if (latency > 0) await sleep(latency)
+    try {
+      const token = bearerOf(request)
+      const auth = store.auth.check(token, route.requestClass === 'write')
+      if (!auth.ok) {
+        if (auth.reason === 'missing') throw credentialsMissing(route.method)
+        if (auth.reason === 'invalid') throw tokenExpired(route.method)
+        throw scopeInsufficient(route.method)
+      }
+      const overQuota = store.takeQuota(route.requestClass, auth.grant.subject)
+      if (overQuota) throw overQuota
+      const fault = store.faults.decide(route.method, route.requestClass)
+      if (fault && !fault.applyThenFail) {
+        store.recordFault()
+        throw faultError(fault.status, route.requestClass, store)
+      }
+      const ss = route.spreadsheetId === undefined ? undefined : store.spreadsheets.get(route.spreadsheetId)
+      if (route.spreadsheetId !== undefined && !ss) throw notFound()
+      let body: Json = {}
+      if (request.method !== 'GET') {
+        const raw = await request.arrayBuffer()
+        if (raw.byteLength > store.options.maxPayloadBytes) {
+          throw invalidArgument(`Request payload size exceeds the limit: ${store.options.maxPayloadBytes} bytes.`)
+        }
+        const text = new TextDecoder().decode(raw)
+        if (text.trim() !== '') {
+          try {
+            body = JSON.parse(text) as Json
+          } catch {
+            throw invalidArgument('Invalid JSON payload received. Unexpected token.')
+          }
+        }
+      }
+      const fields = url.searchParams.get('fields')
+      const mask = fields ? parseMask(fields) : undefined
+      if (mask && route.method === 'GetSpreadsheet') {
+        const bad = unknownPath(mask, SPREADSHEET_SCHEMA)
+        if (bad) throw badRequest('Request contains an invalid argument.', bad, `Error expanding 'fields' parameter. Cannot find matching fields for path '${bad}'.`)
+      }
+      const result = execute(store, route, ss, url.searchParams, body)
+      if (fault?.applyThenFail) {
+        store.recordFault()
+        throw faultError(fault.status, route.requestClass, store)
+      }
+      return answer(jsonResponse(mask ? applyMask(result, mask) : result))
+    } catch (error) {
+      if (error instanceof SheetsApiError) return answer(errorResponse(error))
+      throw error
+    }
+  }
+}

@@ -1,0 +1,824 @@
+/**
+ * spreadsheets.get / create / batchUpdate and developerMetadata.search over
+ * the model (reference/sheets-api.md §2, §6). Output follows proto3 JSON:
+ * defaults omitted, sheetId 0 left out of ranges, ids typed as Google types them.
+ */
+import { type Bounds, boundToGrid, formatOpenRange, type GridBounds } from './a1.ts'
+import { maskPaths } from './fields.ts'
+import { badRequest, exceedsGridLimits, invalidArgument, SheetsApiError } from './google-errors.ts'
+import {
+  assertCellLimit,
+  attachMetadata,
+  beginTx,
+  boundsOfGridRange,
+  checkDimensionRange,
+  type CellData,
+  type ConditionalFormatRule,
+  deleteDimension,
+  type DeveloperMetadataRecord,
+  type Dimension,
+  effectiveValue,
+  getCell,
+  type GridRange,
+  gridRangeOf,
+  insertDimension,
+  locateMetadata,
+  type MetadataLocation,
+  resizeGrid,
+  resolveRange,
+  rollback,
+  setCell,
+  setDimensionProps,
+  setKey,
+  type SheetData,
+  sheetById,
+  type SortSpec,
+  sortRows,
+  splice,
+  type SpreadsheetData,
+  type Tx,
+} from './model.ts'
+import { newSheet, type SheetsStore } from './store.ts'
+import { formatValue, NUMBER_FORMAT_TYPES } from './values.ts'
+
+type Json = Record<string, unknown>
+
+const DEFAULT_FORMAT = {
+  backgroundColor: { red: 1, green: 1, blue: 1 },
+  padding: { top: 2, right: 3, bottom: 2, left: 3 },
+  verticalAlignment: 'BOTTOM',
+  wrapStrategy: 'OVERFLOW_CELL',
+  textFormat: { foregroundColor: {}, fontFamily: 'arial,sans,sans-serif', fontSize: 10, bold: false, italic: false, strikethrough: false, underline: false, foregroundColorStyle: { rgbColor: {} } },
+  backgroundColorStyle: { rgbColor: { red: 1, green: 1, blue: 1 } },
+}
+
+/** SheetProperties as JSON (hidden/frozen only when set). */
+export function sheetPropertiesJson(sheet: SheetData): Json {
+  const p = sheet.properties
+  const grid: Json = { rowCount: p.gridProperties.rowCount, columnCount: p.gridProperties.columnCount }
+  if (p.gridProperties.frozenRowCount) grid.frozenRowCount = p.gridProperties.frozenRowCount
+  if (p.gridProperties.frozenColumnCount) grid.frozenColumnCount = p.gridProperties.frozenColumnCount
+  if (p.gridProperties.hideGridlines) grid.hideGridlines = true
+  const out: Json = { sheetId: p.sheetId, title: p.title, index: p.index, sheetType: p.sheetType, gridProperties: grid }
+  if (p.hidden) out.hidden = true
+  if (p.tabColorStyle !== undefined) out.tabColorStyle = p.tabColorStyle
+  if (p.rightToLeft) out.rightToLeft = true
+  return out
+}
+
+function locationJson(location: MetadataLocation): Json {
+  if (location.locationType === 'SPREADSHEET') return { locationType: 'SPREADSHEET', spreadsheet: true }
+  if (location.locationType === 'SHEET') return { locationType: 'SHEET', sheetId: location.sheetId }
+  const range: Json = {}
+  if (location.sheetId) range.sheetId = location.sheetId
+  range.dimension = location.locationType === 'ROW' ? 'ROWS' : 'COLUMNS'
+  range.startIndex = location.index
+  range.endIndex = (location.index ?? 0) + 1
+  return { locationType: location.locationType, dimensionRange: range }
+}
+
+/** DeveloperMetadata as JSON, with its current location. */
+export function metadataJson(record: DeveloperMetadataRecord, location: MetadataLocation): Json {
+  const out: Json = { metadataId: record.metadataId, metadataKey: record.metadataKey }
+  if (record.metadataValue) out.metadataValue = record.metadataValue
+  out.location = locationJson(location)
+  out.visibility = record.visibility
+  return out
+}
+
+function cellJson(sheet: SheetData, r: number, c: number, cell: CellData): Json {
+  const out: Json = {}
+  if (cell.userEnteredValue) {
+    out.userEnteredValue = cell.userEnteredValue
+    const effective = effectiveValue(sheet, r, c)
+    if (effective) {
+      out.effectiveValue = effective
+      out.formattedValue = formatValue(effective, cell.userEnteredFormat?.numberFormat)
+    }
+  }
+  if (cell.userEnteredFormat) {
+    out.userEnteredFormat = cell.userEnteredFormat
+    out.effectiveFormat = { ...DEFAULT_FORMAT, ...cell.userEnteredFormat }
+  }
+  if (cell.note) out.note = cell.note
+  if (cell.dataValidation) out.dataValidation = cell.dataValidation
+  return out
+}
+
+function dimensionJson(item: { props?: { hiddenByUser?: boolean; pixelSize?: number }; metadataIds?: number[] } | undefined, defaultSize: number, ss: SpreadsheetData, locations: Map<number, MetadataLocation>): Json {
+  const out: Json = {}
+  if (item?.props?.hiddenByUser) out.hiddenByUser = true
+  out.pixelSize = item?.props?.pixelSize ?? defaultSize
+  const ids = item?.metadataIds ?? []
+  if (ids.length > 0) out.developerMetadata = ids.flatMap((id) => {
+    const record = ss.metadata.get(id)
+    const location = locations.get(id)
+    return record && location ? [metadataJson(record, location)] : []
+  })
+  return out
+}
+
+function gridDataJson(ss: SpreadsheetData, sheet: SheetData, b: GridBounds, locations: Map<number, MetadataLocation>): Json {
+  const out: Json = {}
+  if (b.startRow) out.startRow = b.startRow
+  if (b.startColumn) out.startColumn = b.startColumn
+  const rowData: Json[] = []
+  let lastRow = -1
+  for (let r = b.startRow; r < Math.min(b.endRow, sheet.rows.length); r++) {
+    const row = sheet.rows[r]
+    const values: Json[] = []
+    let last = -1
+    for (let c = b.startColumn; c < Math.min(b.endColumn, row?.cells.length ?? 0); c++) {
+      const cell = row?.cells[c]
+      const json = cell ? cellJson(sheet, r, c, cell) : {}
+      values.push(json)
+      if (Object.keys(json).length > 0) last = values.length - 1
+    }
+    values.length = last + 1
+    rowData.push(values.length > 0 ? { values } : {})
+    if (values.length > 0) lastRow = rowData.length - 1
+  }
+  rowData.length = lastRow + 1
+  if (rowData.length > 0) out.rowData = rowData
+  const rowMetadata: Json[] = []
+  for (let r = b.startRow; r < b.endRow; r++) rowMetadata.push(dimensionJson(sheet.rows[r], 21, ss, locations))
+  const columnMetadata: Json[] = []
+  for (let c = b.startColumn; c < b.endColumn; c++) columnMetadata.push(dimensionJson(sheet.columns[c], 100, ss, locations))
+  out.rowMetadata = rowMetadata
+  out.columnMetadata = columnMetadata
+  return out
+}
+
+/** The Spreadsheet resource (§2.1); grid data per requested range when asked. */
+export function spreadsheetJson(ss: SpreadsheetData, options: { ranges?: string[]; includeGridData?: boolean } = {}): Json {
+  const locations = locateMetadata(ss)
+  const perSheet = new Map<SheetData, GridBounds[]>()
+  for (const range of options.ranges ?? []) {
+    const resolved = resolveRange(ss, range)
+    const { rowCount, columnCount } = resolved.sheet.properties.gridProperties
+    if (resolved.bounds && (resolved.bounds.startRow ?? 0) >= rowCount) {
+      throw exceedsGridLimits(formatOpenRange(resolved.sheet.properties.title, resolved.bounds), rowCount, columnCount)
+    }
+    const list = perSheet.get(resolved.sheet) ?? []
+    list.push(boundToGrid(resolved.bounds, rowCount, columnCount))
+    perSheet.set(resolved.sheet, list)
+  }
+  const selected = options.ranges && options.ranges.length > 0 ? ss.sheets.filter((s) => perSheet.has(s)) : ss.sheets
+  const sheets = selected.map((sheet) => {
+    const out: Json = { properties: sheetPropertiesJson(sheet) }
+    if (options.includeGridData) {
+      const blocks = perSheet.get(sheet) ?? [boundToGrid(undefined, sheet.properties.gridProperties.rowCount, sheet.properties.gridProperties.columnCount)]
+      out.data = blocks.map((b) => gridDataJson(ss, sheet, b, locations))
+    }
+    if (sheet.protectedRanges.length > 0) out.protectedRanges = sheet.protectedRanges.map((p) => protectedRangeJson(p))
+    if (sheet.conditionalFormats.length > 0) out.conditionalFormats = sheet.conditionalFormats
+    if (sheet.basicFilter) out.basicFilter = sheet.basicFilter
+    const sheetMeta = sheet.metadataIds.flatMap((id) => (ss.metadata.has(id) ? [metadataJson(ss.metadata.get(id)!, locations.get(id)!)] : []))
+    if (sheetMeta.length > 0) out.developerMetadata = sheetMeta
+    return out
+  })
+  const out: Json = {
+    spreadsheetId: ss.spreadsheetId,
+    properties: { title: ss.properties.title, locale: ss.properties.locale, autoRecalc: ss.properties.autoRecalc, timeZone: ss.properties.timeZone, defaultFormat: DEFAULT_FORMAT },
+    sheets,
+  }
+  const topMeta = ss.metadataIds.flatMap((id) => (ss.metadata.has(id) ? [metadataJson(ss.metadata.get(id)!, locations.get(id)!)] : []))
+  if (topMeta.length > 0) out.developerMetadata = topMeta
+  out.spreadsheetUrl = `https://docs.google.com/spreadsheets/d/${ss.spreadsheetId}/edit`
+  return out
+}
+
+function protectedRangeJson(p: SheetData['protectedRanges'][number]): Json {
+  const out: Json = { protectedRangeId: p.protectedRangeId, range: p.range }
+  if (p.description) out.description = p.description
+  if (p.warningOnly) out.warningOnly = true
+  out.requestingUserCanEdit = true
+  if (p.editors !== undefined) out.editors = p.editors
+  return out
+}
+
+// ------------------------------------------------------------- batchUpdate
+
+/** Every request name of the Request union, so unknown names and unimplemented ones differ. */
+const KNOWN_REQUESTS = new Set([
+  'updateSpreadsheetProperties', 'updateSheetProperties', 'updateDimensionProperties', 'updateNamedRange', 'repeatCell', 'addNamedRange',
+  'deleteNamedRange', 'addSheet', 'deleteSheet', 'autoFill', 'cutPaste', 'copyPaste', 'mergeCells', 'unmergeCells', 'updateBorders',
+  'updateCells', 'addFilterView', 'appendCells', 'clearBasicFilter', 'deleteDimension', 'deleteEmbeddedObject', 'deleteFilterView',
+  'duplicateFilterView', 'duplicateSheet', 'findReplace', 'insertDimension', 'insertRange', 'moveDimension', 'updateEmbeddedObjectPosition',
+  'pasteData', 'textToColumns', 'updateFilterView', 'deleteRange', 'appendDimension', 'addConditionalFormatRule', 'updateConditionalFormatRule',
+  'deleteConditionalFormatRule', 'sortRange', 'setDataValidation', 'setBasicFilter', 'addProtectedRange', 'updateProtectedRange',
+  'deleteProtectedRange', 'autoResizeDimensions', 'addChart', 'updateChartSpec', 'updateBanding', 'addBanding', 'deleteBanding',
+  'createDeveloperMetadata', 'updateDeveloperMetadata', 'deleteDeveloperMetadata', 'randomizeRange', 'addDimensionGroup',
+  'deleteDimensionGroup', 'updateDimensionGroup', 'trimWhitespace', 'deleteDuplicates', 'updateEmbeddedObjectBorder', 'addSlicer',
+  'updateSlicerSpec', 'addDataSource', 'updateDataSource', 'deleteDataSource', 'refreshDataSource', 'cancelDataSourceRefresh', 'addTable',
+  'updateTable', 'deleteTable',
+])
+
+interface Ctx {
+  store: SheetsStore
+  ss: SpreadsheetData
+  tx: Tx
+}
+
+function sheetOrThrow(ss: SpreadsheetData, sheetId: unknown, what = 'sheet'): SheetData {
+  const id = typeof sheetId === 'number' ? sheetId : 0
+  const sheet = sheetById(ss, id)
+  if (!sheet) throw invalidArgument(what === 'grid' ? `No grid with id: ${id}` : `No sheet with id: ${id}`)
+  return sheet
+}
+
+/** Resolves a GridRange: unknown sheet → `No grid with id`, start outside → grid limits, end clipped. */
+function gridBoundsOf(ss: SpreadsheetData, range: GridRange | undefined): { sheet: SheetData; bounds: GridBounds; open: Bounds } {
+  const r = range ?? {}
+  const sheet = sheetOrThrow(ss, r.sheetId, 'grid')
+  const open = boundsOfGridRange(r)
+  const { rowCount, columnCount } = sheet.properties.gridProperties
+  if ((open.startRow ?? 0) >= rowCount || (open.startColumn ?? 0) >= columnCount) {
+    throw exceedsGridLimits(formatOpenRange(sheet.properties.title, open), rowCount, columnCount)
+  }
+  return { sheet, bounds: boundToGrid(open, rowCount, columnCount), open }
+}
+
+function requireFields(fields: unknown): string[] {
+  if (typeof fields !== 'string' || fields.trim() === '') {
+    throw invalidArgument("At least one field must be listed in 'fields'. (Use '*' to indicate all fields.)")
+  }
+  return maskPaths(fields)
+}
+
+function getPath(obj: unknown, path: readonly string[]): unknown {
+  let v = obj
+  for (const key of path) {
+    if (v === null || typeof v !== 'object') return undefined
+    v = (v as Json)[key]
+  }
+  return v
+}
+
+/** Copies the masked paths from `source` into a copy of `target` (absent in source = cleared). */
+function mergeMasked<T extends object>(target: T, source: unknown, paths: readonly string[]): T {
+  if (paths.includes('*')) return structuredClone(source ?? {}) as T
+  const out = structuredClone(target) as Json
+  for (const path of paths) {
+    const keys = path.split('.')
+    const value = getPath(source, keys)
+    let node = out
+    for (const key of keys.slice(0, -1)) {
+      const next = node[key]
+      if (next === null || typeof next !== 'object') {
+        if (value === undefined) break
+        node[key] = {}
+      }
+      node = node[key] as Json
+    }
+    const last = keys[keys.length - 1]!
+    if (value === undefined) delete node[last]
+    else node[last] = structuredClone(value)
+  }
+  return out as T
+}
+
+function checkNumberFormatType(cell: unknown, index: number, requestPath: string): void {
+  const type = getPath(cell, ['userEnteredFormat', 'numberFormat', 'type'])
+  if (type !== undefined && !(NUMBER_FORMAT_TYPES as readonly unknown[]).includes(type)) {
+    const field = `requests[${index}].${requestPath}.user_entered_format.number_format.type`
+    const description = `Invalid value at '${field}' (type.googleapis.com/google.apps.sheets.v4.NumberFormat.Type), "${String(type)}"`
+    throw badRequest(description, field, description)
+  }
+}
+
+function applyCellMask(ctx: Ctx, sheet: SheetData, r: number, c: number, source: unknown, paths: readonly string[]): void {
+  const old = getCell(sheet, r, c) ?? {}
+  const next = mergeMasked(old, source, paths) as CellData & Json
+  for (const key of Object.keys(next)) if (next[key] === undefined || (typeof next[key] === 'object' && next[key] !== null && Object.keys(next[key] as object).length === 0)) delete next[key]
+  setCell(ctx.tx, sheet, r, c, Object.keys(next).length > 0 ? next : undefined)
+}
+
+function reindex(ctx: Ctx): void {
+  ctx.ss.sheets.forEach((s, i) => {
+    if (s.properties.index !== i) setKey(ctx.tx, s.properties, 'index', i)
+  })
+}
+
+type Applier = (ctx: Ctx, body: Json, index: number) => Json | undefined
+
+function dimensionOf(value: unknown): Dimension {
+  if (value === 'ROWS' || value === 'COLUMNS') return value
+  throw invalidArgument('DimensionRange must specify a dimension (ROWS or COLUMNS)')
+}
+
+function newMetadataId(ctx: Ctx): number {
+  let id = ctx.store.randomId()
+  while (ctx.ss.metadata.has(id) || id === 0) id = ctx.store.randomId()
+  return id
+}
+
+function matchesLookup(record: DeveloperMetadataRecord, location: MetadataLocation, lookup: Json): boolean {
+  if (lookup.metadataId !== undefined && lookup.metadataId !== record.metadataId) return false
+  if (lookup.metadataKey !== undefined && lookup.metadataKey !== record.metadataKey) return false
+  if (lookup.metadataValue !== undefined && lookup.metadataValue !== record.metadataValue) return false
+  if (lookup.visibility !== undefined && lookup.visibility !== record.visibility) return false
+  if (lookup.locationType !== undefined && lookup.locationType !== location.locationType) return false
+  const where = lookup.metadataLocation as Json | undefined
+  if (where) {
+    if (where.locationType !== undefined && where.locationType !== location.locationType) return false
+    if (where.spreadsheet === true && location.locationType !== 'SPREADSHEET') return false
+    if (where.sheetId !== undefined && (location.locationType !== 'SHEET' || location.sheetId !== where.sheetId)) return false
+    const range = where.dimensionRange as Json | undefined
+    if (range) {
+      if (location.locationType !== (range.dimension === 'COLUMNS' ? 'COLUMN' : 'ROW')) return false
+      if ((location.sheetId ?? 0) !== ((range.sheetId as number | undefined) ?? 0)) return false
+      const start = (range.startIndex as number | undefined) ?? 0
+      const end = (range.endIndex as number | undefined) ?? Infinity
+      const index = location.index ?? -1
+      // INTERSECTING (the default) vs EXACT_LOCATION.
+      if (lookup.locationMatchingStrategy === 'EXACT_LOCATION' ? index !== start || end !== start + 1 : index < start || index >= end) return false
+    }
+  }
+  return true
+}
+
+/** The metadata ids a DataFilter selects (lookup, a1Range or gridRange). */
+function filterMetadata(ss: SpreadsheetData, filter: Json, locations: Map<number, MetadataLocation>): number[] {
+  const out: number[] = []
+  const lookup = filter.developerMetadataLookup as Json | undefined
+  let area: { sheetId: number; bounds: GridBounds } | undefined
+  if (typeof filter.a1Range === 'string') {
+    const resolved = resolveRange(ss, filter.a1Range)
+    const g = resolved.sheet.properties.gridProperties
+    area = { sheetId: resolved.sheet.properties.sheetId, bounds: boundToGrid(resolved.bounds, g.rowCount, g.columnCount) }
+  } else if (filter.gridRange) {
+    const { sheet, bounds } = gridBoundsOf(ss, filter.gridRange as GridRange)
+    area = { sheetId: sheet.properties.sheetId, bounds }
+  }
+  for (const [id, record] of ss.metadata) {
+    const location = locations.get(id)
+    if (!location) continue
+    if (lookup && !matchesLookup(record, location, lookup)) continue
+    if (area) {
+      if (location.sheetId !== area.sheetId) continue
+      const index = location.index ?? -1
+      if (location.locationType === 'ROW' && (index < area.bounds.startRow || index >= area.bounds.endRow)) continue
+      if (location.locationType === 'COLUMN' && (index < area.bounds.startColumn || index >= area.bounds.endColumn)) continue
+      if (location.locationType !== 'ROW' && location.locationType !== 'COLUMN') continue
+    }
+    if (!lookup && !area) continue
+    out.push(id)
+  }
+  return out
+}
+
+function removeMetadata(ctx: Ctx, id: number): void {
+  const record = ctx.ss.metadata.get(id)
+  if (!record) return
+  ctx.ss.metadata.delete(id)
+  ctx.tx.undo.push(() => ctx.ss.metadata.set(id, record))
+  const strip = (holder: { metadataIds?: number[] } | undefined) => {
+    if (holder?.metadataIds?.includes(id)) setKey(ctx.tx, holder, 'metadataIds', holder.metadataIds.filter((x) => x !== id))
+  }
+  strip(ctx.ss)
+  for (const sheet of ctx.ss.sheets) {
+    strip(sheet)
+    for (const row of sheet.rows) strip(row)
+    for (const column of sheet.columns) strip(column)
+  }
+}
+
+const APPLIERS: Record<string, Applier> = {
+  addSheet(ctx, body) {
+    const props = (body.properties ?? {}) as Json
+    const titles = new Set(ctx.ss.sheets.map((s) => s.properties.title.toLowerCase()))
+    let title = props.title as string | undefined
+    if (title === undefined) {
+      let n = ctx.ss.sheets.length + 1
+      while (titles.has(`sheet${n}`)) n++
+      title = `Sheet${n}`
+    }
+    if (titles.has(title.toLowerCase())) throw invalidArgument(`A sheet with the name "${title}" already exists. Please enter another name.`)
+    let sheetId = props.sheetId as number | undefined
+    if (sheetId !== undefined && sheetById(ctx.ss, sheetId)) throw invalidArgument(`Sheet with id ${sheetId} already exists.`)
+    if (sheetId === undefined) {
+      do sheetId = ctx.store.randomId()
+      while (sheetById(ctx.ss, sheetId))
+    }
+    const grid = (props.gridProperties ?? {}) as Json
+    const index = Math.min(typeof props.index === 'number' ? props.index : ctx.ss.sheets.length, ctx.ss.sheets.length)
+    const sheet = newSheet(sheetId, title, index, (grid.rowCount as number) || 1000, (grid.columnCount as number) || 26, props.hidden === true)
+    if (typeof grid.frozenRowCount === 'number' && grid.frozenRowCount > 0) sheet.properties.gridProperties.frozenRowCount = grid.frozenRowCount
+    if (typeof grid.frozenColumnCount === 'number' && grid.frozenColumnCount > 0) sheet.properties.gridProperties.frozenColumnCount = grid.frozenColumnCount
+    if (props.tabColorStyle !== undefined) sheet.properties.tabColorStyle = props.tabColorStyle
+    splice(ctx.tx, ctx.ss.sheets, index, 0, [sheet])
+    reindex(ctx)
+    assertCellLimit(ctx.ss, ctx.store.options.cellLimit)
+    return { addSheet: { properties: sheetPropertiesJson(sheet) } }
+  },
+  deleteSheet(ctx, body) {
+    const sheet = sheetOrThrow(ctx.ss, body.sheetId)
+    if (ctx.ss.sheets.length === 1) throw invalidArgument("You can't remove all the sheets in a document.")
+    if (ctx.ss.sheets.filter((s) => !s.properties.hidden && s !== sheet).length === 0) throw invalidArgument("You can't remove all the sheets in a document.")
+    const locations = locateMetadata(ctx.ss)
+    for (const [id, location] of locations) if (location.sheetId === sheet.properties.sheetId) removeMetadata(ctx, id)
+    splice(ctx.tx, ctx.ss.sheets, ctx.ss.sheets.indexOf(sheet), 1, [])
+    reindex(ctx)
+    return undefined
+  },
+  updateSheetProperties(ctx, body) {
+    const props = (body.properties ?? {}) as Json
+    const sheet = sheetOrThrow(ctx.ss, props.sheetId)
+    const paths = requireFields(body.fields)
+    const all = paths.includes('*')
+    const has = (p: string) => all || paths.includes(p) || paths.some((x) => p.startsWith(`${x}.`))
+    const grid = (props.gridProperties ?? {}) as Json
+    if (has('title')) {
+      const title = props.title
+      if (typeof title !== 'string' || title === '') throw invalidArgument('Sheet title must not be empty.')
+      if (ctx.ss.sheets.some((s) => s !== sheet && s.properties.title.toLowerCase() === title.toLowerCase())) {
+        throw invalidArgument(`A sheet with the name "${title}" already exists. Please enter another name.`)
+      }
+      setKey(ctx.tx, sheet.properties, 'title', title)
+    }
+    if (has('hidden')) {
+      const hidden = props.hidden === true
+      if (hidden && ctx.ss.sheets.every((s) => s === sheet || s.properties.hidden)) throw invalidArgument("You can't hide all the sheets in a document.")
+      setKey(ctx.tx, sheet.properties, 'hidden', hidden ? true : undefined)
+    }
+    if (has('tabColorStyle')) setKey(ctx.tx, sheet.properties, 'tabColorStyle', props.tabColorStyle)
+    if (has('rightToLeft')) setKey(ctx.tx, sheet.properties, 'rightToLeft', props.rightToLeft === true ? true : undefined)
+    const g = sheet.properties.gridProperties
+    const rowCount = has('gridProperties.rowCount') && typeof grid.rowCount === 'number' ? grid.rowCount : g.rowCount
+    const columnCount = has('gridProperties.columnCount') && typeof grid.columnCount === 'number' ? grid.columnCount : g.columnCount
+    if (rowCount !== g.rowCount || columnCount !== g.columnCount) {
+      if (rowCount < 1 || columnCount < 1) throw invalidArgument("You can't delete all the rows on the sheet.")
+      resizeGrid(ctx.tx, ctx.ss, sheet, rowCount, columnCount, ctx.store.options.cellLimit)
+    }
+    for (const key of ['frozenRowCount', 'frozenColumnCount', 'hideGridlines'] as const) {
+      if (!has(`gridProperties.${key}`)) continue
+      const value = grid[key]
+      if (key === 'frozenRowCount' && typeof value === 'number' && value >= sheet.properties.gridProperties.rowCount) {
+        throw invalidArgument("You can't freeze all visible rows on the sheet.")
+      }
+      if (key === 'frozenColumnCount' && typeof value === 'number' && value >= sheet.properties.gridProperties.columnCount) {
+        throw invalidArgument("You can't freeze all visible columns on the sheet.")
+      }
+      setKey(ctx.tx, sheet.properties, 'gridProperties', { ...sheet.properties.gridProperties, [key]: value || undefined })
+    }
+    if (has('index') && typeof props.index === 'number') {
+      const from = ctx.ss.sheets.indexOf(sheet)
+      // "Before the move" indexes: moving to from or from + 1 changes nothing.
+      let to = Math.min(props.index, ctx.ss.sheets.length)
+      if (to > from) to--
+      if (to !== from) {
+        splice(ctx.tx, ctx.ss.sheets, from, 1, [])
+        splice(ctx.tx, ctx.ss.sheets, to, 0, [sheet])
+        reindex(ctx)
+      }
+    }
+    return undefined
+  },
+  updateSpreadsheetProperties(ctx, body) {
+    const props = (body.properties ?? {}) as Json
+    const paths = requireFields(body.fields)
+    for (const key of ['title', 'locale', 'timeZone', 'autoRecalc'] as const) {
+      if ((paths.includes('*') || paths.includes(key)) && typeof props[key] === 'string') setKey(ctx.tx, ctx.ss.properties, key, props[key] as string)
+    }
+    return undefined
+  },
+  insertDimension(ctx, body) {
+    const range = (body.range ?? {}) as Json
+    const sheet = sheetOrThrow(ctx.ss, range.sheetId)
+    const dimension = dimensionOf(range.dimension)
+    const { start, end } = checkDimensionRange(range.startIndex, range.endIndex)
+    const count = dimension === 'ROWS' ? sheet.properties.gridProperties.rowCount : sheet.properties.gridProperties.columnCount
+    if (body.inheritFromBefore === true && start === 0) throw invalidArgument(`Cannot inherit from before the first ${dimension === 'ROWS' ? 'row' : 'column'}.`)
+    if (start > count) throw exceedsGridLimits(formatOpenRange(sheet.properties.title, dimension === 'ROWS' ? { startRow: start, endRow: end } : { startColumn: start, endColumn: end }), sheet.properties.gridProperties.rowCount, sheet.properties.gridProperties.columnCount)
+    insertDimension(ctx.tx, ctx.ss, sheet, dimension, start, end - start, body.inheritFromBefore === true, ctx.store.options.cellLimit)
+    return undefined
+  },
+  deleteDimension(ctx, body) {
+    const range = (body.range ?? {}) as Json
+    const sheet = sheetOrThrow(ctx.ss, range.sheetId)
+    const dimension = dimensionOf(range.dimension)
+    const { start, end } = checkDimensionRange(range.startIndex, range.endIndex)
+    const g = sheet.properties.gridProperties
+    const count = dimension === 'ROWS' ? g.rowCount : g.columnCount
+    const noun = dimension === 'ROWS' ? 'row' : 'column'
+    if (end > count) throw invalidArgument(`Cannot delete a ${noun} that doesn't exist. Tried to delete ${noun} index ${end - 1} but there are only ${count} ${noun}s.`)
+    if (start === 0 && end === count) throw invalidArgument(`You can't delete all the ${noun}s on the sheet.`)
+    const frozen = (dimension === 'ROWS' ? g.frozenRowCount : g.frozenColumnCount) ?? 0
+    if (frozen > 0 && start <= frozen && end === count) throw invalidArgument(`Sorry, it is not possible to delete all non-frozen ${noun}s.`)
+    deleteDimension(ctx.tx, ctx.ss, sheet, dimension, start, end)
+    return undefined
+  },
+  appendDimension(ctx, body) {
+    const sheet = sheetOrThrow(ctx.ss, body.sheetId)
+    const dimension = dimensionOf(body.dimension)
+    const length = body.length
+    if (typeof length !== 'number' || length < 1) throw invalidArgument('length must be positive')
+    const g = sheet.properties.gridProperties
+    setKey(ctx.tx, sheet.properties, 'gridProperties', dimension === 'ROWS' ? { ...g, rowCount: g.rowCount + length } : { ...g, columnCount: g.columnCount + length })
+    assertCellLimit(ctx.ss, ctx.store.options.cellLimit)
+    return undefined
+  },
+  updateDimensionProperties(ctx, body) {
+    const range = (body.range ?? {}) as Json
+    const sheet = sheetOrThrow(ctx.ss, range.sheetId)
+    const dimension = dimensionOf(range.dimension)
+    const g = sheet.properties.gridProperties
+    const count = dimension === 'ROWS' ? g.rowCount : g.columnCount
+    const start = (range.startIndex as number | undefined) ?? 0
+    const end = Math.min((range.endIndex as number | undefined) ?? count, count)
+    if (start >= count) throw invalidArgument(`Invalid dimension range: startIndex ${start} is beyond the ${count} ${dimension === 'ROWS' ? 'rows' : 'columns'} of the sheet.`)
+    const paths = requireFields(body.fields).filter((p) => p !== 'developerMetadata')
+    const fields = paths.includes('*') ? ['hiddenByUser', 'pixelSize'] : paths
+    setDimensionProps(ctx.tx, sheet, dimension, start, end, (body.properties ?? {}) as Json, fields)
+    return undefined
+  },
+  repeatCell(ctx, body, index) {
+    checkNumberFormatType(body.cell, index, 'repeat_cell.cell')
+    const paths = requireFields(body.fields)
+    const { sheet, bounds } = gridBoundsOf(ctx.ss, body.range as GridRange | undefined)
+    for (let r = bounds.startRow; r < bounds.endRow; r++) {
+      for (let c = bounds.startColumn; c < bounds.endColumn; c++) applyCellMask(ctx, sheet, r, c, body.cell ?? {}, paths)
+    }
+    return undefined
+  },
+  updateCells(ctx, body, index) {
+    const rows = (body.rows ?? []) as { values?: unknown[] }[]
+    rows.forEach((row) => (row.values ?? []).forEach((cell) => checkNumberFormatType(cell, index, 'update_cells.rows.values')))
+    const paths = requireFields(body.fields)
+    if (body.range) {
+      const { sheet, bounds } = gridBoundsOf(ctx.ss, body.range as GridRange)
+      for (let r = bounds.startRow; r < bounds.endRow; r++) {
+        for (let c = bounds.startColumn; c < bounds.endColumn; c++) {
+          applyCellMask(ctx, sheet, r, c, rows[r - bounds.startRow]?.values?.[c - bounds.startColumn] ?? {}, paths)
+        }
+      }
+      return undefined
+    }
+    const start = (body.start ?? {}) as Json
+    const sheet = sheetOrThrow(ctx.ss, start.sheetId, 'grid')
+    const r0 = (start.rowIndex as number | undefined) ?? 0
+    const c0 = (start.columnIndex as number | undefined) ?? 0
+    const g = sheet.properties.gridProperties
+    if (r0 >= g.rowCount || c0 >= g.columnCount) throw exceedsGridLimits(formatOpenRange(sheet.properties.title, { startRow: r0, endRow: r0 + 1, startColumn: c0, endColumn: c0 + 1 }), g.rowCount, g.columnCount)
+    rows.forEach((row, i) => {
+      if (r0 + i >= g.rowCount) throw invalidArgument(`Attempting to write row: ${r0 + i}, beyond the last requested row of: ${g.rowCount - 1}`)
+      ;(row.values ?? []).forEach((cell, j) => {
+        if (c0 + j >= g.columnCount) throw invalidArgument(`Attempting to write column: ${c0 + j}, beyond the last requested column of: ${g.columnCount - 1}`)
+        applyCellMask(ctx, sheet, r0 + i, c0 + j, cell, paths)
+      })
+    })
+    return undefined
+  },
+  setDataValidation(ctx, body) {
+    const { sheet, bounds } = gridBoundsOf(ctx.ss, body.range as GridRange | undefined)
+    for (let r = bounds.startRow; r < bounds.endRow; r++) {
+      for (let c = bounds.startColumn; c < bounds.endColumn; c++) applyCellMask(ctx, sheet, r, c, body.rule ? { dataValidation: body.rule } : {}, ['dataValidation'])
+    }
+    return undefined
+  },
+  addProtectedRange(ctx, body) {
+    const spec = (body.protectedRange ?? {}) as Json
+    const { sheet, open } = gridBoundsOf(ctx.ss, spec.range as GridRange | undefined)
+    const whole = Object.keys(open).length === 0
+    if (whole && sheet.protectedRanges.some((p) => Object.keys(boundsOfGridRange(p.range)).length === 0)) {
+      throw invalidArgument(`Sheet "${sheet.properties.title}" already has sheet protection.`)
+    }
+    const protectedRangeId = typeof spec.protectedRangeId === 'number' ? spec.protectedRangeId : ctx.store.randomId()
+    const range = gridRangeOf(sheet.properties.sheetId, open)
+    const stored = {
+      protectedRangeId,
+      range,
+      ...(typeof spec.description === 'string' && spec.description ? { description: spec.description } : {}),
+      ...(spec.warningOnly === true ? { warningOnly: true } : {}),
+      requestingUserCanEdit: true,
+      editors: spec.warningOnly === true ? {} : { users: [ctx.ss.ownerEmail] },
+    }
+    setKey(ctx.tx, sheet, 'protectedRanges', [...sheet.protectedRanges, stored])
+    const reply: Json = { protectedRangeId, range }
+    if (stored.description) reply.description = stored.description
+    if (stored.warningOnly) reply.warningOnly = true
+    reply.requestingUserCanEdit = true
+    reply.editors = {}
+    return { addProtectedRange: { protectedRange: reply } }
+  },
+  deleteProtectedRange(ctx, body) {
+    for (const sheet of ctx.ss.sheets) {
+      const kept = sheet.protectedRanges.filter((p) => p.protectedRangeId !== body.protectedRangeId)
+      if (kept.length !== sheet.protectedRanges.length) {
+        setKey(ctx.tx, sheet, 'protectedRanges', kept)
+        return undefined
+      }
+    }
+    throw invalidArgument(`No protected range with id: ${String(body.protectedRangeId)}`)
+  },
+  addConditionalFormatRule(ctx, body) {
+    const rule = (body.rule ?? {}) as ConditionalFormatRule
+    const ranges = rule.ranges ?? []
+    if (ranges.length === 0) throw invalidArgument('At least one range must be specified.')
+    const sheet = gridBoundsOf(ctx.ss, ranges[0]).sheet
+    for (const r of ranges) gridBoundsOf(ctx.ss, r)
+    const stored: ConditionalFormatRule = { ...rule, ranges: ranges.map((r) => gridRangeOf(sheet.properties.sheetId, boundsOfGridRange(r))) }
+    const list = [...sheet.conditionalFormats]
+    const at = typeof body.index === 'number' ? Math.min(body.index, list.length) : list.length
+    list.splice(at, 0, stored)
+    setKey(ctx.tx, sheet, 'conditionalFormats', list)
+    return undefined
+  },
+  deleteConditionalFormatRule(ctx, body) {
+    const sheet = sheetOrThrow(ctx.ss, body.sheetId)
+    const at = body.index as number
+    const rule = sheet.conditionalFormats[at]
+    if (!rule) throw invalidArgument(`No conditional format on sheet: ${sheet.properties.sheetId} at index: ${String(at)}`)
+    setKey(ctx.tx, sheet, 'conditionalFormats', sheet.conditionalFormats.filter((_, i) => i !== at))
+    return { deleteConditionalFormatRule: { rule } }
+  },
+  createDeveloperMetadata(ctx, body) {
+    const spec = (body.developerMetadata ?? {}) as Json
+    if (typeof spec.metadataKey !== 'string' || spec.metadataKey === '') throw invalidArgument('Developer metadata must have a metadataKey.')
+    if (spec.visibility !== 'DOCUMENT' && spec.visibility !== 'PROJECT') throw invalidArgument('Developer metadata must specify a visibility.')
+    let metadataId = spec.metadataId as number | undefined
+    if (metadataId !== undefined && ctx.ss.metadata.has(metadataId)) throw invalidArgument(`Developer metadata with id ${metadataId} already exists.`)
+    metadataId ??= newMetadataId(ctx)
+    const location = (spec.location ?? {}) as Json
+    let where: MetadataLocation
+    if (location.spreadsheet === true) {
+      setKey(ctx.tx, ctx.ss, 'metadataIds', [...ctx.ss.metadataIds, metadataId])
+      where = { locationType: 'SPREADSHEET' }
+    } else if (typeof location.sheetId === 'number') {
+      const sheet = sheetOrThrow(ctx.ss, location.sheetId)
+      setKey(ctx.tx, sheet, 'metadataIds', [...sheet.metadataIds, metadataId])
+      where = { locationType: 'SHEET', sheetId: sheet.properties.sheetId }
+    } else if (location.dimensionRange) {
+      const range = location.dimensionRange as Json
+      const sheet = sheetOrThrow(ctx.ss, range.sheetId)
+      const dimension = dimensionOf(range.dimension)
+      const { start, end } = checkDimensionRange(range.startIndex, range.endIndex)
+      if (end - start !== 1) throw invalidArgument('Developer metadata can only be associated with a single row or column.')
+      const count = dimension === 'ROWS' ? sheet.properties.gridProperties.rowCount : sheet.properties.gridProperties.columnCount
+      if (start >= count) throw invalidArgument(`Invalid dimension range: index ${start} is beyond the ${count} ${dimension === 'ROWS' ? 'rows' : 'columns'} of the sheet.`)
+      attachMetadata(ctx.tx, sheet, dimension, start, metadataId)
+      where = { locationType: dimension === 'ROWS' ? 'ROW' : 'COLUMN', sheetId: sheet.properties.sheetId, index: start }
+    } else {
+      throw invalidArgument('Developer metadata must specify a location.')
+    }
+    const record: DeveloperMetadataRecord = { metadataId, metadataKey: spec.metadataKey, visibility: spec.visibility, ...(typeof spec.metadataValue === 'string' ? { metadataValue: spec.metadataValue } : {}) }
+    ctx.ss.metadata.set(metadataId, record)
+    const id = metadataId
+    ctx.tx.undo.push(() => ctx.ss.metadata.delete(id))
+    return { createDeveloperMetadata: { developerMetadata: metadataJson(record, where) } }
+  },
+  updateDeveloperMetadata(ctx, body) {
+    const paths = requireFields(body.fields)
+    const spec = (body.developerMetadata ?? {}) as Json
+    const locations = locateMetadata(ctx.ss)
+    const ids = new Set(((body.dataFilters ?? []) as Json[]).flatMap((f) => filterMetadata(ctx.ss, f, locations)))
+    const updated: Json[] = []
+    for (const id of ids) {
+      const record = ctx.ss.metadata.get(id)!
+      const next = { ...record }
+      if (paths.includes('metadataKey') && typeof spec.metadataKey === 'string') next.metadataKey = spec.metadataKey
+      if (paths.includes('metadataValue')) {
+        if (typeof spec.metadataValue === 'string') next.metadataValue = spec.metadataValue
+        else delete next.metadataValue
+      }
+      if (paths.includes('visibility') && (spec.visibility === 'DOCUMENT' || spec.visibility === 'PROJECT')) next.visibility = spec.visibility
+      ctx.ss.metadata.set(id, next)
+      ctx.tx.undo.push(() => ctx.ss.metadata.set(id, record))
+      updated.push(metadataJson(next, locations.get(id)!))
+    }
+    return { updateDeveloperMetadata: updated.length > 0 ? { developerMetadata: updated } : {} }
+  },
+  deleteDeveloperMetadata(ctx, body) {
+    const locations = locateMetadata(ctx.ss)
+    const ids = filterMetadata(ctx.ss, (body.dataFilter ?? {}) as Json, locations)
+    const deleted = ids.map((id) => metadataJson(ctx.ss.metadata.get(id)!, locations.get(id)!))
+    for (const id of ids) removeMetadata(ctx, id)
+    return { deleteDeveloperMetadata: deleted.length > 0 ? { deletedDeveloperMetadata: deleted } : {} }
+  },
+  sortRange(ctx, body) {
+    const { sheet, bounds } = gridBoundsOf(ctx.ss, body.range as GridRange | undefined)
+    const specs = ((body.sortSpecs ?? []) as Json[]).map((s) => ({
+      dimensionIndex: (s.dimensionIndex as number | undefined) ?? 0,
+      sortOrder: s.sortOrder === 'DESCENDING' ? 'DESCENDING' : 'ASCENDING',
+    })) as SortSpec[]
+    if (specs.length === 0) specs.push({ dimensionIndex: bounds.startColumn, sortOrder: 'ASCENDING' })
+    sortRows(ctx.tx, sheet, bounds, specs)
+    return undefined
+  },
+  setBasicFilter(ctx, body) {
+    const filter = (body.filter ?? {}) as Json
+    const { sheet, bounds } = gridBoundsOf(ctx.ss, filter.range as GridRange | undefined)
+    // An unbounded range is stored bounded to the grid (§2.1).
+    setKey(ctx.tx, sheet, 'basicFilter', { ...filter, range: gridRangeOf(sheet.properties.sheetId, bounds) })
+    return undefined
+  },
+  clearBasicFilter(ctx, body) {
+    const sheet = sheetOrThrow(ctx.ss, body.sheetId)
+    setKey(ctx.tx, sheet, 'basicFilter', undefined)
+    return undefined
+  },
+}
+
+/** Request names the fake implements. */
+export const IMPLEMENTED_REQUESTS: readonly string[] = Object.keys(APPLIERS)
+
+/**
+ * spreadsheets.batchUpdate: applies requests in order, each seeing the ones
+ * before; any failure rolls everything back and is prefixed
+ * `Invalid requests[i].<name>: ` (§6.1).
+ */
+export function batchUpdate(store: SheetsStore, ss: SpreadsheetData, body: Json): Json {
+  const requests = body.requests
+  if (!Array.isArray(requests) || requests.length === 0) throw invalidArgument('Must specify at least one request.')
+  // JSON-shape errors come before anything is applied, as the API parses the whole body first.
+  requests.forEach((request, i) => {
+    if (request === null || typeof request !== 'object' || Array.isArray(request)) {
+      const description = `Invalid value at 'requests[${i}]' (type.googleapis.com/google.apps.sheets.v4.BatchUpdateSpreadsheetRequest.Request), ${JSON.stringify(request)}`
+      throw badRequest(description, `requests[${i}]`, description)
+    }
+    for (const key of Object.keys(request)) {
+      if (!KNOWN_REQUESTS.has(key)) {
+        const description = `Invalid JSON payload received. Unknown name "${key}" at 'requests[${i}]': Cannot find field.`
+        throw badRequest(description, `requests[${i}]`, description)
+      }
+    }
+    if (Object.keys(request).length !== 1) throw invalidArgument(`Invalid requests[${i}]: Exactly one kind of request must be set.`)
+  })
+  const tx = beginTx()
+  const ctx: Ctx = { store, ss, tx }
+  const replies: Json[] = []
+  try {
+    requests.forEach((request: Json, i) => {
+      const name = Object.keys(request)[0]!
+      const applier = APPLIERS[name]
+      if (!applier) throw invalidArgument(`Invalid requests[${i}].${name}: this request is not implemented by the Sheets fake.`)
+      try {
+        replies.push(applier(ctx, (request[name] ?? {}) as Json, i) ?? {})
+      } catch (error) {
+        if (error instanceof SheetsApiError && !error.message.startsWith('Invalid value at') && !error.message.startsWith('Invalid JSON')) {
+          throw error.prefixed(`Invalid requests[${i}].${name}: `)
+        }
+        throw error
+      }
+    })
+  } catch (error) {
+    rollback(tx)
+    throw error
+  }
+  const out: Json = { spreadsheetId: ss.spreadsheetId, replies }
+  if (body.includeSpreadsheetInResponse === true) {
+    out.updatedSpreadsheet = spreadsheetJson(ss, {
+      ranges: (body.responseRanges as string[] | undefined) ?? [],
+      includeGridData: body.responseIncludeGridData === true,
+    })
+  }
+  return out
+}
+
+/** developerMetadata.search (§6.4): filters ORed, each match lists the filters it matched. */
+export function searchDeveloperMetadata(ss: SpreadsheetData, body: Json): Json {
+  const filters = (body.dataFilters ?? []) as Json[]
+  const locations = locateMetadata(ss)
+  const matched = new Map<number, Json[]>()
+  for (const filter of filters) {
+    for (const id of filterMetadata(ss, filter, locations)) {
+      const list = matched.get(id) ?? []
+      list.push(filter)
+      matched.set(id, list)
+    }
+  }
+  if (matched.size === 0) return {}
+  return {
+    matchedDeveloperMetadata: [...matched].map(([id, dataFilters]) => ({ developerMetadata: metadataJson(ss.metadata.get(id)!, locations.get(id)!), dataFilters })),
+  }
+}
+
+/** spreadsheets.create (§2.5): honours title, locale, timeZone and the given sheets. */
+export function createFromBody(store: SheetsStore, body: Json): SpreadsheetData {
+  const props = (body.properties ?? {}) as Json
+  const sheets = ((body.sheets ?? []) as Json[]).map((s, i) => {
+    const p = (s.properties ?? {}) as Json
+    const g = (p.gridProperties ?? {}) as Json
+    return {
+      title: typeof p.title === 'string' ? p.title : `Sheet${i + 1}`,
+      ...(typeof p.sheetId === 'number' && p.sheetId >= 0 ? { sheetId: p.sheetId } : {}),
+      ...(typeof g.rowCount === 'number' ? { rowCount: g.rowCount } : {}),
+      ...(typeof g.columnCount === 'number' ? { columnCount: g.columnCount } : {}),
+      ...(p.hidden === true ? { hidden: true } : {}),
+    }
+  })
+  const ss = store.createSpreadsheet({
+    ...(typeof props.title === 'string' ? { title: props.title } : {}),
+    ...(typeof props.locale === 'string' ? { locale: props.locale } : {}),
+    ...(typeof props.timeZone === 'string' ? { timeZone: props.timeZone } : {}),
+    sheets,
+  })
+  try {
+    assertCellLimit(ss, store.options.cellLimit)
+  } catch (error) {
+    store.spreadsheets.delete(ss.spreadsheetId)
+    throw error
+  }
+  return ss
+}
