@@ -94,7 +94,7 @@ function tooManyDeletes(plan: SyncPlan, facts: GuardFacts, options: GuardOptions
     { where: 'from the sheet', count: plan.counts['export-remove'] },
   ]
   return sides.flatMap(({ where, count }) => {
-    const percent = (count / total) * 100
+    const percent = (count * 100) / total
     if (count > maxCount || (count > small && percent > maxPercent)) {
       return [{
         guard: 'too-many-deletes' as const,
@@ -114,7 +114,7 @@ function almostEverythingChanged(plan: SyncPlan, facts: GuardFacts, options: Gua
   const keyed = plan.decisions.filter((d) => d.sheet !== 'added' && d.sheet !== 'missing' && d.kind !== 'invalid').length
   const changed = plan.decisions.filter((d) => d.sheet === 'changed' && d.kind !== 'invalid' && d.kind !== 'refresh-base').length
   if (keyed < minRows || facts.baseCount < minRows) return []
-  const percent = (changed / keyed) * 100
+  const percent = (changed * 100) / keyed
   if (percent <= maxPercent) return []
   return [{
     guard: 'almost-everything-changed',
