@@ -1,0 +1,93 @@
+/**
+ * A person at the spreadsheet, for tests: sorts, inserts and deletes rows,
+ * types into cells, pastes blocks and reads a tab the way it looks. Goes
+ * through the same store and model as the API (so metadata moves with rows,
+ * USER_ENTERED parsing applies), but counts no requests and spends no quota.
+ */
+import { boundToGrid, parseArea } from './a1.ts'
+import { beginTx, deleteDimension, insertDimension, rollback, type SheetData, sheetByTitle, sortRows, type SpreadsheetData, type Tx } from './model.ts'
+import type { SheetsStore, SpreadsheetInit } from './store.ts'
+import { readBlock } from './values-ops.ts'
+import { writeInput } from './values-ops.ts'
+import { type Scalar, trimBlock, type ValueRenderOption } from './values.ts'
+
+/** What a manager can do; rows are 1-based as on screen. */
+export interface Manager {
+  /** Creates a spreadsheet and returns its id. */
+  createSpreadsheet(init?: SpreadsheetInit): string
+  /** Sorts the tab by one column (0-based), leaving `headerRows` rows (default 1) in place, as "Sort sheet" with a frozen header does. */
+  sortTab(spreadsheetId: string, tab: string, columnIndex: number, order?: 'ASCENDING' | 'DESCENDING', options?: { headerRows?: number }): void
+  /** Inserts `count` empty rows before sheet row `beforeRow`. */
+  insertRows(spreadsheetId: string, tab: string, beforeRow: number, count?: number): void
+  /** Deletes `count` rows starting at sheet row `firstRow`. */
+  deleteRows(spreadsheetId: string, tab: string, firstRow: number, count?: number): void
+  /** Types into one cell: `2026-03-02`, `3/2/2026`, `13:45`, `1:45 PM`, `=D2-C2`, `'0042`; `''` or null empties it. */
+  editCell(spreadsheetId: string, tab: string, a1: string, typed: string | number | boolean | null): void
+  /** Pastes a block whose top-left is `a1`, typed as a person would (or stored as-is with `{ raw: true }`); null skips a cell. */
+  pasteBlock(spreadsheetId: string, tab: string, a1: string, rows: (string | number | boolean | null)[][], options?: { raw?: boolean }): void
+  /** Reads the whole tab trimmed like values.get; default as a person sees it (FORMATTED_VALUE). */
+  readTab(spreadsheetId: string, tab: string, render?: ValueRenderOption): Scalar[][]
+}
+
+/** Creates a manager acting on `store`. */
+export function createManager(store: SheetsStore): Manager {
+  const locate = (spreadsheetId: string, tab: string): { ss: SpreadsheetData; sheet: SheetData } => {
+    const ss = store.spreadsheets.get(spreadsheetId)
+    if (!ss) throw new Error(`No spreadsheet ${spreadsheetId}`)
+    const sheet = sheetByTitle(ss, tab)
+    if (!sheet) throw new Error(`No tab ${tab} in ${spreadsheetId}`)
+    return { ss, sheet }
+  }
+  const change = (run: (tx: Tx) => void) => {
+    const tx = beginTx()
+    try {
+      run(tx)
+    } catch (error) {
+      rollback(tx)
+      throw error
+    }
+  }
+  const cellAt = (a1: string): { row: number; column: number } => {
+    const b = parseArea(a1)
+    if (!b || b.startRow === undefined || b.startColumn === undefined) throw new Error(`Not a cell: ${a1}`)
+    return { row: b.startRow, column: b.startColumn }
+  }
+  return {
+    createSpreadsheet: (init) => store.createSpreadsheet(init).spreadsheetId,
+    sortTab(spreadsheetId, tab, columnIndex, order = 'ASCENDING', options = {}) {
+      const { sheet } = locate(spreadsheetId, tab)
+      const g = sheet.properties.gridProperties
+      const b = boundToGrid({ startRow: options.headerRows ?? 1 }, g.rowCount, g.columnCount)
+      change((tx) => sortRows(tx, sheet, b, [{ dimensionIndex: columnIndex, sortOrder: order }]))
+    },
+    insertRows(spreadsheetId, tab, beforeRow, count = 1) {
+      const { ss, sheet } = locate(spreadsheetId, tab)
+      change((tx) => insertDimension(tx, ss, sheet, 'ROWS', beforeRow - 1, count, beforeRow > 1, store.options.cellLimit))
+    },
+    deleteRows(spreadsheetId, tab, firstRow, count = 1) {
+      const { ss, sheet } = locate(spreadsheetId, tab)
+      change((tx) => deleteDimension(tx, ss, sheet, 'ROWS', firstRow - 1, firstRow - 1 + count))
+    },
+    editCell(spreadsheetId, tab, a1, typed) {
+      const { ss, sheet } = locate(spreadsheetId, tab)
+      const { row, column } = cellAt(a1)
+      change((tx) => writeInput(tx, ss, sheet, row, column, typed ?? '', 'USER_ENTERED'))
+    },
+    pasteBlock(spreadsheetId, tab, a1, rows, options = {}) {
+      const { ss, sheet } = locate(spreadsheetId, tab)
+      const { row, column } = cellAt(a1)
+      change((tx) =>
+        rows.forEach((line, i) =>
+          line.forEach((value, j) => {
+            if (value !== null) writeInput(tx, ss, sheet, row + i, column + j, value, options.raw ? 'RAW' : 'USER_ENTERED')
+          }),
+        ),
+      )
+    },
+    readTab(spreadsheetId, tab, render = 'FORMATTED_VALUE') {
+      const { sheet } = locate(spreadsheetId, tab)
+      const g = sheet.properties.gridProperties
+      return trimBlock(readBlock(sheet, boundToGrid(undefined, g.rowCount, g.columnCount), { valueRenderOption: render, dateTimeRenderOption: 'SERIAL_NUMBER' }))
+    },
+  }
+}

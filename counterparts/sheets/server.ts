@@ -1,0 +1,46 @@
+/**
+ * Serves a Sheets fake on a loopback port for end-to-end runs. The same
+ * handler serves the API (`rootUrl`), the token endpoint (`tokenUrl`) and the
+ * consent page (`authUrl`).
+ */
+import { serveOnLoopback } from '../mount.ts'
+import { createSheetsHandler, type SheetsHandlerOptions } from './handler.ts'
+import { createSheetsStore, type SheetsStore, type SheetsStoreOptions } from './store.ts'
+
+export interface StartSheetsFakeOptions extends SheetsStoreOptions, SheetsHandlerOptions {
+  /** @default 0 (a free port) */
+  port?: number
+  /** Use this store instead of creating one (the store options are then ignored). */
+  store?: SheetsStore
+  /** The static token to register and hand back. @default 'static-test-token' */
+  staticToken?: string
+}
+
+export interface SheetsFake {
+  /** Pass as `rootUrl` to `sheets({ version: 'v4', rootUrl })`. Ends with `/`. */
+  rootUrl: string
+  /** The token endpoint (`POST`), for JWT-bearer, authorization_code and refresh_token grants. */
+  tokenUrl: string
+  /** The auto-approving consent page, for `OAuth2Client({ endpoints: { oauth2AuthBaseUrl } })`. */
+  authUrl: string
+  store: SheetsStore
+  /** A bearer token the fake accepts (spreadsheets scope, never expires). */
+  staticToken: string
+  close(): Promise<void>
+}
+
+/** Starts a Sheets fake on 127.0.0.1. */
+export async function startSheetsFake(options: StartSheetsFakeOptions = {}): Promise<SheetsFake> {
+  const store = options.store ?? createSheetsStore(options)
+  const staticToken = options.staticToken ?? 'static-test-token'
+  store.auth.addStaticToken(staticToken)
+  const server = await serveOnLoopback(createSheetsHandler(store, options), options.port === undefined ? {} : { port: options.port })
+  return {
+    rootUrl: server.url,
+    tokenUrl: `${server.url}token`,
+    authUrl: `${server.url}o/oauth2/v2/auth`,
+    store,
+    staticToken,
+    close: () => server.close(),
+  }
+}
