@@ -1,0 +1,397 @@
+/**
+ * The Google backend through the real @googleapis/sheets client against the
+ * Sheets fake, in-process (msw). Request counts are the fake's own.
+ */
+import { exportPKCS8, exportSPKI, generateKeyPair } from 'jose'
+import { setupServer } from 'msw/node'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { createSheetsHandler } from '../../counterparts/sheets/handler.ts'
+import { createSheetsStore, type SheetsStore, type SheetsStoreOptions } from '../../counterparts/sheets/store.ts'
+import { mswHandlerFor } from '../../counterparts/mount.ts'
+import { HttpError, isTimelineSheetsError } from '../../src/errors.ts'
+import type { RetryOptions } from '../../src/http/retry.ts'
+import type { Snapshot, Spreadsheet, TabSpec } from '../../src/sheets/port.ts'
+import { signInWithServiceAccount, signInWithStaticToken, type ServiceAccountKey } from '../../src/sheets/google/auth.ts'
+import { createGoogleSpreadsheet, type GoogleSheetsEvent, type GoogleSpreadsheetOptions } from '../../src/sheets/google/backend.ts'
+import { directClient, managerActionsOverApi } from './google-fixture.ts'
+
+const ROOT = 'http://sheets.test/'
+const TOKEN = 'static-test-token'
+const server = setupServer()
+
+// onUnhandledFrame is msw 3's name for onUnhandledRequest.
+beforeAll(() => server.listen({ onUnhandledFrame: 'error' }))
+afterAll(() => server.close())
+
+const TABS: TabSpec[] = [
+  {
+    title: 'Activities',
+    statusColumn: 'Status',
+    columns: [
+      { name: 'User', kind: 'text' },
+      { name: 'Date', kind: 'date' },
+      { name: 'Start', kind: 'time' },
+      { name: 'Duration', kind: 'duration', protected: true },
+      { name: 'Tags', kind: 'text', dropdown: { tab: 'Allowed tags', column: 'Tags' } },
+      { name: 'Notes', kind: 'text', wrap: true },
+      { name: 'Delete', kind: 'checkbox' },
+      { name: 'Status', kind: 'text', protected: true },
+      { name: 'Key', kind: 'text', hidden: true, protected: true },
+    ],
+  },
+  { title: 'Allowed tags', columns: [{ name: 'Applies to', kind: 'text' }, { name: 'Tags', kind: 'text' }] },
+  { title: 'Sync log', readOnly: true, columns: [{ name: 'When', kind: 'datetime' }, { name: 'Rows', kind: 'number' }] },
+]
+const LAYOUT = { timeZone: 'Europe/Berlin' }
+
+interface Setup {
+  store: SheetsStore
+  spreadsheetId: string
+  sheet: Spreadsheet
+  events: GoogleSheetsEvent[]
+  sleeps: number[]
+}
+
+function setup(storeOptions: SheetsStoreOptions = {}, backend: Partial<GoogleSpreadsheetOptions> & { retry?: Partial<RetryOptions> } = {}): Setup {
+  const store = createSheetsStore({ staticTokens: [TOKEN], quota: false, ...storeOptions })
+  server.resetHandlers(mswHandlerFor(ROOT, createSheetsHandler(store)))
+  const spreadsheetId = store.createSpreadsheet().spreadsheetId
+  const events: GoogleSheetsEvent[] = []
+  const sleeps: number[] = []
+  const sheet = createGoogleSpreadsheet({
+    spreadsheetId,
+    auth: signInWithStaticToken(TOKEN),
+    rootUrl: ROOT,
+    log: (event) => events.push(event),
+    ...backend,
+    retry: {
+      sleep: async (ms) => {
+        sleeps.push(ms)
+      },
+      ...backend.retry,
+    },
+  })
+  return { store, spreadsheetId, sheet, events, sleeps }
+}
+
+function row(n: number): (string | number | boolean)[] {
+  return [`DOMAIN\\u${n}`, 45293 + n, 0.375, 0.125, 'Client, Project', `note ${n}`, false, 'ok', `key/${n}`]
+}
+
+async function withRows(s: Setup, count: number): Promise<Snapshot> {
+  await s.sheet.ensureLayout(TABS, LAYOUT)
+  const empty = await s.sheet.read(['Activities'])
+  await s.sheet.write([{ tab: 'Activities', appends: Array.from({ length: count }, (_, i) => row(i + 1)) }], empty)
+  return s.sheet.read(['Activities'])
+}
+
+function keys(snapshot: Snapshot): unknown[] {
+  return snapshot.tabs['Activities']!.rows.map((r) => r[8])
+}
+
+async function caught(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected a rejection')
+}
+
+describe('request economy', () => {
+  it('lays out once, then an unchanged layout costs one read and no write', async () => {
+    const s = setup()
+    const first = await s.sheet.ensureLayout(TABS, LAYOUT)
+    expect(first).toEqual({ createdTabs: ['Activities', 'Allowed tags', 'Sync log'], changed: true })
+    expect(s.store.stats()).toMatchObject({ reads: 1, writes: 1 })
+    s.store.resetStats()
+    expect(await s.sheet.ensureLayout(TABS, LAYOUT)).toEqual({ createdTabs: [], changed: false })
+    expect(s.store.stats()).toMatchObject({ reads: 1, writes: 0, byMethod: { GetSpreadsheet: 1 } })
+    expect(s.sheet.requestCounts()).toEqual({ reads: 2, writes: 1 })
+  })
+
+  it('applies the layout the fake can show: frozen header, time zone, protections, hidden Key, formats', async () => {
+    const s = setup()
+    await s.sheet.ensureLayout(TABS, LAYOUT)
+    const { data } = await directClient(signInWithStaticToken(TOKEN).client, ROOT).spreadsheets.get({ spreadsheetId: s.spreadsheetId })
+    expect(data.properties?.timeZone).toBe('Europe/Berlin')
+    const activities = data.sheets!.find((sh) => sh.properties?.title === 'Activities')!
+    expect(activities.properties?.gridProperties?.frozenRowCount).toBe(1)
+    expect(activities.protectedRanges?.map((p) => p.description)).toEqual([
+      'timeline-sheets: Activities header',
+      'timeline-sheets: Activities / Duration',
+      'timeline-sheets: Activities / Status',
+      'timeline-sheets: Activities / Key',
+    ])
+    expect(activities.protectedRanges?.every((p) => p.warningOnly)).toBe(true)
+    expect(activities.conditionalFormats).toHaveLength(2)
+    const header = await s.sheet.read(['Activities'])
+    expect(header.tabs['Activities']!.header).toEqual(TABS[0]!.columns.map((c) => c.name))
+  })
+
+  it('reads any number of tabs with one batchGet and takes the grid size from the echo', async () => {
+    const s = setup()
+    await s.sheet.ensureLayout(TABS, LAYOUT)
+    s.store.resetStats()
+    const snapshot = await s.sheet.read(['Activities', 'Allowed tags', 'Sync log'])
+    expect(s.store.stats()).toMatchObject({ total: 1, byMethod: { BatchGetValues: 1 } })
+    expect(snapshot.tabs['Activities']).toMatchObject({ exists: true, rows: [], gridRowCount: 1000 })
+  })
+
+  it('reports a missing tab as exists:false, spending extra requests only then', async () => {
+    const s = setup()
+    await s.sheet.ensureLayout(TABS, LAYOUT)
+    s.store.resetStats()
+    const snapshot = await s.sheet.read(['Activities', 'Nope'])
+    expect(snapshot.tabs['Nope']).toEqual({ title: 'Nope', exists: false, header: [], rows: [], gridRowCount: 0 })
+    expect(snapshot.tabs['Activities']!.exists).toBe(true)
+    expect(s.store.stats()).toMatchObject({ reads: 3, byMethod: { BatchGetValues: 2, GetSpreadsheet: 1 } })
+  })
+
+  it('writes updates, removals and appends with at most two requests, relative to the basis', async () => {
+    const s = setup()
+    const basis = await withRows(s, 5)
+    s.store.resetStats()
+    const report = await s.sheet.write(
+      [
+        {
+          tab: 'Activities',
+          updates: [{ row: 5, column: 5, values: ['fourth, edited'] }],
+          deleteRows: [2, 4],
+          appends: [row(6)],
+        },
+      ],
+      basis,
+    )
+    expect(s.store.stats()).toMatchObject({ writes: 2, reads: 0, byMethod: { BatchUpdateSpreadsheet: 1, BatchUpdateValues: 1 } })
+    expect(report.appended).toEqual({ Activities: { firstRow: 5, count: 1 } })
+    const after = await s.sheet.read(['Activities'])
+    expect(keys(after)).toEqual(['key/2', 'key/4', 'key/5', 'key/6'])
+    expect(after.tabs['Activities']!.rows[1]![5]).toBe('fourth, edited')
+  })
+
+  it('sends updates alone as one values.batchUpdate, however large the sheet', async () => {
+    const s = setup()
+    const basis = await withRows(s, 300)
+    s.store.resetStats()
+    await s.sheet.write([{ tab: 'Activities', updates: [{ row: 150, column: 7, values: ['error: x'] }] }], basis)
+    expect(s.store.stats()).toMatchObject({ total: 1, byMethod: { BatchUpdateValues: 1 } })
+  })
+
+  it('grows the grid when appends run past it', async () => {
+    const s = setup()
+    await s.sheet.ensureLayout(TABS, LAYOUT)
+    const basis = await s.sheet.read(['Activities'])
+    await s.sheet.write([{ tab: 'Activities', appends: Array.from({ length: 1200 }, (_, i) => row(i + 1)) }], basis)
+    const after = await s.sheet.read(['Activities'])
+    expect(after.tabs['Activities']!.rows).toHaveLength(1200)
+    expect(after.tabs['Activities']!.gridRowCount).toBe(1201)
+  })
+
+  it('splits value writes only to stay under the payload limit', async () => {
+    const s = setup({}, { maxPayloadBytes: 4_000 })
+    const basis = await withRows(s, 0)
+    s.store.resetStats()
+    await s.sheet.write([{ tab: 'Activities', appends: Array.from({ length: 100 }, (_, i) => row(i + 1)) }], basis)
+    const writes = s.store.stats().byMethod.BatchUpdateValues ?? 0
+    expect(writes).toBeGreaterThan(1)
+    expect(keys(await s.sheet.read(['Activities']))).toHaveLength(100)
+  })
+})
+
+describe('values round-trip as written', () => {
+  const texts = ['=IMPORTDATA("https://example.com/x")', '0042', '+1 555 0100', 'line one\nline two', 'TRUE', '2024-01-02', ' padded ']
+
+  it('stores free text as text: never a formula, a number or a date', async () => {
+    const s = setup()
+    const basis = await withRows(s, 1)
+    await s.sheet.write([{ tab: 'Activities', appends: texts.map((text) => [text]) }], basis)
+    const snapshot = await s.sheet.read(['Activities'])
+    expect(snapshot.tabs['Activities']!.rows.slice(1).map((r) => r[0])).toEqual(texts)
+    // FORMULA rendering shows a formula as its text too, so check the stored values unformatted.
+    const api = directClient(signInWithStaticToken(TOKEN).client, ROOT)
+    const { data } = await api.spreadsheets.values.get({ spreadsheetId: s.spreadsheetId, range: "'Activities'!A3:A9", valueRenderOption: 'UNFORMATTED_VALUE' })
+    expect(data.values?.map((r) => r[0])).toEqual(texts)
+  })
+
+  it('keeps numbers, booleans and serials as numbers', async () => {
+    const s = setup()
+    const basis = await withRows(s, 0)
+    await s.sheet.write([{ tab: 'Activities', appends: [['u', 45293, 9.5 / 24, 1.5, 'x', 'n', true, 'ok', 'k']] }], basis)
+    const r = (await s.sheet.read(['Activities'])).tabs['Activities']!.rows[0]!
+    expect(r.slice(1, 4)).toEqual([45293, 9.5 / 24, 1.5])
+    expect(r[6]).toBe(true)
+  })
+})
+
+describe('quota and faults', () => {
+  it('429 storm: holds the lane until the quota window passes and succeeds', async () => {
+    let clock = Date.UTC(2026, 0, 1, 12, 0, 10)
+    const s = setup(
+      { now: () => clock, quota: { readPerUser: 2, writePerUser: 100 } },
+      {
+        quota: { now: () => clock, random: () => 0 },
+        retry: {
+          sleep: async (ms) => {
+            clock += ms
+          },
+        },
+      },
+    )
+    const start = clock
+    for (let i = 0; i < 5; i++) await s.sheet.read(['Sheet1'])
+    const stats = s.store.stats()
+    expect(stats.quotaRejections).toBeGreaterThanOrEqual(2)
+    // Five reads at two per minute need two more windows.
+    expect(clock - start).toBeGreaterThanOrEqual(2 * 60_000 - 10_000)
+    expect(s.events.filter((e) => e.type === 'retry').every((e) => e.type === 'retry' && e.reason.includes('429'))).toBe(true)
+  })
+
+  it('429 that never ends: gives up with the quota hint after the retry limit', async () => {
+    const s = setup({ faults: [{ status: 429, times: 100 }] }, { retry: { limit: 2 } })
+    const error = await caught(s.sheet.read(['Sheet1']))
+    expect(error).toBeInstanceOf(HttpError)
+    expect((error as HttpError).status).toBe(429)
+    expect((error as HttpError).hint).toContain('quota')
+    expect(s.store.stats().total).toBe(3)
+  })
+
+  it('503 backs off and then succeeds', async () => {
+    const s = setup({ faults: [{ status: 503, times: 2, method: 'BatchGetValues' }] })
+    await s.sheet.read(['Sheet1'])
+    expect(s.sleeps).toHaveLength(2)
+    expect(s.sleeps[1]!).toBeGreaterThan(s.sleeps[0]! * 1.2)
+  })
+
+  it('values written, then 503: the repeat writes the same cells, nothing more', async () => {
+    const s = setup()
+    const basis = await withRows(s, 2)
+    s.store.faults.inject({ status: 503, method: 'BatchUpdateValues', applyThenFail: true })
+    const report = await s.sheet.write([{ tab: 'Activities', appends: [row(3)], updates: [{ row: 2, column: 5, values: ['edited'] }] }], basis)
+    expect(report.appended).toEqual({ Activities: { firstRow: 4, count: 1 } })
+    const after = await s.sheet.read(['Activities'])
+    expect(keys(after)).toEqual(['key/1', 'key/2', 'key/3'])
+    expect(s.store.stats().byMethod.BatchUpdateValues).toBe(3)
+  })
+
+  it('rows removed, then 503: the backend sees the removal happened and does not remove again', async () => {
+    const s = setup()
+    const basis = await withRows(s, 4)
+    s.store.faults.inject({ status: 503, method: 'BatchUpdateSpreadsheet', applyThenFail: true })
+    await s.sheet.write([{ tab: 'Activities', deleteRows: [3], updates: [{ row: 4, column: 5, values: ['third'] }] }], basis)
+    const after = await s.sheet.read(['Activities'])
+    expect(keys(after)).toEqual(['key/1', 'key/3', 'key/4'])
+    expect(after.tabs['Activities']!.rows[1]![5]).toBe('third')
+    expect(s.events).toContainEqual({ type: 'structural-repeat', outcome: 'applied' })
+  })
+
+  it('503 before the removal happened: the backend sees nothing changed and sends it again', async () => {
+    const s = setup()
+    const basis = await withRows(s, 4)
+    s.store.faults.inject({ status: 503, method: 'BatchUpdateSpreadsheet' })
+    await s.sheet.write([{ tab: 'Activities', deleteRows: [3] }], basis)
+    expect(keys(await s.sheet.read(['Activities']))).toEqual(['key/1', 'key/3', 'key/4'])
+    expect(s.events).toContainEqual({ type: 'structural-repeat', outcome: 'not-applied' })
+  })
+
+  it('a manager edit between the lost answer and the repeat: stops instead of removing by stale positions', async () => {
+    const api = directClient(signInWithStaticToken(TOKEN).client, ROOT)
+    let s!: Setup
+    let edited = false
+    s = setup({}, {
+      retry: {
+        sleep: async () => {
+          if (edited) return
+          edited = true
+          await managerActionsOverApi(api, s.spreadsheetId).insertBlankRow('Activities', 2)
+        },
+      },
+    })
+    const basis = await withRows(s, 4)
+    s.store.faults.inject({ status: 503, method: 'BatchUpdateSpreadsheet' })
+    const error = await caught(s.sheet.write([{ tab: 'Activities', deleteRows: [3], updates: [{ row: 5, column: 5, values: ['x'] }] }], basis))
+    expect(isTimelineSheetsError(error) && error.code).toBe('TS_SHEETS_API')
+    expect((error as Error).message).toContain('changed while rows were being added or removed')
+    expect(keys(await s.sheet.read(['Activities']))).toEqual([undefined, 'key/1', 'key/2', 'key/3', 'key/4'])
+  })
+
+  it('layout applied, then 503: plans again from what is there and adds nothing twice', async () => {
+    const s = setup({ faults: [{ status: 503, method: 'BatchUpdateSpreadsheet', applyThenFail: true }] })
+    const report = await s.sheet.ensureLayout(TABS, LAYOUT)
+    expect(report).toEqual({ createdTabs: ['Activities', 'Allowed tags', 'Sync log'], changed: true })
+    expect(s.store.stats().byMethod.BatchUpdateSpreadsheet).toBe(1)
+    expect(await s.sheet.ensureLayout(TABS, LAYOUT)).toEqual({ createdTabs: [], changed: false })
+  })
+})
+
+describe('errors say what to do', () => {
+  it('404: the id is wrong or the spreadsheet is not shared', async () => {
+    const s = setup()
+    const other = createGoogleSpreadsheet({ spreadsheetId: 'doesNotExist', auth: signInWithStaticToken(TOKEN), rootUrl: ROOT })
+    const error = await caught(other.read(['Activities']))
+    expect(error).toBeInstanceOf(HttpError)
+    expect((error as HttpError).status).toBe(404)
+    expect((error as HttpError).message).toContain('Requested entity was not found.')
+    expect((error as HttpError).hint).toContain('doesNotExist')
+    expect(s.store.stats().total).toBe(1)
+  })
+
+  it('403: share the spreadsheet with the service account as editor', async () => {
+    const pair = await generateKeyPair('RS256', { extractable: true })
+    const s = setup({ faults: [{ status: 403 }] })
+    const key: ServiceAccountKey = { type: 'service_account', client_email: 'bridge@p.iam.gserviceaccount.com', private_key: await exportPKCS8(pair.privateKey), private_key_id: 'k', token_uri: `${ROOT}token` }
+    s.store.auth.registerServiceAccount({ clientEmail: key.client_email, publicKey: await exportSPKI(pair.publicKey) })
+    const sheet = createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithServiceAccount(key), rootUrl: ROOT })
+    const error = await caught(sheet.read(['Sheet1']))
+    expect((error as HttpError).status).toBe(403)
+    expect((error as HttpError).hint).toBe('Share the spreadsheet with bridge@p.iam.gserviceaccount.com as editor.')
+  })
+
+  it('401: the credentials were refused, and the token is not in the message', async () => {
+    const s = setup()
+    const sheet = createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithStaticToken('ya29.not-known-here'), rootUrl: ROOT })
+    const error = await caught(sheet.read(['Sheet1']))
+    expect((error as HttpError).status).toBe(401)
+    expect((error as HttpError).hint).toContain('credentials')
+    expect(JSON.stringify({ m: (error as Error).message, d: (error as HttpError).data, h: (error as HttpError).hint })).not.toContain('ya29.not-known-here')
+  })
+
+  it('refuses a spreadsheet id that cannot be one before any request', () => {
+    expect(() => createGoogleSpreadsheet({ spreadsheetId: 'https://docs.google.com/x', auth: signInWithStaticToken(TOKEN) })).toThrow(/not a Google spreadsheet id/)
+  })
+})
+
+describe('service-account sign-in against the fake token endpoint', () => {
+  let key: ServiceAccountKey
+  let publicPem: string
+
+  beforeAll(async () => {
+    const pair = await generateKeyPair('RS256', { extractable: true })
+    publicPem = await exportSPKI(pair.publicKey)
+    key = { type: 'service_account', client_email: 'sync@proj.iam.gserviceaccount.com', private_key: await exportPKCS8(pair.privateKey), private_key_id: 'kid-9', token_uri: `${ROOT}token` }
+  })
+
+  beforeEach(() => undefined)
+
+  it('exchanges a JWT at token_uri once and reuses the token', async () => {
+    const s = setup()
+    s.store.auth.registerServiceAccount({ clientEmail: key.client_email, publicKey: publicPem })
+    const sheet = createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithServiceAccount(key), rootUrl: ROOT })
+    await sheet.read(['Sheet1'])
+    await sheet.read(['Sheet1'])
+    const tokenRequests = s.store.auth.tokenRequests()
+    expect(tokenRequests).toHaveLength(1)
+    expect(tokenRequests[0]).toMatchObject({ grantType: 'urn:ietf:params:oauth:grant-type:jwt-bearer', status: 200 })
+  })
+
+  it('invalid_grant (unknown account) fails with TS_AUTH_FAILED and is not retried', async () => {
+    const s = setup()
+    const sheet = createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithServiceAccount(key, { source: '/keys/sa.json' }), rootUrl: ROOT })
+    const error = await caught(sheet.read(['Sheet1']))
+    expect(isTimelineSheetsError(error) && error.code).toBe('TS_AUTH_FAILED')
+    expect((error as Error).message).toContain('/keys/sa.json')
+    expect((error as Error).message).toContain('invalid_grant')
+    expect(s.store.auth.tokenRequests()).toHaveLength(1)
+    expect(s.store.stats().total).toBe(0)
+  })
+})
