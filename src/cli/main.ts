@@ -13,6 +13,8 @@ export interface GlobalOptions {
   json: boolean
   verbose: boolean
   quiet: boolean
+  /** Hidden: the clock for reproducible runs (tests, benchmarks). */
+  now?: string
 }
 
 const DEFAULT_CONFIG = process.env.TIMELINE_SHEETS_CONFIG ?? 'timeline-sheets.json'
@@ -27,6 +29,7 @@ export function buildProgram(): Command {
     .option('--json', 'print the result as JSON on stdout', false)
     .option('-v, --verbose', 'log every request and decision (never secrets)', false)
     .option('-q, --quiet', 'only warnings and the result', false)
+    .addOption(new Option('--now <iso>', 'pretend the time is this (reproducible runs)').hideHelp())
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText(
       'after',

@@ -21,6 +21,7 @@ import type { Reporter } from '../cli/reporter.ts'
 import { activityWrites, isEmptyWrite, rewriteTab } from './sheet-writes.ts'
 import { addDays, readTimelineChanges, type ExportWindow, type TimelineChanges } from './server-reads.ts'
 import { syncLogRow, type RunCounts } from './sync-log.ts'
+import { crashPoint } from './crash-points.ts'
 
 export interface ExportDeps {
   client: TimelineClient
@@ -150,7 +151,9 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
 
     const meaningful = tabWrites.filter((w) => !isEmptyWrite(w))
     if (!options.dryRun && meaningful.length > 0) {
+      crashPoint('export:before-sheet-write')
       await deps.spreadsheet.write(meaningful, snapshot)
+      crashPoint('export:after-sheet-write')
       await lock?.refresh()
     }
 
@@ -164,6 +167,7 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
       state.layoutHash = layoutHash
       state.runs.push({ runId, command: 'export', startedAt: startedAt.toISOString(), finishedAt: now().toISOString(), result, summary: summaryLine(counts) })
       await saveState(location, state)
+      crashPoint('export:after-state-save')
     }
 
     return {

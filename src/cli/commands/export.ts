@@ -25,7 +25,7 @@ export async function runExportCommand(globals: GlobalOptions, options: ExportCo
     reporter.info(`Exporting ${target.name}${options.dryRun ? ' (dry run: nothing is written)' : ''}`)
     const spreadsheet = await openTargetSpreadsheet(loaded, target, reporter)
     summaries.push(
-      await runExport(target, { client, spreadsheet, stateDir: loaded.resolvePath(loaded.config.stateDir), reporter }, {
+      await runExport(target, { client, spreadsheet, stateDir: loaded.resolvePath(loaded.config.stateDir), reporter, now: clockFor(globals) }, {
         dryRun: options.dryRun,
         full: options.full,
       }),
@@ -33,6 +33,15 @@ export async function runExportCommand(globals: GlobalOptions, options: ExportCo
   }
   reporter.result(summaries.map(formatExportSummary).join('\n\n'), summaries.length === 1 ? summaries[0] : summaries)
   return summaries.some((s) => s.result === 'partial') ? EXIT.partial : EXIT.success
+}
+
+/** The run's clock: real time, or the hidden --now for reproducible runs. */
+export function clockFor(globals: GlobalOptions): () => Date {
+  if (globals.now === undefined) return () => new Date()
+  const fixed = Date.parse(globals.now)
+  if (Number.isNaN(fixed)) throw new TimelineSheetsError('TS_USAGE', `--now ${globals.now} is not an ISO date-time`)
+  const offset = fixed - Date.now()
+  return () => new Date(Date.now() + offset)
 }
 
 export function selectTargets(targets: TargetConfig[], name: string | undefined): TargetConfig[] {
