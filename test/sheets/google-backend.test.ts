@@ -3,6 +3,7 @@
  * Sheets fake, in-process (msw). Request counts are the fake's own.
  */
 import { exportPKCS8, exportSPKI, generateKeyPair } from 'jose'
+import { http, HttpResponse } from 'msw'
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createSheetsHandler } from '../../counterparts/sheets/handler.ts'
@@ -382,6 +383,16 @@ describe('service-account sign-in against the fake token endpoint', () => {
     const tokenRequests = s.store.auth.tokenRequests()
     expect(tokenRequests).toHaveLength(1)
     expect(tokenRequests[0]).toMatchObject({ grantType: 'urn:ietf:params:oauth:grant-type:jwt-bearer', status: 200 })
+  })
+
+  it('a busy token endpoint (503) is retried by the same policy, then the read succeeds', async () => {
+    const s = setup()
+    s.store.auth.registerServiceAccount({ clientEmail: key.client_email, publicKey: publicPem })
+    server.use(http.post(`${ROOT}token`, () => HttpResponse.json({ error: 'backend_error' }, { status: 503 }), { once: true }))
+    const sheet = createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithServiceAccount(key), rootUrl: ROOT, retry: { sleep: async (ms) => void s.sleeps.push(ms) } })
+    await sheet.read(['Sheet1'])
+    expect(s.sleeps).toHaveLength(1)
+    expect(s.store.auth.tokenRequests()).toHaveLength(1)
   })
 
   it('invalid_grant (unknown account) fails with TS_AUTH_FAILED and is not retried', async () => {

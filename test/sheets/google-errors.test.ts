@@ -55,6 +55,9 @@ describe('classifySheetsFailure', () => {
     const token = new HttpError({ status: 503, method: 'POST', url: 'http://127.0.0.1/token', data: {}, code: 'TS_AUTH_FAILED' })
     expect(classifySheetsFailure(token, at)).toMatchObject({ retry: true })
     expect(classifySheetsFailure(new TimelineSheetsError('TS_AUTH_FAILED', 'no'), at)).toEqual({ retry: false })
+    // Already retried inside: an outer loop must not multiply the attempts.
+    const final = new HttpError({ status: 503, method: 'GET', url: 'http://sheets.test/', data: {}, code: 'TS_SHEETS_API' })
+    expect(classifySheetsFailure(final, at)).toEqual({ retry: false })
   })
 
   it('does not retry 400, 401, 403, 404 or unknown errors', () => {

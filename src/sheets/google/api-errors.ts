@@ -90,8 +90,10 @@ export interface ClassifyContext {
 
 /** Retry verdict for a Sheets call: 429 waits for the quota window, 5xx/408/network back off, the rest is final. */
 export function classifySheetsFailure(error: unknown, context: ClassifyContext): RetryVerdict {
-  if (error instanceof HttpError && (error.status === 429 || error.status >= 500)) {
-    return { retry: true, reason: `token endpoint answered ${error.status}` }
+  // The service-account token request reports a busy token endpoint this way;
+  // a TS_SHEETS_API HttpError has already been through its own retries.
+  if (error instanceof HttpError && error.code === 'TS_AUTH_FAILED' && (error.status === 429 || error.status >= 500)) {
+    return { retry: true, reason: `Google token endpoint answered ${error.status}` }
   }
   const failure = readApiFailure(error)
   if (!failure) return { retry: false }
