@@ -7,6 +7,7 @@
 import type { CellValue } from '../sheets/port.ts'
 import type { AllowedTags } from '../timeline/model.ts'
 import { cellText, isEmptyCell } from './cells.ts'
+import { fnv1a64Base64url } from './fingerprint.ts'
 
 export const EVERYONE = 'everyone'
 
@@ -72,4 +73,15 @@ function parseAppliesTo(text: string): { ok: true; names: string[] } | { ok: fal
     at = pattern.lastIndex
   }
   return names.length > 0 ? { ok: true, names } : { ok: false, message: 'names nobody' }
+}
+
+/**
+ * Fingerprint of a list as the server would hold it: combinations compared
+ * as tag sequences (spacing after commas does not matter), order kept.
+ */
+export function allowedTagsFingerprint(allowed: AllowedTags): string {
+  const norm = (c: string) => c.split(',').map((t) => t.trim()).join(', ')
+  return fnv1a64Base64url(
+    JSON.stringify([allowed.everyone.map(norm), allowed.groups.map((g) => [g.appliesTo, g.combinations.map(norm)])]),
+  )
 }

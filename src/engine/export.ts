@@ -4,7 +4,7 @@
  * cursors. A crash anywhere before the state save repeats the same changes
  * next run, which land on the same rows by Key: nothing is duplicated.
  */
-import { allowedTagsToRows } from '../core/allowed-tags-sheet.ts'
+import { allowedTagsFingerprint, allowedTagsToRows, rowsToAllowedTags } from '../core/allowed-tags-sheet.ts'
 import { ACTIVITY_COLUMN, ALLOWED_TAGS_COLUMN, activitiesTab, allowedTagsTab, syncLogTab, validateHeader, type HeaderLayout } from '../core/columns.ts'
 import { fnv1a64Base64url } from '../core/fingerprint.ts'
 import { fingerprintOf, planExport, type Decision } from '../core/plan.ts'
@@ -30,6 +30,8 @@ export interface ExportDeps {
   reporter: Reporter
   now?: () => Date
   runId?: string
+  /** The caller (sync) already holds the target's lock. */
+  lockHeld?: boolean
 }
 
 export interface ExportOptions {
@@ -69,7 +71,7 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
   const startedAt = now()
   const runId = deps.runId ?? newRunId(startedAt)
   const location = stateLocation(deps.stateDir, target.name)
-  const lock: Lock | undefined = options.dryRun ? undefined : await acquireLock(location.lockFile, { command: 'export' })
+  const lock: Lock | undefined = options.dryRun || deps.lockHeld ? undefined : await acquireLock(location.lockFile, { command: 'export' })
   try {
     if (lock?.tookOver) deps.reporter.warn(`Took over a stale lock left by pid ${lock.tookOver.pid} (${lock.tookOver.command}).`)
     const loaded = await loadState(location, target.name)
@@ -131,7 +133,7 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
     const writes = activityWrites(decisions, { tab: activitiesData, layout, timeZone: target.timeZone, today })
 
     const tabWrites: TabWrite[] = [writes.write]
-    const allowed = await allowedTagsWrite(deps, target, snapshot, warnings)
+    const allowed = await allowedTagsWrite(deps, target, snapshot, state, warnings)
     if (allowed.write) tabWrites.push(allowed.write)
 
     const counts: RunCounts = {
@@ -165,6 +167,7 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
         else state.base[key] = fp
       }
       state.layoutHash = layoutHash
+      if (allowed.fingerprint) state.allowedTagsFingerprint = allowed.fingerprint
       state.runs.push({ runId, command: 'export', startedAt: startedAt.toISOString(), finishedAt: now().toISOString(), result, summary: summaryLine(counts) })
       await saveState(location, state)
       crashPoint('export:after-state-save')
@@ -396,8 +399,9 @@ async function allowedTagsWrite(
   deps: ExportDeps,
   target: TargetConfig,
   snapshot: Snapshot,
+  state: TargetState,
   warnings: string[],
-): Promise<{ write: TabWrite | undefined; outcome: ExportSummary['allowedTags'] }> {
+): Promise<{ write: TabWrite | undefined; outcome: ExportSummary['allowedTags']; fingerprint?: string }> {
   let allowed: AllowedTags
   try {
     allowed = await deps.client.readAllowedTags({ all: true })
@@ -413,6 +417,17 @@ async function allowedTagsWrite(
   const header = data.header
   const appliesTo = header.findIndex((h) => h === ALLOWED_TAGS_COLUMN.appliesTo)
   const tags = header.findIndex((h) => h === ALLOWED_TAGS_COLUMN.tags)
+  const serverFingerprint = allowedTagsFingerprint(allowed)
+  if (data.rows.length > 0 && appliesTo >= 0 && tags >= 0) {
+    const inSheet = rowsToAllowedTags(data.rows, appliesTo, tags)
+    const sheetFingerprint = inSheet.ok ? allowedTagsFingerprint(inSheet.allowed) : undefined
+    if (sheetFingerprint === serverFingerprint) return { write: undefined, outcome: 'unchanged', fingerprint: serverFingerprint }
+    // A tab that differs from what the tool last wrote holds a manager's edits: never overwrite them.
+    if (sheetFingerprint !== state.allowedTagsFingerprint) {
+      warnings.push(`The ${data.title} tab was edited and the edits are not imported yet; it was left as it is (run import or sync to send them).`)
+      return { write: undefined, outcome: 'unchanged' }
+    }
+  }
   const width = Math.max(2, header.length)
   const desired = allowedTagsToRows(allowed).map((row) => {
     const out: CellValue[] = Array.from({ length: width }, () => null)
@@ -421,7 +436,9 @@ async function allowedTagsWrite(
     return out
   })
   const write = rewriteTab(data, desired, width)
-  return isEmptyWrite(write) ? { write: undefined, outcome: 'unchanged' } : { write, outcome: 'rewritten' }
+  return isEmptyWrite(write)
+    ? { write: undefined, outcome: 'unchanged', fingerprint: serverFingerprint }
+    : { write, outcome: 'rewritten', fingerprint: serverFingerprint }
 }
 
 function summaryLine(counts: RunCounts): string {

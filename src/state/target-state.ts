@@ -42,6 +42,8 @@ const targetState = z.looseObject({
   /** Row key (`timelineKey/entityId`) → fingerprint of the values last synced. */
   base: z.record(z.string(), z.string()),
   layoutHash: z.string().optional(),
+  /** Fingerprint of the allowed tags as the tool last wrote them to the tab (or sent them to the server). */
+  allowedTagsFingerprint: z.string().optional(),
   runs: z.array(runRecord),
 })
 
