@@ -91,6 +91,7 @@ export async function openTargetSpreadsheet(
     auth: await googleSignIn(loaded, google, env),
     rootUrl: google.rootUrl,
     pace: { readsPerMinute: google.readsPerMinute, writesPerMinute: google.writesPerMinute },
+    quota: { windowMs: google.quotaWindowMs },
     log: (event) => {
       if (event.type === 'retry') reporter.info(`Google Sheets asked to slow down, retrying in ${Math.round(event.delayMs / 100) / 10} s`, { reason: event.reason })
       else reporter.debug('sheets', event as unknown as Record<string, unknown>)

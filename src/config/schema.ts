@@ -84,6 +84,8 @@ const google = z
     rootUrl: httpUrl.optional(),
     readsPerMinute: z.int().min(1).default(60),
     writesPerMinute: z.int().min(1).default(60),
+    /** Length of Google's quota window; only a fake with a faster clock needs another value. */
+    quotaWindowMs: z.int().min(100).default(60_000),
   })
   .optional()
 
