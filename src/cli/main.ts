@@ -70,6 +70,64 @@ Examples:
       process.exitCode = await runExportCommand(globals(command), options)
     })
 
+  const importFlags = (command: Command) =>
+    command
+      .option('-t, --target <name>', 'only this target (default: every target in the config)')
+      .option('-n, --dry-run', 'show the plan, write nothing', false)
+      .option('--delete-missing', 'delete on the server the activities whose rows were removed from the sheet (default: only report them)', false)
+      .option('--max-delete <n|n%>', 'most deletions one run may make: a count (200) or a share of the rows (50%)')
+      .option('--force', 'apply even when the plan looks like an accident (too many deletes, almost every row changed, an empty sheet)', false)
+      .option('--force-layout', 'apply even when the header row looks damaged', false)
+      .option('--strict-tags', 'treat tags outside the allowed combinations as errors, not warnings', false)
+
+  importFlags(
+    program
+      .command('import')
+      .description("Send managers' edits from the sheet to the server: updates, new rows, ticked deletions, the allowed tags list.")
+      .option('-y, --yes', 'apply without asking (needed when there is no terminal)', false)
+      .option('--plan-tab', 'with --dry-run: also write the plan into a Plan tab', false),
+  )
+    .addHelpText(
+      'after',
+      `
+Every row is checked first; a row with a problem gets a Status in plain words
+and is not sent. A row changed both in the sheet and on the server since the
+last sync is a conflict: nothing is written for it and the edit stays.
+Safety stops run before any write (too many deletions, a damaged header, a
+plan that changes almost every row); each names the flag that overrides it.
+A run killed at any point can simply be run again: it finishes the
+interrupted work and creates nothing twice.
+
+Examples:
+  timeline-sheets import --dry-run --plan-tab     review the plan in the sheet
+  timeline-sheets import --yes                    apply (cron, scripts)`,
+    )
+    .action(async (options: import('./commands/import.ts').ImportCommandOptions, command: Command) => {
+      const { runImportCommand } = await import('./commands/import.ts')
+      process.exitCode = await runImportCommand(globals(command), options)
+    })
+
+  importFlags(
+    program
+      .command('sync')
+      .description('The nightly job: import the sheet edits, then export server changes, under a lock per target.')
+      .option('--every <interval>', 'keep running and sync every 30m, 2h, 1d …')
+      .option('--cron <expression>', 'keep running and sync on a cron schedule, e.g. "0 2 * * *"'),
+  )
+    .addHelpText(
+      'after',
+      `
+With cron (crontab -e), every night at 02:00:
+  0 2 * * *  cd /srv/timeline-sheets && TIMELINE_PASSWORD=… timeline-sheets sync >> sync.log 2>&1
+
+With a systemd timer: see README.md ("Running it every night").
+Without either: timeline-sheets sync --cron "0 2 * * *" (keeps running).`,
+    )
+    .action(async (options: import('./commands/sync.ts').SyncCommandOptions, command: Command) => {
+      const { runSyncCommand } = await import('./commands/sync.ts')
+      process.exitCode = await runSyncCommand(globals(command), options)
+    })
+
   program
     .command('login')
     .description('Cloud sign-in: opens the browser once and stores a refresh token so nightly runs need nobody.')

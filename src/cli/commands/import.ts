@@ -1,0 +1,95 @@
+/** `timeline-sheets import`: show the plan, ask (on a terminal), apply. */
+import { createInterface } from 'node:readline/promises'
+import { loadConfig } from '../../config/load.ts'
+import { TimelineSheetsError } from '../../errors.ts'
+import { runImport, type ImportOptions, type ImportPlanView, type ImportSummary } from '../../engine/import.ts'
+import type { GlobalOptions } from '../main.ts'
+import { EXIT, type ExitCode } from '../exit-codes.ts'
+import { createReporter } from '../reporter.ts'
+import { createClient, openTargetSpreadsheet } from '../wiring.ts'
+import { clockFor, selectTargets } from './export.ts'
+import { formatImportPlan, formatImportSummary } from './format.ts'
+
+export interface ImportCommandOptions {
+  target?: string
+  dryRun: boolean
+  yes: boolean
+  planTab: boolean
+  deleteMissing: boolean
+  maxDelete?: string
+  force: boolean
+  forceLayout: boolean
+  strictTags: boolean
+}
+
+export async function runImportCommand(globals: GlobalOptions, options: ImportCommandOptions): Promise<ExitCode> {
+  const reporter = createReporter({ json: globals.json, verbose: globals.verbose, quiet: globals.quiet })
+  const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)
+  if (!options.dryRun && !options.yes && !interactive) {
+    throw new TimelineSheetsError('TS_USAGE', 'import changes the server, and there is no terminal to ask for confirmation.', {
+      hint: 'Pass --yes to apply without asking (as sync does), or --dry-run to only see the plan.',
+    })
+  }
+  const loaded = await loadConfig(globals.config)
+  const targets = selectTargets(loaded.config.targets, options.target)
+  const client = await createClient(loaded, reporter)
+  const summaries: ImportSummary[] = []
+  for (const target of targets) {
+    const spreadsheet = await openTargetSpreadsheet(loaded, target, reporter)
+    summaries.push(
+      await runImport(
+        target,
+        {
+          client,
+          spreadsheet,
+          stateDir: loaded.resolvePath(loaded.config.stateDir),
+          reporter,
+          now: clockFor(globals),
+          concurrency: loaded.config.timeline.pace.concurrency,
+          confirm: options.yes ? undefined : (plan) => askToApply(plan),
+        },
+        importOptions(options),
+      ),
+    )
+  }
+  reporter.result(summaries.map(formatImportSummary).join('\n\n'), summaries.length === 1 ? summaries[0] : summaries)
+  return importExitCode(summaries)
+}
+
+export function importOptions(options: Pick<ImportCommandOptions, 'dryRun' | 'planTab' | 'deleteMissing' | 'maxDelete' | 'force' | 'forceLayout' | 'strictTags'>): ImportOptions {
+  return {
+    dryRun: options.dryRun,
+    planTab: options.planTab,
+    deleteMissing: options.deleteMissing,
+    strictTags: options.strictTags,
+    force: options.force,
+    forceLayout: options.forceLayout,
+    ...parseMaxDelete(options.maxDelete),
+  }
+}
+
+/** `--max-delete 30%` (share of the rows) or `--max-delete 500` (a count). */
+export function parseMaxDelete(value: string | undefined): Pick<ImportOptions, 'maxDeletePercent' | 'maxDeleteCount'> {
+  if (value === undefined) return {}
+  const share = /^(\d+(?:\.\d+)?)%$/.exec(value.trim())
+  if (share) return { maxDeletePercent: Number(share[1]) }
+  if (/^\d+$/.test(value.trim())) return { maxDeleteCount: Number(value) }
+  throw new TimelineSheetsError('TS_USAGE', `--max-delete ${value} is neither a share like 30% nor a count like 500.`)
+}
+
+export function importExitCode(summaries: ImportSummary[]): ExitCode {
+  if (summaries.some((s) => s.result === 'refused')) return EXIT.guard
+  if (summaries.some((s) => s.result === 'partial')) return EXIT.partial
+  return EXIT.success
+}
+
+async function askToApply(plan: ImportPlanView): Promise<boolean> {
+  process.stderr.write(`${formatImportPlan(plan)}\n`)
+  const rl = createInterface({ input: process.stdin, output: process.stderr })
+  try {
+    const answer = await rl.question(`Apply these ${plan.writes.length} changes to the server? [y/N] `)
+    return /^y(es)?$/i.test(answer.trim())
+  } finally {
+    rl.close()
+  }
+}
