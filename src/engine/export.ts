@@ -77,6 +77,7 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
     const loaded = await loadState(location, target.name)
     if (loaded.recoveredFrom) deps.reporter.warn(`State recovered from ${loaded.recoveredFrom} after an interrupted save.`)
     const state = loaded.state
+    if (state.backendHints) deps.spreadsheet.importHints?.(state.backendHints)
     const full = Boolean(options.full) || loaded.fresh
     if (loaded.fresh) deps.reporter.info('No state for this target yet: reading the whole window and reconciling by Key.')
 
@@ -169,6 +170,7 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
       state.layoutHash = layoutHash
       if (allowed.fingerprint) state.allowedTagsFingerprint = allowed.fingerprint
       state.runs.push({ runId, command: 'export', startedAt: startedAt.toISOString(), finishedAt: now().toISOString(), result, summary: summaryLine(counts) })
+      state.backendHints = deps.spreadsheet.exportHints?.() ?? state.backendHints
       await saveState(location, state)
       crashPoint('export:after-state-save')
     }

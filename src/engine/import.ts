@@ -104,6 +104,7 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
   const lock: Lock | undefined = options.dryRun || deps.lockHeld ? undefined : await acquireLock(location.lockFile, { command: 'import' })
   try {
     const { state } = await loadState(location, target.name)
+    if (state.backendHints) deps.spreadsheet.importHints?.(state.backendHints)
     const interrupted = await unfinishedJournals(location.journalFolder)
     if (interrupted.length) deps.reporter.info(`Finishing ${interrupted.length} interrupted run(s) first: ${interrupted.map((r) => r.runId).join(', ')}`)
 
@@ -231,6 +232,7 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
       else state.base[key] = fp
     }
     state.runs.push({ runId, command: 'import', startedAt: startedAt.toISOString(), finishedAt: now().toISOString(), result, summary: `created ${counts.created}, updated ${counts.updated}, deleted ${counts.deleted}, conflicts ${counts.conflicts}, invalid ${counts.invalid}` })
+    state.backendHints = deps.spreadsheet.exportHints?.() ?? state.backendHints
     await saveState(location, state)
     await journal.end(result)
     for (const run of interrupted) await closeJournal(run.file, `finished by ${runId}`, now())

@@ -135,4 +135,12 @@ export interface Spreadsheet {
   write(writes: TabWrite[], basis: Snapshot): Promise<WriteReport>
   /** Requests made so far (Google API calls, or workbook loads and saves). */
   requestCounts(): RequestCounts
+  /**
+   * Backend facts worth keeping between runs (Google: the tab ids that row
+   * removal and growth need), so a later run spends no request to learn them
+   * again. Opaque to the engine, which stores and hands them back as they are.
+   */
+  exportHints?(): Record<string, unknown>
+  /** Takes hints from an earlier run; stale hints must only ever cost a request, never a wrong write. */
+  importHints?(hints: Record<string, unknown>): void
 }

@@ -44,6 +44,8 @@ const targetState = z.looseObject({
   layoutHash: z.string().optional(),
   /** Fingerprint of the allowed tags as the tool last wrote them to the tab (or sent them to the server). */
   allowedTagsFingerprint: z.string().optional(),
+  /** Opaque facts the spreadsheet backend keeps between runs (Google: tab ids). */
+  backendHints: z.record(z.string(), z.unknown()).optional(),
   runs: z.array(runRecord),
 })
 

@@ -171,6 +171,29 @@ describe('request economy', () => {
     expect(after.tabs['Activities']!.rows[1]![5]).toBe('fourth, edited')
   })
 
+  it('a later run that takes the tab ids from hints removes rows without asking for them', async () => {
+    const s = setup()
+    await withRows(s, 4)
+    const hints = s.sheet.exportHints!()
+    const later = createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: ROOT })
+    later.importHints!(hints)
+    const basis = await later.read(['Activities'])
+    s.store.resetStats()
+    await later.write([{ tab: 'Activities', deleteRows: [3] }], basis)
+    expect(s.store.stats().byMethod).toEqual({ BatchUpdateSpreadsheet: 1 })
+    expect(keys(await later.read(['Activities']))).toEqual(['key/1', 'key/3', 'key/4'])
+  })
+
+  it('stale hints (the tab was made again under a new id) cost one request, never a wrong write', async () => {
+    const s = setup()
+    await withRows(s, 4)
+    const later = createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: ROOT, retry: { sleep: async () => undefined } })
+    later.importHints!({ sheetIds: { Activities: 987654 } })
+    const basis = await later.read(['Activities'])
+    await later.write([{ tab: 'Activities', deleteRows: [2] }], basis)
+    expect(keys(await later.read(['Activities']))).toEqual(['key/2', 'key/3', 'key/4'])
+  })
+
   it('sends updates alone as one values.batchUpdate, however large the sheet', async () => {
     const s = setup()
     const basis = await withRows(s, 300)

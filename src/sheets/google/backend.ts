@@ -89,6 +89,8 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   const maxPayload = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES
   const sheetIds = new Map<string, number>()
   const columnCounts = new Map<string, number>()
+  /** True while the ids in `sheetIds` came from an earlier run's hints and are not confirmed yet. */
+  let hintedIds = false
 
   const sleep = policy.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
   // The quota hold lives here rather than in Pace.holdFor so that it follows
@@ -170,6 +172,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
 
   const refreshSheetIds = async (): Promise<Set<string>> => {
     sheetIds.clear()
+    hintedIds = false
     await getSpreadsheet('sheets.properties(sheetId,title)')
     return new Set(sheetIds.keys())
   }
@@ -237,7 +240,18 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
         })
       }
     }
-    if (plan.structural.length > 0) await structuralWrite(plan, basis)
+    if (plan.structural.length > 0) {
+      try {
+        await structuralWrite(plan, basis)
+      } catch (error) {
+        // Tab ids from an earlier run's hints may be stale (a tab deleted and made again): learn them afresh, once.
+        if (!hintedIds || !(error instanceof TimelineSheetsError && /No grid with id|No sheet with id/i.test(error.message))) throw error
+        hintedIds = false
+        await refreshSheetIds()
+        plan = planWrite(effective, basis, context)
+        await structuralWrite(plan, basis)
+      }
+    }
     for (const tab of plan.tabs) {
       if (tab.growColumns > 0) columnCounts.set(tab.tab, (columnCounts.get(tab.tab) ?? 0) + tab.growColumns)
     }
@@ -303,8 +317,17 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     read,
     write,
     requestCounts: () => ({ ...counts }),
+    exportHints: () => ({ sheetIds: Object.fromEntries(sheetIds) }),
+    importHints: (hints) => {
+      const parsed = hintsSchema.safeParse(hints)
+      if (!parsed.success || sheetIds.size > 0) return
+      for (const [title, id] of Object.entries(parsed.data.sheetIds)) sheetIds.set(title, id)
+      hintedIds = sheetIds.size > 0
+    },
   }
 }
+
+const hintsSchema = z.object({ sheetIds: z.record(z.string(), z.int().min(0)) })
 
 /** A 429 is refused before any work; a 5xx or a dropped connection may come after the change was applied. */
 function answerMayBeLost(error: unknown): boolean {
