@@ -126,10 +126,12 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
 
     // Plan per timeline over the rows it affects, then one write.
     const today = localDateOf(target.timeZone, Math.floor(startedAt.getTime() / 1000))
+    // Grouped by timeline once: scanning every row and base key for each timeline cost O(timelines × rows).
     const sheetIndex = indexRowsByKey(activitiesData, layout)
+    const baseKeys = baseKeysByTimeline(Object.keys(state.base))
     const decisions: Decision[] = []
     for (const change of changes) {
-      decisions.push(...planTimeline(change, { state, users, target, activitiesData, layout, sheetIndex, window: window.window, deletedRows: target.deletedRows }))
+      decisions.push(...planTimeline(change, { state, users, target, activitiesData, layout, sheetIndex, baseKeys, window: window.window, deletedRows: target.deletedRows }))
     }
     const writes = activityWrites(decisions, { tab: activitiesData, layout, timeZone: target.timeZone, today })
 
@@ -248,20 +250,39 @@ interface RowRef {
   cells: readonly CellValue[]
 }
 
-function indexRowsByKey(tab: TabData, layout: HeaderLayout): Map<string, RowRef[]> {
+/** Rows by timeline key, then by Key; rows whose Key is not `timelineKey/entityId` are left out. */
+function indexRowsByKey(tab: TabData, layout: HeaderLayout): Map<string, Map<string, RowRef[]>> {
   const keyIndex = layout.index[ACTIVITY_COLUMN.key]
-  const index = new Map<string, RowRef[]>()
+  const index = new Map<string, Map<string, RowRef[]>>()
   if (keyIndex === undefined) return index
   tab.rows.forEach((cells, i) => {
     const key = cells[keyIndex]
     if (typeof key !== 'string' || key.trim() === '') return
     const trimmed = key.trim()
-    const refs = index.get(trimmed)
+    const parsedKey = parseActivityKey(trimmed)
+    if (!parsedKey) return
+    let byKey = index.get(parsedKey.timelineKey)
+    if (!byKey) index.set(parsedKey.timelineKey, (byKey = new Map()))
+    const refs = byKey.get(trimmed)
     const ref = { rowNumber: i + 2, cells }
     if (refs) refs.push(ref)
-    else index.set(trimmed, [ref])
+    else byKey.set(trimmed, [ref])
   })
   return index
+}
+
+/** State base keys by the text before their first `/` (a timeline key has none). */
+function baseKeysByTimeline(keys: readonly string[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>()
+  for (const key of keys) {
+    const slash = key.indexOf('/')
+    if (slash <= 0) continue
+    const timelineKey = key.slice(0, slash)
+    let set = out.get(timelineKey)
+    if (!set) out.set(timelineKey, (set = new Set()))
+    set.add(key)
+  }
+  return out
 }
 
 interface PlanContext {
@@ -270,7 +291,8 @@ interface PlanContext {
   target: TargetConfig
   activitiesData: TabData
   layout: HeaderLayout
-  sheetIndex: Map<string, RowRef[]>
+  sheetIndex: Map<string, Map<string, RowRef[]>>
+  baseKeys: Map<string, Set<string>>
   window: TimeWindow
   deletedRows: 'remove' | 'mark'
 }
@@ -317,8 +339,9 @@ function planTimeline(change: TimelineChanges, ctx: PlanContext): Decision[] {
   }
   for (const key of server.keys()) affected.add(key)
 
-  const baseKeys = new Set<string>()
-  for (const key of Object.keys(ctx.state.base)) if (key.startsWith(`${timelineKey}/`)) baseKeys.add(key)
+  const baseKeys = timelineKey.includes('/')
+    ? new Set(Object.keys(ctx.state.base).filter((key) => key.startsWith(`${timelineKey}/`)))
+    : (ctx.baseKeys.get(timelineKey) ?? new Set<string>())
 
   const rowCtx: RowContext = {
     timeZone: ctx.target.timeZone,
@@ -328,9 +351,7 @@ function planTimeline(change: TimelineChanges, ctx: PlanContext): Decision[] {
   }
   const lines: SheetLine[] = []
   const lineKeys = new Set<string>()
-  for (const [key, refs] of ctx.sheetIndex) {
-    const parsedKey = parseActivityKey(key)
-    if (!parsedKey || parsedKey.timelineKey !== timelineKey) continue
+  for (const [key, refs] of ctx.sheetIndex.get(timelineKey) ?? []) {
     const candidate = affected.has(key) || ranges.length > 0
     if (!candidate) continue
     for (const ref of refs) {
