@@ -5,7 +5,7 @@
  * next run, which land on the same rows by Key: nothing is duplicated.
  */
 import { allowedTagsFingerprint, allowedTagsToRows, rowsToAllowedTags } from '../core/allowed-tags-sheet.ts'
-import { ACTIVITY_COLUMN, ALLOWED_TAGS_COLUMN, activitiesTab, allowedTagsTab, syncLogTab, validateHeader, type HeaderLayout } from '../core/columns.ts'
+import { ACTIVITY_COLUMN, ALLOWED_TAGS_COLUMN, activitiesTab, allowedTagsTab, syncLogTab, timelineTab, validateHeader, type HeaderLayout } from '../core/columns.ts'
 import { fnv1a64Base64url } from '../core/fingerprint.ts'
 import { fingerprintOf, planExport, type Decision } from '../core/plan.ts'
 import { activityKey, parseActivityKey, parseRow, type KnownUser, type RowContext, type ServerActivity, type SheetLine } from '../core/rows.ts'
@@ -22,6 +22,7 @@ import { activityWrites, isEmptyWrite, rewriteTab } from './sheet-writes.ts'
 import { addDays, readTimelineChanges, type ExportWindow, type TimelineChanges } from './server-reads.ts'
 import { syncLogRow, type RunCounts } from './sync-log.ts'
 import { crashPoint } from './crash-points.ts'
+import { otherTimelineWrites } from './other-timelines.ts'
 
 export interface ExportDeps {
   client: TimelineClient
@@ -138,6 +139,10 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
     const tabWrites: TabWrite[] = [writes.write]
     const allowed = await allowedTagsWrite(deps, target, snapshot, state, warnings)
     if (allowed.write) tabWrites.push(allowed.write)
+    if (target.otherTimelines.length > 0) {
+      const others = await otherTimelineWrites(deps.client, await deps.client.listTimelines(), target.otherTimelines, target.users, window, snapshot)
+      tabWrites.push(...others.writes)
+    }
 
     const counts: RunCounts = {
       created: writes.counts.appended,
@@ -220,7 +225,12 @@ export function exportWindow(target: TargetConfig, now: Date): ExportWindow {
 export function tabSpecs(target: TargetConfig): TabSpec[] {
   const activities = activitiesTab(target.tabs.activities)
   activities.columns = activities.columns.map((c) => (c.dropdown ? { ...c, dropdown: { ...c.dropdown, tab: target.tabs.allowedTags } } : c))
-  return [activities, { ...allowedTagsTab(), title: target.tabs.allowedTags }, { ...syncLogTab(), title: target.tabs.syncLog }]
+  return [
+    activities,
+    { ...allowedTagsTab(), title: target.tabs.allowedTags },
+    { ...syncLogTab(), title: target.tabs.syncLog },
+    ...target.otherTimelines.map((name) => timelineTab(name)),
+  ]
 }
 
 function requireTab(snapshot: Snapshot, title: string, dryRun: boolean): TabData {

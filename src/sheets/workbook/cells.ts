@@ -13,7 +13,11 @@ const UNIX_EPOCH_SERIAL = 25_569
  * serial; never through local time, so the zone of the machine cannot shift it.
  */
 export function dateToSerial(date: Date): number {
-  return date.getTime() / MS_PER_DAY + UNIX_EPOCH_SERIAL
+  // Whole days and the time of day apart: a time-only cell (1899-12-30T07:45Z)
+  // must come back as exactly 7.75/24, not as that minus 25569 plus 25569.
+  const ms = date.getTime()
+  const days = Math.floor(ms / MS_PER_DAY)
+  return days + UNIX_EPOCH_SERIAL + (ms - days * MS_PER_DAY) / MS_PER_DAY
 }
 
 /** The inverse of `dateToSerial`, for tests and tools that need a Date. */
