@@ -1,0 +1,74 @@
+/**
+ * Starts bench/lib/host.ts in a child process and calls it: `host.call('op', args)`.
+ */
+import { fork, type ChildProcess } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import type { SheetsStats } from '../../counterparts/sheets/store.ts'
+
+export interface HostRequest {
+  id: number
+  op: string
+  args?: unknown
+}
+
+type HostReply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string }
+
+export interface TimelineStarted {
+  url: string
+  username: string
+  password: string
+  timelines: number
+  activities: number
+}
+
+export interface HostStats {
+  sheets: SheetsStats | undefined
+  /** Requests the Timeline server received, by kind. */
+  timeline: Record<string, number>
+}
+
+export interface Host {
+  call<T>(op: string, args?: unknown): Promise<T>
+  startTimeline(args: { users: number; days: number; startDate: string }): Promise<TimelineStarted>
+  startSheets(): Promise<{ rootUrl: string; token: string }>
+  stats(): Promise<HostStats>
+  close(): Promise<void>
+}
+
+/** Forks a counterparts host; the same Node binary runs it. */
+export function startHost(): Host {
+  const child: ChildProcess = fork(fileURLToPath(new URL('./host.ts', import.meta.url)), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    serialization: 'advanced',
+  })
+  let next = 1
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>()
+  child.on('message', (reply: HostReply) => {
+    const waiter = pending.get(reply.id)
+    if (!waiter) return
+    pending.delete(reply.id)
+    if (reply.ok) waiter.resolve(reply.result)
+    else waiter.reject(new Error(`host: ${reply.error}`))
+  })
+  child.on('exit', (code) => {
+    for (const waiter of pending.values()) waiter.reject(new Error(`host exited with ${code}`))
+    pending.clear()
+  })
+  const call = <T>(op: string, args?: unknown) =>
+    new Promise<T>((resolve, reject) => {
+      const id = next++
+      pending.set(id, { resolve: resolve as (v: unknown) => void, reject })
+      child.send({ id, op, args } satisfies HostRequest)
+    })
+  return {
+    call,
+    startTimeline: (args) => call('startTimeline', args),
+    startSheets: () => call('startSheets'),
+    stats: () => call('stats'),
+    close: async () => {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+      await call('close').catch(() => undefined)
+      await exited
+    },
+  }
+}
