@@ -179,7 +179,7 @@ export function validateHeader(header: readonly CellValue[], spec: TabSpec): Hea
         kind: 'duplicated',
         column: column.name,
         positions,
-        message: `Column "${column.name}" appears ${positions.length} times (columns ${positions.map(letter).join(', ')}); keep one`,
+        message: `Column "${column.name}" appears ${positions.length} times (columns ${positions.map(columnLetters).join(', ')}); keep one`,
       })
     }
     if (positions[0] !== undefined) index[column.name] = positions[0]
@@ -193,7 +193,7 @@ export function validateHeader(header: readonly CellValue[], spec: TabSpec): Hea
         column: column.name,
         found,
         position: specPosition,
-        message: `Column "${column.name}" is missing; column ${letter(specPosition)} is headed "${found}" — rename it back to "${column.name}"`,
+        message: `Column "${column.name}" is missing; column ${columnLetters(specPosition)} is headed "${found}" — rename it back to "${column.name}"`,
       })
     } else {
       problems.push({
@@ -208,8 +208,11 @@ export function validateHeader(header: readonly CellValue[], spec: TabSpec): Hea
   return { ok: true, layout: { index, width: names.length, extra } }
 }
 
-/** Spreadsheet column letter of a 0-based index (0 → A, 26 → AA). */
-export function letter(index: number): string {
+/** Spreadsheet column letters of a 0-based index (0 → A, 25 → Z, 26 → AA); the one definition every backend uses. */
+export function columnLetters(index: number): string {
+  if (!Number.isInteger(index) || index < 0) {
+    throw new TypeError(`Expected \`index\` to be an integer >= 0, got \`${index}\``)
+  }
   let n = index + 1
   let out = ''
   while (n > 0) {

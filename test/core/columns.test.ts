@@ -4,7 +4,7 @@ import {
   activitiesTab,
   allowedTagsTab,
   columnIndex,
-  letter,
+  columnLetters,
   syncLogTab,
   timelineTab,
   validateHeader,
@@ -87,6 +87,6 @@ describe('finding columns by header', () => {
   })
 
   it('names columns by letter', () => {
-    expect([0, 25, 26, 27, 701, 702].map(letter)).toEqual(['A', 'Z', 'AA', 'AB', 'ZZ', 'AAA'])
+    expect([0, 25, 26, 27, 701, 702].map(columnLetters)).toEqual(['A', 'Z', 'AA', 'AB', 'ZZ', 'AAA'])
   })
 })

@@ -1,22 +1,10 @@
 /**
  * A1 notation as the Sheets API reads and echoes it. Pure.
  */
+import { columnLetters } from '../../core/columns.ts'
 import { TimelineSheetsError } from '../../errors.ts'
 
-/** Column letters for a 0-based column index: 0 → `A`, 25 → `Z`, 26 → `AA`. */
-export function columnLetters(index: number): string {
-  if (!Number.isInteger(index) || index < 0) {
-    throw new TypeError(`Expected \`index\` to be an integer >= 0, got \`${index}\``)
-  }
-  let n = index + 1
-  let out = ''
-  while (n > 0) {
-    const rem = (n - 1) % 26
-    out = String.fromCharCode(65 + rem) + out
-    n = Math.floor((n - 1) / 26)
-  }
-  return out
-}
+export { columnLetters }
 
 /** 0-based column index for column letters: `A` → 0, `AA` → 26. */
 export function columnIndex(letters: string): number {

@@ -2,6 +2,7 @@
  * Pure conversions between exceljs cell values and port values, and the
  * Google-like trimming every backend promises (sheets-api.md §4.3).
  */
+import { columnLetters } from '../../core/columns.ts'
 import type { CellValue } from '../port.ts'
 
 const MS_PER_DAY = 86_400_000
@@ -12,6 +13,8 @@ const UNIX_EPOCH_SERIAL = 25_569
  * A JS Date as exceljs builds it (UTC arithmetic on the serial) back to the
  * serial; never through local time, so the zone of the machine cannot shift it.
  */
+
+
 export function dateToSerial(date: Date): number {
   // Whole days and the time of day apart: a time-only cell (1899-12-30T07:45Z)
   // must come back as exactly 7.75/24, not as that minus 25569 plus 25569.
@@ -92,14 +95,7 @@ export function isWritableValue(value: unknown): value is CellValue {
 
 /** `A`, `B`, … `AA` for a 1-based column number. */
 export function columnLetter(column: number): string {
-  let n = column
-  let letters = ''
-  while (n > 0) {
-    const rem = (n - 1) % 26
-    letters = String.fromCharCode(65 + rem) + letters
-    n = Math.floor((n - 1) / 26)
-  }
-  return letters
+  return columnLetters(column - 1)
 }
 
 /** `B7` for a 1-based row and column, for messages. */
