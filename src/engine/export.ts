@@ -9,7 +9,7 @@ import { ACTIVITY_COLUMN, ALLOWED_TAGS_COLUMN, activitiesTab, allowedTagsTab, sy
 import { fnv1a64Base64url } from '../core/fingerprint.ts'
 import { fingerprintOf, planExport, type Decision } from '../core/plan.ts'
 import { activityKey, parseActivityKey, parseRow, type KnownUser, type RowContext, type ServerActivity, type SheetLine } from '../core/rows.ts'
-import { localDateOf, parseOffsetInstant, windowForDays, type TimeWindow } from '../core/time.ts'
+import { localDateOf, localDateToSerial, parseOffsetInstant, windowForDays, type TimeWindow } from '../core/time.ts'
 import { TimelineSheetsError } from '../errors.ts'
 import type { CellValue, Snapshot, Spreadsheet, TabData, TabSpec, TabWrite } from '../sheets/port.ts'
 import { acquireLock, type Lock } from '../state/lock.ts'
@@ -361,10 +361,19 @@ function planTimeline(change: TimelineChanges, ctx: PlanContext): Decision[] {
   }
   const lines: SheetLine[] = []
   const lineKeys = new Set<string>()
+  // Serial days the fully read ranges cover, one day of slack each side for zones and midnight.
+  const dateIndex = ctx.layout.index[ACTIVITY_COLUMN.date]
+  const daySpans = ranges.map((r) => [serialDayOf(r.from, ctx.target.timeZone) - 1, serialDayOf(r.to, ctx.target.timeZone) + 1] as const)
+  const mayStartInRanges = (cells: readonly CellValue[]): boolean => {
+    const date = dateIndex === undefined ? undefined : cells[dateIndex]
+    // Only a plain serial can be ruled out cheaply; anything else is parsed.
+    if (typeof date !== 'number') return true
+    return daySpans.some(([from, to]) => date >= from && date <= to)
+  }
   for (const [key, refs] of ctx.sheetIndex.get(timelineKey) ?? []) {
-    const candidate = affected.has(key) || ranges.length > 0
-    if (!candidate) continue
+    if (!affected.has(key) && ranges.length === 0) continue
     for (const ref of refs) {
+      if (!affected.has(key) && !mayStartInRanges(ref.cells)) continue
       const parsed = parseRow(ref.cells, ctx.layout, rowCtx)
       if (!parsed.ok) {
         if (affected.has(key)) lines.push({ kind: 'invalid', rowNumber: ref.rowNumber, key: parsed.key, problems: parsed.problems })
@@ -421,6 +430,10 @@ function reappend(d: Extract<Decision, { kind: 'report-missing' }>, server: Map<
     server: d.server,
     warnings: [],
   }
+}
+
+function serialDayOf(iso: string, timeZone: string): number {
+  return localDateToSerial(localDateOf(timeZone, parseOffsetInstant(iso).epochSeconds))
 }
 
 function startsWithin(start: string, window: TimeWindow): boolean {
