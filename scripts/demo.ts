@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process'
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import ExcelJS from 'exceljs'
 import { startReferenceServer } from '../counterparts/timeline/server.ts'
 import { createWorkbookSpreadsheet } from '../src/sheets/workbook/backend.ts'
 
@@ -46,7 +47,16 @@ try {
   process.stdout.write('\nRunning export again: now incremental, through the server\'s updatedactivities links.\n\n')
   await cli(['export'])
 
-  const workbook = createWorkbookSpreadsheet({ path: path.join(folder, 'timeline-sheets-demo.xlsx') })
+  // A manager corrects a note and adds a forgotten hour, the way they would in Excel; sync sends both.
+  const file = path.join(folder, 'timeline-sheets-demo.xlsx')
+  const alice = server.credentials.users[0]!
+  await managerEdits(file, alice.username)
+  process.stdout.write(`\nA manager edited row 2's Notes and added a row for ${alice.username} in the workbook. Running sync (import, then export).\n\n`)
+  await cli(['sync'])
+  const added = server.store.activities(alice.tagsTimelineKey!).filter((a) => a.notes === 'Forgot to log the client call')
+  process.stdout.write(`\nOn the server now: ${added.length} new activity for ${alice.username} (${added[0]?.start ?? 'missing'}), and row 2's note changed.\n`)
+
+  const workbook = createWorkbookSpreadsheet({ path: file })
   const snapshot = await workbook.read(['Activities', 'Allowed tags', 'Sync log'])
   const activities = snapshot.tabs['Activities']!
   process.stdout.write(`\nThe workbook: ${path.join(folder, 'timeline-sheets-demo.xlsx')}\n`)
@@ -58,6 +68,24 @@ try {
   process.stdout.write(`\nOpen it in LibreOffice or Excel. The config used is ${configFile}.\n`)
 } finally {
   await server.close()
+}
+
+async function managerEdits(file: string, user: string): Promise<void> {
+  const book = new ExcelJS.Workbook()
+  await book.xlsx.readFile(file)
+  const sheet = book.getWorksheet('Activities')!
+  const header = (sheet.getRow(1).values as unknown[]).map(String)
+  const col = (name: string) => header.indexOf(name)
+  sheet.getCell(2, col('Notes')).value = 'Checked by the manager'
+  const row = sheet.rowCount + 1
+  const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)
+  sheet.getCell(row, col('User')).value = user
+  sheet.getCell(row, col('Date')).value = yesterday
+  sheet.getCell(row, col('Start')).value = '16:00'
+  sheet.getCell(row, col('End')).value = '17:00'
+  sheet.getCell(row, col('Tags')).value = 'Acme Corp, Website, Review'
+  sheet.getCell(row, col('Notes')).value = 'Forgot to log the client call'
+  await book.xlsx.writeFile(file)
 }
 
 function show(value: unknown): string {
