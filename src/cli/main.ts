@@ -129,6 +129,46 @@ Without either: timeline-sheets sync --cron "0 2 * * *" (keeps running).`,
     })
 
   program
+    .command('undo')
+    .argument('<run-id>', 'the run to revert: its id from the Sync log tab or from import/sync output')
+    .description('Revert what one import (or sync) run wrote to the server, from its journal; then export so the sheet shows it.')
+    .option('-t, --target <name>', 'the target the run belongs to (default: the one whose journal holds the run)')
+    .option('-n, --dry-run', 'show the plan, write nothing', false)
+    .option('-y, --yes', 'apply without asking (needed when there is no terminal)', false)
+    .option('--no-export', 'do not export the target afterwards (the sheet then shows the reverted state only after the next export)')
+    .addHelpText(
+      'after',
+      `
+What undo does, for every write the run completed:
+  an activity the run created      is deleted
+  an activity the run updated      gets its values from before the run back
+  an activity the run deleted      is created again (with a new id and Key)
+Then it exports the target in full, so the sheet shows the result.
+
+What undo never does:
+  - touch an activity someone changed after that run: that is a conflict,
+    reported and left alone (exit code 3); so is a write whose answer the
+    journal lacks (the run was killed there)
+  - create an activity twice: a deleted activity that is already there again
+    (undo run twice, or killed half-way and run again) is left as it is
+  - put back the Allowed tags list: the journal keeps only fingerprints of it;
+    the plan says so, and the tab must be restored by hand
+  - change the sheet directly: rows follow from the export afterwards; a row a
+    manager edited since keeps the edit and says there is a conflict
+
+An undo journals its own writes like an import: killed half-way it can simply
+be run again, and it can itself be undone (timeline-sheets undo <undo-run-id>).
+
+Examples:
+  timeline-sheets undo 20261110T110000Z-k3f9 --dry-run          see the plan
+  timeline-sheets undo 20261110T110000Z-k3f9 --target team-a --yes`,
+    )
+    .action(async (runId: string, options: import('./commands/undo.ts').UndoCommandOptions, command: Command) => {
+      const { runUndoCommand } = await import('./commands/undo.ts')
+      process.exitCode = await runUndoCommand(globals(command), runId, options)
+    })
+
+  program
     .command('login')
     .description('Cloud sign-in: opens the browser once and stores a refresh token so nightly runs need nobody.')
     .option('--no-browser', 'print the sign-in URL instead of opening a browser')

@@ -18,7 +18,11 @@ const activityInput = z.object({
 })
 
 const record = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('start'), runId: z.string(), command: z.string(), at: z.string() }),
+  z.object({
+    type: z.literal('start'), runId: z.string(), command: z.string(), at: z.string(),
+    /** An undo run: the run whose writes it reverts. */
+    undoes: z.string().optional(),
+  }),
   z.object({
     type: z.literal('intent'),
     id: z.number(),
@@ -63,7 +67,7 @@ export interface Journal {
   end(result: string, note?: string): Promise<void>
 }
 
-export async function openJournal(folder: string, runId: string, command: string, now: () => Date = () => new Date()): Promise<Journal> {
+export async function openJournal(folder: string, runId: string, command: string, now: () => Date = () => new Date(), extra: { undoes?: string } = {}): Promise<Journal> {
   await mkdir(folder, { recursive: true, mode: 0o700 })
   const file = journalFile(folder, runId)
   let nextId = 1
@@ -77,7 +81,7 @@ export async function openJournal(folder: string, runId: string, command: string
       await handle.close()
     }
   }
-  await write({ type: 'start', runId, command, at: now().toISOString() })
+  await write({ type: 'start', runId, command, at: now().toISOString(), ...(extra.undoes ? { undoes: extra.undoes } : {}) })
   return {
     runId,
     file,
@@ -98,6 +102,8 @@ export interface JournalRun {
   file: string
   records: JournalRecord[]
   ended: boolean
+  /** For an undo run: the run it reverts. */
+  undoes?: string
   /** Intents with their outcome (undefined: the run died before the answer came). */
   writes: { intent: IntentRecord; outcome: DoneRecord | Extract<JournalRecord, { type: 'failed' }> | undefined }[]
 }
@@ -139,6 +145,7 @@ export async function readJournal(file: string): Promise<JournalRun> {
     file,
     records,
     ended: records.some((r) => r.type === 'end'),
+    ...(start?.type === 'start' && start.undoes ? { undoes: start.undoes } : {}),
     writes: records.filter((r): r is IntentRecord => r.type === 'intent').map((intent) => ({ intent, outcome: outcomes.get(intent.id) })),
   }
 }

@@ -1,6 +1,7 @@
 /** Human-readable run summaries: what happened, where, and what needs a person. */
 import type { ExportSummary } from '../../engine/export.ts'
 import type { ImportPlanView, ImportSummary } from '../../engine/import.ts'
+import type { UndoPlanView, UndoSummary } from '../../engine/undo.ts'
 
 export function formatExportSummary(s: ExportSummary): string {
   const lines: string[] = []
@@ -55,5 +56,43 @@ export function formatImportSummary(s: ImportSummary): string {
     lines.push(`Done: ${s.counts.created} created, ${s.counts.updated} updated, ${s.counts.deleted} deleted, ${s.counts.conflicts} conflicts, ${s.counts.invalid} invalid rows, ${s.counts.failed} failed${s.counts.recovered ? `, ${s.counts.recovered} finished from an interrupted run` : ''}`)
   }
   lines.push(`Sheets requests: ${s.sheetsRequests.reads} reads, ${s.sheetsRequests.writes} writes`)
+  return lines.join('\n')
+}
+
+const UNDO_VERB: Record<UndoPlanView['writes'][number]['kind'], string> = { delete: 'delete', restore: 'put back', recreate: 'create again' }
+
+/** The undo plan: the writes, what is already undone, and what is left for a person. */
+export function formatUndoPlan(plan: UndoPlanView): string {
+  const lines: string[] = [`Undo plan for ${plan.target}: run ${plan.undoes} (${plan.command}${plan.unfinished ? ', unfinished' : ''})`]
+  if (plan.writes.length === 0) lines.push('  nothing to write to the server')
+  for (const w of plan.writes) lines.push(`    ${UNDO_VERB[w.kind].padEnd(13)} ${w.key}: ${w.what}`)
+  if (plan.nothing.length) {
+    lines.push(`  ${plan.nothing.length} already as before the run (nothing to do):`)
+    for (const n of plan.nothing.slice(0, 20)) lines.push(`    ${[n.key, n.what].filter(Boolean).join(' ')}: ${n.reason}`)
+    if (plan.nothing.length > 20) lines.push(`    … and ${plan.nothing.length - 20} more`)
+  }
+  if (plan.conflicts.length) {
+    lines.push(`  ${plan.conflicts.length} conflicts (changed since that run; left alone):`)
+    for (const c of plan.conflicts.slice(0, 20)) lines.push(`    ${c.key} ${c.what}: ${c.reason}`)
+    if (plan.conflicts.length > 20) lines.push(`    … and ${plan.conflicts.length - 20} more`)
+  }
+  if (plan.manual.length) {
+    lines.push(`  ${plan.manual.length} cannot be undone by the tool (a person checks them):`)
+    for (const m of plan.manual) lines.push(`    ${[m.key, m.what].filter(Boolean).join(' ')}: ${m.reason}`)
+  }
+  return lines.join('\n')
+}
+
+export function formatUndoSummary(s: UndoSummary): string {
+  const head = s.dryRun
+    ? `Dry run of undo ${s.undoes} on ${s.target}: nothing was written`
+    : `Undo ${s.undoes} on ${s.target} (${s.runId}): ${s.applied ? s.result : 'not applied'}`
+  const lines = [head, formatUndoPlan(s.plan)]
+  if (s.applied) {
+    lines.push(`Done: ${s.counts.deleted} deleted, ${s.counts.restored} put back, ${s.counts.recreated} created again, ${s.counts.conflicts} conflicts, ${s.counts.manual} left for a person, ${s.counts.failed} failed`)
+    for (const f of s.failures) lines.push(`  failed ${f.key} ${f.what}: ${f.reason}`)
+  }
+  if (s.exported) lines.push(formatExportSummary(s.exported))
+  else if (s.applied) lines.push('The sheet was not exported (--no-export): run export to see the reverted state.')
   return lines.join('\n')
 }
