@@ -101,7 +101,7 @@ function tooManyDeletes(plan: SyncPlan, facts: GuardFacts, options: GuardOptions
         flag: '--max-delete',
         count,
         total: facts.baseCount,
-        message: `Safety abort: too many deletes ${where} (${count} of ${facts.baseCount}, ${Math.round(percent)}% > ${maxPercent}%). Nothing was written. Check the plan with --dry-run, then run with --max-delete ${Math.min(100, Math.ceil(percent))} (or --force) if this is intended.`,
+        message: `Safety abort: too many deletes ${where} (${count} of ${facts.baseCount}, ${Math.round(percent)}% > ${maxPercent}%). Nothing was written. Check the plan with --dry-run, then run with --max-delete ${Math.min(100, Math.ceil(percent))}% (or --force) if this is intended.`,
       }]
     }
     return []

@@ -23,7 +23,7 @@ describe('guards', () => {
     const f = runGuards(planOf([['noop', 9], ['import-delete', 11, 'deleted']]), facts())
     expect(f).toEqual([{
       guard: 'too-many-deletes', flag: '--max-delete', count: 11, total: 20,
-      message: 'Safety abort: too many deletes on the server (11 of 20, 55% > 50%). Nothing was written. Check the plan with --dry-run, then run with --max-delete 55 (or --force) if this is intended.',
+      message: 'Safety abort: too many deletes on the server (11 of 20, 55% > 50%). Nothing was written. Check the plan with --dry-run, then run with --max-delete 55% (or --force) if this is intended.',
     }])
   })
 
