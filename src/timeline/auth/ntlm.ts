@@ -113,7 +113,7 @@ export function ntlmSignIn(options: NtlmSignInOptions): NtlmSignIn {
     const first = await attempt(request, body)
     if (first.status !== 401) return first
     const offered = parseAuthenticate(first.headers.get('www-authenticate'))
-    await first.body?.cancel()
+    await drain(first)
     if (!offered.some((challenge) => challenge.scheme === 'ntlm')) throw notNtlm(base.origin, offered)
 
     const negotiate = await attempt(request, body, ntlm.createType1Message(workstation, domain))
@@ -121,7 +121,7 @@ export function ntlmSignIn(options: NtlmSignInOptions): NtlmSignIn {
     const token = parseAuthenticate(negotiate.headers.get('www-authenticate')).find(
       (challenge) => challenge.scheme === 'ntlm' && challenge.value !== '',
     )?.value
-    await negotiate.body?.cancel()
+    await drain(negotiate)
     if (!token) {
       throw new TimelineSheetsError('TS_AUTH_FAILED', `${base.origin} did not answer the NTLM negotiation with a challenge`, {
         hint: 'A proxy between here and the server may be breaking the connection; NTLM needs one persistent connection.',
@@ -185,4 +185,13 @@ function notNtlm(origin: string, offered: AuthChallenge[]): TimelineSheetsError 
     })
   }
   return new TimelineSheetsError('TS_AUTH_FAILED', `${origin} refused the request without offering NTLM (${schemes.join(', ') || 'no challenge'})`)
+}
+
+/**
+ * Reads a handshake answer to its end. Cancelling a body that has not fully
+ * arrived makes undici close the socket, and NTLM's next leg then arrives on a
+ * new connection the server knows nothing about.
+ */
+async function drain(response: Response): Promise<void> {
+  await response.arrayBuffer().catch(() => undefined)
 }
