@@ -48,6 +48,8 @@ export interface OpenIdProviderOptions {
    * @default ['http://127.0.0.1/', 'http://127.0.0.1/callback']
    */
   redirectUris?: string[]
+  /** Port on 127.0.0.1. @default 0 (a free port) */
+  port?: number
 }
 
 export interface OpenIdProvider {
@@ -80,7 +82,7 @@ const ROUTES = {
 
 const INTERACTION_PREFIX = '/interaction/'
 
-/** Starts the provider on 127.0.0.1 with a free port. */
+/** Starts the provider on 127.0.0.1 (a free port unless `port` is given). */
 export async function startOpenIdProvider(options: OpenIdProviderOptions = {}): Promise<OpenIdProvider> {
   const vendor = vendorIdentifiers(options.vendor)
   const audience = options.audience ?? 'https://api.timeline.test'
@@ -90,7 +92,7 @@ export async function startOpenIdProvider(options: OpenIdProviderOptions = {}): 
   const server = http.createServer()
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => resolve())
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve())
   })
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 

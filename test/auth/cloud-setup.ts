@@ -1,16 +1,15 @@
 /**
  * A whole cloud on loopback for the auth tests: the OpenID Provider, and the
  * cloud API origin (profile + the reference Timeline server under /acct-1/)
- * guarded by the JWT authenticator.
+ * guarded by the JWT authenticator (`startCloudReferenceServer`, without seed data).
  */
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { serveOnLoopback, type LoopbackServer } from '../../counterparts/mount.ts'
-import { createAccessTokenVerifier, createCloudApiHandler, createCloudAuthenticator } from '../../counterparts/timeline/cloud.ts'
-import { createTimelineHandler } from '../../counterparts/timeline/handler.ts'
-import { startOpenIdProvider, type OpenIdProvider, type OpenIdProviderOptions } from '../../counterparts/timeline/oidc.ts'
-import { createTimelineStore, type TimelineStore } from '../../counterparts/timeline/store.ts'
+import type { LoopbackServer } from '../../counterparts/mount.ts'
+import { startCloudReferenceServer } from '../../counterparts/timeline/cloud-server.ts'
+import type { OpenIdProvider } from '../../counterparts/timeline/oidc.ts'
+import type { TimelineStore } from '../../counterparts/timeline/store.ts'
 import { runCloudLogin } from '../../src/timeline/auth/login.ts'
 import type { CloudClientOptions } from '../../src/timeline/auth/oidc.ts'
 import { scriptedBrowser } from '../support/browser.ts'
@@ -30,13 +29,9 @@ export interface TestCloud {
   close(): Promise<void>
 }
 
-export async function startTestCloud(options: OpenIdProviderOptions = {}): Promise<TestCloud> {
-  const op = await startOpenIdProvider({ accountId: ACCOUNT, ...options })
-  const store = createTimelineStore()
-  store.addUser({ username: ACCOUNT, password: 'unused', role: 'contentEditor' })
-  const verify = createAccessTokenVerifier({ issuer: op.issuer, audience: op.audience, scope: op.scope })
-  const data = createTimelineHandler(store, { basePath: '/acct-1/', authenticator: createCloudAuthenticator({ verify }) })
-  const api = await serveOnLoopback(createCloudApiHandler({ verify, data, accountPath: '/acct-1/' }))
+export async function startTestCloud(options: { accessTokenTtl?: number; refreshTokenTtl?: number } = {}): Promise<TestCloud> {
+  // An empty store but for the account itself, a content editor.
+  const { op, api, store } = await startCloudReferenceServer({ ...options, data: false, account: ACCOUNT, accountPath: '/acct-1/' })
   const dir = await mkdtemp(path.join(tmpdir(), 'ts-cloud-'))
   const cloud: TestCloud = {
     op,
