@@ -182,7 +182,8 @@ function plan(
     const rowFp = row.kind === 'existing' ? row.values.fingerprint : undefined
 
     // A two-sided change that ended in agreement is no conflict (and no write).
-    if (rowFp !== undefined && now !== undefined && rowFp === now && (sheetSide === 'changed' || rowFp !== baseFp || row.baseCell !== now)) {
+    // In step but unknown to the state (a run killed after its sheet write, before its state save): record the base.
+    if (rowFp !== undefined && now !== undefined && rowFp === now && (sheetSide === 'changed' || rowFp !== baseFp || row.baseCell !== now || !base.has(row.key))) {
       decisions.push({ kind: 'refresh-base', key: row.key, rowNumber: line.rowNumber, fingerprint: now, reason: sheetSide === 'changed' ? 'Same change made here and on the server; nothing to write.' : 'In step with the server.', sheet: sheetSide, server: serverSide, warnings: row.warnings })
       continue
     }

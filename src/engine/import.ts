@@ -196,6 +196,7 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
 
     // Server writes, journaled.
     const journal = await openJournal(location.journalFolder, runId, 'import', now)
+    crashPoint('import:after-journal-open')
     const writes = plan.decisions.filter((d): d is ServerWrite => d.kind === 'import-put' || d.kind === 'import-post' || d.kind === 'import-delete' || d.kind === 'import-delete-missing')
     const outcomes = await applyServerWrites(writes, adoptions, {
       client: deps.client,
@@ -218,7 +219,7 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
     crashPoint('import:before-sheet-write')
     const fresh = await deps.spreadsheet.read([target.tabs.activities, target.tabs.syncLog])
     const today = localDateOf(target.timeZone, Math.floor(startedAt.getTime() / 1000))
-    const sheetWrite = sheetWriteBack(fresh.tabs[target.tabs.activities]!, layout, outcomes, plan.decisions, target, today, state)
+    const sheetWrite = sheetWriteBack(fresh.tabs[target.tabs.activities]!, layout, outcomes, plan.decisions, target, today, state, server)
     const counts = countOutcomes(outcomes, plan.decisions, adoptions.size)
     const result: ImportSummary['result'] = counts.conflicts + counts.invalid + counts.failed > 0 || tagsOutcome.kind === 'refused' ? 'partial' : 'success'
     const message = [tagsOutcome.message, view.missing.length ? `${view.missing.length} rows are missing from the sheet (kept on the server).` : ''].filter(Boolean).join(' ')
@@ -234,8 +235,11 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
     state.runs.push({ runId, command: 'import', startedAt: startedAt.toISOString(), finishedAt: now().toISOString(), result, summary: `created ${counts.created}, updated ${counts.updated}, deleted ${counts.deleted}, conflicts ${counts.conflicts}, invalid ${counts.invalid}` })
     state.backendHints = deps.spreadsheet.exportHints?.() ?? state.backendHints
     await saveState(location, state)
+    crashPoint('import:after-state-save')
     await journal.end(result)
+    crashPoint('import:after-journal-end')
     for (const run of interrupted) await closeJournal(run.file, `finished by ${runId}`, now())
+    if (interrupted.length) crashPoint('import:after-close-interrupted')
     return summary({ applied: true, result, counts })
 
     function summary(s: { applied: boolean; result: ImportSummary['result']; counts: ImportSummary['counts'] }): ImportSummary {
@@ -436,12 +440,20 @@ function planAllowedTags(snapshot: Snapshot, target: TargetConfig, state: Target
 async function sendAllowedTags(client: TimelineClient, plan: Extract<TagsPlan, { kind: 'send' }>, state: TargetState, journal: Journal): Promise<TagsPlan> {
   // The server replaces the whole list: re-read it and refuse a lost update.
   const current = allowedTagsFingerprint(await client.readAllowedTags({ all: true }))
+  if (current === plan.fingerprint) {
+    // The server holds this list already (a run killed after sending it): nothing to send, nothing refused.
+    state.allowedTagsFingerprint = plan.fingerprint
+    return { ...plan, message: 'Allowed tags sent to the server.' }
+  }
   if (current !== state.allowedTagsFingerprint) {
     return { kind: 'refused', message: 'The allowed tags were changed on the server since the last export, so your edits to the Allowed tags tab were not sent (they would overwrite that change). Run export to see the server list, then make your edits again.' }
   }
   const id = await journal.intend({ op: 'tags', tagsBefore: current, tagsAfter: plan.fingerprint })
+  crashPoint('import:before-tags-post')
   await client.writeAllowedTags(plan.allowed)
+  crashPoint('import:after-tags-post')
   await journal.done(id, {})
+  crashPoint('import:after-tags-recorded')
   state.allowedTagsFingerprint = plan.fingerprint
   return { ...plan, message: 'Allowed tags sent to the server.' }
 }
@@ -539,6 +551,7 @@ async function applyOne(w: ServerWrite, timeline: TimelineInfo | undefined, ctx:
       const activity = result.activity!
       const fp = fingerprintOf({ activity, user: w.user })
       await ctx.journal.done(id, { entityId: activity.entityId, fingerprint: fp, after: toInput(activity) })
+      crashPoint('import:after-post-recorded')
       return { decision: w, status: 'done', activity, user: w.user }
     }
     case 'import-put': {
@@ -551,6 +564,7 @@ async function applyOne(w: ServerWrite, timeline: TimelineInfo | undefined, ctx:
       crashPoint('import:after-put')
       const activity = result.activity!
       await ctx.journal.done(id, { entityId: activity.entityId, fingerprint: fingerprintOf({ activity, user: w.user }), after: toInput(activity) })
+      crashPoint('import:after-put-recorded')
       return { decision: w, status: 'done', activity, user: w.user }
     }
     case 'import-delete':
@@ -568,6 +582,7 @@ async function applyOne(w: ServerWrite, timeline: TimelineInfo | undefined, ctx:
       }
       crashPoint('import:after-delete')
       await ctx.journal.done(id, { entityId: w.entityId })
+      crashPoint('import:after-delete-recorded')
       return { decision: w, status: 'done' }
     }
   }
@@ -596,6 +611,7 @@ function sheetWriteBack(
   target: TargetConfig,
   today: string,
   state: TargetState,
+  server: Map<string, ServerActivity>,
 ): { write: TabWrite; base: Map<string, string | null> } {
   const updates: CellUpdate[] = []
   const deleteRows: number[] = []
@@ -665,8 +681,22 @@ function sheetWriteBack(
       base.set(d.key, null)
     } else if (d.kind === 'refresh-base') {
       const rowNumber = rowOfKey.get(d.key)
-      if (rowNumber !== undefined) updates.push(...cellUpdatesFor(rowNumber, { [C.base]: d.fingerprint }, layout))
+      const s = server.get(d.key)
+      if (rowNumber !== undefined) {
+        // An edit the server already holds (a run killed before its write-back): write the row
+        // as the server has it, so the cells the tool owns (Duration) follow the edit too.
+        if (d.sheet === 'changed' && s && fingerprintOf(s) === d.fingerprint) updates.push(...cellUpdatesFor(rowNumber, activityToCells(s.activity, s.user, target.timeZone, stamped(d.reason)), layout))
+        else if (tab.rows[rowNumber - 2]?.[layout.index[C.base]!] !== d.fingerprint) updates.push(...cellUpdatesFor(rowNumber, { [C.base]: d.fingerprint }, layout))
+      }
       base.set(d.key, d.fingerprint)
+    } else if (d.kind === 'export-remove' && d.sheet === 'deleted') {
+      // Delete ticked and the activity is gone (a run killed after its DELETE): the wish is fulfilled.
+      base.set(d.key, null)
+      const rowNumber = rowOfKey.get(d.key)
+      if (rowNumber !== undefined) {
+        if (target.deletedRows === 'mark') setStatus(rowNumber, 'Deleted on the server.')
+        else deleteRows.push(rowNumber)
+      }
     }
   }
   void state
