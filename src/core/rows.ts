@@ -219,7 +219,8 @@ const VALUE_COLUMNS = [C.user, C.date, C.start, C.end, C.tags, C.labels, C.notes
 const TIME_HINT = 'type it like 13:45, 13:45:10 or 1:45 PM'
 
 function dateHint(order: SlashDateOrder): string {
-  return `type it like 2026-03-02, ${order === 'mdy' ? '3/2/2026' : '2/3/2026'} or 02.03.2026`
+  // Only forms every spreadsheet locale reads the same way as we do: a dotted date is day-first here but month-first in a US Google sheet.
+  return `type it like 2026-03-02 or ${order === 'mdy' ? '3/2/2026' : '2/3/2026'}`
 }
 
 function problem(code: RowProblemCode, column: ActivityColumn | undefined, message: string, severity: 'error' | 'warning' = 'error'): RowProblem {
@@ -445,9 +446,22 @@ function readTimes(
     out.push(problem('end-before-start', C.end, 'is before Start; an End earlier than Start means the next day, so check the times'))
     return undefined
   }
+  // End before Start reads as the next day; past half a day that is more likely two swapped times than a night shift.
+  if (end < start && result.duration > MAX_OVERNIGHT_SECONDS) {
+    out.push(
+      problem(
+        'end-before-start',
+        C.end,
+        `is before Start, which would make this a ${Math.round(result.duration / 360) / 10}-hour activity ending the next day; check the times (an activity that really runs past midnight for more than 12 hours is entered as two rows, split at midnight)`,
+      ),
+    )
+    return undefined
+  }
   for (const w of result.warnings) out.push(timeWarning(w))
   return { start: result.start, duration: result.duration }
 }
+
+const MAX_OVERNIGHT_SECONDS = 12 * 3600
 
 function sameSecond(a: number, b: number): boolean {
   return fractionToSeconds(a) === fractionToSeconds(b)

@@ -67,7 +67,15 @@ export function tagsToCells(tags: readonly string[]): { tags: string; labels: st
 export function cellsToTags(tagsCell: string, labelsCell: string): SplitTags {
   const fromTags = splitTags(splitTagName(tagsCell))
   const typedLabels = splitTagName(labelsCell).map((l) => (isLabel(l) ? l : `:${l}`))
-  return { hierarchy: fromTags.hierarchy, labels: [...typedLabels, ...fromTags.labels] }
+  // A label typed into Tags that Labels already holds is the same label, not a second one.
+  const seen = new Set<string>()
+  const labels = [...typedLabels, ...fromTags.labels].filter((l) => {
+    const folded = l.toLowerCase()
+    if (seen.has(folded)) return false
+    seen.add(folded)
+    return true
+  })
+  return { hierarchy: fromTags.hierarchy, labels }
 }
 
 /** True when two tag lists hold the same hierarchy and the same labels, each in order (case-sensitive). */

@@ -152,14 +152,15 @@ describe('row rules', () => {
   type Case = [string, CellValue[], RowContext, RowProblemCode, string | undefined, RegExp]
   const ctx = ctxWith(A)
   const cases: Case[] = [
-    ['missing Date', newRow({ Date: null }), context(), 'missing-value', 'Date', /^Date: is empty; type it like 2026-03-02, 3\/2\/2026 or 02.03.2026$/],
+    ['missing Date', newRow({ Date: null }), context(), 'missing-value', 'Date', /^Date: is empty; type it like 2026-03-02 or 3\/2\/2026$/],
     ['missing Start', newRow({ Start: '' }), context(), 'missing-value', 'Start', /^Start: is empty; type it like 13:45/],
     ['missing End', newRow({ End: null }), context(), 'missing-value', 'End', /^End: is empty/],
-    ['unparseable Date', newRow({ Date: '31/02/2026' }), context({ slashDateOrder: 'dmy' }), 'unparseable-date', 'Date', /^Date: "31\/02\/2026" is not a real date — type it like 2026-03-02, 2\/3\/2026/],
+    ['unparseable Date', newRow({ Date: '31/02/2026' }), context({ slashDateOrder: 'dmy' }), 'unparseable-date', 'Date', /^Date: "31\/02\/2026" is not a real date — type it like 2026-03-02 or 2\/3\/2026/],
     ['date with a time', newRow({ Date: localDateToSerial('2026-03-02') + 0.25 }), context(), 'unparseable-date', 'Date', /holds a time as well as a date/],
     ['unparseable Start', newRow({ Start: '25:99' }), context(), 'unparseable-time', 'Start', /^Start: "25:99" is not a time — type it like 13:45, 13:45:10 or 1:45 PM$/],
     ['unparseable End', newRow({ End: 'soon' }), context(), 'unparseable-time', 'End', /^End: "soon" is not a time/],
     ['end before start', newRow({ Date: '2026-03-29', Start: '02:30', End: '03:15' }), context(), 'end-before-start', 'End', /^End: is before Start/],
+    ['end before start by an hour (swapped times, not a 23-hour night)', newRow({ Start: '14:00', End: '13:00' }), context(), 'end-before-start', 'End', /^End: is before Start, which would make this a 23-hour activity ending the next day; check the times/],
     ['more than 10 tags', newRow({ Tags: 'a,b,c,d,e,f,g,h,i', Labels: ':x, :y' }), context(), 'too-many-tags', 'Tags', /^Tags: has 11 tags with the labels; at most 10 are allowed — remove 1$/],
     ['a tag over 200 characters', newRow({ Tags: `Acme, ${'x'.repeat(201)}` }), context(), 'tag-too-long', 'Tags', /has 201 characters; at most 200 are allowed/],
     ['no tags', newRow({ Tags: ' , ' }), context(), 'no-tags', 'Tags', /^Tags: is empty; a tag activity needs at least one tag/],

@@ -87,3 +87,11 @@ describe('allowed tags', () => {
     expect(checkAllowedTags(['Anything'], 'ACME\\ben', { everyone: [], groups: [] }, []).ok).toBe(true)
   })
 })
+
+describe('labels typed in both columns', () => {
+  it('keeps one of each label, whichever column it was typed in', async () => {
+    const { cellsToTags } = await import('../../src/core/tags.ts')
+    expect(cellsToTags('Acme, Website, :billable, :urgent', ':billable')).toEqual({ hierarchy: ['Acme', 'Website'], labels: [':billable', ':urgent'] })
+    expect(cellsToTags('Acme', ':Billable, billable')).toEqual({ hierarchy: ['Acme'], labels: [':Billable'] })
+  })
+})
