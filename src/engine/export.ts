@@ -352,6 +352,12 @@ function planTimeline(change: TimelineChanges, ctx: PlanContext): Decision[] {
   const baseKeys = timelineKey.includes('/')
     ? new Set(Object.keys(ctx.state.base).filter((key) => key.startsWith(`${timelineKey}/`)))
     : (ctx.baseKeys.get(timelineKey) ?? new Set<string>())
+  if (ranges.length > 0) {
+    // Known to the state, gone from the sheet, absent from a full read: nothing is left to show (a run killed
+    // after removing the row but before saving the state leaves such keys); forget them.
+    const rows = ctx.sheetIndex.get(timelineKey)
+    for (const key of baseKeys) if (!rows?.has(key) && !server.has(key)) affected.add(key)
+  }
 
   const rowCtx: RowContext = {
     timeZone: ctx.target.timeZone,
