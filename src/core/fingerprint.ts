@@ -21,9 +21,11 @@ export interface SyncedValues {
 
 /** Bump when the normalised form changes: an old Base then reads as "changed" on both sides, never as equal. */
 const FORMAT_VERSION = 1
-const FNV_OFFSET = 0xcbf29ce484222325n
-const FNV_PRIME = 0x100000001b3n
-const MASK_64 = 0xffffffffffffffffn
+/** FNV-1a 64: offset basis 0xcbf29ce484222325, prime 0x100000001b3 (= 2^40 + 0x1b3). */
+const FNV_OFFSET_HI = 0xcbf29ce4
+const FNV_OFFSET_LO = 0x84222325
+const FNV_PRIME_LO = 0x1b3
+const encoder = new TextEncoder()
 
 /** The normalised text the fingerprint digests (exported for tests and debugging). */
 export function normaliseSyncedValues(values: SyncedValues): string {
@@ -50,14 +52,26 @@ export function fingerprint(values: SyncedValues): string {
 
 /** 64-bit FNV-1a over the UTF-8 bytes of a text, as 11 base64url characters. */
 export function fnv1a64Base64url(text: string): string {
-  let hash = FNV_OFFSET
-  for (const byte of new TextEncoder().encode(text)) {
-    hash = ((hash ^ BigInt(byte)) * FNV_PRIME) & MASK_64
+  // The 64-bit state as two 32-bit halves in plain numbers: a BigInt multiply per byte made this the
+  // hottest function of an import of a 100k-row sheet (bench/README.md, issue 5).
+  // × 0x100000001b3 = × 2^40 + × 0x1b3 (mod 2^64); every partial product stays below 2^53.
+  const bytes: { readonly length: number; [i: number]: number } | undefined = isAscii(text) ? undefined : encoder.encode(text)
+  const length = bytes ? bytes.length : text.length
+  let hi = FNV_OFFSET_HI
+  let lo = FNV_OFFSET_LO
+  for (let i = 0; i < length; i++) {
+    lo = (lo ^ (bytes ? bytes[i]! : text.charCodeAt(i))) >>> 0
+    const low = lo * FNV_PRIME_LO
+    hi = (hi * FNV_PRIME_LO + Math.floor(low / 0x1_0000_0000) + ((lo << 8) >>> 0)) >>> 0
+    lo = low >>> 0
   }
-  const bytes = new Uint8Array(8)
-  for (let i = 7; i >= 0; i--) {
-    bytes[i] = Number(hash & 0xffn)
-    hash >>= 8n
-  }
-  return Buffer.from(bytes).toString('base64url')
+  const out = Buffer.allocUnsafe(8)
+  out.writeUInt32BE(hi, 0)
+  out.writeUInt32BE(lo, 4)
+  return out.toString('base64url')
+}
+
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0x80) return false
+  return true
 }

@@ -16,6 +16,17 @@ describe('fingerprint', () => {
     expect(fnv1a64Base64url('a')).toBe(Buffer.from('af63dc4c8601ec8c', 'hex').toString('base64url'))
   })
 
+  it('equals a BigInt FNV-1a 64 over the UTF-8 bytes, non-ASCII and lone surrogates included', () => {
+    const reference = (text: string) => {
+      let hash = 0xcbf29ce484222325n
+      for (const byte of new TextEncoder().encode(text)) hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn
+      return Buffer.from(hash.toString(16).padStart(16, '0'), 'hex').toString('base64url')
+    }
+    const texts = ['foobar', 'Ärger über Öl', '日本語のメモ', 'emoji 😀 and \ud800 lone \udc00', '\u0000\u007f\u0080\uffff', 'x'.repeat(1000)]
+    for (let i = 0; i < 500; i++) texts.push(String.fromCharCode(...Array.from({ length: i % 40 }, (_, j) => (i * 7919 + j * 104729) % 0xffff)))
+    for (const text of texts) expect(fnv1a64Base64url(text)).toBe(reference(text))
+  })
+
   it('is stable: 11 characters, the same for the same values, pinned across releases', () => {
     const fp = fingerprint(values)
     expect(fp).toMatch(/^[A-Za-z0-9_-]{11}$/)
