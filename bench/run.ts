@@ -2,7 +2,7 @@
  * `npm run bench`: every scenario in a child process of its own (so peak RSS
  * is per scenario), counterparts in another (bench/lib/host.ts), results
  * collected as JSON lines and printed as tables. `BENCH_QUICK=1` runs small
- * sizes to check the harness; `BENCH_ONLY=backends|export` runs one part;
+ * sizes to check the harness; `BENCH_ONLY=backends|export|import` runs one part;
  * `BENCH_JSON=file` also writes every result; `BENCH_NODE_ARGS` is passed to
  * each scenario process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
@@ -15,6 +15,9 @@ import type { BackendsOptions } from './backends.ts'
 import type { ExportRunOptions } from './export-run.ts'
 import { MARKER } from './lib/emit.ts'
 import { startHost, type HostStats } from './lib/host-client.ts'
+import type { ManagerEditsDone } from './lib/manager-edits.ts'
+import type { ImportPlanOptions } from './import-plan.ts'
+import type { ImportRunOptions } from './import-run.ts'
 import type { NaiveOptions } from './naive.ts'
 
 const QUICK = process.env['BENCH_QUICK'] === '1'
@@ -31,6 +34,7 @@ const T0 = Date.parse('2026-04-05T06:00:00Z')
 const HOUR = 3_600_000
 const NAIVE_ROWS = QUICK ? 200 : 2_000
 const GOOGLE_WRITES_PER_MINUTE = 60
+const IMPORT_EDITS = QUICK ? 100 : 1_000
 
 const loadAtStart = loadavg()[0]!
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url))
@@ -221,6 +225,110 @@ for (const size of ONLY === undefined || ONLY === 'export' ? SIZES : []) {
   }
 }
 
+// ── Issue 5: 1,000 manager edits imported from a 10k / 100k-row sheet ─────
+interface ImportPlanResult {
+  rows: number
+  serverActivities: number
+  baseKeys: number
+  timelines: number
+  loadMs: number
+  rounds: { parseMs: number; planMs: number }[]
+  decisions: Record<string, number>
+  heapBeforeMiB: number
+  heapAfterFirstRoundMiB: number
+  heapRetainedMiB: number
+  peakRssBeforeMiB: number
+  peakRssMiB: number
+  processMs: number
+}
+interface ImportRunResult {
+  label: string
+  wallMs: number
+  peakRssMiB: number
+  sheetsRequests: { reads: number; writes: number }
+  timelineRequests: Record<string, number>
+  timelineReads: number
+  timelineWrites: number
+  planned: Record<string, number>
+  conflicts: number
+  invalid: number
+  invalidSample: unknown[]
+  counts: { created: number; updated: number; deleted: number; conflicts: number; invalid: number; failed: number }
+  result: string
+  applied: boolean
+  processMs: number
+}
+const planRows: (string | number)[][] = []
+const importRows: (string | number)[][] = []
+for (const size of ONLY === undefined || ONLY === 'import' ? SIZES : []) {
+  const host = startHost()
+  const timeline = await host.startTimeline({ users: size.users, days: DAYS, startDate: START_DATE })
+  const fake = await host.startSheets()
+  const spreadsheetId = await host.call<string>('createSpreadsheet', { title: `import ${size.label}` })
+  const stateDir = await mkdtemp(path.join(tmpdir(), 'ts-bench-state-'))
+  const base = { timelineUrl: timeline.url, username: timeline.username, password: timeline.password, rootUrl: fake.rootUrl, token: fake.token, spreadsheetId, stateDir, windowDays: WINDOW_DAYS }
+  try {
+    await scenario('./export-run.ts', { ...base, label: 'import setup: full export', now: new Date(T0).toISOString() } satisfies ExportRunOptions)
+    const edits = await host.call<ManagerEditsDone>('managerEdits', { spreadsheetId, edits: IMPORT_EDITS, seed: 5 })
+    const rows = await host.call<number>('activityRows', { spreadsheetId })
+    const editText = `${edits.notes}/${edits.tags}/${edits.times}/${edits.creates}/${edits.deletes}`
+    // The export's window: the 92 days up to T0's date.
+    const fromDate = new Date(T0 - (WINDOW_DAYS - 1) * 24 * HOUR).toISOString().slice(0, 10)
+    const plan = await scenario<ImportPlanResult>('./import-plan.ts', { ...base, fromDate, days: WINDOW_DAYS } satisfies ImportPlanOptions)
+    all.push({ scenario: 'import-plan', size: size.label, edits, ...plan })
+    const first = plan.rounds[0]!
+    const warm = plan.rounds.slice(1).reduce((best, r) => (r.parseMs + r.planMs < best.parseMs + best.planMs ? r : best), plan.rounds[plan.rounds.length - 1]!)
+    planRows.push([
+      size.label,
+      plan.rows,
+      plan.serverActivities,
+      editText,
+      `${first.parseMs} + ${first.planMs}`,
+      `${warm.parseMs} + ${warm.planMs}`,
+      (((first.parseMs + first.planMs) / plan.rows) * 1000).toFixed(1),
+      `${plan.heapBeforeMiB} → ${plan.heapAfterFirstRoundMiB} (${plan.heapRetainedMiB} after GC)`,
+      `${plan.peakRssBeforeMiB} → ${plan.peakRssMiB}`,
+      Object.entries(plan.decisions).map(([k, n]) => `${k} ${n}`).join(', '),
+    ])
+    for (const dryRun of [true, false]) {
+      const label = dryRun ? 'dry run' : 'applied'
+      await host.call('resetStats')
+      const run = await scenario<ImportRunResult>('./import-run.ts', { ...base, label, now: new Date(T0 + HOUR).toISOString(), dryRun } satisfies ImportRunOptions)
+      const stats = await host.stats()
+      all.push({ scenario: 'import', size: size.label, sheetRowsBefore: rows, edits, ...run, fake: stats.sheets, timelineAtServer: stats.timeline })
+      const atServer = Object.values(stats.timeline).reduce((a, b) => a + b, 0)
+      const serverWrites = Object.entries(stats.timeline).reduce((n, [k, c]) => n + (/ (PUT|POST|DELETE)$/.test(k) ? c : 0), 0)
+      const c = run.counts
+      importRows.push([
+        `${size.label}: ${label}`,
+        rows,
+        Object.entries(run.planned).map(([k, n]) => `${k} ${n}`).join(', ') || '-',
+        dryRun ? '-' : `${c.created}/${c.updated}/${c.deleted}/${c.conflicts}/${c.invalid}/${c.failed}`,
+        secs(run.wallMs),
+        run.peakRssMiB,
+        `${stats.sheets!.total} (${stats.sheets!.reads} r / ${stats.sheets!.writes} w)`,
+        byMethod(stats),
+        `${atServer} (${atServer - serverWrites} r / ${serverWrites} w)`,
+        timelineSummary(stats.timeline),
+      ])
+      if (rw(run.sheetsRequests) !== `${stats.sheets!.total} (${stats.sheets!.reads} r / ${stats.sheets!.writes} w)`) {
+        checks.push(`import ${size.label} ${label}: requestCounts() ${rw(run.sheetsRequests)} differs from the fake's ${stats.sheets!.total}`)
+      }
+      if (run.timelineReads + run.timelineWrites !== atServer) checks.push(`import ${size.label} ${label}: the client counted ${run.timelineReads + run.timelineWrites} Timeline requests, the server ${atServer}`)
+      if (run.conflicts + run.invalid > 0) checks.push(`import ${size.label} ${label}: conflicts ${run.conflicts}, invalid ${run.invalid} ${JSON.stringify(run.invalidSample)}`)
+      if (!dryRun) {
+        const expected = edits.notes + edits.tags + edits.times + edits.creates + edits.deletes
+        checks.push(`import ${size.label}: ${IMPORT_EDITS} edits → ${c.created + c.updated + c.deleted} server writes (${serverWrites} at the server) ${c.created + c.updated + c.deleted === expected && serverWrites === expected ? 'met' : 'MISSED'}; result ${run.result}`)
+      }
+    }
+    const usage = await host.call<{ peakRssMiB: number }>('usage')
+    checks.push(`import ${size.label}: ${timeline.timelines} timelines, ${rows} sheet rows after the edits; counterparts process peak RSS ${usage.peakRssMiB} MiB`)
+  } finally {
+    await host.close()
+    await rm(stateDir, { recursive: true, force: true })
+  }
+}
+
 // ── Report ────────────────────────────────────────────────────────────────
 if (backendRows.length) table(
   `Issue 3 — write and re-read ${BACKEND_ROWS.toLocaleString('en')} rows per backend (requests from requestCounts(); workbook: loads/saves)`,
@@ -231,6 +339,16 @@ if (exportRows.length) table(
   'Issue 4 — export against the reference server and the Sheets fake over loopback (one process per run)',
   ['run', 'sheet rows before', 'changed on server u/c/d', 'sheet c/u/d', 'wall s', 'peak RSS MiB', 'Sheets requests (fake)', 'Sheets by method', 'Timeline requests (server)'],
   exportRows,
+)
+if (planRows.length) table(
+  `Issue 5 (a) — pure planning: parseSheet + planSync over every row, all server activities in the window and the state's base (one process per size)`,
+  ['size', 'sheet rows', 'server activities', 'edits n/t/time/new/del', 'cold ms parse + plan', 'warm ms', 'µs / row (cold)', 'heap MiB before → after (retained)', 'peak RSS MiB before → after', 'decisions'],
+  planRows,
+)
+if (importRows.length) table(
+  `Issue 5 (b) — runImport after ${IMPORT_EDITS.toLocaleString('en')} manager edits, Google backend over the Sheets fake (one process per run)`,
+  ['run', 'sheet rows', 'planned writes', 'c/u/d/conflicts/invalid/failed', 'wall s', 'peak RSS MiB', 'Sheets requests (fake)', 'Sheets by method', 'Timeline requests (server)', 'Timeline by kind'],
+  importRows,
 )
 console.log('\nChecks\n')
 for (const line of checks) console.log(`- ${line}`)

@@ -9,6 +9,7 @@ import { startSheetsFake, type SheetsFake } from '../../counterparts/sheets/serv
 import { createRandom } from '../../counterparts/timeline/store.ts'
 import { startReferenceServer, type ReferenceServer } from '../../counterparts/timeline/server.ts'
 import type { HostRequest } from './host-client.ts'
+import { applyManagerEdits, type ManagerEditsOptions } from './manager-edits.ts'
 
 let timeline: ReferenceServer | undefined
 let sheets: SheetsFake | undefined
@@ -18,6 +19,9 @@ let timelineRequests: Record<string, number> = {}
 const UNBOUNDED = { readPerUser: 1e9, writePerUser: 1e9, readPerProject: 1e9, writePerProject: 1e9 }
 
 function classify(method: string, url: string): string {
+  // Writes (the import's): `activities PUT` etc.
+  if (method !== 'GET' && /\/activities\b/i.test(url)) return `activities ${method}`
+  if (method !== 'GET' && /tagcombinationlist/i.test(url)) return `allowed tags ${method}`
   if (url.includes('updatedAfterTimestamp')) return 'activities (incremental)'
   if (/\/activities\b/i.test(url)) return 'activities (range)'
   if (/tagcombinationlist/i.test(url)) return 'allowed tags'
@@ -107,6 +111,10 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
       server.store.createActivity(key, { tags: 'Internal, Meetings, Standup', start: a.start, duration: 600, notes: 'Added by the benchmark' })
     }
     return { updated: updates, deleted: deletes, created: creates }
+  },
+  /** Issue 5: a manager's edits typed into the stored cells (no request counted). */
+  managerEdits(args: ManagerEditsOptions) {
+    return applyManagerEdits(sheets!.store, args)
   },
   usage() {
     return { peakRssMiB: Math.round((process.resourceUsage().maxRSS / 1024) * 10) / 10 }
