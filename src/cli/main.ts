@@ -79,6 +79,7 @@ Examples:
       .option('--force', 'apply even when the plan looks like an accident (too many deletes, almost every row changed, an empty sheet)', false)
       .option('--force-layout', 'apply even when the header row looks damaged', false)
       .option('--strict-tags', 'treat tags outside the allowed combinations as errors, not warnings', false)
+      .option('--overwrite-tags', "send the Allowed tags tab even though the server's list changed since the export (replaces that change)", false)
 
   importFlags(
     program

@@ -7,6 +7,7 @@
 import { allowedTagsFingerprint, allowedTagsToRows, rowsToAllowedTags } from '../core/allowed-tags-sheet.ts'
 import { ACTIVITY_COLUMN, ALLOWED_TAGS_COLUMN, activitiesTab, allowedTagsTab, syncLogTab, timelineTab, validateHeader, type HeaderLayout } from '../core/columns.ts'
 import { fnv1a64Base64url } from '../core/fingerprint.ts'
+import { withServerVersion } from '../core/describe.ts'
 import { fingerprintOf, planExport, type Decision } from '../core/plan.ts'
 import { activityKey, parseActivityKey, parseRow, type KnownUser, type RowContext, type ServerActivity, type SheetLine } from '../core/rows.ts'
 import { localDateOf, localDateToSerial, parseOffsetInstant, windowForDays, type TimeWindow } from '../core/time.ts'
@@ -418,7 +419,12 @@ function planTimeline(change: TimelineChanges, ctx: PlanContext): Decision[] {
   }
   // A key missing from the whole sheet whose activity the server still has: re-shown (planner: report-missing).
   const plan = planExport(base, lines, server, { deletedOnServer: ctx.deletedRows })
-  return plan.decisions.map((d) => (d.kind === 'report-missing' ? reappend(d, server) : d))
+  return plan.decisions.map((d) => {
+    if (d.kind === 'report-missing') return reappend(d, server)
+    // A conflict the manager can act on: the Status shows what the server has now.
+    if (d.kind === 'conflict') return { ...d, reason: withServerVersion(d.reason, server.get(d.key)?.activity, ctx.target.timeZone) }
+    return d
+  })
 }
 
 /** A row missing from the sheet whose activity still exists is shown again, saying why. */

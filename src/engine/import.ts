@@ -8,6 +8,7 @@
  */
 import { allowedTagsFingerprint, rowsToAllowedTags } from '../core/allowed-tags-sheet.ts'
 import { ACTIVITY_COLUMN, ALLOWED_TAGS_COLUMN, validateHeader, type HeaderLayout, type HeaderProblem } from '../core/columns.ts'
+import { withServerVersion } from '../core/describe.ts'
 import { runGuards, type GuardFailure, type GuardOptions } from '../core/guards.ts'
 import { fingerprintOf, planSync, type Decision } from '../core/plan.ts'
 import { activityKey, activityToCells, cellUpdatesFor, parseActivityKey, parseRow, type KnownUser, type RowContext, type ServerActivity, type SheetLine } from '../core/rows.ts'
@@ -50,6 +51,8 @@ export interface ImportOptions extends GuardOptions {
   strictTags?: boolean
   /** Write the plan into a Plan tab (with --dry-run). */
   planTab?: boolean
+  /** Send the Allowed tags tab even when the server's list changed since the export (replacing that change). */
+  overwriteTags?: boolean
 }
 
 export interface PlannedWrite {
@@ -79,6 +82,8 @@ export interface ImportSummary {
   result: 'success' | 'partial' | 'refused'
   plan: ImportPlanView
   counts: RunCounts & { failed: number; recovered: number }
+  /** What became of the allowed tags after applying (the plan only says what was intended). */
+  tags: { outcome: ImportPlanView['tags']; message: string | undefined }
   spreadsheet: string
   sheetsRequests: { reads: number; writes: number }
 }
@@ -175,14 +180,19 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
     const lines = planLines(tab, layout, ctx, affected, ranges)
     const base = new Map<string, string>()
     for (const [k, fp] of Object.entries(state.base)) if (affected.has(k.split('/')[0]!)) base.set(k, fp)
-    const plan = planSync(base, lines, server, { deletedOnServer: target.deletedRows, deleteMissing: options.deleteMissing })
+    const planned = planSync(base, lines, server, { deletedOnServer: target.deletedRows, deleteMissing: options.deleteMissing })
+    // A conflict the manager can act on: the Status shows what the server has now.
+    const plan = {
+      ...planned,
+      decisions: planned.decisions.map((d) => (d.kind === 'conflict' ? { ...d, reason: withServerVersion(d.reason, server.get(d.key)?.activity, target.timeZone) } : d)),
+    }
 
     // Adopt what an interrupted run already created instead of creating it again.
     const adoptions = adoptInterrupted(plan.decisions, interrupted, server, sheetKeys)
 
     const guards = runGuards(plan, { headerProblems, sheetRowCount: tab.rows.filter((r) => r.length > 0).length, baseCount: Object.keys(state.base).length }, options)
-    const tags = planAllowedTags(snapshot, target, state)
-    const view = planView(target.name, plan.decisions, adoptions, missingKeys, tags, guards)
+    const tags = planAllowedTags(snapshot, target, state, Boolean(options.overwriteTags))
+    const view = planView(target.name, plan.decisions, adoptions, missingKeys, tags, guards, server)
 
     if (options.dryRun) {
       if (options.planTab) await writePlanTab(deps.spreadsheet, view)
@@ -205,6 +215,7 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
       base: state.base,
       timelineByKey,
       ranges,
+      timeZone: target.timeZone,
       concurrency: deps.concurrency ?? 4,
       reporter: deps.reporter,
     })
@@ -240,9 +251,14 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
     crashPoint('import:after-journal-end')
     for (const run of interrupted) await closeJournal(run.file, `finished by ${runId}`, now())
     if (interrupted.length) crashPoint('import:after-close-interrupted')
-    return summary({ applied: true, result, counts })
+    return summary({ applied: true, result, counts, tags: { outcome: tagsOutcome.kind, message: tagsOutcome.message } })
 
-    function summary(s: { applied: boolean; result: ImportSummary['result']; counts: ImportSummary['counts'] }): ImportSummary {
+    function summary(s: {
+      applied: boolean
+      result: ImportSummary['result']
+      counts: ImportSummary['counts']
+      tags?: ImportSummary['tags']
+    }): ImportSummary {
       return {
         target: target.name,
         runId,
@@ -251,6 +267,7 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
         result: s.result,
         plan: view,
         counts: s.counts,
+        tags: s.tags ?? { outcome: view.tags, message: view.tagsMessage },
         spreadsheet: deps.spreadsheet.describe(),
         sheetsRequests: deps.spreadsheet.requestCounts(),
       }
@@ -419,9 +436,13 @@ type TagsPlan =
   | { kind: 'unchanged'; message?: string }
   | { kind: 'invalid'; message: string }
   | { kind: 'refused'; message: string }
-  | { kind: 'send'; allowed: AllowedTags; fingerprint: string; message?: string }
+  | { kind: 'send'; allowed: AllowedTags; fingerprint: string; overwrite: boolean; message?: string }
 
-function planAllowedTags(snapshot: Snapshot, target: TargetConfig, state: TargetState): TagsPlan {
+function refusalWays(tab: string): string {
+  return `To take the server's list instead, delete the rows of the ${tab} tab (keep its header) and run export, then make your edits again; to send your list anyway, replacing what is on the server, run import with --overwrite-tags.`
+}
+
+function planAllowedTags(snapshot: Snapshot, target: TargetConfig, state: TargetState, overwrite: boolean): TagsPlan {
   const tab = snapshot.tabs[target.tabs.allowedTags]
   if (!tab?.exists) return { kind: 'unchanged' }
   const appliesTo = tab.header.findIndex((h) => h === ALLOWED_TAGS_COLUMN.appliesTo)
@@ -432,9 +453,11 @@ function planAllowedTags(snapshot: Snapshot, target: TargetConfig, state: Target
   const fingerprint = allowedTagsFingerprint(read.allowed)
   if (fingerprint === state.allowedTagsFingerprint) return { kind: 'unchanged' }
   if (state.allowedTagsFingerprint === undefined) {
-    return { kind: 'refused', message: `The ${tab.title} tab differs from the server, and this tool has no record of what it last exported, so it cannot tell your edits from changes on the server; nothing was sent. Run export to see the server's list, then make your edits again.` }
+    if (!overwrite) {
+      return { kind: 'refused', message: `The ${tab.title} tab differs from the server, and this tool has no record of what it last exported, so it cannot tell your edits from changes on the server; nothing was sent. ${refusalWays(tab.title)}` }
+    }
   }
-  return { kind: 'send', allowed: read.allowed, fingerprint }
+  return { kind: 'send', allowed: read.allowed, fingerprint, overwrite }
 }
 
 async function sendAllowedTags(client: TimelineClient, plan: Extract<TagsPlan, { kind: 'send' }>, state: TargetState, journal: Journal): Promise<TagsPlan> {
@@ -445,8 +468,8 @@ async function sendAllowedTags(client: TimelineClient, plan: Extract<TagsPlan, {
     state.allowedTagsFingerprint = plan.fingerprint
     return { ...plan, message: 'Allowed tags sent to the server.' }
   }
-  if (current !== state.allowedTagsFingerprint) {
-    return { kind: 'refused', message: 'The allowed tags were changed on the server since the last export, so your edits to the Allowed tags tab were not sent (they would overwrite that change). Run export to see the server list, then make your edits again.' }
+  if (current !== state.allowedTagsFingerprint && !plan.overwrite) {
+    return { kind: 'refused', message: `The allowed tags were changed on the server since the last export, so your edits to the allowed tags were not sent (they would overwrite that change). ${refusalWays('Allowed tags')}` }
   }
   const id = await journal.intend({ op: 'tags', tagsBefore: current, tagsAfter: plan.fingerprint })
   crashPoint('import:before-tags-post')
@@ -461,6 +484,7 @@ async function sendAllowedTags(client: TimelineClient, plan: Extract<TagsPlan, {
 // ---------------------------------------------------------------- applying
 
 interface ApplyContext {
+  timeZone: string
   client: TimelineClient
   journal: Journal
   server: Map<string, ServerActivity>
@@ -528,7 +552,12 @@ async function applyTimeline(timelineKey: string, writes: ServerWrite[], ctx: Ap
           const now = fresh.get(rest.key)
           const untouched = before && now && fingerprintOf(before) === fingerprintOf(now)
           if (untouched || (!before && !now)) retry.push(rest)
-          else outcomes.push({ decision: rest, status: 'conflict', message: 'Changed on the server while this import ran, so your edit was not saved and is kept here. Check the row against the server version after the next sync.' })
+          else
+            outcomes.push({
+              decision: rest,
+              status: 'conflict',
+              message: withServerVersion('Changed on the server while this import ran, so your edit was not saved and is kept here.', now?.activity, ctx.timeZone),
+            })
         }
         for (const [k, v] of fresh) ctx.server.set(k, v)
         break
@@ -679,6 +708,9 @@ function sheetWriteBack(
       if (rowNumber !== undefined) setStatus(rowNumber, `${d.reason}${warnings}`)
     } else if (d.kind === 'forget') {
       base.set(d.key, null)
+    } else if (d.kind === 'noop' && d.sheet === 'added' && d.rowNumber !== undefined) {
+      // A new row with Delete ticked: say why nothing happened, rather than nothing.
+      setStatus(d.rowNumber, `${d.reason} Delete the row when you no longer need it.`)
     } else if (d.kind === 'refresh-base') {
       const rowNumber = rowOfKey.get(d.key)
       const s = server.get(d.key)
@@ -711,25 +743,40 @@ function locateInvalid(d: Extract<Decision, { kind: 'invalid' | 'conflict' }>, t
 
 // ---------------------------------------------------------------- reporting
 
-function planView(target: string, decisions: Decision[], adoptions: Map<number, ServerActivity>, missingKeys: string[], tags: TagsPlan, guards: GuardFailure[]): ImportPlanView {
+function planView(
+  target: string,
+  decisions: Decision[],
+  adoptions: Map<number, ServerActivity>,
+  missingKeys: string[],
+  tags: TagsPlan,
+  guards: GuardFailure[],
+  server: Map<string, ServerActivity>,
+): ImportPlanView {
   const writes: PlannedWrite[] = []
+  const serverSide = (key: string) => {
+    const s = server.get(key)
+    return s ? { user: s.user, what: describe(s.activity) } : { user: '', what: `activity ${key}` }
+  }
   for (const d of decisions) {
     if (d.kind === 'import-post') {
       writes.push({ kind: 'create', user: d.user, rowNumber: d.rowNumber, key: undefined, what: adoptions.has(d.rowNumber) ? `${describe(d.input)} (already created by an interrupted run: only its Key is written back)` : describe(d.input) })
     } else if (d.kind === 'import-put') {
       writes.push({ kind: 'update', user: d.user, rowNumber: d.rowNumber, key: d.key, what: describe(d.input) })
     } else if (d.kind === 'import-delete') {
-      writes.push({ kind: 'delete', user: '', rowNumber: d.rowNumber, key: d.key, what: 'Delete ticked' })
+      const s = serverSide(d.key)
+      writes.push({ kind: 'delete', user: s.user, rowNumber: d.rowNumber, key: d.key, what: `${s.what} (Delete ticked)` })
     } else if (d.kind === 'import-delete-missing') {
-      writes.push({ kind: 'delete-missing', user: '', rowNumber: undefined, key: d.key, what: 'row removed from the sheet' })
+      const s = serverSide(d.key)
+      writes.push({ kind: 'delete-missing', user: s.user, rowNumber: undefined, key: d.key, what: `${s.what} (its row was removed from the sheet)` })
     }
   }
+  const decided = new Set(decisions.flatMap((d) => ('key' in d && d.key !== undefined ? [d.key] : [])))
   return {
     target,
     writes,
     conflicts: decisions.filter((d) => d.kind === 'conflict').map((d) => ({ rowNumber: 'rowNumber' in d ? d.rowNumber : undefined, key: d.key, reason: d.reason })),
     invalid: decisions.filter((d) => d.kind === 'invalid').map((d) => ({ rowNumber: 'rowNumber' in d ? d.rowNumber : undefined, reason: d.reason })),
-    missing: [...new Set([...decisions.filter((d) => d.kind === 'report-missing').map((d) => d.key!), ...missingKeys])],
+    missing: [...new Set([...decisions.filter((d) => d.kind === 'report-missing').map((d) => d.key!), ...missingKeys.filter((k) => !decided.has(k))])],
     tags: tags.kind,
     tagsMessage: 'message' in tags ? tags.message : undefined,
     guards,
@@ -780,7 +827,7 @@ function emptyCounts(): ImportSummary['counts'] {
 }
 
 function guardError(guards: GuardFailure[]): TimelineSheetsError {
-  return new TimelineSheetsError('TS_GUARD', `Safety stop, nothing was written:\n${guards.map((g) => `  - ${g.message}`).join('\n')}`, {
-    hint: `Check the sheet (a filter, a deleted block of rows, a changed time zone?). If the plan is what you want, run again with ${[...new Set(guards.map((g) => g.flag))].join(' ')}.`,
+  return new TimelineSheetsError('TS_GUARD', guards.length === 1 ? guards[0]!.message : guards.map((g) => `- ${g.message}`).join('\n'), {
+    hint: 'Look at the sheet first: a filter, a deleted block of rows or a changed time zone are the usual causes. Each message names the flag to use when the plan really is what you want.',
   })
 }

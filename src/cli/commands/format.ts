@@ -37,14 +37,16 @@ export function formatImportPlan(plan: ImportPlanView): string {
   }
   if (plan.tags !== 'unchanged') lines.push(`  allowed tags: ${plan.tags}${plan.tagsMessage ? ` — ${plan.tagsMessage}` : ''}`)
   if (plan.conflicts.length) {
-    lines.push(`  ${plan.conflicts.length} conflicts (nothing written for them; the edit stays in the sheet):`)
+    lines.push(`  ${plural(plan.conflicts.length, 'conflict')} (nothing written for them; the edit stays in the sheet):`)
     for (const c of plan.conflicts.slice(0, 20)) lines.push(`    row ${c.rowNumber ?? '?'}: ${c.reason}`)
   }
   if (plan.invalid.length) {
-    lines.push(`  ${plan.invalid.length} rows cannot be read (their Status says why):`)
+    lines.push(`  ${plural(plan.invalid.length, 'row')} cannot be read (their Status says why):`)
     for (const c of plan.invalid.slice(0, 20)) lines.push(`    row ${c.rowNumber ?? '?'}: ${c.reason}`)
   }
-  if (plan.missing.length) lines.push(`  ${plan.missing.length} activities have no row in the sheet; they stay on the server (--delete-missing deletes them)`)
+  if (plan.missing.length) {
+    lines.push(`  ${plural(plan.missing.length, 'activity', 'activities')} without a row in the sheet ${plan.missing.length === 1 ? 'stays' : 'stay'} on the server (--delete-missing deletes them)`)
+  }
   for (const g of plan.guards) lines.push(`  SAFETY STOP: ${g.message}`)
   return lines.join('\n')
 }
@@ -53,7 +55,10 @@ export function formatImportSummary(s: ImportSummary): string {
   const head = s.dryRun ? `Dry run of import ${s.target} (${s.runId}): nothing was written` : `Import ${s.target} (${s.runId}): ${s.applied ? s.result : 'not applied'}`
   const lines = [head, formatImportPlan(s.plan)]
   if (s.applied) {
-    lines.push(`Done: ${s.counts.created} created, ${s.counts.updated} updated, ${s.counts.deleted} deleted, ${s.counts.conflicts} conflicts, ${s.counts.invalid} invalid rows, ${s.counts.failed} failed${s.counts.recovered ? `, ${s.counts.recovered} finished from an interrupted run` : ''}`)
+    lines.push(
+      `Done: ${s.counts.created} created, ${s.counts.updated} updated, ${s.counts.deleted} deleted, ${plural(s.counts.conflicts, 'conflict')}, ${plural(s.counts.invalid, 'invalid row')}, ${s.counts.failed} failed${s.counts.recovered ? `, ${s.counts.recovered} finished from an interrupted run` : ''}`,
+    )
+    if (s.tags.outcome !== 'unchanged') lines.push(`Allowed tags: ${s.tags.outcome === 'send' ? 'sent' : s.tags.outcome}${s.tags.message ? ` — ${s.tags.message}` : ''}`)
   }
   lines.push(`Sheets requests: ${s.sheetsRequests.reads} reads, ${s.sheetsRequests.writes} writes`)
   return lines.join('\n')
@@ -95,4 +100,8 @@ export function formatUndoSummary(s: UndoSummary): string {
   if (s.exported) lines.push(formatExportSummary(s.exported))
   else if (s.applied) lines.push('The sheet was not exported (--no-export): run export to see the reverted state.')
   return lines.join('\n')
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`
 }

@@ -20,6 +20,7 @@ export interface ImportCommandOptions {
   force: boolean
   forceLayout: boolean
   strictTags: boolean
+  overwriteTags: boolean
 }
 
 export async function runImportCommand(globals: GlobalOptions, options: ImportCommandOptions): Promise<ExitCode> {
@@ -56,8 +57,11 @@ export async function runImportCommand(globals: GlobalOptions, options: ImportCo
   return importExitCode(summaries)
 }
 
-export function importOptions(options: Pick<ImportCommandOptions, 'dryRun' | 'planTab' | 'deleteMissing' | 'maxDelete' | 'force' | 'forceLayout' | 'strictTags'>): ImportOptions {
+export function importOptions(
+  options: Pick<ImportCommandOptions, 'dryRun' | 'planTab' | 'deleteMissing' | 'maxDelete' | 'force' | 'forceLayout' | 'strictTags' | 'overwriteTags'>,
+): ImportOptions {
   return {
+    overwriteTags: options.overwriteTags,
     dryRun: options.dryRun,
     planTab: options.planTab,
     deleteMissing: options.deleteMissing,

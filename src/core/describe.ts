@@ -1,0 +1,30 @@
+/**
+ * An activity in the words and local times a manager reads in the sheet, for
+ * Status texts that must be acted on ("the server now has …") and for plans.
+ */
+import type { Activity } from '../timeline/model.ts'
+import { tagsToCells } from './tags.ts'
+import { activityToSheetTimes, serialToLocalDate } from './time.ts'
+
+export function describeActivity(activity: Activity, timeZone: string): string {
+  const times = activityToSheetTimes(activity.start, activity.duration, timeZone)
+  const cells = tagsToCells(activity.tags)
+  const tags = [cells.tags, cells.labels].filter(Boolean).join(', ')
+  const notes = activity.notes ? `; notes "${oneLine(activity.notes)}"` : ''
+  return `${serialToLocalDate(times.date)} ${clock(times.start)}–${clock(times.end % 1)}, ${tags || 'no tags'}${notes}`
+}
+
+/** A conflict's reason with the server's current version appended, so the manager can compare. */
+export function withServerVersion(reason: string, activity: Activity | undefined, timeZone: string): string {
+  return activity ? `${reason} The server now has: ${describeActivity(activity, timeZone)}.` : reason
+}
+
+function clock(fraction: number): string {
+  const minutes = Math.round(fraction * 1440) % 1440
+  return `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s*\r?\n\s*/g, ' / ')
+  return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat
+}
