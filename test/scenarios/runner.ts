@@ -438,13 +438,18 @@ class Scenario {
       await this.driver.setCell(ALLOWED_TAGS, row, tagsColumn, named.get('tags') ?? '')
       return
     }
+    if (action === 'clear') {
+      const rows = tab.rows.map((_, i) => i + 2)
+      if (rows.length > 0) await this.driver.deleteRows(ALLOWED_TAGS, rows)
+      return
+    }
     if (action === 'remove') {
       const rows = tab.rows.map((r, i) => (r[tagsColumn] === named.get('tags') ? i + 2 : 0)).filter(Boolean)
       if (rows.length !== 1) throw new ScenarioError(`${rows.length} Allowed tags rows hold "${named.get('tags')}"`)
       await this.driver.deleteRows(ALLOWED_TAGS, rows)
       return
     }
-    throw new ScenarioError('edit-allowed-tags add applies-to=… tags=… | remove tags=…')
+    throw new ScenarioError('edit-allowed-tags add applies-to=… tags=… | remove tags=… | clear')
   }
 
   private async renderSheet(): Promise<string> {
