@@ -154,16 +154,32 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
     if (options.deleteMissing) for (const k of missingKeys) affected.add(parseActivityKey(k)!.timelineKey)
     for (const run of interrupted) for (const w of run.writes) if (w.intent.timelineKey) affected.add(w.intent.timelineKey)
 
-    // Server side of the affected timelines, over the window and the days edited rows sit on.
+    // Server side of the affected timelines: the weeks their edited rows sit on; the whole window where
+    // rows went missing (--delete-missing), a run was interrupted, or an edited row's activity was not there.
     const window = exportWindow(target, startedAt)
-    const ranges = readRanges(target.timeZone, window.fromDate, window.days, candidates.dates)
+    const fullTimelines = new Set<string>()
+    if (options.deleteMissing) for (const k of missingKeys) fullTimelines.add(parseActivityKey(k)!.timelineKey)
+    for (const run of interrupted) for (const w of run.writes) if (w.intent.timelineKey) fullTimelines.add(w.intent.timelineKey)
     const server = new Map<string, ServerActivity>()
-    const readTimelines: TimelineInfo[] = []
+    const rangesByTimeline = new Map<string, TimeWindow[]>()
     for (const key of affected) {
       const timeline = timelineByKey.get(key)
       if (!timeline) continue
-      readTimelines.push(timeline)
-      for (const a of await readRanged(deps.client, timeline, ranges)) server.set(activityKey(key, a.entityId), { activity: a, user: timeline.ownerUsername })
+      const ranges = readRanges(target.timeZone, window.fromDate, window.days, candidates.dates.get(key) ?? new Set(), fullTimelines.has(key))
+      const found = await readRanged(deps.client, timeline, ranges)
+      for (const a of found) server.set(activityKey(key, a.entityId), { activity: a, user: timeline.ownerUsername })
+      const lost = [...(candidates.keys.get(key) ?? [])].some((k) => !server.has(k))
+      if (lost && !fullTimelines.has(key)) {
+        // An edited row whose activity was not in the weeks read: it moved from another week. Read the rest,
+        // keeping the first read's lastChangeId, so a change made meanwhile is still caught on write.
+        const first = deps.client.lastChangeId(key)
+        const rest = restOfWindow(target.timeZone, window.fromDate, window.days, ranges)
+        for (const a of await readRanged(deps.client, timeline, rest)) server.set(activityKey(key, a.entityId), { activity: a, user: timeline.ownerUsername })
+        deps.client.setLastChangeId(key, first)
+        ranges.push(...rest)
+        fullTimelines.add(key)
+      }
+      rangesByTimeline.set(key, ranges)
     }
 
     // Pass 2: the whole picture for the affected timelines.
@@ -177,9 +193,15 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
       allowedTags: allowed,
       allowedTagsSeverity: options.strictTags ? 'error' : 'warning',
     }
-    const lines = planLines(tab, layout, ctx, affected, ranges)
+    const lines = planLines(tab, layout, ctx, affected, rangesByTimeline)
+    // Base only for what this run can judge: rows it plans, activities it read, and whole timelines read in full.
+    const judged = new Set<string>(server.keys())
+    for (const line of lines) if (line.kind === 'row' && 'key' in line.row) judged.add(line.row.key)
     const base = new Map<string, string>()
-    for (const [k, fp] of Object.entries(state.base)) if (affected.has(k.split('/')[0]!)) base.set(k, fp)
+    for (const [k, fp] of Object.entries(state.base)) {
+      const timelineKey = k.split('/')[0]!
+      if (affected.has(timelineKey) && (judged.has(k) || fullTimelines.has(timelineKey))) base.set(k, fp)
+    }
     const planned = planSync(base, lines, server, { deletedOnServer: target.deletedRows, deleteMissing: options.deleteMissing })
     // A conflict the manager can act on: the Status shows what the server has now.
     const plan = {
@@ -214,7 +236,7 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
       server,
       base: state.base,
       timelineByKey,
-      ranges,
+      rangesByTimeline,
       timeZone: target.timeZone,
       concurrency: deps.concurrency ?? 4,
       reporter: deps.reporter,
@@ -282,8 +304,10 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
 interface Candidates {
   /** Timelines that rows ask something of. */
   timelines: Set<string>
-  /** Local days of the rows that ask something (to read the server around them). */
-  dates: Set<string>
+  /** Per timeline, the local days of the rows that ask something (to read the server around them). */
+  dates: Map<string, Set<string>>
+  /** Per timeline, the keys of edited or ticked rows: their activities must be found by the reads. */
+  keys: Map<string, Set<string>>
   /** Keys whose row carries a Base cell (the tool wrote them), for a run without state. */
   baseCellKeys: Set<string>
 }
@@ -291,17 +315,25 @@ interface Candidates {
 function findCandidates(tab: TabData, layout: HeaderLayout, state: TargetState, users: KnownUser[], timeZone: string, sheetKeys: Set<string>): Candidates {
   const ctx: RowContext = { timeZone, users, server: new Map(), baseKeys: new Set([...sheetKeys, ...Object.keys(state.base)]) }
   const timelines = new Set<string>()
-  const dates = new Set<string>()
+  const dates = new Map<string, Set<string>>()
+  const keys = new Map<string, Set<string>>()
   const baseCellKeys = new Set<string>()
+  const add = <T>(map: Map<string, Set<T>>, at: string, value: T) => {
+    const set = map.get(at)
+    if (set) set.add(value)
+    else map.set(at, new Set([value]))
+  }
   const baseIndex = layout.index[C.base]!
   const keyIndex = layout.index[C.key]!
   for (const cells of tab.rows) {
     const keyText = typeof cells[keyIndex] === 'string' ? (cells[keyIndex] as string).trim() : ''
     if (keyText && typeof cells[baseIndex] === 'string' && cells[baseIndex]) baseCellKeys.add(keyText)
     const parsed = parseRow(cells, layout, ctx)
-    const mark = (timelineKey: string | undefined, start: string | undefined) => {
-      if (timelineKey) timelines.add(timelineKey)
-      if (start) dates.add(localDateOf(timeZone, parseOffsetInstant(start).epochSeconds))
+    const mark = (timelineKey: string | undefined, start: string | undefined, key?: string) => {
+      if (!timelineKey) return
+      timelines.add(timelineKey)
+      if (start) add(dates, timelineKey, localDateOf(timeZone, parseOffsetInstant(start).epochSeconds))
+      if (key) add(keys, timelineKey, key)
     }
     if (!parsed.ok) {
       mark(parseActivityKey(keyText)?.timelineKey, undefined)
@@ -310,10 +342,10 @@ function findCandidates(tab: TabData, layout: HeaderLayout, state: TargetState, 
     const row = parsed.row
     if (!row || row.kind === 'discarded') continue
     if (row.kind === 'new') mark(row.values.timelineKey, row.values.input.start)
-    else if (row.kind === 'delete') mark(row.timelineKey, dateCellStart(cells[layout.index[C.date]!]))
-    else if (row.values.fingerprint !== (state.base[row.key] ?? row.baseCell)) mark(row.values.timelineKey, row.values.input.start)
+    else if (row.kind === 'delete') mark(row.timelineKey, dateCellStart(cells[layout.index[C.date]!]), row.key)
+    else if (row.values.fingerprint !== (state.base[row.key] ?? row.baseCell)) mark(row.values.timelineKey, row.values.input.start, row.key)
   }
-  return { timelines, dates, baseCellKeys }
+  return { timelines, dates, keys, baseCellKeys }
 }
 
 /** A ticked row is not parsed further; its Date cell still says where to look for the activity. */
@@ -322,16 +354,25 @@ function dateCellStart(value: CellValue | undefined): string | undefined {
   return read.ok ? `${serialToLocalDate(read.value)}T12:00:00Z` : undefined
 }
 
-/** The window in weekly chunks, plus the week around each edited day outside it. */
-function readRanges(timeZone: string, fromDate: string, days: number, dates: Set<string>): TimeWindow[] {
-  const chunks = chunkWindows(timeZone, fromDate, days, 7)
+/**
+ * What to read of one timeline: the window's weekly chunks that hold an edited
+ * day (all of them when `full`), plus the week around each edited day outside
+ * the window. Reads then follow the edits, not the size of the window.
+ */
+function readRanges(timeZone: string, fromDate: string, days: number, dates: Set<string>, full: boolean): TimeWindow[] {
+  const window = chunkWindows(timeZone, fromDate, days, 7)
+  const chunks = full ? window : window.filter((c) => [...dates].some((d) => within(d, c, timeZone)))
   const lastDate = addDays(fromDate, days)
   const extra = [...dates].filter((d) => d < fromDate || d >= lastDate).sort()
   for (const d of extra) {
-    const start = addDays(d, -3)
-    if (!chunks.some((c) => within(d, c, timeZone))) chunks.push(...chunkWindows(timeZone, start, 7, 7))
+    if (!chunks.some((c) => within(d, c, timeZone))) chunks.push(...chunkWindows(timeZone, addDays(d, -3), 7, 7))
   }
   return chunks
+}
+
+/** The window's chunks a read of `ranges` left out. */
+function restOfWindow(timeZone: string, fromDate: string, days: number, ranges: TimeWindow[]): TimeWindow[] {
+  return chunkWindows(timeZone, fromDate, days, 7).filter((c) => !ranges.some((r) => r.from === c.from && r.to === c.to))
 }
 
 function within(date: string, window: TimeWindow, timeZone: string): boolean {
@@ -362,7 +403,7 @@ function startsWithin(start: string, window: TimeWindow): boolean {
 }
 
 /** Rows the planner sees: every row of an affected timeline that the reads cover, and every new or invalid row. */
-function planLines(tab: TabData, layout: HeaderLayout, ctx: RowContext, affected: Set<string>, ranges: TimeWindow[]): SheetLine[] {
+function planLines(tab: TabData, layout: HeaderLayout, ctx: RowContext, affected: Set<string>, rangesByTimeline: Map<string, TimeWindow[]>): SheetLine[] {
   const lines: SheetLine[] = []
   const keyIndex = layout.index[C.key]!
   const rowsByKey = new Map<string, number[]>()
@@ -380,7 +421,7 @@ function planLines(tab: TabData, layout: HeaderLayout, ctx: RowContext, affected
     if (!row) return
     if (row.kind === 'new' && !affected.has(row.values.timelineKey)) return
     // An activity the reads did not cover is unknown, not deleted: leave its row out.
-    if (row.kind === 'existing' && !ctx.server.has(row.key) && !ranges.some((r) => startsWithin(row.values.input.start, r))) return
+    if (row.kind === 'existing' && !ctx.server.has(row.key) && !(rangesByTimeline.get(row.values.timelineKey) ?? []).some((r) => startsWithin(row.values.input.start, r))) return
     lines.push({ kind: 'row', rowNumber, row })
     if (row.kind === 'existing' || row.kind === 'delete') rowsByKey.set(row.key, [...(rowsByKey.get(row.key) ?? []), rowNumber])
   })
@@ -490,7 +531,7 @@ interface ApplyContext {
   server: Map<string, ServerActivity>
   base: Record<string, string>
   timelineByKey: Map<string, TimelineInfo>
-  ranges: TimeWindow[]
+  rangesByTimeline: Map<string, TimeWindow[]>
   concurrency: number
   reporter: Reporter
 }
@@ -542,7 +583,7 @@ async function applyTimeline(timelineKey: string, writes: ServerWrite[], ctx: Ap
         // Another writer changed this timeline: re-read, then re-decide what is left.
         ctx.reporter.info(`The timeline of ${timeline.ownerUsername} changed while importing; re-reading it.`)
         const fresh = new Map<string, ServerActivity>()
-        for (const a of await readRanged(ctx.client, timeline, ctx.ranges)) fresh.set(activityKey(timelineKey, a.entityId), { activity: a, user: timeline.ownerUsername })
+        for (const a of await readRanged(ctx.client, timeline, ctx.rangesByTimeline.get(timelineKey) ?? [])) fresh.set(activityKey(timelineKey, a.entityId), { activity: a, user: timeline.ownerUsername })
         for (const rest of pending.slice(i)) {
           if (rest.kind === 'import-post') {
             retry.push(rest)

@@ -1,0 +1,95 @@
+/**
+ * The importer reads the server where the edits are: the weeks holding edited
+ * rows, not the whole window, and the rest of the window only when an edited
+ * row's activity moved in from another week.
+ */
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startReferenceServer, type ReferenceServer } from '../../counterparts/timeline/server.ts'
+import { silentReporter } from '../../src/cli/reporter.ts'
+import { parseConfig } from '../../src/config/load.ts'
+import type { TargetConfig } from '../../src/config/schema.ts'
+import { runExport } from '../../src/engine/export.ts'
+import { runImport } from '../../src/engine/import.ts'
+import { localDateToSerial } from '../../src/core/time.ts'
+import { createWorkbookSpreadsheet } from '../../src/sheets/workbook/backend.ts'
+import { passwordSignIn } from '../../src/timeline/auth/password.ts'
+import type { SignIn } from '../../src/timeline/auth/sign-in.ts'
+import { createTimelineClient, type TimelineClient } from '../../src/timeline/client.ts'
+import { vendorIdentifiers } from '../../src/timeline/vendor.ts'
+import { managerEditing } from '../sheets/workbook-fixture.ts'
+
+const now = () => new Date('2026-11-10T11:00:00Z')
+let server: ReferenceServer
+let client: TimelineClient
+let target: TargetConfig
+let file: string
+let stateDir: string
+const activityReads: string[] = []
+
+beforeAll(async () => {
+  server = await startReferenceServer({ data: { users: 2, days: 28, startDate: '2026-10-14', timeZones: ['Europe/Berlin'], otherTimelines: false } })
+  const folder = await mkdtemp(path.join(tmpdir(), 'ts-import-reads-'))
+  file = path.join(folder, 'team.xlsx')
+  stateDir = path.join(folder, 'state')
+  const transfer = server.credentials.transfer!
+  const signIn = passwordSignIn({ baseUrl: server.url, username: transfer.username, password: transfer.password, vendor: vendorIdentifiers('manictime') })
+  const counting: SignIn = {
+    ...signIn,
+    mode: signIn.mode,
+    entryUrl: () => signIn.entryUrl(),
+    secrets: () => signIn.secrets(),
+    send: (request) => {
+      if (request.method === 'GET' && new URL(request.url).pathname.endsWith('/activities')) activityReads.push(request.url)
+      return signIn.send(request)
+    },
+  }
+  client = createTimelineClient({ signIn: counting })
+  const { config } = parseConfig(
+    JSON.stringify({
+      timeline: { auth: { mode: 'password', baseUrl: server.url, username: transfer.username } },
+      targets: [{ name: 'team', spreadsheet: { kind: 'workbook', path: file }, timeZone: 'Europe/Berlin', window: { days: 28 } }],
+    }),
+    path.join(folder, 'config.json'),
+  )
+  target = config.targets[0]!
+  await runExport(target, { client, spreadsheet: createWorkbookSpreadsheet({ path: file }), stateDir, reporter: silentReporter, now })
+})
+
+afterAll(async () => {
+  await server?.close()
+})
+
+async function rows() {
+  const tab = (await createWorkbookSpreadsheet({ path: file }).read(['Activities'])).tabs['Activities']!
+  return { tab, col: (name: string) => tab.header.indexOf(name) }
+}
+
+describe('where the importer reads', () => {
+  it('an edit in the last week reads that week of that user only', async () => {
+    const { tab, col } = await rows()
+    const alice = server.credentials.users[0]!.username
+    const index = tab.rows.findIndex((r) => r[col('User')] === alice && (r[col('Date')] as number) >= localDateToSerial('2026-11-05'))
+    await managerEditing(file).editCell('Activities', index + 2, col('Notes'), 'late edit')
+    activityReads.length = 0
+    const summary = await runImport(target, { client, spreadsheet: createWorkbookSpreadsheet({ path: file }), stateDir, reporter: silentReporter, now })
+    expect(summary.counts).toMatchObject({ updated: 1, conflicts: 0 })
+    expect(activityReads).toHaveLength(1)
+  })
+
+  it('an activity moved in from another week is found by reading the rest of the window: an update, not a conflict', async () => {
+    const { tab, col } = await rows()
+    const bob = server.credentials.users[1]!
+    const index = tab.rows.findIndex((r) => r[col('User')] === bob.username && (r[col('Date')] as number) < localDateToSerial('2026-10-20'))
+    const key = tab.rows[index]![col('Key')] as string
+    await managerEditing(file).editCell('Activities', index + 2, col('Date'), localDateToSerial('2026-11-06'))
+    activityReads.length = 0
+    const summary = await runImport(target, { client, spreadsheet: createWorkbookSpreadsheet({ path: file }), stateDir, reporter: silentReporter, now })
+    expect(summary.counts).toMatchObject({ updated: 1, conflicts: 0, failed: 0 })
+    expect(activityReads.length).toBeGreaterThan(1)
+    const moved = server.store.activity(bob.tagsTimelineKey!, Number(key.split('/')[1]))!
+    expect(moved.start.slice(0, 10)).toBe('2026-11-06')
+  })
+})
