@@ -78,6 +78,7 @@ export async function openTargetSpreadsheet(
     const { createWorkbookSpreadsheet } = await import('../sheets/workbook/backend.ts')
     return createWorkbookSpreadsheet({
       path: loaded.resolvePath(sheet.path),
+      protect: sheet.protect,
       log: (event) => reporter.debug(`workbook ${event.action}`, { ms: event.ms, bytes: event.bytes }),
     })
   }

@@ -94,6 +94,11 @@ const spreadsheet = z.discriminatedUnion('kind', [
     kind: z.literal('workbook'),
     /** Path of the .xlsx file (relative to the config file). */
     path: z.string().min(1),
+    /**
+     * Protect the header and the tool's columns. Excel and LibreOffice then refuse to sort or delete rows
+     * across locked cells (Google only warns), so teams whose managers sort may switch it off.
+     */
+    protect: z.boolean().default(true),
   }),
   z.strictObject({
     kind: z.literal('google'),

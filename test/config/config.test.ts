@@ -77,3 +77,15 @@ describe('config', () => {
     expect(() => secretFromEnv('TS_TEST_SECRET', 'the password', {})).toThrow(/TS_TEST_SECRET is not set/)
   })
 })
+
+describe('workbook protection', () => {
+  it('is on unless the target switches it off', () => {
+    const on = parseConfig(JSON.stringify(minimal), '/cfg/x.json').config.targets[0]!.spreadsheet
+    expect(on).toEqual({ kind: 'workbook', path: 'team-a.xlsx', protect: true })
+    const off = parseConfig(
+      JSON.stringify({ ...minimal, targets: [{ ...minimal.targets[0], spreadsheet: { kind: 'workbook', path: 'x.xlsx', protect: false } }] }),
+      '/cfg/x.json',
+    ).config.targets[0]!.spreadsheet
+    expect(off).toMatchObject({ protect: false })
+  })
+})
