@@ -108,17 +108,34 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
   const location = stateLocation(deps.stateDir, target.name)
   const lock: Lock | undefined = options.dryRun || deps.lockHeld ? undefined : await acquireLock(location.lockFile, { command: 'import' })
   try {
-    const { state } = await loadState(location, target.name)
+    const { state, fresh: neverRun } = await loadState(location, target.name)
     if (state.backendHints) deps.spreadsheet.importHints?.(state.backendHints)
     const interrupted = await unfinishedJournals(location.journalFolder)
     if (interrupted.length) deps.reporter.info(`Finishing ${interrupted.length} interrupted run(s) first: ${interrupted.map((r) => r.runId).join(', ')}`)
 
+    const emptySummary = (): ImportSummary => ({
+      target: target.name,
+      runId,
+      dryRun: Boolean(options.dryRun),
+      applied: false,
+      result: 'success',
+      plan: emptyView(target.name),
+      counts: emptyCounts(),
+      tags: { outcome: 'unchanged', message: undefined },
+      spreadsheet: deps.spreadsheet.describe(),
+      sheetsRequests: deps.spreadsheet.requestCounts(),
+    })
     const specs = tabSpecs(target)
     const snapshot = await deps.spreadsheet.read([target.tabs.activities, target.tabs.allowedTags, target.tabs.syncLog])
     const tab = snapshot.tabs[target.tabs.activities]
     if (!tab?.exists) {
-      throw new TimelineSheetsError('TS_SHEET_LAYOUT', `The spreadsheet has no "${target.tabs.activities}" tab.`, {
-        hint: 'Run export first; it creates the tabs and fills them.',
+      if (neverRun && interrupted.length === 0) {
+        // A target never exported has nothing to import yet (the first nightly sync): the export creates the sheet.
+        deps.reporter.info(`Nothing to import yet: the spreadsheet has no "${target.tabs.activities}" tab; the export creates it.`)
+        return emptySummary()
+      }
+      throw new TimelineSheetsError('TS_SHEET_LAYOUT', `The spreadsheet has no "${target.tabs.activities}" tab, though earlier runs wrote one.`, {
+        hint: 'A tab was deleted or renamed. Rename it back, or run export --full to make it again (rows are matched by Key).',
       })
     }
     const header = validateHeader(tab.header, specs[0]!)
@@ -861,6 +878,10 @@ function countOutcomes(outcomes: WriteOutcome[], decisions: Decision[], recovere
     failed: outcomes.filter((o) => o.status === 'failed').length,
     recovered,
   }
+}
+
+function emptyView(target: string): ImportPlanView {
+  return { target, writes: [], conflicts: [], invalid: [], missing: [], tags: 'unchanged', tagsMessage: undefined, guards: [] }
 }
 
 function emptyCounts(): ImportSummary['counts'] {

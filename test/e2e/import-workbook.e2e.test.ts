@@ -118,4 +118,20 @@ describe('import and sync from a local workbook, end to end', () => {
     expect(row[after.col('Notes')]).toBe('manager version')
     expect(String(row[after.col('Status')])).toContain('Changed both here and on the server')
   })
+
+  it('--dry-run --plan-tab writes the plan into a Plan tab for review, and nothing else', async () => {
+    const { tab, col } = await activities()
+    // Not the first of alice's rows: that one holds the conflict of the test before.
+    const index = tab.rows.findIndex((r, i) => i > 0 && r[col('User')] === alice.username && r[col('Key')] && !String(r[col('Status')] ?? '').includes('Changed both'))
+    await managerEditing(workbookFile).editCell('Activities', index + 2, col('Notes'), 'for the plan tab')
+    const run = await runCli(['import', '--config', configFile, '--now', NOW, '--dry-run', '--plan-tab'], env)
+    // 3: the conflict of the test before is still waiting for a person.
+    expect(run.code, run.stderr).toBe(3)
+    const plan = (await createWorkbookSpreadsheet({ path: workbookFile }).read(['Plan'])).tabs['Plan']!
+    expect(plan.header).toEqual(['Action', 'User', 'Row', 'What'])
+    expect(plan.rows).toContainEqual(['update', alice.username, index + 2, expect.any(String)])
+    expect(plan.rows.some((r) => r[0] === 'conflict')).toBe(true)
+    const key = tab.rows[index]![col('Key')] as string
+    expect(server.store.activity(alice.tagsTimelineKey, Number(key.split('/')[1]))?.notes).not.toBe('for the plan tab')
+  })
 })
