@@ -24,19 +24,13 @@ import type { Activity, ActivityInput, AllowedTags, TimelineInfo } from '../time
 import type { TargetConfig } from '../config/schema.ts'
 import type { Reporter } from '../cli/reporter.ts'
 import { crashPoint } from './crash-points.ts'
+import type { EngineDeps } from './deps.ts'
 import { exportWindow, newRunId, tabSpecs } from './export.ts'
 import { addDays } from './server-reads.ts'
 import { isEmptyWrite, withoutStamp } from './sheet-writes.ts'
 import { syncLogRow, type RunCounts } from './sync-log.ts'
 
-export interface ImportDeps {
-  client: TimelineClient
-  spreadsheet: Spreadsheet
-  stateDir: string
-  reporter: Reporter
-  now?: () => Date
-  runId?: string
-  lockHeld?: boolean
+export interface ImportDeps extends EngineDeps {
   /** Asked before anything is written (a terminal prompt); resolves true to apply. Absent: apply. */
   confirm?: (plan: ImportPlanView) => Promise<boolean>
   /** How many timelines are written to at once. @default 4 */
@@ -353,7 +347,10 @@ function findCandidates(tab: TabData, layout: HeaderLayout, state: TargetState, 
       if (key) add(keys, timelineKey, key)
     }
     if (!parsed.ok) {
-      mark(parseActivityKey(keyText)?.timelineKey, undefined)
+      // Read the server around it too: some problems (text that looks like a formula) are only
+      // problems when the server's current value says the manager typed it.
+      const parsedKey = parseActivityKey(keyText)
+      mark(parsedKey?.timelineKey, dateCellStart(cells[layout.index[C.date]!]), parsedKey ? keyText : undefined)
       continue
     }
     const row = parsed.row
