@@ -204,7 +204,7 @@ export function validateHeader(header: readonly CellValue[], spec: TabSpec): Hea
     }
   })
   if (problems.length > 0) return { ok: false, problems }
-  const extra = names.flatMap((n, i) => (!known.has(i) ? [i] : []))
+  const extra = names.flatMap((_, i) => (!known.has(i) ? [i] : []))
   return { ok: true, layout: { index, width: names.length, extra } }
 }
 

@@ -12,29 +12,19 @@ import { fingerprintOf, planExport, type Decision } from '../core/plan.ts'
 import { activityKey, parseActivityKey, parseRow, type KnownUser, type RowContext, type ServerActivity, type SheetLine } from '../core/rows.ts'
 import { localDateOf, localDateToSerial, parseOffsetInstant, windowForDays, type TimeWindow } from '../core/time.ts'
 import { TimelineSheetsError } from '../errors.ts'
-import type { CellValue, Snapshot, Spreadsheet, TabData, TabSpec, TabWrite } from '../sheets/port.ts'
+import type { CellValue, Snapshot, TabData, TabSpec, TabWrite } from '../sheets/port.ts'
 import { acquireLock, type Lock } from '../state/lock.ts'
 import { loadState, saveState, stateLocation, type TargetState } from '../state/target-state.ts'
-import type { TimelineClient } from '../timeline/client.ts'
 import type { AllowedTags } from '../timeline/model.ts'
 import type { TargetConfig } from '../config/schema.ts'
-import type { Reporter } from '../cli/reporter.ts'
 import { activityWrites, isEmptyWrite, rewriteTab } from './sheet-writes.ts'
 import { addDays, readTimelineChanges, type ExportWindow, type TimelineChanges } from './server-reads.ts'
 import { syncLogRow, type RunCounts } from './sync-log.ts'
 import { crashPoint } from './crash-points.ts'
+import type { EngineDeps } from './deps.ts'
 import { otherTimelineWrites } from './other-timelines.ts'
 
-export interface ExportDeps {
-  client: TimelineClient
-  spreadsheet: Spreadsheet
-  stateDir: string
-  reporter: Reporter
-  now?: () => Date
-  runId?: string
-  /** The caller (sync) already holds the target's lock. */
-  lockHeld?: boolean
-}
+export type ExportDeps = EngineDeps
 
 export interface ExportOptions {
   dryRun?: boolean

@@ -16,16 +16,15 @@ import { fingerprintOf } from '../core/plan.ts'
 import { activityKey, type ServerActivity } from '../core/rows.ts'
 import { chunkWindows, localDateOf, parseOffsetInstant, type TimeWindow } from '../core/time.ts'
 import { ConcurrencyError, TimelineSheetsError } from '../errors.ts'
-import type { Spreadsheet } from '../sheets/port.ts'
 import { closeJournal, journalFile, openJournal, readJournal, unfinishedJournals, type DoneRecord, type IntentRecord, type Journal, type JournalRun } from '../state/journal.ts'
 import { acquireLock, type Lock } from '../state/lock.ts'
 import { loadState, saveState, stateLocation } from '../state/target-state.ts'
 import type { TimelineClient } from '../timeline/client.ts'
 import type { Activity, ActivityInput, TimelineInfo } from '../timeline/model.ts'
 import type { TargetConfig } from '../config/schema.ts'
-import type { Reporter } from '../cli/reporter.ts'
 import { runExport, newRunId, type ExportSummary } from './export.ts'
 import { crashPoint } from './crash-points.ts'
+import type { EngineDeps } from './deps.ts'
 import { addDays } from './server-reads.ts'
 import { isEmptyWrite } from './sheet-writes.ts'
 import { syncLogRow } from './sync-log.ts'
@@ -243,14 +242,7 @@ function describeSteps(group: Group): string {
 
 // ---------------------------------------------------------------- running it
 
-export interface UndoDeps {
-  client: TimelineClient
-  spreadsheet: Spreadsheet
-  stateDir: string
-  reporter: Reporter
-  now?: () => Date
-  /** The undo's own run id (its journal's name). */
-  runId?: string
+export interface UndoDeps extends Omit<EngineDeps, 'lockHeld'> {
   /** Asked before anything is written (a terminal prompt); resolves true to apply. Absent: apply. */
   confirm?: (plan: UndoPlanView) => Promise<boolean>
 }
