@@ -64,7 +64,8 @@ export async function fileMode(file: string): Promise<number | undefined> {
   }
 }
 
-async function syncFolder(folder: string): Promise<void> {
+/** Makes a rename in `folder` durable, where the platform allows it (Windows cannot fsync a folder). */
+export async function syncFolder(folder: string): Promise<void> {
   // Makes the rename durable; not supported on every platform, so best effort.
   try {
     const handle = await open(folder, constants.O_RDONLY)

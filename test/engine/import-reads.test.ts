@@ -3,72 +3,37 @@
  * rows, not the whole window, and the rest of the window only when an edited
  * row's activity moved in from another week.
  */
-import { mkdtemp } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startReferenceServer, type ReferenceServer } from '../../counterparts/timeline/server.ts'
 import { silentReporter } from '../../src/cli/reporter.ts'
-import { parseConfig } from '../../src/config/load.ts'
-import type { TargetConfig } from '../../src/config/schema.ts'
 import { runExport } from '../../src/engine/export.ts'
 import { runImport } from '../../src/engine/import.ts'
 import { localDateToSerial } from '../../src/core/time.ts'
 import { createWorkbookSpreadsheet } from '../../src/sheets/workbook/backend.ts'
-import { passwordSignIn } from '../../src/timeline/auth/password.ts'
-import type { SignIn } from '../../src/timeline/auth/sign-in.ts'
-import { createTimelineClient, type TimelineClient } from '../../src/timeline/client.ts'
-import { vendorIdentifiers } from '../../src/timeline/vendor.ts'
 import { managerEditing } from '../sheets/workbook-fixture.ts'
+import { startEngineFixture, type EngineFixture } from './fixture.ts'
 
 const now = () => new Date('2026-11-10T11:00:00Z')
-let server: ReferenceServer
-let client: TimelineClient
-let target: TargetConfig
-let file: string
-let stateDir: string
-const activityReads: string[] = []
+let world: EngineFixture
 
 beforeAll(async () => {
-  server = await startReferenceServer({ data: { users: 2, days: 28, startDate: '2026-10-14', timeZones: ['Europe/Berlin'], otherTimelines: false } })
-  const folder = await mkdtemp(path.join(tmpdir(), 'ts-import-reads-'))
-  file = path.join(folder, 'team.xlsx')
-  stateDir = path.join(folder, 'state')
-  const transfer = server.credentials.transfer!
-  const signIn = passwordSignIn({ baseUrl: server.url, username: transfer.username, password: transfer.password, vendor: vendorIdentifiers('manictime') })
-  const counting: SignIn = {
-    ...signIn,
-    mode: signIn.mode,
-    entryUrl: () => signIn.entryUrl(),
-    secrets: () => signIn.secrets(),
-    send: (request) => {
-      if (request.method === 'GET' && new URL(request.url).pathname.endsWith('/activities')) activityReads.push(request.url)
-      return signIn.send(request)
-    },
-  }
-  client = createTimelineClient({ signIn: counting })
-  const { config } = parseConfig(
-    JSON.stringify({
-      timeline: { auth: { mode: 'password', baseUrl: server.url, username: transfer.username } },
-      targets: [{ name: 'team', spreadsheet: { kind: 'workbook', path: file }, timeZone: 'Europe/Berlin', window: { days: 28 } }],
-    }),
-    path.join(folder, 'config.json'),
-  )
-  target = config.targets[0]!
-  await runExport(target, { client, spreadsheet: createWorkbookSpreadsheet({ path: file }), stateDir, reporter: silentReporter, now })
+  world = await startEngineFixture({ users: 2, days: 28, startDate: '2026-10-14' }, { window: { days: 28 } })
+  const { client, target, stateDir } = world
+  await runExport(target, { client, spreadsheet: world.spreadsheet(), stateDir, reporter: silentReporter, now })
 })
 
 afterAll(async () => {
-  await server?.close()
+  await world?.server.close()
 })
 
 async function rows() {
-  const tab = (await createWorkbookSpreadsheet({ path: file }).read(['Activities'])).tabs['Activities']!
+  const tab = (await createWorkbookSpreadsheet({ path: world.file }).read(['Activities'])).tabs['Activities']!
   return { tab, col: (name: string) => tab.header.indexOf(name) }
 }
 
 describe('where the importer reads', () => {
+  const fixture = () => world
   it('an edit in the last week reads that week of that user only', async () => {
+    const { server, client, target, file, stateDir, activityReads } = fixture()
     const { tab, col } = await rows()
     const alice = server.credentials.users[0]!.username
     const index = tab.rows.findIndex((r) => r[col('User')] === alice && (r[col('Date')] as number) >= localDateToSerial('2026-11-05'))
@@ -80,6 +45,7 @@ describe('where the importer reads', () => {
   })
 
   it('an activity moved in from another week is found by reading the rest of the window: an update, not a conflict', async () => {
+    const { server, client, target, file, stateDir, activityReads } = fixture()
     const { tab, col } = await rows()
     const bob = server.credentials.users[1]!
     const index = tab.rows.findIndex((r) => r[col('User')] === bob.username && (r[col('Date')] as number) < localDateToSerial('2026-10-20'))
@@ -94,6 +60,7 @@ describe('where the importer reads', () => {
   })
 
   it('a row whose notes look like a formula (as the server holds them) is still importable when another cell is edited', async () => {
+    const { server, client, target, file, stateDir } = fixture()
     const alice = server.credentials.users[0]!
     const target0 = server.store.activities(alice.tagsTimelineKey!).find((a) => a.start >= '2026-11-03')!
     server.store.updateActivity(alice.tagsTimelineKey!, target0.id, { tags: server.store.tagsOf(alice.tagsTimelineKey!, target0), notes: '=IMPORTDATA(x)', start: target0.start, duration: target0.duration })

@@ -1,9 +1,9 @@
 /** `timeline-sheets import`: show the plan, ask (on a terminal), apply. */
-import { createInterface } from 'node:readline/promises'
 import { loadConfig } from '../../config/load.ts'
 import { TimelineSheetsError } from '../../errors.ts'
 import { runImport, type ImportOptions, type ImportPlanView, type ImportSummary } from '../../engine/import.ts'
 import type { GlobalOptions } from '../main.ts'
+import { confirmPlan } from '../confirm.ts'
 import { EXIT, type ExitCode } from '../exit-codes.ts'
 import { createReporter } from '../reporter.ts'
 import { createClient, openTargetSpreadsheet } from '../wiring.ts'
@@ -87,13 +87,6 @@ export function importExitCode(summaries: ImportSummary[]): ExitCode {
   return EXIT.success
 }
 
-async function askToApply(plan: ImportPlanView): Promise<boolean> {
-  process.stderr.write(`${formatImportPlan(plan)}\n`)
-  const rl = createInterface({ input: process.stdin, output: process.stderr })
-  try {
-    const answer = await rl.question(`Apply these ${plan.writes.length} changes to the server? [y/N] `)
-    return /^y(es)?$/i.test(answer.trim())
-  } finally {
-    rl.close()
-  }
+function askToApply(plan: ImportPlanView): Promise<boolean> {
+  return confirmPlan(formatImportPlan(plan), plan.writes.length)
 }

@@ -1,10 +1,10 @@
 /** `timeline-sheets undo <run-id>`: revert what one import or sync run wrote to the server. */
-import { createInterface } from 'node:readline/promises'
 import { loadConfig } from '../../config/load.ts'
 import type { TargetConfig } from '../../config/schema.ts'
 import { TimelineSheetsError } from '../../errors.ts'
 import { hasJournal, runUndo, unknownRunError, type UndoPlanView } from '../../engine/undo.ts'
 import type { GlobalOptions } from '../main.ts'
+import { confirmPlan } from '../confirm.ts'
 import { EXIT, type ExitCode } from '../exit-codes.ts'
 import { createReporter } from '../reporter.ts'
 import { createClient, openTargetSpreadsheet } from '../wiring.ts'
@@ -65,13 +65,6 @@ async function targetOfRun(targets: TargetConfig[], name: string | undefined, st
   })
 }
 
-async function askToApply(plan: UndoPlanView): Promise<boolean> {
-  process.stderr.write(`${formatUndoPlan(plan)}\n`)
-  const rl = createInterface({ input: process.stdin, output: process.stderr })
-  try {
-    const answer = await rl.question(`Apply these ${plan.writes.length} changes to the server? [y/N] `)
-    return /^y(es)?$/i.test(answer.trim())
-  } finally {
-    rl.close()
-  }
+function askToApply(plan: UndoPlanView): Promise<boolean> {
+  return confirmPlan(formatUndoPlan(plan), plan.writes.length)
 }

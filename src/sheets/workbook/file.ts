@@ -7,6 +7,7 @@ import { constants } from 'node:fs'
 import { copyFile, open, readFile, rename, stat, unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { TimelineSheetsError } from '../../errors.ts'
+import { syncFolder } from '../../state/atomic-file.ts'
 
 /** The file operations the backend uses; injectable so tests can crash a save in the middle. */
 export interface WorkbookFileSystem {
@@ -59,19 +60,7 @@ export const nodeFileSystem: WorkbookFileSystem = {
   copyFile: (from, to) => copyFile(from, to),
   rename: (from, to) => rename(from, to),
   unlink: (file) => unlink(file),
-  async syncFolder(folder) {
-    // Windows cannot open a folder for fsync; the rename is still atomic there.
-    try {
-      const handle = await open(folder, constants.O_RDONLY)
-      try {
-        await handle.sync()
-      } finally {
-        await handle.close()
-      }
-    } catch {
-      // best effort
-    }
-  },
+  syncFolder,
 }
 
 /** Where the previous version is kept after each save. */
