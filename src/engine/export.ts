@@ -21,7 +21,7 @@ import { activityWrites, isEmptyWrite, rewriteTab } from './sheet-writes.ts'
 import { addDays, readTimelineChanges, type ExportWindow, type TimelineChanges } from './server-reads.ts'
 import { syncLogRow, type RunCounts } from './sync-log.ts'
 import { crashPoint } from './crash-points.ts'
-import type { EngineDeps } from './deps.ts'
+import { requestMeter, type EngineDeps } from './deps.ts'
 import { otherTimelineWrites } from './other-timelines.ts'
 
 export type ExportDeps = EngineDeps
@@ -61,6 +61,7 @@ export interface ExportSummary {
 export async function runExport(target: TargetConfig, deps: ExportDeps, options: ExportOptions = {}): Promise<ExportSummary> {
   const now = deps.now ?? (() => new Date())
   const startedAt = now()
+  const sheetsRequests = requestMeter(deps.spreadsheet)
   const runId = deps.runId ?? newRunId(startedAt)
   const location = stateLocation(deps.stateDir, target.name)
   const lock: Lock | undefined = options.dryRun || deps.lockHeld ? undefined : await acquireLock(location.lockFile, { command: 'export' })
@@ -189,7 +190,7 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
       counts,
       allowedTags: allowed.outcome,
       layoutChanged,
-      sheetsRequests: deps.spreadsheet.requestCounts(),
+      sheetsRequests: sheetsRequests(),
       warnings,
       attention: decisions
         .filter((d) => d.kind === 'conflict' || d.kind === 'invalid')

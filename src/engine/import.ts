@@ -24,7 +24,7 @@ import type { Activity, ActivityInput, AllowedTags, TimelineInfo } from '../time
 import type { TargetConfig } from '../config/schema.ts'
 import type { Reporter } from '../cli/reporter.ts'
 import { crashPoint } from './crash-points.ts'
-import type { EngineDeps } from './deps.ts'
+import { requestMeter, type EngineDeps } from './deps.ts'
 import { exportWindow, newRunId, tabSpecs } from './export.ts'
 import { addDays } from './server-reads.ts'
 import { isEmptyWrite, withoutStamp } from './sheet-writes.ts'
@@ -98,6 +98,7 @@ const C = ACTIVITY_COLUMN
 export async function runImport(target: TargetConfig, deps: ImportDeps, options: ImportOptions = {}): Promise<ImportSummary> {
   const now = deps.now ?? (() => new Date())
   const startedAt = now()
+  const sheetsRequests = requestMeter(deps.spreadsheet)
   const runId = deps.runId ?? newRunId(startedAt)
   const location = stateLocation(deps.stateDir, target.name)
   const lock: Lock | undefined = options.dryRun || deps.lockHeld ? undefined : await acquireLock(location.lockFile, { command: 'import' })
@@ -117,7 +118,7 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
       counts: emptyCounts(),
       tags: { outcome: 'unchanged', message: undefined },
       spreadsheet: deps.spreadsheet.describe(),
-      sheetsRequests: deps.spreadsheet.requestCounts(),
+      sheetsRequests: sheetsRequests(),
     })
     const specs = tabSpecs(target)
     const snapshot = await deps.spreadsheet.read([target.tabs.activities, target.tabs.allowedTags, target.tabs.syncLog])
@@ -302,7 +303,7 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
         counts: s.counts,
         tags: s.tags ?? { outcome: view.tags, message: view.tagsMessage },
         spreadsheet: deps.spreadsheet.describe(),
-        sheetsRequests: deps.spreadsheet.requestCounts(),
+        sheetsRequests: sheetsRequests(),
       }
     }
   } finally {
