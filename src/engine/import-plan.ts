@@ -1,0 +1,185 @@
+/** What an import reads and plans over: the rows that ask for something, the weeks around them, the lines the planner sees, and what an interrupted run already created. */
+import { ACTIVITY_COLUMN as C, type HeaderLayout } from '../core/columns.ts'
+import { fingerprintOf, type Decision } from '../core/plan.ts'
+import { activityKey, parseActivityKey, parseRow, type KnownUser, type RowContext, type ServerActivity, type SheetLine } from '../core/rows.ts'
+import { readDateCell } from '../core/cells.ts'
+import { chunkWindows, localDateOf, parseOffsetInstant, serialToLocalDate, type TimeWindow } from '../core/time.ts'
+import type { CellValue, TabData } from '../sheets/port.ts'
+import type { JournalRun } from '../state/journal.ts'
+import type { TargetState } from '../state/target-state.ts'
+import type { TimelineClient } from '../timeline/client.ts'
+import type { Activity, TimelineInfo } from '../timeline/model.ts'
+import { addDays } from './server-reads.ts'
+
+interface Candidates {
+  /** Timelines that rows ask something of. */
+  timelines: Set<string>
+  /** Per timeline, the local days of the rows that ask something (to read the server around them). */
+  dates: Map<string, Set<string>>
+  /** Per timeline, the keys of edited or ticked rows: their activities must be found by the reads. */
+  keys: Map<string, Set<string>>
+  /** Keys whose row carries a Base cell (the tool wrote them), for a run without state. */
+  baseCellKeys: Set<string>
+}
+
+export function findCandidates(tab: TabData, layout: HeaderLayout, state: TargetState, users: KnownUser[], timeZone: string, sheetKeys: Set<string>): Candidates {
+  const ctx: RowContext = { timeZone, users, server: new Map(), baseKeys: new Set([...sheetKeys, ...Object.keys(state.base)]) }
+  const timelines = new Set<string>()
+  const dates = new Map<string, Set<string>>()
+  const keys = new Map<string, Set<string>>()
+  const baseCellKeys = new Set<string>()
+  const add = <T>(map: Map<string, Set<T>>, at: string, value: T) => {
+    const set = map.get(at)
+    if (set) set.add(value)
+    else map.set(at, new Set([value]))
+  }
+  const baseIndex = layout.index[C.base]!
+  const keyIndex = layout.index[C.key]!
+  for (const cells of tab.rows) {
+    const keyText = typeof cells[keyIndex] === 'string' ? (cells[keyIndex] as string).trim() : ''
+    if (keyText && typeof cells[baseIndex] === 'string' && cells[baseIndex]) baseCellKeys.add(keyText)
+    const parsed = parseRow(cells, layout, ctx)
+    const mark = (timelineKey: string | undefined, start: string | undefined, key?: string) => {
+      if (!timelineKey) return
+      timelines.add(timelineKey)
+      if (start) add(dates, timelineKey, localDateOf(timeZone, parseOffsetInstant(start).epochSeconds))
+      if (key) add(keys, timelineKey, key)
+    }
+    if (!parsed.ok) {
+      // Read the server around it too: some problems (text that looks like a formula) are only
+      // problems when the server's current value says the manager typed it.
+      const parsedKey = parseActivityKey(keyText)
+      mark(parsedKey?.timelineKey, dateCellStart(cells[layout.index[C.date]!]), parsedKey ? keyText : undefined)
+      continue
+    }
+    const row = parsed.row
+    if (!row || row.kind === 'discarded') continue
+    if (row.kind === 'new') mark(row.values.timelineKey, row.values.input.start)
+    else if (row.kind === 'delete') mark(row.timelineKey, dateCellStart(cells[layout.index[C.date]!]), row.key)
+    else if (row.values.fingerprint !== (state.base[row.key] ?? row.baseCell)) mark(row.values.timelineKey, row.values.input.start, row.key)
+  }
+  return { timelines, dates, keys, baseCellKeys }
+}
+
+/** A ticked row is not parsed further; its Date cell still says where to look for the activity. */
+function dateCellStart(value: CellValue | undefined): string | undefined {
+  const read = readDateCell(value, 'mdy')
+  return read.ok ? `${serialToLocalDate(read.value)}T12:00:00Z` : undefined
+}
+
+/**
+ * What to read of one timeline: the window's weekly chunks that hold an edited
+ * day (all of them when `full`), plus the week around each edited day outside
+ * the window. Reads then follow the edits, not the size of the window.
+ */
+export function readRanges(timeZone: string, fromDate: string, days: number, dates: Set<string>, full: boolean): TimeWindow[] {
+  const window = chunkWindows(timeZone, fromDate, days, 7)
+  const chunks = full ? window : window.filter((c) => [...dates].some((d) => within(d, c, timeZone)))
+  const lastDate = addDays(fromDate, days)
+  const extra = [...dates].filter((d) => d < fromDate || d >= lastDate).sort()
+  for (const d of extra) {
+    if (!chunks.some((c) => within(d, c, timeZone))) chunks.push(...chunkWindows(timeZone, addDays(d, -3), 7, 7))
+  }
+  return chunks
+}
+
+/** The window's chunks a read of `ranges` left out. */
+export function restOfWindow(timeZone: string, fromDate: string, days: number, ranges: TimeWindow[]): TimeWindow[] {
+  return chunkWindows(timeZone, fromDate, days, 7).filter((c) => !ranges.some((r) => r.from === c.from && r.to === c.to))
+}
+
+export function within(date: string, window: TimeWindow, timeZone: string): boolean {
+  const noon = Date.parse(`${date}T12:00:00Z`) / 1000
+  const local = localDateOf(timeZone, noon)
+  return startsWithin(`${local}T12:00:00Z`, window)
+}
+
+export async function readRanged(client: TimelineClient, timeline: TimelineInfo, ranges: TimeWindow[]): Promise<Activity[]> {
+  const byId = new Map<number, Activity>()
+  const firstChange = { value: undefined as string | undefined, set: false }
+  for (const range of ranges) {
+    const read = await client.readActivities(timeline, range)
+    if (!firstChange.set) {
+      firstChange.value = read.timeline.lastChangeId
+      firstChange.set = true
+    }
+    for (const a of read.activities) byId.set(a.entityId, a)
+  }
+  // Writes must prove they saw the state of the FIRST read: a change between chunks is then caught as a concurrency rejection.
+  client.setLastChangeId(timeline.timelineKey, firstChange.value)
+  return [...byId.values()]
+}
+
+export function startsWithin(start: string, window: TimeWindow): boolean {
+  const t = parseOffsetInstant(start).epochSeconds
+  return t >= parseOffsetInstant(window.from).epochSeconds && t < parseOffsetInstant(window.to).epochSeconds
+}
+
+/** Rows the planner sees: every row of an affected timeline that the reads cover, and every new or invalid row. */
+export function planLines(tab: TabData, layout: HeaderLayout, ctx: RowContext, affected: Set<string>, rangesByTimeline: Map<string, TimeWindow[]>): SheetLine[] {
+  const lines: SheetLine[] = []
+  const keyIndex = layout.index[C.key]!
+  const rowsByKey = new Map<string, number[]>()
+  tab.rows.forEach((cells, i) => {
+    const keyText = typeof cells[keyIndex] === 'string' ? (cells[keyIndex] as string).trim() : ''
+    const timelineKey = keyText ? parseActivityKey(keyText)?.timelineKey : undefined
+    if (keyText && timelineKey && !affected.has(timelineKey)) return
+    const rowNumber = i + 2
+    const parsed = parseRow(cells, layout, ctx)
+    if (!parsed.ok) {
+      lines.push({ kind: 'invalid', rowNumber, key: parsed.key, problems: parsed.problems })
+      return
+    }
+    const row = parsed.row
+    if (!row) return
+    if (row.kind === 'new' && !affected.has(row.values.timelineKey)) return
+    // An activity the reads did not cover is unknown, not deleted: leave its row out.
+    if (row.kind === 'existing' && !ctx.server.has(row.key) && !(rangesByTimeline.get(row.values.timelineKey) ?? []).some((r) => startsWithin(row.values.input.start, r))) return
+    lines.push({ kind: 'row', rowNumber, row })
+    if (row.kind === 'existing' || row.kind === 'delete') rowsByKey.set(row.key, [...(rowsByKey.get(row.key) ?? []), rowNumber])
+  })
+  // The same Key twice: both rows are for the manager to sort out.
+  return lines.map((line) => {
+    if (line.kind !== 'row' || (line.row.kind !== 'existing' && line.row.kind !== 'delete')) return line
+    const at = rowsByKey.get(line.row.key) ?? []
+    if (at.length < 2) return line
+    return {
+      kind: 'invalid',
+      rowNumber: line.rowNumber,
+      key: line.row.key,
+      problems: [{ code: 'duplicate-key', severity: 'error', column: C.key, message: `Key: this activity is in rows ${at.join(', ')}; keep one row and delete the other copies (a copied row is not a new activity: clear its Key and Base)` }],
+    }
+  })
+}
+
+/** import-post decisions whose activity an interrupted run already created: row fingerprint → the created activity. */
+export function adoptInterrupted(decisions: Decision[], interrupted: JournalRun[], server: Map<string, ServerActivity>, sheetKeys: Set<string>): Map<number, ServerActivity> {
+  const adoptions = new Map<number, ServerActivity>()
+  const claimed = new Set<string>()
+  const posts = interrupted.flatMap((run) => run.writes.filter((w) => w.intent.op === 'post'))
+  for (const d of decisions) {
+    if (d.kind !== 'import-post') continue
+    for (const w of posts) {
+      if (w.intent.fingerprint !== d.fingerprint || w.intent.timelineKey !== d.timelineKey) continue
+      let found: ServerActivity | undefined
+      if (w.outcome?.type === 'done' && w.outcome.entityId !== undefined) {
+        found = server.get(activityKey(d.timelineKey, w.outcome.entityId))
+      } else if (w.outcome === undefined) {
+        // The answer never came: the POST may have landed. Look for it.
+        for (const [key, s] of server) {
+          if (!sheetKeys.has(key) && !claimed.has(key) && fingerprintOf(s) === d.fingerprint) {
+            found = s
+            break
+          }
+        }
+      }
+      if (!found) continue
+      const key = activityKey(found.activity.timelineKey, found.activity.entityId)
+      if (claimed.has(key) || sheetKeys.has(key)) continue
+      claimed.add(key)
+      adoptions.set(d.rowNumber, found)
+      break
+    }
+  }
+  return adoptions
+}

@@ -1,0 +1,103 @@
+/** How an import's plan and outcome are shown: the plan view, the Plan tab, the counts, the guard error. */
+import type { GuardFailure } from '../core/guards.ts'
+import type { Decision } from '../core/plan.ts'
+import type { ServerActivity } from '../core/rows.ts'
+import { TimelineSheetsError } from '../errors.ts'
+import type { CellValue, Spreadsheet } from '../sheets/port.ts'
+import type { ActivityInput } from '../timeline/model.ts'
+import { isEmptyWrite } from './sheet-writes.ts'
+import type { ImportPlanView, ImportSummary, PlannedWrite, WriteOutcome } from './import.ts'
+import type { TagsPlan } from './import-tags.ts'
+
+export function planView(
+  target: string,
+  decisions: Decision[],
+  adoptions: Map<number, ServerActivity>,
+  missingKeys: string[],
+  tags: TagsPlan,
+  guards: GuardFailure[],
+  server: Map<string, ServerActivity>,
+): ImportPlanView {
+  const writes: PlannedWrite[] = []
+  const serverSide = (key: string) => {
+    const s = server.get(key)
+    return s ? { user: s.user, what: describe(s.activity) } : { user: '', what: `activity ${key}` }
+  }
+  for (const d of decisions) {
+    if (d.kind === 'import-post') {
+      writes.push({ kind: 'create', user: d.user, rowNumber: d.rowNumber, key: undefined, what: adoptions.has(d.rowNumber) ? `${describe(d.input)} (already created by an interrupted run: only its Key is written back)` : describe(d.input) })
+    } else if (d.kind === 'import-put') {
+      writes.push({ kind: 'update', user: d.user, rowNumber: d.rowNumber, key: d.key, what: describe(d.input) })
+    } else if (d.kind === 'import-delete') {
+      const s = serverSide(d.key)
+      writes.push({ kind: 'delete', user: s.user, rowNumber: d.rowNumber, key: d.key, what: `${s.what} (Delete ticked)` })
+    } else if (d.kind === 'import-delete-missing') {
+      const s = serverSide(d.key)
+      writes.push({ kind: 'delete-missing', user: s.user, rowNumber: undefined, key: d.key, what: `${s.what} (its row was removed from the sheet)` })
+    }
+  }
+  const decided = new Set(decisions.flatMap((d) => ('key' in d && d.key !== undefined ? [d.key] : [])))
+  return {
+    target,
+    writes,
+    conflicts: decisions.filter((d) => d.kind === 'conflict').map((d) => ({ rowNumber: 'rowNumber' in d ? d.rowNumber : undefined, key: d.key, reason: d.reason })),
+    invalid: decisions.filter((d) => d.kind === 'invalid').map((d) => ({ rowNumber: 'rowNumber' in d ? d.rowNumber : undefined, reason: d.reason })),
+    missing: [...new Set([...decisions.filter((d) => d.kind === 'report-missing').map((d) => d.key!), ...missingKeys.filter((k) => !decided.has(k))])],
+    tags: tags.kind,
+    tagsMessage: 'message' in tags ? tags.message : undefined,
+    guards,
+  }
+}
+
+export function describe(input: ActivityInput): string {
+  const hours = Math.floor(input.duration / 3600)
+  const minutes = Math.round((input.duration % 3600) / 60)
+  return `${input.start.replace('T', ' ').slice(0, 16)} ${hours}:${String(minutes).padStart(2, '0')} ${input.tags.join(', ')}`
+}
+
+export async function writePlanTab(spreadsheet: Spreadsheet, view: ImportPlanView): Promise<void> {
+  const title = 'Plan'
+  await spreadsheet.ensureLayout(
+    [{ title, readOnly: true, columns: [{ name: 'Action', kind: 'text' }, { name: 'User', kind: 'text' }, { name: 'Row', kind: 'number' }, { name: 'What', kind: 'text', width: 480 }] }],
+    { timeZone: 'UTC' },
+  )
+  const snapshot = await spreadsheet.read([title])
+  const tab = snapshot.tabs[title]!
+  const rows: CellValue[][] = [
+    ...view.writes.map((w) => [w.kind, w.user, w.rowNumber ?? null, w.what]),
+    ...view.conflicts.map((c) => ['conflict', '', c.rowNumber ?? null, c.reason]),
+    ...view.invalid.map((c) => ['invalid', '', c.rowNumber ?? null, c.reason]),
+    ...(view.tagsMessage ? [['allowed tags', '', null, view.tagsMessage]] : []),
+  ]
+  const { rewriteTab } = await import('./sheet-writes.ts')
+  const write = rewriteTab(tab, rows, 4)
+  if (!isEmptyWrite(write)) await spreadsheet.write([write], snapshot)
+}
+
+export function countOutcomes(outcomes: WriteOutcome[], decisions: Decision[], recovered: number): ImportSummary['counts'] {
+  const ok = outcomes.filter((o) => o.status === 'done' || o.status === 'adopted')
+  return {
+    created: ok.filter((o) => o.decision.kind === 'import-post').length,
+    updated: ok.filter((o) => o.decision.kind === 'import-put').length,
+    deleted: ok.filter((o) => o.decision.kind === 'import-delete' || o.decision.kind === 'import-delete-missing').length,
+    conflicts: decisions.filter((d) => d.kind === 'conflict').length + outcomes.filter((o) => o.status === 'conflict').length,
+    invalid: decisions.filter((d) => d.kind === 'invalid').length,
+    waiting: 0,
+    failed: outcomes.filter((o) => o.status === 'failed').length,
+    recovered,
+  }
+}
+
+export function emptyView(target: string): ImportPlanView {
+  return { target, writes: [], conflicts: [], invalid: [], missing: [], tags: 'unchanged', tagsMessage: undefined, guards: [] }
+}
+
+export function emptyCounts(): ImportSummary['counts'] {
+  return { created: 0, updated: 0, deleted: 0, conflicts: 0, invalid: 0, waiting: 0, failed: 0, recovered: 0 }
+}
+
+export function guardError(guards: GuardFailure[]): TimelineSheetsError {
+  return new TimelineSheetsError('TS_GUARD', guards.length === 1 ? guards[0]!.message : guards.map((g) => `- ${g.message}`).join('\n'), {
+    hint: 'Look at the sheet first: a filter, a deleted block of rows or a changed time zone are the usual causes. Each message names the flag to use when the plan really is what you want.',
+  })
+}
