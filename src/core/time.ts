@@ -89,10 +89,24 @@ export function assertTimeZone(timeZone: string): void {
 
 /** The zone's UTC offset in minutes at an instant. */
 export function zoneOffsetMinutes(timeZone: string, epochSeconds: number): number {
+  // Offsets since 1970 change only on quarter hours (UTC), so one lookup serves a whole quarter hour.
+  // A 100,000-row sheet asks for the same few thousand quarter hours over and over.
+  const cacheable = epochSeconds >= 0
+  const key = cacheable ? `${timeZone}|${Math.floor(epochSeconds / QUARTER_HOUR)}` : ''
+  const cached = cacheable ? offsetCache.get(key) : undefined
+  if (cached !== undefined) return cached
   const offset = tzOffset(timeZone, new Date(epochSeconds * 1000))
   if (!Number.isFinite(offset)) assertTimeZone(timeZone)
+  if (cacheable) {
+    if (offsetCache.size >= OFFSET_CACHE_LIMIT) offsetCache.clear()
+    offsetCache.set(key, offset)
+  }
   return offset
 }
+
+const QUARTER_HOUR = 900
+const OFFSET_CACHE_LIMIT = 200_000
+const offsetCache = new Map<string, number>()
 
 /** Parses an ISO 8601 date-time that carries an offset (`Z` or `±hh:mm`); seconds rounded to whole. */
 export function parseOffsetInstant(iso: string): OffsetInstant {

@@ -241,3 +241,25 @@ describe('read windows', () => {
     expect(localDateOf('America/New_York', epoch('2026-03-02T03:30:00Z'))).toBe('2026-03-01')
   })
 })
+
+describe('zone offsets from the quarter-hour cache', () => {
+  it('equal a fresh lookup at every minute around the clock changes of several zones', async () => {
+    const { tzOffset } = await import('@date-fns/tz')
+    const { zoneOffsetMinutes } = await import('../../src/core/time.ts')
+    const changes: [string, string][] = [
+      ['Europe/Berlin', '2026-03-29T01:00:00Z'],
+      ['Europe/Berlin', '2026-10-25T01:00:00Z'],
+      ['America/New_York', '2026-03-08T07:00:00Z'],
+      ['Australia/Lord_Howe', '2026-04-04T15:00:00Z'],
+      ['Asia/Kathmandu', '2026-01-01T00:00:00Z'],
+    ]
+    for (const [zone, at] of changes) {
+      const center = Date.parse(at) / 1000
+      for (let t = center - 7200; t <= center + 7200; t += 60) {
+        // Ask twice: the second answer comes from the cache.
+        zoneOffsetMinutes(zone, t)
+        expect(zoneOffsetMinutes(zone, t + 7), `${zone} ${new Date((t + 7) * 1000).toISOString()}`).toBe(tzOffset(zone, new Date((t + 7) * 1000)))
+      }
+    }
+  })
+})
