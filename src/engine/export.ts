@@ -71,7 +71,7 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
     if (loaded.recoveredFrom) deps.reporter.warn(`State recovered from ${loaded.recoveredFrom} after an interrupted save.`)
     const state = loaded.state
     if (state.backendHints) deps.spreadsheet.importHints?.(state.backendHints)
-    const full = Boolean(options.full) || loaded.fresh
+    let full = Boolean(options.full) || loaded.fresh
     if (loaded.fresh) deps.reporter.info('No state for this target yet: reading the whole window and reconciling by Key.')
 
     const window = exportWindow(target, startedAt)
@@ -98,7 +98,18 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
       if (report.createdTabs.length) deps.reporter.info(`Created tabs: ${report.createdTabs.join(', ')}`)
     }
 
-    const snapshot = await deps.spreadsheet.read(specs.map((s) => s.title))
+    let snapshot = await deps.spreadsheet.read(specs.map((s) => s.title))
+    const missingTabs = specs.filter((spec) => !snapshot.tabs[spec.title]?.exists).map((spec) => spec.title)
+    if (missingTabs.length > 0 && !options.dryRun && !layoutChanged) {
+      // A tab someone deleted or renamed since the layout was last applied: make it again.
+      const report = await deps.spreadsheet.ensureLayout(specs, { timeZone: target.timeZone })
+      layoutChanged = report.changed
+      snapshot = await deps.spreadsheet.read(specs.map((s) => s.title))
+      if (missingTabs.includes(target.tabs.activities)) {
+        full = true
+        warnings.push(`The ${target.tabs.activities} tab was missing; it was made again and filled from the server (rows are matched by Key).`)
+      }
+    }
     const activitiesData = requireTab(snapshot, target.tabs.activities, Boolean(options.dryRun))
     const layout = activitiesLayout(activitiesData, specs[0]!)
 
@@ -341,9 +352,7 @@ function planTimeline(change: TimelineChanges, ctx: PlanContext): Decision[] {
   }
   for (const key of server.keys()) affected.add(key)
 
-  const baseKeys = timelineKey.includes('/')
-    ? new Set(Object.keys(ctx.state.base).filter((key) => key.startsWith(`${timelineKey}/`)))
-    : (ctx.baseKeys.get(timelineKey) ?? new Set<string>())
+  const baseKeys = ctx.baseKeys.get(timelineKey) ?? new Set<string>()
   if (ranges.length > 0) {
     // Known to the state, gone from the sheet, absent from a full read: nothing is left to show (a run killed
     // after removing the row but before saving the state leaves such keys); forget them.
