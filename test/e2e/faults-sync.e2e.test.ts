@@ -8,7 +8,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { CliRun } from './cli.ts'
-import { expectScenarioApplied, journalText, observe, prepareTemplate, startCase, withoutIds, type CaseFaults, type Outcome, type Template } from './sync-scenario.ts'
+import { journalText, observe, prepareTemplate, startCase, withoutIds, type CaseFaults, type Outcome, type Template, uninterruptedOutcome } from './sync-scenario.ts'
 
 const MAX_RUNS = 8
 
@@ -34,15 +34,7 @@ let baseline: Outcome
 
 beforeAll(async () => {
   template = await prepareTemplate('google')
-  const c = await startCase(template)
-  try {
-    const run = await c.sync()
-    expect(run.code, run.stderr).toBe(0)
-    baseline = await observe(c)
-    expectScenarioApplied(baseline, template)
-  } finally {
-    await c.close()
-  }
+  baseline = await uninterruptedOutcome(template)
 }, 60_000)
 
 /** On top of the share: the first activity POST's connection dropped, the first structural and values writes applied and then answered 503. */

@@ -4,8 +4,8 @@
  * server write, around the Key write-back and around the export's sheet
  * write, then run clean, ends exactly as an uninterrupted run does.
  */
-import { beforeAll, describe, expect, it } from 'vitest'
-import { expectScenarioApplied, observe, prepareTemplate, runKillCase, startCase, type KillCase, type Outcome, type Template } from './sync-scenario.ts'
+import { beforeAll, describe, it } from 'vitest'
+import { prepareTemplate, runKillCase, type KillCase, type Outcome, type Template, uninterruptedOutcome } from './sync-scenario.ts'
 
 const CASES: KillCase[] = [
   { kills: ['import:after-post#2'] },
@@ -26,15 +26,7 @@ let baseline: Outcome
 
 beforeAll(async () => {
   template = await prepareTemplate('google')
-  const c = await startCase(template)
-  try {
-    const run = await c.sync()
-    expect(run.code, run.stderr).toBe(0)
-    baseline = await observe(c)
-    expectScenarioApplied(baseline, template)
-  } finally {
-    await c.close()
-  }
+  baseline = await uninterruptedOutcome(template)
 }, 60_000)
 
 describe.concurrent('sync killed, then run again (Google backend over the Sheets fake)', () => {

@@ -6,7 +6,7 @@
  * left to do. Each case starts from an identical fresh setup (sync-scenario.ts).
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import { expectScenarioApplied, observe, prepareTemplate, runKillCase, startCase, type KillCase, type Outcome, type Template } from './sync-scenario.ts'
+import { prepareTemplate, runKillCase, type KillCase, type Outcome, type Template, uninterruptedOutcome } from './sync-scenario.ts'
 
 const SINGLE = [
   'import:after-journal-open#1',
@@ -41,15 +41,7 @@ let baseline: Outcome
 
 beforeAll(async () => {
   template = await prepareTemplate('workbook')
-  const c = await startCase(template)
-  try {
-    const run = await c.sync()
-    expect(run.code, run.stderr).toBe(0)
-    baseline = await observe(c)
-    expectScenarioApplied(baseline, template)
-  } finally {
-    await c.close()
-  }
+  baseline = await uninterruptedOutcome(template)
 }, 60_000)
 
 describe.concurrent('sync killed around the write-back, the state and the journal, and again while recovering (workbook)', () => {

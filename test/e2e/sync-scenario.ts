@@ -354,6 +354,20 @@ export interface KillCase {
   check?: boolean
 }
 
+/** The outcome of an uninterrupted sync of the scenario: what every interrupted or faulty one must end in. */
+export async function uninterruptedOutcome(template: Template): Promise<Outcome> {
+  const c = await startCase(template)
+  try {
+    const run = await c.sync()
+    expect(run.code, run.stderr).toBe(0)
+    const outcome = await observe(c)
+    expectScenarioApplied(outcome, template)
+    return outcome
+  } finally {
+    await c.close()
+  }
+}
+
 /** Kills `sync` at each point in turn, runs it clean, and compares with the uninterrupted run. */
 export async function runKillCase(template: Template, baseline: Outcome, kase: KillCase): Promise<void> {
   const c = await startCase(template)
