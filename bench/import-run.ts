@@ -6,95 +6,22 @@
  * peak RSS, requests to each service split into reads and writes, the plan's
  * size and the outcome counts.
  */
-import type { Reporter } from '../src/cli/reporter.ts'
-import { openTargetSpreadsheet } from '../src/cli/wiring.ts'
-import { parseConfig } from '../src/config/load.ts'
 import { runImport } from '../src/engine/import.ts'
-import { passwordSignIn } from '../src/timeline/auth/password.ts'
-import { createTimelineClient } from '../src/timeline/client.ts'
-import { vendorIdentifiers } from '../src/timeline/vendor.ts'
 import { argument, emit, peakRssMiB, timed } from './lib/emit.ts'
+import { benchTool, requestKind, type ToolOptions } from './lib/tool.ts'
 
-export interface ImportRunOptions {
+export interface ImportRunOptions extends ToolOptions {
   label: string
-  timelineUrl: string
-  username: string
-  password: string
-  rootUrl: string
-  token: string
-  spreadsheetId: string
-  stateDir: string
   now: string
-  windowDays: number
   dryRun: boolean
 }
 
 const options = argument<ImportRunOptions>()
 
-const configFile = `${options.stateDir}/bench.json`
-// The same target as bench/export-run.ts wrote (same name, so the same state).
-const parsed = parseConfig(
-  JSON.stringify({
-    timeline: {
-      auth: { mode: 'password', baseUrl: options.timelineUrl, username: options.username },
-      pace: { concurrency: 4, requestsPerInterval: 1_000_000, intervalMs: 60_000 },
-    },
-    google: { auth: { mode: 'static-token' }, rootUrl: options.rootUrl },
-    stateDir: options.stateDir,
-    targets: [
-      {
-        name: 'bench',
-        spreadsheet: { kind: 'google', spreadsheetId: options.spreadsheetId },
-        timeZone: 'UTC',
-        window: { days: options.windowDays, lookBackDays: 7 },
-      },
-    ],
-  }),
-  configFile,
-)
-const loaded = { ...parsed, file: configFile }
-const target = loaded.config.targets[0]!
-
-const silent: Reporter = {
-  info: () => undefined,
-  warn: (message) => process.stderr.write(`warning: ${message}\n`),
-  debug: () => undefined,
-  progress: () => undefined,
-  endProgress: () => undefined,
-  result: () => undefined,
-}
-
 /** Every request the client sends, by method and kind (`GET activities`, `PUT activities`, `POST sign-in`, …). */
-const timelineRequests: Record<string, number> = {}
-const countingFetch = ((request: Request) => {
-  const url = request.url
-  const kind = /\/activities\b/i.test(url)
-    ? 'activities'
-    : /tagcombinationlist/i.test(url)
-      ? 'allowed tags'
-      : /\/token\b/.test(url)
-        ? 'sign-in'
-        : /\/timelines\b/i.test(url)
-          ? 'timelines'
-          : 'home'
-  const name = `${request.method} ${kind}`
-  timelineRequests[name] = (timelineRequests[name] ?? 0) + 1
-  return globalThis.fetch(request)
-}) as typeof fetch
-
-const pace = loaded.config.timeline.pace
-const client = createTimelineClient({
-  signIn: passwordSignIn({
-    baseUrl: options.timelineUrl,
-    username: options.username,
-    password: options.password,
-    vendor: vendorIdentifiers(loaded.config.vendor),
-    fetch: countingFetch,
-  }),
-  vendor: loaded.config.vendor,
-  pace: { concurrency: pace.concurrency, intervalCap: pace.requestsPerInterval, interval: pace.intervalMs },
-})
-const spreadsheet = await openTargetSpreadsheet(loaded, target, silent, { GOOGLE_ACCESS_TOKEN: options.token })
+const tool = await benchTool(options, (request) => `${request.method} ${requestKind(request.url)}`)
+const { target, client, spreadsheet, timelineRequests, loaded } = tool
+const silent = tool.reporter
 
 const run = await timed(() =>
   runImport(target, { client, spreadsheet, stateDir: loaded.resolvePath(loaded.config.stateDir), reporter: silent, now: () => new Date(options.now) }, { dryRun: options.dryRun }),
