@@ -3,12 +3,12 @@
  * brings both sides in step. CLI as a subprocess, reference server on
  * loopback.
  */
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startReferenceServer, type ReferenceServer } from '../../counterparts/timeline/server.ts'
+import type { ReferenceServer } from '../../counterparts/timeline/server.ts'
 import { createWorkbookSpreadsheet } from '../../src/sheets/workbook/backend.ts'
 import { managerEditing } from '../sheets/workbook-fixture.ts'
-import { runCli, tempFolder, writeConfig } from './cli.ts'
+import { runCli } from './cli.ts'
+import { startWorkbookTarget } from './workbook-target.ts'
 
 const timeZone = 'Europe/Berlin'
 const NOW = '2026-11-10T11:00:00Z'
@@ -20,17 +20,9 @@ let env: Record<string, string>
 let alice: { username: string; tagsTimelineKey: string }
 
 beforeAll(async () => {
-  server = await startReferenceServer({ data: { users: 2, days: 12, startDate: '2026-10-30', timeZones: [timeZone], otherTimelines: false } })
-  const folder = await tempFolder('import')
-  workbookFile = path.join(folder, 'team.xlsx')
+  ;({ server, configFile, workbookFile, env } = await startWorkbookTarget('import', { users: 2, days: 12, startDate: '2026-10-30', timeZones: [timeZone] }, { timeZone, window: { days: 10, lookBackDays: 3 } }))
   const first = server.credentials.users[0]!
   alice = { username: first.username, tagsTimelineKey: first.tagsTimelineKey! }
-  configFile = await writeConfig(folder, {
-    timeline: { auth: { mode: 'password', baseUrl: server.url, username: server.credentials.transfer!.username } },
-    stateDir: 'state',
-    targets: [{ name: 'team', spreadsheet: { kind: 'workbook', path: 'team.xlsx' }, timeZone, window: { days: 10, lookBackDays: 3 } }],
-  })
-  env = { TIMELINE_PASSWORD: server.credentials.transfer!.password }
   const run = await runCli(['export', '--config', configFile, '--now', NOW], env)
   expect(run.code, run.stderr).toBe(0)
 })
