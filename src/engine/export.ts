@@ -135,7 +135,8 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
     const baseKeys = baseKeysByTimeline(Object.keys(state.base))
     const decisions: Decision[] = []
     for (const change of changes) {
-      decisions.push(...planTimeline(change, { state, users, target, activitiesData, layout, sheetIndex, baseKeys, window: window.window, deletedRows: target.deletedRows }))
+      // A loop, not push(...): one timeline can hold more decisions than a call has room for arguments.
+      for (const d of planTimeline(change, { state, users, target, activitiesData, layout, sheetIndex, baseKeys, window: window.window, deletedRows: target.deletedRows })) decisions.push(d)
     }
     const writes = activityWrites(decisions, { tab: activitiesData, layout, timeZone: target.timeZone, today })
 

@@ -1,57 +1,14 @@
 /**
  * The one narrow spreadsheet interface the sync engine talks to. Two backends
  * implement it: Google Sheets (src/sheets/google) and a local .xlsx workbook
- * (src/sheets/workbook). Row identity is the Key column, never the position:
- * positions in this interface are only ever relative to the snapshot the
- * caller read, and are resolved by the backend in the same write.
+ * (src/sheets/workbook). Positions in this interface are only ever relative
+ * to the snapshot the caller read; the backend finds each addressed row again
+ * when it writes, and leaves alone a row a person changed meanwhile
+ * (decisions/0003-rows-that-move.md).
  */
 
-/**
- * A cell as read or written. `null` is an empty cell. Dates, times and durations are serial numbers.
- * Reads never return `""`: an empty cell before the last non-empty one is `null` (Google's `""` maps
- * to `null`). Writing `null` or `""` empties the cell (Google: send `""`, as its `null` means "leave as is").
- */
-export type CellValue = string | number | boolean | null
-
-export type ColumnKind =
-  /** Free text: written so it can never become a formula or a number. */
-  | 'text'
-  /** Serial day number, shown as a date (`yyyy-mm-dd`). */
-  | 'date'
-  /** Fraction of a day, shown as `hh:mm` (or `hh:mm:ss` when seconds matter). */
-  | 'time'
-  /** Serial date and time. */
-  | 'datetime'
-  /** Fraction of a day, shown as elapsed `[h]:mm`. */
-  | 'duration'
-  /** Boolean, shown as a checkbox. */
-  | 'checkbox'
-  | 'number'
-
-export interface ColumnSpec {
-  /** Header text, also how the engine finds the column (never by position). */
-  name: string
-  kind: ColumnKind
-  /** Pixel width hint. */
-  width?: number
-  /** Hidden from managers (Key, Base). */
-  hidden?: boolean
-  /** Tool-owned: protected with a warning for people who edit it (Status, Key, Base). */
-  protected?: boolean
-  /** Dropdown fed from another tab's column; a warning, not a block. */
-  dropdown?: { tab: string; column: string }
-  /** Wrap long text (Notes). */
-  wrap?: boolean
-}
-
-export interface TabSpec {
-  title: string
-  columns: ColumnSpec[]
-  /** The whole tab is tool-written (Sync log, other timelines). */
-  readOnly?: boolean
-  /** Column whose text drives conditional row colours (`conflict`, `error`, `ok`…). */
-  statusColumn?: string
-}
+export type { CellUpdate, CellValue, ColumnKind, ColumnSpec, Snapshot, TabData, TabSpec, TabWrite } from '../core/sheet.ts'
+import type { Snapshot, TabSpec, TabWrite } from '../core/sheet.ts'
 
 export interface LayoutOptions {
   /** IANA zone the spreadsheet shows local times in. */
@@ -64,48 +21,23 @@ export interface LayoutReport {
   changed: boolean
 }
 
-export interface TabData {
-  title: string
-  /** False when the tab does not exist (the other fields are then empty). */
-  exists: boolean
-  /** Row 1 as read, trailing empty cells trimmed. */
-  header: CellValue[]
-  /**
-   * Rows 2… as read, trimmed the way Google trims: trailing empty rows are
-   * dropped, an empty row before the last non-empty one is `[]`, trailing
-   * empty cells of a row are dropped. `rows[i]` is sheet row `i + 2`.
-   * Formulas are returned as their text (`=A2+1`), so the engine can refuse
-   * a formula where a value belongs.
-   */
-  rows: CellValue[][]
-  /** Rows in the grid (Google) or in use (workbook); for growth and bounds. */
-  gridRowCount: number
-}
-
-export interface Snapshot {
-  tabs: Record<string, TabData>
-}
-
-/** A run of cells in one row, starting at `column` (0-based), in sheet row `row` (1-based, as read). */
-export interface CellUpdate {
-  row: number
-  column: number
-  values: CellValue[]
-}
-
-export interface TabWrite {
-  tab: string
-  /** Cells to set, addressed as in the snapshot that was read. */
-  updates?: CellUpdate[]
-  /** Rows to add after the last row of the snapshot (before any removal shifts them). */
-  appends?: CellValue[][]
-  /** Sheet rows (1-based, as read) to remove. Removed after updates land. */
-  deleteRows?: number[]
-}
-
 export interface WriteReport {
   /** Where appended rows landed after the whole write, per tab: first sheet row and count. */
   appended: Record<string, { firstRow: number; count: number }>
+  /**
+   * Basis rows the write left alone because they no longer hold what the basis
+   * showed (a person edited them since the read) or can no longer be found
+   * (deleted, or their Key pasted elsewhere). Nothing was written to them; the
+   * caller says so and leaves them for the next run.
+   */
+  skipped: SkippedRow[]
+}
+
+export interface SkippedRow {
+  tab: string
+  /** The row as the basis numbered it. */
+  row: number
+  reason: 'changed' | 'gone'
 }
 
 export interface RequestCounts {
@@ -127,10 +59,19 @@ export interface Spreadsheet {
   /** Reads the given tabs in one go (Google: one values.batchGet). */
   read(tabs: string[]): Promise<Snapshot>
   /**
-   * Applies updates, appends and removals, all addressed relative to `basis`
-   * (the snapshot the caller read). Google: one values.batchUpdate (split only
-   * to stay under ~2 MB) plus at most one spreadsheets.batchUpdate for grid
-   * growth and row removal.
+   * Applies updates, appends and removals addressed relative to `basis` (the
+   * snapshot the caller read, and planned on). Each addressed row is found
+   * again when the write is applied: it is the row that holds exactly the
+   * cells the basis showed at that position (and, with `keyColumn`, that Key),
+   * wherever it is now. A row that no longer holds them was edited or removed
+   * by a person meanwhile: it is left alone and reported in `skipped`, so a
+   * manager's sorting, inserting, deleting or typing during a run never makes
+   * a write land on another row or overwrite what they typed.
+   *
+   * How close to the write each backend can look is its own limit, stated in
+   * decisions/0003-rows-that-move.md: the workbook compares in the same step as
+   * it saves; Google compares through one read just before the write and
+   * addresses rows by developer metadata, which moves with them.
    */
   write(writes: TabWrite[], basis: Snapshot): Promise<WriteReport>
   /** Requests made so far (Google API calls, or workbook loads and saves). */

@@ -35,6 +35,13 @@ export interface SpreadsheetContractOptions {
    * @default true
    */
   managerActions?: boolean
+  /**
+   * What a removal leaves: the workbook closes the gap; Google empties the row
+   * in place, because a positional row removal could hit another row if a
+   * person sorted at that moment (decisions/0003-rows-that-move.md).
+   * @default 'delete'
+   */
+  removal?: 'delete' | 'empty'
 }
 
 const ACTIVITIES = 'Activities'
@@ -120,6 +127,11 @@ function tab(snapshot: Snapshot, title: string): TabData {
   return found
 }
 
+/** A tab's rows without the empty rows a removal leaves behind where the backend empties rows in place. */
+function withoutEmptyRows(data: TabData, removal: 'delete' | 'empty'): TabData {
+  return removal === 'empty' ? { ...data, rows: data.rows.filter((row) => row.length > 0) } : data
+}
+
 function noEmptyStrings(snapshot: Snapshot): void {
   for (const data of Object.values(snapshot.tabs)) {
     for (const row of [data.header, ...data.rows]) expect(row).not.toContain('')
@@ -132,6 +144,7 @@ export function describeSpreadsheetContract(
   factory: () => Promise<SpreadsheetFixture>,
   options: SpreadsheetContractOptions = {},
 ): void {
+  const removal = options.removal ?? 'delete'
   describe(`spreadsheet contract: ${name}`, () => {
     let fixture: SpreadsheetFixture
     let sheet: Spreadsheet
@@ -218,13 +231,21 @@ export function describeSpreadsheetContract(
           ],
           basis,
         )
-        expect(report.appended[ACTIVITIES]).toEqual({ firstRow: 5, count: 2 })
         const after = tab(await sheet.read([ACTIVITIES]), ACTIVITIES)
-        expect(keysOf(after)).toEqual(['tags-alice/2', 'tags-alice/4', 'tags-alice/5', 'tags-alice/6', 'tags-alice/7'])
-        expect(after.rows[0]![NOTES]).toBe('second, edited')
-        expect(after.rows[1]!.slice(NOTES, NOTES + 2)).toEqual(['fourth, edited', true])
-        expect(after.rows[2]).toEqual(activityRow(5))
-        expect(after.rows[4]).toEqual(activityRow(7))
+        if (removal === 'empty') {
+          // The removed rows stay as empty rows where they were; the appends go after the basis's last row.
+          expect(report.appended[ACTIVITIES]).toEqual({ firstRow: 7, count: 2 })
+          expect(after.rows[0]).toEqual([])
+          expect(after.rows[2]).toEqual([])
+        } else {
+          expect(report.appended[ACTIVITIES]).toEqual({ firstRow: 5, count: 2 })
+        }
+        const remaining = withoutEmptyRows(after, removal)
+        expect(keysOf(remaining)).toEqual(['tags-alice/2', 'tags-alice/4', 'tags-alice/5', 'tags-alice/6', 'tags-alice/7'])
+        expect(remaining.rows[0]![NOTES]).toBe('second, edited')
+        expect(remaining.rows[1]!.slice(NOTES, NOTES + 2)).toEqual(['fourth, edited', true])
+        expect(remaining.rows[2]).toEqual(activityRow(5))
+        expect(remaining.rows[4]).toEqual(activityRow(7))
       })
 
       it('appends right under the header of an empty tab', async () => {
@@ -447,7 +468,116 @@ export function describeSpreadsheetContract(
           expect(data.rows[1]).toEqual([])
           await sheet.write([{ tab: ACTIVITIES, deleteRows: [rowOfKey(data, 'tags-alice/3')], appends: [activityRow(4)] }], { tabs: { [ACTIVITIES]: data } })
           const after = tab(await sheet.read([ACTIVITIES]), ACTIVITIES)
-          expect(keysOf(after)).toEqual(['tags-alice/1', undefined, 'tags-alice/2', 'tags-alice/4'])
+          expect(keysOf(after)).toEqual(
+            removal === 'empty' ? ['tags-alice/1', undefined, 'tags-alice/2', undefined, 'tags-alice/4'] : ['tags-alice/1', undefined, 'tags-alice/2', 'tags-alice/4'],
+          )
+        })
+
+        describe('a write planned on a read lands on the rows it read, whatever a manager did in between', () => {
+          /** Notes by Key, from a read. */
+          const notesByKey = (data: TabData) => new Map(data.rows.filter((r) => r.length > 0).map((r) => [r[KEY], r[NOTES]]))
+          /** Updates the Notes of every basis row to `n:<its key>`, addressed by basis position. */
+          const noteEveryRow = (basis: Snapshot) =>
+            sheet.write(
+              [{ tab: ACTIVITIES, keyColumn: KEY, updates: tab(basis, ACTIVITIES).rows.map((row, i) => ({ row: i + 2, column: NOTES, values: [`n:${String(row[KEY])}`] })) }],
+              basis,
+            )
+
+          it('follows rows a manager sorted', async () => {
+            await withRows(5)
+            // Notes in the reverse order of the keys, so sorting by Notes reverses the rows.
+            const first = await sheet.read([ACTIVITIES])
+            await sheet.write([{ tab: ACTIVITIES, updates: [2, 3, 4, 5, 6].map((row) => ({ row, column: NOTES, values: [`z${8 - row}`] })) }], first)
+            const basis = await sheet.read([ACTIVITIES])
+            await manager().sortRows(ACTIVITIES, 'Notes')
+            const report = await noteEveryRow(basis)
+            expect(report.skipped).toEqual([])
+            const after = tab(await sheet.read([ACTIVITIES]), ACTIVITIES)
+            expect(keysOf(after)).toEqual(['tags-alice/5', 'tags-alice/4', 'tags-alice/3', 'tags-alice/2', 'tags-alice/1'])
+            for (const [key, notes] of notesByKey(after)) expect(notes).toBe(`n:${String(key)}`)
+          })
+
+          it('follows rows pushed down by an inserted row, and leaves the new row alone', async () => {
+            const basis = await withRows(4)
+            await manager().insertBlankRow(ACTIVITIES, 3)
+            await manager().editCell(ACTIVITIES, 3, NOTES, 'typed into the new row')
+            const report = await noteEveryRow(basis)
+            expect(report.skipped).toEqual([])
+            const after = tab(await sheet.read([ACTIVITIES]), ACTIVITIES)
+            expect(after.rows[1]).toEqual([null, null, null, null, null, null, null, 'typed into the new row'])
+            for (const [key, notes] of notesByKey(after)) if (key !== undefined) expect(notes).toBe(`n:${String(key)}`)
+          })
+
+          it('skips a row a manager deleted and writes the rows that moved up into its place where they belong', async () => {
+            const basis = await withRows(4)
+            await manager().deleteRow(ACTIVITIES, 3)
+            const report = await noteEveryRow(basis)
+            expect(report.skipped).toEqual([{ tab: ACTIVITIES, row: 3, reason: 'gone' }])
+            const after = tab(await sheet.read([ACTIVITIES]), ACTIVITIES)
+            expect(keysOf(after)).toEqual(['tags-alice/1', 'tags-alice/3', 'tags-alice/4'])
+            for (const [key, notes] of notesByKey(after)) expect(notes).toBe(`n:${String(key)}`)
+          })
+
+          it('leaves alone a row a manager edited since the read, and keeps the edit', async () => {
+            const basis = await withRows(3)
+            await manager().editCell(ACTIVITIES, 3, 6, ':edited-meanwhile')
+            const report = await noteEveryRow(basis)
+            expect(report.skipped).toEqual([{ tab: ACTIVITIES, row: 3, reason: 'changed' }])
+            const after = tab(await sheet.read([ACTIVITIES]), ACTIVITIES)
+            expect(after.rows[1]![6]).toBe(':edited-meanwhile')
+            expect(after.rows[1]![NOTES]).toBe(activityRow(2)[NOTES])
+            expect(after.rows[0]![NOTES]).toBe('n:tags-alice/1')
+            expect(after.rows[2]![NOTES]).toBe('n:tags-alice/3')
+          })
+
+          it('removes the row it read, not the one a sort put at that position', async () => {
+            await withRows(4)
+            const first = await sheet.read([ACTIVITIES])
+            await sheet.write([{ tab: ACTIVITIES, updates: [2, 3, 4, 5].map((row) => ({ row, column: NOTES, values: [`z${9 - row}`] })) }], first)
+            const basis = await sheet.read([ACTIVITIES])
+            await manager().sortRows(ACTIVITIES, 'Notes')
+            const report = await sheet.write([{ tab: ACTIVITIES, keyColumn: KEY, deleteRows: [rowOfKey(tab(basis, ACTIVITIES), 'tags-alice/2')] }], basis)
+            expect(report.skipped).toEqual([])
+            const after = withoutEmptyRows(tab(await sheet.read([ACTIVITIES]), ACTIVITIES), removal)
+            expect(keysOf(after)).toEqual(['tags-alice/4', 'tags-alice/3', 'tags-alice/1'])
+          })
+
+          it('tells two rows with the same Key apart by their content, after a sort', async () => {
+            const basis0 = await withRows(3)
+            // A manager pastes row 2's Key into a new row below and types other values there.
+            const pasted = [...activityRow(2)]
+            pasted[NOTES] = 'pasted copy'
+            pasted[1] = 45300
+            await sheet.write([{ tab: ACTIVITIES, appends: [pasted] }], basis0)
+            const basis = await sheet.read([ACTIVITIES])
+            await manager().sortRows(ACTIVITIES, 'Notes')
+            const data = tab(basis, ACTIVITIES)
+            const report = await sheet.write(
+              [{ tab: ACTIVITIES, keyColumn: KEY, updates: [{ row: 3, column: 9, values: ['status of the original'] }, { row: 5, column: 9, values: ['status of the copy'] }] }],
+              basis,
+            )
+            expect(data.rows[3]![NOTES]).toBe('pasted copy')
+            expect(report.skipped).toEqual([])
+            const after = tab(await sheet.read([ACTIVITIES]), ACTIVITIES)
+            const byNotes = new Map(after.rows.map((r) => [r[NOTES], r[9]]))
+            expect(byNotes.get('pasted copy')).toBe('status of the copy')
+            expect(byNotes.get(activityRow(2)[NOTES])).toBe('status of the original')
+            expect(byNotes.get(activityRow(1)[NOTES])).toBe('ok')
+          })
+
+          it('finds a row without a Key by its content after a sort', async () => {
+            const basis0 = await withRows(2)
+            const typed: CellValue[] = ['DOMAIN\\alice', 45300, 0.5, 0.6, null, 'Client, Project', null, 'a new row typed by a manager']
+            await sheet.write([{ tab: ACTIVITIES, appends: [typed] }], basis0)
+            const basis = await sheet.read([ACTIVITIES])
+            await manager().sortRows(ACTIVITIES, 'Notes')
+            const report = await sheet.write([{ tab: ACTIVITIES, keyColumn: KEY, updates: [{ row: 4, column: KEY, values: ['tags-alice/99', 'fp-99'] }] }], basis)
+            expect(report.skipped).toEqual([])
+            const after = tab(await sheet.read([ACTIVITIES]), ACTIVITIES)
+            const row = after.rows.find((r) => r[NOTES] === 'a new row typed by a manager')!
+            expect(row.slice(KEY, KEY + 2)).toEqual(['tags-alice/99', 'fp-99'])
+            expect(after.rows.filter((r) => r[KEY] === 'tags-alice/99')).toHaveLength(1)
+          })
         })
 
         it('no longer returns a row a manager deleted', async () => {

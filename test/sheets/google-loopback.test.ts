@@ -122,4 +122,4 @@ describeSpreadsheetContract('google (Sheets fake on loopback, manager edits thro
     cleanup: async () => undefined,
     actAsManager: managerActionsOverApi(api, spreadsheetId),
   }
-})
+}, { removal: 'empty' })

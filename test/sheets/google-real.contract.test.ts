@@ -29,5 +29,5 @@ describe.runIf(enabled)('real Google spreadsheet', () => {
       cleanup: async () => undefined,
       actAsManager: managerActionsOverApi(api, spreadsheetId!),
     }
-  })
+  }, { removal: 'empty' })
 })

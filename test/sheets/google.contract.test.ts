@@ -47,4 +47,4 @@ describeSpreadsheetContract('google (Sheets fake)', async () => {
       },
     },
   }
-})
+}, { removal: 'empty' })

@@ -264,7 +264,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     }
     const appended: WriteReport['appended'] = {}
     for (const tab of plan.tabs) if (tab.appended) appended[tab.tab] = tab.appended
-    return { appended }
+    return { appended, skipped: [] }
   }
 
   const layoutPlan = async (tabs: TabSpec[], layoutOptions: LayoutOptions): Promise<LayoutPlan | undefined> => {

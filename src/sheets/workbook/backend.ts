@@ -8,11 +8,13 @@ import path from 'node:path'
 import ExcelJS from 'exceljs'
 import type { Workbook, Worksheet } from 'exceljs'
 import { TimelineSheetsError } from '../../errors.ts'
+import { locateRows } from '../../core/row-identity.ts'
 import type {
   CellValue,
   LayoutOptions,
   LayoutReport,
   RequestCounts,
+  SkippedRow,
   Snapshot,
   Spreadsheet,
   TabData,
@@ -54,16 +56,24 @@ interface Loaded {
   generation: number
 }
 
+/** Which version of the workbook a snapshot shows: the file's generation and how many of our own writes it had seen. */
+interface SnapshotOrigin {
+  generation: number
+  writes: number
+}
+
 /** Creates the workbook backend for one file. Nothing is read until the first call. */
 export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): Spreadsheet {
   const file = path.resolve(options.path)
   const fs = options.fileSystem ?? nodeFileSystem
   const protect = options.protect ?? true
   const counts: RequestCounts = { reads: 0, writes: 0 }
-  // Which generation of the file each snapshot we handed out was read from.
-  const snapshotGenerations = new WeakMap<Snapshot, number>()
+  // Which version of the file each snapshot we handed out was read from.
+  const snapshotOrigins = new WeakMap<Snapshot, SnapshotOrigin>()
   let cache: Loaded | undefined
   let generation = 0
+  /** Writes applied to the cached workbook so far: a snapshot read before one of them no longer shows positions as they are. */
+  let writesApplied = 0
   let queue: Promise<unknown> = Promise.resolve()
 
   // One call at a time: a read must never see a write half-applied to the cached workbook.
@@ -155,7 +165,7 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
           const sheet = loaded?.workbook.worksheets.find((candidate) => candidate.name === title)
           snapshot.tabs[title] = sheet === undefined ? missingTab(title) : readTab(sheet)
         }
-        snapshotGenerations.set(snapshot, generation)
+        snapshotOrigins.set(snapshot, { generation, writes: writesApplied })
         return snapshot
       }),
 
@@ -168,9 +178,11 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
           })
         }
         const plans = writes.map((write) => planTabWrite(loaded.workbook, write, basis, file))
-        if (snapshotGenerations.get(basis) !== generation) {
-          // Someone saved the file since the caller read it: positions in the basis may now point at other rows.
-          for (const plan of plans) assertUnchangedSince(plan, basis, file)
+        const origin = snapshotOrigins.get(basis)
+        const skipped: SkippedRow[] = []
+        if (origin?.generation !== generation || origin.writes !== writesApplied) {
+          // Someone saved the file since the caller read it (or we wrote since): find each addressed row again.
+          for (const plan of plans) relocate(plan, basis, skipped)
         }
         const appended: WriteReport['appended'] = {}
         try {
@@ -182,8 +194,11 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
           cache = undefined
           throw error
         }
-        if (plans.length > 0) await save(loaded.workbook)
-        return { appended }
+        if (plans.length > 0) {
+          writesApplied++
+          await save(loaded.workbook)
+        }
+        return { appended, skipped }
       }),
 
     requestCounts: () => ({ ...counts }),
@@ -255,8 +270,9 @@ function readTab(sheet: Worksheet): TabData {
 interface TabWritePlan {
   write: TabWrite
   sheet: Worksheet
-  /** Last sheet row of the basis: appends go right after it. */
+  /** Last data row (of the basis, or of the tab as it is now once relocated): appends go right after it. */
   lastRow: number
+  /** Rows to remove, descending. */
   deleteRows: number[]
 }
 
@@ -304,13 +320,35 @@ function badWrite(problem: string, where: string): TimelineSheetsError {
   })
 }
 
-function assertUnchangedSince(plan: TabWritePlan, basis: Snapshot, file: string): void {
+/**
+ * Points every addressed row of a write at where that row is now, by content
+ * (and Key), and drops the updates and removals of rows that a person changed
+ * or removed since the basis was read; appends go after the rows as they are now.
+ */
+function relocate(plan: TabWritePlan, basis: Snapshot, skipped: SkippedRow[]): void {
+  const basisTab = basis.tabs[plan.write.tab]!
   const now = readTab(plan.sheet)
-  const before = basis.tabs[plan.write.tab]!
-  if (JSON.stringify([now.header, now.rows]) === JSON.stringify([before.header, before.rows])) return
-  throw new TimelineSheetsError('TS_WORKBOOK', `Tab "${plan.write.tab}" of ${file} changed on disk after it was read; nothing was written`, {
-    hint: 'Someone saved the workbook during the run. Run again: the next run reads the new version.',
+  const rows = [...(plan.write.updates ?? []).map((u) => u.row), ...plan.deleteRows]
+  const where = locateRows(basisTab, now, rows, plan.write.keyColumn)
+  const skip = (row: number, reason: SkippedRow['reason']) => {
+    if (!skipped.some((s) => s.tab === plan.write.tab && s.row === row)) skipped.push({ tab: plan.write.tab, row, reason })
+  }
+  const moved = (row: number): number | undefined => {
+    const found = where.get(row)
+    if (found?.kind === 'found') return found.row
+    skip(row, found?.kind === 'changed' ? 'changed' : 'gone')
+    return undefined
+  }
+  const updates = (plan.write.updates ?? []).flatMap((u) => {
+    const row = moved(u.row)
+    return row === undefined ? [] : [{ ...u, row }]
   })
+  plan.deleteRows = plan.deleteRows.flatMap((r) => {
+    const row = moved(r)
+    return row === undefined ? [] : [row]
+  }).sort((a, b) => b - a)
+  plan.write = { ...plan.write, updates }
+  plan.lastRow = now.rows.length > 0 ? now.rows.length + 1 : now.header.length > 0 ? 1 : 0
 }
 
 function setCell(sheet: Worksheet, row: number, column: number, value: CellValue): void {
@@ -355,7 +393,8 @@ function removeRows(sheet: Worksheet, rowsToRemove: readonly number[]): void {
   if (rowsToRemove.length === 0) return
   const rows = (sheet as unknown as RowStorage)._rows
   const remove = new Set(rowsToRemove)
-  let target = Math.min(...rowsToRemove) - 1
+  // No spread: a row-sized argument list overflows the stack past ~125,000 rows.
+  let target = rowsToRemove.reduce((min, row) => Math.min(min, row), Number.POSITIVE_INFINITY) - 1
   for (let source = target; source < rows.length; source++) {
     if (remove.has(source + 1)) continue
     const row = rows[source]

@@ -312,8 +312,13 @@ export function compactValidations(sheet: Worksheet): void {
     const letter = places[0]!.letter
     if (places.some((place) => place!.letter !== letter)) continue
     const rows = places.map((place) => place!.top)
-    const top = Math.min(...rows)
-    const bottom = Math.max(...rows)
+    // Loops, not spreads: a row-sized argument list overflows the stack.
+    let top = Number.POSITIVE_INFINITY
+    let bottom = Number.NEGATIVE_INFINITY
+    for (const row of rows) {
+      if (row < top) top = row
+      if (row > bottom) bottom = row
+    }
     if (bottom - top + 1 !== addresses.length) continue
     for (const address of addresses) delete model[address]
     model[`${letter}${top}:${letter}${bottom}`] = validation
