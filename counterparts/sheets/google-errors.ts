@@ -88,6 +88,8 @@ export type MethodName =
   | 'AppendValues'
   | 'ClearValues'
   | 'BatchClearValues'
+  | 'BatchGetValuesByDataFilter'
+  | 'BatchUpdateValuesByDataFilter'
   | 'SearchDeveloperMetadata'
   | 'GetDeveloperMetadata'
 

@@ -9,6 +9,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { WebHandler } from '../mount.ts'
 import type { RequestClass } from './faults.ts'
+import { batchGetByDataFilter, batchUpdateByDataFilter } from './data-filters.ts'
 import { applyMask, parseMask, SPREADSHEET_SCHEMA, unknownPath } from './fields.ts'
 import {
   badRequest,
@@ -23,7 +24,7 @@ import {
   SheetsApiError,
   tokenExpired,
 } from './google-errors.ts'
-import { beginTx, locateMetadata, rollback, type SpreadsheetData, type Tx } from './model.ts'
+import { beginTx, locateMetadataId, rollback, type SpreadsheetData, type Tx } from './model.ts'
 import { batchUpdate, createFromBody, metadataJson, searchDeveloperMetadata, spreadsheetJson } from './spreadsheet-ops.ts'
 import type { SheetsStore } from './store.ts'
 import {
@@ -73,6 +74,9 @@ export function routeOf(httpMethod: string, rawPath: string): Route | undefined 
   if (tail === '/values:batchGet' && httpMethod === 'GET') return route('BatchGetValues', READ)
   if (tail === '/values:batchUpdate' && httpMethod === 'POST') return route('BatchUpdateValues', WRITE)
   if (tail === '/values:batchClear' && httpMethod === 'POST') return route('BatchClearValues', WRITE)
+  // POST, but a retrieval: it counts against the read quota.
+  if (tail === '/values:batchGetByDataFilter' && httpMethod === 'POST') return route('BatchGetValuesByDataFilter', READ)
+  if (tail === '/values:batchUpdateByDataFilter' && httpMethod === 'POST') return route('BatchUpdateValuesByDataFilter', WRITE)
   if (tail === '/developerMetadata:search' && httpMethod === 'POST') return route('SearchDeveloperMetadata', READ)
   const meta = /^\/developerMetadata\/([0-9]+)$/.exec(tail)
   if (meta && httpMethod === 'GET') return route('GetDeveloperMetadata', READ, { metadataId: meta[1]! })
@@ -198,6 +202,13 @@ function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefin
       if (cleared.length > 0) out.clearedRanges = cleared
       return out
     }
+    case 'BatchGetValuesByDataFilter':
+      return batchGetByDataFilter(ss!, body, renderOptionsOf(body.valueRenderOption, body.dateTimeRenderOption))
+    case 'BatchUpdateValuesByDataFilter': {
+      const option = valueInputOptionOf(body.valueInputOption)
+      const response = responseOptions(body.includeValuesInResponse, body.responseValueRenderOption, body.responseDateTimeRenderOption)
+      return atomically((tx) => batchUpdateByDataFilter(tx, ss!, body, option, response))
+    }
     case 'BatchUpdateSpreadsheet':
       return batchUpdate(store, ss!, body)
     case 'SearchDeveloperMetadata':
@@ -205,7 +216,7 @@ function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefin
     case 'GetDeveloperMetadata': {
       const metadataId = Number(route.metadataId)
       const record = ss!.metadata.get(metadataId)
-      const location = locateMetadata(ss!).get(metadataId)
+      const location = locateMetadataId(ss!, metadataId)
       if (!record || !location) throw notFound()
       return metadataJson(record, location)
     }

@@ -115,11 +115,35 @@ export interface SpreadsheetData {
   properties: SpreadsheetProperties
   /** In index order. */
   sheets: SheetData[]
+  /** Every developer metadata by id. Change it only through `putMetadata` / `dropMetadata` / `replaceMetadata`, which keep `metadataIndex` in step. */
   metadata: Map<number, DeveloperMetadataRecord>
   /** Developer metadata located on the spreadsheet. */
   metadataIds: number[]
+  /** Lookups by key, key and value, and where each id is attached: no scan of every metadata per filter. */
+  metadataIndex: MetadataIndex
   /** Owner identity, listed as editor of protected ranges. */
   ownerEmail: string
+}
+
+/** Secondary indexes over `SpreadsheetData.metadata`. */
+export interface MetadataIndex {
+  byKey: Map<string, Set<number>>
+  /** `key \u0000 value` → ids; metadata without a value is under `key \u0000`. */
+  byKeyValue: Map<string, Set<number>>
+  /** The object each id is attached to; a row or column object moves with its row or column. */
+  holders: Map<number, MetadataHolder>
+}
+
+/** What a metadata id is attached to. */
+export type MetadataHolder =
+  | { locationType: 'SPREADSHEET' }
+  | { locationType: 'SHEET'; sheet: SheetData }
+  | { locationType: 'ROW'; sheet: SheetData; item: RowData }
+  | { locationType: 'COLUMN'; sheet: SheetData; item: ColumnData }
+
+/** An empty metadata index. */
+export function emptyMetadataIndex(): MetadataIndex {
+  return { byKey: new Map(), byKeyValue: new Map(), holders: new Map() }
 }
 
 /** Undo log of one atomic operation. */
@@ -411,10 +435,18 @@ export function deleteDimension(tx: Tx, ss: SpreadsheetData, sheet: SheetData, d
 }
 
 function deleteMetadataRecord(tx: Tx, ss: SpreadsheetData, id: number): void {
+  // The row or column is gone with its id list; only the record and the index remain to drop.
   const record = ss.metadata.get(id)
-  if (!record) return
+  const holder = ss.metadataIndex.holders.get(id)
+  if (!record || !holder) return
+  unindex(ss, record)
   ss.metadata.delete(id)
-  tx.undo.push(() => ss.metadata.set(id, record))
+  ss.metadataIndex.holders.delete(id)
+  tx.undo.push(() => {
+    ss.metadata.set(id, record)
+    ss.metadataIndex.holders.set(id, holder)
+    index(ss, record)
+  })
 }
 
 /** Grows or shrinks the grid to the given counts; shrinking drops the data beyond. */
@@ -526,8 +558,119 @@ export function locateMetadata(ss: SpreadsheetData): Map<number, MetadataLocatio
   return out
 }
 
-/** Attaches a metadata id to row/column `index`, creating the row/column object if needed. */
-export function attachMetadata(tx: Tx, sheet: SheetData, dimension: Dimension, index: number, id: number): void {
+// Positions of row and column objects, per list, rebuilt only when a lookup finds the list moved.
+const positions = new WeakMap<readonly unknown[], Map<unknown, number>>()
+
+function positionOf(list: readonly unknown[], item: unknown): number | undefined {
+  let known = positions.get(list)
+  const cached = known?.get(item)
+  if (cached !== undefined && list[cached] === item) return cached
+  known = new Map()
+  for (let i = 0; i < list.length; i++) if (list[i] !== undefined) known.set(list[i], i)
+  positions.set(list, known)
+  return known.get(item)
+}
+
+/** Where one metadata id sits now; undefined when it does not exist. One lookup, not a scan of the spreadsheet. */
+export function locateMetadataId(ss: SpreadsheetData, id: number): MetadataLocation | undefined {
+  const holder = ss.metadataIndex.holders.get(id)
+  if (!holder || !ss.metadata.has(id)) return undefined
+  if (holder.locationType === 'SPREADSHEET') return { locationType: 'SPREADSHEET' }
+  const sheetId = holder.sheet.properties.sheetId
+  if (holder.locationType === 'SHEET') return { locationType: 'SHEET', sheetId }
+  const index = positionOf(holder.locationType === 'ROW' ? holder.sheet.rows : holder.sheet.columns, holder.item)
+  return index === undefined ? undefined : { locationType: holder.locationType, sheetId, index }
+}
+
+function keyValue(key: string, value: string | undefined): string {
+  return `${key}\u0000${value ?? ''}`
+}
+
+function addTo(map: Map<string, Set<number>>, key: string, id: number): void {
+  const set = map.get(key)
+  if (set) set.add(id)
+  else map.set(key, new Set([id]))
+}
+
+function removeFrom(map: Map<string, Set<number>>, key: string, id: number): void {
+  const set = map.get(key)
+  if (!set) return
+  set.delete(id)
+  if (set.size === 0) map.delete(key)
+}
+
+function index(ss: SpreadsheetData, record: DeveloperMetadataRecord): void {
+  addTo(ss.metadataIndex.byKey, record.metadataKey, record.metadataId)
+  addTo(ss.metadataIndex.byKeyValue, keyValue(record.metadataKey, record.metadataValue), record.metadataId)
+}
+
+function unindex(ss: SpreadsheetData, record: DeveloperMetadataRecord): void {
+  removeFrom(ss.metadataIndex.byKey, record.metadataKey, record.metadataId)
+  removeFrom(ss.metadataIndex.byKeyValue, keyValue(record.metadataKey, record.metadataValue), record.metadataId)
+}
+
+/** Ids that may match a lookup: by key and value, by key, or every id when the lookup names neither. */
+export function metadataCandidates(ss: SpreadsheetData, key: string | undefined, value: string | undefined): Iterable<number> {
+  if (key === undefined) return ss.metadata.keys()
+  if (value !== undefined) return ss.metadataIndex.byKeyValue.get(keyValue(key, value)) ?? []
+  return ss.metadataIndex.byKey.get(key) ?? []
+}
+
+/** Stores a new metadata record attached where `where` says (undoable). */
+export function putMetadata(
+  tx: Tx,
+  ss: SpreadsheetData,
+  record: DeveloperMetadataRecord,
+  where: { locationType: 'SPREADSHEET' } | { locationType: 'SHEET'; sheet: SheetData } | { locationType: 'ROW' | 'COLUMN'; sheet: SheetData; index: number },
+): void {
+  const id = record.metadataId
+  let holder: MetadataHolder
+  if (where.locationType === 'SPREADSHEET') {
+    setKey(tx, ss, 'metadataIds', ss.metadataIds.concat(id))
+    holder = where
+  } else if (where.locationType === 'SHEET') {
+    setKey(tx, where.sheet, 'metadataIds', where.sheet.metadataIds.concat(id))
+    holder = where
+  } else {
+    const item = attachMetadata(tx, where.sheet, where.locationType === 'ROW' ? 'ROWS' : 'COLUMNS', where.index, id)
+    holder = where.locationType === 'ROW' ? { locationType: 'ROW', sheet: where.sheet, item: item as RowData } : { locationType: 'COLUMN', sheet: where.sheet, item: item as ColumnData }
+  }
+  ss.metadata.set(id, record)
+  ss.metadataIndex.holders.set(id, holder)
+  index(ss, record)
+  tx.undo.push(() => {
+    unindex(ss, record)
+    ss.metadata.delete(id)
+    ss.metadataIndex.holders.delete(id)
+  })
+}
+
+/** Deletes a metadata record and detaches it from its holder (undoable). */
+export function dropMetadata(tx: Tx, ss: SpreadsheetData, id: number): void {
+  const record = ss.metadata.get(id)
+  const holder = ss.metadataIndex.holders.get(id)
+  if (!record || !holder) return
+  const owner: { metadataIds?: number[] } = holder.locationType === 'SPREADSHEET' ? ss : holder.locationType === 'SHEET' ? holder.sheet : holder.item
+  if (owner.metadataIds?.includes(id)) setKey(tx, owner, 'metadataIds', owner.metadataIds.filter((x) => x !== id))
+  deleteMetadataRecord(tx, ss, id)
+}
+
+/** Replaces a record's key, value or visibility, keeping the index in step (undoable). */
+export function replaceMetadata(tx: Tx, ss: SpreadsheetData, next: DeveloperMetadataRecord): void {
+  const old = ss.metadata.get(next.metadataId)
+  if (!old) return
+  unindex(ss, old)
+  ss.metadata.set(next.metadataId, next)
+  index(ss, next)
+  tx.undo.push(() => {
+    unindex(ss, next)
+    ss.metadata.set(old.metadataId, old)
+    index(ss, old)
+  })
+}
+
+/** Attaches a metadata id to row/column `index`, creating the row/column object if needed; returns that object. */
+export function attachMetadata(tx: Tx, sheet: SheetData, dimension: Dimension, index: number, id: number): RowData | ColumnData {
   const list = dimension === 'ROWS' ? sheet.rows : sheet.columns
   let item: { metadataIds?: number[] } | undefined = list[index]
   if (!item) {
@@ -540,7 +683,8 @@ export function attachMetadata(tx: Tx, sheet: SheetData, dimension: Dimension, i
       })
     } else setKey(tx, list as unknown[], index, item)
   }
-  setKey(tx, item, 'metadataIds', [...(item.metadataIds ?? []), id])
+  setKey(tx, item, 'metadataIds', (item.metadataIds ?? []).concat(id))
+  return item as RowData | ColumnData
 }
 
 /** Sets row/column properties (hiddenByUser, pixelSize) for [start, end). */

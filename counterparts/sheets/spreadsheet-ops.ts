@@ -8,7 +8,6 @@ import { maskPaths } from './fields.ts'
 import { badRequest, exceedsGridLimits, invalidArgument, SheetsApiError } from './google-errors.ts'
 import {
   assertCellLimit,
-  attachMetadata,
   beginTx,
   boundsOfGridRange,
   checkDimensionRange,
@@ -23,6 +22,11 @@ import {
   gridRangeOf,
   insertDimension,
   locateMetadata,
+  locateMetadataId,
+  metadataCandidates,
+  dropMetadata,
+  putMetadata,
+  replaceMetadata,
   type MetadataLocation,
   resizeGrid,
   resolveRange,
@@ -228,7 +232,7 @@ function sheetOrThrow(ss: SpreadsheetData, sheetId: unknown, what = 'sheet'): Sh
 }
 
 /** Resolves a GridRange: unknown sheet → `No grid with id`, start outside → grid limits, end clipped. */
-function gridBoundsOf(ss: SpreadsheetData, range: GridRange | undefined): { sheet: SheetData; bounds: GridBounds; open: Bounds } {
+export function gridBoundsOf(ss: SpreadsheetData, range: GridRange | undefined): { sheet: SheetData; bounds: GridBounds; open: Bounds } {
   const r = range ?? {}
   const sheet = sheetOrThrow(ss, r.sheetId, 'grid')
   const open = boundsOfGridRange(r)
@@ -257,23 +261,31 @@ function getPath(obj: unknown, path: readonly string[]): unknown {
 
 /** Copies the masked paths from `source` into a copy of `target` (absent in source = cleared). */
 function mergeMasked<T extends object>(target: T, source: unknown, paths: readonly string[]): T {
-  if (paths.includes('*')) return structuredClone(source ?? {}) as T
-  const out = structuredClone(target) as Json
+  // Stored cells are replaced, never changed in place, so the parts off the masked paths are shared, not
+  // cloned, and each object on a path is copied before it changes: a repeatCell over 100,000 rows stays quick.
+  if (paths.includes('*')) return { ...((source ?? {}) as object) } as T
+  const out: Json = { ...(target as Json) }
   for (const path of paths) {
     const keys = path.split('.')
     const value = getPath(source, keys)
-    let node = out
+    let node: Json | undefined = out
     for (const key of keys.slice(0, -1)) {
-      const next = node[key]
+      const next: unknown = node[key]
       if (next === null || typeof next !== 'object') {
-        if (value === undefined) break
+        if (value === undefined) {
+          node = undefined
+          break
+        }
         node[key] = {}
+      } else {
+        node[key] = { ...(next as Json) }
       }
       node = node[key] as Json
     }
+    if (!node) continue
     const last = keys[keys.length - 1]!
     if (value === undefined) delete node[last]
-    else node[last] = structuredClone(value)
+    else node[last] = value
   }
   return out as T
 }
@@ -321,25 +333,35 @@ function matchesLookup(record: DeveloperMetadataRecord, location: MetadataLocati
   if (lookup.locationType !== undefined && lookup.locationType !== location.locationType) return false
   const where = lookup.metadataLocation as Json | undefined
   if (where) {
+    const exact = lookup.locationMatchingStrategy === 'EXACT_LOCATION'
     if (where.locationType !== undefined && where.locationType !== location.locationType) return false
-    if (where.spreadsheet === true && location.locationType !== 'SPREADSHEET') return false
-    if (where.sheetId !== undefined && (location.locationType !== 'SHEET' || location.sheetId !== where.sheetId)) return false
+    // Spreadsheet metadata intersects no other location, and no other location intersects it.
+    if (where.spreadsheet === true) return location.locationType === 'SPREADSHEET'
+    if (location.locationType === 'SPREADSHEET') return false
+    if (typeof where.sheetId === 'number') {
+      if ((location.sheetId ?? 0) !== where.sheetId) return false
+      // INTERSECTING (the default): the sheet's rows and columns lie inside the sheet.
+      return exact ? location.locationType === 'SHEET' : true
+    }
     const range = where.dimensionRange as Json | undefined
     if (range) {
-      if (location.locationType !== (range.dimension === 'COLUMNS' ? 'COLUMN' : 'ROW')) return false
       if ((location.sheetId ?? 0) !== ((range.sheetId as number | undefined) ?? 0)) return false
+      const dimension = range.dimension === 'COLUMNS' ? 'COLUMN' : 'ROW'
       const start = (range.startIndex as number | undefined) ?? 0
       const end = (range.endIndex as number | undefined) ?? Infinity
       const index = location.index ?? -1
-      // INTERSECTING (the default) vs EXACT_LOCATION.
-      if (lookup.locationMatchingStrategy === 'EXACT_LOCATION' ? index !== start || end !== start + 1 : index < start || index >= end) return false
+      if (exact) return location.locationType === dimension && index === start && end === start + 1
+      // A row intersects every column and the sheet it is on (and a column every row), as Google's example says.
+      if (location.locationType === 'SHEET') return true
+      if (location.locationType !== dimension) return true
+      return index >= start && index < end
     }
   }
   return true
 }
 
-/** The metadata ids a DataFilter selects (lookup, a1Range or gridRange). */
-function filterMetadata(ss: SpreadsheetData, filter: Json, locations: Map<number, MetadataLocation>): number[] {
+/** The metadata ids a DataFilter selects (lookup, a1Range or gridRange). Lookups by key go through the index. */
+export function filterMetadata(ss: SpreadsheetData, filter: Json): number[] {
   const out: number[] = []
   const lookup = filter.developerMetadataLookup as Json | undefined
   let area: { sheetId: number; bounds: GridBounds } | undefined
@@ -351,9 +373,15 @@ function filterMetadata(ss: SpreadsheetData, filter: Json, locations: Map<number
     const { sheet, bounds } = gridBoundsOf(ss, filter.gridRange as GridRange)
     area = { sheetId: sheet.properties.sheetId, bounds }
   }
-  for (const [id, record] of ss.metadata) {
-    const location = locations.get(id)
-    if (!location) continue
+  if (!lookup && !area) return out
+  const candidates =
+    lookup && typeof lookup.metadataId === 'number'
+      ? [lookup.metadataId]
+      : metadataCandidates(ss, typeof lookup?.metadataKey === 'string' ? lookup.metadataKey : undefined, typeof lookup?.metadataValue === 'string' ? lookup.metadataValue : undefined)
+  for (const id of candidates) {
+    const record = ss.metadata.get(id)
+    const location = record ? locateMetadataId(ss, id) : undefined
+    if (!record || !location) continue
     if (lookup && !matchesLookup(record, location, lookup)) continue
     if (area) {
       if (location.sheetId !== area.sheetId) continue
@@ -362,26 +390,9 @@ function filterMetadata(ss: SpreadsheetData, filter: Json, locations: Map<number
       if (location.locationType === 'COLUMN' && (index < area.bounds.startColumn || index >= area.bounds.endColumn)) continue
       if (location.locationType !== 'ROW' && location.locationType !== 'COLUMN') continue
     }
-    if (!lookup && !area) continue
     out.push(id)
   }
   return out
-}
-
-function removeMetadata(ctx: Ctx, id: number): void {
-  const record = ctx.ss.metadata.get(id)
-  if (!record) return
-  ctx.ss.metadata.delete(id)
-  ctx.tx.undo.push(() => ctx.ss.metadata.set(id, record))
-  const strip = (holder: { metadataIds?: number[] } | undefined) => {
-    if (holder?.metadataIds?.includes(id)) setKey(ctx.tx, holder, 'metadataIds', holder.metadataIds.filter((x) => x !== id))
-  }
-  strip(ctx.ss)
-  for (const sheet of ctx.ss.sheets) {
-    strip(sheet)
-    for (const row of sheet.rows) strip(row)
-    for (const column of sheet.columns) strip(column)
-  }
 }
 
 const APPLIERS: Record<string, Applier> = {
@@ -416,8 +427,7 @@ const APPLIERS: Record<string, Applier> = {
     const sheet = sheetOrThrow(ctx.ss, body.sheetId)
     if (ctx.ss.sheets.length === 1) throw invalidArgument("You can't remove all the sheets in a document.")
     if (ctx.ss.sheets.filter((s) => !s.properties.hidden && s !== sheet).length === 0) throw invalidArgument("You can't remove all the sheets in a document.")
-    const locations = locateMetadata(ctx.ss)
-    for (const [id, location] of locations) if (location.sheetId === sheet.properties.sheetId) removeMetadata(ctx, id)
+    for (const [id, holder] of ctx.ss.metadataIndex.holders) if (holder.locationType !== 'SPREADSHEET' && holder.sheet === sheet) dropMetadata(ctx.tx, ctx.ss, id)
     splice(ctx.tx, ctx.ss.sheets, ctx.ss.sheets.indexOf(sheet), 1, [])
     reindex(ctx)
     return undefined
@@ -640,14 +650,15 @@ const APPLIERS: Record<string, Applier> = {
     let metadataId = spec.metadataId as number | undefined
     if (metadataId !== undefined && ctx.ss.metadata.has(metadataId)) throw invalidArgument(`Developer metadata with id ${metadataId} already exists.`)
     metadataId ??= newMetadataId(ctx)
+    const record: DeveloperMetadataRecord = { metadataId, metadataKey: spec.metadataKey, visibility: spec.visibility, ...(typeof spec.metadataValue === 'string' ? { metadataValue: spec.metadataValue } : {}) }
     const location = (spec.location ?? {}) as Json
     let where: MetadataLocation
     if (location.spreadsheet === true) {
-      setKey(ctx.tx, ctx.ss, 'metadataIds', [...ctx.ss.metadataIds, metadataId])
+      putMetadata(ctx.tx, ctx.ss, record, { locationType: 'SPREADSHEET' })
       where = { locationType: 'SPREADSHEET' }
     } else if (typeof location.sheetId === 'number') {
       const sheet = sheetOrThrow(ctx.ss, location.sheetId)
-      setKey(ctx.tx, sheet, 'metadataIds', [...sheet.metadataIds, metadataId])
+      putMetadata(ctx.tx, ctx.ss, record, { locationType: 'SHEET', sheet })
       where = { locationType: 'SHEET', sheetId: sheet.properties.sheetId }
     } else if (location.dimensionRange) {
       const range = location.dimensionRange as Json
@@ -657,22 +668,18 @@ const APPLIERS: Record<string, Applier> = {
       if (end - start !== 1) throw invalidArgument('Developer metadata can only be associated with a single row or column.')
       const count = dimension === 'ROWS' ? sheet.properties.gridProperties.rowCount : sheet.properties.gridProperties.columnCount
       if (start >= count) throw invalidArgument(`Invalid dimension range: index ${start} is beyond the ${count} ${dimension === 'ROWS' ? 'rows' : 'columns'} of the sheet.`)
-      attachMetadata(ctx.tx, sheet, dimension, start, metadataId)
-      where = { locationType: dimension === 'ROWS' ? 'ROW' : 'COLUMN', sheetId: sheet.properties.sheetId, index: start }
+      const locationType = dimension === 'ROWS' ? 'ROW' : 'COLUMN'
+      putMetadata(ctx.tx, ctx.ss, record, { locationType, sheet, index: start })
+      where = { locationType, sheetId: sheet.properties.sheetId, index: start }
     } else {
       throw invalidArgument('Developer metadata must specify a location.')
     }
-    const record: DeveloperMetadataRecord = { metadataId, metadataKey: spec.metadataKey, visibility: spec.visibility, ...(typeof spec.metadataValue === 'string' ? { metadataValue: spec.metadataValue } : {}) }
-    ctx.ss.metadata.set(metadataId, record)
-    const id = metadataId
-    ctx.tx.undo.push(() => ctx.ss.metadata.delete(id))
     return { createDeveloperMetadata: { developerMetadata: metadataJson(record, where) } }
   },
   updateDeveloperMetadata(ctx, body) {
     const paths = requireFields(body.fields)
     const spec = (body.developerMetadata ?? {}) as Json
-    const locations = locateMetadata(ctx.ss)
-    const ids = new Set(((body.dataFilters ?? []) as Json[]).flatMap((f) => filterMetadata(ctx.ss, f, locations)))
+    const ids = new Set(((body.dataFilters ?? []) as Json[]).flatMap((f) => filterMetadata(ctx.ss, f)))
     const updated: Json[] = []
     for (const id of ids) {
       const record = ctx.ss.metadata.get(id)!
@@ -683,17 +690,15 @@ const APPLIERS: Record<string, Applier> = {
         else delete next.metadataValue
       }
       if (paths.includes('visibility') && (spec.visibility === 'DOCUMENT' || spec.visibility === 'PROJECT')) next.visibility = spec.visibility
-      ctx.ss.metadata.set(id, next)
-      ctx.tx.undo.push(() => ctx.ss.metadata.set(id, record))
-      updated.push(metadataJson(next, locations.get(id)!))
+      replaceMetadata(ctx.tx, ctx.ss, next)
+      updated.push(metadataJson(next, locateMetadataId(ctx.ss, id)!))
     }
     return { updateDeveloperMetadata: updated.length > 0 ? { developerMetadata: updated } : {} }
   },
   deleteDeveloperMetadata(ctx, body) {
-    const locations = locateMetadata(ctx.ss)
-    const ids = filterMetadata(ctx.ss, (body.dataFilter ?? {}) as Json, locations)
-    const deleted = ids.map((id) => metadataJson(ctx.ss.metadata.get(id)!, locations.get(id)!))
-    for (const id of ids) removeMetadata(ctx, id)
+    const ids = filterMetadata(ctx.ss, (body.dataFilter ?? {}) as Json)
+    const deleted = ids.map((id) => metadataJson(ctx.ss.metadata.get(id)!, locateMetadataId(ctx.ss, id)!))
+    for (const id of ids) dropMetadata(ctx.tx, ctx.ss, id)
     return { deleteDeveloperMetadata: deleted.length > 0 ? { deletedDeveloperMetadata: deleted } : {} }
   },
   sortRange(ctx, body) {
@@ -779,10 +784,9 @@ export function batchUpdate(store: SheetsStore, ss: SpreadsheetData, body: Json)
 /** developerMetadata.search (§6.4): filters ORed, each match lists the filters it matched. */
 export function searchDeveloperMetadata(ss: SpreadsheetData, body: Json): Json {
   const filters = (body.dataFilters ?? []) as Json[]
-  const locations = locateMetadata(ss)
   const matched = new Map<number, Json[]>()
   for (const filter of filters) {
-    for (const id of filterMetadata(ss, filter, locations)) {
+    for (const id of filterMetadata(ss, filter)) {
       const list = matched.get(id) ?? []
       list.push(filter)
       matched.set(id, list)
@@ -790,7 +794,7 @@ export function searchDeveloperMetadata(ss: SpreadsheetData, body: Json): Json {
   }
   if (matched.size === 0) return {}
   return {
-    matchedDeveloperMetadata: [...matched].map(([id, dataFilters]) => ({ developerMetadata: metadataJson(ss.metadata.get(id)!, locations.get(id)!), dataFilters })),
+    matchedDeveloperMetadata: [...matched].map(([id, dataFilters]) => ({ developerMetadata: metadataJson(ss.metadata.get(id)!, locateMetadataId(ss, id)!), dataFilters })),
   }
 }
 

@@ -6,7 +6,7 @@
 import { type AuthState, createAuthState, type StaticTokenSpec } from './auth.ts'
 import { createFaults, type FaultController, type FaultRule, type RequestClass, seededRandom } from './faults.ts'
 import { quotaExceeded, type MethodName, type SheetsApiError } from './google-errors.ts'
-import { DEFAULT_CELL_LIMIT, type SheetData, type SpreadsheetData } from './model.ts'
+import { DEFAULT_CELL_LIMIT, emptyMetadataIndex, type SheetData, type SpreadsheetData } from './model.ts'
 
 export interface QuotaOptions {
   /** @default 60 */
@@ -159,6 +159,7 @@ export function createSheetsStore(options: SheetsStoreOptions = {}): SheetsStore
         sheets,
         metadata: new Map(),
         metadataIds: [],
+        metadataIndex: emptyMetadataIndex(),
         ownerEmail: resolved.ownerEmail,
       }
       spreadsheets.set(spreadsheetId, ss)

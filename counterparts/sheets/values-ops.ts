@@ -109,7 +109,8 @@ export function getValues(ss: SpreadsheetData, range: string, majorDimension: Ma
   return valueRangeOf(resolved.sheet, b, majorDimension, render)
 }
 
-function valueRangeOf(sheet: SheetData, b: GridBounds, majorDimension: MajorDimension, render: RenderOptions): ValueRangeJson {
+/** A bounded block as a ValueRange: echoed range, values rendered and trimmed like a read. */
+export function valueRangeOf(sheet: SheetData, b: GridBounds, majorDimension: MajorDimension, render: RenderOptions): ValueRangeJson {
   const block = readBlock(sheet, b, render)
   const values = trimBlock(majorDimension === 'COLUMNS' ? transpose(block) : block)
   const out: ValueRangeJson = { range: formatRange(sheet.properties.title, b), majorDimension }
@@ -117,7 +118,8 @@ function valueRangeOf(sheet: SheetData, b: GridBounds, majorDimension: MajorDime
   return out
 }
 
-type Input = Scalar | null
+/** One input cell of a ValueRange: `null` leaves the cell as it is. */
+export type Input = Scalar | null
 
 /** Checks that `values` is a list of lists of scalars, with Google's messages (§5.1). */
 export function checkValues(values: unknown, field: string): Input[][] {
@@ -177,7 +179,7 @@ export function writeInput(tx: Tx, ss: SpreadsheetData, sheet: SheetData, row: n
  * Writes a row-major block at (row, column) and reports Google's counts:
  * cells = non-null values, rows/columns = those holding one (§5.1).
  */
-function writeBlock(tx: Tx, ss: SpreadsheetData, sheet: SheetData, row: number, column: number, values: Input[][], option: ValueInputOption, response: ResponseOptions | undefined): UpdateResult {
+export function writeBlock(tx: Tx, ss: SpreadsheetData, sheet: SheetData, row: number, column: number, values: Input[][], option: ValueInputOption, response: ResponseOptions | undefined): UpdateResult {
   const rows = new Set<number>()
   const columns = new Set<number>()
   let cells = 0
@@ -207,7 +209,7 @@ export interface ResponseOptions {
 }
 
 /** Orients the input block (majorDimension COLUMNS → row-major). */
-function rowMajor(values: Input[][], majorDimension: MajorDimension): Input[][] {
+export function rowMajor(values: Input[][], majorDimension: MajorDimension): Input[][] {
   return majorDimension === 'COLUMNS' ? transpose(values).map((line) => line.map((v) => (v === undefined ? null : v))) : values
 }
 
