@@ -7,6 +7,7 @@ import { http, HttpResponse } from 'msw'
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createSheetsHandler } from '../../counterparts/sheets/handler.ts'
+import { createManager } from '../../counterparts/sheets/manager.ts'
 import { createSheetsStore, type SheetsStore, type SheetsStoreOptions } from '../../counterparts/sheets/store.ts'
 import { mswHandlerFor } from '../../counterparts/mount.ts'
 import { HttpError, isTimelineSheetsError } from '../../src/errors.ts'
@@ -79,11 +80,31 @@ function row(n: number): (string | number | boolean)[] {
   return [`DOMAIN\\u${n}`, 45293 + n, 0.375, 0.125, 'Client, Project', `note ${n}`, false, 'ok', `key/${n}`]
 }
 
-async function withRows(s: Setup, count: number): Promise<Snapshot> {
+const KEY = 8
+
+/** Lays out and adds `count` rows; `keyed` writes them with the Key column, so each gets its row anchor. */
+async function withRows(s: Setup, count: number, keyed = false): Promise<Snapshot> {
   await s.sheet.ensureLayout(TABS, LAYOUT)
   const empty = await s.sheet.read(['Activities'])
-  await s.sheet.write([{ tab: 'Activities', appends: Array.from({ length: count }, (_, i) => row(i + 1)) }], empty)
+  await s.sheet.write([{ tab: 'Activities', ...(keyed ? { keyColumn: KEY } : {}), appends: Array.from({ length: count }, (_, i) => row(i + 1)) }], empty)
   return s.sheet.read(['Activities'])
+}
+
+/** Developer metadata with this key, as values sorted, straight from the fake's store. */
+function metadataValues(s: Setup, key: string): string[] {
+  const ss = s.store.spreadsheets.get(s.spreadsheetId)!
+  return [...ss.metadata.values()].filter((m) => m.metadataKey === key).map((m) => m.metadataValue ?? '').sort()
+}
+
+/** The Key of the row each anchor sits on, checked against the anchor's value. */
+function anchorsOnTheirRows(s: Setup): boolean {
+  const ss = s.store.spreadsheets.get(s.spreadsheetId)!
+  const sheet = ss.sheets.find((sh) => sh.properties.title === 'Activities')!
+  return sheet.rows.every((r) => (r?.metadataIds ?? []).every((id) => ss.metadata.get(id)?.metadataValue === r?.cells[KEY]?.userEnteredValue?.stringValue))
+}
+
+function rowOf(snapshot: Snapshot, key: string): number {
+  return snapshot.tabs['Activities']!.rows.findIndex((r) => r[KEY] === key) + 2
 }
 
 function keys(snapshot: Snapshot): unknown[] {
@@ -149,7 +170,7 @@ describe('request economy', () => {
     expect(s.store.stats()).toMatchObject({ reads: 3, byMethod: { BatchGetValues: 2, GetSpreadsheet: 1 } })
   })
 
-  it('writes updates, removals and appends with at most two requests, relative to the basis', async () => {
+  it('without a key column: one read confirms the positions, one value write, one batchUpdate adds the rows; removals empty their rows', async () => {
     const s = setup()
     const basis = await withRows(s, 5)
     s.store.resetStats()
@@ -164,62 +185,194 @@ describe('request economy', () => {
       ],
       basis,
     )
-    expect(s.store.stats()).toMatchObject({ writes: 2, reads: 0, byMethod: { BatchUpdateSpreadsheet: 1, BatchUpdateValues: 1 } })
-    expect(report.appended).toEqual({ Activities: { firstRow: 5, count: 1 } })
+    expect(s.store.stats()).toMatchObject({ reads: 1, writes: 2, byMethod: { BatchGetValues: 1, BatchUpdateValuesByDataFilter: 1, BatchUpdateSpreadsheet: 1 } })
+    expect(report).toEqual({ appended: { Activities: { firstRow: 7, count: 1 } }, skipped: [] })
     const after = await s.sheet.read(['Activities'])
-    expect(keys(after)).toEqual(['key/2', 'key/4', 'key/5', 'key/6'])
-    expect(after.tabs['Activities']!.rows[1]![5]).toBe('fourth, edited')
+    expect(keys(after)).toEqual([undefined, 'key/2', undefined, 'key/4', 'key/5', 'key/6'])
+    expect(after.tabs['Activities']!.rows[3]![5]).toBe('fourth, edited')
   })
 
-  it('a later run that takes the tab ids from hints removes rows without asking for them', async () => {
+  it('with a key column and anchored rows: one read-back through the anchors, one value write, one batchUpdate for new rows and spent anchors', async () => {
     const s = setup()
-    await withRows(s, 4)
+    const basis = await withRows(s, 5, true)
+    expect(metadataValues(s, 'timeline-sheets:row')).toEqual(['key/1', 'key/2', 'key/3', 'key/4', 'key/5'])
+    s.store.resetStats()
+    const report = await s.sheet.write(
+      [{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 5, column: 5, values: ['fourth, edited'] }], deleteRows: [2, 4], appends: [row(6)] }],
+      basis,
+    )
+    expect(s.store.stats()).toMatchObject({ reads: 1, writes: 2, byMethod: { BatchGetValuesByDataFilter: 1, BatchUpdateValuesByDataFilter: 1, BatchUpdateSpreadsheet: 1 } })
+    expect(report).toEqual({ appended: { Activities: { firstRow: 7, count: 1 } }, skipped: [] })
+    const after = await s.sheet.read(['Activities'])
+    expect(keys(after)).toEqual([undefined, 'key/2', undefined, 'key/4', 'key/5', 'key/6'])
+    expect(after.tabs['Activities']!.rows[3]![5]).toBe('fourth, edited')
+    // The emptied rows' anchors went; the new row has its own.
+    expect(metadataValues(s, 'timeline-sheets:row')).toEqual(['key/2', 'key/4', 'key/5', 'key/6'])
+    expect(anchorsOnTheirRows(s)).toBe(true)
+  })
+
+  it('rows written by an older version (no anchors) are claimed where a fresh read finds them, and their claims stay as their anchors', async () => {
+    const s = setup()
+    const basis = await withRows(s, 3)
+    expect(metadataValues(s, 'timeline-sheets:row')).toEqual([])
+    createManager(s.store).sortTab(s.spreadsheetId, 'Activities', 5, 'DESCENDING')
+    s.store.resetStats()
+    const report = await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 2, column: 7, values: ['first, found'] }] }], basis)
+    expect(report.skipped).toEqual([])
+    // Look up (nothing anchored), read the tab, claim, read the claim back, write.
+    expect(s.store.stats().byMethod).toEqual({ BatchGetValuesByDataFilter: 2, BatchGetValues: 1, BatchUpdateSpreadsheet: 1, BatchUpdateValuesByDataFilter: 1 })
+    const after = await s.sheet.read(['Activities'])
+    expect(after.tabs['Activities']!.rows.find((r) => r[KEY] === 'key/1')![7]).toBe('first, found')
+    expect(metadataValues(s, 'timeline-sheets:row')).toEqual(['key/1'])
+    expect(anchorsOnTheirRows(s)).toBe(true)
+    // Next time the anchor is there: no tab read, no claim.
+    s.store.resetStats()
+    await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, updates: [{ row: rowOf(after, 'key/1'), column: 7, values: ['again'] }] }], after)
+    expect(s.store.stats().byMethod).toEqual({ BatchGetValuesByDataFilter: 1, BatchUpdateValuesByDataFilter: 1 })
+  })
+
+  it('rows whose Key is on two rows are written through temporary claims, which are gone afterwards', async () => {
+    const s = setup()
+    await withRows(s, 2, true)
+    const first = await s.sheet.read(['Activities'])
+    const copy = [...row(2)]
+    copy[5] = 'pasted copy'
+    await s.sheet.write([{ tab: 'Activities', appends: [copy] }], first)
+    const basis = await s.sheet.read(['Activities'])
+    const report = await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 3, column: 7, values: ['original'] }, { row: 4, column: 7, values: ['copy'] }] }], basis)
+    expect(report.skipped).toEqual([])
+    const after = (await s.sheet.read(['Activities'])).tabs['Activities']!.rows
+    expect(after.map((r) => [r[5], r[7]])).toEqual([
+      ['note 1', 'ok'],
+      ['note 2', 'original'],
+      ['pasted copy', 'copy'],
+    ])
+    expect(metadataValues(s, 'timeline-sheets:claim')).toEqual([])
+    // key/2 names two rows now: its one anchor stays on the original, and is not used for either.
+    expect(metadataValues(s, 'timeline-sheets:row')).toEqual(['key/1', 'key/2'])
+  })
+
+  it('a sort between the read-back and the value write still lands every cell on its own row', async () => {
+    const s = setup({}, {
+      log: (event) => {
+        // A person sorts at the very moment the value write leaves.
+        if (event.type === 'request' && event.operation === 'values.batchUpdateByDataFilter') createManager(s.store).sortTab(s.spreadsheetId, 'Activities', 5, 'DESCENDING')
+      },
+    })
+    const basis = await withRows(s, 4, true)
+    const report = await s.sheet.write(
+      [{ tab: 'Activities', keyColumn: KEY, updates: [2, 3, 4, 5].map((r) => ({ row: r, column: 7, values: [`status of key/${r - 1}`] })) }],
+      basis,
+    )
+    expect(report.skipped).toEqual([])
+    const after = (await s.sheet.read(['Activities'])).tabs['Activities']!.rows
+    expect(after.map((r) => r[KEY])).toEqual(['key/4', 'key/3', 'key/2', 'key/1'])
+    for (const r of after) expect(r[7]).toBe(`status of ${String(r[KEY])}`)
+  })
+
+  it('a later run that takes the tab ids and row formats from hints adds rows without asking for them', async () => {
+    const s = setup()
+    await withRows(s, 4, true)
     const hints = s.sheet.exportHints!()
+    expect(hints).toMatchObject({ rowFormats: { Activities: { Date: { numberFormat: { type: 'DATE', pattern: 'yyyy-mm-dd' } }, Delete: { dataValidation: { condition: { type: 'BOOLEAN' } } } } } })
     const later = createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: ROOT })
     later.importHints!(hints)
     const basis = await later.read(['Activities'])
     s.store.resetStats()
-    await later.write([{ tab: 'Activities', deleteRows: [3] }], basis)
+    await later.write([{ tab: 'Activities', keyColumn: KEY, appends: [row(5)] }], basis)
+    // One batchUpdate, which also checks the hinted id still names the tab (a rename to its own title).
     expect(s.store.stats().byMethod).toEqual({ BatchUpdateSpreadsheet: 1 })
-    expect(keys(await later.read(['Activities']))).toEqual(['key/1', 'key/3', 'key/4'])
+    expect(keys(await later.read(['Activities']))).toEqual(['key/1', 'key/2', 'key/3', 'key/4', 'key/5'])
+    const grid = await directClient(signInWithStaticToken(TOKEN).client, ROOT).spreadsheets.get({
+      spreadsheetId: s.spreadsheetId,
+      ranges: ["'Activities'!B6:G6"],
+      fields: 'sheets.data.rowData.values(userEnteredFormat.numberFormat,dataValidation.condition.type)',
+    })
+    const cells = grid.data.sheets?.[0]?.data?.[0]?.rowData?.[0]?.values ?? []
+    expect(cells[0]?.userEnteredFormat?.numberFormat).toEqual({ type: 'DATE', pattern: 'yyyy-mm-dd' })
+    expect(cells[5]?.dataValidation?.condition?.type).toBe('BOOLEAN')
   })
 
   it('stale hints (the tab was made again under a new id) cost one request, never a wrong write', async () => {
     const s = setup()
-    await withRows(s, 4)
+    await withRows(s, 4, true)
     const later = createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: ROOT, retry: { sleep: async () => undefined } })
     later.importHints!({ sheetIds: { Activities: 987654 } })
     const basis = await later.read(['Activities'])
-    await later.write([{ tab: 'Activities', deleteRows: [2] }], basis)
-    expect(keys(await later.read(['Activities']))).toEqual(['key/2', 'key/3', 'key/4'])
-  })
-
-  it('sends updates alone as one values.batchUpdate, however large the sheet', async () => {
-    const s = setup()
-    const basis = await withRows(s, 300)
     s.store.resetStats()
-    await s.sheet.write([{ tab: 'Activities', updates: [{ row: 150, column: 7, values: ['error: x'] }] }], basis)
-    expect(s.store.stats()).toMatchObject({ total: 1, byMethod: { BatchUpdateValues: 1 } })
+    await later.write([{ tab: 'Activities', keyColumn: KEY, appends: [row(5)] }], basis)
+    expect(s.store.stats().byMethod).toEqual({ BatchUpdateSpreadsheet: 2, GetSpreadsheet: 1 })
+    expect(keys(await later.read(['Activities']))).toEqual(['key/1', 'key/2', 'key/3', 'key/4', 'key/5'])
+    // The same for a write that looks rows up through their anchors.
+    const again = createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: ROOT })
+    again.importHints!({ sheetIds: { Activities: 987654 } })
+    const basis2 = await again.read(['Activities'])
+    s.store.resetStats()
+    await again.write([{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 2, column: 7, values: ['x'] }] }], basis2)
+    expect(s.store.stats().byMethod).toEqual({ BatchGetValuesByDataFilter: 2, GetSpreadsheet: 1, BatchUpdateValuesByDataFilter: 1 })
+    expect((await again.read(['Activities'])).tabs['Activities']!.rows[0]![7]).toBe('x')
   })
 
-  it('grows the grid when appends run past it', async () => {
+  it('a hinted id that now names another tab: the batch refuses before it adds anything, and the rows land in the right tab', async () => {
+    const s = setup()
+    await withRows(s, 2, true)
+    const ids = s.sheet.exportHints!().sheetIds as Record<string, number>
+    const later = createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: ROOT })
+    later.importHints!({ sheetIds: { Activities: ids['Allowed tags']!, 'Allowed tags': ids['Activities']! } })
+    const basis = await later.read(['Activities', 'Allowed tags'])
+    await later.write([{ tab: 'Activities', keyColumn: KEY, appends: [row(3)] }], basis)
+    const after = await later.read(['Activities', 'Allowed tags'])
+    expect(keys(after)).toEqual(['key/1', 'key/2', 'key/3'])
+    expect(after.tabs['Allowed tags']!.rows).toEqual([])
+  })
+
+  it('updates alone cost one read-back and one value write, however large the sheet', async () => {
+    const s = setup()
+    const basis = await withRows(s, 300, true)
+    s.store.resetStats()
+    await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 150, column: 7, values: ['error: x'] }] }], basis)
+    expect(s.store.stats()).toMatchObject({ total: 2, byMethod: { BatchGetValuesByDataFilter: 1, BatchUpdateValuesByDataFilter: 1 } })
+  })
+
+  it('grows the grid when appends run past it, and rows 1001+ carry their column formats, checkbox and dropdown', async () => {
     const s = setup()
     await s.sheet.ensureLayout(TABS, LAYOUT)
     const basis = await s.sheet.read(['Activities'])
-    await s.sheet.write([{ tab: 'Activities', appends: Array.from({ length: 1200 }, (_, i) => row(i + 1)) }], basis)
+    await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, appends: Array.from({ length: 1200 }, (_, i) => row(i + 1)) }], basis)
     const after = await s.sheet.read(['Activities'])
     expect(after.tabs['Activities']!.rows).toHaveLength(1200)
-    expect(after.tabs['Activities']!.gridRowCount).toBe(1201)
+    // Rows are inserted after the last data row, never written over: the grid keeps its empty rows below.
+    expect(after.tabs['Activities']!.gridRowCount).toBe(2200)
+    const { data } = await directClient(signInWithStaticToken(TOKEN).client, ROOT).spreadsheets.get({
+      spreadsheetId: s.spreadsheetId,
+      ranges: ["'Activities'!A1001:I1201"],
+      fields: 'sheets.data.rowData.values(userEnteredValue,userEnteredFormat(numberFormat,wrapStrategy),dataValidation)',
+    })
+    const rows = data.sheets?.[0]?.data?.[0]?.rowData ?? []
+    expect(rows).toHaveLength(201)
+    for (const r of rows) {
+      const [user, date, start, duration, tags, notes, checkbox] = r.values ?? []
+      expect(user?.userEnteredFormat?.numberFormat).toEqual({ type: 'TEXT' })
+      expect(date?.userEnteredFormat?.numberFormat).toEqual({ type: 'DATE', pattern: 'yyyy-mm-dd' })
+      expect(start?.userEnteredFormat?.numberFormat).toEqual({ type: 'TIME', pattern: 'hh:mm' })
+      expect(duration?.userEnteredFormat?.numberFormat).toEqual({ type: 'TIME', pattern: '[h]:mm' })
+      expect(tags?.dataValidation).toMatchObject({ condition: { type: 'ONE_OF_RANGE', values: [{ userEnteredValue: "='Allowed tags'!$B$2:$B" }] }, showCustomUi: true })
+      expect(notes?.userEnteredFormat?.wrapStrategy).toBe('WRAP')
+      expect(checkbox?.dataValidation).toEqual({ condition: { type: 'BOOLEAN' }, strict: true })
+      expect(checkbox?.userEnteredValue).toEqual({ boolValue: false })
+    }
   })
 
-  it('splits value writes only to stay under the payload limit', async () => {
+  it('splits writes only to stay under the payload limit', async () => {
     const s = setup({}, { maxPayloadBytes: 4_000 })
     const basis = await withRows(s, 0)
     s.store.resetStats()
-    await s.sheet.write([{ tab: 'Activities', appends: Array.from({ length: 100 }, (_, i) => row(i + 1)) }], basis)
-    const writes = s.store.stats().byMethod.BatchUpdateValues ?? 0
+    await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, appends: Array.from({ length: 100 }, (_, i) => row(i + 1)) }], basis)
+    const writes = s.store.stats().byMethod.BatchUpdateSpreadsheet ?? 0
     expect(writes).toBeGreaterThan(1)
-    expect(keys(await s.sheet.read(['Activities']))).toHaveLength(100)
+    const after = await s.sheet.read(['Activities'])
+    expect(keys(after)).toEqual(Array.from({ length: 100 }, (_, i) => `key/${i + 1}`))
+    expect(anchorsOnTheirRows(s)).toBe(true)
   })
 })
 
@@ -289,36 +442,48 @@ describe('quota and faults', () => {
 
   it('values written, then 503: the repeat writes the same cells, nothing more', async () => {
     const s = setup()
-    const basis = await withRows(s, 2)
-    s.store.faults.inject({ status: 503, method: 'BatchUpdateValues', applyThenFail: true })
-    const report = await s.sheet.write([{ tab: 'Activities', appends: [row(3)], updates: [{ row: 2, column: 5, values: ['edited'] }] }], basis)
+    const basis = await withRows(s, 2, true)
+    s.store.faults.inject({ status: 503, method: 'BatchUpdateValuesByDataFilter', applyThenFail: true })
+    const report = await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, appends: [row(3)], updates: [{ row: 2, column: 5, values: ['edited'] }] }], basis)
     expect(report.appended).toEqual({ Activities: { firstRow: 4, count: 1 } })
     const after = await s.sheet.read(['Activities'])
     expect(keys(after)).toEqual(['key/1', 'key/2', 'key/3'])
-    expect(s.store.stats().byMethod.BatchUpdateValues).toBe(3)
+    expect(after.tabs['Activities']!.rows[0]![5]).toBe('edited')
+    expect(s.store.stats().byMethod.BatchUpdateValuesByDataFilter).toBe(2)
   })
 
-  it('rows removed, then 503: the backend sees the removal happened and does not remove again', async () => {
+  it('rows added, then 503: their anchors show the batch landed, so the rows are not added again', async () => {
     const s = setup()
-    const basis = await withRows(s, 4)
+    const basis = await withRows(s, 2, true)
     s.store.faults.inject({ status: 503, method: 'BatchUpdateSpreadsheet', applyThenFail: true })
-    await s.sheet.write([{ tab: 'Activities', deleteRows: [3], updates: [{ row: 4, column: 5, values: ['third'] }] }], basis)
-    const after = await s.sheet.read(['Activities'])
-    expect(keys(after)).toEqual(['key/1', 'key/3', 'key/4'])
-    expect(after.tabs['Activities']!.rows[1]![5]).toBe('third')
+    s.store.resetStats()
+    await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, appends: [row(3), row(4)] }], basis)
+    expect(keys(await s.sheet.read(['Activities']))).toEqual(['key/1', 'key/2', 'key/3', 'key/4'])
+    expect(s.events).toContainEqual({ type: 'structural-repeat', outcome: 'applied' })
+    // One look through the anchors, no tab read.
+    expect(s.store.stats().byMethod).toMatchObject({ BatchUpdateSpreadsheet: 1, BatchGetValuesByDataFilter: 1 })
+    expect(metadataValues(s, 'timeline-sheets:row')).toEqual(['key/1', 'key/2', 'key/3', 'key/4'])
+  })
+
+  it('rows without a Key added, then 503: a look at the tab shows they landed', async () => {
+    const s = setup()
+    const basis = await withRows(s, 2)
+    s.store.faults.inject({ status: 503, method: 'BatchUpdateSpreadsheet', applyThenFail: true })
+    await s.sheet.write([{ tab: 'Activities', appends: [row(3)] }], basis)
+    expect(keys(await s.sheet.read(['Activities']))).toEqual(['key/1', 'key/2', 'key/3'])
     expect(s.events).toContainEqual({ type: 'structural-repeat', outcome: 'applied' })
   })
 
-  it('503 before the removal happened: the backend sees nothing changed and sends it again', async () => {
+  it('503 before the rows were added: the anchors are not there, so the batch is sent again', async () => {
     const s = setup()
-    const basis = await withRows(s, 4)
+    const basis = await withRows(s, 2, true)
     s.store.faults.inject({ status: 503, method: 'BatchUpdateSpreadsheet' })
-    await s.sheet.write([{ tab: 'Activities', deleteRows: [3] }], basis)
-    expect(keys(await s.sheet.read(['Activities']))).toEqual(['key/1', 'key/3', 'key/4'])
+    await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, appends: [row(3)] }], basis)
+    expect(keys(await s.sheet.read(['Activities']))).toEqual(['key/1', 'key/2', 'key/3'])
     expect(s.events).toContainEqual({ type: 'structural-repeat', outcome: 'not-applied' })
   })
 
-  it('a manager edit between the lost answer and the repeat: stops instead of removing by stale positions', async () => {
+  it('a manager edit between the lost answer and the repeat of rows without anchors: stops instead of guessing', async () => {
     const api = directClient(signInWithStaticToken(TOKEN).client, ROOT)
     let s!: Setup
     let edited = false
@@ -333,10 +498,30 @@ describe('quota and faults', () => {
     })
     const basis = await withRows(s, 4)
     s.store.faults.inject({ status: 503, method: 'BatchUpdateSpreadsheet' })
-    const error = await caught(s.sheet.write([{ tab: 'Activities', deleteRows: [3], updates: [{ row: 5, column: 5, values: ['x'] }] }], basis))
+    const error = await caught(s.sheet.write([{ tab: 'Activities', appends: [row(5)] }], basis))
     expect(isTimelineSheetsError(error) && error.code).toBe('TS_SHEETS_API')
-    expect((error as Error).message).toContain('changed while rows were being added or removed')
+    expect((error as Error).message).toContain('changed while rows were being added')
     expect(keys(await s.sheet.read(['Activities']))).toEqual([undefined, 'key/1', 'key/2', 'key/3', 'key/4'])
+  })
+
+  it('with anchors, a manager edit between the lost answer and the repeat does not matter: the anchors tell', async () => {
+    const api = directClient(signInWithStaticToken(TOKEN).client, ROOT)
+    let s!: Setup
+    let edited = false
+    s = setup({}, {
+      retry: {
+        sleep: async () => {
+          if (edited) return
+          edited = true
+          await managerActionsOverApi(api, s.spreadsheetId).insertBlankRow('Activities', 2)
+        },
+      },
+    })
+    const basis = await withRows(s, 4, true)
+    s.store.faults.inject({ status: 503, method: 'BatchUpdateSpreadsheet', applyThenFail: true })
+    await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, appends: [row(5)] }], basis)
+    expect(keys(await s.sheet.read(['Activities']))).toEqual([undefined, 'key/1', 'key/2', 'key/3', 'key/4', 'key/5'])
+    expect(s.events).toContainEqual({ type: 'structural-repeat', outcome: 'applied' })
   })
 
   it('layout applied, then 503: plans again from what is there and adds nothing twice', async () => {

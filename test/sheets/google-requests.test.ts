@@ -1,18 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { isTimelineSheetsError } from '../../src/errors.ts'
 import type { Snapshot, TabData } from '../../src/sheets/port.ts'
-import { a1Range, columnIndex, columnLetters, parseGridEcho, quoteTitle } from '../../src/sheets/google/a1.ts'
-import {
-  batchGetParams,
-  cellFromApi,
-  cellToApi,
-  descendingRuns,
-  planWrite,
-  remapRow,
-  splitValueRanges,
-  structuralOutcome,
-  trimRows,
-} from '../../src/sheets/google/requests.ts'
+import { a1Range, columnIndex, columnLetters, parseGridEcho, parseRangeEcho, quoteTitle } from '../../src/sheets/google/a1.ts'
+import { ROW_FORMAT_FIELDS, type RowFormats } from '../../src/sheets/google/layout.ts'
+import { batchGetParams, cellData, cellFromApi, cellToApi, jsonBytes, packBySize, trimRows } from '../../src/sheets/google/requests.ts'
+import { anchorFilter, createAnchor, ROW_ANCHOR_KEY, ROW_CLAIM_KEY, rowsByAnchor } from '../../src/sheets/google/row-anchors.ts'
+import { appendChunks, planTabs } from '../../src/sheets/google/write.ts'
 
 function tab(title: string, rows: TabData['rows'], gridRowCount = 1000): TabData {
   return { title, exists: true, header: ['User', 'Notes', 'Key'], rows, gridRowCount }
@@ -21,8 +14,6 @@ function tab(title: string, rows: TabData['rows'], gridRowCount = 1000): TabData
 function basisOf(...tabs: TabData[]): Snapshot {
   return { tabs: Object.fromEntries(tabs.map((t) => [t.title, t])) }
 }
-
-const context = { sheetIds: new Map([['Activities', 7]]), columnCounts: new Map([['Activities', 12]]) }
 
 function thrown(fn: () => unknown): unknown {
   try {
@@ -57,6 +48,11 @@ describe('A1 notation', () => {
     expect(parseGridEcho("'Sync log'!A1:Z250")).toEqual({ title: 'Sync log', rowCount: 250, columnCount: 26 })
     expect(parseGridEcho("'Jon''s!Data'!A1:B2")).toEqual({ title: "Jon's!Data", rowCount: 2, columnCount: 2 })
     expect(parseGridEcho('Tiny!A1')).toEqual({ title: 'Tiny', rowCount: 1, columnCount: 1 })
+  })
+
+  it('reads a row echo: 1-based rows, 0-based columns, quoted titles', () => {
+    expect(parseRangeEcho("'Jon''s Tab'!B5:L5")).toEqual({ title: "Jon's Tab", startRow: 5, endRow: 5, startColumn: 1, endColumn: 11 })
+    expect(parseRangeEcho('Activities!A7')).toEqual({ title: 'Activities', startRow: 7, endRow: 7, startColumn: 0, endColumn: 0 })
   })
 
   it('refuses an echo that is not bounded', () => {
@@ -96,153 +92,164 @@ describe('cells', () => {
     expect((error as Error).message).toContain('Activities!C5')
   })
 
+  it('turns a cell of an added row into RAW-equivalent CellData: text is never parsed', () => {
+    expect(['=SUM(A1:A2)', '0042', 'TRUE', 45293.5, false, null, ''].map((v) => cellData(v, 'here'))).toEqual([
+      { userEnteredValue: { stringValue: '=SUM(A1:A2)' } },
+      { userEnteredValue: { stringValue: '0042' } },
+      { userEnteredValue: { stringValue: 'TRUE' } },
+      { userEnteredValue: { numberValue: 45293.5 } },
+      { userEnteredValue: { boolValue: false } },
+      {},
+      {},
+    ])
+    expect(() => cellData(Number.POSITIVE_INFINITY, 'Activities appended row 3')).toThrow(/Activities appended row 3/)
+  })
+
   it('trims like Google', () => {
     expect(trimRows([['a', null], [], [null, 'b', ''], [], [null]])).toEqual([['a'], [], [null, 'b']])
   })
 })
 
-describe('row remapping', () => {
-  it('shifts rows below deletions up and drops deleted rows', () => {
-    const deletes = [3, 5, 6]
-    expect([2, 3, 4, 5, 6, 7, 10].map((r) => remapRow(r, deletes))).toEqual([2, undefined, 3, undefined, undefined, 4, 7])
+describe('packBySize', () => {
+  it('keeps everything in one request below the limit and starts a new one before it would be passed', () => {
+    const parts = ['a'.repeat(400), 'b'.repeat(400), 'c'.repeat(400)]
+    expect(packBySize(parts, (p) => p.length, 10_000)).toEqual([parts])
+    expect(packBySize(parts, (p) => p.length, 1000).map((b) => b.length)).toEqual([2, 1])
   })
 
-  it('groups deletions into runs, last first', () => {
-    expect(descendingRuns([2, 3, 5, 7, 8, 9])).toEqual([
-      { first: 7, last: 9 },
-      { first: 5, last: 5 },
-      { first: 2, last: 3 },
-    ])
+  it('sends a part larger than the limit on its own', () => {
+    expect(packBySize(['x'.repeat(50), 'y'], (p) => p.length, 10).map((b) => b.length)).toEqual([1, 1])
   })
 })
 
-describe('planWrite', () => {
-  const rows = [['a', 'n1', 'k1'], ['b', 'n2', 'k2'], ['c', 'n3', 'k3'], ['d', 'n4', 'k4']] // sheet rows 2–5
-
-  it('sends only value ranges when the grid does not change', () => {
-    const plan = planWrite([{ tab: 'Activities', updates: [{ row: 3, column: 1, values: ['new', null] }] }], basisOf(tab('Activities', rows)), context)
-    expect(plan.structural).toEqual([])
-    expect(plan.values).toEqual([{ range: "'Activities'!B3:C3", majorDimension: 'ROWS', values: [['new', '']] }])
+describe('row anchors', () => {
+  it('look a row up by its Key in one tab, and anchor a 1-based sheet row', () => {
+    expect(anchorFilter({ metadataKey: ROW_ANCHOR_KEY, value: 'tags-a/1' }, 7)).toEqual({
+      developerMetadataLookup: { metadataKey: 'timeline-sheets:row', metadataValue: 'tags-a/1', locationType: 'ROW', metadataLocation: { sheetId: 7 } },
+    })
+    expect(createAnchor({ metadataKey: ROW_CLAIM_KEY, value: 'c1' }, 7, 5)).toEqual({
+      createDeveloperMetadata: {
+        developerMetadata: { metadataKey: 'timeline-sheets:claim', metadataValue: 'c1', location: { dimensionRange: { sheetId: 7, dimension: 'ROWS', startIndex: 4, endIndex: 5 } }, visibility: 'DOCUMENT' },
+      },
+    })
   })
 
-  it('removes rows descending and remaps updates and appends to the rows after removal', () => {
-    const plan = planWrite(
-      [
-        {
-          tab: 'Activities',
-          deleteRows: [3, 2],
-          updates: [
-            { row: 5, column: 1, values: ['changed'] },
-            { row: 3, column: 1, values: ['lost with its row'] },
-          ],
-          appends: [['e', 'n5', 'k5']],
-        },
-      ],
-      basisOf(tab('Activities', rows)),
-      context,
-    )
-    expect(plan.structural).toEqual([{ deleteDimension: { range: { sheetId: 7, dimension: 'ROWS', startIndex: 1, endIndex: 3 } } }])
-    expect(plan.values).toEqual([
-      { range: "'Activities'!B3", majorDimension: 'ROWS', values: [['changed']] },
-      { range: "'Activities'!A4:C4", majorDimension: 'ROWS', values: [['e', 'n5', 'k5']] },
+  it('read an answer back by anchor: each row once, where it is now, with its cells', () => {
+    const k1 = anchorFilter({ metadataKey: ROW_ANCHOR_KEY, value: 'k1' }, 7)
+    const k2 = anchorFilter({ metadataKey: ROW_ANCHOR_KEY, value: 'k2' }, 7)
+    const rows = rowsByAnchor([
+      { valueRange: { range: 'Activities!A9:L9', values: [['u', 45293, '', 'x']] }, dataFilters: [k1] },
+      { valueRange: { range: 'Activities!A3:L3', values: [['v']] }, dataFilters: [k2] },
+      { valueRange: { range: 'Activities!A4:L4' }, dataFilters: [k2] },
+      { valueRange: { range: 'Activities!A1:L1', values: [['User']] }, dataFilters: [{ gridRange: { sheetId: 7, startRowIndex: 0, endRowIndex: 1 } }] },
     ])
-    expect(plan.tabs[0]!.appended).toEqual({ firstRow: 4, count: 1 })
-    expect(plan.tabs[0]).toMatchObject({ gridBefore: 1000, gridAfter: 998 })
+    expect(rows.get('timeline-sheets:row\u0000k1')).toEqual([{ title: 'Activities', row: 9, columnCount: 12, cells: ['u', 45293, null, 'x'] }])
+    expect(rows.get('timeline-sheets:row\u0000k2')?.map((r) => r.row)).toEqual([3, 4])
+    expect(rows.size).toBe(2)
+  })
+})
+
+describe('planTabs', () => {
+  const rows = [['a', 'n1', 'k1'], ['b', 'n2', 'k2'], ['c', 'n3', 'k1']] // sheet rows 2–4; k1 on two rows
+
+  it('gathers the rows a write addresses, with their Key and whether it names one row only', () => {
+    const [t] = planTabs([{ tab: 'Activities', keyColumn: 2, updates: [{ row: 3, column: 1, values: ['x'] }, { row: 2, column: 0, values: ['y'] }], deleteRows: [3] }], basisOf(tab('Activities', rows)))
+    expect([...t!.targets.values()].map((x) => ({ row: x.row, key: x.key, identifying: x.identifying, updates: x.updates.length, remove: x.remove }))).toEqual([
+      { row: 3, key: 'k2', identifying: true, updates: 1, remove: true },
+      { row: 2, key: 'k1', identifying: false, updates: 1, remove: false },
+    ])
   })
 
-  it('issues non-adjacent deletions last-first so earlier positions hold', () => {
-    const plan = planWrite([{ tab: 'Activities', deleteRows: [2, 5] }], basisOf(tab('Activities', rows)), context)
-    expect(plan.structural.map((r) => r.deleteDimension?.range?.startIndex)).toEqual([4, 1])
-  })
-
-  it('grows the grid first, only when it is short, by what the write needs', () => {
-    const plan = planWrite(
-      [{ tab: 'Activities', deleteRows: [2], appends: [['x'], ['y'], ['z']] }],
-      basisOf(tab('Activities', rows, 6)),
-      context,
-    )
-    // 4 data rows + header = rows 1–5; one removed → appends at 5–7; grid 6 − 1 = 5 → grow by 2.
-    expect(plan.structural[0]).toEqual({ appendDimension: { sheetId: 7, dimension: 'ROWS', length: 2 } })
-    expect(plan.structural[1]).toHaveProperty('deleteDimension')
-    expect(plan.tabs[0]).toMatchObject({ appended: { firstRow: 5, count: 3 }, gridAfter: 7 })
-  })
-
-  it('grows columns when a write runs past the known grid width', () => {
-    const plan = planWrite(
-      [{ tab: 'Activities', updates: [{ row: 2, column: 11, values: ['l', 'm', 'n'] }] }],
-      basisOf(tab('Activities', rows)),
-      context,
-    )
-    expect(plan.structural).toEqual([{ appendDimension: { sheetId: 7, dimension: 'COLUMNS', length: 2 } }])
-  })
-
-  it('lists tabs whose sheet id it does not know instead of guessing', () => {
-    const plan = planWrite([{ tab: 'Activities', deleteRows: [2] }], basisOf(tab('Activities', rows)), { sheetIds: new Map(), columnCounts: new Map() })
-    expect(plan.missingSheetIds).toEqual(['Activities'])
-  })
-
-  it('appends into an empty tab right under the header', () => {
-    const plan = planWrite([{ tab: 'Activities', appends: [['a'], ['b']] }], basisOf(tab('Activities', [])), context)
-    expect(plan.values[0]!.range).toBe("'Activities'!A2:A3")
-    expect(plan.tabs[0]!.appended).toEqual({ firstRow: 2, count: 2 })
-  })
-
-  it('refuses writes to tabs missing from the basis, the header row, rows outside the grid and duplicate tabs', () => {
+  it('refuses writes to tabs missing from the basis, the header row, rows outside the grid, bad numbers and duplicate tabs', () => {
     const basis = basisOf(tab('Activities', rows, 10), { title: 'Gone', exists: false, header: [], rows: [], gridRowCount: 0 })
     const cases: [unknown, string][] = [
-      [thrown(() => planWrite([{ tab: 'Gone', appends: [['x']] }], basis, context)), 'TS_SHEET_LAYOUT'],
-      [thrown(() => planWrite([{ tab: 'Nope', appends: [['x']] }], basis, context)), 'TS_SHEET_LAYOUT'],
-      [thrown(() => planWrite([{ tab: 'Activities', deleteRows: [1] }], basis, context)), 'TS_INTERNAL'],
-      [thrown(() => planWrite([{ tab: 'Activities', deleteRows: [11] }], basis, context)), 'TS_INTERNAL'],
-      [thrown(() => planWrite([{ tab: 'Activities', updates: [{ row: 0, column: 0, values: ['x'] }] }], basis, context)), 'TS_INTERNAL'],
-      [thrown(() => planWrite([{ tab: 'Activities', appends: [['x']] }, { tab: 'Activities', appends: [['y']] }], basis, context)), 'TS_INTERNAL'],
+      [thrown(() => planTabs([{ tab: 'Gone', appends: [['x']] }], basis)), 'TS_SHEET_LAYOUT'],
+      [thrown(() => planTabs([{ tab: 'Nope', appends: [['x']] }], basis)), 'TS_SHEET_LAYOUT'],
+      [thrown(() => planTabs([{ tab: 'Activities', deleteRows: [1] }], basis)), 'TS_INTERNAL'],
+      [thrown(() => planTabs([{ tab: 'Activities', deleteRows: [11] }], basis)), 'TS_INTERNAL'],
+      [thrown(() => planTabs([{ tab: 'Activities', updates: [{ row: 0, column: 0, values: ['x'] }] }], basis)), 'TS_INTERNAL'],
+      [thrown(() => planTabs([{ tab: 'Activities', updates: [{ row: 2, column: 0, values: [Number.NaN] }] }], basis)), 'TS_VALIDATION'],
+      [thrown(() => planTabs([{ tab: 'Activities', appends: [['x']] }, { tab: 'Activities', appends: [['y']] }], basis)), 'TS_INTERNAL'],
     ]
     for (const [error, code] of cases) expect(isTimelineSheetsError(error) && error.code).toBe(code)
   })
 })
 
-describe('splitValueRanges', () => {
-  const range = (i: number, text: string) => ({ range: `'T'!A${i}`, majorDimension: 'ROWS', values: [[text]] })
+describe('appendChunks: rows the tool adds', () => {
+  const header = ['User', 'Date', 'Notes', 'Delete', 'Key']
+  const formats: RowFormats = {
+    Date: { numberFormat: { type: 'DATE', pattern: 'yyyy-mm-dd' } },
+    Notes: { numberFormat: { type: 'TEXT' }, wrapStrategy: 'WRAP' },
+    Delete: { dataValidation: { condition: { type: 'BOOLEAN' }, strict: true } },
+  }
+  function state(rows: TabData['rows'], keyed = true) {
+    const [t] = planTabs([{ tab: 'Activities', ...(keyed ? { keyColumn: 4 } : {}), appends: [['x']] }], basisOf({ title: 'Activities', exists: true, header, rows, gridRowCount: 1000 }))
+    t!.sheetId = 7
+    return t!
+  }
 
-  it('keeps everything in one request below the limit', () => {
-    expect(splitValueRanges([range(2, 'a'), range(3, 'b')], 10_000)).toHaveLength(1)
+  it('inserts after the last data row, formats each column, writes RAW values and anchors each row with a new Key, in one batch', () => {
+    const t = state([['old', 45000, 'n', false, 'k0']])
+    const [chunk, ...rest] = appendChunks(t, [['u', 45293, '=1+1', false, 'k1'], ['v', null, 'plain']], 2, formats, 2_000_000)
+    expect(rest).toEqual([])
+    expect(chunk!.requests).toEqual([
+      { insertDimension: { range: { sheetId: 7, dimension: 'ROWS', startIndex: 2, endIndex: 4 }, inheritFromBefore: true } },
+      { repeatCell: { range: { sheetId: 7, startRowIndex: 2, endRowIndex: 4, startColumnIndex: 1, endColumnIndex: 2 }, cell: { userEnteredFormat: { numberFormat: { type: 'DATE', pattern: 'yyyy-mm-dd' } } }, fields: ROW_FORMAT_FIELDS } },
+      { repeatCell: { range: { sheetId: 7, startRowIndex: 2, endRowIndex: 4, startColumnIndex: 2, endColumnIndex: 3 }, cell: { userEnteredFormat: { numberFormat: { type: 'TEXT' }, wrapStrategy: 'WRAP' } }, fields: ROW_FORMAT_FIELDS } },
+      { repeatCell: { range: { sheetId: 7, startRowIndex: 2, endRowIndex: 4, startColumnIndex: 3, endColumnIndex: 4 }, cell: { dataValidation: { condition: { type: 'BOOLEAN' }, strict: true } }, fields: ROW_FORMAT_FIELDS } },
+      {
+        updateCells: {
+          start: { sheetId: 7, rowIndex: 2, columnIndex: 0 },
+          rows: [
+            { values: [{ userEnteredValue: { stringValue: 'u' } }, { userEnteredValue: { numberValue: 45293 } }, { userEnteredValue: { stringValue: '=1+1' } }, { userEnteredValue: { boolValue: false } }, { userEnteredValue: { stringValue: 'k1' } }] },
+            { values: [{ userEnteredValue: { stringValue: 'v' } }, {}, { userEnteredValue: { stringValue: 'plain' } }] },
+          ],
+          fields: 'userEnteredValue',
+        },
+      },
+      createAnchor({ metadataKey: ROW_ANCHOR_KEY, value: 'k1' }, 7, 3),
+    ])
   })
 
-  it('starts a new request before the limit would be passed', () => {
-    const big = 'x'.repeat(400)
-    const batches = splitValueRanges([range(2, big), range(3, big), range(4, big)], 1000)
-    expect(batches.map((b) => b.length)).toEqual([2, 1])
-    for (const batch of batches) expect(Buffer.byteLength(JSON.stringify(batch))).toBeLessThanOrEqual(1000)
+  it('never inherits formats from the header row, and anchors no Key the tab or the batch already holds twice', () => {
+    const t = state([])
+    const [chunk] = appendChunks(t, [['a', 1, 'n', false, 'dup'], ['b', 2, 'n', false, 'dup'], ['c', 3, 'n', false, 'ok']], 1, undefined, 2_000_000)
+    expect(chunk!.requests[0]).toEqual({ insertDimension: { range: { sheetId: 7, dimension: 'ROWS', startIndex: 1, endIndex: 4 }, inheritFromBefore: false } })
+    expect(chunk!.requests.filter((r) => r.createDeveloperMetadata).map((r) => r.createDeveloperMetadata?.developerMetadata?.metadataValue)).toEqual(['ok'])
+    expect(chunk!.requests.some((r) => r.repeatCell)).toBe(false)
   })
 
-  it('cuts one oversized block of rows into runs with their own ranges', () => {
-    const rows = Array.from({ length: 10 }, (_, i) => [`row${i}`, 'y'.repeat(200)])
-    const batches = splitValueRanges([{ range: "'T'!A2:B11", majorDimension: 'ROWS', values: rows }], 1000)
-    const pieces = batches.flat()
-    expect(pieces.length).toBeGreaterThan(1)
-    expect(pieces[0]!.range).toMatch(/^'T'!A2:B\d+$/)
-    expect(pieces.flatMap((p) => p.values ?? [])).toEqual(rows)
-    const last = pieces[pieces.length - 1]!
-    expect(last.range).toMatch(/:B11$/)
-  })
-})
-
-describe('structuralOutcome', () => {
-  const rows = [['a'], ['b'], ['c']]
-  const before = basisOf(tab('Activities', rows, 10))
-  const plan = planWrite([{ tab: 'Activities', deleteRows: [3] }], before, context).tabs
-
-  it('says applied when the rows and grid look like the basis minus the deleted rows', () => {
-    const now = basisOf(tab('Activities', [['a'], ['c']], 9))
-    expect(structuralOutcome(plan, before, now)).toBe('applied')
+  it('a tab written without keyColumn gets no anchors', () => {
+    const [chunk] = appendChunks(state([], false), [['a', 1, 'n', false, 'k1']], 1, formats, 2_000_000)
+    expect(chunk!.requests.some((r) => r.createDeveloperMetadata)).toBe(false)
   })
 
-  it('says not applied when nothing changed', () => {
-    expect(structuralOutcome(plan, before, basisOf(tab('Activities', rows, 10)))).toBe('not-applied')
-  })
-
-  it('says diverged when someone else changed the tab', () => {
-    expect(structuralOutcome(plan, before, basisOf(tab('Activities', [['a'], ['x'], ['c']], 10)))).toBe('diverged')
-    expect(structuralOutcome(plan, before, basisOf({ title: 'Activities', exists: false, header: [], rows: [], gridRowCount: 0 }))).toBe('diverged')
+  it('150,000 rows of 12 columns: chunks under the payload limit, rows and anchors contiguous, nothing spread into a call', () => {
+    const wide = [...header, 'F', 'G', 'H', 'I', 'J', 'K', 'L']
+    const [t] = planTabs([{ tab: 'Activities', keyColumn: 4, appends: [['x']] }], basisOf({ title: 'Activities', exists: true, header: wide, rows: [], gridRowCount: 1000 }))
+    t!.sheetId = 7
+    const count = 150_000
+    const rows = Array.from({ length: count }, (_, i) => ['DOMAIN\\alice', 45293 + (i % 30), `note ${i}`, false, `tags-alice/${i}`, 0.375, 0.5, 0.125, 'Client, Project', ':billable', 'ok', `fp-${i}`])
+    const limit = 2_000_000
+    const chunks = appendChunks(t!, rows, 1, formats, limit)
+    expect(chunks.length).toBeGreaterThan(10)
+    let next = 1
+    let anchors = 0
+    for (const chunk of chunks) {
+      expect(jsonBytes(chunk.requests)).toBeLessThanOrEqual(limit)
+      const insert = chunk.requests[0]!.insertDimension!.range!
+      expect(insert.startIndex).toBe(next)
+      const values = chunk.requests.find((r) => r.updateCells)!.updateCells!
+      expect(values.start?.rowIndex).toBe(next)
+      for (const r of chunk.requests) {
+        const at = r.createDeveloperMetadata?.developerMetadata?.location?.dimensionRange?.startIndex
+        if (at === undefined) continue
+        expect(at).toBe(1 + anchors)
+        anchors++
+      }
+      next = insert.endIndex!
+    }
+    expect(next).toBe(count + 1)
+    expect(anchors).toBe(count)
   })
 })

@@ -36,12 +36,21 @@ export interface GridExtent {
   columnCount: number
 }
 
+/** A bounded range as Google echoes it: 1-based rows, 0-based columns, both ends inclusive. */
+export interface RangeEcho {
+  title: string
+  startRow: number
+  endRow: number
+  startColumn: number
+  endColumn: number
+}
+
 /**
- * Reads the grid size from the range Google echoes for a whole-sheet read:
- * open ends are bounded to the grid, so `'My Tab'!A1:L1000` means 1000 rows
- * and 12 columns. A single-cell grid echoes as `Tab!A1`.
+ * Reads a range Google echoed (`'My Tab'!B5:L5`, `Tab!A1`): echoes are always
+ * sheet-qualified and bounded, so anything else is a shape this version does
+ * not understand.
  */
-export function parseGridEcho(range: string): GridExtent {
+export function parseRangeEcho(range: string): RangeEcho {
   const bang = range.lastIndexOf('!')
   const rawTitle = bang === -1 ? '' : range.slice(0, bang)
   const cells = bang === -1 ? range : range.slice(bang + 1)
@@ -51,11 +60,25 @@ export function parseGridEcho(range: string): GridExtent {
       hint: 'The Sheets API (or a proxy in between) answered in a shape this version does not understand.',
     })
   }
-  const endLetters = match[3] ?? match[1]!
-  const endRow = match[4] ?? match[2]!
   const title =
     rawTitle.startsWith("'") && rawTitle.endsWith("'") && rawTitle.length >= 2
       ? rawTitle.slice(1, -1).split("''").join("'")
       : rawTitle
-  return { title, rowCount: Number(endRow), columnCount: columnIndex(endLetters) + 1 }
+  return {
+    title,
+    startRow: Number(match[2]),
+    endRow: Number(match[4] ?? match[2]),
+    startColumn: columnIndex(match[1]!),
+    endColumn: columnIndex(match[3] ?? match[1]!),
+  }
+}
+
+/**
+ * Reads the grid size from the range Google echoes for a whole-sheet read:
+ * open ends are bounded to the grid, so `'My Tab'!A1:L1000` means 1000 rows
+ * and 12 columns. A single-cell grid echoes as `Tab!A1`.
+ */
+export function parseGridEcho(range: string): GridExtent {
+  const echo = parseRangeEcho(range)
+  return { title: echo.title, rowCount: echo.endRow, columnCount: echo.endColumn + 1 }
 }

@@ -1,10 +1,11 @@
 /**
- * The Google Sheets backend of the spreadsheet port. Request economy first
- * (DESIGN.md §5): a read is one `values.batchGet`, a write at most one
- * structural `spreadsheets.batchUpdate` plus one `values.batchUpdate` (split
- * only above ~2 MB), an unchanged layout one `spreadsheets.get`. googleapis'
- * own retries are off; the one retry policy (src/http/retry.ts) runs over two
- * pace lanes, reads and writes, each held for the quota window after a 429.
+ * The Google Sheets backend of the spreadsheet port. Request economy first:
+ * a read is one `values.batchGet`; a write reads the rows it addresses back
+ * through their row anchors and writes through them (write.ts,
+ * decisions/0003-rows-that-move.md); an unchanged layout is one
+ * `spreadsheets.get`. googleapis' own retries are off; the one retry policy
+ * (src/http/retry.ts) runs over two pace lanes, reads and writes, each held
+ * for the quota window after a 429.
  */
 import { sheets, type sheets_v4 } from '@googleapis/sheets'
 import { z } from 'zod'
@@ -15,8 +16,9 @@ import type { CellValue, LayoutOptions, LayoutReport, RequestCounts, Snapshot, S
 import { parseGridEcho, quoteTitle } from './a1.ts'
 import { classifySheetsFailure, readApiFailure, toSheetsError } from './api-errors.ts'
 import type { GoogleSignIn } from './auth.ts'
-import { LAYOUT_FIELDS, layoutIsCurrent, planLayout, readSpreadsheetState, type LayoutPlan, type SpreadsheetState } from './layout.ts'
-import { batchGetParams, cellFromApi, DEFAULT_MAX_PAYLOAD_BYTES, planWrite, splitValueRanges, structuralOutcome, type WritePlan } from './requests.ts'
+import { LAYOUT_FIELDS, layoutIsCurrent, planLayout, readSpreadsheetState, type LayoutPlan, type RowFormats, type SpreadsheetState } from './layout.ts'
+import { batchGetParams, cellFromApi, DEFAULT_MAX_PAYLOAD_BYTES } from './requests.ts'
+import { applyWrite, StaleSheetIdError, type StructuralOutcome, type WriteDeps } from './write.ts'
 
 export interface GooglePaceOptions {
   /** Read requests started per minute. @default 60 */
@@ -44,8 +46,10 @@ export interface GoogleSpreadsheetOptions {
   retry?: Partial<RetryOptions>
   /** Google's quota window; tests with a fast fake clock shorten it. */
   quota?: { windowMs?: number; now?: () => number; random?: () => number }
-  /** Largest `values.batchUpdate` body. @default 2_000_000 */
+  /** Largest request body the backend builds (larger writes are split). @default 2_000_000 */
   maxPayloadBytes?: number
+  /** Values of claims on rows without an anchor; tests make them predictable. @default random UUIDs */
+  claimValue?: () => string
   log?: (event: GoogleSheetsEvent) => void
 }
 
@@ -91,6 +95,10 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   const columnCounts = new Map<string, number>()
   /** True while the ids in `sheetIds` came from an earlier run's hints and are not confirmed yet. */
   let hintedIds = false
+  /** What each tab's data rows carry, from the layout applied in this process or an earlier run's hints. */
+  const rowFormats = new Map<string, RowFormats>()
+  /** Tabs whose id Google showed to name them in this process (an id from hints is not confirmed until then). */
+  const confirmedIds = new Set<string>()
 
   const sleep = policy.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
   // The quota hold lives here rather than in Pace.holdFor so that it follows
@@ -197,19 +205,19 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     return result
   }
 
-  const structuralWrite = async (plan: WritePlan, basis: Snapshot): Promise<void> => {
-    const touched = plan.tabs.filter((t) => t.deletes.length > 0 || t.growRows > 0 || t.growColumns > 0).map((t) => t.tab)
+  /**
+   * A spreadsheets.batchUpdate. It is atomic on Google's side but may have
+   * been applied before its answer was lost (5xx, dropped connection; a 429 is
+   * refused before anything happens): then `check` looks first, and the batch
+   * is repeated only if it was not applied.
+   */
+  const structuralBatch = async (requests: sheets_v4.Schema$Request[], check: () => Promise<StructuralOutcome>, touched: readonly string[]): Promise<void> => {
     let answerLost = false
     await withRetry('write', 'spreadsheets.batchUpdate', async (attempt) => {
       if (answerLost) {
-        // The last attempt may have been applied before its answer was lost;
-        // deletes are positional, so repeating an applied one would remove
-        // other rows. Look first (one read), then repeat only if needed.
-        const data = await send('read', 'values.batchGet', attempt, () => api.spreadsheets.values.batchGet(batchGetParams(spreadsheetId, touched)))
-        const current: Snapshot = { tabs: Object.fromEntries(toTabs(touched, data)) }
-        const outcome = structuralOutcome(plan.tabs, basis, current)
+        const outcome = await check()
         if (outcome === 'diverged') {
-          throw new TimelineSheetsError('TS_SHEETS_API', `The tabs ${touched.map((t) => `"${t}"`).join(', ')} of spreadsheet ${spreadsheetId} changed while rows were being added or removed; the change was not repeated`, {
+          throw new TimelineSheetsError('TS_SHEETS_API', `The tabs ${touched.map((t) => `"${t}"`).join(', ')} of spreadsheet ${spreadsheetId} changed while rows were being added; the change was not repeated`, {
             hint: 'Someone edited the sheet during the run. Run again: the next run reads the sheet afresh.',
           })
         }
@@ -217,9 +225,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
         if (outcome === 'applied') return
       }
       try {
-        await send('write', 'spreadsheets.batchUpdate', attempt, () =>
-          api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests: plan.structural } }),
-        )
+        await send('write', 'spreadsheets.batchUpdate', attempt, () => api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests } }))
       } catch (error) {
         answerLost = answerMayBeLost(error)
         throw error
@@ -227,49 +233,60 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     })
   }
 
+  const knownSheetIds = async (tabs: readonly string[]): Promise<Map<string, number>> => {
+    if (tabs.some((t) => !sheetIds.has(t))) await refreshSheetIds()
+    const missing = tabs.filter((t) => !sheetIds.has(t))
+    if (missing.length > 0) {
+      throw new TimelineSheetsError('TS_SHEET_LAYOUT', `The tabs ${missing.map((t) => `"${t}"`).join(', ')} no longer exist in spreadsheet ${spreadsheetId}`, {
+        hint: 'A tab was deleted or renamed during the run. Run again: the layout step creates it.',
+      })
+    }
+    return new Map(tabs.map((t) => [t, sheetIds.get(t)!]))
+  }
+
+  const writeDeps: WriteDeps = {
+    spreadsheetId,
+    api,
+    call,
+    batchUpdate: structuralBatch,
+    readTabs: batchGet,
+    sheetIds: knownSheetIds,
+    idConfirmed: (tab) => !hintedIds || confirmedIds.has(tab),
+    confirmId: (tab) => void confirmedIds.add(tab),
+    columnCount: (tab) => columnCounts.get(tab),
+    setColumnCount: (tab, count) => void columnCounts.set(tab, count),
+    rowFormats: (tab) => rowFormats.get(tab),
+    maxPayloadBytes: maxPayload,
+    ...(options.claimValue ? { claimValue: options.claimValue } : {}),
+  }
+
   const write = async (writes: TabWrite[], basis: Snapshot): Promise<WriteReport> => {
     const effective = writes.filter((w) => (w.updates?.length ?? 0) + (w.appends?.length ?? 0) + (w.deleteRows?.length ?? 0) > 0)
-    const context = { sheetIds, columnCounts }
-    let plan = planWrite(effective, basis, context)
-    if (plan.missingSheetIds.length > 0) {
-      await refreshSheetIds()
-      plan = planWrite(effective, basis, context)
-      if (plan.missingSheetIds.length > 0) {
-        throw new TimelineSheetsError('TS_SHEET_LAYOUT', `The tabs ${plan.missingSheetIds.map((t) => `"${t}"`).join(', ')} no longer exist in spreadsheet ${spreadsheetId}`, {
-          hint: 'A tab was deleted or renamed during the run. Run again: the layout step creates it.',
+    if (effective.length === 0) return { appended: {}, skipped: [] }
+    try {
+      return await applyWrite(writeDeps, effective, basis)
+    } catch (error) {
+      // Tab ids from an earlier run's hints may be stale (a tab deleted and made again): learn them afresh, once.
+      const stale =
+        error instanceof StaleSheetIdError ||
+        (error instanceof TimelineSheetsError && /No grid with id|No sheet with id|updateSheetProperties: A sheet with the name/i.test(error.message))
+      if (!stale) throw error
+      if (!hintedIds) {
+        throw new TimelineSheetsError('TS_SHEETS_API', `A tab of spreadsheet ${spreadsheetId} was deleted, made again or renamed while rows were being written; nothing more was written`, {
+          hint: 'Someone changed the tabs during the run. Run again: the next run reads the sheet afresh.',
+          cause: error,
         })
       }
+      hintedIds = false
+      await refreshSheetIds()
+      return applyWrite(writeDeps, effective, basis)
     }
-    if (plan.structural.length > 0) {
-      try {
-        await structuralWrite(plan, basis)
-      } catch (error) {
-        // Tab ids from an earlier run's hints may be stale (a tab deleted and made again): learn them afresh, once.
-        if (!hintedIds || !(error instanceof TimelineSheetsError && /No grid with id|No sheet with id/i.test(error.message))) throw error
-        hintedIds = false
-        await refreshSheetIds()
-        plan = planWrite(effective, basis, context)
-        await structuralWrite(plan, basis)
-      }
-    }
-    for (const tab of plan.tabs) {
-      if (tab.growColumns > 0) columnCounts.set(tab.tab, (columnCounts.get(tab.tab) ?? 0) + tab.growColumns)
-    }
-    // Absolute ranges and RAW input: repeating a batch writes the same cells
-    // again, and no text can turn into a formula or a number.
-    for (const batch of splitValueRanges(plan.values, maxPayload)) {
-      await call('write', 'values.batchUpdate', () =>
-        api.spreadsheets.values.batchUpdate({ spreadsheetId, requestBody: { valueInputOption: 'RAW', data: batch } }),
-      )
-    }
-    const appended: WriteReport['appended'] = {}
-    for (const tab of plan.tabs) if (tab.appended) appended[tab.tab] = tab.appended
-    return { appended, skipped: [] }
   }
 
   const layoutPlan = async (tabs: TabSpec[], layoutOptions: LayoutOptions): Promise<LayoutPlan | undefined> => {
     sheetIds.clear()
     const state: SpreadsheetState = readSpreadsheetState(await getSpreadsheet(LAYOUT_FIELDS))
+    hintedIds = false
     if (layoutIsCurrent(tabs, layoutOptions, state)) return undefined
     const existing = tabs.map((t) => t.title).filter((title) => state.sheets.some((s) => s.title === title))
     const headers = new Map<string, CellValue[]>()
@@ -306,7 +323,10 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
         throw error
       }
     })
-    if (plan) for (const [title, id] of plan.sheetIds) sheetIds.set(title, id)
+    if (plan) {
+      for (const [title, id] of plan.sheetIds) sheetIds.set(title, id)
+      for (const [title, formats] of plan.rowFormats) rowFormats.set(title, formats)
+    }
     return { createdTabs, changed: true }
   }
 
@@ -317,17 +337,30 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     read,
     write,
     requestCounts: () => ({ ...counts }),
-    exportHints: () => ({ sheetIds: Object.fromEntries(sheetIds) }),
+    exportHints: () => ({ sheetIds: Object.fromEntries(sheetIds), rowFormats: Object.fromEntries(rowFormats) }),
     importHints: (hints) => {
       const parsed = hintsSchema.safeParse(hints)
-      if (!parsed.success || sheetIds.size > 0) return
-      for (const [title, id] of Object.entries(parsed.data.sheetIds)) sheetIds.set(title, id)
-      hintedIds = sheetIds.size > 0
+      if (!parsed.success) return
+      if (sheetIds.size === 0) {
+        for (const [title, id] of Object.entries(parsed.data.sheetIds)) sheetIds.set(title, id)
+        hintedIds = sheetIds.size > 0
+      }
+      if (rowFormats.size === 0) for (const [title, formats] of Object.entries(parsed.data.rowFormats ?? {})) rowFormats.set(title, formats as RowFormats)
     },
   }
 }
 
-const hintsSchema = z.object({ sheetIds: z.record(z.string(), z.int().min(0)) })
+const columnFormatSchema = z
+  .object({
+    numberFormat: z.object({ type: z.string(), pattern: z.string().optional() }).optional(),
+    wrapStrategy: z.literal('WRAP').optional(),
+    dataValidation: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict()
+const hintsSchema = z.object({
+  sheetIds: z.record(z.string(), z.int().min(0)),
+  rowFormats: z.record(z.string(), z.record(z.string(), columnFormatSchema)).optional(),
+})
 
 /** A 429 is refused before any work; a 5xx or a dropped connection may come after the change was applied. */
 function answerMayBeLost(error: unknown): boolean {

@@ -128,6 +128,19 @@ function isOurStatusRule(rule: sheets_v4.Schema$ConditionalFormatRule): boolean 
   return condition?.type === 'CUSTOM_FORMULA' && OUR_STATUS_FORMULA.test(formula)
 }
 
+/** What the cells of one column carry in every data row: number format, wrap, checkbox or dropdown. */
+export interface ColumnCellFormat {
+  numberFormat?: sheets_v4.Schema$NumberFormat
+  wrapStrategy?: 'WRAP'
+  dataValidation?: sheets_v4.Schema$DataValidationRule
+}
+
+/** Per column header name, what a data row's cells carry in one tab; rows the tool adds get the same. */
+export type RowFormats = Record<string, ColumnCellFormat>
+
+/** The parts of a cell a `ColumnCellFormat` sets (and clears, where it has none). */
+export const ROW_FORMAT_FIELDS = 'userEnteredFormat.numberFormat,userEnteredFormat.wrapStrategy,dataValidation'
+
 export interface LayoutPlan {
   requests: sheets_v4.Schema$Request[]
   createdTabs: string[]
@@ -135,6 +148,8 @@ export interface LayoutPlan {
   columns: Map<string, Map<string, number>>
   /** Sheet ids per tab after the layout. */
   sheetIds: Map<string, number>
+  /** What each tab's data rows carry, by column name. */
+  rowFormats: Map<string, RowFormats>
 }
 
 /**
@@ -153,6 +168,7 @@ export function planLayout(
   const createdTabs: string[] = []
   const columns = new Map<string, Map<string, number>>()
   const sheetIds = new Map<string, number>()
+  const rowFormats = new Map<string, RowFormats>()
   const byTitle = new Map(state.sheets.map((s) => [s.title, s]))
   const used = new Set(state.sheets.map((s) => s.sheetId))
   for (const s of state.sheets) sheetIds.set(s.title, s.sheetId)
@@ -174,7 +190,8 @@ export function planLayout(
       missing.push({ name: column.name, index: next })
       next++
     }
-    const width = Math.max(next, ...[...positions.values()].map((i) => i + 1))
+    let width = next
+    for (const i of positions.values()) width = Math.max(width, i + 1)
     let sheetId: number
     if (existing) {
       sheetId = existing.sheetId
@@ -234,6 +251,8 @@ export function planLayout(
     })
     if (spec.readOnly) protect(`${spec.title}`, { sheetId })
     else protect(`${spec.title} header`, { sheetId, startRowIndex: 0, endRowIndex: 1 })
+    const formats: RowFormats = {}
+    rowFormats.set(spec.title, formats)
     for (const column of spec.columns) {
       const index = positions.get(column.name)!
       const body = { sheetId, startRowIndex: 1, startColumnIndex: index, endColumnIndex: index + 1 }
@@ -252,6 +271,7 @@ export function planLayout(
       }
       const rule = validationFor(column, spec.title, columns)
       if (rule) requests.push({ setDataValidation: { range: body, rule } })
+      formats[column.name] = { ...(format ? { numberFormat: format } : {}), ...(column.wrap ? { wrapStrategy: 'WRAP' as const } : {}), ...(rule ? { dataValidation: rule } : {}) }
       const dimension: sheets_v4.Schema$DimensionProperties = {}
       const dimensionFields: string[] = []
       if (column.hidden) {
@@ -324,7 +344,7 @@ export function planLayout(
           },
         },
   )
-  return { requests, createdTabs, columns, sheetIds }
+  return { requests, createdTabs, columns, sheetIds, rowFormats }
 }
 
 function statusRange(sheetId: number, width: number): sheets_v4.Schema$GridRange {

@@ -1,0 +1,699 @@
+/**
+ * How the Google backend applies a write planned on an earlier read
+ * (decisions/0003-rows-that-move.md). The Sheets API has no conditional
+ * write, so nothing is written to a position that was not just confirmed:
+ *
+ * 1. Rows of a tab written with `keyColumn` are addressed through their row
+ *    anchors: one `values.batchGetByDataFilter` reads them back wherever they
+ *    are now, and a row that no longer holds what the basis showed is skipped.
+ * 2. A row without an anchor (typed by a person, written by an older version,
+ *    a Key on two rows) is found in a fresh read of the tab by content and Key,
+ *    claimed with an anchor there, read back through the claim and kept only
+ *    if the claim sits on that row. Tabs without `keyColumn` get the same
+ *    fresh read and are written to the positions it confirmed.
+ * 3. Values go through the anchors (`values.batchUpdateByDataFilter`): a sort
+ *    between the read-back and the write still lands every cell on its row.
+ *    A removal empties the row.
+ * 4. New rows are inserted (never written over) after the last row, with their
+ *    formats and, where they have a Key, their anchor, in one atomic
+ *    `spreadsheets.batchUpdate`, which also deletes the anchors of emptied rows
+ *    and the claims.
+ *
+ * Steady state (every addressed row anchored): one read and at most two writes.
+ */
+import { randomUUID } from 'node:crypto'
+import type { sheets_v4 } from '@googleapis/sheets'
+import { keyText, locateRows, sameCells } from '../../core/row-identity.ts'
+import { TimelineSheetsError } from '../../errors.ts'
+import type { CellUpdate, CellValue, SkippedRow, Snapshot, TabData, TabWrite, WriteReport } from '../port.ts'
+import { a1Range, parseRangeEcho } from './a1.ts'
+import { ROW_FORMAT_FIELDS, type ColumnCellFormat, type RowFormats } from './layout.ts'
+import { cellData, cellToApi, jsonBytes, packBySize, trimRows } from './requests.ts'
+import {
+  anchorFilter,
+  type AnchorRef,
+  createAnchor,
+  deleteAnchors,
+  everyAnchorFilter,
+  refId,
+  refOfFilter,
+  ROW_ANCHOR_KEY,
+  ROW_CLAIM_KEY,
+  type RowEcho,
+  rowsByAnchor,
+} from './row-anchors.ts'
+
+/** What a look after a lost answer says about a structural batchUpdate. */
+export type StructuralOutcome = 'applied' | 'not-applied' | 'diverged'
+
+/** The backend's I/O, as the write needs it. */
+export interface WriteDeps {
+  spreadsheetId: string
+  api: sheets_v4.Sheets
+  /** One call under the retry policy; a lost answer repeats it as it is. */
+  call<T>(lane: 'read' | 'write', operation: string, request: () => Promise<{ data: T }>): Promise<T>
+  /** A `spreadsheets.batchUpdate` that, after a lost answer, repeats only if `check` says it was not applied. */
+  batchUpdate(requests: sheets_v4.Schema$Request[], check: () => Promise<StructuralOutcome>, touched: readonly string[]): Promise<void>
+  /** Whole tabs as a read returns them (values.batchGet). */
+  readTabs(tabs: readonly string[]): Promise<Map<string, TabData>>
+  /** Sheet ids of these tabs, learnt with one spreadsheets.get if one is not known. */
+  sheetIds(tabs: readonly string[]): Promise<Map<string, number>>
+  /** False while a tab's id comes from an earlier run's hints and Google has not shown it names that tab. */
+  idConfirmed(tab: string): boolean
+  confirmId(tab: string): void
+  /** Grid columns of a tab as last seen, if known. */
+  columnCount(tab: string): number | undefined
+  setColumnCount(tab: string, count: number): void
+  /** What the tab's data rows carry, by column name, if the layout is known. */
+  rowFormats(tab: string): RowFormats | undefined
+  maxPayloadBytes: number
+  /** A fresh value for a claim; tests make it predictable. */
+  claimValue?: () => string
+}
+
+/** A basis row the write addresses, and how it was found again. */
+interface Target {
+  row: number
+  cells: readonly CellValue[]
+  key: string | undefined
+  identifying: boolean
+  updates: CellUpdate[]
+  remove: boolean
+  /** Keyed tabs: the anchor the value write goes through, and the row as read back through it. */
+  anchor?: AnchorRef
+  echo?: RowEcho
+  claim?: { ref: AnchorRef; row: number; permanent: boolean }
+  /** Positional: the row it is now and what it holds. */
+  now?: number
+  nowCells?: readonly CellValue[]
+}
+
+export interface TabState {
+  write: TabWrite
+  basis: TabData
+  keyColumn: number | undefined
+  targets: Map<number, Target>
+  basisKeys: Map<string, number>
+  current?: TabData
+  sheetId?: number
+  /** Anchor filters to delete once the values are written. */
+  cleanup: sheets_v4.Schema$DataFilter[]
+  temporaryClaims: boolean
+}
+
+/** Thrown when a tab id no longer names that tab: the caller learns the ids again and starts over. */
+export class StaleSheetIdError extends Error {
+  readonly tab: string
+  constructor(tab: string) {
+    super(`The sheet id known for "${tab}" no longer names that tab`)
+    this.tab = tab
+  }
+}
+
+/** Applies `writes`, addressed relative to `basis`, as the module comment says. */
+export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], basis: Snapshot): Promise<WriteReport> {
+  const tabs = planTabs(writes, basis)
+  const skipped: SkippedRow[] = []
+  const skip = (tab: TabState, row: number, reason: SkippedRow['reason']) => {
+    if (!skipped.some((s) => s.tab === tab.write.tab && s.row === row)) skipped.push({ tab: tab.write.tab, row, reason })
+  }
+  const claimValue = deps.claimValue ?? (() => randomUUID())
+
+  // Sheet ids: every keyed tab looks its rows up by sheet, and every tab that grows needs one.
+  const needIds = tabs.filter((t) => (t.keyColumn !== undefined && keyedTargets(t).length > 0) || (t.write.appends?.length ?? 0) > 0 || needsColumns(deps, t) > 0)
+  if (needIds.length > 0) {
+    const ids = await deps.sheetIds(needIds.map((t) => t.write.tab))
+    for (const t of needIds) t.sheetId = ids.get(t.write.tab)
+  }
+
+  // 1. Read the anchored rows back (one read), confirming each keyed tab's sheet id on the way.
+  const lookups = tabs.filter((t) => t.keyColumn !== undefined && keyedTargets(t).length > 0)
+  if (lookups.length > 0) {
+    const filters: sheets_v4.Schema$DataFilter[] = []
+    for (const t of lookups) {
+      filters.push({ gridRange: { sheetId: t.sheetId!, startRowIndex: 0, endRowIndex: 1 } })
+      for (const target of keyedTargets(t)) if (target.identifying) filters.push(anchorFilter({ metadataKey: ROW_ANCHOR_KEY, value: target.key! }, t.sheetId!))
+    }
+    const answer = await lookUp(deps, filters)
+    for (const t of lookups) confirmIds(deps, t, answer.headers)
+    for (const t of lookups) {
+      for (const target of keyedTargets(t)) {
+        if (!target.identifying) continue
+        const ref: AnchorRef = { metadataKey: ROW_ANCHOR_KEY, value: target.key! }
+        const rows = (answer.rows.get(refId(ref)) ?? []).filter((r) => r.title === t.write.tab)
+        if (rows.length === 1) {
+          const [echo] = rows as [RowEcho]
+          if (sameCells(echo.cells, target.cells)) {
+            target.anchor = ref
+            target.echo = echo
+          } else {
+            skip(t, target.row, keyText(echo.cells, t.keyColumn) === target.key ? 'changed' : 'gone')
+            target.remove = false
+            target.updates = []
+          }
+        } else if (rows.length > 1) {
+          // Two rows carry this Key's anchor: neither can be written through it. Both anchors go; the row is claimed afresh.
+          target.identifying = false
+          t.cleanup.push(anchorFilter(ref, t.sheetId!))
+        }
+      }
+    }
+  }
+
+  // 2. One fresh read of the tabs whose rows must be found by content: unanchored keyed rows, and every positional row.
+  const toRead = tabs.filter((t) => pendingTargets(t).length > 0)
+  if (toRead.length > 0) {
+    const fresh = await deps.readTabs(toRead.map((t) => t.write.tab))
+    for (const t of toRead) {
+      const current = fresh.get(t.write.tab)
+      if (!current?.exists) {
+        throw new TimelineSheetsError('TS_SHEET_LAYOUT', `The tab "${t.write.tab}" of spreadsheet ${deps.spreadsheetId} disappeared during the run`, {
+          hint: 'A tab was deleted or renamed during the run. Run again: the layout step creates it.',
+        })
+      }
+      t.current = current
+      locatePending(t, current, claimValue, skip)
+    }
+  }
+
+  // 3. Columns the values need, and claims on the rows found by content.
+  await runStructural(deps, tabs, preparingParts(deps, tabs))
+
+  // 4. Read the claims back: a claim is kept only where it sits on the row it was meant for.
+  const claimed = tabs.flatMap((t) => [...t.targets.values()].filter((target) => target.claim).map((target) => ({ t, target })))
+  if (claimed.length > 0) {
+    const answer = await lookUp(deps, claimed.map(({ t, target }) => anchorFilter(target.claim!.ref, t.sheetId!)))
+    for (const { t, target } of claimed) {
+      const claim = target.claim!
+      const rows = (answer.rows.get(refId(claim.ref)) ?? []).filter((r) => r.title === t.write.tab)
+      if (rows.length === 1 && sameCells(rows[0]!.cells, target.cells)) {
+        target.anchor = claim.ref
+        target.echo = rows[0]!
+      } else {
+        skip(t, target.row, 'changed')
+        target.updates = []
+        target.remove = false
+        if (claim.permanent) t.cleanup.push(anchorFilter(claim.ref, t.sheetId!))
+      }
+    }
+  }
+
+  // 5. Values, through the anchors (keyed) or at the confirmed positions.
+  await writeValues(deps, tabs, skip)
+
+  // 6. New rows (inserted, with formats and anchors), and the anchors of emptied rows, rejected and temporary claims go.
+  const appended: WriteReport['appended'] = {}
+  await runStructural(deps, tabs, finishingParts(deps, tabs, appended))
+
+  skipped.sort((a, b) => (a.tab === b.tab ? a.row - b.row : a.tab < b.tab ? -1 : 1))
+  return { appended, skipped }
+}
+
+/** Checks every write against its basis before anything is sent, and gathers the rows each one addresses. */
+export function planTabs(writes: readonly TabWrite[], basis: Snapshot): TabState[] {
+  const seen = new Set<string>()
+  const out: TabState[] = []
+  for (const write of writes) {
+    if (seen.has(write.tab)) {
+      throw new TimelineSheetsError('TS_INTERNAL', `Two writes address the tab "${write.tab}" in one call`, {
+        hint: 'Merge them into one TabWrite: positions of the second would not account for the first.',
+      })
+    }
+    seen.add(write.tab)
+    const data = basis.tabs[write.tab]
+    if (!data || !data.exists) {
+      throw new TimelineSheetsError('TS_SHEET_LAYOUT', `Cannot write to the tab "${write.tab}": it was not in the snapshot read before`, {
+        hint: 'Create the tabs first (ensureLayout), then read them, then write.',
+      })
+    }
+    if (write.keyColumn !== undefined && (!Number.isInteger(write.keyColumn) || write.keyColumn < 0)) {
+      throw new TimelineSheetsError('TS_INTERNAL', `Invalid key column ${write.keyColumn} for "${write.tab}"`, { hint: 'The key column is a 0-based index, as read.' })
+    }
+    const basisKeys = new Map<string, number>()
+    if (write.keyColumn !== undefined) {
+      for (const cells of data.rows) {
+        const key = keyText(cells, write.keyColumn)
+        if (key !== undefined) basisKeys.set(key, (basisKeys.get(key) ?? 0) + 1)
+      }
+    }
+    const t: TabState = { write, basis: data, keyColumn: write.keyColumn, targets: new Map(), basisKeys, cleanup: [], temporaryClaims: false }
+    const targetOf = (row: number): Target => {
+      let target = t.targets.get(row)
+      if (!target) {
+        const cells = row === 1 ? data.header : (data.rows[row - 2] ?? [])
+        const key = row === 1 ? undefined : keyText(cells, write.keyColumn)
+        target = { row, cells, key, identifying: key !== undefined && basisKeys.get(key) === 1, updates: [], remove: false }
+        t.targets.set(row, target)
+      }
+      return target
+    }
+    for (const update of write.updates ?? []) {
+      if (!Number.isInteger(update.row) || update.row < 1 || !Number.isInteger(update.column) || update.column < 0) {
+        throw new TimelineSheetsError('TS_INTERNAL', `Invalid cell address row ${update.row}, column ${update.column} in "${write.tab}"`, {
+          hint: 'Rows are 1-based sheet rows and columns 0-based indexes, as read.',
+        })
+      }
+      update.values.forEach((value, i) => cellToApi(value, `${a1Range(write.tab, update.row, update.column + i, 1, 1)}`))
+      if (update.values.length > 0) targetOf(update.row).updates.push(update)
+    }
+    const lastRow = Math.max(data.gridRowCount, data.rows.length + 1)
+    for (const row of write.deleteRows ?? []) {
+      if (!Number.isInteger(row) || row < 2 || row > lastRow) {
+        throw new TimelineSheetsError('TS_INTERNAL', `Cannot remove row ${row} of "${write.tab}": rows 2…${lastRow} exist`, {
+          hint: 'Row numbers must come from the snapshot the write is based on; row 1 is the header.',
+        })
+      }
+      targetOf(row).remove = true
+    }
+    for (const [i, row] of (write.appends ?? []).entries()) row.forEach((value, j) => cellToApi(value, `${write.tab} appended row ${i + 1}, cell ${j + 1}`))
+    out.push(t)
+  }
+  return out
+}
+
+function keyedTargets(t: TabState): Target[] {
+  if (t.keyColumn === undefined) return []
+  return [...t.targets.values()].filter((target) => target.row >= 2 && (target.updates.length > 0 || target.remove))
+}
+
+/** Targets not yet found again: unanchored keyed rows, and every positional one. */
+function pendingTargets(t: TabState): Target[] {
+  return [...t.targets.values()].filter((target) => (target.updates.length > 0 || target.remove) && !target.anchor)
+}
+
+/** Finds pending rows in a fresh read: keyed rows get a claim there, positional rows their position. */
+function locatePending(t: TabState, current: TabData, claimValue: () => string, skip: (t: TabState, row: number, reason: SkippedRow['reason']) => void): void {
+  const pending = pendingTargets(t)
+  const header = pending.filter((target) => target.row === 1)
+  for (const target of header) {
+    if (sameCells(current.header, target.cells)) {
+      target.now = 1
+      target.nowCells = current.header
+    } else {
+      skip(t, 1, 'changed')
+      target.updates = []
+    }
+  }
+  const rows = pending.filter((target) => target.row >= 2)
+  const where = locateRows(t.basis, current, rows.map((target) => target.row), t.keyColumn)
+  for (const target of rows) {
+    const found = where.get(target.row)
+    if (found?.kind !== 'found') {
+      skip(t, target.row, found?.kind === 'changed' ? 'changed' : 'gone')
+      target.updates = []
+      target.remove = false
+      continue
+    }
+    if (t.keyColumn === undefined) {
+      target.now = found.row
+      target.nowCells = current.rows[found.row - 2] ?? []
+      continue
+    }
+    const newKey = target.key === undefined ? keySetBy(target.updates, t.keyColumn) : undefined
+    let ref: AnchorRef
+    let permanent = true
+    if (target.identifying) ref = { metadataKey: ROW_ANCHOR_KEY, value: target.key! }
+    else if (newKey !== undefined && !t.basisKeys.has(newKey)) ref = { metadataKey: ROW_ANCHOR_KEY, value: newKey }
+    else {
+      ref = { metadataKey: ROW_CLAIM_KEY, value: claimValue() }
+      permanent = false
+      t.temporaryClaims = true
+    }
+    target.claim = { ref, row: found.row, permanent }
+  }
+}
+
+/** The Key a row's updates put in the key column, if they set one. */
+function keySetBy(updates: readonly CellUpdate[], keyColumn: number): string | undefined {
+  let key: string | undefined
+  for (const update of updates) {
+    const i = keyColumn - update.column
+    if (i >= 0 && i < update.values.length) {
+      const value = update.values[i]
+      key = typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined
+    }
+  }
+  return key
+}
+
+/** Columns a write needs beyond the grid as last seen (0: none, or the width is not known). */
+function needsColumns(deps: WriteDeps, t: TabState): number {
+  const known = deps.columnCount(t.write.tab)
+  if (known === undefined) return 0
+  let width = 0
+  for (const update of t.write.updates ?? []) width = Math.max(width, update.column + update.values.length)
+  for (const row of t.write.appends ?? []) width = Math.max(width, row.length)
+  return Math.max(0, width - known)
+}
+
+interface LookUpAnswer {
+  rows: Map<string, RowEcho[]>
+  /** Sheet id → title and columns, from the header-row filters. */
+  headers: Map<number, { title: string; columnCount: number }>
+}
+
+async function lookUp(deps: WriteDeps, filters: readonly sheets_v4.Schema$DataFilter[]): Promise<LookUpAnswer> {
+  const answer: LookUpAnswer = { rows: new Map(), headers: new Map() }
+  for (const batch of packBySize(filters, jsonBytes, deps.maxPayloadBytes)) {
+    const data = await deps.call('read', 'values.batchGetByDataFilter', () =>
+      deps.api.spreadsheets.values.batchGetByDataFilter({
+        spreadsheetId: deps.spreadsheetId,
+        requestBody: { dataFilters: batch, majorDimension: 'ROWS', valueRenderOption: 'FORMULA', dateTimeRenderOption: 'SERIAL_NUMBER' },
+      }),
+    )
+    const ranges = Array.isArray(data?.valueRanges) ? data.valueRanges : []
+    for (const [key, rows] of rowsByAnchor(ranges)) answer.rows.set(key, (answer.rows.get(key) ?? []).concat(rows))
+    for (const matched of ranges) {
+      const grid = matched.dataFilters?.find((f) => f.gridRange)?.gridRange
+      if (!grid || typeof matched.valueRange?.range !== 'string') continue
+      const echo = parseRangeEcho(matched.valueRange.range)
+      answer.headers.set(grid.sheetId ?? 0, { title: echo.title, columnCount: echo.endColumn + 1 })
+    }
+  }
+  return answer
+}
+
+function confirmIds(deps: WriteDeps, t: TabState, headers: LookUpAnswer['headers']): void {
+  const seen = headers.get(t.sheetId!)
+  if (!seen || seen.title !== t.write.tab) throw new StaleSheetIdError(t.write.tab)
+  deps.confirmId(t.write.tab)
+  deps.setColumnCount(t.write.tab, seen.columnCount)
+}
+
+/** One unit of the structural write; units are packed into batchUpdates under the payload limit, in order. */
+interface StructuralPart {
+  tab: TabState
+  requests: sheets_v4.Schema$Request[]
+  bytes: number
+  /** Anchors this part creates, with the cells their row must hold (undefined: any). */
+  anchors: { ref: AnchorRef; cells: readonly CellValue[] | undefined }[]
+  /** Rows inserted at a 1-based row, for a look at the tab after a lost answer. */
+  inserted?: Insert
+  /** Grid columns before and after, when the part adds columns. */
+  columns?: { before: number; after: number }
+}
+
+interface Insert {
+  at: number
+  rows: readonly (readonly CellValue[])[]
+}
+
+/** Before the values: columns they need, and the claims on rows found by content. */
+function preparingParts(deps: WriteDeps, tabs: readonly TabState[]): StructuralPart[] {
+  const parts: StructuralPart[] = []
+  for (const t of tabs) {
+    const grow = needsColumns(deps, t)
+    const known = deps.columnCount(t.write.tab) ?? 0
+    if (grow > 0) parts.push(structuralPart(t, [{ appendDimension: { sheetId: t.sheetId!, dimension: 'COLUMNS', length: grow } }], { columns: { before: known, after: known + grow } }))
+  }
+  for (const t of tabs) {
+    for (const target of t.targets.values()) {
+      if (!target.claim) continue
+      const claim = target.claim
+      parts.push(structuralPart(t, [createAnchor(claim.ref, t.sheetId!, claim.row)], { anchors: [{ ref: claim.ref, cells: undefined }] }))
+    }
+  }
+  return parts
+}
+
+/**
+ * After the values: new rows, then the anchors that must go (emptied rows,
+ * rejected claims, every temporary claim of the tab, stale ones included).
+ * Deleting by filter twice deletes nothing more, so these parts repeat safely.
+ */
+function finishingParts(deps: WriteDeps, tabs: readonly TabState[], appended: WriteReport['appended']): StructuralPart[] {
+  const parts: StructuralPart[] = []
+  for (const t of tabs) {
+    const rows = t.write.appends ?? []
+    if (rows.length === 0) continue
+    const before = t.current ?? t.basis
+    // New rows go right after the last row as the tab was last seen: inserted, so they never cover a row.
+    const start = Math.min(before.rows.length + 1, Math.max(1, before.gridRowCount))
+    appended[t.write.tab] = { firstRow: start + 1, count: rows.length }
+    for (const chunk of appendChunks(t, rows, start, deps.rowFormats(t.write.tab), deps.maxPayloadBytes)) parts.push(chunk)
+  }
+  const seen = new Set<string>()
+  for (const t of tabs) {
+    if (t.temporaryClaims) t.cleanup.push(everyAnchorFilter(ROW_CLAIM_KEY, t.sheetId!))
+    for (const filter of t.cleanup) {
+      const id = JSON.stringify(filter)
+      if (seen.has(id)) continue
+      seen.add(id)
+      parts.push(structuralPart(t, [deleteAnchors(filter)]))
+    }
+  }
+  return parts
+}
+
+function structuralPart(tab: TabState, requests: sheets_v4.Schema$Request[], extra: Partial<StructuralPart> = {}): StructuralPart {
+  return { tab, requests, bytes: jsonBytes(requests), anchors: [], ...extra }
+}
+
+/**
+ * The requests that add `rows` to a tab at 0-based row `start` (right after
+ * its last data row), in chunks under the payload limit: insertDimension
+ * (rows are inserted, never written over), each column's format and
+ * validation, the values as updateCells (RAW: `stringValue` is never parsed),
+ * and an anchor for each row with a Key that is new to the tab.
+ */
+export function appendChunks(t: TabState, rows: readonly (readonly CellValue[])[], start: number, formats: RowFormats | undefined, maxBytes: number): StructuralPart[] {
+  const sheetId = t.sheetId!
+  const keyed = t.keyColumn !== undefined
+  const keyCounts = new Map<string, number>()
+  if (keyed) {
+    for (const row of rows) {
+      const key = keyText(row, t.keyColumn)
+      if (key !== undefined) keyCounts.set(key, (keyCounts.get(key) ?? 0) + 1)
+    }
+  }
+  const columnFormats: { column: number; format: ColumnCellFormat }[] = []
+  if (formats) {
+    t.basis.header.forEach((name, column) => {
+      const format = typeof name === 'string' ? formats[name] : undefined
+      if (format) columnFormats.push({ column, format })
+    })
+  }
+  const out: StructuralPart[] = []
+  let chunkRows: sheets_v4.Schema$RowData[] = []
+  let chunkCells: (readonly CellValue[])[] = []
+  let chunkAnchors: sheets_v4.Schema$Request[] = []
+  let anchors: StructuralPart['anchors'] = []
+  let bytes = 0
+  let at = start
+  const flush = () => {
+    if (chunkRows.length === 0) return
+    const count = chunkRows.length
+    const requests: sheets_v4.Schema$Request[] = [
+      {
+        insertDimension: {
+          range: { sheetId, dimension: 'ROWS', startIndex: at, endIndex: at + count },
+          // From a data row above, never from the header: the formats follow even where no layout is known.
+          inheritFromBefore: at >= 2,
+        },
+      },
+    ]
+    for (const { column, format } of columnFormats) {
+      requests.push({
+        repeatCell: {
+          range: { sheetId, startRowIndex: at, endRowIndex: at + count, startColumnIndex: column, endColumnIndex: column + 1 },
+          cell: { ...(format.numberFormat || format.wrapStrategy ? { userEnteredFormat: { ...(format.numberFormat ? { numberFormat: format.numberFormat } : {}), ...(format.wrapStrategy ? { wrapStrategy: format.wrapStrategy } : {}) } } : {}), ...(format.dataValidation ? { dataValidation: format.dataValidation } : {}) },
+          fields: ROW_FORMAT_FIELDS,
+        },
+      })
+    }
+    requests.push({ updateCells: { start: { sheetId, rowIndex: at, columnIndex: 0 }, rows: chunkRows, fields: 'userEnteredValue' } })
+    for (const request of chunkAnchors) requests.push(request)
+    out.push({ tab: t, requests, bytes, anchors, inserted: { at: at + 1, rows: chunkCells } })
+    at += count
+    chunkRows = []
+    chunkCells = []
+    chunkAnchors = []
+    anchors = []
+    bytes = 0
+  }
+  // Room for the insert and format requests of a chunk.
+  const overhead = 300 + columnFormats.reduce((n, c) => n + jsonBytes(c.format) + 200, 0)
+  rows.forEach((cells, i) => {
+    const rowData: sheets_v4.Schema$RowData = { values: cells.map((value, j) => cellData(value, `${t.write.tab} appended row ${i + 1}, cell ${j + 1}`)) }
+    const key = keyed ? keyText(cells, t.keyColumn) : undefined
+    const anchor = key !== undefined && keyCounts.get(key) === 1 && !t.basisKeys.has(key) ? createAnchor({ metadataKey: ROW_ANCHOR_KEY, value: key }, sheetId, at + chunkRows.length + 1) : undefined
+    const rowBytes = jsonBytes(rowData) + (anchor ? jsonBytes(anchor) : 0) + 2
+    if (chunkRows.length > 0 && bytes + rowBytes + overhead > maxBytes) {
+      flush()
+    }
+    if (anchor) {
+      // Where the row lands within the chunk it ends up in (one may have just been started).
+      const ref: AnchorRef = { metadataKey: ROW_ANCHOR_KEY, value: key! }
+      chunkAnchors.push(createAnchor(ref, sheetId, at + chunkRows.length + 1))
+      anchors.push({ ref, cells })
+    }
+    chunkRows.push(rowData)
+    chunkCells.push(cells)
+    bytes += rowBytes
+  })
+  flush()
+  return out
+}
+
+async function runStructural(deps: WriteDeps, tabs: readonly TabState[], parts: readonly StructuralPart[]): Promise<void> {
+  if (parts.length === 0) return
+  // Inserts already applied per tab, so a look after a lost answer knows how the tab looked before each batch.
+  const applied = new Map<TabState, Insert[]>(tabs.map((t) => [t, []]))
+  for (const batch of packBySize(withTitleChecks(deps, parts), (p) => p.bytes, deps.maxPayloadBytes)) {
+    const earlier = new Map([...applied].map(([t, inserts]) => [t, [...inserts]]))
+    const touched = [...new Set(batch.map((p) => p.tab.write.tab))]
+    const requests: sheets_v4.Schema$Request[] = []
+    for (const p of batch) for (const request of p.requests) requests.push(request)
+    await deps.batchUpdate(requests, () => structuralLook(deps, batch, earlier), touched)
+    for (const p of batch) if (p.inserted) applied.get(p.tab)!.push(p.inserted)
+    for (const tab of touched) deps.confirmId(tab)
+  }
+}
+
+/**
+ * A tab id from an earlier run's hints may now name another tab (the tab was
+ * renamed and made again). Before the first request that uses such an id,
+ * the batch "renames" that sheet to the title it should have: a no-op when
+ * the id is right, and when it is not, a refusal (the title is taken) that
+ * fails the whole batch before anything is applied.
+ */
+function withTitleChecks(deps: WriteDeps, parts: readonly StructuralPart[]): StructuralPart[] {
+  const checked = new Set<TabState>()
+  const out: StructuralPart[] = []
+  for (const p of parts) {
+    if (!checked.has(p.tab) && !deps.idConfirmed(p.tab.write.tab)) {
+      const { requests, ...rest } = p
+      const check: sheets_v4.Schema$Request = { updateSheetProperties: { properties: { sheetId: p.tab.sheetId!, title: p.tab.write.tab }, fields: 'title' } }
+      out.push({ ...rest, requests: [check, ...requests], bytes: p.bytes + jsonBytes(check) })
+    } else {
+      out.push(p)
+    }
+    checked.add(p.tab)
+  }
+  return out
+}
+
+/** A tab's rows after some inserts; inserts are applied in order, as Google applied them. */
+function withInserts(rows: readonly (readonly CellValue[])[], inserts: readonly Insert[]): (readonly CellValue[])[] {
+  let out = rows.slice()
+  for (const insert of inserts) {
+    const index = insert.at - 2
+    const head = out.slice(0, index)
+    while (head.length < index) head.push([])
+    out = head.concat(insert.rows, out.slice(index))
+  }
+  return out
+}
+
+/**
+ * After a lost answer: were the parts applied? A batchUpdate is atomic, so
+ * one anchor it created, found on its row, says yes. Without anchors, the
+ * touched tabs are read and compared with how they looked before and how
+ * they would look after; anything else means a person changed them meanwhile.
+ */
+async function structuralLook(deps: WriteDeps, batch: readonly StructuralPart[], earlier: Map<TabState, Insert[]>): Promise<StructuralOutcome> {
+  const anchors = batch.flatMap((p) => p.anchors.map((a) => ({ ...a, tab: p.tab })))
+  if (anchors.length > 0) {
+    const sample = anchors.length > 2 ? [anchors[0]!, anchors[anchors.length - 1]!] : anchors
+    const answer = await lookUp(deps, sample.map((a) => anchorFilter(a.ref, a.tab.sheetId!)))
+    const found = sample.some((a) => (answer.rows.get(refId(a.ref)) ?? []).some((r) => r.title === a.tab.write.tab && (a.cells === undefined || sameCells(r.cells, a.cells))))
+    return found ? 'applied' : 'not-applied'
+  }
+  // Only anchor deletions: repeating them deletes nothing more.
+  if (!batch.some((p) => p.inserted || p.columns)) return 'not-applied'
+  const tabs = [...new Set(batch.filter((p) => p.inserted || p.columns).map((p) => p.tab))]
+  const now = await deps.readTabs(tabs.map((t) => t.write.tab))
+  let applied = true
+  let untouched = true
+  for (const t of tabs) {
+    const current = now.get(t.write.tab)
+    if (!current?.exists) return 'diverged'
+    const start = t.current ?? t.basis
+    const before = earlier.get(t) ?? []
+    const inserts = batch.filter((p) => p.tab === t && p.inserted).map((p) => p.inserted!)
+    const gridBefore = start.gridRowCount + before.reduce((n, i) => n + i.rows.length, 0)
+    const gridAfter = gridBefore + inserts.reduce((n, i) => n + i.rows.length, 0)
+    const columns = batch.find((p) => p.tab === t && p.columns)?.columns
+    const columnsNow = deps.columnCount(t.write.tab)
+    const rowsNow = JSON.stringify(trimRows(current.rows))
+    const rowsBefore = withInserts(start.rows, before)
+    applied &&=
+      current.gridRowCount === gridAfter &&
+      rowsNow === JSON.stringify(trimRows(withInserts(rowsBefore, inserts))) &&
+      (columns === undefined || columnsNow === columns.after)
+    untouched &&= current.gridRowCount === gridBefore && rowsNow === JSON.stringify(trimRows(rowsBefore)) && (columns === undefined || columnsNow === columns.before)
+  }
+  // Both hold only when the batch changed nothing a read shows: then the two states are the same.
+  if (applied) return 'applied'
+  if (untouched) return 'not-applied'
+  return 'diverged'
+}
+
+/** One item of the value write, and the row it is for. */
+interface ValueItem {
+  range: sheets_v4.Schema$DataFilterValueRange
+  tab: TabState
+  target: Target
+  /** Keyed items are confirmed by the answer: an anchor that matched nothing wrote nothing. */
+  ref?: AnchorRef
+}
+
+async function writeValues(deps: WriteDeps, tabs: readonly TabState[], skip: (t: TabState, row: number, reason: SkippedRow['reason']) => void): Promise<void> {
+  const items: ValueItem[] = []
+  for (const t of tabs) {
+    for (const target of t.targets.values()) {
+      if (target.anchor && target.echo) {
+        if (target.remove) t.cleanup.push(anchorFilter(target.anchor, t.sheetId!))
+        const values = rowValues(target, target.echo.cells.length, t.write.tab)
+        if (values === undefined) continue
+        items.push({ range: { dataFilter: anchorFilter(target.anchor, t.sheetId!), majorDimension: 'ROWS', values: [values] }, tab: t, target, ref: target.anchor })
+      } else if (target.now !== undefined) {
+        if (target.remove) {
+          const width = target.nowCells?.length ?? 0
+          if (width > 0) items.push({ range: { dataFilter: { a1Range: a1Range(t.write.tab, target.now, 0, 1, width) }, majorDimension: 'ROWS', values: [new Array(width).fill('')] }, tab: t, target })
+          continue
+        }
+        for (const update of target.updates) {
+          const where = a1Range(t.write.tab, target.now, update.column, 1, update.values.length)
+          items.push({ range: { dataFilter: { a1Range: where }, majorDimension: 'ROWS', values: [update.values.map((v) => cellToApi(v, where))] }, tab: t, target })
+        }
+      }
+    }
+  }
+  for (const batch of packBySize(items, (item) => jsonBytes(item.range), deps.maxPayloadBytes)) {
+    // RAW: no text turns into a formula or a number. Anchors and confirmed ranges: a repeat writes the same cells again.
+    const data = await deps.call('write', 'values.batchUpdateByDataFilter', () =>
+      deps.api.spreadsheets.values.batchUpdateByDataFilter({
+        spreadsheetId: deps.spreadsheetId,
+        requestBody: { valueInputOption: 'RAW', data: batch.map((item) => item.range) },
+      }),
+    )
+    const written = new Set((data?.responses ?? []).map((r) => (r.dataFilter ? refOfFilter(r.dataFilter) : undefined)).filter((r) => r !== undefined).map(refId))
+    for (const item of batch) {
+      if (item.ref && !written.has(refId(item.ref))) {
+        // The row went between the read-back and the write: nothing was written to it.
+        skip(item.tab, item.target.row, 'gone')
+      }
+    }
+  }
+}
+
+/**
+ * The cells a write through a row's anchor sends, from column A: `null`
+ * leaves a cell as it is; a removal empties the cells the row holds.
+ * Undefined when there is nothing to send.
+ */
+function rowValues(target: Target, heldWidth: number, tab: string): (string | number | boolean | null)[] | undefined {
+  if (target.remove) return heldWidth > 0 ? new Array(heldWidth).fill('') : undefined
+  let width = 0
+  for (const update of target.updates) width = Math.max(width, update.column + update.values.length)
+  if (width === 0) return undefined
+  const values: (string | number | boolean | null)[] = new Array(width).fill(null)
+  for (const update of target.updates) {
+    update.values.forEach((value, i) => {
+      values[update.column + i] = cellToApi(value, `${a1Range(tab, target.row, update.column + i, 1, 1)}`)
+    })
+  }
+  return values
+}
+
