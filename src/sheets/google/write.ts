@@ -28,7 +28,7 @@ import { TimelineSheetsError } from '../../errors.ts'
 import type { CellUpdate, CellValue, SkippedRow, Snapshot, TabData, TabWrite, WriteReport } from '../port.ts'
 import { a1Range, parseRangeEcho } from './a1.ts'
 import { ROW_FORMAT_FIELDS, type ColumnCellFormat, type RowFormats } from './layout.ts'
-import { cellData, cellToApi, jsonBytes, packBySize, trimRows } from './requests.ts'
+import { cellData, cellToApi, jsonBytes, packBySize } from './requests.ts'
 import {
   anchorFilter,
   type AnchorRef,
@@ -573,23 +573,12 @@ function withTitleChecks(deps: WriteDeps, parts: readonly StructuralPart[]): Str
   return out
 }
 
-/** A tab's rows after some inserts; inserts are applied in order, as Google applied them. */
-function withInserts(rows: readonly (readonly CellValue[])[], inserts: readonly Insert[]): (readonly CellValue[])[] {
-  let out = rows.slice()
-  for (const insert of inserts) {
-    const index = insert.at - 2
-    const head = out.slice(0, index)
-    while (head.length < index) head.push([])
-    out = head.concat(insert.rows, out.slice(index))
-  }
-  return out
-}
-
 /**
  * After a lost answer: were the parts applied? A batchUpdate is atomic, so
  * one anchor it created, found on its row, says yes. Without anchors, the
- * touched tabs are read and compared with how they looked before and how
- * they would look after; anything else means a person changed them meanwhile.
+ * touched tabs are read: applied when the grid grew by the inserted rows and
+ * they sit where they were inserted, not applied when the grid is as before;
+ * anything else means a person changed the tab meanwhile.
  */
 async function structuralLook(deps: WriteDeps, batch: readonly StructuralPart[], earlier: Map<TabState, Insert[]>): Promise<StructuralOutcome> {
   const anchors = batch.flatMap((p) => p.anchors.map((a) => ({ ...a, tab: p.tab })))
@@ -608,22 +597,15 @@ async function structuralLook(deps: WriteDeps, batch: readonly StructuralPart[],
   for (const t of tabs) {
     const current = now.get(t.write.tab)
     if (!current?.exists) return 'diverged'
-    const start = t.current ?? t.basis
-    const before = earlier.get(t) ?? []
     const inserts = batch.filter((p) => p.tab === t && p.inserted).map((p) => p.inserted!)
-    const gridBefore = start.gridRowCount + before.reduce((n, i) => n + i.rows.length, 0)
+    const gridBefore = (t.current ?? t.basis).gridRowCount + (earlier.get(t) ?? []).reduce((n, i) => n + i.rows.length, 0)
     const gridAfter = gridBefore + inserts.reduce((n, i) => n + i.rows.length, 0)
+    const landed = inserts.every((insert) => insert.rows.every((cells, j) => sameCells(current.rows[insert.at - 2 + j] ?? [], cells)))
     const columns = batch.find((p) => p.tab === t && p.columns)?.columns
     const columnsNow = deps.columnCount(t.write.tab)
-    const rowsNow = JSON.stringify(trimRows(current.rows))
-    const rowsBefore = withInserts(start.rows, before)
-    applied &&=
-      current.gridRowCount === gridAfter &&
-      rowsNow === JSON.stringify(trimRows(withInserts(rowsBefore, inserts))) &&
-      (columns === undefined || columnsNow === columns.after)
-    untouched &&= current.gridRowCount === gridBefore && rowsNow === JSON.stringify(trimRows(rowsBefore)) && (columns === undefined || columnsNow === columns.before)
+    applied &&= current.gridRowCount === gridAfter && landed && (columns === undefined || columnsNow === columns.after)
+    untouched &&= current.gridRowCount === gridBefore && (inserts.length === 0 || !landed) && (columns === undefined || columnsNow === columns.before)
   }
-  // Both hold only when the batch changed nothing a read shows: then the two states are the same.
   if (applied) return 'applied'
   if (untouched) return 'not-applied'
   return 'diverged'
