@@ -474,6 +474,17 @@ describe('quota and faults', () => {
     expect(s.events).toContainEqual({ type: 'structural-repeat', outcome: 'applied' })
   })
 
+  it('rows without a Key added after an emptied row, then 503: the look is not fooled by the write\'s own changes', async () => {
+    const s = setup()
+    const basis = await withRows(s, 3)
+    s.store.faults.inject({ status: 503, method: 'BatchUpdateSpreadsheet', applyThenFail: true })
+    await s.sheet.write([{ tab: 'Activities', deleteRows: [3], updates: [{ row: 2, column: 5, values: ['edited'] }], appends: [row(4)] }], basis)
+    const after = await s.sheet.read(['Activities'])
+    expect(keys(after)).toEqual(['key/1', undefined, 'key/3', 'key/4'])
+    expect(after.tabs['Activities']!.rows[0]![5]).toBe('edited')
+    expect(s.events).toContainEqual({ type: 'structural-repeat', outcome: 'applied' })
+  })
+
   it('503 before the rows were added: the anchors are not there, so the batch is sent again', async () => {
     const s = setup()
     const basis = await withRows(s, 2, true)
