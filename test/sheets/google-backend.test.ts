@@ -293,6 +293,19 @@ describe('request economy', () => {
     expect(cells[5]?.dataValidation?.condition?.type).toBe('BOOLEAN')
   })
 
+  it('hints this version cannot read in part keep the part it can: row formats garbled, tab ids still used', async () => {
+    const s = setup()
+    await withRows(s, 1, true)
+    const { sheetIds } = s.sheet.exportHints!()
+    const later = createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: ROOT })
+    later.importHints!({ sheetIds, rowFormats: { Activities: { Date: { numberFormat: 'yyyy' } } } })
+    const basis = await later.read(['Activities'])
+    s.store.resetStats()
+    await later.write([{ tab: 'Activities', keyColumn: KEY, appends: [row(2)] }], basis)
+    expect(s.store.stats().byMethod).toEqual({ BatchUpdateSpreadsheet: 1 })
+    expect(later.exportHints!()).not.toHaveProperty('rowFormats.Activities')
+  })
+
   it('stale hints (the tab was made again under a new id) cost one request, never a wrong write', async () => {
     const s = setup()
     await withRows(s, 4, true)

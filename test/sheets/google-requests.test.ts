@@ -175,7 +175,7 @@ describe('planTabs', () => {
   })
 })
 
-describe('appendChunks: rows the tool adds', () => {
+describe('appendChunks: rows the tool adds (issue 8 items 10 and 11; issue 11, formats on added rows)', () => {
   const header = ['User', 'Date', 'Notes', 'Delete', 'Key']
   const formats: RowFormats = {
     Date: { numberFormat: { type: 'DATE', pattern: 'yyyy-mm-dd' } },

@@ -339,20 +339,21 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     requestCounts: () => ({ ...counts }),
     exportHints: () => ({ sheetIds: Object.fromEntries(sheetIds), rowFormats: Object.fromEntries(rowFormats) }),
     importHints: (hints) => {
-      const parsed = hintsSchema.safeParse(hints)
-      if (!parsed.success) return
-      if (sheetIds.size === 0) {
-        for (const [title, id] of Object.entries(parsed.data.sheetIds)) sheetIds.set(title, id)
+      // Each part on its own: a part this version does not understand costs a request, never the other part.
+      const ids = hintsSchema.shape.sheetIds.safeParse((hints as { sheetIds?: unknown })?.sheetIds)
+      if (ids.success && sheetIds.size === 0) {
+        for (const [title, id] of Object.entries(ids.data)) sheetIds.set(title, id)
         hintedIds = sheetIds.size > 0
       }
-      if (rowFormats.size === 0) for (const [title, formats] of Object.entries(parsed.data.rowFormats ?? {})) rowFormats.set(title, formats as RowFormats)
+      const formats = hintsSchema.shape.rowFormats.safeParse((hints as { rowFormats?: unknown })?.rowFormats)
+      if (formats.success && rowFormats.size === 0) for (const [title, byColumn] of Object.entries(formats.data ?? {})) rowFormats.set(title, byColumn as RowFormats)
     },
   }
 }
 
 const columnFormatSchema = z
   .object({
-    numberFormat: z.object({ type: z.string(), pattern: z.string().optional() }).optional(),
+    numberFormat: z.object({ type: z.string(), pattern: z.string().optional() }).strict().optional(),
     wrapStrategy: z.literal('WRAP').optional(),
     dataValidation: z.record(z.string(), z.unknown()).optional(),
   })
