@@ -31,7 +31,7 @@ const runRecord = z.looseObject({
   command: z.string(),
   startedAt: z.string(),
   finishedAt: z.string().optional(),
-  result: z.enum(['success', 'partial', 'failure', 'running']),
+  result: z.enum(['success', 'partial', 'incomplete', 'failure', 'running']),
   summary: z.string().optional(),
 })
 

@@ -32,6 +32,8 @@ export async function runExportCommand(globals: GlobalOptions, options: ExportCo
     )
   }
   reporter.result(summaries.map(formatExportSummary).join('\n\n'), summaries.length === 1 ? summaries[0] : summaries)
+  // A run that left rows for the next one failed to finish: run it again (nothing was lost).
+  if (summaries.some((s) => s.result === 'incomplete')) return EXIT.failure
   return summaries.some((s) => s.result === 'partial') ? EXIT.partial : EXIT.success
 }
 

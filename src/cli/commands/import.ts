@@ -83,6 +83,7 @@ export function parseMaxDelete(value: string | undefined): Pick<ImportOptions, '
 
 export function importExitCode(summaries: ImportSummary[]): ExitCode {
   if (summaries.some((s) => s.result === 'refused')) return EXIT.guard
+  if (summaries.some((s) => s.result === 'incomplete')) return EXIT.failure
   if (summaries.some((s) => s.result === 'partial')) return EXIT.partial
   return EXIT.success
 }

@@ -94,6 +94,7 @@ async function syncOnce(globals: GlobalOptions, options: SyncCommandOptions, rep
   )
   const importCode = importExitCode(results.map((r) => r.imported))
   if (importCode !== EXIT.success) return importCode
+  if (results.some((r) => r.exported?.result === 'incomplete')) return EXIT.failure
   return results.some((r) => r.exported?.result === 'partial') ? EXIT.partial : EXIT.success
 }
 
