@@ -13,7 +13,7 @@ import { keyText, locateRows, sameCells } from '../core/row-identity.ts'
 import { activityKey, activityToCells, cellUpdatesFor, type ServerActivity } from '../core/rows.ts'
 import type { CellUpdate, CellValue, TabData, TabWrite } from '../core/sheet.ts'
 import type { TargetConfig } from '../config/schema.ts'
-import { withoutStamp } from './sheet-writes.ts'
+import { changedCells, withoutStamp } from './sheet-writes.ts'
 import type { WriteOutcome } from './import.ts'
 
 export interface WriteBack {
@@ -83,7 +83,7 @@ export function sheetWriteBack(
     const written = where.edited
       ? { [C.key]: cells[C.key], [C.base]: cells[C.base], [C.status]: stamped(`${status} You changed the row again meanwhile; that change goes to the server with the next import.`) }
       : cells
-    updates.push(...cellUpdatesFor(where.row, written, layout))
+    updates.push(...cellUpdatesFor(where.row, changedCells(fresh.rows[where.row - 2] ?? [], written, layout), layout))
   }
 
   for (const o of outcomes) {
