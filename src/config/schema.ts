@@ -11,6 +11,29 @@ const envName = z
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
 
+/** Longest a timer can be set for (setTimeout's limit is about 24.8 days); a day is plenty for one request. */
+const ONE_DAY_MS = 86_400_000
+
+/**
+ * Limits on every request to both services, in milliseconds, and an optional
+ * deadline for a whole run. A request that passes a limit fails with a
+ * message naming the URL and the setting; it is repeated like a 503.
+ */
+const timeouts = z
+  .strictObject({
+    /** Setting up the connection (TCP and TLS). */
+    connectMs: z.int().min(1).max(ONE_DAY_MS).default(10_000),
+    /** From sending a request until the response headers arrive. */
+    firstByteMs: z.int().min(1).max(ONE_DAY_MS).default(30_000),
+    /** Longest pause between two pieces of a response body. */
+    idleBodyMs: z.int().min(1).max(ONE_DAY_MS).default(30_000),
+    /** A whole request, redirects and body included. */
+    totalMs: z.int().min(1).max(ONE_DAY_MS).default(120_000),
+    /** The whole run (every target); unset: no deadline. `--deadline` on the command line wins. */
+    runMs: z.int().min(1).max(7 * ONE_DAY_MS).optional(),
+  })
+  .prefault({})
+
 const timelinePace = z
   .strictObject({
     /** Requests in flight at once. */
@@ -142,6 +165,7 @@ export const configSchema = z.strictObject({
   google,
   /** Folder for cursors, run history, journals and locks (relative to the config file). */
   stateDir: z.string().min(1).default('.timeline-sheets'),
+  timeouts,
   targets: z.array(target).min(1, 'needs at least one target'),
 })
 

@@ -7,6 +7,7 @@
 import {
   ConcurrencyError,
   HttpError,
+  RequestTimeoutError,
   redactSecrets,
   redactUrl,
   TimelineSheetsError,
@@ -22,7 +23,7 @@ import type { VendorIdentifiers } from './vendor.ts'
  * How safe a call is to send again after a failure:
  * - `idempotent`: GET, and PUT/DELETE of activities — always;
  * - `unprocessed-only`: POST create — only when the failure proves the server
- *   did nothing (429, connection refused before sending).
+ *   did nothing (429, connection refused or timed out before sending).
  */
 export type RepeatSafety = 'idempotent' | 'unprocessed-only'
 
@@ -223,6 +224,12 @@ export function classifyTimelineError(call: TimelineCall, error: unknown): Retry
     return retryAfterMs === undefined
       ? { retry: true, reason: `${error.status}` }
       : { retry: true, reason: `${error.status}`, retryAfterMs }
+  }
+  // A timeout counts like a 503: the request may or may not have been processed.
+  if (error instanceof RequestTimeoutError) {
+    if (error.limit === 'deadline') return { retry: false }
+    if (repeat === 'unprocessed-only' && !error.unsent) return { retry: false }
+    return { retry: true, reason: `${error.limit} timeout` }
   }
   if (error instanceof TimelineSheetsError && error.code === 'TS_NETWORK') {
     const code = networkCode(error.cause)
