@@ -179,6 +179,15 @@ export function redactUrl(raw: string): string {
   return url.toString()
 }
 
+/**
+ * Masks the user name and password of every URL in a text
+ * (`http://user:secret@host/` → `http://***@host/`). The last line of defence
+ * for anything printed: config refuses such URLs, but a server may send one.
+ */
+export function redactUserInfo(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*(?:@[^\s/?#@]*)*@/gi, '$1***@')
+}
+
 /** Masks every occurrence of the given secrets in a text (tokens, passwords, client secrets). */
 export function redactSecrets(text: string, secrets: Iterable<string | undefined>): string {
   let out = text

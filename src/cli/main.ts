@@ -5,6 +5,7 @@
  * code.
  */
 import { Command, CommanderError, Option } from 'commander'
+import { redactUserInfo } from '../errors.ts'
 import { toCliFailure } from './errors.ts'
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.ts'
 
@@ -208,8 +209,8 @@ export async function main(argv: string[] = process.argv): Promise<number> {
       return error.exitCode === 0 ? EXIT.success : EXIT.usage
     }
     const failure = toCliFailure(error)
-    process.stderr.write(`error: ${failure.message}\n`)
-    if (failure.hint) process.stderr.write(`hint: ${failure.hint}\n`)
+    process.stderr.write(redactUserInfo(`error: ${failure.message}\n`))
+    if (failure.hint) process.stderr.write(redactUserInfo(`hint: ${failure.hint}\n`))
     return failure.exitCode
   }
 }

@@ -10,6 +10,7 @@ import {
   RequestTimeoutError,
   redactSecrets,
   redactUrl,
+  redactUserInfo,
   TimelineSheetsError,
   type ErrorCode,
 } from '../errors.ts'
@@ -81,7 +82,7 @@ export function createTimelineHttp(options: TimelineHttpOptions): TimelineHttp {
   const { signIn, vendor, log } = options
   const pace = isPace(options.pace) ? options.pace : createPace(options.pace)
   const retrySettings = retryOptions(options.retry)
-  const scrub = (text: string) => redactSecrets(text, signIn.secrets())
+  const scrub = (text: string) => redactUserInfo(redactSecrets(text, signIn.secrets()))
 
   async function attempt(call: TimelineCall, attemptNo: number): Promise<unknown> {
     const started = Date.now()

@@ -9,9 +9,18 @@ import { ResponseShapeError } from '../errors.ts'
 
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/
 
+/** A link's href, absolute or relative, without a user name or password (it would go into logs and messages). */
+const Href = z
+  .string()
+  .min(1)
+  .refine((href) => !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(href), {
+    message: 'must not hold a user name or password (the link is not shown)',
+    params: { described: true },
+  })
+
 export const LinkSchema = z.looseObject({
   rel: z.string(),
-  href: z.string().min(1),
+  href: Href,
 })
 
 const Links = z.array(LinkSchema)

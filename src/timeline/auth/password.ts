@@ -3,7 +3,7 @@
  * ask the entry without credentials for the token link, post the form, keep
  * the token, and sign in again once when a call answers 401.
  */
-import { HttpError, redactSecrets, redactUrl, TimelineSheetsError } from '../../errors.ts'
+import { HttpError, redactSecrets, redactUrl, redactUserInfo, TimelineSheetsError } from '../../errors.ts'
 import { createTransport, type Transport } from '../../http/transport.ts'
 import { OnPremTokenSchema, parseBody, TokenLinkBodySchema } from '../schemas.ts'
 import type { VendorIdentifiers } from '../vendor.ts'
@@ -216,7 +216,7 @@ async function fetchOrWrap(doFetch: Transport, request: Request, secrets: string
   } catch (error) {
     // Timeouts and refused redirects are already typed and say what to do.
     if (error instanceof TimelineSheetsError) throw error
-    const detail = redactSecrets(error instanceof Error ? error.message : String(error), secrets)
+    const detail = redactUserInfo(redactSecrets(error instanceof Error ? error.message : String(error), secrets))
     throw new TimelineSheetsError('TS_NETWORK', `${request.method} ${redactUrl(request.url)} failed before an answer: ${detail}`, {
       cause: error,
       hint: 'Check the server URL and that the Timeline server is reachable.',
