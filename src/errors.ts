@@ -25,6 +25,8 @@ export type ErrorCode =
   | 'TS_SHEET_LAYOUT'
   | 'TS_WORKBOOK'
   | 'TS_STATE'
+  | 'TS_FILE_ACCESS'
+  | 'TS_DISK_FULL'
   | 'TS_LOCKED'
   | 'TS_GUARD'
   | 'TS_TAGS_CHANGED'

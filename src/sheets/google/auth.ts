@@ -16,6 +16,7 @@ import { CodeChallengeMethod, OAuth2Client, type OAuth2ClientOptions } from 'goo
 import { importPKCS8, SignJWT } from 'jose'
 import { z } from 'zod'
 import { HttpError, TimelineSheetsError } from '../../errors.ts'
+import { fileAccessError } from '../../file-access.ts'
 import { asFetch, createTransport, type Transport } from '../../http/transport.ts'
 
 /** The only scope timeline-sheets asks for. */
@@ -247,6 +248,8 @@ export async function writeOwnerOnlyFile(file: string, content: string): Promise
     await rename(temp, file)
   } catch (error) {
     await unlink(temp).catch(() => undefined)
+    const refused = fileAccessError(error, { what: 'the token file', file, action: 'write', setting: 'google.auth.tokenFile' })
+    if (refused) throw refused
     throw new TimelineSheetsError('TS_STATE', `Cannot write the token file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
       hint: 'Check that the directory exists and this user may write to it.',
     })
@@ -260,6 +263,8 @@ export async function readStoredToken(file: string): Promise<StoredToken | undef
     text = await readFile(file, 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    const refused = fileAccessError(error, { what: 'the token file', file, action: 'read', setting: 'google.auth.tokenFile' })
+    if (refused) throw refused
     throw new TimelineSheetsError('TS_STATE', `Cannot read the token file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
       hint: 'Check the file permissions, or delete it and run `timeline-sheets login` again.',
     })
