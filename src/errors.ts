@@ -9,6 +9,8 @@ export type ErrorCode =
   | 'TS_USAGE'
   | 'TS_HTTP'
   | 'TS_NETWORK'
+  | 'TS_TIMEOUT'
+  | 'TS_UNSAFE_REDIRECT'
   | 'TS_RESPONSE_INVALID'
   | 'TS_AUTH_FAILED'
   | 'TS_AUTH_REQUIRED'
@@ -23,6 +25,8 @@ export type ErrorCode =
   | 'TS_SHEET_LAYOUT'
   | 'TS_WORKBOOK'
   | 'TS_STATE'
+  | 'TS_FILE_ACCESS'
+  | 'TS_DISK_FULL'
   | 'TS_LOCKED'
   | 'TS_GUARD'
   | 'TS_TAGS_CHANGED'
@@ -99,6 +103,64 @@ export class ResponseShapeError extends TimelineSheetsError {
   }
 }
 
+/** Which limit ended a request: the four per-request timeouts, or the run's deadline. */
+export type TimeoutLimit = 'connect' | 'firstByte' | 'idleBody' | 'total' | 'deadline'
+
+const TIMEOUT_WORDS: Record<TimeoutLimit, { what: (duration: string) => string; label: string }> = {
+  connect: { what: (d) => `could not connect within ${d}`, label: 'connect timeout' },
+  firstByte: { what: (d) => `no answer within ${d}`, label: 'first-byte timeout' },
+  idleBody: { what: (d) => `the answer stopped arriving: nothing for ${d}`, label: 'idle-body timeout' },
+  total: { what: (d) => `not finished within ${d}`, label: 'whole-request timeout' },
+  deadline: { what: (d) => `stopped at the run's deadline, ${d} after the run started`, label: 'deadline' },
+}
+
+const DEADLINE_HINT = 'Run again: the next run resumes where this one stopped. To allow runs more time, give a longer --deadline or raise timeouts.runMs in the config.'
+
+/**
+ * A request ended by one of its timeouts or by the run's deadline. The
+ * message names the URL (redacted), the limit and the config setting that
+ * sets it; nothing is lost, so it ends the run with "run again" (exit 1).
+ */
+export class RequestTimeoutError extends TimelineSheetsError {
+  readonly limit: TimeoutLimit
+  readonly method: string
+  readonly url: string
+  readonly ms: number
+  /** True when no connection was made: the request provably never reached the server, so even a create may be repeated. */
+  readonly unsent: boolean
+
+  constructor(init: { limit: TimeoutLimit; method: string; url: string; ms: number; setting: string }) {
+    const words = TIMEOUT_WORDS[init.limit]
+    const why = init.limit === 'deadline' ? init.setting : `${words.label}, ${init.setting}`
+    super('TS_TIMEOUT', `${init.method} ${redactUrl(init.url)}: ${words.what(formatDuration(init.ms))} (${why})`, {
+      hint:
+        init.limit === 'deadline'
+          ? DEADLINE_HINT
+          : `Run again: the next run resumes where this one stopped. If the server is slow rather than stuck, raise ${init.setting} in the config.`,
+    })
+    this.limit = init.limit
+    this.method = init.method
+    this.url = redactUrl(init.url)
+    this.ms = init.ms
+    this.unsent = init.limit === 'connect'
+  }
+}
+
+/** The error a run ends with when its deadline passes between requests (while waiting to repeat one). */
+export function deadlinePassed(setting: string): TimelineSheetsError {
+  return new TimelineSheetsError('TS_TIMEOUT', `The run's deadline passed (${setting}) while it waited to repeat a request`, { hint: DEADLINE_HINT })
+}
+
+/** `800 ms`, `30 s`, `1.5 s`, `2 min`, `1 h 30 min`: a duration as people read it. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`
+  if (ms < 60_000) return `${Math.round(ms / 100) / 10} s`
+  if (ms < 3_600_000) return `${Math.round(ms / 6_000) / 10} min`
+  const hours = Math.floor(ms / 3_600_000)
+  const minutes = Math.round((ms - hours * 3_600_000) / 60_000)
+  return minutes === 0 ? `${hours} h` : `${hours} h ${minutes} min`
+}
+
 const SECRET_QUERY_KEYS = /^(access_token|token|code|password|client_secret|refresh_token|assertion|key|state)$/i
 
 /** Removes credentials from a URL before it reaches a message or a log. */
@@ -117,6 +179,15 @@ export function redactUrl(raw: string): string {
     if (SECRET_QUERY_KEYS.test(key)) url.searchParams.set(key, '***')
   }
   return url.toString()
+}
+
+/**
+ * Masks the user name and password of every URL in a text
+ * (`http://user:secret@host/` → `http://***@host/`). The last line of defence
+ * for anything printed: config refuses such URLs, but a server may send one.
+ */
+export function redactUserInfo(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*(?:@[^\s/?#@]*)*@/gi, '$1***@')
 }
 
 /** Masks every occurrence of the given secrets in a text (tokens, passwords, client secrets). */

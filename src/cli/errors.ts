@@ -4,6 +4,7 @@
  * wrapped as TimelineSheetsError by their adapters; anything else is a bug.
  */
 import { TimelineSheetsError } from '../errors.ts'
+import { fileAccessError } from '../file-access.ts'
 import { EXIT, type ExitCode } from './exit-codes.ts'
 
 export interface CliFailure {
@@ -14,6 +15,10 @@ export interface CliFailure {
 }
 
 export function toCliFailure(error: unknown): CliFailure {
+  // A file the adapters did not name (the workbook, a key file): still the path and the permission, not "a bug".
+  const path = (error as NodeJS.ErrnoException | undefined)?.path
+  const refused = typeof path === 'string' ? fileAccessError(error, { what: 'the file', file: path, action: 'use' }) : undefined
+  if (refused) return toCliFailure(refused)
   if (error instanceof TimelineSheetsError) {
     return { exitCode: exitCodeFor(error.code), message: error.message, hint: error.hint, code: error.code }
   }
@@ -31,6 +36,8 @@ function exitCodeFor(code: TimelineSheetsError['code']): ExitCode {
     case 'TS_USAGE':
     case 'TS_CONFIG_INVALID':
     case 'TS_CONFIG_NOT_FOUND':
+    // A missing permission or a read-only disk: running again changes nothing until the setup does.
+    case 'TS_FILE_ACCESS':
       return EXIT.usage
     case 'TS_GUARD':
     case 'TS_TAGS_CHANGED':

@@ -5,6 +5,7 @@
  * code.
  */
 import { Command, CommanderError, Option } from 'commander'
+import { redactUserInfo } from '../errors.ts'
 import { toCliFailure } from './errors.ts'
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.ts'
 
@@ -13,6 +14,8 @@ export interface GlobalOptions {
   json: boolean
   verbose: boolean
   quiet: boolean
+  /** Stop the run after this long (`30m`, `2h`); wins over `timeouts.runMs`. */
+  deadline?: string
   /** Hidden: the clock for reproducible runs (tests, benchmarks). */
   now?: string
 }
@@ -29,6 +32,10 @@ export function buildProgram(): Command {
     .option('--json', 'print the result as JSON on stdout', false)
     .option('-v, --verbose', 'log every request and decision (never secrets)', false)
     .option('-q, --quiet', 'only warnings and the result', false)
+    .option(
+      '--deadline <duration>',
+      'end the run after this long (90s, 30m, 2h, 1h30m): requests and retries stop with exit code 1, and the next run resumes (config: timeouts.runMs)',
+    )
     .addOption(new Option('--now <iso>', 'pretend the time is this (reproducible runs)').hideHelp())
     .showHelpAfterError('(run with --help for usage)')
     .addHelpText(
@@ -43,6 +50,11 @@ Getting started:
 
 Secrets never go in the config file: it names environment variables
 (TIMELINE_PASSWORD, TIMELINE_CLIENT_SECRET, GOOGLE_CLIENT_SECRET, …).
+
+Every request to either service has timeouts (connect 10 s, first byte 30 s,
+idle body 30 s, whole request 2 min; "timeouts" in the config). A request
+that passes one is repeated like a busy server's; a run that cannot finish
+ends with exit code 1 and a message naming the URL and the limit.
 
 ${EXIT_CODES_HELP}`,
     )
@@ -197,8 +209,8 @@ export async function main(argv: string[] = process.argv): Promise<number> {
       return error.exitCode === 0 ? EXIT.success : EXIT.usage
     }
     const failure = toCliFailure(error)
-    process.stderr.write(`error: ${failure.message}\n`)
-    if (failure.hint) process.stderr.write(`hint: ${failure.hint}\n`)
+    process.stderr.write(redactUserInfo(`error: ${failure.message}\n`))
+    if (failure.hint) process.stderr.write(redactUserInfo(`hint: ${failure.hint}\n`))
     return failure.exitCode
   }
 }

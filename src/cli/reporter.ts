@@ -2,8 +2,11 @@
  * How a run talks to the person or the scheduler watching it. On a terminal:
  * a progress bar and plain lines on stderr. Elsewhere (cron, CI): one
  * structured `key=value` line per event, progress every 10 %. The result goes
- * to stdout: text, or JSON with --json.
+ * to stdout: text, or JSON with --json. No URL's user name or password is
+ * ever written, whatever a message holds.
  */
+import { redactUserInfo } from '../errors.ts'
+
 export interface Reporter {
   info(message: string, fields?: Record<string, unknown>): void
   warn(message: string, fields?: Record<string, unknown>): void
@@ -40,9 +43,9 @@ export function createReporter(options: ReporterOptions): Reporter {
     if (tty) {
       clearBar()
       const extra = fields && Object.keys(fields).length ? ` (${Object.entries(fields).map(([k, v]) => `${k}: ${String(v)}`).join(', ')})` : ''
-      stderr.write(`${level === 'warn' ? 'warning: ' : ''}${message}${extra}\n`)
+      stderr.write(redactUserInfo(`${level === 'warn' ? 'warning: ' : ''}${message}${extra}\n`))
     } else {
-      stderr.write(`${structured({ time: now().toISOString(), level, msg: message, ...fields })}\n`)
+      stderr.write(redactUserInfo(`${structured({ time: now().toISOString(), level, msg: message, ...fields })}\n`))
     }
   }
 
@@ -73,7 +76,7 @@ export function createReporter(options: ReporterOptions): Reporter {
     endProgress: clearBar,
     result(text, json) {
       clearBar()
-      stdout.write(options.json ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`)
+      stdout.write(redactUserInfo(options.json ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`))
     },
   }
 }

@@ -6,13 +6,44 @@
 import { secretFromEnv, type LoadedConfig } from '../config/load.ts'
 import type { GoogleConfig, TargetConfig, TimelineAuthConfig } from '../config/schema.ts'
 import { TimelineSheetsError } from '../errors.ts'
+import { createDeadline, createTransport, type NetworkSettings } from '../http/transport.ts'
 import type { Spreadsheet } from '../sheets/port.ts'
 import { createTimelineClient, type TimelineClient } from '../timeline/client.ts'
 import type { SignIn } from '../timeline/auth/sign-in.ts'
 import { vendorIdentifiers } from '../timeline/vendor.ts'
 import type { Reporter } from './reporter.ts'
 
-export async function createSignIn(loaded: LoadedConfig, env: NodeJS.ProcessEnv = process.env): Promise<SignIn> {
+/**
+ * What every request of one run obeys: the config's timeouts, and the run's
+ * deadline (`--deadline` wins over `timeouts.runMs`), counted from now.
+ */
+export function runNetwork(loaded: LoadedConfig, deadlineOption: string | undefined): NetworkSettings {
+  const { runMs, ...timeouts } = loaded.config.timeouts
+  if (deadlineOption !== undefined) {
+    return { timeouts, deadline: createDeadline(parseDeadline(deadlineOption), `--deadline ${deadlineOption}`) }
+  }
+  return runMs === undefined ? { timeouts } : { timeouts, deadline: createDeadline(runMs, 'timeouts.runMs') }
+}
+
+/** The config's per-request timeouts without a deadline (login, which waits for a person). */
+export function requestLimits(loaded: LoadedConfig): NetworkSettings {
+  const { runMs: _deadline, ...timeouts } = loaded.config.timeouts
+  return { timeouts }
+}
+
+/** `90s`, `30m`, `2h`, `1h30m` in milliseconds. */
+export function parseDeadline(text: string): number {
+  const m = /^(?:(\d+)h)?(?:(\d+)m(?:in)?)?(?:(\d+)s)?$/i.exec(text.trim())
+  const ms = m ? (Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0)) * 1000 : 0
+  if (!m || ms <= 0 || ms > 7 * 24 * 3_600_000) {
+    throw new TimelineSheetsError('TS_USAGE', `--deadline ${text} is not a duration between 1 s and 7 days`, {
+      hint: 'Examples: --deadline 90s, --deadline 30m, --deadline 2h, --deadline 1h30m.',
+    })
+  }
+  return ms
+}
+
+export async function createSignIn(loaded: LoadedConfig, env: NodeJS.ProcessEnv = process.env, network: NetworkSettings = requestLimits(loaded)): Promise<SignIn> {
   const { config } = loaded
   const auth: TimelineAuthConfig = config.timeline.auth
   const vendor = vendorIdentifiers(config.vendor)
@@ -24,6 +55,7 @@ export async function createSignIn(loaded: LoadedConfig, env: NodeJS.ProcessEnv 
         username: auth.username,
         password: secretFromEnv(auth.passwordEnv, `the password of ${auth.username}`, env),
         vendor,
+        fetch: createTransport(network),
       })
     }
     case 'ntlm': {
@@ -33,17 +65,26 @@ export async function createSignIn(loaded: LoadedConfig, env: NodeJS.ProcessEnv 
         username: auth.username,
         password: secretFromEnv(auth.passwordEnv, `the Windows password of ${auth.username}`, env),
         domain: auth.domain,
+        network,
       })
     }
     case 'cloud': {
       const { cloudSignIn } = await import('../timeline/auth/cloud.ts')
-      return cloudSignIn(cloudOptions(loaded, auth, env))
+      return cloudSignIn(cloudOptions(loaded, auth, env, network))
     }
   }
 }
 
-export function cloudOptions(loaded: LoadedConfig, auth: Extract<TimelineAuthConfig, { mode: 'cloud' }>, env: NodeJS.ProcessEnv) {
+export function cloudOptions(
+  loaded: LoadedConfig,
+  auth: Extract<TimelineAuthConfig, { mode: 'cloud' }>,
+  env: NodeJS.ProcessEnv,
+  network: NetworkSettings = requestLimits(loaded),
+) {
   return {
+    transport: createTransport(network),
+    // openid-client's own per-request abort stays behind the transport's, which says which limit fired.
+    timeoutSeconds: Math.ceil((network.timeouts?.totalMs ?? 120_000) / 1000) + 5,
     authority: auth.authority,
     apiUrl: auth.apiUrl,
     clientId: auth.clientId,
@@ -55,14 +96,22 @@ export function cloudOptions(loaded: LoadedConfig, auth: Extract<TimelineAuthCon
   }
 }
 
-export async function createClient(loaded: LoadedConfig, reporter: Reporter, env: NodeJS.ProcessEnv = process.env): Promise<TimelineClient> {
+export async function createClient(
+  loaded: LoadedConfig,
+  reporter: Reporter,
+  env: NodeJS.ProcessEnv = process.env,
+  network: NetworkSettings = requestLimits(loaded),
+): Promise<TimelineClient> {
   const pace = loaded.config.timeline.pace
-  const signIn = await createSignIn(loaded, env)
+  const signIn = await createSignIn(loaded, env, network)
   return createTimelineClient({
     signIn,
     vendor: loaded.config.vendor,
     pace: { concurrency: pace.concurrency, intervalCap: pace.requestsPerInterval, interval: pace.intervalMs },
-    retry: { onRetry: (e) => reporter.info(`Timeline service busy, retrying in ${Math.round(e.delayMs / 100) / 10} s`, { reason: e.reason }) },
+    retry: {
+      onRetry: (e) => reporter.info(`Timeline service busy, retrying in ${Math.round(e.delayMs / 100) / 10} s`, { reason: e.reason }),
+      ...(network.deadline ? { signal: network.deadline.signal } : {}),
+    },
     log: (event) => reporter.debug('timeline request', event as unknown as Record<string, unknown>),
   })
 }
@@ -72,6 +121,7 @@ export async function openTargetSpreadsheet(
   target: TargetConfig,
   reporter: Reporter,
   env: NodeJS.ProcessEnv = process.env,
+  network: NetworkSettings = requestLimits(loaded),
 ): Promise<Spreadsheet> {
   const sheet = target.spreadsheet
   if (sheet.kind === 'workbook') {
@@ -87,10 +137,13 @@ export async function openTargetSpreadsheet(
     throw new TimelineSheetsError('TS_CONFIG_INVALID', `Target ${target.name} uses a Google spreadsheet but the config has no "google" section.`)
   }
   const { createGoogleSpreadsheet } = await import('../sheets/google/backend.ts')
+  const transport = createTransport(network)
   return createGoogleSpreadsheet({
     spreadsheetId: sheet.spreadsheetId,
-    auth: await googleSignIn(loaded, google, env),
+    auth: await googleSignIn(loaded, google, env, false, network),
     rootUrl: google.rootUrl,
+    transport,
+    ...(network.deadline ? { retry: { signal: network.deadline.signal } } : {}),
     pace: { readsPerMinute: google.readsPerMinute, writesPerMinute: google.writesPerMinute },
     quota: { windowMs: google.quotaWindowMs },
     log: (event) => {
@@ -100,11 +153,19 @@ export async function openTargetSpreadsheet(
   })
 }
 
-export async function googleSignIn(loaded: LoadedConfig, google: GoogleConfig, env: NodeJS.ProcessEnv, interactive = false) {
+export async function googleSignIn(
+  loaded: LoadedConfig,
+  google: GoogleConfig,
+  env: NodeJS.ProcessEnv,
+  interactive = false,
+  network: NetworkSettings = requestLimits(loaded),
+) {
   const auth = await import('../sheets/google/auth.ts')
+  // Token requests, ours and google-auth-library's, under the same limits and redirect policy as data calls.
+  const transport = createTransport(network)
   switch (google.auth.mode) {
     case 'service-account':
-      return auth.signInWithServiceAccountFile(loaded.resolvePath(google.auth.keyFile))
+      return auth.signInWithServiceAccountFile(loaded.resolvePath(google.auth.keyFile), { transport })
     case 'installed-app':
       return auth.signInWithInstalledApp({
         clientId: google.auth.clientId,
@@ -112,11 +173,12 @@ export async function googleSignIn(loaded: LoadedConfig, google: GoogleConfig, e
         tokenFile: loaded.resolvePath(google.auth.tokenFile),
         openBrowser: openInBrowser,
         interactive,
+        transport,
       })
     case 'adc':
-      return auth.signInWithApplicationDefault({ env })
+      return auth.signInWithApplicationDefault({ env, transport })
     case 'static-token':
-      return auth.signInWithStaticToken(secretFromEnv(google.auth.tokenEnv, 'a Google access token', env))
+      return auth.signInWithStaticToken(secretFromEnv(google.auth.tokenEnv, 'a Google access token', env), transport)
   }
 }
 

@@ -11,6 +11,44 @@ const envName = z
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
 
+/**
+ * An http(s) URL without a user name or password: a secret in a URL ends up
+ * in logs, messages and proxies. `instead` says where the secret belongs.
+ */
+const urlWithoutUserInfo = (instead: string) =>
+  httpUrl.refine((raw) => {
+    // zod runs this even when the URL check failed; that failure is reported already.
+    if (!URL.canParse(raw)) return true
+    const url = new URL(raw)
+    return url.username === '' && url.password === ''
+  }, `must not contain a user name or password; ${instead}`)
+
+const serverUrl = urlWithoutUserInfo('put the user name in "username" and the password in the environment variable that "passwordEnv" names')
+const cloudUrl = urlWithoutUserInfo('put the client secret in the environment variable that "clientSecretEnv" names')
+
+/** Longest a timer can be set for (setTimeout's limit is about 24.8 days); a day is plenty for one request. */
+const ONE_DAY_MS = 86_400_000
+
+/**
+ * Limits on every request to both services, in milliseconds, and an optional
+ * deadline for a whole run. A request that passes a limit fails with a
+ * message naming the URL and the setting; it is repeated like a 503.
+ */
+const timeouts = z
+  .strictObject({
+    /** Setting up the connection (TCP and TLS). */
+    connectMs: z.int().min(1).max(ONE_DAY_MS).default(10_000),
+    /** From sending a request until the response headers arrive. */
+    firstByteMs: z.int().min(1).max(ONE_DAY_MS).default(30_000),
+    /** Longest pause between two pieces of a response body. */
+    idleBodyMs: z.int().min(1).max(ONE_DAY_MS).default(30_000),
+    /** A whole request, redirects and body included. */
+    totalMs: z.int().min(1).max(ONE_DAY_MS).default(120_000),
+    /** The whole run (every target); unset: no deadline. `--deadline` on the command line wins. */
+    runMs: z.int().min(1).max(7 * ONE_DAY_MS).optional(),
+  })
+  .prefault({})
+
 const timelinePace = z
   .strictObject({
     /** Requests in flight at once. */
@@ -24,14 +62,14 @@ const timelinePace = z
 const passwordAuth = z.strictObject({
   mode: z.literal('password'),
   /** On-premise server address, e.g. `https://timeline.example.com` (the API is under /api). */
-  baseUrl: httpUrl,
+  baseUrl: serverUrl,
   username: z.string().min(1),
   passwordEnv: envName.default('TIMELINE_PASSWORD'),
 })
 
 const ntlmAuth = z.strictObject({
   mode: z.literal('ntlm'),
-  baseUrl: httpUrl,
+  baseUrl: serverUrl,
   /** `DOMAIN\\user` or `user`. */
   username: z.string().min(1),
   domain: z.string().optional(),
@@ -41,13 +79,13 @@ const ntlmAuth = z.strictObject({
 const cloudAuth = z.strictObject({
   mode: z.literal('cloud'),
   /** OpenID Connect authority, e.g. `https://login.manictime.com`. */
-  authority: httpUrl.default('https://login.manictime.com'),
+  authority: cloudUrl.default('https://login.manictime.com'),
   /** Cloud API entry, e.g. `https://api.manictime.com` (profile at /v1/profile). */
-  apiUrl: httpUrl.default('https://api.manictime.com'),
+  apiUrl: cloudUrl.default('https://api.manictime.com'),
   clientId: z.string().min(1),
   clientSecretEnv: envName.default('TIMELINE_CLIENT_SECRET'),
   clientAuth: z.enum(['post', 'basic']).default('post'),
-  callbackUrl: httpUrl.default('http://127.0.0.1:4040'),
+  callbackUrl: cloudUrl.default('http://127.0.0.1:4040'),
   /** Where `login` stores the refresh token (owner-only). Relative to the config file. */
   tokenFile: z.string().min(1).default('.timeline-sheets/cloud-token.json'),
 })
@@ -81,7 +119,7 @@ const google = z
   .strictObject({
     auth: googleAuth,
     /** Another Sheets API root (the bundled fake); leave unset for Google. */
-    rootUrl: httpUrl.optional(),
+    rootUrl: urlWithoutUserInfo('Google sign-in belongs in "google.auth"').optional(),
     readsPerMinute: z.int().min(1).default(60),
     writesPerMinute: z.int().min(1).default(60),
     /** Length of Google's quota window; only a fake with a faster clock needs another value. */
@@ -142,6 +180,7 @@ export const configSchema = z.strictObject({
   google,
   /** Folder for cursors, run history, journals and locks (relative to the config file). */
   stateDir: z.string().min(1).default('.timeline-sheets'),
+  timeouts,
   targets: z.array(target).min(1, 'needs at least one target'),
 })
 

@@ -174,7 +174,11 @@ function plan(
       continue
     }
     seen.add(row.key)
-    const baseFp = base.get(row.key) ?? row.baseCell
+    // A row that still holds exactly what its own Base cell records was edited by nobody, even when the
+    // state knows a newer base: it is a stale copy (a workbook restored from its .bak), to be refreshed
+    // by an export and never sent back. Otherwise the state's base wins, as it survives crash windows.
+    const unedited = row.kind === 'existing' && row.baseCell !== undefined && row.values.fingerprint === row.baseCell
+    const baseFp = unedited ? row.baseCell : (base.get(row.key) ?? row.baseCell)
     const now = serverFp(row.key)
     const serverSide = detectServer(baseFp, now)
     const sheetSide: SideChange = row.kind === 'delete' ? 'deleted' : baseFp !== undefined && row.values.fingerprint === baseFp ? 'unchanged' : 'changed'
@@ -183,7 +187,7 @@ function plan(
 
     // A two-sided change that ended in agreement is no conflict (and no write).
     // In step but unknown to the state (a run killed after its sheet write, before its state save): record the base.
-    if (rowFp !== undefined && now !== undefined && rowFp === now && (sheetSide === 'changed' || rowFp !== baseFp || row.baseCell !== now || !base.has(row.key))) {
+    if (rowFp !== undefined && now !== undefined && rowFp === now && (sheetSide === 'changed' || rowFp !== baseFp || row.baseCell !== now || base.get(row.key) !== now)) {
       decisions.push({ kind: 'refresh-base', key: row.key, rowNumber: line.rowNumber, fingerprint: now, reason: sheetSide === 'changed' ? 'Same change made here and on the server; nothing to write.' : 'In step with the server.', sheet: sheetSide, server: serverSide, warnings: row.warnings })
       continue
     }

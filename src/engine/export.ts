@@ -22,7 +22,7 @@ import { addDays, readTimelineChanges, type ExportWindow, type TimelineChanges }
 import { syncLogRow, type RunCounts } from './sync-log.ts'
 import { crashPoint } from './crash-points.ts'
 import { requestMeter, type EngineDeps } from './deps.ts'
-import { otherTimelineWrites } from './other-timelines.ts'
+import { otherTimelineWrites, readOtherTimelines } from './other-timelines.ts'
 
 export type ExportDeps = EngineDeps
 
@@ -46,7 +46,8 @@ export interface ExportSummary {
   target: string
   runId: string
   dryRun: boolean
-  result: 'success' | 'partial'
+  /** `incomplete`: some rows changed while the run wrote and were left for the next run (exit 1, run again). */
+  result: 'success' | 'partial' | 'incomplete'
   spreadsheet: string
   timelines: TimelineSummary[]
   counts: RunCounts
@@ -88,7 +89,7 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
     }
     const users: KnownUser[] = tagsTimelines.map((t) => ({ username: t.ownerUsername, displayName: t.ownerDisplayName, tagsTimelineKey: t.timelineKey }))
 
-    // Layout, only when it is new or changed (it costs a read and a write).
+    // Layout, only when it is new or changed (it costs a read and a write). A tab it had to make holds nothing yet.
     const specs = tabSpecs(target)
     const layoutHash = fnv1a64Base64url(JSON.stringify({ specs, timeZone: target.timeZone }))
     let layoutChanged = false
@@ -96,7 +97,32 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
       const report = await deps.spreadsheet.ensureLayout(specs, { timeZone: target.timeZone })
       layoutChanged = report.changed
       if (report.createdTabs.length) deps.reporter.info(`Created tabs: ${report.createdTabs.join(', ')}`)
+      if (report.createdTabs.includes(target.tabs.activities)) full = true
     }
+
+    // The server first, the sheet last: every position planned on is read as late as possible, so
+    // a manager's sorting during a long server read cannot shift it (decisions/0003-rows-that-move.md).
+    const readServer = async (inFull: boolean): Promise<TimelineChanges[]> => {
+      const out: TimelineChanges[] = []
+      for (const [i, timeline] of timelines.entries()) {
+        deps.reporter.progress('Reading timelines', i, timelines.length)
+        out.push(
+          await readTimelineChanges(deps.client, timeline, state.timelines[timeline.timelineKey], window, {
+            full: inFull,
+            now: startedAt,
+            lookBackEveryMs: options.lookBackEveryMs,
+          }),
+        )
+      }
+      deps.reporter.progress('Reading timelines', timelines.length, timelines.length)
+      deps.reporter.endProgress()
+      return out
+    }
+    let changes = await readServer(full)
+    const serverAllowed = await readServerAllowedTags(deps, warnings)
+    const otherEntries = target.otherTimelines.length > 0
+      ? await readOtherTimelines(deps.client, await deps.client.listTimelines(), target.otherTimelines, target.users, window)
+      : undefined
 
     let snapshot = await deps.spreadsheet.read(specs.map((s) => s.title))
     const missingTabs = specs.filter((spec) => !snapshot.tabs[spec.title]?.exists).map((spec) => spec.title)
@@ -104,29 +130,31 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
       // A tab someone deleted or renamed since the layout was last applied: make it again.
       const report = await deps.spreadsheet.ensureLayout(specs, { timeZone: target.timeZone })
       layoutChanged = report.changed
-      snapshot = await deps.spreadsheet.read(specs.map((s) => s.title))
       if (missingTabs.includes(target.tabs.activities)) {
-        full = true
         warnings.push(`The ${target.tabs.activities} tab was missing; it was made again and filled from the server (rows are matched by Key).`)
+        if (!full) {
+          full = true
+          changes = await readServer(true)
+        }
       }
+      snapshot = await deps.spreadsheet.read(specs.map((s) => s.title))
     }
     const activitiesData = requireTab(snapshot, target.tabs.activities, Boolean(options.dryRun))
     const layout = activitiesLayout(activitiesData, specs[0]!)
 
-    // Server side, timeline by timeline.
-    const changes: TimelineChanges[] = []
-    for (const [i, timeline] of timelines.entries()) {
-      deps.reporter.progress('Reading timelines', i, timelines.length)
-      changes.push(
-        await readTimelineChanges(deps.client, timeline, state.timelines[timeline.timelineKey], window, {
-          full,
-          now: startedAt,
-          lookBackEveryMs: options.lookBackEveryMs,
-        }),
+    // Rows that show an older version than the state knows (a workbook restored from its .bak): their
+    // timelines are read in full, so the rows are refreshed from the server rather than sent back.
+    const stale = staleTimelines(activitiesData, layout, state)
+    if (stale.size > 0) {
+      warnings.push(`Some rows show an older version than the last sync (was the sheet restored from a copy?); they were refreshed from the server.`)
+      changes = await Promise.all(
+        changes.map(async (change) =>
+          change.mode === 'full' || !stale.has(change.timeline.timelineKey)
+            ? change
+            : readTimelineChanges(deps.client, change.timeline, state.timelines[change.timeline.timelineKey], window, { full: true, now: startedAt, lookBackEveryMs: options.lookBackEveryMs }),
+        ),
       )
     }
-    deps.reporter.progress('Reading timelines', timelines.length, timelines.length)
-    deps.reporter.endProgress()
 
     // Plan per timeline over the rows it affects, then one write.
     const today = localDateOf(target.timeZone, Math.floor(startedAt.getTime() / 1000))
@@ -140,13 +168,10 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
     }
     const writes = activityWrites(decisions, { tab: activitiesData, layout, timeZone: target.timeZone, today })
 
-    const tabWrites: TabWrite[] = [writes.write]
-    const allowed = await allowedTagsWrite(deps, target, snapshot, state, warnings)
+    const tabWrites: TabWrite[] = [{ ...writes.write, keyColumn: layout.index[ACTIVITY_COLUMN.key] }]
+    const allowed = allowedTagsWrite(serverAllowed, target, snapshot, state, warnings)
     if (allowed.write) tabWrites.push(allowed.write)
-    if (target.otherTimelines.length > 0) {
-      const others = await otherTimelineWrites(deps.client, await deps.client.listTimelines(), target.otherTimelines, target.users, window, snapshot)
-      tabWrites.push(...others.writes)
-    }
+    if (otherEntries) for (const w of otherTimelineWrites(otherEntries, window, snapshot).writes) tabWrites.push(w)
 
     const counts: RunCounts = {
       created: writes.counts.appended,
@@ -156,7 +181,7 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
       invalid: decisions.filter((d) => d.kind === 'invalid').length,
       waiting: decisions.filter((d) => d.kind === 'noop' && d.sheet !== 'unchanged' && d.rowNumber !== undefined).length,
     }
-    const result: ExportSummary['result'] = counts.conflicts + counts.invalid > 0 ? 'partial' : 'success'
+    let result: ExportSummary['result'] = counts.conflicts + counts.invalid > 0 ? 'partial' : 'success'
     const message = [...warnings, counts.waiting ? `${counts.waiting} edited rows wait for the next import.` : ''].filter(Boolean).join(' ')
     const logTab = snapshot.tabs[target.tabs.syncLog]
     if (logTab?.exists || !options.dryRun) {
@@ -166,9 +191,17 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
     const meaningful = tabWrites.filter((w) => !isEmptyWrite(w))
     if (!options.dryRun && meaningful.length > 0) {
       crashPoint('export:before-sheet-write')
-      await deps.spreadsheet.write(meaningful, snapshot)
+      const report = await deps.spreadsheet.write(meaningful, snapshot)
       crashPoint('export:after-sheet-write')
       await lock?.refresh()
+      const skipped = report.skipped.filter((row) => row.tab === target.tabs.activities)
+      if (skipped.length > 0) {
+        // Rows a person changed while this run wrote: nothing landed there, so their base stays as it was
+        // and the next run decides them again on what they hold then.
+        for (const key of keysOfRows(decisions, new Set(skipped.map((row) => row.row)))) writes.base.delete(key)
+        result = 'incomplete'
+        warnings.push(`${skipped.length} ${skipped.length === 1 ? 'row was' : 'rows were'} changed in the sheet while this run was writing (row ${skipped.map((row) => row.row).slice(0, 10).join(', ')}${skipped.length > 10 ? ', …' : ''} as read); ${skipped.length === 1 ? 'it was' : 'they were'} left as ${skipped.length === 1 ? 'it is' : 'they are'}. Run again: the next run takes ${skipped.length === 1 ? 'it' : 'them'} up.`)
+      }
     }
 
     // Only now that the sheet holds the changes do the cursors move.
@@ -283,6 +316,27 @@ function indexRowsByKey(tab: TabData, layout: HeaderLayout): Map<string, Map<str
     else byKey.set(trimmed, [ref])
   })
   return index
+}
+
+/**
+ * Timelines with a row that nobody edited (it still matches its own Base cell) but whose Base is not what
+ * the state last synced: the row is an older copy, and only a full read can tell what the server has now.
+ */
+function staleTimelines(tab: TabData, layout: HeaderLayout, state: TargetState): Set<string> {
+  const out = new Set<string>()
+  const keyIndex = layout.index[ACTIVITY_COLUMN.key]
+  const baseIndex = layout.index[ACTIVITY_COLUMN.base]
+  if (keyIndex === undefined || baseIndex === undefined) return out
+  for (const cells of tab.rows) {
+    const key = cells[keyIndex]
+    const baseCell = cells[baseIndex]
+    if (typeof key !== 'string' || typeof baseCell !== 'string' || baseCell === '') continue
+    const known = state.base[key.trim()]
+    if (known === undefined || known === baseCell) continue
+    const timelineKey = parseActivityKey(key)?.timelineKey
+    if (timelineKey !== undefined) out.add(timelineKey)
+  }
+  return out
 }
 
 /** State base keys by the text before their first `/` (a timeline key has none). */
@@ -454,23 +508,27 @@ function startsWithin(start: string, window: TimeWindow): boolean {
   return t >= parseOffsetInstant(window.from).epochSeconds && t < parseOffsetInstant(window.to).epochSeconds
 }
 
-async function allowedTagsWrite(
-  deps: ExportDeps,
+/** The server's allowed tags, or undefined when the account may not read everyone's (said in `warnings`). */
+async function readServerAllowedTags(deps: ExportDeps, warnings: string[]): Promise<AllowedTags | undefined> {
+  try {
+    return await deps.client.readAllowedTags({ all: true })
+  } catch (error) {
+    if (error instanceof TimelineSheetsError && error.code === 'TS_FORBIDDEN') {
+      warnings.push('The signed-in account may not read everyone\'s allowed tags (needs administrator or content editor); the Allowed tags tab was left as it is.')
+      return undefined
+    }
+    throw error
+  }
+}
+
+function allowedTagsWrite(
+  allowed: AllowedTags | undefined,
   target: TargetConfig,
   snapshot: Snapshot,
   state: TargetState,
   warnings: string[],
-): Promise<{ write: TabWrite | undefined; outcome: ExportSummary['allowedTags']; fingerprint?: string }> {
-  let allowed: AllowedTags
-  try {
-    allowed = await deps.client.readAllowedTags({ all: true })
-  } catch (error) {
-    if (error instanceof TimelineSheetsError && error.code === 'TS_FORBIDDEN') {
-      warnings.push('The signed-in account may not read everyone\'s allowed tags (needs administrator or content editor); the Allowed tags tab was left as it is.')
-      return { write: undefined, outcome: 'unavailable' }
-    }
-    throw error
-  }
+): { write: TabWrite | undefined; outcome: ExportSummary['allowedTags']; fingerprint?: string } {
+  if (allowed === undefined) return { write: undefined, outcome: 'unavailable' }
   const tab = snapshot.tabs[target.tabs.allowedTags]
   const data: TabData = tab?.exists ? tab : { title: target.tabs.allowedTags, exists: false, header: [], rows: [], gridRowCount: 0 }
   const header = data.header
@@ -498,6 +556,15 @@ async function allowedTagsWrite(
   return isEmptyWrite(write)
     ? { write: undefined, outcome: 'unchanged', fingerprint: serverFingerprint }
     : { write, outcome: 'rewritten', fingerprint: serverFingerprint }
+}
+
+/** Keys of the decisions about the given basis rows. */
+function keysOfRows(decisions: readonly Decision[], rows: ReadonlySet<number>): string[] {
+  const keys: string[] = []
+  for (const d of decisions) {
+    if ('rowNumber' in d && d.rowNumber !== undefined && rows.has(d.rowNumber) && 'key' in d && d.key !== undefined) keys.push(d.key)
+  }
+  return keys
 }
 
 function summaryLine(counts: RunCounts): string {

@@ -1,115 +1,153 @@
-/** The import's sheet write-back: rows found again by Key (new rows by their values) on a fresh read, never by planned position. */
+/**
+ * The import's sheet write-back, after the server writes: every row is found
+ * again on a fresh read — by its unique Key, else by the cells the plan read
+ * (a pasted copy of a Key, a keyless row) — and written only there, never to
+ * "the row that has that Key" (decisions/0003-rows-that-move.md). A row a
+ * person edited again since the plan's read keeps that edit: only the cells
+ * that record what the server now holds (Key, Base) and its Status are
+ * written, and the next import sends the newer edit.
+ */
 import { ACTIVITY_COLUMN as C, type HeaderLayout } from '../core/columns.ts'
 import { fingerprintOf, type Decision } from '../core/plan.ts'
-import { activityKey, activityToCells, cellUpdatesFor, parseRow, type RowContext, type ServerActivity } from '../core/rows.ts'
-import type { CellUpdate, TabData, TabWrite } from '../sheets/port.ts'
+import { keyText, locateRows, sameCells } from '../core/row-identity.ts'
+import { activityKey, activityToCells, cellUpdatesFor, type ServerActivity } from '../core/rows.ts'
+import type { CellUpdate, CellValue, TabData, TabWrite } from '../core/sheet.ts'
 import type { TargetConfig } from '../config/schema.ts'
-import { withoutStamp } from './sheet-writes.ts'
+import { changedCells, withoutStamp } from './sheet-writes.ts'
 import type { WriteOutcome } from './import.ts'
 
+export interface WriteBack {
+  write: TabWrite
+  /** Key → fingerprint the state remembers; `null` forgets the key. */
+  base: Map<string, string | null>
+  /** Plan rows that could not be found again (a person removed or changed them): their Status was not written. */
+  lost: number[]
+}
+
 export function sheetWriteBack(
-  tab: TabData,
+  planned: TabData,
+  fresh: TabData,
   layout: HeaderLayout,
   outcomes: WriteOutcome[],
   decisions: Decision[],
   target: TargetConfig,
   today: string,
   server: Map<string, ServerActivity>,
-): { write: TabWrite; base: Map<string, string | null> } {
+): WriteBack {
   const updates: CellUpdate[] = []
   const deleteRows: number[] = []
   const base = new Map<string, string | null>()
-  const keyIndex = layout.index[C.key]!
+  const lost: number[] = []
+  const keyColumn = layout.index[C.key]!
   const statusIndex = layout.index[C.status]!
-  const rowOfKey = new Map<string, number>()
-  tab.rows.forEach((cells, i) => {
-    const k = cells[keyIndex]
-    if (typeof k === 'string' && k.trim()) rowOfKey.set(k.trim(), i + 2)
-  })
-  const stamped = (reason: string) => `${today}: ${reason}`
-  const setStatus = (rowNumber: number, reason: string) => {
-    const current = tab.rows[rowNumber - 2]?.[statusIndex]
-    if (typeof current === 'string' && withoutStamp(current) === reason) return
-    updates.push(...cellUpdatesFor(rowNumber, { [C.status]: stamped(reason) }, layout))
-  }
-  const claimed = new Set<number>()
-  const newRowFor = (d: Extract<Decision, { kind: 'import-post' }>): number | undefined => {
-    // The row as planned, if it is still there unchanged; else the first keyless row with the same values.
-    const ctx: RowContext = { timeZone: target.timeZone, users: [], server: new Map(), baseKeys: new Set() }
-    const matches = (rowNumber: number) => {
-      const cells = tab.rows[rowNumber - 2]
-      if (!cells || claimed.has(rowNumber)) return false
-      const k = cells[keyIndex]
-      if (typeof k === 'string' && k.trim()) return false
-      const parsed = parseRow(cells, layout, { ...ctx, users: [{ username: d.user, tagsTimelineKey: d.timelineKey }] })
-      return parsed.ok && parsed.row?.kind === 'new' && parsed.row.values.fingerprint === d.fingerprint
+
+  // Where each planned row is on the fresh read.
+  const wanted = new Set<number>()
+  for (const d of decisions) if ('rowNumber' in d && d.rowNumber !== undefined) wanted.add(d.rowNumber)
+  for (const o of outcomes) if ('rowNumber' in o.decision) wanted.add(o.decision.rowNumber)
+  const freshByKey = rowsByKey(fresh, keyColumn)
+  const plannedByKey = rowsByKey(planned, keyColumn)
+  const byContent = locateRows(planned, fresh, [...wanted], keyColumn)
+  const located = new Map<number, { row: number; edited: boolean }>()
+  for (const rowNumber of wanted) {
+    const cells = planned.rows[rowNumber - 2] ?? []
+    const key = keyText(cells, keyColumn)
+    const whereByContent = byContent.get(rowNumber)
+    if (whereByContent?.kind === 'found') {
+      located.set(rowNumber, { row: whereByContent.row, edited: false })
+    } else if (key !== undefined && plannedByKey.get(key)?.length === 1 && freshByKey.get(key)?.length === 1) {
+      // A unique Key is the row's identity even after a person typed into it again.
+      const row = freshByKey.get(key)![0]!
+      located.set(rowNumber, { row, edited: !sameCells(fresh.rows[row - 2] ?? [], cells) })
     }
-    if (matches(d.rowNumber)) return d.rowNumber
-    for (let r = 2; r < tab.rows.length + 2; r++) if (matches(r)) return r
-    return undefined
+  }
+
+  const stamped = (reason: string) => `${today}: ${reason}`
+  const at = (rowNumber: number): { row: number; edited: boolean } | undefined => {
+    const where = located.get(rowNumber)
+    if (!where && !lost.includes(rowNumber)) lost.push(rowNumber)
+    return where
+  }
+  const setStatus = (rowNumber: number, reason: string) => {
+    const where = at(rowNumber)
+    if (!where) return
+    const current = fresh.rows[where.row - 2]?.[statusIndex]
+    if (typeof current === 'string' && withoutStamp(current) === reason) return
+    updates.push(...cellUpdatesFor(where.row, { [C.status]: stamped(reason) }, layout))
+  }
+  /** The server's version in the row, or — when a person edited the row again since the plan read it — only what records it. */
+  const showServerVersion = (rowNumber: number, activity: ServerActivity, status: string) => {
+    const where = at(rowNumber)
+    if (!where) return
+    const cells = activityToCells(activity.activity, activity.user, target.timeZone, stamped(status))
+    const written = where.edited
+      ? { [C.key]: cells[C.key], [C.base]: cells[C.base], [C.status]: stamped(`${status} You changed the row again meanwhile; that change goes to the server with the next import.`) }
+      : cells
+    updates.push(...cellUpdatesFor(where.row, changedCells(fresh.rows[where.row - 2] ?? [], written, layout), layout))
   }
 
   for (const o of outcomes) {
     const d = o.decision
     if (o.status === 'done' || o.status === 'adopted') {
       if (d.kind === 'import-post' || d.kind === 'import-put') {
-        const rowNumber = d.kind === 'import-post' ? newRowFor(d) : rowOfKey.get(d.key)
-        const activity = o.activity!
-        const key = activityKey(activity.timelineKey, activity.entityId)
-        const cells = activityToCells(activity, o.user ?? d.user, target.timeZone, stamped(d.kind === 'import-post' ? 'Created on the server.' : 'Saved to the server.'))
-        base.set(key, cells[C.base] as string)
-        if (rowNumber !== undefined) {
-          claimed.add(rowNumber)
-          updates.push(...cellUpdatesFor(rowNumber, cells, layout))
-        }
+        const activity: ServerActivity = { activity: o.activity!, user: o.user ?? d.user }
+        base.set(activityKey(activity.activity.timelineKey, activity.activity.entityId), fingerprintOf(activity))
+        showServerVersion(d.rowNumber, activity, d.kind === 'import-post' ? 'Created on the server.' : 'Saved to the server.')
       } else {
         base.set(d.key, null)
-        const rowNumber = rowOfKey.get(d.key)
-        if (rowNumber !== undefined) {
-          if (target.deletedRows === 'mark') setStatus(rowNumber, 'Deleted on the server.')
-          else deleteRows.push(rowNumber)
-        }
+        if (d.kind === 'import-delete') removeOrMark(d.rowNumber)
       }
-    } else {
-      const rowNumber = d.kind === 'import-post' ? newRowFor(d) : 'key' in d ? rowOfKey.get(d.key) : undefined
-      if (rowNumber !== undefined) setStatus(rowNumber, o.message ?? 'Not saved.')
+    } else if ('rowNumber' in d) {
+      setStatus(d.rowNumber, o.message ?? 'Not saved.')
     }
   }
   for (const d of decisions) {
     if (d.kind === 'conflict' || d.kind === 'invalid') {
-      const rowNumber = d.key !== undefined && d.kind === 'conflict' ? rowOfKey.get(d.key) : locateInvalid(d, tab, rowOfKey)
       const warnings = d.warnings.length ? ` (${d.warnings.map((w) => w.message).join('; ')})` : ''
-      if (rowNumber !== undefined) setStatus(rowNumber, `${d.reason}${warnings}`)
+      setStatus(d.rowNumber, `${d.reason}${warnings}`)
     } else if (d.kind === 'forget') {
       base.set(d.key, null)
     } else if (d.kind === 'noop' && d.sheet === 'added' && d.rowNumber !== undefined) {
       // A new row with Delete ticked: say why nothing happened, rather than nothing.
       setStatus(d.rowNumber, `${d.reason} Delete the row when you no longer need it.`)
     } else if (d.kind === 'refresh-base') {
-      const rowNumber = rowOfKey.get(d.key)
+      base.set(d.key, d.fingerprint)
       const s = server.get(d.key)
-      if (rowNumber !== undefined) {
+      const where = d.rowNumber === undefined ? undefined : at(d.rowNumber)
+      if (where && d.rowNumber !== undefined) {
         // An edit the server already holds (a run killed before its write-back): write the row
         // as the server has it, so the cells the tool owns (Duration) follow the edit too.
-        if (d.sheet === 'changed' && s && fingerprintOf(s) === d.fingerprint) updates.push(...cellUpdatesFor(rowNumber, activityToCells(s.activity, s.user, target.timeZone, stamped(d.reason)), layout))
-        else if (tab.rows[rowNumber - 2]?.[layout.index[C.base]!] !== d.fingerprint) updates.push(...cellUpdatesFor(rowNumber, { [C.base]: d.fingerprint }, layout))
+        if (d.sheet === 'changed' && s && fingerprintOf(s) === d.fingerprint) showServerVersion(d.rowNumber, s, d.reason)
+        else if (fresh.rows[where.row - 2]?.[layout.index[C.base]!] !== d.fingerprint) updates.push(...cellUpdatesFor(where.row, { [C.base]: d.fingerprint }, layout))
       }
-      base.set(d.key, d.fingerprint)
     } else if (d.kind === 'export-remove' && d.sheet === 'deleted') {
       // Delete ticked and the activity is gone (a run killed after its DELETE): the wish is fulfilled.
       base.set(d.key, null)
-      const rowNumber = rowOfKey.get(d.key)
-      if (rowNumber !== undefined) {
-        if (target.deletedRows === 'mark') setStatus(rowNumber, 'Deleted on the server.')
-        else deleteRows.push(rowNumber)
-      }
+      removeOrMark(d.rowNumber)
     }
   }
-  return { write: { tab: tab.title, updates, deleteRows }, base }
+  return { write: { tab: fresh.title, keyColumn, updates, deleteRows }, base, lost }
+
+  function removeOrMark(rowNumber: number): void {
+    if (target.deletedRows === 'mark') {
+      setStatus(rowNumber, 'Deleted on the server.')
+      return
+    }
+    const where = at(rowNumber)
+    if (!where) return
+    if (where.edited) setStatus(rowNumber, 'Deleted on the server. You changed this row after ticking Delete, so it was kept; delete it when you no longer need it.')
+    else deleteRows.push(where.row)
+  }
 }
 
-function locateInvalid(d: Extract<Decision, { kind: 'invalid' | 'conflict' }>, tab: TabData, rowOfKey: Map<string, number>): number | undefined {
-  if (d.key !== undefined && rowOfKey.has(d.key)) return rowOfKey.get(d.key)
-  // Keyless: still where it was if nothing moved (a Status is only a message; a wrong guess costs nothing lasting).
-  return d.rowNumber !== undefined && d.rowNumber - 2 < tab.rows.length ? d.rowNumber : undefined
+function rowsByKey(tab: TabData, keyColumn: number): Map<string, number[]> {
+  const out = new Map<string, number[]>()
+  tab.rows.forEach((cells: CellValue[], i) => {
+    const key = keyText(cells, keyColumn)
+    if (key === undefined) return
+    const list = out.get(key)
+    if (list) list.push(i + 2)
+    else out.set(key, [i + 2])
+  })
+  return out
 }

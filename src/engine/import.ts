@@ -73,7 +73,8 @@ export interface ImportSummary {
   runId: string
   dryRun: boolean
   applied: boolean
-  result: 'success' | 'partial' | 'refused'
+  /** `incomplete`: rows changed while the run wrote back and were left for the next run (exit 1, run again). */
+  result: 'success' | 'partial' | 'refused' | 'incomplete'
   plan: ImportPlanView
   counts: RunCounts & { failed: number; recovered: number }
   /** What became of the allowed tags after applying (the plan only says what was intended). */
@@ -259,17 +260,30 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
       tagsOutcome = await sendAllowedTags(deps.client, tags, state, journal)
     }
 
-    // The sheet, found again by Key and content on a fresh read.
+    // The sheet, read afresh: each planned row is found again there, and the write finds it once more when it lands.
     crashPoint('import:before-sheet-write')
     const fresh = await deps.spreadsheet.read([target.tabs.activities, target.tabs.syncLog])
+    const freshTab = fresh.tabs[target.tabs.activities]
+    if (!freshTab?.exists) {
+      throw new TimelineSheetsError('TS_SHEET_LAYOUT', `The "${target.tabs.activities}" tab disappeared while this import ran; the server writes are done and journaled.`, {
+        hint: 'Restore or rename the tab back, then run export --full: rows are matched by Key and nothing is created twice.',
+      })
+    }
     const today = localDateOf(target.timeZone, Math.floor(startedAt.getTime() / 1000))
-    const sheetWrite = sheetWriteBack(fresh.tabs[target.tabs.activities]!, layout, outcomes, plan.decisions, target, today, server)
+    const sheetWrite = sheetWriteBack(tab, freshTab, layout, outcomes, plan.decisions, target, today, server)
     const counts = countOutcomes(outcomes, plan.decisions, adoptions.size)
-    const result: ImportSummary['result'] = counts.conflicts + counts.invalid + counts.failed > 0 || tagsOutcome.kind === 'refused' ? 'partial' : 'success'
-    const message = [tagsOutcome.message, view.missing.length ? `${view.missing.length} rows are missing from the sheet (kept on the server).` : ''].filter(Boolean).join(' ')
+    let result: ImportSummary['result'] = counts.conflicts + counts.invalid + counts.failed > 0 || tagsOutcome.kind === 'refused' ? 'partial' : 'success'
+    const notes = [tagsOutcome.message, view.missing.length ? `${view.missing.length} rows are missing from the sheet (kept on the server).` : '']
     const tabWrites: TabWrite[] = [sheetWrite.write]
-    tabWrites.push({ tab: target.tabs.syncLog, appends: [syncLogRow({ when: startedAt, timeZone: target.timeZone, runId, command: 'import', result, counts, message })] })
-    await deps.spreadsheet.write(tabWrites.filter((w) => !isEmptyWrite(w)), fresh)
+    const report = await deps.spreadsheet.write(tabWrites.filter((w) => !isEmptyWrite(w)), fresh)
+    const unfinished = sheetWrite.lost.length + report.skipped.filter((r) => r.tab === target.tabs.activities).length
+    if (unfinished > 0) {
+      result = 'incomplete'
+      notes.push(`${unfinished} ${unfinished === 1 ? 'row was' : 'rows were'} changed in the sheet while this import ran; ${unfinished === 1 ? 'its' : 'their'} Status was not written. Run again: the next run takes ${unfinished === 1 ? 'it' : 'them'} up.`)
+    }
+    const message = notes.filter(Boolean).join(' ')
+    // Its own write, after the one whose outcome it reports: appends need no position, so the same read serves.
+    await deps.spreadsheet.write([{ tab: target.tabs.syncLog, appends: [syncLogRow({ when: startedAt, timeZone: target.timeZone, runId, command: 'import', result, counts, message })] }], fresh)
     crashPoint('import:after-sheet-write')
 
     for (const [key, fp] of sheetWrite.base) {

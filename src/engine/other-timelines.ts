@@ -24,16 +24,18 @@ export function timelinesOf(all: TimelineInfo[], schemaName: string, users: stri
   return all.filter((t) => t.schemaName === schemaName && (wanted.size === 0 || wanted.has(t.ownerUsername.toLowerCase())))
 }
 
-export async function otherTimelineWrites(
+/** Every activity of the window on each named timeline kind, by tab name, in user and time order. */
+export type OtherTimelineEntries = Map<string, { user: string; activity: Activity }[]>
+
+/** The server side of the read-only tabs: read before the sheet, so the sheet is read as late as possible. */
+export async function readOtherTimelines(
   client: TimelineClient,
   all: TimelineInfo[],
   names: string[],
   users: string[],
   window: ExportWindow,
-  snapshot: Snapshot,
-): Promise<OtherTimelinesResult> {
-  const writes: TabWrite[] = []
-  const rows: Record<string, number> = {}
+): Promise<OtherTimelineEntries> {
+  const out: OtherTimelineEntries = new Map()
   for (const name of names) {
     const timelines = timelinesOf(all, client.vendor.schema(name), users)
     const entries: { user: string; activity: Activity }[] = []
@@ -49,6 +51,16 @@ export async function otherTimelineWrites(
       }
     }
     entries.sort((a, b) => a.user.localeCompare(b.user) || parseOffsetInstant(a.activity.start).epochSeconds - parseOffsetInstant(b.activity.start).epochSeconds)
+    out.set(name, entries)
+  }
+  return out
+}
+
+/** The writes that make each read-only tab hold exactly its entries. */
+export function otherTimelineWrites(entriesByName: OtherTimelineEntries, window: ExportWindow, snapshot: Snapshot): OtherTimelinesResult {
+  const writes: TabWrite[] = []
+  const rows: Record<string, number> = {}
+  for (const [name, entries] of entriesByName) {
     const tab = snapshot.tabs[name] ?? { title: name, exists: false, header: [], rows: [], gridRowCount: 0 }
     const desired = entries.map((e) => timelineRow(e.user, e.activity, window.timeZone, tab.header))
     const write = rewriteTab(tab, desired, Math.max(tab.header.length, Object.keys(TIMELINE_COLUMN).length))

@@ -50,7 +50,7 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
     switch (d.kind) {
       case 'export-update': {
         const cells = activityToCells(d.activity, d.user, ctx.timeZone, stamped(d.reason))
-        updates.push(...cellUpdatesFor(d.rowNumber, cells, ctx.layout))
+        updates.push(...cellUpdatesFor(d.rowNumber, changedCells(ctx.tab.rows[d.rowNumber - 2] ?? [], cells, ctx.layout), ctx.layout))
         base.set(d.key, d.fingerprint)
         counts.updated++
         break
@@ -100,6 +100,20 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
     }
   }
   return { write: { tab: ctx.tab.title, updates, appends, deleteRows }, base, counts }
+}
+
+/**
+ * The cells of `wanted` that differ from the row as read: only those are written, so a cell a person
+ * types into while the run writes is overwritten only when the run really had to change that very cell.
+ */
+export function changedCells(current: readonly CellValue[], wanted: Partial<Record<string, CellValue>>, layout: HeaderLayout): Partial<Record<string, CellValue>> {
+  const out: Partial<Record<string, CellValue>> = {}
+  for (const [name, value] of Object.entries(wanted)) {
+    const i = layout.index[name]
+    if (i === undefined || value === undefined) continue
+    if (normalise(current[i]) !== normalise(value)) out[name] = value
+  }
+  return out
 }
 
 /** A Status text without its `YYYY-MM-DD: ` stamp. */

@@ -4,6 +4,7 @@
  * an outcome (`RetryVerdict`). Option names follow ky's.
  */
 import { setTimeout as sleepFor } from 'node:timers/promises'
+import { TimelineSheetsError } from '../errors.ts'
 
 export interface RetryOptions {
   /** How many times a call is repeated after the first attempt. @default 5 */
@@ -20,6 +21,11 @@ export interface RetryOptions {
   random?: () => number
   /** Told about each retry before it waits (for progress and logs). */
   onRetry?: (event: RetryEvent) => void
+  /**
+   * The run's deadline: once aborted, no retry is started and a wait is cut
+   * short; the call ends with the signal's reason (the last error as cause).
+   */
+  signal?: AbortSignal
 }
 
 export interface RetryEvent {
@@ -80,7 +86,14 @@ export async function retry<T>(
   classify: (error: unknown) => RetryVerdict,
   options: RetryOptions = DEFAULT_RETRY,
 ): Promise<T> {
-  const sleep = options.sleep ?? ((ms: number) => sleepFor(ms).then(() => undefined))
+  const { signal } = options
+  const sleep =
+    options.sleep ??
+    ((ms: number) =>
+      sleepFor(ms, undefined, signal ? { signal } : {}).then(
+        () => undefined,
+        () => undefined,
+      ))
   const random = options.random ?? Math.random
   for (let attempt = 1; ; attempt++) {
     try {
@@ -88,6 +101,7 @@ export async function retry<T>(
     } catch (error) {
       const verdict = classify(error)
       if (!verdict.retry || attempt > options.limit) throw error
+      if (signal?.aborted) throw stoppedBy(signal, error)
       const backoff = backoffDelay(attempt, options, random)
       const delayMs = Math.min(
         options.backoffLimit,
@@ -97,6 +111,18 @@ export async function retry<T>(
       )
       options.onRetry?.({ attempt, delayMs, reason: verdict.reason })
       await sleep(delayMs)
+      if (signal?.aborted) throw stoppedBy(signal, error)
     }
   }
+}
+
+/** The error that ends a retry loop whose signal fired: its reason, saying what the last attempt met. */
+function stoppedBy(signal: AbortSignal, lastError: unknown): unknown {
+  const reason: unknown = signal.reason
+  if (!(reason instanceof TimelineSheetsError)) return lastError
+  const last = lastError instanceof Error ? lastError.message : String(lastError)
+  return new TimelineSheetsError(reason.code, `${reason.message}; the last attempt had failed: ${last}`, {
+    cause: lastError,
+    ...(reason.hint === undefined ? {} : { hint: reason.hint }),
+  })
 }

@@ -9,6 +9,7 @@ import { appendFile, mkdir, open, readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
 import { TimelineSheetsError } from '../errors.ts'
+import { fileAccessError, withFileAccess } from '../file-access.ts'
 
 const activityInput = z.object({
   tags: z.array(z.string()),
@@ -68,19 +69,21 @@ export interface Journal {
 }
 
 export async function openJournal(folder: string, runId: string, command: string, now: () => Date = () => new Date(), extra: { undoes?: string } = {}): Promise<Journal> {
-  await mkdir(folder, { recursive: true, mode: 0o700 })
   const file = journalFile(folder, runId)
+  const context = { what: 'the journal', file, action: 'write', setting: 'stateDir' } as const
+  await withFileAccess(context, () => mkdir(folder, { recursive: true, mode: 0o700 }))
   let nextId = 1
-  const write = async (entry: JournalRecord) => {
-    const handle = await open(file, 'a', 0o600)
-    try {
-      await handle.appendFile(`${JSON.stringify(entry)}\n`)
-      // The point of a journal is that the line is on disk before the write is sent.
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-  }
+  const write = (entry: JournalRecord) =>
+    withFileAccess(context, async () => {
+      const handle = await open(file, 'a', 0o600)
+      try {
+        await handle.appendFile(`${JSON.stringify(entry)}\n`)
+        // The point of a journal is that the line is on disk before the write is sent.
+        await handle.sync()
+      } finally {
+        await handle.close()
+      }
+    })
   await write({ type: 'start', runId, command, at: now().toISOString(), ...(extra.undoes ? { undoes: extra.undoes } : {}) })
   return {
     runId,
@@ -113,7 +116,7 @@ export function journalFile(folder: string, runId: string): string {
 }
 
 export async function readJournal(file: string): Promise<JournalRun> {
-  const text = await readFile(file, 'utf8')
+  const text = await withFileAccess({ what: 'the journal', file, action: 'read', setting: 'stateDir' }, () => readFile(file, 'utf8'))
   const records: JournalRecord[] = []
   const lines = text.split('\n')
   for (const [i, line] of lines.entries()) {
@@ -155,8 +158,10 @@ export async function unfinishedJournals(folder: string): Promise<JournalRun[]> 
   let names: string[]
   try {
     names = (await readdir(folder)).filter((n) => n.endsWith('.jsonl')).sort()
-  } catch {
-    return []
+  } catch (error) {
+    // No folder: no run was ever journaled. One that cannot be read would hide an interrupted run.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw fileAccessError(error, { what: 'the journal folder', file: folder, action: 'read', setting: 'stateDir' }) ?? error
   }
   const runs: JournalRun[] = []
   for (const name of names) {
@@ -168,5 +173,7 @@ export async function unfinishedJournals(folder: string): Promise<JournalRun[]> 
 
 /** Marks an interrupted run's journal as taken over by a later run. */
 export async function closeJournal(file: string, note: string, now: Date = new Date()): Promise<void> {
-  await appendFile(file, `${JSON.stringify({ type: 'end', result: 'recovered', at: now.toISOString(), note })}\n`)
+  await withFileAccess({ what: 'the journal', file, action: 'write', setting: 'stateDir' }, () =>
+    appendFile(file, `${JSON.stringify({ type: 'end', result: 'recovered', at: now.toISOString(), note })}\n`),
+  )
 }

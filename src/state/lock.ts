@@ -8,6 +8,7 @@ import { mkdir, open, readFile, unlink } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import path from 'node:path'
 import { TimelineSheetsError } from '../errors.ts'
+import { withFileAccess, type FileContext } from '../file-access.ts'
 
 export interface LockInfo {
   pid: number
@@ -35,6 +36,11 @@ export interface LockOptions {
 }
 
 export async function acquireLock(file: string, options: LockOptions): Promise<Lock> {
+  const context: FileContext = { what: 'the lock file', file, action: 'write', setting: 'stateDir' }
+  return withFileAccess(context, () => acquire(file, options, context))
+}
+
+async function acquire(file: string, options: LockOptions, context: FileContext): Promise<Lock> {
   const now = options.now ?? Date.now
   const ttlMs = options.ttlMs ?? 2 * 60 * 60 * 1000
   const isAlive = options.isAlive ?? processIsAlive
@@ -60,7 +66,7 @@ export async function acquireLock(file: string, options: LockOptions): Promise<L
         file,
         tookOver,
         refresh: async () => {
-          if (!released) await writeLockInfo(file, info())
+          if (!released) await withFileAccess(context, () => writeLockInfo(file, info()))
         },
         release: async () => {
           if (released) return

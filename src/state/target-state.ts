@@ -8,6 +8,7 @@
 import path from 'node:path'
 import { z } from 'zod'
 import { TimelineSheetsError } from '../errors.ts'
+import { withFileAccess } from '../file-access.ts'
 import { readFileAtomic, writeFileAtomic } from './atomic-file.ts'
 
 export const STATE_VERSION = 1
@@ -31,7 +32,7 @@ const runRecord = z.looseObject({
   command: z.string(),
   startedAt: z.string(),
   finishedAt: z.string().optional(),
-  result: z.enum(['success', 'partial', 'failure', 'running']),
+  result: z.enum(['success', 'partial', 'incomplete', 'failure', 'running']),
   summary: z.string().optional(),
 })
 
@@ -84,7 +85,7 @@ export interface LoadedState {
 }
 
 export async function loadState(location: StateLocation, target: string): Promise<LoadedState> {
-  const found = await readFileAtomic(location.stateFile)
+  const found = await withFileAccess({ what: 'the state file', file: location.stateFile, action: 'read', setting: 'stateDir' }, () => readFileAtomic(location.stateFile))
   if (!found) return { state: emptyState(target), fresh: true, recoveredFrom: undefined }
   let json: unknown
   try {
@@ -103,7 +104,9 @@ export async function loadState(location: StateLocation, target: string): Promis
 
 export async function saveState(location: StateLocation, state: TargetState): Promise<void> {
   const trimmed: TargetState = { ...state, runs: state.runs.slice(-MAX_RUNS) }
-  await writeFileAtomic(location.stateFile, JSON.stringify(trimmed), { mode: 0o600 })
+  await withFileAccess({ what: 'the state file', file: location.stateFile, action: 'write', setting: 'stateDir' }, () =>
+    writeFileAtomic(location.stateFile, JSON.stringify(trimmed), { mode: 0o600 }),
+  )
 }
 
 function corrupt(location: StateLocation, problem: string): TimelineSheetsError {

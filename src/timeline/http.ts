@@ -7,8 +7,10 @@
 import {
   ConcurrencyError,
   HttpError,
+  RequestTimeoutError,
   redactSecrets,
   redactUrl,
+  redactUserInfo,
   TimelineSheetsError,
   type ErrorCode,
 } from '../errors.ts'
@@ -22,7 +24,7 @@ import type { VendorIdentifiers } from './vendor.ts'
  * How safe a call is to send again after a failure:
  * - `idempotent`: GET, and PUT/DELETE of activities — always;
  * - `unprocessed-only`: POST create — only when the failure proves the server
- *   did nothing (429, connection refused before sending).
+ *   did nothing (429, connection refused or timed out before sending).
  */
 export type RepeatSafety = 'idempotent' | 'unprocessed-only'
 
@@ -80,7 +82,7 @@ export function createTimelineHttp(options: TimelineHttpOptions): TimelineHttp {
   const { signIn, vendor, log } = options
   const pace = isPace(options.pace) ? options.pace : createPace(options.pace)
   const retrySettings = retryOptions(options.retry)
-  const scrub = (text: string) => redactSecrets(text, signIn.secrets())
+  const scrub = (text: string) => redactUserInfo(redactSecrets(text, signIn.secrets()))
 
   async function attempt(call: TimelineCall, attemptNo: number): Promise<unknown> {
     const started = Date.now()
@@ -223,6 +225,12 @@ export function classifyTimelineError(call: TimelineCall, error: unknown): Retry
     return retryAfterMs === undefined
       ? { retry: true, reason: `${error.status}` }
       : { retry: true, reason: `${error.status}`, retryAfterMs }
+  }
+  // A timeout counts like a 503: the request may or may not have been processed.
+  if (error instanceof RequestTimeoutError) {
+    if (error.limit === 'deadline') return { retry: false }
+    if (repeat === 'unprocessed-only' && !error.unsent) return { retry: false }
+    return { retry: true, reason: `${error.limit} timeout` }
   }
   if (error instanceof TimelineSheetsError && error.code === 'TS_NETWORK') {
     const code = networkCode(error.cause)

@@ -9,9 +9,33 @@ import { ResponseShapeError } from '../errors.ts'
 
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/
 
+/** Activity starts the tool accepts: no one tracks time outside these years, and a sheet cannot show much beyond them. */
+const START_YEARS = { earliest: 1970, latest: 2999 }
+/** The longest activity the tool accepts, in seconds: a year. Longer is a broken answer, not a day's work. */
+export const MAX_ACTIVITY_SECONDS = 366 * 86_400
+
+/** True for a date-time that exists on the calendar (no 13th month, no 30 February) within `START_YEARS`. */
+export function isPlausibleStart(text: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-](\d{2}):?(\d{2}))$/.exec(text)
+  if (!m) return false
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] = m.slice(1).map((part) => Number(part ?? 0)) as number[]
+  if (year! < START_YEARS.earliest || year! > START_YEARS.latest || month! < 1 || month! > 12) return false
+  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate()
+  return day! >= 1 && day! <= daysInMonth && hour! <= 23 && minute! <= 59 && second! <= 59 && offsetHours! <= 14 && offsetMinutes! <= 59
+}
+
+/** A link's href, absolute or relative, without a user name or password (it would go into logs and messages). */
+const Href = z
+  .string()
+  .min(1)
+  .refine((href) => !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(href), {
+    message: 'must not hold a user name or password (the link is not shown)',
+    params: { described: true },
+  })
+
 export const LinkSchema = z.looseObject({
   rel: z.string(),
-  href: z.string().min(1),
+  href: Href,
 })
 
 const Links = z.array(LinkSchema)
@@ -42,8 +66,11 @@ const ActivityValuesSchema = z.looseObject({
   name: z.string().optional(),
   notes: z.string().nullable().optional(),
   timeInterval: z.looseObject({
-    start: z.string().regex(ISO_WITH_OFFSET, 'an ISO 8601 date-time with an offset'),
-    duration: z.number().int().nonnegative(),
+    start: z
+      .string()
+      .regex(ISO_WITH_OFFSET, 'an ISO 8601 date-time with an offset')
+      .refine(isPlausibleStart, `a real date and time between ${START_YEARS.earliest} and ${START_YEARS.latest}`),
+    duration: z.number().int().nonnegative().max(MAX_ACTIVITY_SECONDS, `expected at most a year (${MAX_ACTIVITY_SECONDS} seconds)`),
   }),
 })
 

@@ -123,6 +123,32 @@ describe('beyond the table', () => {
     expect(d.kind).toBe('refresh-base')
   })
 
+  describe('issue 8, item 4: a workbook restored from its .bak', () => {
+    // The state knows the server's newer version; the restored row still shows the old one, unedited.
+    const newer = new Map([[KEY, fp(SERVER_EDIT)]])
+
+    it('refreshes a stale row that nobody edited instead of sending it back (export)', () => {
+      const d = only(planExport(newer, [existing(BASE_ACTIVITY, fp(BASE_ACTIVITY))], server(SERVER_EDIT)).decisions)
+      expect(d).toMatchObject({ kind: 'export-update', sheet: 'unchanged', server: 'changed', fingerprint: fp(SERVER_EDIT) })
+    })
+
+    it('never plans a PUT for it in a sync', () => {
+      const d = only(planSync(newer, [existing(BASE_ACTIVITY, fp(BASE_ACTIVITY))], server(SERVER_EDIT)).decisions)
+      expect(d.kind).not.toBe('import-put')
+      expect(d.kind).toBe('export-update')
+    })
+
+    it('removes it when the server deleted the activity meanwhile', () => {
+      const d = only(planExport(newer, [existing(BASE_ACTIVITY, fp(BASE_ACTIVITY))], server()).decisions)
+      expect(d.kind).toBe('export-remove')
+    })
+
+    it('still sends a real edit of a row whose Base is current', () => {
+      const d = only(planSync(newer, [existing(SHEET_EDIT, fp(SERVER_EDIT))], server(SERVER_EDIT)).decisions)
+      expect(d.kind).toBe('import-put')
+    })
+  })
+
   it('never deletes when Delete is ticked but the server changed', () => {
     expect(only(planSync(base, [ticked(fp(BASE_ACTIVITY))], server(SERVER_EDIT)).decisions).kind).toBe('conflict')
   })

@@ -240,11 +240,12 @@ describe('writes', () => {
     expect(rows.map((row) => row[9])).toEqual(['error: one', 'conflict: two'])
   })
 
-  it('refuses to write by positions a manager’s save has made stale, and writes nothing', async () => {
+  it('writes nothing by positions a manager’s save has made stale, and reports the row it skipped', async () => {
     const { made, basis } = await laidOutWith(3)
     await made.actAsManager.deleteRow('Activities', 2)
-    const stale = made.spreadsheet.write([{ tab: 'Activities', updates: [{ row: 2, column: 9, values: ['meant for row 1'] }] }], basis)
-    await expectWorkbookError(stale, 'changed on disk', made.file, 'Activities')
+    // Since issue 8 (decisions/0003) a stale position is followed or skipped row by row instead of refusing the whole write.
+    const report = await made.spreadsheet.write([{ tab: 'Activities', updates: [{ row: 2, column: 9, values: ['meant for row 1'] }] }], basis)
+    expect(report.skipped).toEqual([{ tab: 'Activities', row: 2, reason: 'gone' }])
     const rows = (await made.spreadsheet.read(['Activities'])).tabs['Activities']!.rows
     expect(rows.map((row) => row[9])).toEqual(['ok', 'ok'])
   })

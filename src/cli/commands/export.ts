@@ -6,7 +6,7 @@ import { runExport, type ExportSummary } from '../../engine/export.ts'
 import type { GlobalOptions } from '../main.ts'
 import { EXIT, type ExitCode } from '../exit-codes.ts'
 import { createReporter } from '../reporter.ts'
-import { createClient, openTargetSpreadsheet } from '../wiring.ts'
+import { createClient, openTargetSpreadsheet, runNetwork } from '../wiring.ts'
 import { formatExportSummary } from './format.ts'
 
 export interface ExportCommandOptions {
@@ -19,11 +19,12 @@ export async function runExportCommand(globals: GlobalOptions, options: ExportCo
   const reporter = createReporter({ json: globals.json, verbose: globals.verbose, quiet: globals.quiet })
   const loaded = await loadConfig(globals.config)
   const targets = selectTargets(loaded.config.targets, options.target)
-  const client = await createClient(loaded, reporter)
+  const network = runNetwork(loaded, globals.deadline)
+  const client = await createClient(loaded, reporter, process.env, network)
   const summaries: ExportSummary[] = []
   for (const target of targets) {
     reporter.info(`Exporting ${target.name}${options.dryRun ? ' (dry run: nothing is written)' : ''}`)
-    const spreadsheet = await openTargetSpreadsheet(loaded, target, reporter)
+    const spreadsheet = await openTargetSpreadsheet(loaded, target, reporter, process.env, network)
     summaries.push(
       await runExport(target, { client, spreadsheet, stateDir: loaded.resolvePath(loaded.config.stateDir), reporter, now: clockFor(globals) }, {
         dryRun: options.dryRun,
@@ -32,6 +33,8 @@ export async function runExportCommand(globals: GlobalOptions, options: ExportCo
     )
   }
   reporter.result(summaries.map(formatExportSummary).join('\n\n'), summaries.length === 1 ? summaries[0] : summaries)
+  // A run that left rows for the next one failed to finish: run it again (nothing was lost).
+  if (summaries.some((s) => s.result === 'incomplete')) return EXIT.failure
   return summaries.some((s) => s.result === 'partial') ? EXIT.partial : EXIT.success
 }
 

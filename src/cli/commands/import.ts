@@ -6,7 +6,7 @@ import type { GlobalOptions } from '../main.ts'
 import { confirmPlan } from '../confirm.ts'
 import { EXIT, type ExitCode } from '../exit-codes.ts'
 import { createReporter } from '../reporter.ts'
-import { createClient, openTargetSpreadsheet } from '../wiring.ts'
+import { createClient, openTargetSpreadsheet, runNetwork } from '../wiring.ts'
 import { clockFor, selectTargets } from './export.ts'
 import { formatImportPlan, formatImportSummary } from './format.ts'
 
@@ -33,10 +33,11 @@ export async function runImportCommand(globals: GlobalOptions, options: ImportCo
   }
   const loaded = await loadConfig(globals.config)
   const targets = selectTargets(loaded.config.targets, options.target)
-  const client = await createClient(loaded, reporter)
+  const network = runNetwork(loaded, globals.deadline)
+  const client = await createClient(loaded, reporter, process.env, network)
   const summaries: ImportSummary[] = []
   for (const target of targets) {
-    const spreadsheet = await openTargetSpreadsheet(loaded, target, reporter)
+    const spreadsheet = await openTargetSpreadsheet(loaded, target, reporter, process.env, network)
     summaries.push(
       await runImport(
         target,
@@ -83,6 +84,7 @@ export function parseMaxDelete(value: string | undefined): Pick<ImportOptions, '
 
 export function importExitCode(summaries: ImportSummary[]): ExitCode {
   if (summaries.some((s) => s.result === 'refused')) return EXIT.guard
+  if (summaries.some((s) => s.result === 'incomplete')) return EXIT.failure
   if (summaries.some((s) => s.result === 'partial')) return EXIT.partial
   return EXIT.success
 }

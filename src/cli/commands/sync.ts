@@ -15,7 +15,7 @@ import { toCliFailure } from '../errors.ts'
 import { EXIT, type ExitCode } from '../exit-codes.ts'
 import type { GlobalOptions } from '../main.ts'
 import { createReporter, type Reporter } from '../reporter.ts'
-import { createClient, openTargetSpreadsheet } from '../wiring.ts'
+import { createClient, openTargetSpreadsheet, runNetwork } from '../wiring.ts'
 import { clockFor, selectTargets } from './export.ts'
 import { formatExportSummary, formatImportSummary } from './format.ts'
 import { importExitCode, importOptions, type ImportCommandOptions } from './import.ts'
@@ -68,13 +68,15 @@ export async function runSyncCommand(globals: GlobalOptions, options: SyncComman
 async function syncOnce(globals: GlobalOptions, options: SyncCommandOptions, reporter: Reporter): Promise<ExitCode> {
   const loaded = await loadConfig(globals.config)
   const targets = selectTargets(loaded.config.targets, options.target)
-  const client = await createClient(loaded, reporter)
+  // Each scheduled run gets its own deadline.
+  const network = runNetwork(loaded, globals.deadline)
+  const client = await createClient(loaded, reporter, process.env, network)
   const stateDir = loaded.resolvePath(loaded.config.stateDir)
   const results: { imported: ImportSummary; exported: ExportSummary | undefined }[] = []
   for (const target of targets) {
     const lock = options.dryRun ? undefined : await acquireLock(stateLocation(stateDir, target.name).lockFile, { command: 'sync' })
     try {
-      const spreadsheet = await openTargetSpreadsheet(loaded, target, reporter)
+      const spreadsheet = await openTargetSpreadsheet(loaded, target, reporter, process.env, network)
       const deps = { client, spreadsheet, stateDir, reporter, now: clockFor(globals), lockHeld: true, concurrency: loaded.config.timeline.pace.concurrency }
       reporter.info(`Sync ${target.name}: import`)
       const imported = await runImport(target, deps, importOptions({ ...options, planTab: false }))
@@ -94,6 +96,7 @@ async function syncOnce(globals: GlobalOptions, options: SyncCommandOptions, rep
   )
   const importCode = importExitCode(results.map((r) => r.imported))
   if (importCode !== EXIT.success) return importCode
+  if (results.some((r) => r.exported?.result === 'incomplete')) return EXIT.failure
   return results.some((r) => r.exported?.result === 'partial') ? EXIT.partial : EXIT.success
 }
 

@@ -7,7 +7,7 @@ import type { GlobalOptions } from '../main.ts'
 import { confirmPlan } from '../confirm.ts'
 import { EXIT, type ExitCode } from '../exit-codes.ts'
 import { createReporter } from '../reporter.ts'
-import { createClient, openTargetSpreadsheet } from '../wiring.ts'
+import { createClient, openTargetSpreadsheet, runNetwork } from '../wiring.ts'
 import { clockFor, selectTargets } from './export.ts'
 import { formatUndoPlan, formatUndoSummary } from './format.ts'
 
@@ -30,8 +30,9 @@ export async function runUndoCommand(globals: GlobalOptions, runId: string, opti
   const loaded = await loadConfig(globals.config)
   const stateDir = loaded.resolvePath(loaded.config.stateDir)
   const target = await targetOfRun(loaded.config.targets, options.target, stateDir, runId)
-  const client = await createClient(loaded, reporter)
-  const spreadsheet = await openTargetSpreadsheet(loaded, target, reporter)
+  const network = runNetwork(loaded, globals.deadline)
+  const client = await createClient(loaded, reporter, process.env, network)
+  const spreadsheet = await openTargetSpreadsheet(loaded, target, reporter, process.env, network)
   reporter.info(`Undo ${runId} on ${target.name}${options.dryRun ? ' (dry run: nothing is written)' : ''}`)
   const summary = await runUndo(
     target,

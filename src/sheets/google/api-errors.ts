@@ -3,7 +3,7 @@
  * how long (the one retry policy in src/http/retry.ts asks), and what the user
  * is told when it is final. Pure; `now` and `random` are injected.
  */
-import { HttpError, TimelineSheetsError, redactSecrets, redactUrl } from '../../errors.ts'
+import { HttpError, RequestTimeoutError, TimelineSheetsError, redactSecrets, redactUrl } from '../../errors.ts'
 import { parseRetryAfter, type RetryVerdict } from '../../http/retry.ts'
 
 /** The parts of a GaxiosError (or any HTTP error) this module reads. */
@@ -25,10 +25,40 @@ export interface ApiFailure {
 
 const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'UND_ERR_SOCKET', 'ECONNABORTED'])
 
+/**
+ * The transport's own error (a timeout, a refused redirect, a body that broke
+ * off) that a GaxiosError wraps as its cause, or that a token request threw.
+ */
+export function transportFailure(error: unknown): TimelineSheetsError | undefined {
+  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    if (current instanceof TimelineSheetsError) {
+      return current instanceof RequestTimeoutError || current.code === 'TS_NETWORK' || current.code === 'TS_UNSAFE_REDIRECT' ? current : undefined
+    }
+    current = (current as { cause?: unknown }).cause
+  }
+  return undefined
+}
+
 /** Reads a GaxiosError (duck-typed: several gaxios copies may be installed) into an `ApiFailure`. */
 export function readApiFailure(error: unknown): ApiFailure | undefined {
   if (typeof error !== 'object' || error === null) return undefined
   if (error instanceof TimelineSheetsError) return undefined
+  const own = transportFailure(error)
+  if (own && own.code !== 'TS_UNSAFE_REDIRECT') {
+    // No answer came (or not all of it): a write may have been applied, as after a reset connection.
+    const unsent = own instanceof RequestTimeoutError && own.unsent
+    return {
+      status: undefined,
+      googleStatus: undefined,
+      message: own.message,
+      reason: undefined,
+      retryAfter: undefined,
+      networkCode: unsent ? 'UND_ERR_CONNECT_TIMEOUT' : own instanceof RequestTimeoutError ? 'ETIMEDOUT' : 'ECONNRESET',
+      url: own instanceof RequestTimeoutError ? own.url : undefined,
+      method: own instanceof RequestTimeoutError ? own.method : undefined,
+      data: undefined,
+    }
+  }
   const e = error as {
     status?: unknown
     code?: unknown
@@ -95,6 +125,11 @@ export function classifySheetsFailure(error: unknown, context: ClassifyContext):
   if (error instanceof HttpError && error.code === 'TS_AUTH_FAILED' && (error.status === 429 || error.status >= 500)) {
     return { retry: true, reason: `Google token endpoint answered ${error.status}` }
   }
+  // Timeouts count like a 503 (every Sheets call the backend makes is safe to repeat, or checked first); the deadline ends the run.
+  const own = transportFailure(error)
+  if (own instanceof RequestTimeoutError) return own.limit === 'deadline' ? { retry: false } : { retry: true, reason: `${own.limit} timeout` }
+  if (own?.code === 'TS_NETWORK') return { retry: true, reason: 'the connection broke' }
+  if (own) return { retry: false }
   const failure = readApiFailure(error)
   if (!failure) return { retry: false }
   if (failure.status === 429) {
@@ -136,6 +171,9 @@ export interface ErrorContext {
  */
 export function toSheetsError(error: unknown, context: ErrorContext): TimelineSheetsError {
   if (error instanceof TimelineSheetsError) return error
+  // The transport's message already names the URL and the limit or the origins.
+  const own = transportFailure(error)
+  if (own) return own
   const failure = readApiFailure(error)
   const where = `spreadsheet ${context.spreadsheetId} (${context.operation})`
   const scrub = (text: string) => redactSecrets(text, context.secrets).replace(/Bearer\s+[A-Za-z0-9._~+/=-]+/g, 'Bearer ***')

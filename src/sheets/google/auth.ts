@@ -12,10 +12,12 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { homedir } from 'node:os'
 import path from 'node:path'
-import { CodeChallengeMethod, OAuth2Client } from 'google-auth-library'
+import { CodeChallengeMethod, OAuth2Client, type OAuth2ClientOptions } from 'google-auth-library'
 import { importPKCS8, SignJWT } from 'jose'
 import { z } from 'zod'
 import { HttpError, TimelineSheetsError } from '../../errors.ts'
+import { fileAccessError } from '../../file-access.ts'
+import { asFetch, createTransport, type Transport } from '../../http/transport.ts'
 
 /** The only scope timeline-sheets asks for. */
 export const SHEETS_SCOPE = 'https://www.googleapis.com/auth/spreadsheets'
@@ -39,9 +41,22 @@ export type FetchLike = (input: string, init: RequestInit) => Promise<Response>
 
 // ---------------------------------------------------------------- static token
 
+/**
+ * An OAuth2Client whose token calls (refresh, code exchange) go through the
+ * transport (its limits; a token request never follows a redirect) and are
+ * not repeated by gaxios: the one retry policy repeats the call they serve.
+ */
+function oauthClient(transport: Transport | undefined, options: OAuth2ClientOptions = {}): OAuth2Client {
+  const client = new OAuth2Client({ ...options, transporterOptions: { fetchImplementation: asFetch(transport ?? createTransport()) } })
+  client.transporter.interceptors.request.add({
+    resolved: async (request) => ({ ...request, retryConfig: { ...request.retryConfig, retry: 0, noResponseRetries: 0 } }),
+  })
+  return client
+}
+
 /** A fixed access token, for tests and the Sheets fake. */
-export function signInWithStaticToken(accessToken: string): GoogleSignIn {
-  const client = new OAuth2Client()
+export function signInWithStaticToken(accessToken: string, transport?: Transport): GoogleSignIn {
+  const client = oauthClient(transport)
   client.setCredentials({ access_token: accessToken, token_type: 'Bearer' })
   // Without a refresh token googleapis uses the token until the server refuses it.
   return { mode: 'static-token', client, principal: undefined, secrets: () => [accessToken] }
@@ -123,6 +138,9 @@ export interface AccessToken {
 }
 
 export interface ServiceAccountOptions {
+  /** The way to the network for the token request. @default a transport with the default limits */
+  transport?: Transport
+  /** Test seam; wins over `transport`. */
   fetch?: FetchLike
   now?: () => number
   /** Where the key came from, for messages. */
@@ -132,7 +150,7 @@ export interface ServiceAccountOptions {
 /** One JWT-bearer token request to the key's `token_uri`. */
 export async function requestServiceAccountToken(key: ServiceAccountKey, options: ServiceAccountOptions = {}): Promise<AccessToken> {
   const now = options.now ?? Date.now
-  const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init))
+  const fetchImpl: FetchLike = options.fetch ?? asFetch(options.transport ?? createTransport())
   const source = options.source ?? `the key of ${key.client_email}`
   const assertion = await buildJwtAssertion(key, Math.floor(now() / 1000), source)
   let response: Response
@@ -143,11 +161,20 @@ export async function requestServiceAccountToken(key: ServiceAccountKey, options
       body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString(),
     })
   } catch (error) {
+    // A timeout or a refused redirect says itself what happened, and where.
+    if (error instanceof TimelineSheetsError) throw error
     throw new TimelineSheetsError('TS_NETWORK', `Cannot reach the Google token endpoint ${key.token_uri}: ${(error as Error).message}`, {
       hint: 'Check the network connection and the token_uri in the key file.',
     })
   }
-  const body = await response.json().catch(() => undefined)
+  // A body that times out or breaks off fails the request; only one that is not JSON is read as no body.
+  const text = await response.text()
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    body = undefined
+  }
   if (!response.ok) {
     const oauth = z.object({ error: z.string(), error_description: z.string().optional() }).safeParse(body)
     const what = oauth.success ? `${oauth.data.error}${oauth.data.error_description ? `: ${oauth.data.error_description}` : ''}` : `HTTP ${response.status}`
@@ -178,7 +205,7 @@ export async function requestServiceAccountToken(key: ServiceAccountKey, options
  * whenever it has no token or the token is about to expire.
  */
 export function signInWithServiceAccount(key: ServiceAccountKey, options: ServiceAccountOptions = {}): GoogleSignIn {
-  const client = new OAuth2Client()
+  const client = oauthClient(options.transport)
   const issued: string[] = []
   client.refreshHandler = async () => {
     const token = await requestServiceAccountToken(key, options)
@@ -221,6 +248,8 @@ export async function writeOwnerOnlyFile(file: string, content: string): Promise
     await rename(temp, file)
   } catch (error) {
     await unlink(temp).catch(() => undefined)
+    const refused = fileAccessError(error, { what: 'the token file', file, action: 'write', setting: 'google.auth.tokenFile' })
+    if (refused) throw refused
     throw new TimelineSheetsError('TS_STATE', `Cannot write the token file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
       hint: 'Check that the directory exists and this user may write to it.',
     })
@@ -234,6 +263,8 @@ export async function readStoredToken(file: string): Promise<StoredToken | undef
     text = await readFile(file, 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    const refused = fileAccessError(error, { what: 'the token file', file, action: 'read', setting: 'google.auth.tokenFile' })
+    if (refused) throw refused
     throw new TimelineSheetsError('TS_STATE', `Cannot read the token file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
       hint: 'Check the file permissions, or delete it and run `timeline-sheets login` again.',
     })
@@ -274,10 +305,12 @@ export interface InstalledAppOptions {
   timeoutMs?: number
   /** Run the browser flow when no token is stored. @default true */
   interactive?: boolean
+  /** The way to the network for token calls. @default a transport with the default limits */
+  transport?: Transport
 }
 
 function installedClient(options: InstalledAppOptions, redirectUri?: string): OAuth2Client {
-  return new OAuth2Client({
+  return oauthClient(options.transport, {
     clientId: options.clientId,
     clientSecret: options.clientSecret,
     ...(redirectUri ? { redirectUri } : {}),
@@ -480,7 +513,7 @@ export async function signInWithApplicationDefault(options: ApplicationDefaultOp
         hint: 'Run `gcloud auth application-default login` again, or use a service-account key.',
       })
     }
-    const client = new OAuth2Client({
+    const client = oauthClient(options.transport, {
       clientId: parsed.data.client_id,
       clientSecret: parsed.data.client_secret,
       endpoints: { oauth2TokenUrl: options.tokenUrl ?? GOOGLE_TOKEN_URL },

@@ -11,6 +11,7 @@ import { sheets, type sheets_v4 } from '@googleapis/sheets'
 import { z } from 'zod'
 import { HttpError, TimelineSheetsError } from '../../errors.ts'
 import { createPace, type Pace } from '../../http/pace.ts'
+import { asFetch, createTransport, type Transport } from '../../http/transport.ts'
 import { retry, retryOptions, type RetryEvent, type RetryOptions, type RetryVerdict } from '../../http/retry.ts'
 import type { CellValue, LayoutOptions, LayoutReport, RequestCounts, Snapshot, Spreadsheet, TabData, TabSpec, TabWrite, WriteReport } from '../port.ts'
 import { parseGridEcho, quoteTitle } from './a1.ts'
@@ -50,6 +51,11 @@ export interface GoogleSpreadsheetOptions {
   maxPayloadBytes?: number
   /** Values of claims on rows without an anchor; tests make them predictable. @default random UUIDs */
   claimValue?: () => string
+  /**
+   * The way to the network: the timeouts, and a bearer token never follows a
+   * redirect to another origin. @default a transport with the default limits
+   */
+  transport?: Transport
   log?: (event: GoogleSheetsEvent) => void
 }
 
@@ -79,7 +85,8 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     // Our retry policy is the only one: gaxios would retry GET/PUT three times
     // within two seconds and never POST.
     retry: false,
-    timeout: 200_000,
+    // The transport's limits are the only ones, so a timeout says which it was.
+    fetchImplementation: asFetch(options.transport ?? createTransport()),
   })
   const concurrency = options.pace?.concurrency ?? 2
   const lanes: Record<'read' | 'write', Pace> = {

@@ -23,7 +23,7 @@ import type {
   WriteReport,
 } from '../port.ts'
 import { cellAddress, dateToSerial, isWritableValue, toCellValue, trimRow, trimRows } from './cells.ts'
-import { fileError, nodeFileSystem, sameStamp, saveAtomically, type FileStamp, type WorkbookFileSystem } from './file.ts'
+import { fileError, nodeFileSystem, sameStamp, saveAtomically, SavedMeanwhile, type FileStamp, type WorkbookFileSystem } from './file.ts'
 import { applyTabLayout, compactValidations, extendValidations } from './layout.ts'
 
 /** One load or save, for the operator's log. */
@@ -115,15 +115,17 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
     }
   }
 
-  async function save(workbook: Workbook): Promise<void> {
+  /** Saves `workbook` over the file, but only if the file is still the version it was loaded from (`expected`; null: no file). */
+  async function save(workbook: Workbook, expected: FileStamp | null): Promise<void> {
     const started = performance.now()
     let data: Uint8Array
     try {
       data = new Uint8Array(await workbook.xlsx.writeBuffer())
-      await saveAtomically(fs, file, data)
+      await saveAtomically(fs, file, data, expected)
     } catch (error) {
       // The cached workbook holds changes the file does not: forget it.
       cache = undefined
+      if (error instanceof SavedMeanwhile) throw error
       throw fileError(error, file, 'save')
     }
     counts.writes++
@@ -132,30 +134,85 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
     options.log?.({ action: 'save', path: file, ms: performance.now() - started, bytes: data.byteLength })
   }
 
+  /**
+   * A person saving the file between our load and our save would lose their save if we replaced the
+   * file: the save refuses, and the change is applied again on top of what they saved.
+   */
+  async function againIfSavedMeanwhile<T>(change: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await change()
+      } catch (error) {
+        if (!(error instanceof SavedMeanwhile)) throw error
+        if (attempt >= 3) {
+          throw new TimelineSheetsError('TS_WORKBOOK', `The workbook ${file} was saved by someone else each time this run tried to write it; nothing was written`, {
+            hint: 'Close the workbook in Excel or LibreOffice (or wait until nobody saves it), then run again.',
+          })
+        }
+      }
+    }
+  }
+
+  async function layOut(tabs: TabSpec[]): Promise<LayoutReport> {
+    // A workbook has no time zone of its own: serials are wall-clock times, as in Google.
+    const loaded = await current()
+    const workbook = loaded?.workbook ?? newWorkbook()
+    const createdTabs: string[] = []
+    let changed = loaded === undefined
+    try {
+      for (const spec of tabs) {
+        const result = applyTabLayout(workbook, spec, tabs, { protect })
+        if (result.created) createdTabs.push(spec.title)
+        if (result.changed) changed = true
+      }
+    } catch (error) {
+      cache = undefined
+      throw error
+    }
+    if (changed) {
+      writesApplied++
+      await save(workbook, loaded?.stamp ?? null)
+    }
+    return { createdTabs, changed }
+  }
+
+  async function writeOnce(writes: TabWrite[], basis: Snapshot): Promise<WriteReport> {
+    const loaded = await current()
+    if (loaded === undefined) {
+      throw new TimelineSheetsError('TS_WORKBOOK', `Cannot write to the workbook ${file}: it does not exist`, {
+        hint: 'Run an export first (it creates the workbook), or check the path in the config.',
+      })
+    }
+    const plans = writes.map((write) => planTabWrite(loaded.workbook, write, basis, file))
+    const origin = snapshotOrigins.get(basis)
+    const skipped: SkippedRow[] = []
+    if (origin?.generation !== generation || origin.writes !== writesApplied) {
+      // Someone saved the file since the caller read it (or we wrote since): find each addressed row again.
+      for (const plan of plans) relocate(plan, basis, skipped)
+    }
+    const appended: WriteReport['appended'] = {}
+    try {
+      for (const plan of plans) {
+        const landed = applyTabWrite(plan)
+        if (landed !== undefined) appended[plan.write.tab] = landed
+      }
+    } catch (error) {
+      cache = undefined
+      throw error
+    }
+    if (plans.length > 0) {
+      writesApplied++
+      await save(loaded.workbook, loaded.stamp)
+    }
+    return { appended, skipped }
+  }
+
   return {
     kind: 'workbook',
     describe: () => file,
 
     ensureLayout: (tabs: TabSpec[], _layout: LayoutOptions): Promise<LayoutReport> =>
-      serialised(async () => {
-        // A workbook has no time zone of its own: serials are wall-clock times, as in Google.
-        const loaded = await current()
-        const workbook = loaded?.workbook ?? newWorkbook()
-        const createdTabs: string[] = []
-        let changed = loaded === undefined
-        try {
-          for (const spec of tabs) {
-            const result = applyTabLayout(workbook, spec, tabs, { protect })
-            if (result.created) createdTabs.push(spec.title)
-            if (result.changed) changed = true
-          }
-        } catch (error) {
-          cache = undefined
-          throw error
-        }
-        if (changed) await save(workbook)
-        return { createdTabs, changed }
-      }),
+      serialised(() => againIfSavedMeanwhile(() => layOut(tabs))),
 
     read: (titles: string[]): Promise<Snapshot> =>
       serialised(async () => {
@@ -169,37 +226,7 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
         return snapshot
       }),
 
-    write: (writes: TabWrite[], basis: Snapshot): Promise<WriteReport> =>
-      serialised(async () => {
-        const loaded = await current()
-        if (loaded === undefined) {
-          throw new TimelineSheetsError('TS_WORKBOOK', `Cannot write to the workbook ${file}: it does not exist`, {
-            hint: 'Run an export first (it creates the workbook), or check the path in the config.',
-          })
-        }
-        const plans = writes.map((write) => planTabWrite(loaded.workbook, write, basis, file))
-        const origin = snapshotOrigins.get(basis)
-        const skipped: SkippedRow[] = []
-        if (origin?.generation !== generation || origin.writes !== writesApplied) {
-          // Someone saved the file since the caller read it (or we wrote since): find each addressed row again.
-          for (const plan of plans) relocate(plan, basis, skipped)
-        }
-        const appended: WriteReport['appended'] = {}
-        try {
-          for (const plan of plans) {
-            const landed = applyTabWrite(plan)
-            if (landed !== undefined) appended[plan.write.tab] = landed
-          }
-        } catch (error) {
-          cache = undefined
-          throw error
-        }
-        if (plans.length > 0) {
-          writesApplied++
-          await save(loaded.workbook)
-        }
-        return { appended, skipped }
-      }),
+    write: (writes: TabWrite[], basis: Snapshot): Promise<WriteReport> => serialised(() => againIfSavedMeanwhile(() => writeOnce(writes, basis))),
 
     requestCounts: () => ({ ...counts }),
   }

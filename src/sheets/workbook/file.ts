@@ -73,18 +73,32 @@ export function backupPath(file: string): string {
  * the previous version copied to `<file>.bak`, then renamed over the file.
  * The rename is the only step that changes `file`, and it is atomic.
  */
-export async function saveAtomically(fs: WorkbookFileSystem, file: string, data: Uint8Array): Promise<void> {
+export async function saveAtomically(fs: WorkbookFileSystem, file: string, data: Uint8Array, expected?: FileStamp | null): Promise<void> {
   const folder = path.dirname(file)
   const temp = path.join(folder, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`)
   try {
     await fs.writeFileDurably(temp, data)
-    if ((await fs.stat(file)) !== undefined) await fs.copyFile(file, backupPath(file))
+    const now = await fs.stat(file)
+    // Someone saved the file since it was loaded: replacing it would throw their work away.
+    if (expected !== undefined && !sameStamp(now, expected ?? undefined)) throw new SavedMeanwhile(file)
+    if (now !== undefined) await fs.copyFile(file, backupPath(file))
     await fs.rename(temp, file)
   } catch (error) {
     await fs.unlink(temp).catch(() => undefined)
+    if (error instanceof SavedMeanwhile) throw error
     throw fileError(error, file, 'save')
   }
   await fs.syncFolder(folder)
+}
+
+/** The file on disk is no longer the one the write was applied to; nothing was replaced. */
+export class SavedMeanwhile extends Error {
+  readonly file: string
+
+  constructor(file: string) {
+    super(`${file} was saved by someone else while it was being written`)
+    this.file = file
+  }
 }
 
 /** A file-system failure as the error a user can act on, naming the file. */

@@ -8,6 +8,7 @@
 import * as client from 'openid-client'
 import { z } from 'zod'
 import { HttpError, ResponseShapeError, TimelineSheetsError } from '../../errors.ts'
+import { createTransport } from '../../http/transport.ts'
 import { vendorIdentifiers } from '../vendor.ts'
 import { withFileLock, type FileLockOptions } from './lock.ts'
 import { checkedUrl, discoverCloudConfiguration, oidcFailure, type CloudClientOptions } from './oidc.ts'
@@ -58,6 +59,9 @@ export function cloudSignIn(options: CloudSignInOptions): CloudSignIn {
   const marginMs = (options.refreshMarginSeconds ?? 60) * 1000
   const now = options.now ?? Date.now
   const lockPath = `${options.tokenFile}.lock`
+  // One transport for the API calls and openid-client's, so both keep the same limits.
+  const transport = options.transport ?? createTransport()
+  const clientOptions: CloudClientOptions = { ...options, transport }
 
   let configuration: Promise<client.Configuration> | undefined
   let current: CurrentToken | undefined
@@ -68,7 +72,7 @@ export function cloudSignIn(options: CloudSignInOptions): CloudSignIn {
   const tokenOrigins = new Set([apiUrl.origin])
 
   const getConfiguration = () => {
-    configuration ??= discoverCloudConfiguration(options).catch((error: unknown) => {
+    configuration ??= discoverCloudConfiguration(clientOptions).catch((error: unknown) => {
       configuration = undefined
       throw error
     })
@@ -148,10 +152,10 @@ export function cloudSignIn(options: CloudSignInOptions): CloudSignIn {
     }
     const replay = request.clone()
     const token = await accessToken()
-    const first = await fetch(withBearer(request, token))
+    const first = await transport(withBearer(request, token))
     if (first.status !== 401) return first
     await first.body?.cancel()
-    return fetch(withBearer(replay, await refresh(token)))
+    return transport(withBearer(replay, await refresh(token)))
   }
 
   const secrets = () => [options.clientSecret, current?.accessToken, refreshToken].filter((s): s is string => !!s)

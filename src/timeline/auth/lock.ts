@@ -6,6 +6,7 @@
 import { open, readFile, unlink } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { TimelineSheetsError } from '../../errors.ts'
+import { fileAccessError } from '../../file-access.ts'
 
 export interface FileLockOptions {
   /** How long to wait for another holder before giving up. @default 30_000 */
@@ -58,7 +59,10 @@ async function tryCreate(lockPath: string, contents: LockContents): Promise<bool
     return true
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
-    throw new TimelineSheetsError('TS_STATE', `Cannot create the lock file ${lockPath}`, { cause: error })
+    throw (
+      fileAccessError(error, { what: 'the lock file', file: lockPath, action: 'write', setting: 'timeline.auth.tokenFile' }) ??
+      new TimelineSheetsError('TS_STATE', `Cannot create the lock file ${lockPath}`, { cause: error })
+    )
   }
 }
 

@@ -8,6 +8,7 @@ import ntlm from '@ewsjs/ntlm-client'
 import { hostname } from 'node:os'
 import { Client } from 'undici'
 import { TimelineSheetsError } from '../../errors.ts'
+import { createTransport, dispatcherOptions, resolveTimeouts, type NetworkSettings } from '../../http/transport.ts'
 import type { SignIn } from './sign-in.ts'
 
 export interface NtlmSignInOptions {
@@ -20,6 +21,8 @@ export interface NtlmSignInOptions {
   domain?: string
   /** Workstation name sent in the handshake. @default the host name, upper-case */
   workstation?: string
+  /** Timeouts and the run's deadline for every leg. @default the transport's defaults */
+  network?: NetworkSettings
 }
 
 /** A Windows `SignIn` holding one connection; `close()` ends it. */
@@ -97,7 +100,10 @@ export function ntlmSignIn(options: NtlmSignInOptions): NtlmSignIn {
   const { user, domain } = splitAccount(options.username, options.domain)
   const workstation = options.workstation ?? hostname().split('.')[0]!.toUpperCase()
   const account = domain ? `${domain}\\${user}` : user
-  const dispatcher = new Client(base.origin, { pipelining: 1 })
+  const timeouts = resolveTimeouts(options.network?.timeouts)
+  const dispatcher = new Client(base.origin, { pipelining: 1, ...dispatcherOptions(timeouts) })
+  // Through the one transport: its limits, and no leg ever follows a redirect to another origin.
+  const transport = createTransport({ ...options.network, timeouts, dispatcher })
   // One connection: a request must not cut into another's handshake.
   let queue: Promise<unknown> = Promise.resolve()
 
@@ -105,7 +111,7 @@ export function ntlmSignIn(options: NtlmSignInOptions): NtlmSignIn {
     const headers = new Headers(request.headers)
     if (authorization) headers.set('authorization', authorization)
     else headers.delete('authorization')
-    return fetch(request.url, { method: request.method, headers, body, dispatcher } as RequestInit)
+    return transport(new Request(request.url, { method: request.method, headers, body }))
   }
 
   const handshake = async (request: Request): Promise<Response> => {

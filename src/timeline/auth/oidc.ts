@@ -5,6 +5,7 @@
  */
 import * as client from 'openid-client'
 import { TimelineSheetsError, redactSecrets } from '../../errors.ts'
+import { asFetch, createTransport, type Transport } from '../../http/transport.ts'
 import { LOGIN_HINT } from './token-file.ts'
 
 /** Options that identify the cloud login server and this client at it. */
@@ -34,6 +35,12 @@ export interface CloudClientOptions {
   allowInsecureLoopback?: boolean
   /** Seconds before openid-client gives up on one request. @default 30 */
   timeoutSeconds?: number
+  /**
+   * The way to the network for discovery, token and refresh calls and the
+   * cloud API: its limits, and no redirect to another origin.
+   * @default a transport with the default limits
+   */
+  transport?: Transport
 }
 
 /** True when the URL's host is a loopback address or `localhost`. */
@@ -83,6 +90,8 @@ export async function discoverCloudConfiguration(options: CloudClientOptions): P
     config = await client.discovery(issuer, options.clientId, undefined, clientAuth, {
       execute,
       timeout: options.timeoutSeconds ?? 30,
+      // oauth4webapi asks for redirect: 'manual' already; the transport adds the timeouts.
+      [client.customFetch]: asFetch(options.transport ?? createTransport()) as client.CustomFetch,
     })
   } catch (error) {
     throw oidcFailure(error, `OpenID discovery at ${issuer.origin}`, [options.clientSecret])

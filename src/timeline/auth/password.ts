@@ -3,7 +3,8 @@
  * ask the entry without credentials for the token link, post the form, keep
  * the token, and sign in again once when a call answers 401.
  */
-import { HttpError, redactSecrets, redactUrl, TimelineSheetsError } from '../../errors.ts'
+import { HttpError, redactSecrets, redactUrl, redactUserInfo, TimelineSheetsError } from '../../errors.ts'
+import { createTransport, type Transport } from '../../http/transport.ts'
 import { OnPremTokenSchema, parseBody, TokenLinkBodySchema } from '../schemas.ts'
 import type { VendorIdentifiers } from '../vendor.ts'
 import type { SignIn } from './sign-in.ts'
@@ -14,8 +15,8 @@ export interface PasswordSignInOptions {
   username: string
   password: string
   vendor: VendorIdentifiers
-  /** @default globalThis.fetch */
-  fetch?: typeof fetch
+  /** The way to the network; the token POST and every call go through it. @default a transport with the default limits */
+  fetch?: Transport
 }
 
 /** The entry (home) URL for an on-premise base URL: `{base_url}/api`, kept as is when it already ends in `/api`. */
@@ -157,7 +158,7 @@ export async function processPasswordTokenResponse(
 /** Signs in with a username and password (on-premise, service-managed users). */
 export function passwordSignIn(options: PasswordSignInOptions): SignIn {
   const { username, password, vendor } = options
-  const doFetch = options.fetch ?? ((input: Request) => globalThis.fetch(input))
+  const doFetch = options.fetch ?? createTransport()
   const entry = onPremEntryUrl(options.baseUrl)
   let token: string | null | undefined // null: the server needs no token
   let pending: Promise<string | null> | undefined
@@ -209,11 +210,13 @@ export function passwordSignIn(options: PasswordSignInOptions): SignIn {
   }
 }
 
-async function fetchOrWrap(doFetch: (request: Request) => Promise<Response>, request: Request, secrets: string[]) {
+async function fetchOrWrap(doFetch: Transport, request: Request, secrets: string[]) {
   try {
     return await doFetch(request)
   } catch (error) {
-    const detail = redactSecrets(error instanceof Error ? error.message : String(error), secrets)
+    // Timeouts and refused redirects are already typed and say what to do.
+    if (error instanceof TimelineSheetsError) throw error
+    const detail = redactUserInfo(redactSecrets(error instanceof Error ? error.message : String(error), secrets))
     throw new TimelineSheetsError('TS_NETWORK', `${request.method} ${redactUrl(request.url)} failed before an answer: ${detail}`, {
       cause: error,
       hint: 'Check the server URL and that the Timeline server is reachable.',
@@ -238,8 +241,8 @@ function discard(response: Response): void {
 }
 
 /** A sign-in that sends requests as they are (servers without authentication, tests). */
-export function noSignIn(options: { entryUrl: string; fetch?: typeof fetch }): SignIn {
-  const doFetch = options.fetch ?? ((input: Request) => globalThis.fetch(input))
+export function noSignIn(options: { entryUrl: string; fetch?: Transport }): SignIn {
+  const doFetch = options.fetch ?? createTransport()
   return {
     mode: 'none',
     entryUrl: async () => options.entryUrl,

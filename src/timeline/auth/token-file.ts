@@ -9,6 +9,7 @@ import { chmod, open, readFile, rename, stat, unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
 import { TimelineSheetsError } from '../../errors.ts'
+import { fileAccessError, withFileAccess, type FileContext } from '../../file-access.ts'
 
 export const TOKEN_FILE_VERSION = 1
 
@@ -33,6 +34,8 @@ export const LOGIN_HINT = 'Run `timeline-sheets login` to sign in to the cloud a
 
 const OWNER_ONLY = 0o600
 
+const tokenFileContext = (file: string, action: 'read' | 'write'): FileContext => ({ what: 'the token file', file, action, setting: 'timeline.auth.tokenFile' })
+
 /**
  * Reads and validates the token file. Returns undefined when it does not exist.
  * Refuses a file that group or others can read or write (on POSIX systems).
@@ -43,12 +46,13 @@ export async function readTokenFile(file: string): Promise<TokenFile | undefined
     info = await stat(file)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw new TimelineSheetsError('TS_STATE', `Cannot read the token file ${file}`, { cause: error })
+    throw fileAccessError(error, tokenFileContext(file, 'read')) ?? new TimelineSheetsError('TS_STATE', `Cannot read the token file ${file}`, { cause: error })
   }
   assertOwnerOnly(file, info.mode)
+  const text = await withFileAccess(tokenFileContext(file, 'read'), () => readFile(file, 'utf8'))
   let parsed: unknown
   try {
-    parsed = JSON.parse(await readFile(file, 'utf8'))
+    parsed = JSON.parse(text)
   } catch {
     // JSON.parse quotes the text around the fault, which may be a token: no cause.
     throw unreadable(file, 'is not valid JSON')
@@ -66,20 +70,23 @@ export async function writeTokenFile(file: string, contents: TokenFile): Promise
   }
   const data = checked.data
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
-  const handle = await open(temp, 'wx', OWNER_ONLY)
-  try {
-    await handle.writeFile(`${JSON.stringify(data, null, 2)}\n`, 'utf8')
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
+  const context = tokenFileContext(file, 'write')
+  await withFileAccess(context, async () => {
+    const handle = await open(temp, 'wx', OWNER_ONLY)
+    try {
+      await handle.writeFile(`${JSON.stringify(data, null, 2)}\n`, 'utf8')
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+  })
   try {
     // The umask may have narrowed the mode further; never widened, but make it exact.
     await chmod(temp, OWNER_ONLY)
     await rename(temp, file)
   } catch (error) {
     await unlink(temp).catch(() => undefined)
-    throw new TimelineSheetsError('TS_STATE', `Cannot write the token file ${file}`, { cause: error })
+    throw fileAccessError(error, context) ?? new TimelineSheetsError('TS_STATE', `Cannot write the token file ${file}`, { cause: error })
   }
 }
 

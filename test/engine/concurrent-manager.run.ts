@@ -1,0 +1,21 @@
+/**
+ * More concurrent-manager trials than the test suite runs, with every finding printed:
+ *   npx node test/engine/concurrent-manager.run.ts google 10 20     (backend, worlds, trials per world)
+ */
+import { trials, type Backend } from './concurrent-manager.ts'
+const backend = (process.argv[2] ?? 'workbook') as Backend
+const seeds = Number(process.argv[3] ?? 2)
+const per = Number(process.argv[4] ?? 10)
+let bad = 0
+const started = Date.now()
+for (let s = 1; s <= seeds; s++) {
+  const found = await trials(backend, s, per)
+  found.forEach((f, i) => {
+    const problems = [...f.misplaced, ...f.lost, ...f.wronglyRemoved, ...f.inconsistent]
+    if (problems.length || f.lostInTheSameInstant.length) {
+      bad++
+      console.log(`seed ${s} trial ${i}:`, JSON.stringify({ misplaced: f.misplaced, lost: f.lost, gap: f.lostInTheSameInstant, removed: f.wronglyRemoved, inconsistent: f.inconsistent }), '\n   ', f.story.join(' | '))
+    }
+  })
+}
+console.log(`${backend}: ${seeds * per} trials, ${bad} with findings, ${((Date.now() - started) / 1000).toFixed(1)} s`)
