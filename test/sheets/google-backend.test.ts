@@ -252,6 +252,33 @@ describe('request economy', () => {
     expect(metadataValues(s, 'timeline-sheets:row')).toEqual(['key/1', 'key/2'])
   })
 
+  it('a row deleted just before the claims land: the claim that hit another row is tried again, so the new row still gets its Key', async () => {
+    let armed = false
+    const s = setup({}, {
+      log: (event) => {
+        // A person deletes the first row at the very moment the claims leave.
+        if (armed && event.type === 'request' && event.operation === 'spreadsheets.batchUpdate') {
+          armed = false
+          createManager(s.store).deleteRows(s.spreadsheetId, 'Activities', 2)
+        }
+      },
+    })
+    const first = await withRows(s, 3, true)
+    await s.sheet.write([{ tab: 'Activities', appends: [['DOMAIN\\new', 45300, 0.5, 0.1, 'Client', 'typed by a manager']] }], first)
+    const basis = await s.sheet.read(['Activities'])
+    armed = true
+    const report = await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 5, column: 7, values: ['Created on the server.', 'key/99'] }] }], basis)
+    expect(report.skipped).toEqual([])
+    const after = (await s.sheet.read(['Activities'])).tabs['Activities']!.rows
+    expect(after.map((r) => [r[5], r[KEY]])).toEqual([
+      ['note 2', 'key/2'],
+      ['note 3', 'key/3'],
+      ['typed by a manager', 'key/99'],
+    ])
+    expect(metadataValues(s, 'timeline-sheets:row')).toEqual(['key/2', 'key/3', 'key/99'])
+    expect(anchorsOnTheirRows(s)).toBe(true)
+  })
+
   it('a sort between the read-back and the value write still lands every cell on its own row', async () => {
     const s = setup({}, {
       log: (event) => {

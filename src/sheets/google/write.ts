@@ -83,6 +83,8 @@ interface Target {
   anchor?: AnchorRef
   echo?: RowEcho
   claim?: { ref: AnchorRef; row: number; permanent: boolean }
+  /** A rejected claim with the row's Key, to delete in the same batch as the next claim. */
+  unclaim?: sheets_v4.Schema$DataFilter
   /** Positional: the row it is now and what it holds. */
   now?: number
   nowCells?: readonly CellValue[]
@@ -160,9 +162,13 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
     }
   }
 
-  // 2. One fresh read of the tabs whose rows must be found by content: unanchored keyed rows, and every positional row.
-  const toRead = tabs.filter((t) => pendingTargets(t).length > 0)
-  if (toRead.length > 0) {
+  // 2–4, in rounds: a fresh read finds the rows that still need finding (unanchored keyed rows, and every row of
+  // a tab without keyColumn); keyed ones are claimed there and the claims read back. A claim a shift of rows made
+  // land on another row (a person inserted or deleted a row just before it) is tried again from a new read.
+  let grown = false
+  for (let round = 0; round < CLAIM_ROUNDS; round++) {
+    const toRead = tabs.filter((t) => pendingTargets(t).length > 0)
+    if (toRead.length === 0) break
     const fresh = await deps.readTabs(toRead.map((t) => t.write.tab))
     for (const t of toRead) {
       const current = fresh.get(t.write.tab)
@@ -174,14 +180,14 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
       t.current = current
       locatePending(t, current, claimValue, skip)
     }
-  }
 
-  // 3. Columns the values need, and claims on the rows found by content.
-  await runStructural(deps, tabs, preparingParts(deps, tabs))
+    // Columns the values need (once), and claims on the rows found by content.
+    await runStructural(deps, tabs, preparingParts(deps, tabs, !grown))
+    grown = true
 
-  // 4. Read the claims back: a claim is kept only where it sits on the row it was meant for.
-  const claimed = tabs.flatMap((t) => [...t.targets.values()].filter((target) => target.claim).map((target) => ({ t, target })))
-  if (claimed.length > 0) {
+    // A claim is kept only where it sits on the row it was meant for.
+    const claimed = tabs.flatMap((t) => [...t.targets.values()].filter((target) => target.claim && !target.anchor).map((target) => ({ t, target })))
+    if (claimed.length === 0) continue
     const answer = await lookUp(deps, claimed.map(({ t, target }) => anchorFilter(target.claim!.ref, t.sheetId!)))
     for (const { t, target } of claimed) {
       const claim = target.claim!
@@ -189,14 +195,24 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
       if (rows.length === 1 && sameCells(rows[0]!.cells, target.cells)) {
         target.anchor = claim.ref
         target.echo = rows[0]!
-      } else {
+        continue
+      }
+      target.claim = undefined
+      // A claim with the row's Key must go before that Key is claimed again, or two rows would carry it.
+      if (claim.permanent) {
+        if (round + 1 < CLAIM_ROUNDS) target.unclaim = anchorFilter(claim.ref, t.sheetId!)
+        else t.cleanup.push(anchorFilter(claim.ref, t.sheetId!))
+      }
+      if (round + 1 === CLAIM_ROUNDS) {
         skip(t, target.row, 'changed')
         target.updates = []
         target.remove = false
-        if (claim.permanent) t.cleanup.push(anchorFilter(claim.ref, t.sheetId!))
       }
     }
   }
+
+  // Columns a write needs beyond the grid, when no round of claims took them along.
+  if (!grown) await runStructural(deps, tabs, preparingParts(deps, tabs, true))
 
   // 5. Values, through the anchors (keyed) or at the confirmed positions.
   await writeValues(deps, tabs, skip)
@@ -276,10 +292,13 @@ function keyedTargets(t: TabState): Target[] {
   return [...t.targets.values()].filter((target) => target.row >= 2 && (target.updates.length > 0 || target.remove))
 }
 
-/** Targets not yet found again: unanchored keyed rows, and every positional one. */
+/** Targets not yet found again: unanchored, unclaimed keyed rows, and positional ones without a confirmed position. */
 function pendingTargets(t: TabState): Target[] {
-  return [...t.targets.values()].filter((target) => (target.updates.length > 0 || target.remove) && !target.anchor)
+  return [...t.targets.values()].filter((target) => (target.updates.length > 0 || target.remove) && !target.anchor && !target.claim && target.now === undefined)
 }
+
+/** Rounds of finding and claiming rows by content: a claim that landed on another row is tried again twice. */
+const CLAIM_ROUNDS = 3
 
 /** Finds pending rows in a fresh read: keyed rows get a claim there, positional rows their position. */
 function locatePending(t: TabState, current: TabData, claimValue: () => string, skip: (t: TabState, row: number, reason: SkippedRow['reason']) => void): void {
@@ -398,19 +417,22 @@ interface Insert {
   rows: readonly (readonly CellValue[])[]
 }
 
-/** Before the values: columns they need, and the claims on rows found by content. */
-function preparingParts(deps: WriteDeps, tabs: readonly TabState[]): StructuralPart[] {
+/** Before the values: columns they need (first round only), and the claims on rows found by content. */
+function preparingParts(deps: WriteDeps, tabs: readonly TabState[], withColumns: boolean): StructuralPart[] {
   const parts: StructuralPart[] = []
-  for (const t of tabs) {
+  for (const t of withColumns ? tabs : []) {
     const grow = needsColumns(deps, t)
     const known = deps.columnCount(t.write.tab) ?? 0
     if (grow > 0) parts.push(structuralPart(t, [{ appendDimension: { sheetId: t.sheetId!, dimension: 'COLUMNS', length: grow } }], { columns: { before: known, after: known + grow } }))
   }
   for (const t of tabs) {
     for (const target of t.targets.values()) {
-      if (!target.claim) continue
+      if (!target.claim || target.anchor) continue
       const claim = target.claim
-      parts.push(structuralPart(t, [createAnchor(claim.ref, t.sheetId!, claim.row)], { anchors: [{ ref: claim.ref, cells: undefined }] }))
+      const requests = [createAnchor(claim.ref, t.sheetId!, claim.row)]
+      if (target.unclaim) requests.unshift(deleteAnchors(target.unclaim))
+      target.unclaim = undefined
+      parts.push(structuralPart(t, requests, { anchors: [{ ref: claim.ref, cells: undefined }] }))
     }
   }
   return parts
