@@ -260,34 +260,60 @@ function getPath(obj: unknown, path: readonly string[]): unknown {
 }
 
 /** Copies the masked paths from `source` into a copy of `target` (absent in source = cleared). */
-function mergeMasked<T extends object>(target: T, source: unknown, paths: readonly string[]): T {
-  // Stored cells are replaced, never changed in place, so the parts off the masked paths are shared, not
-  // cloned, and each object on a path is copied before it changes: a repeatCell over 100,000 rows stays quick.
+/** Per top-level cell field, what an old value became under one request's mask and source. */
+type MaskMemo = Map<string, Map<unknown, unknown>>
+
+/**
+ * Copies the masked paths from `source` into a copy of `target` (absent in
+ * source = cleared). Stored cells are replaced, never changed in place, so the
+ * parts off the masked paths are shared, not cloned, and each object on a path
+ * is copied before it changes. With a memo (one request applying one source to
+ * many cells, as repeatCell does), cells that held the same object get the same
+ * new one: a format over 100,000 rows costs one object per distinct old format.
+ */
+function mergeMasked<T extends object>(target: T, source: unknown, paths: readonly string[], memo?: MaskMemo): T {
   if (paths.includes('*')) return { ...((source ?? {}) as object) } as T
   const out: Json = { ...(target as Json) }
+  const byTop = new Map<string, string[][]>()
   for (const path of paths) {
     const keys = path.split('.')
-    const value = getPath(source, keys)
-    let node: Json | undefined = out
-    for (const key of keys.slice(0, -1)) {
-      const next: unknown = node[key]
-      if (next === null || typeof next !== 'object') {
-        if (value === undefined) {
-          node = undefined
-          break
-        }
-        node[key] = {}
-      } else {
-        node[key] = { ...(next as Json) }
-      }
-      node = node[key] as Json
+    const list = byTop.get(keys[0]!) ?? []
+    list.push(keys)
+    byTop.set(keys[0]!, list)
+  }
+  for (const [top, list] of byTop) {
+    const old = out[top]
+    const known = memo?.get(top)
+    let value: unknown
+    if (known?.has(old)) value = known.get(old)
+    else {
+      const holder: Json = { [top]: old }
+      for (const keys of list) setPath(holder, keys, getPath(source, keys))
+      value = holder[top]
+      if (memo) memo.set(top, (known ?? new Map()).set(old, value))
     }
-    if (!node) continue
-    const last = keys[keys.length - 1]!
-    if (value === undefined) delete node[last]
-    else node[last] = value
+    if (value === undefined) delete out[top]
+    else out[top] = value
   }
   return out as T
+}
+
+/** Sets (or, for undefined, clears) one path of `root`, copying every object on the way before it changes. */
+function setPath(root: Json, keys: readonly string[], value: unknown): void {
+  let node = root
+  for (const key of keys.slice(0, -1)) {
+    const next: unknown = node[key]
+    if (next === null || typeof next !== 'object') {
+      if (value === undefined) return
+      node[key] = {}
+    } else {
+      node[key] = { ...(next as Json) }
+    }
+    node = node[key] as Json
+  }
+  const last = keys[keys.length - 1]!
+  if (value === undefined) delete node[last]
+  else node[last] = value
 }
 
 function checkNumberFormatType(cell: unknown, index: number, requestPath: string): void {
@@ -299,9 +325,9 @@ function checkNumberFormatType(cell: unknown, index: number, requestPath: string
   }
 }
 
-function applyCellMask(ctx: Ctx, sheet: SheetData, r: number, c: number, source: unknown, paths: readonly string[]): void {
+function applyCellMask(ctx: Ctx, sheet: SheetData, r: number, c: number, source: unknown, paths: readonly string[], memo?: MaskMemo): void {
   const old = getCell(sheet, r, c) ?? {}
-  const next = mergeMasked(old, source, paths) as CellData & Json
+  const next = mergeMasked(old, source, paths, memo) as CellData & Json
   for (const key of Object.keys(next)) if (next[key] === undefined || (typeof next[key] === 'object' && next[key] !== null && Object.keys(next[key] as object).length === 0)) delete next[key]
   setCell(ctx.tx, sheet, r, c, Object.keys(next).length > 0 ? next : undefined)
 }
@@ -547,8 +573,9 @@ const APPLIERS: Record<string, Applier> = {
     checkNumberFormatType(body.cell, index, 'repeat_cell.cell')
     const paths = requireFields(body.fields)
     const { sheet, bounds } = gridBoundsOf(ctx.ss, body.range as GridRange | undefined)
+    const memo: MaskMemo = new Map()
     for (let r = bounds.startRow; r < bounds.endRow; r++) {
-      for (let c = bounds.startColumn; c < bounds.endColumn; c++) applyCellMask(ctx, sheet, r, c, body.cell ?? {}, paths)
+      for (let c = bounds.startColumn; c < bounds.endColumn; c++) applyCellMask(ctx, sheet, r, c, body.cell ?? {}, paths, memo)
     }
     return undefined
   },
@@ -582,8 +609,10 @@ const APPLIERS: Record<string, Applier> = {
   },
   setDataValidation(ctx, body) {
     const { sheet, bounds } = gridBoundsOf(ctx.ss, body.range as GridRange | undefined)
+    const rule = body.rule ? { dataValidation: body.rule } : {}
+    const memo: MaskMemo = new Map()
     for (let r = bounds.startRow; r < bounds.endRow; r++) {
-      for (let c = bounds.startColumn; c < bounds.endColumn; c++) applyCellMask(ctx, sheet, r, c, body.rule ? { dataValidation: body.rule } : {}, ['dataValidation'])
+      for (let c = bounds.startColumn; c < bounds.endColumn; c++) applyCellMask(ctx, sheet, r, c, rule, ['dataValidation'], memo)
     }
     return undefined
   },

@@ -538,14 +538,12 @@ export function appendChunks(t: TabState, rows: readonly (readonly CellValue[])[
   rows.forEach((cells, i) => {
     const rowData: sheets_v4.Schema$RowData = { values: cells.map((value, j) => cellData(value, `${t.write.tab} appended row ${i + 1}, cell ${j + 1}`)) }
     const key = keyed ? keyText(cells, t.keyColumn) : undefined
-    const anchor = key !== undefined && keyCounts.get(key) === 1 && !t.basisKeys.has(key) ? createAnchor({ metadataKey: ROW_ANCHOR_KEY, value: key }, sheetId, at + chunkRows.length + 1) : undefined
-    const rowBytes = jsonBytes(rowData) + (anchor ? jsonBytes(anchor) : 0) + 2
-    if (chunkRows.length > 0 && bytes + rowBytes + overhead > maxBytes) {
-      flush()
-    }
-    if (anchor) {
-      // Where the row lands within the chunk it ends up in (one may have just been started).
-      const ref: AnchorRef = { metadataKey: ROW_ANCHOR_KEY, value: key! }
+    // A Key the tab or this batch already holds would give two rows one anchor: such rows get none.
+    const ref: AnchorRef | undefined = key !== undefined && keyCounts.get(key) === 1 && !t.basisKeys.has(key) ? { metadataKey: ROW_ANCHOR_KEY, value: key } : undefined
+    // The anchor's row number may change by a chunk boundary; its size by a digit or two at most.
+    const rowBytes = jsonBytes(rowData) + (ref ? jsonBytes(createAnchor(ref, sheetId, at + rows.length)) : 0) + 2
+    if (chunkRows.length > 0 && bytes + rowBytes + overhead > maxBytes) flush()
+    if (ref) {
       chunkAnchors.push(createAnchor(ref, sheetId, at + chunkRows.length + 1))
       anchors.push({ ref, cells })
     }
