@@ -279,6 +279,30 @@ describe('request economy', () => {
     expect(anchorsOnTheirRows(s)).toBe(true)
   })
 
+  it('a copy of the tab that carried the anchors along is never written: the row goes through a claim, and gets its anchor back next time', async () => {
+    const s = setup()
+    const basis = await withRows(s, 2, true)
+    // A person copies the tab with its anchors (as a duplicate might): the same Keys now anchor rows in "Copy".
+    const api = directClient(signInWithStaticToken(TOKEN).client, ROOT)
+    await api.spreadsheets.batchUpdate({ spreadsheetId: s.spreadsheetId, requestBody: { requests: [{ addSheet: { properties: { title: 'Copy', sheetId: 77 } } }] } })
+    await api.spreadsheets.values.update({ spreadsheetId: s.spreadsheetId, range: "'Copy'!A2", valueInputOption: 'RAW', requestBody: { values: [row(1), row(2)] } })
+    await api.spreadsheets.batchUpdate({
+      spreadsheetId: s.spreadsheetId,
+      requestBody: { requests: [1, 2].map((n) => ({ createDeveloperMetadata: { developerMetadata: { metadataKey: 'timeline-sheets:row', metadataValue: `key/${n}`, visibility: 'DOCUMENT', location: { dimensionRange: { sheetId: 77, dimension: 'ROWS', startIndex: n, endIndex: n + 1 } } } } })) },
+    })
+    const report = await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 3, column: 7, values: ['mine only'] }] }], basis)
+    expect(report.skipped).toEqual([])
+    expect((await s.sheet.read(['Activities'])).tabs['Activities']!.rows[1]![7]).toBe('mine only')
+    const copy = await api.spreadsheets.values.get({ spreadsheetId: s.spreadsheetId, range: "'Copy'!H3" })
+    expect(copy.data.values).toEqual([['ok']])
+    // Every anchor of key/2 went (the copy's too); the next write claims it again, for good.
+    expect(metadataValues(s, 'timeline-sheets:row')).toEqual(['key/1', 'key/1'])
+    const again = await s.sheet.read(['Activities'])
+    await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 3, column: 7, values: ['again'] }] }], again)
+    expect(metadataValues(s, 'timeline-sheets:row')).toEqual(['key/1', 'key/1', 'key/2'])
+    expect(metadataValues(s, 'timeline-sheets:claim')).toEqual([])
+  })
+
   it('a sort between the read-back and the value write still lands every cell on its own row', async () => {
     const s = setup({}, {
       log: (event) => {

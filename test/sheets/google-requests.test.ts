@@ -123,9 +123,9 @@ describe('packBySize', () => {
 })
 
 describe('row anchors', () => {
-  it('look a row up by its Key in one tab, and anchor a 1-based sheet row', () => {
-    expect(anchorFilter({ metadataKey: ROW_ANCHOR_KEY, value: 'tags-a/1' }, 7)).toEqual({
-      developerMetadataLookup: { metadataKey: 'timeline-sheets:row', metadataValue: 'tags-a/1', locationType: 'ROW', metadataLocation: { sheetId: 7 } },
+  it('look a row up by its Key, and anchor a 1-based sheet row', () => {
+    expect(anchorFilter({ metadataKey: ROW_ANCHOR_KEY, value: 'tags-a/1' })).toEqual({
+      developerMetadataLookup: { metadataKey: 'timeline-sheets:row', metadataValue: 'tags-a/1', locationType: 'ROW' },
     })
     expect(createAnchor({ metadataKey: ROW_CLAIM_KEY, value: 'c1' }, 7, 5)).toEqual({
       createDeveloperMetadata: {
@@ -135,8 +135,8 @@ describe('row anchors', () => {
   })
 
   it('read an answer back by anchor: each row once, where it is now, with its cells', () => {
-    const k1 = anchorFilter({ metadataKey: ROW_ANCHOR_KEY, value: 'k1' }, 7)
-    const k2 = anchorFilter({ metadataKey: ROW_ANCHOR_KEY, value: 'k2' }, 7)
+    const k1 = anchorFilter({ metadataKey: ROW_ANCHOR_KEY, value: 'k1' })
+    const k2 = anchorFilter({ metadataKey: ROW_ANCHOR_KEY, value: 'k2' })
     const rows = rowsByAnchor([
       { valueRange: { range: 'Activities!A9:L9', values: [['u', 45293, '', 'x']] }, dataFilters: [k1] },
       { valueRange: { range: 'Activities!A3:L3', values: [['v']] }, dataFilters: [k2] },

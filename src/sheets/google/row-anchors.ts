@@ -23,24 +23,14 @@ export interface AnchorRef {
 }
 
 /**
- * The DataFilter that selects the row(s) anchored by `ref` in one tab. The
- * sheet location (matched INTERSECTING, the default) keeps a copy of the tab
- * from ever being selected.
+ * The DataFilter that selects the row(s) anchored by `ref`. It names no tab:
+ * a lookup by key and value is the documented core of the API, while how a
+ * sheet location matches its rows is not spelled out. A copy of the tab that
+ * carried the anchors along would be selected too, so a write goes through a
+ * filter only after a read through it showed exactly one row, in the right tab.
  */
-export function anchorFilter(ref: AnchorRef, sheetId: number): sheets_v4.Schema$DataFilter {
-  return {
-    developerMetadataLookup: {
-      metadataKey: ref.metadataKey,
-      metadataValue: ref.value,
-      locationType: 'ROW',
-      metadataLocation: { sheetId },
-    },
-  }
-}
-
-/** The DataFilter that selects every anchor with this metadata key in one tab (all claims, stale ones too). */
-export function everyAnchorFilter(metadataKey: AnchorRef['metadataKey'], sheetId: number): sheets_v4.Schema$DataFilter {
-  return { developerMetadataLookup: { metadataKey, locationType: 'ROW', metadataLocation: { sheetId } } }
+export function anchorFilter(ref: AnchorRef): sheets_v4.Schema$DataFilter {
+  return { developerMetadataLookup: { metadataKey: ref.metadataKey, metadataValue: ref.value, locationType: 'ROW' } }
 }
 
 /** The request that anchors sheet row `row` (1-based) of a tab. */

@@ -34,7 +34,6 @@ import {
   type AnchorRef,
   createAnchor,
   deleteAnchors,
-  everyAnchorFilter,
   refId,
   refOfFilter,
   ROW_ANCHOR_KEY,
@@ -100,7 +99,8 @@ export interface TabState {
   sheetId?: number
   /** Anchor filters to delete once the values are written. */
   cleanup: sheets_v4.Schema$DataFilter[]
-  temporaryClaims: boolean
+  /** Temporary claims this write made (kept or not): each is deleted by its own value at the end. */
+  temporaryClaims: AnchorRef[]
 }
 
 /** Thrown when a tab id no longer names that tab: the caller learns the ids again and starts over. */
@@ -134,7 +134,7 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
     const filters: sheets_v4.Schema$DataFilter[] = []
     for (const t of lookups) {
       filters.push({ gridRange: { sheetId: t.sheetId!, startRowIndex: 0, endRowIndex: 1 } })
-      for (const target of keyedTargets(t)) if (target.identifying) filters.push(anchorFilter({ metadataKey: ROW_ANCHOR_KEY, value: target.key! }, t.sheetId!))
+      for (const target of keyedTargets(t)) if (target.identifying) filters.push(anchorFilter({ metadataKey: ROW_ANCHOR_KEY, value: target.key! }))
     }
     const answer = await lookUp(deps, filters)
     for (const t of lookups) confirmIds(deps, t, answer.headers)
@@ -142,8 +142,8 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
       for (const target of keyedTargets(t)) {
         if (!target.identifying) continue
         const ref: AnchorRef = { metadataKey: ROW_ANCHOR_KEY, value: target.key! }
-        const rows = (answer.rows.get(refId(ref)) ?? []).filter((r) => r.title === t.write.tab)
-        if (rows.length === 1) {
+        const rows = answer.rows.get(refId(ref)) ?? []
+        if (rows.length === 1 && rows[0]!.title === t.write.tab) {
           const [echo] = rows as [RowEcho]
           if (sameCells(echo.cells, target.cells)) {
             target.anchor = ref
@@ -153,10 +153,11 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
             target.remove = false
             target.updates = []
           }
-        } else if (rows.length > 1) {
-          // Two rows carry this Key's anchor: neither can be written through it. Both anchors go; the row is claimed afresh.
+        } else if (rows.length > 0) {
+          // This Key's anchor is on two rows, or on a copy of the tab: a write through it would reach them all.
+          // Every such anchor goes; this time the row is claimed afresh, next time it gets its anchor back.
           target.identifying = false
-          t.cleanup.push(anchorFilter(ref, t.sheetId!))
+          t.cleanup.push(anchorFilter(ref))
         }
       }
     }
@@ -188,11 +189,11 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
     // A claim is kept only where it sits on the row it was meant for.
     const claimed = tabs.flatMap((t) => [...t.targets.values()].filter((target) => target.claim && !target.anchor).map((target) => ({ t, target })))
     if (claimed.length === 0) continue
-    const answer = await lookUp(deps, claimed.map(({ t, target }) => anchorFilter(target.claim!.ref, t.sheetId!)))
+    const answer = await lookUp(deps, claimed.map(({ target }) => anchorFilter(target.claim!.ref)))
     for (const { t, target } of claimed) {
       const claim = target.claim!
-      const rows = (answer.rows.get(refId(claim.ref)) ?? []).filter((r) => r.title === t.write.tab)
-      if (rows.length === 1 && sameCells(rows[0]!.cells, target.cells)) {
+      const rows = answer.rows.get(refId(claim.ref)) ?? []
+      if (rows.length === 1 && rows[0]!.title === t.write.tab && sameCells(rows[0]!.cells, target.cells)) {
         target.anchor = claim.ref
         target.echo = rows[0]!
         continue
@@ -200,8 +201,8 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
       target.claim = undefined
       // A claim with the row's Key must go before that Key is claimed again, or two rows would carry it.
       if (claim.permanent) {
-        if (round + 1 < CLAIM_ROUNDS) target.unclaim = anchorFilter(claim.ref, t.sheetId!)
-        else t.cleanup.push(anchorFilter(claim.ref, t.sheetId!))
+        if (round + 1 < CLAIM_ROUNDS) target.unclaim = anchorFilter(claim.ref)
+        else t.cleanup.push(anchorFilter(claim.ref))
       }
       if (round + 1 === CLAIM_ROUNDS) {
         skip(t, target.row, 'changed')
@@ -252,7 +253,7 @@ export function planTabs(writes: readonly TabWrite[], basis: Snapshot): TabState
         if (key !== undefined) basisKeys.set(key, (basisKeys.get(key) ?? 0) + 1)
       }
     }
-    const t: TabState = { write, basis: data, keyColumn: write.keyColumn, targets: new Map(), basisKeys, cleanup: [], temporaryClaims: false }
+    const t: TabState = { write, basis: data, keyColumn: write.keyColumn, targets: new Map(), basisKeys, cleanup: [], temporaryClaims: [] }
     const targetOf = (row: number): Target => {
       let target = t.targets.get(row)
       if (!target) {
@@ -336,7 +337,7 @@ function locatePending(t: TabState, current: TabData, claimValue: () => string, 
     else {
       ref = { metadataKey: ROW_CLAIM_KEY, value: claimValue() }
       permanent = false
-      t.temporaryClaims = true
+      t.temporaryClaims.push(ref)
     }
     target.claim = { ref, row: found.row, permanent }
   }
@@ -456,7 +457,7 @@ function finishingParts(deps: WriteDeps, tabs: readonly TabState[], appended: Wr
   }
   const seen = new Set<string>()
   for (const t of tabs) {
-    if (t.temporaryClaims) t.cleanup.push(everyAnchorFilter(ROW_CLAIM_KEY, t.sheetId!))
+    for (const ref of t.temporaryClaims) t.cleanup.push(anchorFilter(ref))
     for (const filter of t.cleanup) {
       const id = JSON.stringify(filter)
       if (seen.has(id)) continue
@@ -604,7 +605,7 @@ async function structuralLook(deps: WriteDeps, batch: readonly StructuralPart[],
   const anchors = batch.flatMap((p) => p.anchors.map((a) => ({ ...a, tab: p.tab })))
   if (anchors.length > 0) {
     const sample = anchors.length > 2 ? [anchors[0]!, anchors[anchors.length - 1]!] : anchors
-    const answer = await lookUp(deps, sample.map((a) => anchorFilter(a.ref, a.tab.sheetId!)))
+    const answer = await lookUp(deps, sample.map((a) => anchorFilter(a.ref)))
     const found = sample.some((a) => (answer.rows.get(refId(a.ref)) ?? []).some((r) => r.title === a.tab.write.tab && (a.cells === undefined || sameCells(r.cells, a.cells))))
     return found ? 'applied' : 'not-applied'
   }
@@ -645,10 +646,10 @@ async function writeValues(deps: WriteDeps, tabs: readonly TabState[], skip: (t:
   for (const t of tabs) {
     for (const target of t.targets.values()) {
       if (target.anchor && target.echo) {
-        if (target.remove) t.cleanup.push(anchorFilter(target.anchor, t.sheetId!))
+        if (target.remove) t.cleanup.push(anchorFilter(target.anchor))
         const values = rowValues(target, target.echo.cells.length, t.write.tab)
         if (values === undefined) continue
-        items.push({ range: { dataFilter: anchorFilter(target.anchor, t.sheetId!), majorDimension: 'ROWS', values: [values] }, tab: t, target, ref: target.anchor })
+        items.push({ range: { dataFilter: anchorFilter(target.anchor), majorDimension: 'ROWS', values: [values] }, tab: t, target, ref: target.anchor })
       } else if (target.now !== undefined) {
         if (target.remove) {
           const width = target.nowCells?.length ?? 0
