@@ -441,8 +441,9 @@ function preparingParts(deps: WriteDeps, tabs: readonly TabState[], withColumns:
 
 /**
  * After the values: new rows, then the anchors that must go (emptied rows,
- * rejected claims, every temporary claim of the tab, stale ones included).
- * Deleting by filter twice deletes nothing more, so these parts repeat safely.
+ * rejected claims, anchors found on two rows or on a copy of the tab, and this
+ * write's temporary claims). Deleting by filter twice deletes nothing more, so
+ * these parts repeat safely.
  */
 function finishingParts(deps: WriteDeps, tabs: readonly TabState[], appended: WriteReport['appended']): StructuralPart[] {
   const parts: StructuralPart[] = []
