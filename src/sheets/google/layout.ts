@@ -1,5 +1,5 @@
 /**
- * The layout the Google backend gives its tabs (DESIGN.md §2), as pure
+ * The layout the Google backend gives its tabs, as pure
  * request builders: given the specs and what the spreadsheet holds now, the
  * `spreadsheets.batchUpdate` requests that bring it there. Each request is
  * either naturally idempotent (formats, validation, hidden, frozen) or added
