@@ -332,7 +332,8 @@ export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx:
 
   const input: ActivityInput = { tags: tags.tags, notes, start: times.start, duration: times.duration }
   const fp = fingerprint({ user: user.username, ...input })
-  if (suspects.length > 0 && fp !== baseText) return invalid(key?.text, problems)
+  // Only a row with its Key is one the tool wrote: a keyless copy that still matches some Base is a new activity typed with a formula.
+  if (suspects.length > 0 && (!key || fp !== baseText)) return invalid(key?.text, problems)
   const warnings = problems.filter((p) => p.severity === 'warning')
   if (tags.allowedProblem) {
     if (tags.allowedProblem.severity === 'error') return invalid(key?.text, [...problems, tags.allowedProblem])

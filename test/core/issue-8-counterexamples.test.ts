@@ -88,4 +88,12 @@ describe('shrunk counterexamples (issue 8)', () => {
     const lines: SheetLine[] = [{ kind: 'row', rowNumber: 2, row: { kind: 'delete', key: 'tl-anna/999', entityId: 999, timelineKey: 'tl-anna', baseCell: 'AAAAAAAAAAA', warnings: [] } }]
     expect(planSync(new Map(), lines, new Map()).decisions).toMatchObject([{ kind: 'invalid', problems: [{ code: 'unknown-key' }] }])
   })
+
+  it('a row whose Key was cleared but whose Base still matches is a new row: formula and error text in it are refused', () => {
+    const a: Activity = { timelineKey: 'tl-anna', entityId: 3, tags: ['=A1+1', ':#REF!'], notes: '=IMPORTDATA("x")', start: '2026-10-25T02:30:00+02:00', duration: 1800, isActive: true }
+    const cells = cellsToRow({ ...activityToCells(a, 'ACME\\anna', 'Australia/Lord_Howe'), Key: null }, layout)
+    const parsed = parseRow(cells, layout, context({ timeZone: 'Australia/Lord_Howe', server: serverMap({ activity: a }), baseKeys: new Set([activityKey('tl-anna', 3)]) }))
+    expect(parsed.ok).toBe(false)
+    expect(parsed.ok ? [] : parsed.problems.map((p) => [p.code, p.column])).toEqual([['formula', 'Tags'], ['formula', 'Notes']])
+  })
 })
