@@ -314,15 +314,15 @@ function garbleCell(row: FuzzRow, column: (typeof MANAGER_COLUMNS)[number], rand
   }
   switch (column) {
     case 'Date': {
-      const value = pick<Scalar>(['9999-12-31', 2_958_465, 2_958_466, -1, 0, 1, 60, 1e308, -1e308, 'NaN', '1899-12-31', '0001-01-01', '31/02/2026', 9_007_199_254_740_993, 5e-324, -0])
-      const invalid = value === '9999-12-31' || value === 2_958_465 ? undefined : 'a day outside 1900-03-01…9999-12-31'
-      set(value, invalid)
-      if (value === '9999-12-31' || value === 2_958_465) {
+      const value = pick<Scalar>(['9999-12-31', '2999-12-31', '1970-01-01', 2_958_465, 2_958_466, 401_769, -1, 0, 1, 60, 1e308, -1e308, 'NaN', '1899-12-31', '1969-12-31', '0001-01-01', '31/02/2026', 9_007_199_254_740_993, 5e-324, -0])
+      // The first and the last day the tool takes are fine; every other value here is outside them or no date.
+      set(value, value === '2999-12-31' || value === '1970-01-01' ? undefined : 'a day outside 1970-01-01…2999-12-31')
+      if (value === '2999-12-31' && random() < 0.5) {
+        // Across New Year of 3000 for more than a year: too long.
         row.cells['Start'] = '23:00'
-        row.cells['End'] = '01:00'
-        row.columnFaults['Date'] = 'End past 9999-12-31 23:59'
-        delete row.columnFaults['Start']
-        delete row.columnFaults['End']
+        row.cells['End'] = 400
+        for (const c of ['Start', 'End']) delete row.columnFaults[c]
+        row.columnFaults['Date'] = 'an activity over a year'
       }
       return
     }
@@ -336,7 +336,7 @@ function garbleCell(row: FuzzRow, column: (typeof MANAGER_COLUMNS)[number], rand
         set(pick(['02:00', '02:30', '02:59:59']), 'a time the clocks skip in Berlin')
         return
       }
-      const value = pick<Scalar>([0.99999999884, '24:00', '25:99', -0.5, 1e308, -1e308, 3e6, '23:59:59.9999', true])
+      const value = pick<Scalar>([0.99999999884, '24:00', '25:99', -0.5, 1e308, -1e308, 3e6, 367.5, '23:59:59.9999', true])
       // End may be 24:00 (or round to it): the next day's midnight.
       const harmless = column === 'End' && (value === '24:00' || value === 0.99999999884)
       set(value, harmless ? undefined : 'not a time the tool can hold')

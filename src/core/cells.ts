@@ -13,6 +13,8 @@ export type SlashDateOrder = 'mdy' | 'dmy'
 export type CellRead<T> = { ok: true; value: T } | { ok: false; message: string }
 
 const HALF_SECOND_IN_DAYS = 0.5 / SECONDS_PER_DAY
+/** Largest serial a spreadsheet shows as a date (9999-12-31). */
+const MAX_SERIAL = 2_958_465
 
 /**
  * The error values of Excel, LibreOffice and Google Sheets. Both backends hand
@@ -67,7 +69,7 @@ export function cellText(value: CellValue | undefined): string {
 export function readDateCell(value: CellValue | undefined, order: SlashDateOrder): CellRead<number> {
   if (typeof value === 'number') {
     const day = Math.round(value)
-    if (!Number.isFinite(value) || day < 1 || day > LAST_DATE_SERIAL) return { ok: false, message: `${value} is not a date` }
+    if (!Number.isFinite(value) || day < 1 || day > MAX_SERIAL) return { ok: false, message: `${value} is not a date` }
     if (Math.abs(value - day) > HALF_SECOND_IN_DAYS) {
       return { ok: false, message: 'holds a time as well as a date; put only the date here and the time in Start' }
     }
@@ -98,12 +100,10 @@ function calendarSerial(year: number, month: number, day: number, text: string):
   return withinDateRange(d.getTime() / 1000 / SECONDS_PER_DAY + SERIAL_OF_UNIX_EPOCH, `"${text}"`)
 }
 
-/** The days the tool can represent (time.ts): from 1900-03-01 to 9999-12-31. */
+/** The days a row may hold (time.ts): from 1970-01-01 to 2999-12-31. */
 function withinDateRange(serial: number, shown: string): CellRead<number> {
-  if (serial < FIRST_DATE_SERIAL) {
-    return { ok: false, message: `${shown} is before 1900-03-01, the first day Excel and Google Sheets agree on` }
-  }
-  if (serial > LAST_DATE_SERIAL) return { ok: false, message: `${shown} is after 9999-12-31, the last day a spreadsheet shows` }
+  if (serial < FIRST_DATE_SERIAL) return { ok: false, message: `${shown} is before 1970-01-01, the first day the tool takes` }
+  if (serial > LAST_DATE_SERIAL) return { ok: false, message: `${shown} is after 2999-12-31, the last day the tool takes` }
   return { ok: true, value: serial }
 }
 

@@ -22,16 +22,15 @@
  *   `clockJumpAt` says what the clocks did). A repeated local time with
  *   nothing to decide it takes the earlier instant, also with a warning.
  *
- * What can be represented at all (every conversion here stays inside it):
- * - days from 1900-03-01 (before it Excel and Google show the same serial as
- *   different days: Excel's 1900 leap-year bug) to 9999-12-31 (the last day a
- *   spreadsheet shows and a four-digit ISO year holds);
- * - instants whose wall clock, in the zone and in UTC alike, is at most
- *   9999-12-31 23:59 (the server keeps a date-time with its offset, so both
- *   readings must have a four-digit year). An activity must end by then;
- *   read windows stop at 23:59:59.
- * A row outside that range is refused (`out-of-range`), never converted into
- * a string the server or this module cannot read back.
+ * What a row may ask for (`sheetTimesToInterval` refuses the rest as
+ * `out-of-range`, never producing a start the server or this tool cannot read
+ * back): a Date from 1970-01-01 to 2999-12-31, a start whose own offset reads
+ * a year from 1970 to 2999, and at most a year from start to end. These are
+ * the activities the Timeline client accepts from a server (its boundary
+ * refuses anything else as a broken answer), so a row outside them would be
+ * created and then be unreadable. Every conversion here also stays within
+ * four-digit years whatever it is given: read windows stop at 9999-12-31
+ * 23:59:59, and `formatOffsetInstant` refuses rather than spell `+010000`.
  *
  * Which offset a start written back to the server carries:
  * - instant unchanged: the original start string, verbatim;
@@ -86,17 +85,19 @@ export const SECONDS_PER_DAY = 86_400
 /** Serial number of 1970-01-01 (serial epoch 1899-12-30). */
 export const SERIAL_OF_UNIX_EPOCH = 25_569
 
-/** First serial day the tool reads or writes: 1900-03-01 (Excel and Google agree from here on). */
-export const FIRST_DATE_SERIAL = 61
-/** Last serial day a spreadsheet shows as a date: 9999-12-31. */
-export const LAST_DATE_SERIAL = 2_958_465
-/** 9999-12-31 23:59:00 as wall-clock seconds: an activity ends by then, in the zone and in UTC. */
-export const LAST_MOMENT_WALL_SECONDS = Date.UTC(9999, 11, 31, 23, 59, 0) / 1000
-/** 9999-12-31 23:59:59: where read windows stop (after every activity's end, still a four-digit year). */
-const LAST_WINDOW_WALL_SECONDS = LAST_MOMENT_WALL_SECONDS + 59
+/** The years an activity may start in, read in its own offset (module comment). */
+export const FIRST_START_YEAR = 1970
+export const LAST_START_YEAR = 2999
+/** The longest activity a row may ask for: a year, in seconds. */
+export const MAX_ACTIVITY_SECONDS = 366 * SECONDS_PER_DAY
+/** Serial days of 1970-01-01 and 2999-12-31: the Date cells a row may hold. */
+export const FIRST_DATE_SERIAL = SERIAL_OF_UNIX_EPOCH
+export const LAST_DATE_SERIAL = Date.UTC(LAST_START_YEAR, 11, 31) / 1000 / SECONDS_PER_DAY + SERIAL_OF_UNIX_EPOCH
+/** Serial of 9999-12-31, the last day `YYYY-MM-DD` can spell; read windows stop there. */
+const LAST_SPELLABLE_SERIAL = 2_958_465
 /** 0000-01-01T00:00:00 and 9999-12-31T23:59:59 as wall-clock seconds: what `YYYY-…` can spell. */
 const FIRST_WALL_SECONDS = Date.parse('0000-01-01T00:00:00Z') / 1000
-const LAST_WALL_SECONDS = LAST_WINDOW_WALL_SECONDS
+const LAST_WALL_SECONDS = Date.UTC(9999, 11, 31, 23, 59, 59) / 1000
 
 const ISO_WITH_OFFSET =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:?\d{2})$/
@@ -161,7 +162,7 @@ function parseOffset(text: string): number {
  * `2026-03-29T03:30:00+02:00`: whole seconds, explicit offset (never `Z`). An
  * offset with seconds (local mean time) is written to the whole minute with
  * the wall clock to match, so the instant is kept. Throws for an instant
- * outside four-digit years: callers check `isRepresentableInstant` first.
+ * outside four-digit years rather than spell one nobody can read back.
  */
 export function formatOffsetInstant(epochSeconds: number, offsetMinutes: number): string {
   const minutes = Math.round(offsetMinutes)
@@ -173,20 +174,6 @@ export function formatOffsetInstant(epochSeconds: number, offsetMinutes: number)
   const sign = minutes < 0 ? '-' : '+'
   const abs = Math.abs(minutes)
   return `${wall}${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`
-}
-
-/**
- * True when an instant written with this offset is something the sheet and
- * the server can both hold: wall clock and UTC at most 9999-12-31 23:59
- * (module comment).
- */
-export function isRepresentableInstant(epochSeconds: number, offsetMinutes: number): boolean {
-  return (
-    Number.isFinite(epochSeconds) &&
-    Number.isFinite(offsetMinutes) &&
-    epochSeconds <= LAST_MOMENT_WALL_SECONDS &&
-    epochSeconds + offsetMinutes * 60 <= LAST_MOMENT_WALL_SECONDS
-  )
 }
 
 function pad2(n: number): string {
@@ -416,31 +403,32 @@ export function sheetTimesToInterval(
   }
 
   const duration = best.endEpoch - best.startEpoch
+  if (duration > MAX_ACTIVITY_SECONDS) return { ok: false, problem: 'out-of-range', field: 'end', message: LONGER_THAN_A_YEAR }
   const startOffset = chosenOffset(best.startEpoch, timeZone, originalInstant)
-  // The server keeps the end in the start's offset: both readings must stay within four-digit years.
-  if (!isRepresentableInstant(best.endEpoch, startOffset) || !isRepresentableInstant(best.endEpoch, zoneOffsetMinutes(timeZone, best.endEpoch))) {
-    return { ok: false, problem: 'out-of-range', field: 'end', message: `ends after ${LAST_MOMENT_TEXT}, the last moment the sheet and the server can both hold` }
-  }
   const start = originalInstant && best.startEpoch === originalInstant.epochSeconds ? original!.start : formatOffsetInstant(best.startEpoch, startOffset)
+  // The year the server records is the one the start's own offset reads (another device's offset may cross New Year).
+  const year = Number(start.slice(0, 4))
+  if (year < FIRST_START_YEAR || year > LAST_START_YEAR) {
+    return { ok: false, problem: 'out-of-range', field: 'date', message: `starts in ${year} as the activity's offset reads it; ${DAYS_ALLOWED}` }
+  }
   return { ok: true, start, duration, warnings }
 }
 
-const LAST_MOMENT_TEXT = '9999-12-31 23:59'
+const DAYS_ALLOWED = `the tool takes days from 1970-01-01 to ${LAST_START_YEAR}-12-31`
+const LONGER_THAN_A_YEAR = 'makes the activity last more than a year, the longest the tool takes'
 
 /** The Date, Start and End serials outside what can be represented (module comment), before any conversion. */
 function outOfRange(input: SheetTimesInput): Extract<SheetToIntervalResult, { problem: 'out-of-range' }> | undefined {
   const { date, start, end } = input
   if (!Number.isFinite(date) || Math.floor(date) < FIRST_DATE_SERIAL || Math.floor(date) > LAST_DATE_SERIAL) {
-    return { ok: false, problem: 'out-of-range', field: 'date', message: 'is not a day between 1900-03-01 and 9999-12-31' }
+    return { ok: false, problem: 'out-of-range', field: 'date', message: `is not a day the tool takes; ${DAYS_ALLOWED}` }
   }
   if (!Number.isFinite(start) || start < 0 || fractionToSeconds(start) >= SECONDS_PER_DAY) {
     return { ok: false, problem: 'out-of-range', field: 'start', message: 'is not a time of day between 00:00 and 23:59:59' }
   }
   if (!Number.isFinite(end) || end < 0) return { ok: false, problem: 'out-of-range', field: 'end', message: 'is not a time of day' }
-  const latestEnd = Math.max(...endWallCandidates(Math.floor(date), start, end))
-  if (!(latestEnd <= LAST_MOMENT_WALL_SECONDS)) {
-    return { ok: false, problem: 'out-of-range', field: 'end', message: `ends after ${LAST_MOMENT_TEXT}, the last moment the sheet and the server can both hold` }
-  }
+  // A day of slack for DST and the End rule; the exact length is checked once the instants are known.
+  if (end - start > MAX_ACTIVITY_SECONDS / SECONDS_PER_DAY + 1) return { ok: false, problem: 'out-of-range', field: 'end', message: LONGER_THAN_A_YEAR }
   return undefined
 }
 
@@ -499,7 +487,7 @@ export function windowForDays(timeZone: string, fromDate: LocalDate, days: numbe
 
 function localMidnight(timeZone: string, serialDay: number): string {
   // A window never reaches past 9999-12-31 23:59:59: nothing the tool accepts is there, and nothing later has a four-digit year.
-  if (serialDay > LAST_DATE_SERIAL) return lastWindowBound(timeZone)
+  if (serialDay > LAST_SPELLABLE_SERIAL) return lastWindowBound(timeZone)
   const wall = serialToWallSeconds(serialDay)
   const r = resolveWall(timeZone, wall)
   // A midnight that does not exist (zones that change at 00:00) starts the day at the gap's end.
@@ -509,10 +497,10 @@ function localMidnight(timeZone: string, serialDay: number): string {
 
 /** 9999-12-31 23:59:59 in the zone, or earlier where UTC would pass into the year 10000 first. */
 function lastWindowBound(timeZone: string): string {
-  let epoch = LAST_WINDOW_WALL_SECONDS
+  let epoch = LAST_WALL_SECONDS
   for (let i = 0; i < 3; i++) {
     const offset = zoneOffsetMinutes(timeZone, epoch)
-    epoch = LAST_WINDOW_WALL_SECONDS - Math.max(0, Math.round(offset) * 60)
+    epoch = LAST_WALL_SECONDS - Math.max(0, Math.round(offset) * 60)
   }
   return formatOffsetInstant(epoch, zoneOffsetMinutes(timeZone, epoch))
 }
@@ -524,7 +512,7 @@ export function chunkWindows(timeZone: string, fromDate: LocalDate, days: number
   }
   const first = localDateToSerial(fromDate)
   const windows: TimeWindow[] = []
-  for (let offset = 0; offset < days && first + offset <= LAST_DATE_SERIAL; offset += maxDays) {
+  for (let offset = 0; offset < days && first + offset <= LAST_SPELLABLE_SERIAL; offset += maxDays) {
     const length = Math.min(maxDays, days - offset)
     windows.push(windowForDays(timeZone, serialToLocalDate(first + offset), length))
   }

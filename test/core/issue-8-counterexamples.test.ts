@@ -22,7 +22,8 @@ function messages(parsed: ParsedRow): string[] {
 
 describe('shrunk counterexamples (issue 8)', () => {
   it('a new row in Monrovia, whose offset then had seconds (43 min 8 s), is read without throwing', () => {
-    for (const cells of [{ Date: '1900-03-01', Start: '00:00', End: '01:00' }, { Date: '1960-05-01', Start: '10:00', End: '11:00' }]) {
+    // The counterexample was 1900-03-01 00:00; Monrovia kept an offset of 44 min 30 s until 1972, inside the days the tool takes.
+    for (const cells of [{ Date: '1970-01-01', Start: '00:00', End: '01:00' }, { Date: '1971-05-01', Start: '10:00', End: '11:00' }]) {
       const parsed = parseRow(newRow(cells), layout, context({ timeZone: 'Africa/Monrovia' }))
       expect(parsed).toMatchObject({ ok: true, row: { kind: 'new', values: { input: { start: expect.stringMatching(/^19\d\d-\d\d-\d\dT\d\d:\d\d:\d\d[+-]00:4[345]$/), duration: 3600 } } } })
     }

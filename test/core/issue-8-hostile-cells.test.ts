@@ -27,7 +27,6 @@ import {
   localDateToSerial,
   parseOffsetInstant,
   serialToWallSeconds,
-  sheetTimesToInterval,
   windowForDays,
 } from '../../src/core/time.ts'
 import type { CellValue } from '../../src/sheets/port.ts'
@@ -56,16 +55,16 @@ function errorsOf(parsed: ParsedRow): { code: string; column: string | undefined
 
 describe('issue 8 item 5: a value the tool cannot represent makes the row invalid, never the run', () => {
   const cases: [string, Partial<Record<string, CellValue>>, string, RegExp][] = [
-    ['9999-12-31 across midnight', { Date: '9999-12-31', Start: '23:00', End: '01:00' }, 'End', /^End: ends after 9999-12-31 23:59, the last moment the sheet and the server can both hold — type it like 13:45/],
-    ['serial 2958465 until 24:00', { Date: 2958465, Start: '22:00', End: '24:00' }, 'End', /ends after 9999-12-31 23:59/],
+    ['9999-12-31', { Date: '9999-12-31', Start: '23:00', End: '01:00' }, 'Date', /^Date: "9999-12-31" is after 2999-12-31, the last day the tool takes — type it like 2026-03-02/],
+    ['serial 2958465', { Date: 2958465 }, 'Date', /^Date: 9999-12-31 is after 2999-12-31/],
     ['serial -1', { Date: -1 }, 'Date', /^Date: -1 is not a date — type it like 2026-03-02/],
     ['serial 1e308', { Date: 1e308 }, 'Date', /^Date: 1e\+308 is not a date/],
-    ['serial 1 (1899-12-31)', { Date: 1 }, 'Date', /^Date: 1899-12-31 is before 1900-03-01, the first day Excel and Google Sheets agree on — type it like 2026-03-02/],
-    ['a typed date before 1900', { Date: '0001-01-01' }, 'Date', /^Date: "0001-01-01" is before 1900-03-01/],
+    ['serial 1 (1899-12-31)', { Date: 1 }, 'Date', /^Date: 1899-12-31 is before 1970-01-01, the first day the tool takes — type it like 2026-03-02/],
+    ['a typed date before 1970', { Date: '0001-01-01' }, 'Date', /^Date: "0001-01-01" is before 1970-01-01/],
     ['NaN as text', { Date: 'NaN' }, 'Date', /^Date: "NaN" is not a date/],
     ['a Start of 23:59:59.9999', { Start: 0.99999999884 }, 'Start', /^Start: rounds to 24:00, which is midnight of the next day; type 23:59:59 at the latest/],
-    ['an End 1e308 days on', { End: 1e308 }, 'End', /^End: ends after 9999-12-31 23:59.*an End of 1 or more carries whole days after Date/],
-    ['an End three million days on', { End: 3e6 }, 'End', /^End: ends after 9999-12-31 23:59/],
+    ['an End 1e308 days on', { End: 1e308 }, 'End', /^End: makes the activity last more than a year, the longest the tool takes — type it like 13:45.*an End of 1 or more carries whole days after Date/],
+    ['an End 367 days on', { End: 367 }, 'End', /^End: makes the activity last more than a year/],
   ]
   it.each(cases)('%s', (_name, cells, column, message) => {
     const parsed = parseRow(newRow(cells), layout, context())
@@ -75,14 +74,14 @@ describe('issue 8 item 5: a value the tool cannot represent makes the row invali
     expect(errors.find((p) => p.column === column)!.message).toMatch(message)
   })
 
-  it('keeps an activity on the last day that ends in time, and every start it makes reads back', () => {
-    const parsed = parseRow(newRow({ Date: '9999-12-31', Start: '09:00', End: '23:59' }), layout, context())
-    expect(parsed).toMatchObject({ ok: true, row: { values: { input: { start: '9999-12-31T09:00:00+01:00' } } } })
-    for (const zone of ['Pacific/Kiritimati', 'America/New_York', 'Pacific/Pago_Pago']) {
-      const r = sheetTimesToInterval({ date: 2_958_465, start: 0.9, end: 0.95 }, zone)
-      if (r.ok) expect(parseOffsetInstant(r.start).epochSeconds).toBeGreaterThan(0)
-      else expect(r.problem).toBe('out-of-range')
-    }
+  it('keeps an activity on the first and the last day, up to a year long; refuses a start another offset puts outside', () => {
+    expect(parseRow(newRow({ Date: '2999-12-31', Start: '09:00', End: '23:59' }), layout, context())).toMatchObject({ ok: true, row: { values: { input: { start: '2999-12-31T09:00:00+01:00' } } } })
+    expect(parseRow(newRow({ Date: '1970-01-01', Start: '00:00', End: '01:00' }), layout, context())).toMatchObject({ ok: true, row: { values: { input: { start: '1970-01-01T00:00:00+01:00' } } } })
+    expect(parseRow(newRow({ Date: '2026-03-02', Start: '09:00', End: 366 + 9 / 24 }), layout, context())).toMatchObject({ ok: true, row: { values: { input: { duration: 366 * 86_400 } } } })
+    // Recorded in UTC-10, the activity at Berlin's 1970-01-01 00:30 starts on 1969-12-31 as the server keeps it.
+    const elsewhere = activity({ start: '1970-01-02T00:30:00-10:00', duration: 3600 })
+    const moved = parseRow(rowOf(elsewhere, { Date: '1970-01-01', Start: '00:30', End: '01:30' }), layout, ctxWith(elsewhere))
+    expect(errorsOf(moved)).toMatchObject([{ code: 'out-of-range', column: 'Date', message: expect.stringMatching(/^Date: starts in 1969 as the activity's offset reads it; the tool takes days from 1970-01-01 to 2999-12-31/) }])
   })
 
   it('reads the week around the last day without leaving four-digit years', () => {
@@ -104,10 +103,11 @@ describe('issue 8 item 5: a value the tool cannot represent makes the row invali
   })
 
   it('reads the Date and time cells only within the range', () => {
-    expect(readDateCell(61, 'mdy')).toEqual({ ok: true, value: 61 })
-    expect(readDateCell(60, 'mdy').ok).toBe(false)
-    expect(readDateCell('1900-03-01', 'mdy')).toEqual({ ok: true, value: 61 })
-    expect(readDateCell('0099-01-01', 'mdy')).toMatchObject({ ok: false, message: '"0099-01-01" is before 1900-03-01, the first day Excel and Google Sheets agree on' })
+    expect(readDateCell(25_569, 'mdy')).toEqual({ ok: true, value: 25_569 })
+    expect(readDateCell(25_568, 'mdy')).toMatchObject({ ok: false, message: '1969-12-31 is before 1970-01-01, the first day the tool takes' })
+    expect(readDateCell('2999-12-31', 'mdy')).toEqual({ ok: true, value: localDateToSerial('2999-12-31') })
+    expect(readDateCell('3000-01-01', 'mdy')).toMatchObject({ ok: false, message: '"3000-01-01" is after 2999-12-31, the last day the tool takes' })
+    expect(readDateCell('0099-01-01', 'mdy')).toMatchObject({ ok: false, message: '"0099-01-01" is before 1970-01-01, the first day the tool takes' })
     expect(readTimeCell(0.99999, { allowDays: false })).toMatchObject({ ok: true })
     expect(readTimeCell(0.999999999, { allowDays: true })).toMatchObject({ ok: true })
   })

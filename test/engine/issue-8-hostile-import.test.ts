@@ -108,7 +108,7 @@ describe('issue 8 items 5, 6 and 7: hostile cells make their rows invalid; the r
     const newRow = (over: Record<string, ExcelJS.CellValue>) => ({ User: alice.username, Date: '2026-11-09', Start: '09:00', End: '10:00', Tags: 'Acme Corp, Website', ...over })
     const hostile: Record<string, ExcelJS.CellValue>[] = [
       newRow({ Date: '9999-12-31', Start: '23:00', End: '01:00' }),
-      newRow({ Date: 2958465, Start: 0.99999999884 }),
+      newRow({ Start: 0.99999999884 }),
       newRow({ Date: -1 }),
       newRow({ End: 1e308 }),
       newRow({ Date: '2026-03-29', Start: '02:30', End: '04:00' }),
@@ -136,12 +136,12 @@ describe('issue 8 items 5, 6 and 7: hostile cells make their rows invalid; the r
     const { tab: read, col: c } = await rows()
     const status = (row: number) => String(read.rows[row - 2]![c('Status')] ?? '')
     expect(status(existing)).toMatch(/Tags: holds the spreadsheet error #N\/A/)
-    expect(status(first)).toMatch(/End: ends after 9999-12-31 23:59/)
+    expect(status(first)).toMatch(/Date: "9999-12-31" is after 2999-12-31, the last day the tool takes/)
     // Excel keeps milliseconds only: 23:59:59.9999 reads back as 24:00, a whole day.
     expect(status(first + 1)).toMatch(/Start: (rounds to 24:00|holds a date as well as a time)/)
     expect(status(first + 2)).toMatch(/Date: -1 is not a date/)
     // A time-formatted 1e308 is no date exceljs can build: the workbook hands it over as #NUM!, what Excel would show.
-    expect(status(first + 3)).toMatch(/End: (ends after 9999-12-31 23:59|holds the spreadsheet error #NUM!)/)
+    expect(status(first + 3)).toMatch(/End: (makes the activity last more than a year|holds the spreadsheet error #NUM!)/)
     expect(status(first + 4)).toMatch(/Start: 02:30 does not exist on 2026-03-29: the clocks jump from 02:00 to 03:00 that night/)
     expect(status(first + 5)).toMatch(/Tags: holds the spreadsheet error #N\/A/)
     expect(status(first + 6)).toMatch(/Labels: holds the spreadsheet error #REF!/)

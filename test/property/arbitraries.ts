@@ -27,7 +27,7 @@ export const ACTIVITIES: Activity[] = [
   { timelineKey: 'tl-anna', entityId: 3, tags: ['=A1+1', ':#REF!'], notes: '=IMPORTDATA("x")', start: '2026-10-25T02:30:00+02:00', duration: 1800, isActive: true },
   { timelineKey: 'tl-ben', entityId: 4, tags: ['Globex', 'Support'], notes: undefined, start: '2026-03-02T14:00:00+05:45', duration: 0, isActive: true },
   { timelineKey: 'tl-ben', entityId: 5, tags: ['Globex'], notes: 'night', start: '2026-03-02T23:30:00+01:00', duration: 2 * 86_400 + 60, isActive: true },
-  { timelineKey: 'tl-ben', entityId: 6, tags: ['Far'], notes: 'last day', start: '9999-12-31T09:00:00+01:00', duration: 3600, isActive: true },
+  { timelineKey: 'tl-ben', entityId: 6, tags: ['Far'], notes: 'last day', start: '2999-12-31T09:00:00+01:00', duration: 3600, isActive: true },
 ]
 
 export function serverOf(activities: readonly Activity[]): Map<string, ServerActivity> {
@@ -54,7 +54,7 @@ export const hugeString = fc.tuple(fc.constantFrom('x', ' ', ',', '=', '\u0000',
 /** Numbers of any size: -0, subnormals, ±1e308, NaN and infinities (a broken file), plausible serials and fractions. */
 export const anyNumber = fc.oneof(
   fc.double(),
-  fc.constantFrom(-0, 0, 5e-324, -5e-324, 1e308, -1e308, Number.MAX_SAFE_INTEGER, 2_958_465, 2_958_466, 60, 61, 1, -1, 0.99999999884, 1 / 86_400 / 3, 46_110, 46_110.5),
+  fc.constantFrom(-0, 0, 5e-324, -5e-324, 1e308, -1e308, Number.MAX_SAFE_INTEGER, 2_958_465, 2_958_466, 25_568, 25_569, 401_768, 401_769, 60, 61, 1, -1, 0.99999999884, 1 / 86_400 / 3, 46_110, 46_110.5, 366, 367),
   fc.integer({ min: -10, max: 3_000_000 }),
   fc.double({ min: 0, max: 3, noNaN: true }),
   fc.double({ min: 45_000, max: 47_000, noNaN: true }),
@@ -69,7 +69,7 @@ export const formula = fc.oneof(fc.constantFrom('=TODAY()', '=1/0', '=A1', '=HYP
 
 /** Text that means something in one column or another, so that rows get past the first check often. */
 export const plausibleText = fc.constantFrom(
-  '2026-03-02', '3/2/2026', '02.03.2026', '2026-03-29', '2026-10-25', '9999-12-31', '1900-03-01', '1899-12-31', '0001-01-01', '2026-02-30',
+  '2026-03-02', '3/2/2026', '02.03.2026', '2026-03-29', '2026-10-25', '9999-12-31', '2999-12-31', '3000-01-01', '1970-01-01', '1969-12-31', '1899-12-31', '0001-01-01', '2026-02-30',
   '09:00', '10:30', '02:30', '24:00', '23:59:59', '1:45 PM', '9 AM', '12:00 am', '25:99',
   'ACME\\anna', 'acme\\ANNA', 'Anna Schmidt', 'ACME\\ben', 'ACME\\carl', 'ACME\\zoe',
   'Acme, Website', 'Acme, Website, :billable', ':billable', 'billable', ' , ', 'a,b,c,d,e,f,g,h,i,j,k',
