@@ -106,7 +106,7 @@ export type Decision = Common &
     | { kind: 'export-remove'; key: string; rowNumber: number }
     | { kind: 'export-mark-deleted'; key: string; rowNumber: number }
     | { kind: 'import-put'; key: string; rowNumber: number; timelineKey: string; entityId: number; user: string; input: ActivityInput; fingerprint: string }
-    | { kind: 'import-post'; rowNumber: number; timelineKey: string; user: string; input: ActivityInput; fingerprint: string }
+    | { kind: 'import-post'; rowNumber: number; timelineKey: string; user: string; input: ActivityInput; fingerprint: string; pending?: string }
     | { kind: 'import-delete'; key: string; rowNumber: number; timelineKey: string; entityId: number }
     | { kind: 'import-delete-missing'; key: string; timelineKey: string; entityId: number }
     | { kind: 'conflict'; key: string; rowNumber: number }
@@ -186,7 +186,7 @@ function plan(
       continue
     }
     if (row.kind === 'new') {
-      decisions.push(adapt({ kind: 'import-post', rowNumber: line.rowNumber, timelineKey: row.values.timelineKey, user: row.values.user, input: row.values.input, fingerprint: row.values.fingerprint, ...fromRule('added', 'missing'), warnings: row.warnings, ...withNotices(notices) }, mode, options))
+      decisions.push(adapt({ kind: 'import-post', rowNumber: line.rowNumber, timelineKey: row.values.timelineKey, user: row.values.user, input: row.values.input, fingerprint: row.values.fingerprint, ...(row.pending ? { pending: row.pending } : {}), ...fromRule('added', 'missing'), warnings: row.warnings, ...withNotices(notices) }, mode, options))
       continue
     }
     seen.add(row.key)

@@ -68,6 +68,18 @@ export function activityKey(timelineKey: string, entityId: number): string {
   return `${timelineKey}/${entityId}`
 }
 
+/**
+ * The mark an import writes into a new row's Key cell before it creates the activity, so that the row is
+ * found again afterwards whatever a person types into it meanwhile. It has no `/`, so it is never a Key.
+ */
+export function pendingMark(runId: string, rowNumber: number): string {
+  return `pending:${runId}:${rowNumber}`
+}
+
+export function isPendingMark(text: string): boolean {
+  return /^pending:[^/\s]+:\d+$/.test(text)
+}
+
 /** Splits a Key cell; undefined when it is not `timelineKey/entityId`. */
 export function parseActivityKey(text: string): { timelineKey: string; entityId: number } | undefined {
   const m = /^([^/\s]+)\/(\d+)$/.exec(text.trim())
@@ -248,7 +260,8 @@ export interface RowValues {
 export type SheetActivity =
   | { kind: 'existing'; key: string; entityId: number; baseCell: string | undefined; values: RowValues; warnings: RowProblem[]; notices?: RowNotice[] }
   | { kind: 'delete'; key: string; entityId: number; timelineKey: string; baseCell: string | undefined; warnings: RowProblem[] }
-  | { kind: 'new'; values: RowValues; warnings: RowProblem[]; notices?: RowNotice[] }
+  /** `pending`: the mark an import wrote into the Key cell before creating the activity (decisions/0003). */
+  | { kind: 'new'; values: RowValues; warnings: RowProblem[]; notices?: RowNotice[]; pending?: string }
   /** A new row with Delete ticked: nothing to create. */
   | { kind: 'discarded'; warnings: RowProblem[] }
 
@@ -285,7 +298,10 @@ export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx:
   const problems: RowProblem[] = []
   if (!deleteRead.ok) problems.push(checkboxProblem(get(C.delete)))
 
-  const keyText = cellText(get(C.key)).trim()
+  const keyCell = cellText(get(C.key)).trim()
+  // A new row the import marked before creating its activity is still a new row; the mark finds it again.
+  const pending = isPendingMark(keyCell) ? keyCell : undefined
+  const keyText = pending ? '' : keyCell
   const baseText = cellText(get(C.base)).trim() || undefined
   let key: { text: string; timelineKey: string; entityId: number } | undefined
   if (keyText !== '') {
@@ -342,7 +358,7 @@ export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx:
   const values: RowValues = { user: user.username, timelineKey: key?.timelineKey ?? user.tagsTimelineKey, input, fingerprint: fp }
   const notices = durationNotice(get(C.duration), times.duration, key !== undefined)
   if (key) return { ok: true, row: { kind: 'existing', key: key.text, entityId: key.entityId, baseCell: baseText, values, warnings, ...notices } }
-  return { ok: true, row: { kind: 'new', values, warnings, ...notices } }
+  return { ok: true, row: { kind: 'new', values, warnings, ...notices, ...(pending ? { pending } : {}) } }
 
   function readTags(
     getCell: (c: ActivityColumn) => CellValue | undefined,

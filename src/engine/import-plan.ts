@@ -64,7 +64,7 @@ export function findCandidates(tab: TabData, layout: HeaderLayout, state: Target
     if (!row || row.kind === 'discarded') continue
     if (row.kind === 'new') mark(row.values.timelineKey, row.values.input.start)
     else if (row.kind === 'delete') mark(row.timelineKey, dateCellStart(cells[layout.index[C.date]!]), row.key)
-    else if (row.values.fingerprint !== (state.base[row.key] ?? row.baseCell)) mark(row.values.timelineKey, row.values.input.start, row.key)
+    else if (row.values.fingerprint !== (state.base[row.key] ?? row.baseCell) || row.notices?.length) mark(row.values.timelineKey, row.values.input.start, row.key)
   }
   return { timelines, dates, keys, baseCellKeys }
 }
@@ -178,14 +178,18 @@ export function adoptInterrupted(decisions: Decision[], interrupted: JournalRun[
   for (const d of decisions) {
     if (d.kind !== 'import-post') continue
     for (const w of posts) {
-      if (w.intent.fingerprint !== d.fingerprint || w.intent.timelineKey !== d.timelineKey) continue
+      // A marked row is the row of the POST with its mark, whatever was typed into it since; an unmarked
+      // one (written by an older version) is recognised by its values.
+      if (w.intent.timelineKey !== d.timelineKey) continue
+      if (d.pending !== undefined ? w.intent.pending !== d.pending : w.intent.pending !== undefined || w.intent.fingerprint !== d.fingerprint) continue
+      const posted = w.intent.fingerprint ?? d.fingerprint
       let found: ServerActivity | undefined
       if (w.outcome?.type === 'done' && w.outcome.entityId !== undefined) {
         found = server.get(activityKey(d.timelineKey, w.outcome.entityId))
       } else if (w.outcome === undefined) {
         // The answer never came: the POST may have landed. Look for it.
         for (const [key, s] of server) {
-          if (!sheetKeys.has(key) && !claimed.has(key) && fingerprintOf(s) === d.fingerprint) {
+          if (!sheetKeys.has(key) && !claimed.has(key) && fingerprintOf(s) === posted) {
             found = s
             break
           }

@@ -158,6 +158,10 @@ export async function startWorld(backend: Backend, seed: number): Promise<World>
         await hook.before('workbook save')
         return nodeFileSystem.writeFileDurably(f, data)
       },
+      rename: async (from, to) => {
+        await nodeFileSystem.rename(from, to)
+        await hook.before('workbook saved')
+      },
     }
     spreadsheet = () => createWorkbookSpreadsheet({ path: file, fileSystem, protect: false })
     manager = managerEditing(file)
