@@ -5,7 +5,7 @@
  * are accepted. Formulas arrive as text starting with `=`.
  */
 import type { CellValue } from '../sheets/port.ts'
-import { SECONDS_PER_DAY, SERIAL_OF_UNIX_EPOCH } from './time.ts'
+import { FIRST_DATE_SERIAL, LAST_DATE_SERIAL, SECONDS_PER_DAY, SERIAL_OF_UNIX_EPOCH, serialToLocalDate } from './time.ts'
 
 /** How `3/2/2026` reads: March 2 (`mdy`, US) or 2 March (`dmy`). `02.03.2026` is always day first. */
 export type SlashDateOrder = 'mdy' | 'dmy'
@@ -16,6 +16,17 @@ const HALF_SECOND_IN_DAYS = 0.5 / SECONDS_PER_DAY
 /** Largest serial a spreadsheet shows as a date (9999-12-31). */
 const MAX_SERIAL = 2_958_465
 
+/**
+ * The error values of Excel, LibreOffice and Google Sheets. Both backends hand
+ * an error cell over as this text (sheets-api §4.4; exceljs `{ error }`), so a
+ * cell holding one is not data, unless the tool wrote that very text (rows.ts).
+ */
+export const SPREADSHEET_ERRORS: readonly string[] = [
+  '#N/A', '#REF!', '#DIV/0!', '#VALUE!', '#NAME?', '#NUM!', '#NULL!', '#ERROR!', '#SPILL!', '#CALC!',
+  '#GETTING_DATA', '#BLOCKED!', '#BUSY!', '#CONNECT!', '#FIELD!', '#UNKNOWN!', '#PYTHON!',
+]
+const ERRORS = new Set(SPREADSHEET_ERRORS)
+
 /** True for a cell with nothing in it (null, blank text). */
 export function isEmptyCell(value: CellValue | undefined): boolean {
   return value === null || value === undefined || (typeof value === 'string' && value.trim() === '')
@@ -25,6 +36,27 @@ export function isEmptyCell(value: CellValue | undefined): boolean {
 export function isFormula(value: CellValue | undefined): value is string {
   return typeof value === 'string' && value.trimStart().startsWith('=')
 }
+
+/** True for a cell holding a spreadsheet error value (`#N/A`, `#REF!`, …), as the port hands it over. */
+export function isErrorValue(value: CellValue | undefined): boolean {
+  return typeof value === 'string' && value.length <= 32 && ERRORS.has(value.trim().toUpperCase())
+}
+
+/**
+ * A cell's text as a message may quote it: at most `max` characters, control
+ * characters and lone surrogates shown as `�`. A Status must stay short (a
+ * Google cell holds 50,000 characters) and must never carry what a workbook's
+ * XML cannot hold.
+ */
+export function excerpt(text: string, max = 40): string {
+  let cut = text.length > max ? text.slice(0, max) : text
+  // Never end on half of a surrogate pair.
+  if (cut.length < text.length && /[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1)
+  const clean = cut.replace(UNPRINTABLE, '\uFFFD')
+  return cut.length < text.length ? `${clean}…` : clean
+}
+
+const UNPRINTABLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
 
 /** A cell as display text (numbers as written, booleans as TRUE/FALSE). */
 export function cellText(value: CellValue | undefined): string {
@@ -41,10 +73,11 @@ export function readDateCell(value: CellValue | undefined, order: SlashDateOrder
     if (Math.abs(value - day) > HALF_SECOND_IN_DAYS) {
       return { ok: false, message: 'holds a time as well as a date; put only the date here and the time in Start' }
     }
-    return { ok: true, value: day }
+    return withinDateRange(day, serialToLocalDate(day))
   }
   if (typeof value !== 'string') return { ok: false, message: `${cellText(value)} is not a date` }
   const text = value.trim()
+  const shown = excerpt(text)
   let m = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(text)
   if (m) return calendarSerial(Number(m[1]), Number(m[2]), Number(m[3]), text)
   m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(text)
@@ -54,16 +87,24 @@ export function readDateCell(value: CellValue | undefined, order: SlashDateOrder
   }
   m = /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/.exec(text)
   if (m) return calendarSerial(Number(m[3]), Number(m[2]), Number(m[1]), text)
-  return { ok: false, message: `"${text}" is not a date` }
+  return { ok: false, message: `"${shown}" is not a date` }
 }
 
 function calendarSerial(year: number, month: number, day: number, text: string): CellRead<number> {
-  const ms = Date.UTC(year, month - 1, day)
-  const d = new Date(ms)
+  // setUTCFullYear, not Date.UTC: Date.UTC reads the years 0–99 as 1900–1999.
+  const d = new Date(0)
+  d.setUTCFullYear(year, month - 1, day)
   if (d.getUTCFullYear() !== year || d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day) {
     return { ok: false, message: `"${text}" is not a real date` }
   }
-  return { ok: true, value: ms / 1000 / SECONDS_PER_DAY + SERIAL_OF_UNIX_EPOCH }
+  return withinDateRange(d.getTime() / 1000 / SECONDS_PER_DAY + SERIAL_OF_UNIX_EPOCH, `"${text}"`)
+}
+
+/** The days a row may hold (time.ts): from 1970-01-01 to 2999-12-31. */
+function withinDateRange(serial: number, shown: string): CellRead<number> {
+  if (serial < FIRST_DATE_SERIAL) return { ok: false, message: `${shown} is before 1970-01-01, the first day the tool takes` }
+  if (serial > LAST_DATE_SERIAL) return { ok: false, message: `${shown} is after 2999-12-31, the last day the tool takes` }
+  return { ok: true, value: serial }
 }
 
 export interface TimeCellOptions {
@@ -78,12 +119,16 @@ export function readTimeCell(value: CellValue | undefined, options: TimeCellOpti
     if (value >= 1 && !options.allowDays) {
       return { ok: false, message: 'holds a date as well as a time; put only the time here and the date in Date' }
     }
+    // Times count in whole seconds: 23:59:59.9 would be 24:00, which is the next day's 00:00.
+    if (!options.allowDays && Math.round(value * SECONDS_PER_DAY) >= SECONDS_PER_DAY) {
+      return { ok: false, message: 'rounds to 24:00, which is midnight of the next day; type 23:59:59 at the latest, or the next day in Date and 00:00 here' }
+    }
     return { ok: true, value }
   }
   if (typeof value !== 'string') return { ok: false, message: `${cellText(value)} is not a time` }
   const text = value.trim()
   const m = /^(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s*(?:([AaPp])\.?\s*[Mm]\.?)?$/.exec(text)
-  if (!m || (m[2] === undefined && m[4] === undefined)) return { ok: false, message: `"${text}" is not a time` }
+  if (!m || (m[2] === undefined && m[4] === undefined)) return { ok: false, message: `"${excerpt(text)}" is not a time` }
   let hours = Number(m[1])
   const minutes = Number(m[2] ?? 0)
   const seconds = Number(m[3] ?? 0)
@@ -111,5 +156,5 @@ export function readCheckboxCell(value: CellValue | undefined): CellRead<boolean
   const text = value.trim().toLowerCase()
   if (TICKED.has(text)) return { ok: true, value: true }
   if (UNTICKED.has(text)) return { ok: true, value: false }
-  return { ok: false, message: `"${value}" is not a tick` }
+  return { ok: false, message: `"${excerpt(value)}" is not a tick` }
 }

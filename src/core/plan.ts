@@ -11,10 +11,17 @@
  * crash window (written the sheet but not state, PUT but not the sheet)
  * leaves sheet and server agreeing, which the false-positive check turns into
  * a refresh rather than a second write or a conflict.
+ *
+ * Two rules hold whatever the caller passes in:
+ * - A Key on more than one line makes every one of those lines invalid: no
+ *   write is planned for that activity until one row is left.
+ * - A Key the server does not have and `base` (the state) never knew is
+ *   unknown, not "deleted on the server": a Base cell alone proves only that
+ *   some row somewhere once carried it (a row pasted from another sheet).
  */
 import type { Activity, ActivityInput } from '../timeline/model.ts'
 import { fingerprint } from './fingerprint.ts'
-import type { RowProblem, ServerActivity, SheetLine } from './rows.ts'
+import { withDuplicatesRefused, type RowNotice, type RowProblem, type ServerActivity, type SheetLine } from './rows.ts'
 
 /** How one side stands against base. */
 export type SideChange = 'unchanged' | 'changed' | 'deleted' | 'added' | 'missing'
@@ -62,12 +69,12 @@ export const SYNC_TABLE = [
   { sheet: 'changed', server: 'changed', action: 'conflict', reason: 'Changed both here and on the server since the last sync, so nothing was written and your edit is kept. Make the row match the server version to accept it, or ask the operator.' },
   { sheet: 'changed', server: 'deleted', action: 'conflict', reason: 'Edited here but deleted on the server since the last sync, so nothing was written and your edit is kept. Clear Key and Base to add it again as a new activity, or delete the row.' },
   { sheet: 'changed', server: 'added', action: 'conflict', reason: 'The tool has no record of the last sync for this row and it differs from the server, so nothing was written. Make the row match the server, or clear Key and Base to add it as a new activity.' },
-  { sheet: 'changed', server: 'missing', action: 'invalid', reason: 'This activity is unknown to the server and to the tool.' },
+  { sheet: 'changed', server: 'missing', action: 'invalid', reason: 'This activity is not on the server and the tool has no record of it (a Key pasted from another sheet, or typed?), so nothing was written. Clear Key and Base to add the row as a new activity, or delete the row.' },
   { sheet: 'deleted', server: 'unchanged', action: 'import-delete', reason: 'Delete ticked; the activity is deleted on the server.' },
   { sheet: 'deleted', server: 'changed', action: 'conflict', reason: 'Delete ticked, but the activity changed on the server since the last sync, so it was not deleted. Untick Delete to see the server version, or tick it again after the next sync.' },
   { sheet: 'deleted', server: 'deleted', action: 'export-remove', reason: 'Delete ticked and already deleted on the server.' },
   { sheet: 'deleted', server: 'added', action: 'conflict', reason: 'Delete ticked, but the tool has no record of the last sync for this row, so it was not deleted. Untick Delete and tick it again after the next sync.' },
-  { sheet: 'deleted', server: 'missing', action: 'invalid', reason: 'Delete ticked on an activity unknown to the server and to the tool.' },
+  { sheet: 'deleted', server: 'missing', action: 'invalid', reason: 'Delete ticked on an activity that is not on the server and that the tool has no record of (a Key pasted from another sheet, or typed?); nothing was deleted. Delete the row itself.' },
   { sheet: 'added', server: 'missing', action: 'import-post', reason: 'New row; the activity is created on the server.' },
   { sheet: 'missing', server: 'unchanged', action: 'report-missing', reason: 'The row for this activity is missing from the sheet; the activity was kept on the server. Tick Delete on its row to remove it.' },
   { sheet: 'missing', server: 'changed', action: 'report-missing', reason: 'The row for this activity is missing from the sheet and the activity changed on the server; it was kept.' },
@@ -80,7 +87,14 @@ export function ruleFor(sheet: SideChange, server: SideChange): SyncRule | undef
   return SYNC_TABLE.find((r) => r.sheet === sheet && r.server === server)
 }
 
-type Common = { reason: string; sheet: SideChange; server: SideChange; warnings: RowProblem[] }
+type Common = {
+  reason: string
+  sheet: SideChange
+  server: SideChange
+  warnings: RowProblem[]
+  /** Tool-written cells of the row to put back, with what to say in Status (`cellsToRestore`). */
+  notices?: RowNotice[]
+}
 
 /** What to do for one activity or row. `rowNumber` is the sheet row as read. */
 export type Decision = Common &
@@ -92,7 +106,7 @@ export type Decision = Common &
     | { kind: 'export-remove'; key: string; rowNumber: number }
     | { kind: 'export-mark-deleted'; key: string; rowNumber: number }
     | { kind: 'import-put'; key: string; rowNumber: number; timelineKey: string; entityId: number; user: string; input: ActivityInput; fingerprint: string }
-    | { kind: 'import-post'; rowNumber: number; timelineKey: string; user: string; input: ActivityInput; fingerprint: string }
+    | { kind: 'import-post'; rowNumber: number; timelineKey: string; user: string; input: ActivityInput; fingerprint: string; pending?: string }
     | { kind: 'import-delete'; key: string; rowNumber: number; timelineKey: string; entityId: number }
     | { kind: 'import-delete-missing'; key: string; timelineKey: string; entityId: number }
     | { kind: 'conflict'; key: string; rowNumber: number }
@@ -154,32 +168,41 @@ function plan(
     return s && fingerprintOf(s)
   }
 
-  for (const line of sheet) {
+  for (const line of withDuplicatesRefused(sheet)) {
     if (line.kind === 'invalid') {
       if (line.key !== undefined) seen.add(line.key)
-      const first = line.problems.find((p) => p.severity === 'error') ?? line.problems[0]
+      const problems = line.problems.some((p) => p.severity === 'error') ? line.problems : [...line.problems, UNREADABLE]
+      const first = problems.find((p) => p.severity === 'error')!
       decisions.push({
-        kind: 'invalid', key: line.key, rowNumber: line.rowNumber, problems: line.problems,
-        reason: first ? first.message : 'This row cannot be read.', sheet: 'changed', server: 'missing', warnings: [],
+        kind: 'invalid', key: line.key, rowNumber: line.rowNumber, problems,
+        reason: first.message, sheet: 'changed', server: 'missing', warnings: [],
       })
       continue
     }
     const row = line.row
+    const notices = row.kind === 'existing' || row.kind === 'new' ? row.notices : undefined
     if (row.kind === 'discarded') {
       decisions.push({ kind: 'noop', key: undefined, rowNumber: line.rowNumber, reason: 'New row with Delete ticked: nothing was created.', sheet: 'added', server: 'missing', warnings: row.warnings })
       continue
     }
     if (row.kind === 'new') {
-      decisions.push(adapt({ kind: 'import-post', rowNumber: line.rowNumber, timelineKey: row.values.timelineKey, user: row.values.user, input: row.values.input, fingerprint: row.values.fingerprint, ...fromRule('added', 'missing'), warnings: row.warnings }, mode, options))
+      decisions.push(adapt({ kind: 'import-post', rowNumber: line.rowNumber, timelineKey: row.values.timelineKey, user: row.values.user, input: row.values.input, fingerprint: row.values.fingerprint, ...(row.pending ? { pending: row.pending } : {}), ...fromRule('added', 'missing'), warnings: row.warnings, ...withNotices(notices) }, mode, options))
       continue
     }
     seen.add(row.key)
+    const now = serverFp(row.key)
+    if (now === undefined && !base.has(row.key)) {
+      // Neither the server nor the state knows it: a made-up Key, never a deletion (module comment).
+      const sheetSide: SideChange = row.kind === 'delete' ? 'deleted' : 'changed'
+      const rule = fromRule(sheetSide, 'missing')
+      decisions.push({ kind: 'invalid', key: row.key, rowNumber: line.rowNumber, problems: [{ code: 'unknown-key', severity: 'error', column: 'Key', message: rule.reason }], ...rule, warnings: row.warnings })
+      continue
+    }
     // A row that still holds exactly what its own Base cell records was edited by nobody, even when the
     // state knows a newer base: it is a stale copy (a workbook restored from its .bak), to be refreshed
     // by an export and never sent back. Otherwise the state's base wins, as it survives crash windows.
     const unedited = row.kind === 'existing' && row.baseCell !== undefined && row.values.fingerprint === row.baseCell
     const baseFp = unedited ? row.baseCell : (base.get(row.key) ?? row.baseCell)
-    const now = serverFp(row.key)
     const serverSide = detectServer(baseFp, now)
     const sheetSide: SideChange = row.kind === 'delete' ? 'deleted' : baseFp !== undefined && row.values.fingerprint === baseFp ? 'unchanged' : 'changed'
     const s = server.get(row.key)
@@ -188,11 +211,11 @@ function plan(
     // A two-sided change that ended in agreement is no conflict (and no write).
     // In step but unknown to the state (a run killed after its sheet write, before its state save): record the base.
     if (rowFp !== undefined && now !== undefined && rowFp === now && (sheetSide === 'changed' || rowFp !== baseFp || row.baseCell !== now || base.get(row.key) !== now)) {
-      decisions.push({ kind: 'refresh-base', key: row.key, rowNumber: line.rowNumber, fingerprint: now, reason: sheetSide === 'changed' ? 'Same change made here and on the server; nothing to write.' : 'In step with the server.', sheet: sheetSide, server: serverSide, warnings: row.warnings })
+      decisions.push({ kind: 'refresh-base', key: row.key, rowNumber: line.rowNumber, fingerprint: now, reason: sheetSide === 'changed' ? 'Same change made here and on the server; nothing to write.' : 'In step with the server.', sheet: sheetSide, server: serverSide, warnings: row.warnings, ...withNotices(notices) })
       continue
     }
     const rule = ruleFor(sheetSide, serverSide)
-    const common = { reason: rule?.reason ?? 'Unexpected state.', sheet: sheetSide, server: serverSide, warnings: row.warnings }
+    const common = { reason: rule?.reason ?? 'Unexpected state.', sheet: sheetSide, server: serverSide, warnings: row.warnings, ...withNotices(notices) }
     switch (rule?.action) {
       case 'noop':
         decisions.push({ kind: 'noop', key: row.key, rowNumber: line.rowNumber, ...common })
@@ -215,7 +238,7 @@ function plan(
         decisions.push({ kind: 'conflict', key: row.key, rowNumber: line.rowNumber, ...common })
         break
       default:
-        decisions.push({ kind: 'invalid', key: row.key, rowNumber: line.rowNumber, problems: [], ...common })
+        decisions.push({ kind: 'invalid', key: row.key, rowNumber: line.rowNumber, problems: [{ ...UNREADABLE, message: common.reason }], ...common })
     }
   }
 
@@ -236,6 +259,12 @@ function plan(
     if (!seen.has(key)) decisions.push({ kind: 'forget', key, ...fromRule('missing', 'deleted'), warnings: [] })
   }
   return { decisions, counts: countKinds(decisions) }
+}
+
+const UNREADABLE: RowProblem = { code: 'unreadable', severity: 'error', column: undefined, message: 'This row cannot be read.' }
+
+function withNotices(notices: RowNotice[] | undefined): { notices?: RowNotice[] } {
+  return notices && notices.length > 0 ? { notices } : {}
 }
 
 /** The fingerprint of a server activity as the sheet would carry it. */

@@ -11,7 +11,15 @@
  * - Text that starts with `=` (the port's form of a formula) in Tags, Labels or
  *   Notes is accepted as text only when it is what the tool wrote: it equals
  *   the server's current value, or the whole row still matches its Base.
- *   Anywhere else a formula is refused.
+ *   Anywhere else a formula is refused. A spreadsheet error value (`#N/A`,
+ *   `#REF!`, …) follows the same rule: the server's own notes may read `#N/A`.
+ * - A value the tool cannot represent (a day outside 1900-03-01…9999-12-31, an
+ *   End past 9999-12-31 23:59, a local time the clocks skip) makes the row
+ *   invalid and says what would be right; it never reaches a conversion that
+ *   could fail later in the run.
+ * - Duration is the tool's: garbage typed over it (text, a negative number, an
+ *   error value) is no reason to refuse the row, but it is not ignored either —
+ *   the row carries a notice with the value to put back (`cellsToRestore`).
  * - Delete ticked on a row with a Key only needs a valid Key: the other cells
  *   do not matter for a deletion. Delete ticked on a new row discards it.
  * - A row whose cells are all empty (Status, Duration, Base and extra columns
@@ -23,7 +31,9 @@ import type { Activity, ActivityInput, AllowedTags } from '../timeline/model.ts'
 import { ACTIVITY_COLUMN, type ActivityColumn, type HeaderLayout } from './columns.ts'
 import {
   cellText,
+  excerpt,
   isEmptyCell,
+  isErrorValue,
   isFormula,
   readCheckboxCell,
   readDateCell,
@@ -41,13 +51,33 @@ import {
   tagsToCells,
   validateTagLimits,
 } from './tags.ts'
-import { activityToSheetTimes, fractionToSeconds, sheetTimesToInterval, type TimeWarning } from './time.ts'
+import {
+  activityToSheetTimes,
+  clockJumpAt,
+  fractionToSeconds,
+  SECONDS_PER_DAY,
+  sheetTimesToInterval,
+  typedWallSeconds,
+  type TimeWarning,
+} from './time.ts'
 
 const C = ACTIVITY_COLUMN
 
 /** Row identity: `timelineKey/entityId`. */
 export function activityKey(timelineKey: string, entityId: number): string {
   return `${timelineKey}/${entityId}`
+}
+
+/**
+ * The mark an import writes into a new row's Key cell before it creates the activity, so that the row is
+ * found again afterwards whatever a person types into it meanwhile. It has no `/`, so it is never a Key.
+ */
+export function pendingMark(runId: string, rowNumber: number): string {
+  return `pending:${runId}:${rowNumber}`
+}
+
+export function isPendingMark(text: string): boolean {
+  return /^pending:[^/\s]+:\d+$/.test(text)
 }
 
 /** Splits a Key cell; undefined when it is not `timelineKey/entityId`. */
@@ -179,8 +209,11 @@ export type RowProblemCode =
   | 'unknown-key'
   | 'duplicate-key'
   | 'formula'
+  | 'error-value'
+  | 'out-of-range'
   | 'bad-checkbox'
   | 'row-cleared'
+  | 'unreadable'
 
 /** One thing wrong (or doubtful) with a row, in the manager's words. */
 export interface RowProblem {
@@ -190,6 +223,27 @@ export interface RowProblem {
   column: ActivityColumn | undefined
   /** `Start: "25:99" is not a time — type it like 13:45 or 1:45 PM`. */
   message: string
+}
+
+/**
+ * A tool-written cell someone typed over. Not the manager's problem (the row
+ * stays valid), but not ignored: the write-back puts `value` back and adds
+ * `message` to the row's Status.
+ */
+export interface RowNotice {
+  code: 'tool-cell-restored'
+  column: ActivityColumn
+  /** What the cell holds again once restored. */
+  value: CellValue
+  /** For the Status: `Duration is calculated by the tool; it was restored`. */
+  message: string
+}
+
+/** The cells to write back for a row's notices, by column (empty when there is nothing to restore). */
+export function cellsToRestore(notices: readonly RowNotice[] | undefined): Partial<Record<ActivityColumn, CellValue>> {
+  const cells: Partial<Record<ActivityColumn, CellValue>> = {}
+  for (const n of notices ?? []) cells[n.column] = n.value
+  return cells
 }
 
 /** The values a row asks for, ready to send. */
@@ -204,9 +258,10 @@ export interface RowValues {
 
 /** A valid Activities row. */
 export type SheetActivity =
-  | { kind: 'existing'; key: string; entityId: number; baseCell: string | undefined; values: RowValues; warnings: RowProblem[] }
+  | { kind: 'existing'; key: string; entityId: number; baseCell: string | undefined; values: RowValues; warnings: RowProblem[]; notices?: RowNotice[] }
   | { kind: 'delete'; key: string; entityId: number; timelineKey: string; baseCell: string | undefined; warnings: RowProblem[] }
-  | { kind: 'new'; values: RowValues; warnings: RowProblem[] }
+  /** `pending`: the mark an import wrote into the Key cell before creating the activity (decisions/0003). */
+  | { kind: 'new'; values: RowValues; warnings: RowProblem[]; notices?: RowNotice[]; pending?: string }
   /** A new row with Delete ticked: nothing to create. */
   | { kind: 'discarded'; warnings: RowProblem[] }
 
@@ -233,7 +288,8 @@ export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx:
     const i = layout.index[column]
     return i === undefined ? undefined : cells[i]
   }
-  const deleteRead = readCheckboxCell(isFormula(get(C.delete)) ? 'formula' : get(C.delete))
+  const deleteCell = get(C.delete)
+  const deleteRead = readCheckboxCell(isFormula(deleteCell) || isErrorValue(deleteCell) ? 'not a tick' : deleteCell)
   const ticked = deleteRead.ok && deleteRead.value
   if (VALUE_COLUMNS.every((c) => isEmptyCell(get(c))) && !ticked) {
     return deleteRead.ok ? { ok: true, row: null } : invalid(undefined, [checkboxProblem(get(C.delete))])
@@ -242,20 +298,29 @@ export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx:
   const problems: RowProblem[] = []
   if (!deleteRead.ok) problems.push(checkboxProblem(get(C.delete)))
 
-  const keyText = cellText(get(C.key)).trim()
+  const keyCell = cellText(get(C.key)).trim()
+  // A new row the import marked before creating its activity is still a new row; the mark finds it again.
+  const pending = isPendingMark(keyCell) ? keyCell : undefined
+  const keyText = pending ? '' : keyCell
   const baseText = cellText(get(C.base)).trim() || undefined
   let key: { text: string; timelineKey: string; entityId: number } | undefined
   if (keyText !== '') {
+    if (isErrorValue(keyText)) {
+      return invalid(keyText, [problem('error-value', C.key, `holds the spreadsheet error ${keyText} instead of the key the tool wrote; undo the change to the hidden Key column, or clear Key and Base to add this row as a new activity`)])
+    }
     const parsed = parseActivityKey(keyText)
     if (!parsed) {
-      return invalid(keyText, [problem('bad-key', C.key, `"${keyText}" is not a key this tool wrote; undo the edit to the hidden Key column`)])
+      return invalid(keyText, [problem('bad-key', C.key, `"${excerpt(keyText)}" is not a key this tool wrote; undo the edit to the hidden Key column`)])
     }
     if (!ctx.server.has(keyText) && !ctx.baseKeys.has(keyText)) {
       return invalid(keyText, [
-        problem('unknown-key', C.key, `activity ${keyText} does not exist (pasted from another sheet?); clear Key and Base to add this row as a new activity`),
+        problem('unknown-key', C.key, `activity ${excerpt(keyText)} does not exist (pasted from another sheet?); clear Key and Base to add this row as a new activity`),
       ])
     }
     key = { text: keyText, ...parsed }
+  }
+  if (baseText !== undefined && isErrorValue(baseText)) {
+    problems.push(problem('error-value', C.base, `holds the spreadsheet error ${baseText} instead of the fingerprint the tool wrote; undo the change to the hidden Base column, or clear Key and Base to add this row as a new activity`))
   }
 
   if (ticked && key) {
@@ -276,22 +341,24 @@ export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx:
   const tags = readTags(get, original?.activity, problems)
   const notes = readNotes(get(C.notes), original?.activity, problems)
 
-  // Formula-looking text in free-text columns is what the tool wrote if the row still matches its Base.
-  const suspects = problems.filter((p) => p.code === 'formula' && (p.column === C.tags || p.column === C.labels || p.column === C.notes))
+  // Formula- or error-looking text in free-text columns is what the tool wrote if the row still matches its Base.
+  const suspects = problems.filter((p) => (p.code === 'formula' || p.code === 'error-value') && (p.column === C.tags || p.column === C.labels || p.column === C.notes))
   const hard = problems.filter((p) => p.severity === 'error' && !suspects.includes(p))
   if (hard.length > 0 || !user || !times || !tags) return invalid(key?.text, problems)
 
   const input: ActivityInput = { tags: tags.tags, notes, start: times.start, duration: times.duration }
   const fp = fingerprint({ user: user.username, ...input })
-  if (suspects.length > 0 && fp !== baseText) return invalid(key?.text, problems)
+  // Only a row with its Key is one the tool wrote: a keyless copy that still matches some Base is a new activity typed with a formula.
+  if (suspects.length > 0 && (!key || fp !== baseText)) return invalid(key?.text, problems)
   const warnings = problems.filter((p) => p.severity === 'warning')
   if (tags.allowedProblem) {
     if (tags.allowedProblem.severity === 'error') return invalid(key?.text, [...problems, tags.allowedProblem])
     warnings.push(tags.allowedProblem)
   }
   const values: RowValues = { user: user.username, timelineKey: key?.timelineKey ?? user.tagsTimelineKey, input, fingerprint: fp }
-  if (key) return { ok: true, row: { kind: 'existing', key: key.text, entityId: key.entityId, baseCell: baseText, values, warnings } }
-  return { ok: true, row: { kind: 'new', values, warnings } }
+  const notices = durationNotice(get(C.duration), times.duration, key !== undefined)
+  if (key) return { ok: true, row: { kind: 'existing', key: key.text, entityId: key.entityId, baseCell: baseText, values, warnings, ...notices } }
+  return { ok: true, row: { kind: 'new', values, warnings, ...notices, ...(pending ? { pending } : {}) } }
 
   function readTags(
     getCell: (c: ActivityColumn) => CellValue | undefined,
@@ -301,8 +368,11 @@ export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx:
     const tagsCell = getCell(C.tags)
     const labelsCell = getCell(C.labels)
     for (const [column, value] of [[C.tags, tagsCell], [C.labels, labelsCell]] as const) {
-      if (isFormula(value) && !(originalActivity && value === tagsToCells(originalActivity.tags)[column === C.tags ? 'tags' : 'labels'])) {
-        out.push(problem('formula', column, `holds a formula (${value}); type the tags as plain text`))
+      const wrote = originalActivity && value === tagsToCells(originalActivity.tags)[column === C.tags ? 'tags' : 'labels']
+      if (isFormula(value) && !wrote) {
+        out.push(problem('formula', column, `holds a formula (${excerpt(value)}); type the tags as plain text`))
+      } else if (isErrorValue(value) && !wrote) {
+        out.push(problem('error-value', column, `holds the spreadsheet error ${cellText(value).trim()}, not ${column === C.tags ? 'tags' : 'labels'}; type them as plain text, like ${column === C.tags ? '"Client, Project"' : '":billable"'}`))
       }
     }
     const split = cellsToTags(cellText(tagsCell), cellText(labelsCell))
@@ -317,7 +387,7 @@ export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx:
       if (p.kind === 'too-many-tags') {
         out.push(problem('too-many-tags', C.tags, `has ${p.count} tags with the labels; at most ${MAX_TAGS} are allowed — remove ${p.count - MAX_TAGS}`))
       } else {
-        out.push(problem('tag-too-long', C.tags, `the tag "${p.tag.slice(0, 40)}…" has ${p.length} characters; at most ${MAX_TAG_LENGTH} are allowed`))
+        out.push(problem('tag-too-long', C.tags, `the tag "${excerpt(p.tag)}" has ${p.length} characters; at most ${MAX_TAG_LENGTH} are allowed`))
       }
     }
     if (!ok) return undefined
@@ -329,7 +399,7 @@ export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx:
         allowedProblem = problem(
           'tags-not-allowed',
           C.tags,
-          `${verdict.reason}; pick a combination from the dropdown (Allowed tags tab)`,
+          `${excerpt(verdict.reason, 300)}; pick a combination from the dropdown (Allowed tags tab)`,
           ctx.allowedTagsSeverity ?? 'warning',
         )
       }
@@ -343,9 +413,27 @@ function invalid(key: string | undefined, problems: RowProblem[]): ParsedRow {
 }
 
 function checkboxProblem(value: CellValue | undefined): RowProblem {
-  return isFormula(value)
-    ? problem('formula', C.delete, `holds a formula (${value}); tick or untick the box instead`)
-    : problem('bad-checkbox', C.delete, `"${cellText(value)}" is not a tick; tick the box (or type TRUE or x) to delete, leave it empty to keep`)
+  if (isFormula(value)) return problem('formula', C.delete, `holds a formula (${excerpt(value)}); tick or untick the box instead`)
+  if (isErrorValue(value)) return problem('error-value', C.delete, `holds the spreadsheet error ${cellText(value).trim()}; tick the box to delete, leave it empty to keep`)
+  return problem('bad-checkbox', C.delete, `"${excerpt(cellText(value))}" is not a tick; tick the box (or type TRUE or x) to delete, leave it empty to keep`)
+}
+
+/**
+ * Duration is the tool's (End − Start, or a formula someone put there): a
+ * cell that cannot be a duration — text, an error value, a negative number, a
+ * tick — is put back. A new row's empty Duration is normal; an existing row's
+ * is restored too.
+ */
+function durationNotice(value: CellValue | undefined, seconds: number, existing: boolean): { notices?: RowNotice[] } {
+  if (isEmptyCell(value)) {
+    if (!existing) return {}
+  } else if (isFormula(value) || (typeof value === 'number' && Number.isFinite(value) && value >= 0)) {
+    return {}
+  }
+  const typed = isEmptyCell(value) ? 'it was empty' : `it held "${excerpt(cellText(value))}"`
+  return {
+    notices: [{ code: 'tool-cell-restored', column: C.duration, value: seconds / SECONDS_PER_DAY, message: `Duration is calculated by the tool; it was restored (${typed})` }],
+  }
 }
 
 function readUser(
@@ -355,7 +443,11 @@ function readUser(
   out: RowProblem[],
 ): (KnownUser & { tagsTimelineKey: string }) | undefined {
   if (isFormula(value)) {
-    out.push(problem('formula', C.user, `holds a formula (${value}); type the user name`))
+    out.push(problem('formula', C.user, `holds a formula (${excerpt(value)}); type the user name`))
+    return undefined
+  }
+  if (isErrorValue(value)) {
+    out.push(problem('error-value', C.user, `holds the spreadsheet error ${cellText(value).trim()}; type the user name${key ? ', or leave it empty' : ''}`))
     return undefined
   }
   const typed = cellText(value).trim()
@@ -366,7 +458,7 @@ function readUser(
       return undefined
     }
     if (typed !== '' && findUser(typed, ctx.users) !== owner) {
-      out.push(problem('user-changed', C.user, `"${typed}" differs from the activity's owner ${owner.username}; an activity cannot move to another user — add a new row for ${typed} and tick Delete on this one`))
+      out.push(problem('user-changed', C.user, `"${excerpt(typed)}" differs from the activity's owner ${owner.username}; an activity cannot move to another user — add a new row for ${excerpt(typed)} and tick Delete on this one`))
       return undefined
     }
     return { ...owner, tagsTimelineKey: owner.tagsTimelineKey }
@@ -378,7 +470,7 @@ function readUser(
   const user = findUser(typed, ctx.users)
   if (!user) {
     const some = ctx.users.slice(0, 3).map((u) => u.username).join(', ')
-    out.push(problem('unknown-user', C.user, `"${typed}" is not a known user; use a user name as the server writes it${some ? ` (e.g. ${some})` : ''}`))
+    out.push(problem('unknown-user', C.user, `"${excerpt(typed)}" is not a known user; use a user name as the server writes it${some ? ` (e.g. ${some})` : ''}`))
     return undefined
   }
   if (user.tagsTimelineKey === undefined) {
@@ -410,7 +502,11 @@ function readTimes(
   const read = (column: ActivityColumn, reader: (v: CellValue | undefined) => { ok: true; value: number } | { ok: false; message: string }, hint: string): number | undefined => {
     const value = get(column)
     if (isFormula(value)) {
-      out.push(problem('formula', column, `holds a formula (${value}); type the value itself`))
+      out.push(problem('formula', column, `holds a formula (${excerpt(value)}); type the value itself`))
+      return undefined
+    }
+    if (isErrorValue(value)) {
+      out.push(problem('error-value', column, `holds the spreadsheet error ${cellText(value).trim()}; ${hint}`))
       return undefined
     }
     if (isEmptyCell(value)) {
@@ -437,15 +533,34 @@ function readTimes(
     }
   }
   const durationCell = get(C.duration)
-  const result = sheetTimesToInterval(
-    { date, start, end, durationHint: typeof durationCell === 'number' ? durationCell : undefined },
-    ctx.timeZone,
-    original ? { start: original.start } : undefined,
-  )
+  const typed = { date, start, end, durationHint: typeof durationCell === 'number' ? durationCell : undefined }
+  const result = sheetTimesToInterval(typed, ctx.timeZone, original ? { start: original.start } : undefined)
+  if (!result.ok && result.problem === 'out-of-range') {
+    const column = result.field === 'date' ? C.date : result.field === 'start' ? C.start : C.end
+    const hint = result.field === 'date' ? dateHint(order) : result.field === 'start' ? TIME_HINT : `${TIME_HINT}; an End of 1 or more carries whole days after Date`
+    out.push(problem('out-of-range', column, `${result.message} — ${hint}`))
+    return undefined
+  }
+  // A local time the clocks skip is refused, not moved: the manager meant some real time, and only they know which.
+  const walls = typedWallSeconds(typed)
+  let skipped = false
+  for (const [column, wall] of [[C.start, walls.start], [C.end, walls.end]] as const) {
+    const jump = clockJumpAt(ctx.timeZone, wall)
+    if (!jump) continue
+    skipped = true
+    out.push(
+      problem(
+        'nonexistent-time',
+        column,
+        `${clockText(wall)} does not exist on ${jump.date}: the clocks jump from ${jump.from} to ${jump.to} that night; type a time that exists (before ${jump.from} or from ${jump.to} on)`,
+      ),
+    )
+  }
   if (!result.ok) {
     out.push(problem('end-before-start', C.end, 'is before Start; an End earlier than Start means the next day, so check the times'))
     return undefined
   }
+  if (skipped) return undefined
   // End before Start reads as the next day; past half a day that is more likely two swapped times than a night shift.
   if (end < start && result.duration > MAX_OVERNIGHT_SECONDS) {
     out.push(
@@ -469,14 +584,25 @@ function sameSecond(a: number, b: number): boolean {
 
 function timeWarning(w: TimeWarning): RowProblem {
   const column = w.field === 'start' ? C.start : C.end
+  // A skipped time never gets here (readTimes refuses it first); said as an error all the same, should it ever.
   return w.kind === 'nonexistent-time'
-    ? problem('nonexistent-time', column, `${w.typed} does not exist on this day (the clocks go forward); ${w.usedAs} was used`, 'warning')
+    ? problem('nonexistent-time', column, `${w.typed} does not exist on this day (the clocks go forward); type a time that exists`)
     : problem('ambiguous-time', column, `${w.typed} happens twice on this day (the clocks go back); ${w.usedAs} was used`, 'warning')
 }
 
+/** `02:30` (or `02:30:15`) of wall-clock seconds. */
+function clockText(wallSeconds: number): string {
+  const s = ((wallSeconds % SECONDS_PER_DAY) + SECONDS_PER_DAY) % SECONDS_PER_DAY
+  const hm = `${String(Math.floor(s / 3600)).padStart(2, '0')}:${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}`
+  return s % 60 === 0 ? hm : `${hm}:${String(s % 60).padStart(2, '0')}`
+}
+
 function readNotes(value: CellValue | undefined, original: Activity | undefined, out: RowProblem[]): string | undefined {
-  if (isFormula(value) && !(original && value === (original.notes ?? ''))) {
-    out.push(problem('formula', C.notes, `holds a formula (${value.slice(0, 40)}); Notes must be plain text`))
+  const wrote = original && value === (original.notes ?? '')
+  if (isFormula(value) && !wrote) {
+    out.push(problem('formula', C.notes, `holds a formula (${excerpt(value)}); Notes must be plain text`))
+  } else if (isErrorValue(value) && !wrote) {
+    out.push(problem('error-value', C.notes, `holds the spreadsheet error ${cellText(value).trim()}; type the note as plain text, or clear it`))
   }
   const text = cellText(value)
   if (original && normaliseNotes(text) === normaliseNotes(original.notes)) return original.notes
@@ -497,22 +623,43 @@ export function parseSheet(rows: readonly (readonly CellValue[])[], layout: Head
     if (!parsed.ok) lines.push({ kind: 'invalid', rowNumber, key: parsed.key, problems: parsed.problems })
     else if (parsed.row) lines.push({ kind: 'row', rowNumber, row: parsed.row })
   })
+  return withDuplicatesRefused(lines)
+}
+
+/**
+ * Every line whose Key another line also holds, made invalid with a problem
+ * naming the rows (first, so the Status says it); the other lines as they are.
+ */
+export function withDuplicatesRefused(sheet: readonly SheetLine[]): SheetLine[] {
   const rowsByKey = new Map<string, number[]>()
-  for (const line of lines) {
-    const key = lineKey(line)
-    if (key !== undefined) rowsByKey.set(key, [...(rowsByKey.get(key) ?? []), line.rowNumber])
+  for (const line of sheet) {
+    const key = keyOfLine(line)
+    if (key === undefined) continue
+    const rows = rowsByKey.get(key)
+    if (rows) rows.push(line.rowNumber)
+    else rowsByKey.set(key, [line.rowNumber])
   }
-  return lines.map((line) => {
-    const key = lineKey(line)
-    const at = key === undefined ? [] : (rowsByKey.get(key) ?? [])
-    if (at.length < 2) return line
-    const dup = problem('duplicate-key', C.key, `this activity is in rows ${at.join(', ')}; keep one row and delete the other copies (a copied row is not a new activity: clear its Key and Base)`)
-    const earlier = line.kind === 'invalid' ? line.problems : []
-    return { kind: 'invalid', rowNumber: line.rowNumber, key, problems: [...earlier, dup] }
+  return sheet.map((line) => {
+    const key = keyOfLine(line)
+    const rows = key === undefined ? undefined : rowsByKey.get(key)
+    if (key === undefined || !rows || rows.length < 2) return line
+    const earlier = line.kind === 'invalid' ? line.problems.filter((p) => p.code !== 'duplicate-key') : []
+    return { kind: 'invalid', rowNumber: line.rowNumber, key, problems: [duplicateKeyProblem(rows), ...earlier] }
   })
 }
 
-function lineKey(line: SheetLine): string | undefined {
+/** The problem of a Key held by several rows (`rows`: all of them, this one included). */
+export function duplicateKeyProblem(rows: readonly number[]): RowProblem {
+  const shown = rows.length > 10 ? `${rows.slice(0, 10).join(', ')} and ${rows.length - 10} more` : rows.join(', ')
+  return {
+    code: 'duplicate-key',
+    severity: 'error',
+    column: 'Key',
+    message: `Key: this activity is in rows ${shown}; keep one row and delete the other copies (a copied row is not a new activity: clear its Key and Base)`,
+  }
+}
+
+function keyOfLine(line: SheetLine): string | undefined {
   if (line.kind === 'invalid') return line.key
   return line.row.kind === 'existing' || line.row.kind === 'delete' ? line.row.key : undefined
 }

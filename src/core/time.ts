@@ -18,8 +18,19 @@
  *   is what makes the round trip lossless.
  * - A local time that does not exist (02:30 on a spring-forward day) resolves
  *   forward by the size of the gap (03:30), like Temporal's "compatible"
- *   disambiguation, and is flagged as a warning. A repeated local time with
+ *   disambiguation, and is flagged as a warning (rows.ts refuses such a row:
+ *   `clockJumpAt` says what the clocks did). A repeated local time with
  *   nothing to decide it takes the earlier instant, also with a warning.
+ *
+ * What a row may ask for (`sheetTimesToInterval` refuses the rest as
+ * `out-of-range`, never producing a start the server or this tool cannot read
+ * back): a Date from 1970-01-01 to 2999-12-31, a start whose own offset reads
+ * a year from 1970 to 2999, and at most a year from start to end. These are
+ * the activities the Timeline client accepts from a server (its boundary
+ * refuses anything else as a broken answer), so a row outside them would be
+ * created and then be unreadable. Every conversion here also stays within
+ * four-digit years whatever it is given: read windows stop at 9999-12-31
+ * 23:59:59, and `formatOffsetInstant` refuses rather than spell `+010000`.
  *
  * Which offset a start written back to the server carries:
  * - instant unchanged: the original start string, verbatim;
@@ -61,6 +72,8 @@ export type TimeWarning =
 export type SheetToIntervalResult =
   | { ok: true; start: string; duration: number; warnings: TimeWarning[] }
   | { ok: false; problem: 'end-before-start'; message: string }
+  /** A Date, Start or End outside what the sheet and the server can hold (module comment). */
+  | { ok: false; problem: 'out-of-range'; field: 'date' | 'start' | 'end'; message: string }
 
 /** A read window `[from, to)` with explicit offsets. */
 export interface TimeWindow {
@@ -71,6 +84,20 @@ export interface TimeWindow {
 export const SECONDS_PER_DAY = 86_400
 /** Serial number of 1970-01-01 (serial epoch 1899-12-30). */
 export const SERIAL_OF_UNIX_EPOCH = 25_569
+
+/** The years an activity may start in, read in its own offset (module comment). */
+export const FIRST_START_YEAR = 1970
+export const LAST_START_YEAR = 2999
+/** The longest activity a row may ask for: a year, in seconds. */
+export const MAX_ACTIVITY_SECONDS = 366 * SECONDS_PER_DAY
+/** Serial days of 1970-01-01 and 2999-12-31: the Date cells a row may hold. */
+export const FIRST_DATE_SERIAL = SERIAL_OF_UNIX_EPOCH
+export const LAST_DATE_SERIAL = Date.UTC(LAST_START_YEAR, 11, 31) / 1000 / SECONDS_PER_DAY + SERIAL_OF_UNIX_EPOCH
+/** Serial of 9999-12-31, the last day `YYYY-MM-DD` can spell; read windows stop there. */
+const LAST_SPELLABLE_SERIAL = 2_958_465
+/** 0000-01-01T00:00:00 and 9999-12-31T23:59:59 as wall-clock seconds: what `YYYY-…` can spell. */
+const FIRST_WALL_SECONDS = Date.parse('0000-01-01T00:00:00Z') / 1000
+const LAST_WALL_SECONDS = Date.UTC(9999, 11, 31, 23, 59, 59) / 1000
 
 const ISO_WITH_OFFSET =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:?\d{2})$/
@@ -95,7 +122,8 @@ export function zoneOffsetMinutes(timeZone: string, epochSeconds: number): numbe
   const key = cacheable ? `${timeZone}|${Math.floor(epochSeconds / QUARTER_HOUR)}` : ''
   const cached = cacheable ? offsetCache.get(key) : undefined
   if (cached !== undefined) return cached
-  const offset = tzOffset(timeZone, new Date(epochSeconds * 1000))
+  // Whole seconds: local mean time before a zone's first standard offset has them (−00:44:30 in Monrovia until 1972).
+  const offset = Math.round(tzOffset(timeZone, new Date(epochSeconds * 1000)) * 60) / 60
   if (!Number.isFinite(offset)) assertTimeZone(timeZone)
   if (cacheable) {
     if (offsetCache.size >= OFFSET_CACHE_LIMIT) offsetCache.clear()
@@ -130,11 +158,21 @@ function parseOffset(text: string): number {
   return text.startsWith('-') ? -minutes : minutes
 }
 
-/** `2026-03-29T03:30:00+02:00`: whole seconds, explicit offset (never `Z`). */
+/**
+ * `2026-03-29T03:30:00+02:00`: whole seconds, explicit offset (never `Z`). An
+ * offset with seconds (local mean time) is written to the whole minute with
+ * the wall clock to match, so the instant is kept. Throws for an instant
+ * outside four-digit years rather than spell one nobody can read back.
+ */
 export function formatOffsetInstant(epochSeconds: number, offsetMinutes: number): string {
-  const wall = new Date((epochSeconds + offsetMinutes * 60) * 1000).toISOString().slice(0, 19)
-  const sign = offsetMinutes < 0 ? '-' : '+'
-  const abs = Math.abs(offsetMinutes)
+  const minutes = Math.round(offsetMinutes)
+  const wallSeconds = epochSeconds + minutes * 60
+  if (!Number.isFinite(wallSeconds) || wallSeconds < FIRST_WALL_SECONDS || wallSeconds > LAST_WALL_SECONDS) {
+    throw new TimelineSheetsError('TS_VALIDATION', `The instant ${epochSeconds} (epoch seconds) has no four-digit year in UTC${minutes < 0 ? '-' : '+'}${Math.abs(minutes)} minutes`)
+  }
+  const wall = new Date(wallSeconds * 1000).toISOString().slice(0, 19)
+  const sign = minutes < 0 ? '-' : '+'
+  const abs = Math.abs(minutes)
   return `${wall}${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`
 }
 
@@ -176,6 +214,48 @@ export function resolveWall(timeZone: string, wallSeconds: number): WallResoluti
   // In a gap: read the wall time with the offset in force before the gap.
   const before = zoneOffsetMinutes(timeZone, wallSeconds - SECONDS_PER_DAY / 2)
   return { kind: 'gap', epochSeconds: wallSeconds - before * 60 }
+}
+
+/** What the clocks did around a local time that does not exist: `02:00` jumps to `03:00` on `2026-03-29`. */
+export interface ClockJump {
+  /** The local day of the jump, `YYYY-MM-DD`. */
+  date: LocalDate
+  /** The last wall time before the jump, `02:00`. */
+  from: string
+  /** Where the clocks went, `03:00`. */
+  to: string
+}
+
+/** The jump a wall time falls into when it does not exist in the zone (spring forward); undefined when it exists. */
+export function clockJumpAt(timeZone: string, wallSeconds: number): ClockJump | undefined {
+  if (!Number.isFinite(wallSeconds) || resolveWall(timeZone, wallSeconds).kind !== 'gap') return undefined
+  // Inside a gap, reading the wall with the later offset lands before the jump, with the earlier offset after it.
+  let before = Infinity
+  let after = -Infinity
+  for (const delta of [-SECONDS_PER_DAY, 0, SECONDS_PER_DAY]) {
+    const offset = zoneOffsetMinutes(timeZone, wallSeconds + delta)
+    before = Math.min(before, offset)
+    after = Math.max(after, offset)
+  }
+  let lo = wallSeconds - after * 60 // still the earlier offset
+  let hi = wallSeconds - before * 60 // already the later one
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2)
+    if (zoneOffsetMinutes(timeZone, mid) === zoneOffsetMinutes(timeZone, lo)) lo = mid
+    else hi = mid
+  }
+  const fromWall = hi + zoneOffsetMinutes(timeZone, lo) * 60
+  const toWall = hi + zoneOffsetMinutes(timeZone, hi) * 60
+  const date = serialToLocalDate(wallSecondsToSerial(fromWall))
+  const toDate = serialToLocalDate(wallSecondsToSerial(toWall))
+  // A skipped day (Samoa, 2011-12-30) jumps from one midnight to the next: name the day it lands on.
+  return { date, from: clock(fromWall), to: toDate === date ? clock(toWall) : `${toDate} ${clock(toWall)}` }
+}
+
+/** The wall-clock seconds a row's Start and End mean (End: its most likely day, per the End rule). */
+export function typedWallSeconds(input: SheetTimesInput): { start: number; end: number } {
+  const day = Math.floor(input.date)
+  return { start: serialToWallSeconds(day + input.start), end: endWallCandidates(day, input.start, input.end)[0]! }
 }
 
 /** Serial (days since 1899-12-30) of wall-clock seconds. */
@@ -262,6 +342,8 @@ export function sheetTimesToInterval(
   original?: OriginalStart,
 ): SheetToIntervalResult {
   const warnings: TimeWarning[] = []
+  const outside = outOfRange(input)
+  if (outside) return outside
   const originalInstant = original ? parseOffsetInstant(original.start) : undefined
   const day = Math.floor(input.date)
   const startWall = serialToWallSeconds(day + input.start)
@@ -321,7 +403,33 @@ export function sheetTimesToInterval(
   }
 
   const duration = best.endEpoch - best.startEpoch
-  return { ok: true, start: chooseStartString(best.startEpoch, timeZone, original, originalInstant), duration, warnings }
+  if (duration > MAX_ACTIVITY_SECONDS) return { ok: false, problem: 'out-of-range', field: 'end', message: LONGER_THAN_A_YEAR }
+  const startOffset = chosenOffset(best.startEpoch, timeZone, originalInstant)
+  const start = originalInstant && best.startEpoch === originalInstant.epochSeconds ? original!.start : formatOffsetInstant(best.startEpoch, startOffset)
+  // The year the server records is the one the start's own offset reads (another device's offset may cross New Year).
+  const year = Number(start.slice(0, 4))
+  if (year < FIRST_START_YEAR || year > LAST_START_YEAR) {
+    return { ok: false, problem: 'out-of-range', field: 'date', message: `starts in ${year} as the activity's offset reads it; ${DAYS_ALLOWED}` }
+  }
+  return { ok: true, start, duration, warnings }
+}
+
+const DAYS_ALLOWED = `the tool takes days from 1970-01-01 to ${LAST_START_YEAR}-12-31`
+const LONGER_THAN_A_YEAR = 'makes the activity last more than a year, the longest the tool takes'
+
+/** The Date, Start and End serials outside what can be represented (module comment), before any conversion. */
+function outOfRange(input: SheetTimesInput): Extract<SheetToIntervalResult, { problem: 'out-of-range' }> | undefined {
+  const { date, start, end } = input
+  if (!Number.isFinite(date) || Math.floor(date) < FIRST_DATE_SERIAL || Math.floor(date) > LAST_DATE_SERIAL) {
+    return { ok: false, problem: 'out-of-range', field: 'date', message: `is not a day the tool takes; ${DAYS_ALLOWED}` }
+  }
+  if (!Number.isFinite(start) || start < 0 || fractionToSeconds(start) >= SECONDS_PER_DAY) {
+    return { ok: false, problem: 'out-of-range', field: 'start', message: 'is not a time of day between 00:00 and 23:59:59' }
+  }
+  if (!Number.isFinite(end) || end < 0) return { ok: false, problem: 'out-of-range', field: 'end', message: 'is not a time of day' }
+  // A day of slack for DST and the End rule; the exact length is checked once the instants are known.
+  if (end - start > MAX_ACTIVITY_SECONDS / SECONDS_PER_DAY + 1) return { ok: false, problem: 'out-of-range', field: 'end', message: LONGER_THAN_A_YEAR }
+  return undefined
 }
 
 interface Reading {
@@ -349,17 +457,12 @@ function endWallCandidates(day: number, start: number, end: number): number[] {
   return endSeconds < startSeconds ? [sameDay + SECONDS_PER_DAY, sameDay] : [sameDay]
 }
 
-function chooseStartString(
-  epochSeconds: number,
-  timeZone: string,
-  original: OriginalStart | undefined,
-  originalInstant: OffsetInstant | undefined,
-): string {
-  if (!original || !originalInstant) return formatOffsetInstant(epochSeconds, zoneOffsetMinutes(timeZone, epochSeconds))
-  if (epochSeconds === originalInstant.epochSeconds) return original.start
+/** The offset a start written back carries (module comment); the original string itself when the instant is unchanged. */
+function chosenOffset(epochSeconds: number, timeZone: string, originalInstant: OffsetInstant | undefined): number {
+  if (!originalInstant) return zoneOffsetMinutes(timeZone, epochSeconds)
+  if (epochSeconds === originalInstant.epochSeconds) return originalInstant.offsetMinutes
   const recordedInZone = zoneOffsetMinutes(timeZone, originalInstant.epochSeconds) === originalInstant.offsetMinutes
-  const offset = recordedInZone ? zoneOffsetMinutes(timeZone, epochSeconds) : originalInstant.offsetMinutes
-  return formatOffsetInstant(epochSeconds, offset)
+  return recordedInZone ? zoneOffsetMinutes(timeZone, epochSeconds) : originalInstant.offsetMinutes
 }
 
 function clock(wallSeconds: number): string {
@@ -383,10 +486,22 @@ export function windowForDays(timeZone: string, fromDate: LocalDate, days: numbe
 }
 
 function localMidnight(timeZone: string, serialDay: number): string {
+  // A window never reaches past 9999-12-31 23:59:59: nothing the tool accepts is there, and nothing later has a four-digit year.
+  if (serialDay > LAST_SPELLABLE_SERIAL) return lastWindowBound(timeZone)
   const wall = serialToWallSeconds(serialDay)
   const r = resolveWall(timeZone, wall)
   // A midnight that does not exist (zones that change at 00:00) starts the day at the gap's end.
   const epoch = r.kind === 'ambiguous' ? r.candidates[0] : r.epochSeconds
+  return formatOffsetInstant(epoch, zoneOffsetMinutes(timeZone, epoch))
+}
+
+/** 9999-12-31 23:59:59 in the zone, or earlier where UTC would pass into the year 10000 first. */
+function lastWindowBound(timeZone: string): string {
+  let epoch = LAST_WALL_SECONDS
+  for (let i = 0; i < 3; i++) {
+    const offset = zoneOffsetMinutes(timeZone, epoch)
+    epoch = LAST_WALL_SECONDS - Math.max(0, Math.round(offset) * 60)
+  }
   return formatOffsetInstant(epoch, zoneOffsetMinutes(timeZone, epoch))
 }
 
@@ -397,7 +512,7 @@ export function chunkWindows(timeZone: string, fromDate: LocalDate, days: number
   }
   const first = localDateToSerial(fromDate)
   const windows: TimeWindow[] = []
-  for (let offset = 0; offset < days; offset += maxDays) {
+  for (let offset = 0; offset < days && first + offset <= LAST_SPELLABLE_SERIAL; offset += maxDays) {
     const length = Math.min(maxDays, days - offset)
     windows.push(windowForDays(timeZone, serialToLocalDate(first + offset), length))
   }

@@ -102,7 +102,7 @@ async function applyOne(w: ServerWrite, timeline: TimelineInfo | undefined, ctx:
   const before = 'key' in w ? ctx.server.get(w.key) : undefined
   switch (w.kind) {
     case 'import-post': {
-      const id = await ctx.journal.intend({ op: 'post', timelineKey: w.timelineKey, user: w.user, fingerprint: w.fingerprint, input: plain(w.input) })
+      const id = await ctx.journal.intend({ op: 'post', timelineKey: w.timelineKey, user: w.user, fingerprint: w.fingerprint, input: plain(w.input), ...(w.pending ? { pending: w.pending } : {}) })
       crashPoint('import:before-post')
       const result = await ctx.client.createActivity(ref, w.input)
       crashPoint('import:after-post')

@@ -1,8 +1,8 @@
 /** What an import reads and plans over: the rows that ask for something, the weeks around them, the lines the planner sees, and what an interrupted run already created. */
 import { ACTIVITY_COLUMN as C, type HeaderLayout } from '../core/columns.ts'
 import { fingerprintOf, type Decision } from '../core/plan.ts'
-import { activityKey, parseActivityKey, parseRow, type KnownUser, type RowContext, type ServerActivity, type SheetLine } from '../core/rows.ts'
-import { readDateCell } from '../core/cells.ts'
+import { activityKey, duplicateKeyProblem, parseActivityKey, parseRow, type KnownUser, type RowContext, type ServerActivity, type SheetLine } from '../core/rows.ts'
+import { cellText, readDateCell } from '../core/cells.ts'
 import { chunkWindows, localDateOf, parseOffsetInstant, serialToLocalDate, type TimeWindow } from '../core/time.ts'
 import type { CellValue, TabData } from '../sheets/port.ts'
 import type { JournalRun } from '../state/journal.ts'
@@ -35,16 +35,24 @@ export function findCandidates(tab: TabData, layout: HeaderLayout, state: Target
   }
   const baseIndex = layout.index[C.base]!
   const keyIndex = layout.index[C.key]!
+  const rowsOfKey = rowsByKeyText(tab, layout)
   for (const cells of tab.rows) {
     const keyText = typeof cells[keyIndex] === 'string' ? (cells[keyIndex] as string).trim() : ''
     if (keyText && typeof cells[baseIndex] === 'string' && cells[baseIndex]) baseCellKeys.add(keyText)
-    const parsed = parseRow(cells, layout, ctx)
     const mark = (timelineKey: string | undefined, start: string | undefined, key?: string) => {
       if (!timelineKey) return
       timelines.add(timelineKey)
       if (start) add(dates, timelineKey, localDateOf(timeZone, parseOffsetInstant(start).epochSeconds))
       if (key) add(keys, timelineKey, key)
     }
+    const shared = rowsOfKey.get(cellText(cells[keyIndex]).trim())
+    if (shared && shared.length > 1) {
+      // A Key on several rows asks for the manager, even when nothing else of that user changed: plan it (as invalid).
+      const parsedKey = parseActivityKey(cellText(cells[keyIndex]))
+      mark(parsedKey?.timelineKey, dateCellStart(cells[layout.index[C.date]!]), parsedKey ? cellText(cells[keyIndex]).trim() : undefined)
+      continue
+    }
+    const parsed = parseRow(cells, layout, ctx)
     if (!parsed.ok) {
       // Read the server around it too: some problems (text that looks like a formula) are only
       // problems when the server's current value says the manager typed it.
@@ -56,9 +64,23 @@ export function findCandidates(tab: TabData, layout: HeaderLayout, state: Target
     if (!row || row.kind === 'discarded') continue
     if (row.kind === 'new') mark(row.values.timelineKey, row.values.input.start)
     else if (row.kind === 'delete') mark(row.timelineKey, dateCellStart(cells[layout.index[C.date]!]), row.key)
-    else if (row.values.fingerprint !== (state.base[row.key] ?? row.baseCell)) mark(row.values.timelineKey, row.values.input.start, row.key)
+    else if (row.values.fingerprint !== (state.base[row.key] ?? row.baseCell) || row.notices?.length) mark(row.values.timelineKey, row.values.input.start, row.key)
   }
   return { timelines, dates, keys, baseCellKeys }
+}
+
+/** Sheet row numbers of every non-empty Key text (trimmed), in sheet order. */
+export function rowsByKeyText(tab: TabData, layout: HeaderLayout): Map<string, number[]> {
+  const keyIndex = layout.index[C.key]!
+  const rows = new Map<string, number[]>()
+  tab.rows.forEach((cells, i) => {
+    const key = cellText(cells[keyIndex]).trim()
+    if (key === '') return
+    const at = rows.get(key)
+    if (at) at.push(i + 2)
+    else rows.set(key, [i + 2])
+  })
+  return rows
 }
 
 /** A ticked row is not parsed further; its Date cell still says where to look for the activity. */
@@ -119,12 +141,20 @@ export function startsWithin(start: string, window: TimeWindow): boolean {
 export function planLines(tab: TabData, layout: HeaderLayout, ctx: RowContext, affected: Set<string>, rangesByTimeline: Map<string, TimeWindow[]>): SheetLine[] {
   const lines: SheetLine[] = []
   const keyIndex = layout.index[C.key]!
-  const rowsByKey = new Map<string, number[]>()
+  const rowsOfKey = rowsByKeyText(tab, layout)
   tab.rows.forEach((cells, i) => {
     const keyText = typeof cells[keyIndex] === 'string' ? (cells[keyIndex] as string).trim() : ''
     const timelineKey = keyText ? parseActivityKey(keyText)?.timelineKey : undefined
-    if (keyText && timelineKey && !affected.has(timelineKey)) return
     const rowNumber = i + 2
+    const shared = rowsOfKey.get(cellText(cells[keyIndex]).trim())
+    if (shared && shared.length > 1) {
+      // The same Key on several rows: every one of them is for the manager to sort out, wherever it sits, whatever it holds.
+      const parsed = parseRow(cells, layout, ctx)
+      const earlier = parsed.ok ? [] : parsed.problems
+      lines.push({ kind: 'invalid', rowNumber, key: cellText(cells[keyIndex]).trim(), problems: [duplicateKeyProblem(shared), ...earlier] })
+      return
+    }
+    if (keyText && timelineKey && !affected.has(timelineKey)) return
     const parsed = parseRow(cells, layout, ctx)
     if (!parsed.ok) {
       lines.push({ kind: 'invalid', rowNumber, key: parsed.key, problems: parsed.problems })
@@ -136,20 +166,8 @@ export function planLines(tab: TabData, layout: HeaderLayout, ctx: RowContext, a
     // An activity the reads did not cover is unknown, not deleted: leave its row out.
     if (row.kind === 'existing' && !ctx.server.has(row.key) && !(rangesByTimeline.get(row.values.timelineKey) ?? []).some((r) => startsWithin(row.values.input.start, r))) return
     lines.push({ kind: 'row', rowNumber, row })
-    if (row.kind === 'existing' || row.kind === 'delete') rowsByKey.set(row.key, [...(rowsByKey.get(row.key) ?? []), rowNumber])
   })
-  // The same Key twice: both rows are for the manager to sort out.
-  return lines.map((line) => {
-    if (line.kind !== 'row' || (line.row.kind !== 'existing' && line.row.kind !== 'delete')) return line
-    const at = rowsByKey.get(line.row.key) ?? []
-    if (at.length < 2) return line
-    return {
-      kind: 'invalid',
-      rowNumber: line.rowNumber,
-      key: line.row.key,
-      problems: [{ code: 'duplicate-key', severity: 'error', column: C.key, message: `Key: this activity is in rows ${at.join(', ')}; keep one row and delete the other copies (a copied row is not a new activity: clear its Key and Base)` }],
-    }
-  })
+  return lines
 }
 
 /** import-post decisions whose activity an interrupted run already created: row fingerprint → the created activity. */
@@ -160,14 +178,18 @@ export function adoptInterrupted(decisions: Decision[], interrupted: JournalRun[
   for (const d of decisions) {
     if (d.kind !== 'import-post') continue
     for (const w of posts) {
-      if (w.intent.fingerprint !== d.fingerprint || w.intent.timelineKey !== d.timelineKey) continue
+      // A marked row is the row of the POST with its mark, whatever was typed into it since; an unmarked
+      // one (written by an older version) is recognised by its values.
+      if (w.intent.timelineKey !== d.timelineKey) continue
+      if (d.pending !== undefined ? w.intent.pending !== d.pending : w.intent.pending !== undefined || w.intent.fingerprint !== d.fingerprint) continue
+      const posted = w.intent.fingerprint ?? d.fingerprint
       let found: ServerActivity | undefined
       if (w.outcome?.type === 'done' && w.outcome.entityId !== undefined) {
         found = server.get(activityKey(d.timelineKey, w.outcome.entityId))
       } else if (w.outcome === undefined) {
         // The answer never came: the POST may have landed. Look for it.
         for (const [key, s] of server) {
-          if (!sheetKeys.has(key) && !claimed.has(key) && fingerprintOf(s) === d.fingerprint) {
+          if (!sheetKeys.has(key) && !claimed.has(key) && fingerprintOf(s) === posted) {
             found = s
             break
           }

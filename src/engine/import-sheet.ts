@@ -10,7 +10,7 @@
 import { ACTIVITY_COLUMN as C, type HeaderLayout } from '../core/columns.ts'
 import { fingerprintOf, type Decision } from '../core/plan.ts'
 import { keyText, locateRows, sameCells } from '../core/row-identity.ts'
-import { activityKey, activityToCells, cellUpdatesFor, type ServerActivity } from '../core/rows.ts'
+import { activityKey, activityToCells, cellsToRestore, cellUpdatesFor, type RowNotice, type ServerActivity } from '../core/rows.ts'
 import type { CellUpdate, CellValue, TabData, TabWrite } from '../core/sheet.ts'
 import type { TargetConfig } from '../config/schema.ts'
 import { changedCells, withoutStamp } from './sheet-writes.ts'
@@ -33,6 +33,8 @@ export function sheetWriteBack(
   target: TargetConfig,
   today: string,
   server: Map<string, ServerActivity>,
+  /** Plan row → the pending mark written into its Key cell before its activity was created. */
+  marks: ReadonlyMap<number, string> = new Map(),
 ): WriteBack {
   const updates: CellUpdate[] = []
   const deleteRows: number[] = []
@@ -53,7 +55,16 @@ export function sheetWriteBack(
     const cells = planned.rows[rowNumber - 2] ?? []
     const key = keyText(cells, keyColumn)
     const whereByContent = byContent.get(rowNumber)
-    if (whereByContent?.kind === 'found') {
+    const mark = marks.get(rowNumber)
+    if (mark !== undefined) {
+      // A marked new row: the mark is its identity; anything else in it may have been typed since.
+      const found = freshByKey.get(mark)
+      if (found?.length === 1) {
+        const now = fresh.rows[found[0]! - 2] ?? []
+        const without = (row: readonly CellValue[]) => row.map((v, i) => (i === keyColumn ? null : v))
+        located.set(rowNumber, { row: found[0]!, edited: !sameCells(without(now), without(cells)) })
+      }
+    } else if (whereByContent?.kind === 'found') {
       located.set(rowNumber, { row: whereByContent.row, edited: false })
     } else if (key !== undefined && plannedByKey.get(key)?.length === 1 && freshByKey.get(key)?.length === 1) {
       // A unique Key is the row's identity even after a person typed into it again.
@@ -63,6 +74,14 @@ export function sheetWriteBack(
   }
 
   const stamped = (reason: string) => `${today}: ${reason}`
+  // Tool cells someone typed over (Duration) are put back, and the row's Status says so.
+  const notices = new Map<number, RowNotice[]>()
+  for (const d of decisions) if ('rowNumber' in d && d.rowNumber !== undefined && d.notices?.length) notices.set(d.rowNumber, d.notices)
+  const statusWritten = new Set<number>()
+  const withNotices = (rowNumber: number, reason: string) => {
+    const list = notices.get(rowNumber)
+    return list ? `${reason} ${list.map((n) => `${n.message}.`).join(' ')}` : reason
+  }
   const at = (rowNumber: number): { row: number; edited: boolean } | undefined => {
     const where = located.get(rowNumber)
     if (!where && !lost.includes(rowNumber)) lost.push(rowNumber)
@@ -71,17 +90,20 @@ export function sheetWriteBack(
   const setStatus = (rowNumber: number, reason: string) => {
     const where = at(rowNumber)
     if (!where) return
+    statusWritten.add(rowNumber)
+    const text = withNotices(rowNumber, reason)
     const current = fresh.rows[where.row - 2]?.[statusIndex]
-    if (typeof current === 'string' && withoutStamp(current) === reason) return
-    updates.push(...cellUpdatesFor(where.row, { [C.status]: stamped(reason) }, layout))
+    if (typeof current === 'string' && withoutStamp(current) === text) return
+    updates.push(...cellUpdatesFor(where.row, { [C.status]: stamped(text), ...cellsToRestore(notices.get(rowNumber)) }, layout))
   }
   /** The server's version in the row, or — when a person edited the row again since the plan read it — only what records it. */
   const showServerVersion = (rowNumber: number, activity: ServerActivity, status: string) => {
     const where = at(rowNumber)
     if (!where) return
-    const cells = activityToCells(activity.activity, activity.user, target.timeZone, stamped(status))
+    statusWritten.add(rowNumber)
+    const cells = activityToCells(activity.activity, activity.user, target.timeZone, stamped(withNotices(rowNumber, status)))
     const written = where.edited
-      ? { [C.key]: cells[C.key], [C.base]: cells[C.base], [C.status]: stamped(`${status} You changed the row again meanwhile; that change goes to the server with the next import.`) }
+      ? { [C.key]: cells[C.key], [C.base]: cells[C.base], [C.status]: stamped(withNotices(rowNumber, `${status} You changed the row again meanwhile; that change goes to the server with the next import.`)), ...cellsToRestore(notices.get(rowNumber)) }
       : cells
     updates.push(...cellUpdatesFor(where.row, changedCells(fresh.rows[where.row - 2] ?? [], written, layout), layout))
   }
@@ -126,6 +148,7 @@ export function sheetWriteBack(
       removeOrMark(d.rowNumber)
     }
   }
+  for (const rowNumber of notices.keys()) if (!statusWritten.has(rowNumber) && !deleteRows.includes(located.get(rowNumber)?.row ?? -1)) setStatus(rowNumber, 'In step with the server.')
   return { write: { tab: fresh.title, keyColumn, updates, deleteRows }, base, lost }
 
   function removeOrMark(rowNumber: number): void {

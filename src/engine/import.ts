@@ -6,14 +6,14 @@
  * read. The sheet is updated last, finding rows by Key (or, for new rows, by
  * their content), never by the position they had when the plan was made.
  */
-import { ACTIVITY_COLUMN as C, validateHeader, type HeaderProblem } from '../core/columns.ts'
+import { ACTIVITY_COLUMN as C, validateHeader, type HeaderLayout, type HeaderProblem } from '../core/columns.ts'
 import { withServerVersion } from '../core/describe.ts'
 import { runGuards, type GuardFailure, type GuardOptions } from '../core/guards.ts'
 import { planSync, type Decision } from '../core/plan.ts'
-import { activityKey, parseActivityKey, type KnownUser, type RowContext, type ServerActivity } from '../core/rows.ts'
+import { activityKey, parseActivityKey, pendingMark, type KnownUser, type RowContext, type ServerActivity } from '../core/rows.ts'
 import { localDateOf, type TimeWindow } from '../core/time.ts'
 import { TimelineSheetsError } from '../errors.ts'
-import type { TabWrite } from '../sheets/port.ts'
+import type { CellUpdate, Snapshot, Spreadsheet, TabData, TabWrite } from '../sheets/port.ts'
 import { closeJournal, openJournal, unfinishedJournals } from '../state/journal.ts'
 import { acquireLock, type Lock } from '../state/lock.ts'
 import { loadState, saveState, stateLocation } from '../state/target-state.ts'
@@ -29,6 +29,45 @@ import { planAllowedTags, sendAllowedTags } from './import-tags.ts'
 import { applyServerWrites } from './import-apply.ts'
 import { sheetWriteBack } from './import-sheet.ts'
 import { countOutcomes, emptyCounts, emptyView, guardError, planView, writePlanTab } from './import-report.ts'
+
+/**
+ * Writes the pending mark into the Key cell of every new row about to be created (rows an interrupted run
+ * marked keep their mark). Rows a person changed since the plan's read are not marked, and not created
+ * this run: the next run plans them on what they hold then.
+ */
+async function markNewRows(
+  spreadsheet: Spreadsheet,
+  basis: Snapshot,
+  tab: TabData,
+  layout: HeaderLayout,
+  writes: readonly ServerWrite[],
+  adoptions: ReadonlyMap<number, ServerActivity>,
+  runId: string,
+): Promise<{ marks: Map<number, string>; unmarked: Set<number> }> {
+  const marks = new Map<number, string>()
+  const keyColumn = layout.index[C.key]!
+  const updates: CellUpdate[] = []
+  for (const d of writes) {
+    if (d.kind !== 'import-post') continue
+    if (d.pending !== undefined) {
+      marks.set(d.rowNumber, d.pending)
+      continue
+    }
+    if (adoptions.has(d.rowNumber)) continue
+    const mark = pendingMark(runId, d.rowNumber)
+    marks.set(d.rowNumber, mark)
+    updates.push({ row: d.rowNumber, column: keyColumn, values: [mark] })
+  }
+  const unmarked = new Set<number>()
+  if (updates.length === 0) return { marks, unmarked }
+  const report = await spreadsheet.write([{ tab: tab.title, keyColumn, updates }], basis)
+  for (const skipped of report.skipped) {
+    if (skipped.tab !== tab.title) continue
+    unmarked.add(skipped.row)
+    marks.delete(skipped.row)
+  }
+  return { marks, unmarked }
+}
 
 export interface ImportDeps extends EngineDeps {
   /** Asked before anything is written (a terminal prompt); resolves true to apply. Absent: apply. */
@@ -238,10 +277,16 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
       return summary({ applied: false, result: 'success', counts: emptyCounts() })
     }
 
+    // New rows are marked before their activities are created: the mark in the Key cell finds each row
+    // again afterwards, whatever a person types into it meanwhile, so no activity is created twice.
+    const serverWrites = plan.decisions.filter((d): d is ServerWrite => d.kind === 'import-put' || d.kind === 'import-post' || d.kind === 'import-delete' || d.kind === 'import-delete-missing')
+    const marking = await markNewRows(deps.spreadsheet, snapshot, tab, layout, serverWrites, adoptions, runId)
+    crashPoint('import:after-marks')
+    const writes = serverWrites.filter((d) => d.kind !== 'import-post' || !marking.unmarked.has(d.rowNumber)).map((d) => (d.kind === 'import-post' && marking.marks.has(d.rowNumber) ? { ...d, pending: marking.marks.get(d.rowNumber)! } : d))
+
     // Server writes, journaled.
     const journal = await openJournal(location.journalFolder, runId, 'import', now)
     crashPoint('import:after-journal-open')
-    const writes = plan.decisions.filter((d): d is ServerWrite => d.kind === 'import-put' || d.kind === 'import-post' || d.kind === 'import-delete' || d.kind === 'import-delete-missing')
     const outcomes = await applyServerWrites(writes, adoptions, {
       client: deps.client,
       journal,
@@ -270,13 +315,13 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
       })
     }
     const today = localDateOf(target.timeZone, Math.floor(startedAt.getTime() / 1000))
-    const sheetWrite = sheetWriteBack(tab, freshTab, layout, outcomes, plan.decisions, target, today, server)
+    const sheetWrite = sheetWriteBack(tab, freshTab, layout, outcomes, plan.decisions, target, today, server, marking.marks)
     const counts = countOutcomes(outcomes, plan.decisions, adoptions.size)
     let result: ImportSummary['result'] = counts.conflicts + counts.invalid + counts.failed > 0 || tagsOutcome.kind === 'refused' ? 'partial' : 'success'
     const notes = [tagsOutcome.message, view.missing.length ? `${view.missing.length} rows are missing from the sheet (kept on the server).` : '']
     const tabWrites: TabWrite[] = [sheetWrite.write]
     const report = await deps.spreadsheet.write(tabWrites.filter((w) => !isEmptyWrite(w)), fresh)
-    const unfinished = sheetWrite.lost.length + report.skipped.filter((r) => r.tab === target.tabs.activities).length
+    const unfinished = sheetWrite.lost.length + marking.unmarked.size + report.skipped.filter((r) => r.tab === target.tabs.activities).length
     if (unfinished > 0) {
       result = 'incomplete'
       notes.push(`${unfinished} ${unfinished === 1 ? 'row was' : 'rows were'} changed in the sheet while this import ran; ${unfinished === 1 ? 'its' : 'their'} Status was not written. Run again: the next run takes ${unfinished === 1 ? 'it' : 'them'} up.`)

@@ -7,7 +7,7 @@
  */
 import { ACTIVITY_COLUMN, type HeaderLayout } from '../core/columns.ts'
 import type { Decision } from '../core/plan.ts'
-import { activityToCells, cellsToRow, cellUpdatesFor } from '../core/rows.ts'
+import { activityToCells, cellsToRestore, cellsToRow, cellUpdatesFor } from '../core/rows.ts'
 import type { CellUpdate, CellValue, TabData, TabWrite } from '../sheets/port.ts'
 
 export interface ActivityWritesContext {
@@ -39,14 +39,20 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
     return typeof cell === 'string' ? cell : ''
   }
   const stamped = (reason: string) => `${ctx.today}: ${reason}`
-  const setStatus = (rowNumber: number, reason: string) => {
+  const setStatus = (rowNumber: number, reason: string, restore: Partial<Record<string, CellValue>> = {}) => {
     // The date prefix differs every day: compare the words, not the stamp.
     if (withoutStamp(currentStatus(rowNumber)) === reason) return
-    updates.push(...cellUpdatesFor(rowNumber, { [C.status]: stamped(reason) }, ctx.layout))
+    updates.push(...cellUpdatesFor(rowNumber, { [C.status]: stamped(reason), ...restore }, ctx.layout))
     counts.statuses++
   }
 
   for (const d of decisions) {
+    // Tool cells someone typed over (Duration) are put back on a row the export does not rewrite anyway.
+    if (d.notices?.length && 'rowNumber' in d && d.rowNumber !== undefined && d.kind !== 'export-update' && d.kind !== 'export-remove') {
+      const said = d.notices.map((n) => `${n.message}.`).join(' ')
+      setStatus(d.rowNumber, d.kind === 'noop' && d.sheet === 'unchanged' ? said : `${d.reason} ${said}`, cellsToRestore(d.notices))
+      if (d.kind === 'noop' || d.kind === 'conflict' || d.kind === 'invalid') continue
+    }
     switch (d.kind) {
       case 'export-update': {
         const cells = activityToCells(d.activity, d.user, ctx.timeZone, stamped(d.reason))

@@ -33,6 +33,8 @@ const record = z.discriminatedUnion('type', [
     user: z.string().optional(),
     /** Fingerprint of the values sent (post, put). */
     fingerprint: z.string().optional(),
+    /** The mark in the new row's Key cell (post): finds the row again, whatever was typed into it since. */
+    pending: z.string().optional(),
     input: activityInput.optional(),
     /** The server's activity before the write (put, delete), for undo. */
     before: activityInput.optional(),

@@ -239,10 +239,12 @@ describe('row rules', () => {
     expect(parseRow(newRow({ Tags: 'internal, admin' }), layout, context({ allowedTags, allowedTagsSeverity: 'error' })).ok).toBe(true)
   })
 
-  it('warns when a typed time does not exist or happens twice', () => {
+  it('refuses a typed time that does not exist (issue 8, item 7) and warns when one happens twice', () => {
     const gap = parseRow(newRow({ Date: '2026-03-29', Start: '02:30', End: '04:00' }), layout, context())
-    expect(gap).toMatchObject({ ok: true, row: { values: { input: { start: '2026-03-29T03:30:00+02:00', duration: 1800 } } } })
-    expect(problemsOf(gap)).toEqual([{ code: 'nonexistent-time', severity: 'warning', column: 'Start', message: 'Start: 02:30 does not exist on this day (the clocks go forward); 03:30 was used' }])
+    expect(gap.ok).toBe(false)
+    expect(problemsOf(gap)).toEqual([
+      { code: 'nonexistent-time', severity: 'error', column: 'Start', message: 'Start: 02:30 does not exist on 2026-03-29: the clocks jump from 02:00 to 03:00 that night; type a time that exists (before 02:00 or from 03:00 on)' },
+    ])
     const twice = parseRow(newRow({ Date: '2026-10-25', Start: '02:30', End: '04:00' }), layout, context())
     expect(problemsOf(twice)).toEqual([{ code: 'ambiguous-time', severity: 'warning', column: 'Start', message: 'Start: 02:30 happens twice on this day (the clocks go back); 02:30 (UTC+02:00) was used' }])
   })

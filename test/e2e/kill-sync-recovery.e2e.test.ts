@@ -1,5 +1,5 @@
 /**
- * `sync` killed around the allowed-tags POST, the Key write-back, the state
+ * `sync` killed after marking new rows, around the allowed-tags POST, the Key write-back, the state
  * save, the journal's end and the export's sheet write — and killed again
  * while the next run recovers — then run clean: the server and the workbook
  * end exactly as after an uninterrupted run, and one more run finds nothing
@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { prepareTemplate, runKillCase, type KillCase, type Outcome, type Template, uninterruptedOutcome } from './sync-scenario.ts'
 
 const SINGLE = [
+  'import:after-marks#1',
   'import:after-journal-open#1',
   'import:before-tags-post#1',
   'import:after-tags-post#1',
@@ -46,7 +47,7 @@ beforeAll(async () => {
 
 describe.concurrent('sync killed around the write-back, the state and the journal, and again while recovering (workbook)', () => {
   it('counts its kill points', () => {
-    expect(new Set(SINGLE).size + CHAINS.length).toBe(19)
+    expect(new Set(SINGLE).size + CHAINS.length).toBe(20)
   })
   for (const kase of CASES) {
     it(`killed at ${kase.kills.join(' → ')}`, () => runKillCase(template, baseline, kase), 90_000)

@@ -158,6 +158,10 @@ export async function startWorld(backend: Backend, seed: number): Promise<World>
         await hook.before('workbook save')
         return nodeFileSystem.writeFileDurably(f, data)
       },
+      rename: async (from, to) => {
+        await nodeFileSystem.rename(from, to)
+        await hook.before('workbook saved')
+      },
     }
     spreadsheet = () => createWorkbookSpreadsheet({ path: file, fileSystem, protect: false })
     manager = managerEditing(file)
@@ -307,7 +311,7 @@ export async function trial(world: World, expected: Expectations, random: () => 
 
   // The run, with one action at a seeded moment between two of its requests.
   const at = 1 + Math.floor(random() * 14)
-  const kind = pick(['sort', 'insert', 'delete', 'type', 'type'] as const)
+  const kind = pick(['sort', 'insert', 'delete', 'type', 'type', 'type-new'] as const)
   const removedByManager = new Set<string>()
   world.hook.count = 0
   world.hook.firedBefore = undefined
@@ -336,6 +340,14 @@ export async function trial(world: World, expected: Expectations, random: () => 
           expected.newRows.delete(id)
         }
         return `deletes row ${i + 2} (${id ?? 'blank'})`
+      }
+      if (kind === 'type-new') {
+        // A person still working on a row they added, while the import creates its activity.
+        const fresh = rows.map((r, i) => ({ r, row: i + 2 })).filter(({ r }) => String(r[col(header, 'Notes')] ?? '').startsWith('new:') && !/\/\d+$/.test(String(r[col(header, 'Key')] ?? '')))
+        if (fresh.length === 0) return typeEdit('during the run')
+        const { row } = pick(fresh)
+        await world.manager.editCell(TAB, row, col(header, 'Labels'), ':typed-late')
+        return `types a label into the new row ${row}`
       }
       return typeEdit('during the run')
     },

@@ -23,7 +23,7 @@ import type {
   WriteReport,
 } from '../port.ts'
 import { cellAddress, dateToSerial, isWritableValue, toCellValue, trimRow, trimRows } from './cells.ts'
-import { fileError, nodeFileSystem, sameStamp, saveAtomically, SavedMeanwhile, type FileStamp, type WorkbookFileSystem } from './file.ts'
+import { fileError, isWrittenFile, nodeFileSystem, sameStamp, saveAtomically, SavedMeanwhile, type FileStamp, type WorkbookFileSystem } from './file.ts'
 import { applyTabLayout, compactValidations, extendValidations } from './layout.ts'
 
 /** One load or save, for the operator's log. */
@@ -119,9 +119,10 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
   async function save(workbook: Workbook, expected: FileStamp | null): Promise<void> {
     const started = performance.now()
     let data: Uint8Array
+    let written: FileStamp | undefined
     try {
       data = new Uint8Array(await workbook.xlsx.writeBuffer())
-      await saveAtomically(fs, file, data, expected)
+      written = await saveAtomically(fs, file, data, expected)
     } catch (error) {
       // The cached workbook holds changes the file does not: forget it.
       cache = undefined
@@ -130,7 +131,8 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
     }
     counts.writes++
     const stamp = await statFile()
-    cache = stamp === undefined ? undefined : { workbook, stamp, generation }
+    // Keep the workbook only if the file is still the one just written: someone may have saved right after.
+    cache = stamp !== undefined && isWrittenFile(stamp, written) ? { workbook, stamp, generation } : undefined
     options.log?.({ action: 'save', path: file, ms: performance.now() - started, bytes: data.byteLength })
   }
 

@@ -50,14 +50,23 @@ export function toCellValue(value: ExcelValue, formula?: string): CellValue {
   if (formula !== undefined && formula !== '') return `=${formula}`
   if (value === null || value === undefined) return null
   if (typeof value === 'string') return value === '' ? null : value
-  if (typeof value === 'number' || typeof value === 'boolean') return value
-  if (value instanceof Date) return dateToSerial(value)
+  if (typeof value === 'boolean') return value
+  // A number cell whose text is not a number (`<v>abc</v>`, `<v>1e999</v>`) parses to NaN or Infinity: that is
+  // no value a spreadsheet shows, so it reads as the error a spreadsheet would show, never as a number.
+  if (typeof value === 'number') return Number.isFinite(value) ? value : NOT_A_NUMBER
+  if (value instanceof Date) {
+    const serial = dateToSerial(value)
+    return Number.isFinite(serial) ? serial : NOT_A_NUMBER
+  }
   if ('richText' in value) return emptyToNull(value.richText.map((run) => run.text).join(''))
   if ('hyperlink' in value) return emptyToNull(String(value.text ?? ''))
-  if ('error' in value) return value.error
+  // An error cell (`t="e"`) is handed over as its text, `#N/A`, as Google's FORMULA rendering does.
+  if ('error' in value) return typeof value.error === 'string' && value.error !== '' ? value.error : '#ERROR!'
   if ('formula' in value || 'sharedFormula' in value) return `=${value.formula ?? value.sharedFormula ?? ''}`
   return null
 }
+
+const NOT_A_NUMBER = '#NUM!'
 
 function emptyToNull(text: string): CellValue {
   return text === '' ? null : text

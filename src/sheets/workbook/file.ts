@@ -73,11 +73,13 @@ export function backupPath(file: string): string {
  * the previous version copied to `<file>.bak`, then renamed over the file.
  * The rename is the only step that changes `file`, and it is atomic.
  */
-export async function saveAtomically(fs: WorkbookFileSystem, file: string, data: Uint8Array, expected?: FileStamp | null): Promise<void> {
+export async function saveAtomically(fs: WorkbookFileSystem, file: string, data: Uint8Array, expected?: FileStamp | null): Promise<FileStamp | undefined> {
   const folder = path.dirname(file)
   const temp = path.join(folder, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`)
+  let written: FileStamp | undefined
   try {
     await fs.writeFileDurably(temp, data)
+    written = await fs.stat(temp)
     const now = await fs.stat(file)
     // Someone saved the file since it was loaded: replacing it would throw their work away.
     if (expected !== undefined && !sameStamp(now, expected ?? undefined)) throw new SavedMeanwhile(file)
@@ -89,6 +91,12 @@ export async function saveAtomically(fs: WorkbookFileSystem, file: string, data:
     throw fileError(error, file, 'save')
   }
   await fs.syncFolder(folder)
+  return written
+}
+
+/** Whether `now` is the very file `written` was (a rename keeps inode, size and modification time). */
+export function isWrittenFile(now: FileStamp | undefined, written: FileStamp | undefined): boolean {
+  return now !== undefined && written !== undefined && now.ino === written.ino && now.size === written.size && now.mtimeMs === written.mtimeMs
 }
 
 /** The file on disk is no longer the one the write was applied to; nothing was replaced. */

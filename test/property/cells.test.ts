@@ -1,0 +1,140 @@
+/**
+ * Properties of the cell readers, the tag functions and the time conversion
+ * over values of every kind (issue 8): none throws; what reads as ok is
+ * finite and inside the range the tool represents; a conversion either gives
+ * a start the server and this tool can read back, or says the value is out of
+ * range.
+ */
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { cellText, excerpt, isEmptyCell, isErrorValue, isFormula, readCheckboxCell, readDateCell, readTimeCell } from '../../src/core/cells.ts'
+import { applicableCombinations, cellsToTags, checkAllowedTags, combineTags, parseCombination, splitTagName, validateTagLimits } from '../../src/core/tags.ts'
+import {
+  activityToSheetTimes,
+  chunkWindows,
+  clockJumpAt,
+  FIRST_DATE_SERIAL,
+  formatOffsetInstant,
+  LAST_DATE_SERIAL,
+  parseOffsetInstant,
+  serialToLocalDate,
+  sheetTimesToInterval,
+  zoneOffsetMinutes,
+} from '../../src/core/time.ts'
+import { isPlausibleStart, MAX_ACTIVITY_SECONDS } from '../../src/timeline/schemas.ts'
+import { anyCell, anyNumber, anyString, hugeString, ZONES } from './arbitraries.ts'
+
+const RUNS = 500
+const UNPRINTABLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+describe('cell readers over any value (issue 8)', () => {
+  it('read dates, times and ticks without throwing; what is ok is finite and in range', () => {
+    fc.assert(
+      fc.property(anyCell, fc.constantFrom('mdy' as const, 'dmy' as const), (value, order) => {
+        const date = readDateCell(value, order)
+        if (date.ok) {
+          expect(Number.isInteger(date.value)).toBe(true)
+          expect(date.value).toBeGreaterThanOrEqual(FIRST_DATE_SERIAL)
+          expect(date.value).toBeLessThanOrEqual(LAST_DATE_SERIAL)
+        } else expect(date.message.length).toBeLessThan(200)
+        const start = readTimeCell(value, { allowDays: false })
+        if (start.ok) {
+          expect(start.value).toBeGreaterThanOrEqual(0)
+          expect(Math.round(start.value * 86_400)).toBeLessThan(86_400)
+        } else expect(start.message.length).toBeLessThan(200)
+        const end = readTimeCell(value, { allowDays: true })
+        if (end.ok) expect(Number.isFinite(end.value) && end.value >= 0).toBe(true)
+        const tick = readCheckboxCell(value)
+        if (!tick.ok) expect(tick.message).not.toMatch(UNPRINTABLE)
+        for (const message of [date, start, end, tick].flatMap((r) => (r.ok ? [] : [r.message]))) expect(message).not.toMatch(UNPRINTABLE)
+        cellText(value)
+        isEmptyCell(value)
+        isFormula(value)
+        isErrorValue(value)
+      }),
+      { numRuns: RUNS },
+    )
+  })
+
+  it('quote any text in at most the length asked, printable', () => {
+    fc.assert(
+      fc.property(fc.oneof(anyString, hugeString), fc.integer({ min: 1, max: 80 }), (text, max) => {
+        const shown = excerpt(text, max)
+        expect(shown.length).toBeLessThanOrEqual(max + 1)
+        expect(shown).not.toMatch(UNPRINTABLE)
+      }),
+      { numRuns: RUNS },
+    )
+  })
+})
+
+describe('tags over any text (issue 8)', () => {
+  it('split, combine, validate and check against allowed combinations without throwing', () => {
+    fc.assert(
+      fc.property(fc.oneof(anyString, hugeString), anyString, fc.array(anyString, { maxLength: 4 }), (tagsCell, labelsCell, lines) => {
+        const split = cellsToTags(tagsCell, labelsCell)
+        const tags = combineTags(split)
+        for (const tag of tags) {
+          expect(tag).toBe(tag.trim())
+          expect(tag.length).toBeGreaterThan(0)
+          expect(tag).not.toContain(',')
+        }
+        validateTagLimits(tags)
+        splitTagName(tagsCell)
+        lines.forEach(parseCombination)
+        const allowed = { everyone: lines, groups: [{ appliesTo: lines, combinations: lines }] }
+        applicableCombinations('ACME\\anna', allowed, lines)
+        checkAllowedTags(tags, 'ACME\\anna', allowed, lines, { userCanAppend: true })
+      }),
+      { numRuns: RUNS },
+    )
+  })
+})
+
+describe('time conversion over any numbers (issue 8)', () => {
+  it('gives a start that reads back, within the representable range, or says out of range', () => {
+    fc.assert(
+      fc.property(anyNumber, anyNumber, anyNumber, fc.option(anyNumber, { nil: undefined }), fc.constantFrom(...ZONES), (date, start, end, durationHint, zone) => {
+        const r = sheetTimesToInterval({ date, start, end, durationHint }, zone)
+        if (!r.ok) {
+          expect(['end-before-start', 'out-of-range']).toContain(r.problem)
+          return
+        }
+        parseOffsetInstant(r.start)
+        expect(Number.isSafeInteger(r.duration) && r.duration >= 0).toBe(true)
+        // What the Timeline client accepts back from the server (src/timeline/schemas.ts).
+        expect(isPlausibleStart(r.start), r.start).toBe(true)
+        expect(r.duration).toBeLessThanOrEqual(MAX_ACTIVITY_SECONDS)
+      }),
+      { numRuns: RUNS },
+    )
+  })
+
+  it('round-trips an activity through the sheet exactly, across DST and midnight', () => {
+    const instant = fc.integer({ min: Date.UTC(1971, 0, 1) / 1000, max: Date.UTC(2100, 0, 1) / 1000 })
+    const zone = fc.constantFrom('Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'America/Santiago', 'UTC')
+    fc.assert(
+      fc.property(instant, fc.integer({ min: 0, max: 3 * 86_400 }), zone, (epoch, duration, timeZone) => {
+        const start = formatOffsetInstant(epoch, zoneOffsetMinutes(timeZone, epoch))
+        const sheet = activityToSheetTimes(start, duration, timeZone)
+        const back = sheetTimesToInterval({ ...sheet, durationHint: sheet.duration }, timeZone, { start })
+        expect(back).toMatchObject({ ok: true, duration })
+        if (back.ok) expect(parseOffsetInstant(back.start).epochSeconds).toBe(epoch)
+      }),
+      { numRuns: RUNS },
+    )
+  })
+
+  it('reads windows and clock jumps on any day without leaving four-digit years', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: FIRST_DATE_SERIAL, max: LAST_DATE_SERIAL }), fc.integer({ min: 1, max: 60 }), fc.constantFrom(...ZONES), fc.double({ min: 0, max: 1, noNaN: true }), (serial, days, zone, hour) => {
+        for (const w of chunkWindows(zone, serialToLocalDate(serial), days)) {
+          expect(parseOffsetInstant(w.from).epochSeconds).toBeLessThan(parseOffsetInstant(w.to).epochSeconds)
+        }
+        const jump = clockJumpAt(zone, (serial - 25_569) * 86_400 + Math.round(hour * 86_400))
+        if (jump) expect(jump.from).toMatch(/^\d\d:\d\d/)
+      }),
+      { numRuns: 200 },
+    )
+  })
+})
