@@ -231,6 +231,19 @@ describe('request economy', () => {
     expect(s.store.stats().byMethod).toEqual({ BatchGetValuesByDataFilter: 1, BatchUpdateValuesByDataFilter: 1 })
   })
 
+  it('a new row getting its Key costs a tab read, the claim, its read-back and the value write: no anchor lookup for rows without a Key', async () => {
+    const s = setup()
+    const first = await withRows(s, 2, true)
+    await s.sheet.write([{ tab: 'Activities', appends: [['DOMAIN\\new', 45300, 0.5, 0.1, 'Client', 'typed by a manager']] }], first)
+    const basis = await s.sheet.read(['Activities'])
+    s.store.resetStats()
+    const report = await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 4, column: 8, values: ['key/3'] }] }], basis)
+    expect(report.skipped).toEqual([])
+    expect(s.store.stats().byMethod).toEqual({ BatchGetValues: 1, BatchUpdateSpreadsheet: 1, BatchGetValuesByDataFilter: 1, BatchUpdateValuesByDataFilter: 1 })
+    expect(keys(await s.sheet.read(['Activities']))).toEqual(['key/1', 'key/2', 'key/3'])
+    expect(metadataValues(s, 'timeline-sheets:row')).toEqual(['key/1', 'key/2', 'key/3'])
+  })
+
   it('rows whose Key is on two rows are written through temporary claims, which are gone afterwards', async () => {
     const s = setup()
     await withRows(s, 2, true)

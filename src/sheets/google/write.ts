@@ -128,8 +128,9 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
     for (const t of needIds) t.sheetId = ids.get(t.write.tab)
   }
 
-  // 1. Read the anchored rows back (one read), confirming each keyed tab's sheet id on the way.
-  const lookups = tabs.filter((t) => t.keyColumn !== undefined && keyedTargets(t).length > 0)
+  // 1. Read the anchored rows back (one read), confirming each keyed tab's sheet id on the way. A write whose
+  // rows have no Key of their own (new rows getting theirs) skips it: the claims' batch checks the id.
+  const lookups = tabs.filter((t) => t.keyColumn !== undefined && keyedTargets(t).some((target) => target.identifying))
   if (lookups.length > 0) {
     const filters: sheets_v4.Schema$DataFilter[] = []
     for (const t of lookups) {
