@@ -7,18 +7,30 @@
  * the Google backend on the rows it read back through their anchors.
  *
  * The rule (decisions/0003-rows-that-move.md): a row is the one that holds
- * exactly the cells the basis showed, with the basis Key when the tab has a
- * Key column and that Key was on one basis row only. Identical rows are
- * interchangeable, so they are matched one to one, nearest first.
+ * exactly the cells the basis showed; failing that, the one row that holds
+ * its Key, when the tab has a Key column and the basis had that Key on one
+ * row only — a person may have typed into it, and only the cells they did not
+ * change may be written. Identical rows are interchangeable, so they are
+ * matched one to one, nearest first.
  */
 import type { CellValue, TabData } from './sheet.ts'
 
 export type RowWhereabouts =
   | { kind: 'found'; row: number }
-  /** The row is there (its Key still is) but a person changed its cells since the read. */
-  | { kind: 'changed' }
+  /**
+   * The row is there — its Key, on one row in the basis and one row now, says so — but a person changed
+   * some of its cells since the read. A write may still set cells that hold what the basis showed
+   * (`writableCells`); it must never overwrite one they changed.
+   */
+  | { kind: 'changed'; row: number }
   /** No row holds those cells any more (deleted, cleared, its Key pasted over). */
   | { kind: 'gone' }
+
+/** Whether every cell a write sets (`columns`) still holds, in `now`, what it held in `basis`. */
+export function writableCells(basis: readonly CellValue[], now: readonly CellValue[], columns: Iterable<number>): boolean {
+  for (const column of columns) if (normalise(basis[column]) !== normalise(now[column])) return false
+  return true
+}
 
 /** The cells of basis row `row` (1-based); `[]` for a blank or missing row. */
 export function basisCells(tab: TabData, row: number): readonly CellValue[] {
@@ -108,7 +120,13 @@ export function locateRows(
     }
     const key = keyText(expect, keyColumn)
     const identifying = key !== undefined && basisKeyCount.get(key) === 1
-    out.set(row, identifying && (indexed().byKey.get(key)?.length ?? 0) > 0 ? { kind: 'changed' } : { kind: 'gone' })
+    const holding = identifying ? (indexed().byKey.get(key) ?? []).filter((r) => !claimed.has(r)) : []
+    if (holding.length === 1) {
+      claimed.add(holding[0]!)
+      out.set(row, { kind: 'changed', row: holding[0]! })
+    } else {
+      out.set(row, { kind: 'gone' })
+    }
   }
   return out
 }

@@ -48,12 +48,10 @@ export function sheetWriteBack(
   for (const d of decisions) if ('rowNumber' in d && d.rowNumber !== undefined) wanted.add(d.rowNumber)
   for (const o of outcomes) if ('rowNumber' in o.decision) wanted.add(o.decision.rowNumber)
   const freshByKey = rowsByKey(fresh, keyColumn)
-  const plannedByKey = rowsByKey(planned, keyColumn)
   const byContent = locateRows(planned, fresh, [...wanted], keyColumn)
   const located = new Map<number, { row: number; edited: boolean }>()
   for (const rowNumber of wanted) {
     const cells = planned.rows[rowNumber - 2] ?? []
-    const key = keyText(cells, keyColumn)
     const whereByContent = byContent.get(rowNumber)
     const mark = marks.get(rowNumber)
     if (mark !== undefined) {
@@ -66,10 +64,9 @@ export function sheetWriteBack(
       }
     } else if (whereByContent?.kind === 'found') {
       located.set(rowNumber, { row: whereByContent.row, edited: false })
-    } else if (key !== undefined && plannedByKey.get(key)?.length === 1 && freshByKey.get(key)?.length === 1) {
+    } else if (whereByContent?.kind === 'changed') {
       // A unique Key is the row's identity even after a person typed into it again.
-      const row = freshByKey.get(key)![0]!
-      located.set(rowNumber, { row, edited: !sameCells(fresh.rows[row - 2] ?? [], cells) })
+      located.set(rowNumber, { row: whereByContent.row, edited: true })
     }
   }
 

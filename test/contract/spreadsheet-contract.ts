@@ -518,16 +518,33 @@ export function describeSpreadsheetContract(
             for (const [key, notes] of notesByKey(after)) expect(notes).toBe(`n:${String(key)}`)
           })
 
-          it('leaves alone a row a manager edited since the read, and keeps the edit', async () => {
+          it('never overwrites a cell a manager typed into since the read', async () => {
             const basis = await withRows(3)
-            await manager().editCell(ACTIVITIES, 3, 6, ':edited-meanwhile')
+            await manager().editCell(ACTIVITIES, 3, NOTES, 'typed meanwhile')
             const report = await noteEveryRow(basis)
             expect(report.skipped).toEqual([{ tab: ACTIVITIES, row: 3, reason: 'changed' }])
             const after = tab(await sheet.read([ACTIVITIES]), ACTIVITIES)
-            expect(after.rows[1]![6]).toBe(':edited-meanwhile')
-            expect(after.rows[1]![NOTES]).toBe(activityRow(2)[NOTES])
+            expect(after.rows[1]![NOTES]).toBe('typed meanwhile')
             expect(after.rows[0]![NOTES]).toBe('n:tags-alice/1')
             expect(after.rows[2]![NOTES]).toBe('n:tags-alice/3')
+          })
+
+          it('writes the cells a manager did not touch in a row they typed into, and keeps what they typed', async () => {
+            const basis = await withRows(3)
+            await manager().editCell(ACTIVITIES, 3, 6, ':edited-meanwhile')
+            const report = await sheet.write([{ tab: ACTIVITIES, keyColumn: KEY, updates: [{ row: 3, column: NOTES, values: ['written'] }] }], basis)
+            expect(report.skipped).toEqual([])
+            const after = tab(await sheet.read([ACTIVITIES]), ACTIVITIES)
+            expect(after.rows[1]![6]).toBe(':edited-meanwhile')
+            expect(after.rows[1]![NOTES]).toBe('written')
+          })
+
+          it('does not remove a row a manager typed into since the read', async () => {
+            const basis = await withRows(3)
+            await manager().editCell(ACTIVITIES, 3, 6, ':edited-meanwhile')
+            const report = await sheet.write([{ tab: ACTIVITIES, keyColumn: KEY, deleteRows: [3] }], basis)
+            expect(report.skipped).toEqual([{ tab: ACTIVITIES, row: 3, reason: 'changed' }])
+            expect(keysOf(tab(await sheet.read([ACTIVITIES]), ACTIVITIES))).toEqual(['tags-alice/1', 'tags-alice/2', 'tags-alice/3'])
           })
 
           it('removes the row it read, not the one a sort put at that position', async () => {

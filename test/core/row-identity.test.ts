@@ -28,10 +28,10 @@ describe('locateRows', () => {
     expect(where.get(5)).toEqual({ kind: 'found', row: 2 })
   })
 
-  it('says a row whose Key is still there but whose cells changed is changed, not found', () => {
+  it('finds a row whose cells changed by its unique Key, and says it changed', () => {
     const basis = tab([row(1), row(2)])
-    const now = tab([row(1), row(2, 'typed meanwhile')])
-    expect(locateRows(basis, now, [3], KEY).get(3)).toEqual({ kind: 'changed' })
+    const now = tab([row(2, 'typed meanwhile'), row(1)])
+    expect(locateRows(basis, now, [3], KEY).get(3)).toEqual({ kind: 'changed', row: 2 })
   })
 
   it('never takes a Key alone as identity when the basis had it on two rows', () => {

@@ -8,7 +8,7 @@ import path from 'node:path'
 import ExcelJS from 'exceljs'
 import type { Workbook, Worksheet } from 'exceljs'
 import { TimelineSheetsError } from '../../errors.ts'
-import { locateRows } from '../../core/row-identity.ts'
+import { basisCells, locateRows, writableCells } from '../../core/row-identity.ts'
 import type {
   CellValue,
   LayoutOptions,
@@ -362,19 +362,25 @@ function relocate(plan: TabWritePlan, basis: Snapshot, skipped: SkippedRow[]): v
   const skip = (row: number, reason: SkippedRow['reason']) => {
     if (!skipped.some((s) => s.tab === plan.write.tab && s.row === row)) skipped.push({ tab: plan.write.tab, row, reason })
   }
-  const moved = (row: number): number | undefined => {
-    const found = where.get(row)
-    if (found?.kind === 'found') return found.row
-    skip(row, found?.kind === 'changed' ? 'changed' : 'gone')
-    return undefined
-  }
   const updates = (plan.write.updates ?? []).flatMap((u) => {
-    const row = moved(u.row)
-    return row === undefined ? [] : [{ ...u, row }]
+    const found = where.get(u.row)
+    if (found?.kind === 'found') return [{ ...u, row: found.row }]
+    if (found?.kind === 'changed') {
+      // A person typed into this row: write only where they did not, never over what they typed.
+      const columns = u.values.map((_, i) => u.column + i)
+      if (writableCells(basisCells(basisTab, u.row), now.rows[found.row - 2] ?? [], columns)) return [{ ...u, row: found.row }]
+      skip(u.row, 'changed')
+      return []
+    }
+    skip(u.row, 'gone')
+    return []
   })
   plan.deleteRows = plan.deleteRows.flatMap((r) => {
-    const row = moved(r)
-    return row === undefined ? [] : [row]
+    // A row someone changed since the read is not removed.
+    const found = where.get(r)
+    if (found?.kind === 'found') return [found.row]
+    skip(r, found?.kind === 'changed' ? 'changed' : 'gone')
+    return []
   }).sort((a, b) => b - a)
   plan.write = { ...plan.write, updates }
   plan.lastRow = now.rows.length > 0 ? now.rows.length + 1 : now.header.length > 0 ? 1 : 0
