@@ -244,6 +244,46 @@ describe('request economy', () => {
     expect(metadataValues(s, 'timeline-sheets:row')).toEqual(['key/1', 'key/2', 'key/3'])
   })
 
+  it('a pending mark replaced by the Key: the anchor takes the Key, so the next write finds the row by it', async () => {
+    const s = setup()
+    const first = await withRows(s, 2, true)
+    await s.sheet.write([{ tab: 'Activities', appends: [['DOMAIN\\new', 45300, 0.5, 0.1, 'Client', 'typed by a manager']] }], first)
+    const basis = await s.sheet.read(['Activities'])
+    await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 4, column: KEY, values: ['pending:run-1:4'] }] }], basis)
+    expect(metadataValues(s, 'timeline-sheets:row')).toEqual(['key/1', 'key/2', 'pending:run-1:4'])
+    // A person types into the new row while its activity is created; the Key still lands, found by the mark.
+    createManager(s.store).editCell(s.spreadsheetId, 'Activities', 'F4', 'typed meanwhile')
+    const marked = await s.sheet.read(['Activities'])
+    createManager(s.store).sortTab(s.spreadsheetId, 'Activities', 5, 'DESCENDING')
+    const report = await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 4, column: 7, values: ['Created on the server.', 'key/3'] }] }], marked)
+    expect(report.skipped).toEqual([])
+    expect(metadataValues(s, 'timeline-sheets:row')).toEqual(['key/1', 'key/2', 'key/3'])
+    expect(anchorsOnTheirRows(s)).toBe(true)
+    const after = await s.sheet.read(['Activities'])
+    s.store.resetStats()
+    await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, updates: [{ row: rowOf(after, 'key/3'), column: 7, values: ['again'] }] }], after)
+    expect(s.store.stats().byMethod).toEqual({ BatchGetValuesByDataFilter: 1, BatchUpdateValuesByDataFilter: 1 })
+  })
+
+  it('an anchored row a person typed into since the read: cells they did not touch are written, theirs never, and it is not removed', async () => {
+    const s = setup()
+    const basis = await withRows(s, 3, true)
+    createManager(s.store).editCell(s.spreadsheetId, 'Activities', 'E3', 'typed meanwhile')
+    const report = await s.sheet.write(
+      [{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 3, column: 7, values: ['status written'] }, { row: 3, column: 4, values: ['tags planned'] }], deleteRows: [4] }],
+      basis,
+    )
+    expect(report.skipped).toEqual([{ tab: 'Activities', row: 3, reason: 'changed' }])
+    const rows = (await s.sheet.read(['Activities'])).tabs['Activities']!.rows
+    expect(rows[1]![4]).toBe('typed meanwhile')
+    expect(rows[1]![7]).toBe('status written')
+    // Row 4 was emptied in place; an empty last row reads as nothing.
+    expect(rows).toHaveLength(2)
+    const removal = await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, deleteRows: [3] }], basis)
+    expect(removal.skipped).toEqual([{ tab: 'Activities', row: 3, reason: 'changed' }])
+    expect(keys(await s.sheet.read(['Activities']))).toEqual(['key/1', 'key/2'])
+  })
+
   it('rows whose Key is on two rows are written through temporary claims, which are gone afterwards', async () => {
     const s = setup()
     await withRows(s, 2, true)

@@ -52,6 +52,17 @@ export function deleteAnchors(filter: sheets_v4.Schema$DataFilter): sheets_v4.Sc
   return { deleteDeveloperMetadata: { dataFilter: filter } }
 }
 
+/** The request that gives the anchors `from` selects the key and value of `to` (none: nothing happens). */
+export function renameAnchor(from: AnchorRef, to: AnchorRef): sheets_v4.Schema$Request {
+  return {
+    updateDeveloperMetadata: {
+      dataFilters: [anchorFilter(from)],
+      developerMetadata: { metadataKey: to.metadataKey, metadataValue: to.value },
+      fields: 'metadataKey,metadataValue',
+    },
+  }
+}
+
 /** The anchor a filter looks up, read back from the filter Google echoes; undefined for other filters. */
 export function refOfFilter(filter: sheets_v4.Schema$DataFilter): AnchorRef | undefined {
   const lookup = filter.developerMetadataLookup

@@ -23,7 +23,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { sheets_v4 } from '@googleapis/sheets'
-import { keyText, locateRows, sameCells } from '../../core/row-identity.ts'
+import { keyText, locateRows, sameCells, writableCells } from '../../core/row-identity.ts'
 import { TimelineSheetsError } from '../../errors.ts'
 import type { CellUpdate, CellValue, SkippedRow, Snapshot, TabData, TabWrite, WriteReport } from '../port.ts'
 import { a1Range, parseRangeEcho } from './a1.ts'
@@ -34,6 +34,7 @@ import {
   type AnchorRef,
   createAnchor,
   deleteAnchors,
+  renameAnchor,
   refId,
   refOfFilter,
   ROW_ANCHOR_KEY,
@@ -87,6 +88,8 @@ interface Target {
   /** Positional: the row it is now and what it holds. */
   now?: number
   nowCells?: readonly CellValue[]
+  /** The values reached the row (its anchor answered the value write). */
+  written?: boolean
 }
 
 export interface TabState {
@@ -146,11 +149,12 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
         const rows = answer.rows.get(refId(ref)) ?? []
         if (rows.length === 1 && rows[0]!.title === t.write.tab) {
           const [echo] = rows as [RowEcho]
-          if (sameCells(echo.cells, target.cells)) {
+          if (accepts(t, target, echo, skip)) {
             target.anchor = ref
             target.echo = echo
-          } else {
-            skip(t, target.row, keyText(echo.cells, t.keyColumn) === target.key ? 'changed' : 'gone')
+          } else if (keyText(echo.cells, t.keyColumn) !== target.key) {
+            // Its Key was pasted over: the row it was is gone.
+            skip(t, target.row, 'gone')
             target.remove = false
             target.updates = []
           }
@@ -194,7 +198,7 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
     for (const { t, target } of claimed) {
       const claim = target.claim!
       const rows = answer.rows.get(refId(claim.ref)) ?? []
-      if (rows.length === 1 && rows[0]!.title === t.write.tab && sameCells(rows[0]!.cells, target.cells)) {
+      if (rows.length === 1 && rows[0]!.title === t.write.tab && accepts(t, target, rows[0]!, skip)) {
         target.anchor = claim.ref
         target.echo = rows[0]!
         continue
@@ -319,7 +323,8 @@ function locatePending(t: TabState, current: TabData, claimValue: () => string, 
   const where = locateRows(t.basis, current, rows.map((target) => target.row), t.keyColumn)
   for (const target of rows) {
     const found = where.get(target.row)
-    if (found?.kind !== 'found') {
+    // A row found by its unique Key after a person typed into it is claimed too; its cells are checked through the claim.
+    if (found === undefined || found.kind === 'gone' || (found.kind === 'changed' && (t.keyColumn === undefined || target.remove))) {
       skip(t, target.row, found?.kind === 'changed' ? 'changed' : 'gone')
       target.updates = []
       target.remove = false
@@ -342,6 +347,29 @@ function locatePending(t: TabState, current: TabData, claimValue: () => string, 
     }
     target.claim = { ref, row: found.row, permanent }
   }
+}
+
+/**
+ * Whether a row read back through an anchor or claim is the basis row, and
+ * what may be written to it: all of it when it still holds the basis cells;
+ * when a person typed into it since (its Key, on one basis row, still says it
+ * is the row), only the updates whose cells still hold what the basis showed,
+ * and no removal. Skips what it leaves out. False when nothing of the write is
+ * left for this row, or it is not the row.
+ */
+function accepts(t: TabState, target: Target, echo: RowEcho, skip: (t: TabState, row: number, reason: SkippedRow['reason']) => void): boolean {
+  if (sameCells(echo.cells, target.cells)) return true
+  if (!target.identifying || keyText(echo.cells, t.keyColumn) !== target.key) return false
+  if (target.remove) {
+    skip(t, target.row, 'changed')
+    target.remove = false
+    target.updates = []
+    return true
+  }
+  const keep = target.updates.filter((u) => writableCells(target.cells, echo.cells, u.values.map((_, i) => u.column + i)))
+  if (keep.length < target.updates.length) skip(t, target.row, 'changed')
+  target.updates = keep
+  return true
 }
 
 /** The Key a row's updates put in the key column, if they set one. */
@@ -457,6 +485,7 @@ function finishingParts(deps: WriteDeps, tabs: readonly TabState[], appended: Wr
     appended[t.write.tab] = { firstRow: start + 1, count: rows.length }
     for (const chunk of appendChunks(t, rows, start, deps.rowFormats(t.write.tab), deps.maxPayloadBytes)) parts.push(chunk)
   }
+  for (const t of tabs) for (const request of reKeyed(t)) parts.push(structuralPart(t, [request]))
   const seen = new Set<string>()
   for (const t of tabs) {
     for (const ref of t.temporaryClaims) t.cleanup.push(anchorFilter(ref))
@@ -468,6 +497,29 @@ function finishingParts(deps: WriteDeps, tabs: readonly TabState[], appended: Wr
     }
   }
   return parts
+}
+
+/**
+ * Anchors whose row the write gave another Key (a pending mark replaced by the
+ * activity's Key, a claim on a row that got its Key): the anchor takes the
+ * new Key as its value, so the next write finds the row by it. A Key the tab
+ * holds elsewhere would make two rows answer to it: that anchor goes instead.
+ */
+function reKeyed(t: TabState): sheets_v4.Schema$Request[] {
+  const out: sheets_v4.Schema$Request[] = []
+  if (t.keyColumn === undefined) return out
+  for (const target of t.targets.values()) {
+    if (!target.anchor || !target.written) continue
+    const key = keySetBy(target.updates, t.keyColumn)
+    if (key === undefined || (target.anchor.metadataKey === ROW_ANCHOR_KEY && target.anchor.value === key)) continue
+    const heldElsewhere = (t.basisKeys.get(key) ?? 0) - (target.key === key ? 1 : 0) > 0
+    if (heldElsewhere) {
+      if (target.anchor.metadataKey === ROW_ANCHOR_KEY) t.cleanup.push(anchorFilter(target.anchor))
+      continue
+    }
+    out.push(renameAnchor(target.anchor, { metadataKey: ROW_ANCHOR_KEY, value: key }))
+  }
+  return out
 }
 
 function structuralPart(tab: TabState, requests: sheets_v4.Schema$Request[], extra: Partial<StructuralPart> = {}): StructuralPart {
@@ -678,6 +730,8 @@ async function writeValues(deps: WriteDeps, tabs: readonly TabState[], skip: (t:
       if (item.ref && !written.has(refId(item.ref))) {
         // The row went between the read-back and the write: nothing was written to it.
         skip(item.tab, item.target.row, 'gone')
+      } else {
+        item.target.written = true
       }
     }
   }
