@@ -6,6 +6,8 @@
  */
 import path from 'node:path'
 import ExcelJS from 'exceljs'
+// Before any workbook is saved: exceljs otherwise changes some text it writes (see the module).
+import './exceljs-text.ts'
 import type { Workbook, Worksheet } from 'exceljs'
 import { TimelineSheetsError } from '../../errors.ts'
 import { basisCells, locateRows, writableCells } from '../../core/row-identity.ts'
