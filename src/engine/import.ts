@@ -324,6 +324,11 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
     const unfinished = sheetWrite.lost.length + marking.unmarked.size + report.skipped.filter((r) => r.tab === target.tabs.activities).length
     if (unfinished > 0) {
       result = 'incomplete'
+      deps.reporter.warn(`Rows changed in the sheet while this import ran were left for the next run`, {
+        lost: sheetWrite.lost.join(' '),
+        unmarked: [...marking.unmarked].join(' '),
+        skipped: report.skipped.map((r) => `${r.row}:${r.reason}`).join(' '),
+      })
       notes.push(`${unfinished} ${unfinished === 1 ? 'row was' : 'rows were'} changed in the sheet while this import ran; ${unfinished === 1 ? 'its' : 'their'} Status was not written. Run again: the next run takes ${unfinished === 1 ? 'it' : 'them'} up.`)
     }
     const message = notes.filter(Boolean).join(' ')

@@ -582,6 +582,20 @@ export function describeSpreadsheetContract(
             expect(byNotes.get(activityRow(1)[NOTES])).toBe('ok')
           })
 
+          it('writes to the row a Key was pasted onto, not to the row that first had it', async () => {
+            await laidOut()
+            // Rows written with their Key column, as the engine writes them (Google anchors them).
+            await sheet.write([{ tab: ACTIVITIES, keyColumn: KEY, appends: [1, 2, 3].map(activityRow) }], await sheet.read([ACTIVITIES]))
+            await manager().editCell(ACTIVITIES, 2, KEY, 'garbled')
+            await manager().editCell(ACTIVITIES, 4, KEY, 'tags-alice/1')
+            const basis = await sheet.read([ACTIVITIES])
+            const report = await sheet.write([{ tab: ACTIVITIES, keyColumn: KEY, updates: [{ row: 4, column: NOTES, values: ['for the row holding the Key now'] }] }], basis)
+            expect(report.skipped).toEqual([])
+            const after = tab(await sheet.read([ACTIVITIES]), ACTIVITIES)
+            expect(after.rows[2]![NOTES]).toBe('for the row holding the Key now')
+            expect(after.rows[0]![NOTES]).toBe(activityRow(1)[NOTES])
+          })
+
           it('finds a row without a Key by its content after a sort', async () => {
             const basis0 = await withRows(2)
             const typed: CellValue[] = ['DOMAIN\\alice', 45300, 0.5, 0.6, null, 'Client, Project', null, 'a new row typed by a manager']

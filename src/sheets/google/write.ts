@@ -153,10 +153,10 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
             target.anchor = ref
             target.echo = echo
           } else if (keyText(echo.cells, t.keyColumn) !== target.key) {
-            // Its Key was pasted over: the row it was is gone.
-            skip(t, target.row, 'gone')
-            target.remove = false
-            target.updates = []
+            // The anchored row no longer holds this Key (pasted over, or pasted onto another row): the anchor
+            // no longer marks the Key's row. It goes, in the same batch that claims the row holding the Key now.
+            target.identifying = false
+            target.unclaim = anchorFilter(ref)
           }
         } else if (rows.length > 0) {
           // This Key's anchor is on two rows, or on a copy of the tab: a write through it would reach them all.
