@@ -2,7 +2,7 @@
  * An activity in the words and local times a manager reads in the sheet, for
  * Status texts that must be acted on ("the server now has …") and for plans.
  */
-import type { Activity } from '../timeline/model.ts'
+import type { Activity } from './activity.ts'
 import { tagsToCells } from './tags.ts'
 import { activityToSheetTimes, serialToLocalDate } from './time.ts'
 

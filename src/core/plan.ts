@@ -19,7 +19,7 @@
  *   unknown, not "deleted on the server": a Base cell alone proves only that
  *   some row somewhere once carried it (a row pasted from another sheet).
  */
-import type { Activity, ActivityInput } from '../timeline/model.ts'
+import type { Activity, ActivityInput } from './activity.ts'
 import { fingerprint } from './fingerprint.ts'
 import { withDuplicatesRefused, type RowNotice, type RowProblem, type ServerActivity, type SheetLine } from './rows.ts'
 

@@ -26,8 +26,8 @@
  *   aside) is ignored. A row with a Key but nothing else is refused: a cleared
  *   row is not a deletion.
  */
-import type { CellUpdate, CellValue } from '../sheets/port.ts'
-import type { Activity, ActivityInput, AllowedTags } from '../timeline/model.ts'
+import type { CellUpdate, CellValue } from './sheet.ts'
+import type { Activity, ActivityInput, AllowedTags } from './activity.ts'
 import { ACTIVITY_COLUMN, type ActivityColumn, type HeaderLayout } from './columns.ts'
 import {
   cellText,

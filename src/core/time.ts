@@ -518,3 +518,10 @@ export function chunkWindows(timeZone: string, fromDate: LocalDate, days: number
   }
   return windows
 }
+
+/** A local date `days` later (or earlier). */
+export function addDays(date: LocalDate, days: number): LocalDate {
+  const d = new Date(`${date}T00:00:00Z`)
+  d.setUTCDate(d.getUTCDate() + days)
+  return d.toISOString().slice(0, 10)
+}

@@ -1,5 +1,5 @@
 /** What every engine run (export, import, undo) is handed: the two adapters, where state lives, how to report. */
-import type { Reporter } from '../cli/reporter.ts'
+import type { Reporter } from './reporter.ts'
 import type { RequestCounts, Spreadsheet } from '../sheets/port.ts'
 import type { TimelineClient } from '../timeline/client.ts'
 

@@ -7,10 +7,10 @@ import { ConcurrencyError, TimelineSheetsError } from '../errors.ts'
 import type { Journal } from '../state/journal.ts'
 import type { TimelineClient } from '../timeline/client.ts'
 import type { Activity, ActivityInput, TimelineInfo } from '../timeline/model.ts'
-import type { Reporter } from '../cli/reporter.ts'
+import type { Reporter } from './reporter.ts'
 import { crashPoint } from './crash-points.ts'
-import { readRanged } from './import-plan.ts'
-import type { ServerWrite, WriteOutcome } from './import.ts'
+import { readRanged } from './server-reads.ts'
+import type { ServerWrite, WriteOutcome } from '../core/server-writes.ts'
 
 interface ApplyContext {
   timeZone: string

@@ -11,7 +11,7 @@ import type { CellValue, Snapshot, TabWrite } from '../sheets/port.ts'
 import type { TimelineClient } from '../timeline/client.ts'
 import type { Activity, TimelineInfo } from '../timeline/model.ts'
 import type { ExportWindow } from './server-reads.ts'
-import { isEmptyWrite, rewriteTab } from './sheet-writes.ts'
+import { isEmptyWrite, rewriteTab } from '../core/sheet-writes.ts'
 
 export interface OtherTimelinesResult {
   writes: TabWrite[]

@@ -1,7 +1,7 @@
 /** One Sync log row per run: when, which run, what it did, and what needs a person. */
-import { SYNC_LOG_COLUMN } from '../core/columns.ts'
-import { wallSecondsAt, wallSecondsToSerial } from '../core/time.ts'
-import type { CellValue } from '../sheets/port.ts'
+import { SYNC_LOG_COLUMN } from './columns.ts'
+import { wallSecondsAt, wallSecondsToSerial } from './time.ts'
+import type { CellValue } from './sheet.ts'
 
 export interface RunCounts {
   created: number
