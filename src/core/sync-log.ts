@@ -40,3 +40,8 @@ export function syncLogRow(entry: SyncLogEntry): CellValue[] {
   }
   return Object.values(c).map((name) => cells[name] ?? null)
 }
+
+/** The counts of a run in a line, for the run history. */
+export function summaryLine(counts: RunCounts): string {
+  return `created ${counts.created}, updated ${counts.updated}, deleted ${counts.deleted}, conflicts ${counts.conflicts}, invalid ${counts.invalid}`
+}

@@ -9,16 +9,8 @@ import { addDays, chunkWindows, type LocalDate, type TimeWindow } from '../core/
 import type { TimelineClient } from '../timeline/client.ts'
 import type { Activity, TimelineInfo } from '../timeline/model.ts'
 import type { TimelineCursor } from '../state/target-state.ts'
+import type { ExportWindow } from '../core/export-plan.ts'
 
-export interface ExportWindow {
-  timeZone: string
-  /** First local day of the window. */
-  fromDate: LocalDate
-  days: number
-  /** `[from, to)` with explicit offsets. */
-  window: TimeWindow
-  lookBackDays: number
-}
 
 export type TimelineChanges =
   | {
