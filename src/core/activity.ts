@@ -40,3 +40,8 @@ export interface AllowedTagsGroup {
   appliesTo: string[]
   combinations: string[]
 }
+
+/** An activity's values as a create or an update sends them (a copy). */
+export function toInput(activity: Pick<Activity, 'tags' | 'notes' | 'start' | 'duration'>): ActivityInput {
+  return { tags: [...activity.tags], notes: activity.notes, start: activity.start, duration: activity.duration }
+}

@@ -1,6 +1,7 @@
 /** What an import reads and plans over: the rows that ask for something, the weeks around them, the lines the planner sees, and what an interrupted run already created. */
 import { ACTIVITY_COLUMN as C, type HeaderLayout } from './columns.ts'
-import { fingerprintOf, type Decision } from './plan.ts'
+import { fingerprintOf } from './fingerprint.ts'
+import { type Decision } from './plan.ts'
 import { activityKey, duplicateKeyProblem, parseActivityKey, parseRow, type KnownUser, type RowContext, type ServerActivity, type SheetLine } from './rows.ts'
 import { cellText, readDateCell } from './cells.ts'
 import { addDays, chunkWindows, localDateOf, parseOffsetInstant, serialToLocalDate, type TimeWindow } from './time.ts'

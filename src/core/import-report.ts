@@ -1,6 +1,6 @@
 /** How an import's plan and outcome are shown: the plan view, the counts, the guard error. */
-import type { ActivityInput } from './activity.ts'
 import type { TagsPlan } from './allowed-tags-plan.ts'
+import { describeInput } from './describe.ts'
 import type { GuardFailure } from './guards.ts'
 import type { Decision } from './plan.ts'
 import type { ServerActivity } from './rows.ts'
@@ -42,13 +42,13 @@ export function planView(
   const writes: PlannedWrite[] = []
   const serverSide = (key: string) => {
     const s = server.get(key)
-    return s ? { user: s.user, what: describe(s.activity) } : { user: '', what: `activity ${key}` }
+    return s ? { user: s.user, what: describeInput(s.activity) } : { user: '', what: `activity ${key}` }
   }
   for (const d of decisions) {
     if (d.kind === 'import-post') {
-      writes.push({ kind: 'create', user: d.user, rowNumber: d.rowNumber, key: undefined, what: adoptions.has(d.rowNumber) ? `${describe(d.input)} (already created by an interrupted run: only its Key is written back)` : describe(d.input) })
+      writes.push({ kind: 'create', user: d.user, rowNumber: d.rowNumber, key: undefined, what: adoptions.has(d.rowNumber) ? `${describeInput(d.input)} (already created by an interrupted run: only its Key is written back)` : describeInput(d.input) })
     } else if (d.kind === 'import-put') {
-      writes.push({ kind: 'update', user: d.user, rowNumber: d.rowNumber, key: d.key, what: describe(d.input) })
+      writes.push({ kind: 'update', user: d.user, rowNumber: d.rowNumber, key: d.key, what: describeInput(d.input) })
     } else if (d.kind === 'import-delete') {
       const s = serverSide(d.key)
       writes.push({ kind: 'delete', user: s.user, rowNumber: d.rowNumber, key: d.key, what: `${s.what} (Delete ticked)` })
@@ -70,11 +70,6 @@ export function planView(
   }
 }
 
-export function describe(input: ActivityInput): string {
-  const hours = Math.floor(input.duration / 3600)
-  const minutes = Math.round((input.duration % 3600) / 60)
-  return `${input.start.replace('T', ' ').slice(0, 16)} ${hours}:${String(minutes).padStart(2, '0')} ${input.tags.join(', ')}`
-}
 
 
 export function countOutcomes(outcomes: WriteOutcome[], decisions: Decision[], recovered: number): ImportCounts {

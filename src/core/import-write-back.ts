@@ -8,7 +8,8 @@
  * written, and the next import sends the newer edit.
  */
 import { ACTIVITY_COLUMN as C, type HeaderLayout } from './columns.ts'
-import { fingerprintOf, type Decision } from './plan.ts'
+import { fingerprintOf } from './fingerprint.ts'
+import { type Decision } from './plan.ts'
 import { keyText, locateRows, sameCells } from './row-identity.ts'
 import { activityKey, activityToCells, cellsToRestore, cellUpdatesFor, type RowNotice, type ServerActivity } from './rows.ts'
 import type { CellUpdate, CellValue, TabData, TabWrite } from './sheet.ts'

@@ -20,7 +20,9 @@
  *   some row somewhere once carried it (a row pasted from another sheet).
  */
 import type { Activity, ActivityInput } from './activity.ts'
-import { fingerprint } from './fingerprint.ts'
+import { fingerprintOf } from './fingerprint.ts'
+
+export { fingerprintOf } from './fingerprint.ts'
 import { withDuplicatesRefused, type RowNotice, type RowProblem, type ServerActivity, type SheetLine } from './rows.ts'
 
 /** How one side stands against base. */
@@ -268,10 +270,6 @@ function withNotices(notices: RowNotice[] | undefined): { notices?: RowNotice[] 
 }
 
 /** The fingerprint of a server activity as the sheet would carry it. */
-export function fingerprintOf(s: ServerActivity): string {
-  const a = s.activity
-  return fingerprint({ user: s.user, start: a.start, duration: a.duration, tags: a.tags, notes: a.notes })
-}
 
 function detectServer(baseFp: string | undefined, now: string | undefined): SideChange {
   if (now === undefined) return baseFp === undefined ? 'missing' : 'deleted'

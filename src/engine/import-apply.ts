@@ -1,12 +1,13 @@
 /** Server writes of an import: journaled before and after, per timeline in order, re-decided after a concurrency rejection. */
 import { withServerVersion } from '../core/describe.ts'
-import { fingerprintOf } from '../core/plan.ts'
+import { toInput } from '../core/activity.ts'
+import { fingerprintOf } from '../core/fingerprint.ts'
 import { activityKey, type ServerActivity } from '../core/rows.ts'
 import type { TimeWindow } from '../core/time.ts'
 import { ConcurrencyError, TimelineSheetsError } from '../errors.ts'
 import type { Journal } from '../state/journal.ts'
 import type { TimelineClient } from '../timeline/client.ts'
-import type { Activity, ActivityInput, TimelineInfo } from '../timeline/model.ts'
+import type { TimelineInfo } from '../timeline/model.ts'
 import type { Reporter } from './reporter.ts'
 import { crashPoint } from './crash-points.ts'
 import { readRanged } from './server-reads.ts'
@@ -102,7 +103,7 @@ async function applyOne(w: ServerWrite, timeline: TimelineInfo | undefined, ctx:
   const before = 'key' in w ? ctx.server.get(w.key) : undefined
   switch (w.kind) {
     case 'import-post': {
-      const id = await ctx.journal.intend({ op: 'post', timelineKey: w.timelineKey, user: w.user, fingerprint: w.fingerprint, input: plain(w.input), ...(w.pending ? { pending: w.pending } : {}) })
+      const id = await ctx.journal.intend({ op: 'post', timelineKey: w.timelineKey, user: w.user, fingerprint: w.fingerprint, input: toInput(w.input), ...(w.pending ? { pending: w.pending } : {}) })
       crashPoint('import:before-post')
       const result = await ctx.client.createActivity(ref, w.input)
       crashPoint('import:after-post')
@@ -114,7 +115,7 @@ async function applyOne(w: ServerWrite, timeline: TimelineInfo | undefined, ctx:
     }
     case 'import-put': {
       const id = await ctx.journal.intend({
-        op: 'put', timelineKey: w.timelineKey, entityId: w.entityId, user: w.user, fingerprint: w.fingerprint, input: plain(w.input),
+        op: 'put', timelineKey: w.timelineKey, entityId: w.entityId, user: w.user, fingerprint: w.fingerprint, input: toInput(w.input),
         ...(before ? { before: toInput(before.activity), beforeFingerprint: fingerprintOf(before) } : {}),
       })
       crashPoint('import:before-put')
@@ -151,10 +152,4 @@ export function failure(w: ServerWrite, error: unknown): WriteOutcome {
   return { decision: w, status: 'failed', message: `Not saved: ${message}` }
 }
 
-export function plain(input: ActivityInput): ActivityInput {
-  return { tags: [...input.tags], notes: input.notes, start: input.start, duration: input.duration }
-}
 
-export function toInput(a: Activity): ActivityInput {
-  return plain({ tags: a.tags, notes: a.notes, start: a.start, duration: a.duration })
-}
