@@ -25,13 +25,14 @@ import { summaryLine, syncLogRow, type RunCounts } from '../core/sync-log.ts'
 import { localDateOf } from '../core/time.ts'
 import { TimelineSheetsError } from '../errors.ts'
 import type { TabWrite } from '../sheets/port.ts'
-import { acquireLock, type Lock } from '../state/lock.ts'
-import { loadState, saveState, stateLocation } from '../state/target-state.ts'
 import type { AllowedTags } from '../timeline/model.ts'
 import type { TargetConfig } from '../config/schema.ts'
 import { readTimelineChanges, type TimelineChanges } from './server-reads.ts'
 import { crashPoint } from './crash-points.ts'
-import { requestMeter, type EngineDeps } from './deps.ts'
+import type { EngineDeps } from './deps.ts'
+import { withRun, type RunFrame } from './run.ts'
+
+export { newRunId } from './run.ts'
 import { otherTimelineWrites } from '../core/other-timelines.ts'
 import { readOtherTimelines } from './other-timelines.ts'
 
@@ -71,20 +72,13 @@ export interface ExportSummary {
 }
 
 export async function runExport(target: TargetConfig, deps: ExportDeps, options: ExportOptions = {}): Promise<ExportSummary> {
-  const now = deps.now ?? (() => new Date())
-  const startedAt = now()
-  const sheetsRequests = requestMeter(deps.spreadsheet)
-  const runId = deps.runId ?? newRunId(startedAt)
-  const location = stateLocation(deps.stateDir, target.name)
-  const lock: Lock | undefined = options.dryRun || deps.lockHeld ? undefined : await acquireLock(location.lockFile, { command: 'export' })
-  try {
-    if (lock?.tookOver) deps.reporter.warn(`Took over a stale lock left by pid ${lock.tookOver.pid} (${lock.tookOver.command}).`)
-    const loaded = await loadState(location, target.name)
-    if (loaded.recoveredFrom) deps.reporter.warn(`State recovered from ${loaded.recoveredFrom} after an interrupted save.`)
-    const state = loaded.state
-    if (state.backendHints) deps.spreadsheet.importHints?.(state.backendHints)
-    let full = Boolean(options.full) || loaded.fresh
-    if (loaded.fresh) deps.reporter.info('No state for this target yet: reading the whole window and reconciling by Key.')
+  return withRun(target, deps, { command: 'export', dryRun: Boolean(options.dryRun) }, (frame) => exportInFrame(target, deps, options, frame))
+}
+
+async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: ExportOptions, frame: RunFrame): Promise<ExportSummary> {
+    const { runId, startedAt, state } = frame
+    let full = Boolean(options.full) || frame.fresh
+    if (frame.fresh) deps.reporter.info('No state for this target yet: reading the whole window and reconciling by Key.')
 
     const window = exportWindow(target, startedAt)
     const warnings: string[] = []
@@ -204,7 +198,7 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
       crashPoint('export:before-sheet-write')
       const report = await deps.spreadsheet.write(meaningful, snapshot)
       crashPoint('export:after-sheet-write')
-      await lock?.refresh()
+      await frame.keepLock()
       const skipped = report.skipped.filter((row) => row.tab === target.tabs.activities)
       if (skipped.length > 0) {
         // Rows a person changed while this run wrote: nothing landed there, so their base stays as it was
@@ -224,9 +218,7 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
       }
       state.layoutHash = layoutHash
       if (allowed.fingerprint) state.allowedTagsFingerprint = allowed.fingerprint
-      state.runs.push({ runId, command: 'export', startedAt: startedAt.toISOString(), finishedAt: now().toISOString(), result, summary: summaryLine(counts) })
-      state.backendHints = deps.spreadsheet.exportHints?.() ?? state.backendHints
-      await saveState(location, state)
+      await frame.save(result, summaryLine(counts))
       crashPoint('export:after-state-save')
     }
 
@@ -246,15 +238,12 @@ export async function runExport(target: TargetConfig, deps: ExportDeps, options:
       counts,
       allowedTags: allowed.outcome,
       layoutChanged,
-      sheetsRequests: sheetsRequests(),
+      sheetsRequests: frame.sheetsRequests(),
       warnings,
       attention: decisions
         .filter((d) => d.kind === 'conflict' || d.kind === 'invalid')
         .map((d) => ({ rowNumber: 'rowNumber' in d ? d.rowNumber : undefined, key: d.key, reason: d.reason })),
     }
-  } finally {
-    await lock?.release()
-  }
 }
 
 async function readServerAllowedTags(deps: ExportDeps, warnings: string[]): Promise<AllowedTags | undefined> {
@@ -269,7 +258,3 @@ async function readServerAllowedTags(deps: ExportDeps, warnings: string[]): Prom
   }
 }
 
-export function newRunId(at: Date): string {
-  const stamp = at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
-  return `${stamp}-${Math.random().toString(36).slice(2, 6)}`
-}

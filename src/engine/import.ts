@@ -15,16 +15,14 @@ import { localDateOf, type TimeWindow } from '../core/time.ts'
 import { TimelineSheetsError } from '../errors.ts'
 import type { CellUpdate, Snapshot, Spreadsheet, TabData, TabWrite } from '../sheets/port.ts'
 import { closeJournal, openJournal, unfinishedJournals } from '../state/journal.ts'
-import { acquireLock, type Lock } from '../state/lock.ts'
-import { loadState, saveState, stateLocation } from '../state/target-state.ts'
 import type { AllowedTags } from '../timeline/model.ts'
 import type { TargetConfig } from '../config/schema.ts'
 import { crashPoint } from './crash-points.ts'
-import { requestMeter, type EngineDeps } from './deps.ts'
+import type { EngineDeps } from './deps.ts'
+import { withRun, type RunFrame } from './run.ts'
 import { exportWindow, tabSpecs } from '../core/export-plan.ts'
-import { newRunId } from './export.ts'
 import { isEmptyWrite } from '../core/sheet-writes.ts'
-import { syncLogRow } from '../core/sync-log.ts'
+import { summaryLine, syncLogRow } from '../core/sync-log.ts'
 import { adoptInterrupted, findCandidates, planLines, readRanges, restOfWindow } from '../core/import-plan.ts'
 import { readRanged } from './server-reads.ts'
 import { planAllowedTags } from '../core/allowed-tags-plan.ts'
@@ -116,15 +114,12 @@ export interface ImportSummary {
 
 
 export async function runImport(target: TargetConfig, deps: ImportDeps, options: ImportOptions = {}): Promise<ImportSummary> {
-  const now = deps.now ?? (() => new Date())
-  const startedAt = now()
-  const sheetsRequests = requestMeter(deps.spreadsheet)
-  const runId = deps.runId ?? newRunId(startedAt)
-  const location = stateLocation(deps.stateDir, target.name)
-  const lock: Lock | undefined = options.dryRun || deps.lockHeld ? undefined : await acquireLock(location.lockFile, { command: 'import' })
-  try {
-    const { state, fresh: neverRun } = await loadState(location, target.name)
-    if (state.backendHints) deps.spreadsheet.importHints?.(state.backendHints)
+  return withRun(target, deps, { command: 'import', dryRun: Boolean(options.dryRun) }, (frame) => importInFrame(target, deps, options, frame))
+}
+
+async function importInFrame(target: TargetConfig, deps: ImportDeps, options: ImportOptions, frame: RunFrame): Promise<ImportSummary> {
+    const { runId, startedAt, now, location, state, fresh: neverRun } = frame
+    const sheetsRequests = () => frame.sheetsRequests()
     const interrupted = await unfinishedJournals(location.journalFolder)
     if (interrupted.length) deps.reporter.info(`Finishing ${interrupted.length} interrupted run(s) first: ${interrupted.map((r) => r.runId).join(', ')}`)
 
@@ -321,9 +316,7 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
       if (fp === null) delete state.base[key]
       else state.base[key] = fp
     }
-    state.runs.push({ runId, command: 'import', startedAt: startedAt.toISOString(), finishedAt: now().toISOString(), result, summary: `created ${counts.created}, updated ${counts.updated}, deleted ${counts.deleted}, conflicts ${counts.conflicts}, invalid ${counts.invalid}` })
-    state.backendHints = deps.spreadsheet.exportHints?.() ?? state.backendHints
-    await saveState(location, state)
+    await frame.save(result, summaryLine(counts))
     crashPoint('import:after-state-save')
     await journal.end(result)
     crashPoint('import:after-journal-end')
@@ -350,7 +343,4 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
         sheetsRequests: sheetsRequests(),
       }
     }
-  } finally {
-    await lock?.release()
-  }
 }

@@ -9,24 +9,22 @@
  * The plan itself is the core's (src/core/undo-plan.ts).
  */
 import { access, readdir } from 'node:fs/promises'
-import { fingerprintOf } from '../core/fingerprint.ts'
-import { toInput } from '../core/activity.ts'
+import type { ActivityInput } from '../core/activity.ts'
 import { describeInput } from '../core/describe.ts'
-import { planUndo, startDatesOf, undoReadRanges, type UndoItem, type UndoWriteItem } from '../core/undo-plan.ts'
 import { activityKey, type ServerActivity } from '../core/rows.ts'
-import type { TimeWindow } from '../core/time.ts'
-import { ConcurrencyError, TimelineSheetsError } from '../errors.ts'
-import { closeJournal, journalFile, openJournal, readJournal, unfinishedJournals, type Journal, type JournalRun } from '../state/journal.ts'
-import { acquireLock, type Lock } from '../state/lock.ts'
-import { loadState, saveState, stateLocation } from '../state/target-state.ts'
-import type { TimelineClient } from '../timeline/client.ts'
-import type { Activity, TimelineInfo } from '../timeline/model.ts'
-import type { TargetConfig } from '../config/schema.ts'
-import { runExport, newRunId, type ExportSummary } from './export.ts'
-import { crashPoint } from './crash-points.ts'
-import type { EngineDeps } from './deps.ts'
 import { isEmptyWrite } from '../core/sheet-writes.ts'
 import { syncLogRow } from '../core/sync-log.ts'
+import type { TimeWindow } from '../core/time.ts'
+import { planUndo, startDatesOf, undoReadRanges, type UndoItem, type UndoWriteItem } from '../core/undo-plan.ts'
+import { TimelineSheetsError } from '../errors.ts'
+import { closeJournal, journalFile, openJournal, readJournal, unfinishedJournals, type JournalRun } from '../state/journal.ts'
+import { stateLocation } from '../state/target-state.ts'
+import type { TargetConfig } from '../config/schema.ts'
+import type { EngineDeps } from './deps.ts'
+import { runExport, type ExportSummary } from './export.ts'
+import { withRun, type RunFrame } from './run.ts'
+import { readRanged } from './server-reads.ts'
+import { sendJournaled, writeTimeline, type CrashPoints, type JournaledWrite } from './server-writer.ts'
 
 
 export interface UndoDeps extends Omit<EngineDeps, 'lockHeld'> {
@@ -69,7 +67,6 @@ export interface UndoSummary {
 }
 
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
-const MAX_REPLAN_ROUNDS = 3
 
 /** The newest runs that left a journal in this target's folder, newest first. */
 export async function recentRuns(stateDir: string, target: string, limit = 10): Promise<{ runId: string; command: string; ended: boolean }[]> {
@@ -114,15 +111,12 @@ export async function unknownRunError(stateDir: string, target: string, runId: s
 
 /** Reverts one run's server writes for a target, then (by default) exports so the sheet shows the result. */
 export async function runUndo(target: TargetConfig, undoRunId: string, deps: UndoDeps, options: UndoOptions = {}): Promise<UndoSummary> {
-  const now = deps.now ?? (() => new Date())
-  const startedAt = now()
-  const runId = deps.runId ?? newRunId(startedAt)
-  const location = stateLocation(deps.stateDir, target.name)
   if (!(await hasJournal(deps.stateDir, target.name, undoRunId))) throw await unknownRunError(deps.stateDir, target.name, undoRunId)
+  return withRun(target, deps, { command: 'undo', dryRun: Boolean(options.dryRun) }, (frame) => undoInFrame(target, undoRunId, deps, options, frame))
+}
 
-  const lock: Lock | undefined = options.dryRun ? undefined : await acquireLock(location.lockFile, { command: 'undo' })
-  try {
-    if (lock?.tookOver) deps.reporter.warn(`Took over a stale lock left by pid ${lock.tookOver.pid} (${lock.tookOver.command}).`)
+async function undoInFrame(target: TargetConfig, undoRunId: string, deps: UndoDeps, options: UndoOptions, frame: RunFrame): Promise<UndoSummary> {
+    const { runId, startedAt, now, location } = frame
     const run = await readJournal(journalFile(location.journalFolder, undoRunId))
     if (!run.ended) deps.reporter.warn(`The run ${undoRunId} did not finish (it was killed or is being finished by the next import); writes without an answer are left for a person.`)
 
@@ -138,7 +132,7 @@ export async function runUndo(target: TargetConfig, undoRunId: string, deps: Und
       owners.set(timelineKey, timeline.ownerUsername)
       const ranges = undoReadRanges(target.timeZone, dates)
       rangesByTimeline.set(timelineKey, ranges)
-      for (const s of await readTimeline(deps.client, timeline, ranges)) server.set(activityKey(timelineKey, s.activity.entityId), s)
+      for (const a of await readRanged(deps.client, timeline, ranges)) server.set(activityKey(timelineKey, a.entityId), { activity: a, user: timeline.ownerUsername })
     }
 
     let items = planUndo({ run, server, owners })
@@ -152,40 +146,34 @@ export async function runUndo(target: TargetConfig, undoRunId: string, deps: Und
     const journal = await openJournal(location.journalFolder, runId, 'undo', now, { undoes: undoRunId })
     const failures: UndoSummary['failures'] = []
     const done: UndoWriteItem[] = []
-    /** The latest plan of each timeline (a concurrency rejection re-plans one timeline). */
+    /** The latest plan of each timeline (a concurrency rejection plans one timeline again). */
     const latest = new Map<string | undefined, UndoItem[]>()
     for (const i of items) latest.set(i.timelineKey, [...(latest.get(i.timelineKey) ?? []), i])
-    let total = writes.length
     let count = 0
     for (const timelineKey of new Set(writes.map((w) => w.timelineKey))) {
       const timeline = timelineByKey.get(timelineKey)!
-      let pending = (latest.get(timelineKey) ?? []).filter(isWrite)
-      for (let round = 0; pending.length > 0; round++) {
-        let replan = false
-        for (const item of pending) {
-          try {
-            crashPoint('undo:before-write')
-            await applyItem(item, timeline, deps.client, journal)
-            done.push(item)
-          } catch (error) {
-            if (error instanceof ConcurrencyError && round < MAX_REPLAN_ROUNDS) {
-              replan = true
-              break
-            }
-            failures.push({ key: itemKey(item), what: itemWhat(item), reason: errorText(error) })
-          }
-          deps.reporter.progress('Undoing on the server', ++count, total)
-        }
-        if (!replan) break
-        // Someone else wrote to this timeline meanwhile: read it again and decide what is left afresh.
-        deps.reporter.info(`The timeline of ${timeline.ownerUsername} changed during the undo; re-reading it.`)
-        for (const key of [...server.keys()]) if (key.startsWith(`${timelineKey}/`)) server.delete(key)
-        for (const s of await readTimeline(deps.client, timeline, rangesByTimeline.get(timelineKey)!)) server.set(activityKey(timelineKey, s.activity.entityId), s)
-        const fresh = planUndo({ run, server, owners }).filter((i) => i.timelineKey === timelineKey)
-        latest.set(timelineKey, fresh)
-        pending = fresh.filter(isWrite)
-        total = count + pending.length
-      }
+      await writeTimeline<UndoWriteItem, void>((latest.get(timelineKey) ?? []).filter(isWrite), {
+        timeline,
+        ranges: rangesByTimeline.get(timelineKey)!,
+        client: deps.client,
+        reporter: deps.reporter,
+        send: async (item) => {
+          await sendJournaled(undoWrite(item), timeline, deps.client, journal, UNDO_CRASH_POINTS)
+          done.push(item)
+        },
+        failed: (item, error) => {
+          failures.push({ key: itemKey(item), what: itemWhat(item), reason: errorText(error) })
+        },
+        // Someone else wrote to this timeline meanwhile: decide afresh, from the run's journal, what is left.
+        redecide: (_rest, fresh) => {
+          for (const key of [...server.keys()]) if (key.startsWith(`${timelineKey}/`)) server.delete(key)
+          for (const [key, s] of fresh) server.set(key, s)
+          const planned = planUndo({ run, server, owners }).filter((i) => i.timelineKey === timelineKey)
+          latest.set(timelineKey, planned)
+          return { retry: planned.filter(isWrite), settled: [] }
+        },
+        onSent: () => deps.reporter.progress('Undoing on the server', ++count, writes.length),
+      })
     }
     deps.reporter.endProgress()
     // What happened: the writes made, and each timeline's latest word on the rest (minus what this run itself settled).
@@ -207,9 +195,7 @@ export async function runUndo(target: TargetConfig, undoRunId: string, deps: Und
       }
       if (!isEmptyWrite(write)) await deps.spreadsheet.write([write], logSnapshot)
     }
-    const { state } = await loadState(location, target.name)
-    state.runs.push({ runId, command: 'undo', startedAt: startedAt.toISOString(), finishedAt: now().toISOString(), result, summary: message })
-    await saveState(location, state)
+    await frame.save(result, message)
     await journal.end(result, `undo of ${undoRunId}`)
     for (const earlier of interrupted) await closeJournal(earlier.file, `finished by ${runId}`, now())
 
@@ -238,8 +224,20 @@ export async function runUndo(target: TargetConfig, undoRunId: string, deps: Und
         spreadsheet: deps.spreadsheet.describe(),
       }
     }
-  } finally {
-    await lock?.release()
+}
+
+const UNDO_CRASH_POINTS: CrashPoints = { before: 'undo:before-write', after: 'undo:after-write', recorded: 'undo:after-write-recorded' }
+
+/** An undo item as the journaled write it is; the activity as read now is what the journal keeps as `before`. */
+function undoWrite(item: UndoWriteItem): JournaledWrite {
+  const current = (entityId: number, input: ActivityInput): ServerActivity => ({ activity: { ...input, timelineKey: item.timelineKey, entityId, isActive: undefined }, user: item.user })
+  switch (item.kind) {
+    case 'delete':
+      return { op: 'delete', timelineKey: item.timelineKey, entityId: item.entityId, user: item.user, before: current(item.entityId, item.current) }
+    case 'restore':
+      return { op: 'put', timelineKey: item.timelineKey, entityId: item.entityId, user: item.user, input: item.input, fingerprint: item.fingerprint, before: current(item.entityId, item.current) }
+    case 'recreate':
+      return { op: 'post', timelineKey: item.timelineKey, user: item.user, input: item.input, fingerprint: item.fingerprint }
   }
 }
 
@@ -263,52 +261,7 @@ function countOf(items: UndoItem[], done: UndoWriteItem[], failures: UndoSummary
   }
 }
 
-async function readTimeline(client: TimelineClient, timeline: TimelineInfo, ranges: TimeWindow[]): Promise<ServerActivity[]> {
-  const byId = new Map<number, Activity>()
-  let first: { lastChangeId: string | undefined } | undefined
-  for (const range of ranges) {
-    const read = await client.readActivities(timeline, range)
-    first ??= { lastChangeId: read.timeline.lastChangeId }
-    for (const a of read.activities) byId.set(a.entityId, a)
-  }
-  // Writes must prove they saw the state of the FIRST read: a change between chunks comes back as a concurrency rejection.
-  if (first) client.setLastChangeId(timeline.timelineKey, first.lastChangeId)
-  return [...byId.values()].map((activity) => ({ activity, user: timeline.ownerUsername }))
-}
 
-async function applyItem(item: UndoWriteItem, timeline: TimelineInfo, client: TimelineClient, journal: Journal): Promise<void> {
-  switch (item.kind) {
-    case 'delete': {
-      const id = await journal.intend({ op: 'delete', timelineKey: item.timelineKey, entityId: item.entityId, user: item.user, before: item.current, beforeFingerprint: item.currentFingerprint })
-      try {
-        await client.deleteActivity(timeline, item.entityId)
-      } catch (error) {
-        // Already gone (a repeat after a lost answer): the wish is fulfilled.
-        if (!(error instanceof TimelineSheetsError && error.code === 'TS_NOT_FOUND')) throw error
-      }
-      crashPoint('undo:after-write')
-      await journal.done(id, { entityId: item.entityId })
-      return
-    }
-    case 'restore': {
-      const id = await journal.intend({
-        op: 'put', timelineKey: item.timelineKey, entityId: item.entityId, user: item.user, fingerprint: item.fingerprint, input: item.input,
-        before: item.current, beforeFingerprint: item.currentFingerprint,
-      })
-      const activity = (await client.updateActivity(timeline, item.entityId, item.input)).activity!
-      crashPoint('undo:after-write')
-      await journal.done(id, { entityId: activity.entityId, fingerprint: fingerprintOf({ activity, user: item.user }), after: toInput(activity) })
-      return
-    }
-    case 'recreate': {
-      const id = await journal.intend({ op: 'post', timelineKey: item.timelineKey, user: item.user, fingerprint: item.fingerprint, input: item.input })
-      const activity = (await client.createActivity(timeline, item.input)).activity!
-      crashPoint('undo:after-write')
-      await journal.done(id, { entityId: activity.entityId, fingerprint: fingerprintOf({ activity, user: item.user }), after: toInput(activity) })
-      return
-    }
-  }
-}
 
 function itemKey(item: UndoWriteItem): string {
   return activityKey(item.timelineKey, item.kind === 'recreate' ? item.formerEntityId : item.entityId)
