@@ -33,16 +33,31 @@ export interface FrameOptions {
   dryRun?: boolean
 }
 
-/** Runs `body` inside the frame: lock taken (unless the caller holds it, or a dry run), state loaded, lock released. */
+/**
+ * Runs `body` holding the target's lock (unless the caller holds it, or on a dry run), saying so when a
+ * stale lock was taken over; releases it however `body` ends.
+ */
+export async function withTargetLock<T>(target: TargetConfig, deps: EngineDeps, options: FrameOptions, body: (keepLock: () => Promise<void>) => Promise<T>): Promise<T> {
+  const location = stateLocation(deps.stateDir, target.name)
+  const lock: Lock | undefined = options.dryRun || deps.lockHeld ? undefined : await acquireLock(location.lockFile, { command: options.command })
+  try {
+    if (lock?.tookOver) deps.reporter.warn(`Took over a stale lock left by pid ${lock.tookOver.pid} (${lock.tookOver.command}).`)
+    return await body(async () => {
+      await lock?.refresh()
+    })
+  } finally {
+    await lock?.release()
+  }
+}
+
+/** Runs `body` inside the frame: the target's lock held, its state loaded, the lock released at the end. */
 export async function withRun<T>(target: TargetConfig, deps: EngineDeps, options: FrameOptions, body: (frame: RunFrame) => Promise<T>): Promise<T> {
   const now = deps.now ?? (() => new Date())
   const startedAt = now()
   const start = deps.spreadsheet.requestCounts()
   const runId = deps.runId ?? newRunId(startedAt)
   const location = stateLocation(deps.stateDir, target.name)
-  const lock: Lock | undefined = options.dryRun || deps.lockHeld ? undefined : await acquireLock(location.lockFile, { command: options.command })
-  try {
-    if (lock?.tookOver) deps.reporter.warn(`Took over a stale lock left by pid ${lock.tookOver.pid} (${lock.tookOver.command}).`)
+  return withTargetLock(target, deps, options, async (keepLock) => {
     const loaded = await loadState(location, target.name)
     if (loaded.recoveredFrom) deps.reporter.warn(`State recovered from ${loaded.recoveredFrom} after an interrupted save.`)
     const state = loaded.state
@@ -58,19 +73,15 @@ export async function withRun<T>(target: TargetConfig, deps: EngineDeps, options
         const counts = deps.spreadsheet.requestCounts()
         return { reads: counts.reads - start.reads, writes: counts.writes - start.writes }
       },
-      keepLock: async () => {
-        await lock?.refresh()
-      },
+      keepLock,
       async save(result, summary) {
         state.runs.push({ runId, command: options.command, startedAt: startedAt.toISOString(), finishedAt: now().toISOString(), result, summary })
         state.backendHints = deps.spreadsheet.exportHints?.() ?? state.backendHints
         await saveState(location, state)
       },
     }
-    return await body(frame)
-  } finally {
-    await lock?.release()
-  }
+    return body(frame)
+  })
 }
 
 /** `20261110T110000Z-k3f9`: when the run started, and a few random characters so two runs never share one. */
