@@ -9,7 +9,7 @@ import { appendFile, mkdir, open, readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
 import { TimelineSheetsError } from '../errors.ts'
-import { fileAccessError, withFileAccess } from '../file-access.ts'
+import { fileAccessError, withFileAccess } from './file-access.ts'
 
 const activityInput = z.object({
   tags: z.array(z.string()),

@@ -16,7 +16,7 @@ import { CodeChallengeMethod, OAuth2Client, type OAuth2ClientOptions } from 'goo
 import { importPKCS8, SignJWT } from 'jose'
 import { z } from 'zod'
 import { HttpError, TimelineSheetsError } from '../../errors.ts'
-import { fileAccessError } from '../../file-access.ts'
+import { fileAccessError } from '../../state/file-access.ts'
 import { asFetch, createTransport, type Transport } from '../../http/transport.ts'
 
 /** The only scope timeline-sheets asks for. */
