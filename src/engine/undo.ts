@@ -8,7 +8,6 @@
  *
  * The plan itself is the core's (src/core/undo-plan.ts).
  */
-import { access, readdir } from 'node:fs/promises'
 import type { ActivityInput } from '../core/activity.ts'
 import { describeInput } from '../core/describe.ts'
 import { activityKey, type ServerActivity } from '../core/rows.ts'
@@ -17,7 +16,7 @@ import { syncLogRow } from '../core/sync-log.ts'
 import type { TimeWindow } from '../core/time.ts'
 import { planUndo, startDatesOf, undoReadRanges, type UndoItem, type UndoWriteItem } from '../core/undo-plan.ts'
 import { TimelineSheetsError } from '../errors.ts'
-import { closeJournal, journalFile, openJournal, readJournal, unfinishedJournals, type JournalRun } from '../state/journal.ts'
+import { closeJournal, journalExists, journalFile, openJournal, readJournal, recentJournals, unfinishedJournals, type JournalRun, type RecentRun } from '../state/journal.ts'
 import { stateLocation } from '../state/target-state.ts'
 import type { TargetConfig } from '../config/schema.ts'
 import type { EngineDeps } from './deps.ts'
@@ -66,38 +65,14 @@ export interface UndoSummary {
   spreadsheet: string
 }
 
-const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
-
 /** The newest runs that left a journal in this target's folder, newest first. */
-export async function recentRuns(stateDir: string, target: string, limit = 10): Promise<{ runId: string; command: string; ended: boolean }[]> {
-  const folder = stateLocation(stateDir, target).journalFolder
-  let names: string[]
-  try {
-    names = (await readdir(folder)).filter((n) => n.endsWith('.jsonl')).sort().reverse().slice(0, limit)
-  } catch {
-    return []
-  }
-  const out: { runId: string; command: string; ended: boolean }[] = []
-  for (const name of names) {
-    try {
-      const run = await readJournal(journalFile(folder, name.slice(0, -'.jsonl'.length)))
-      out.push({ runId: run.runId, command: run.undoes ? `undo of ${run.undoes}` : run.command, ended: run.ended })
-    } catch {
-      out.push({ runId: name.slice(0, -'.jsonl'.length), command: 'unreadable', ended: false })
-    }
-  }
-  return out
+export function recentRuns(stateDir: string, target: string, limit = 10): Promise<RecentRun[]> {
+  return recentJournals(stateLocation(stateDir, target).journalFolder, limit)
 }
 
 /** True when the target's journal folder holds this run. */
-export async function hasJournal(stateDir: string, target: string, runId: string): Promise<boolean> {
-  if (!RUN_ID.test(runId)) return false
-  try {
-    await access(journalFile(stateLocation(stateDir, target).journalFolder, runId))
-    return true
-  } catch {
-    return false
-  }
+export function hasJournal(stateDir: string, target: string, runId: string): Promise<boolean> {
+  return journalExists(stateLocation(stateDir, target).journalFolder, runId)
 }
 
 /** The TS_USAGE error for a run id this target has no journal of, listing the recent ones. */
