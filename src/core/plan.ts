@@ -1,5 +1,5 @@
 /**
- * The three-way planner (DESIGN §3). Each activity is seen three times: base
+ * The three-way planner (decisions/0000-product.md §3). Each activity is seen three times: base
  * (what the last successful run left, from state, or from the row's Base cell
  * when state does not know it), sheet (the row now) and server (the activity
  * now). Detection first: each side against base gives a `SideChange`. Then
@@ -59,7 +59,7 @@ export interface SyncRule {
 }
 
 /**
- * DESIGN §3 as data, plus the cells it implies. `sheet: 'deleted'` is Delete
+ * decisions/0000-product.md §3 as data, plus the cells it implies. `sheet: 'deleted'` is Delete
  * ticked; `'missing'` is no row (sheet) / no activity and no base (server);
  * `'added'` is a new row without Key (sheet) / an activity base does not know (server).
  */
