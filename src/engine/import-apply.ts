@@ -55,6 +55,7 @@ function applyTimeline(timelineKey: string, writes: ServerWrite[], ctx: ApplyCon
   const timeline = ctx.timelineByKey.get(timelineKey)
   return writeTimeline<ServerWrite, WriteOutcome>(writes, {
     timeline,
+    doing: 'importing',
     ranges: ctx.rangesByTimeline.get(timelineKey) ?? [],
     client: ctx.client,
     reporter: ctx.reporter,

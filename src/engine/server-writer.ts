@@ -73,6 +73,8 @@ export const MAX_REDECIDE_ROUNDS = 3
 
 export interface TimelineWrites<W, O> {
   timeline: TimelineInfo | undefined
+  /** What the run is doing, for the operator: "importing", "undoing". */
+  doing: string
   /** Sends one write (through `sendJournaled`); a `ConcurrencyError` starts a new round. */
   send(write: W): Promise<O>
   /** What becomes of a write that failed for good. */
@@ -106,7 +108,7 @@ export async function writeTimeline<W, O>(writes: W[], ctx: TimelineWrites<W, O>
           continue
         }
         // Another writer changed this timeline: read it again, then decide afresh what is left.
-        ctx.reporter.info(`The timeline of ${ctx.timeline.ownerUsername} changed while writing to it; re-reading it.`)
+        ctx.reporter.info(`The timeline of ${ctx.timeline.ownerUsername} changed while ${ctx.doing}; re-reading it.`)
         const fresh = new Map<string, ServerActivity>()
         for (const a of await readRanged(ctx.client, ctx.timeline, ctx.ranges)) fresh.set(activityKey(ctx.timeline.timelineKey, a.entityId), { activity: a, user: ctx.timeline.ownerUsername })
         const next = ctx.redecide(pending.slice(i), fresh)

@@ -129,6 +129,7 @@ async function undoInFrame(target: TargetConfig, undoRunId: string, deps: UndoDe
       const timeline = timelineByKey.get(timelineKey)!
       await writeTimeline<UndoWriteItem, void>((latest.get(timelineKey) ?? []).filter(isWrite), {
         timeline,
+        doing: 'undoing',
         ranges: rangesByTimeline.get(timelineKey)!,
         client: deps.client,
         reporter: deps.reporter,
