@@ -73,11 +73,21 @@ console.log(
     `${QUICK ? '; BENCH_QUICK: small sizes' : ''}; ${REPS} run${REPS === 1 ? '' : 's'} per headline figure`,
 )
 
-if (wanted('startup')) await startup(QUICK ? 2 : Math.max(5, REPS))
+/** Runs one part; a part that throws is reported with the others' failures and the bench goes on. */
+async function part(name: string, run: () => Promise<void>): Promise<void> {
+  try {
+    await run()
+  } catch (error) {
+    failures.push(`${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+    console.log(`\n${name}: FAILED (see Failures at the end)`)
+  }
+}
+
+if (wanted('startup')) await part('startup', () => startup(QUICK ? 2 : Math.max(5, REPS)))
 for (const size of SIZES) {
   const latency = wanted('latency')
   if (!wanted('headline') && !latency) continue
-  await headline({
+  await part(`headline ${size.label}`, () => headline({
     ...data,
     label: size.label,
     users: size.users,
@@ -85,13 +95,13 @@ for (const size of SIZES) {
     headline: wanted('headline'),
     ...(latency ? { latencyMs: LATENCY_MS } : {}),
     changeShare: CHANGE_SHARE,
-  })
+  }))
 }
-if (wanted('scale')) await scale({ ...data, ...SCALE, changeShare: CHANGE_SHARE })
-if (wanted('workbook')) await workbook({ ...data, ...LARGE, changeShare: CHANGE_SHARE })
-if (wanted('import')) await importCase({ ...data, ...LARGE, edits: IMPORT_EDITS, reps: REPS })
-if (wanted('many')) await many({ ...data, targets: MANY_TARGETS, perMinute: MANY_PER_MINUTE })
-if (wanted('footnote')) await footnote({ ...data, rows: QUICK ? 200 : 2_000, users: 4 })
+if (wanted('scale')) await part('scale', () => scale({ ...data, ...SCALE, changeShare: CHANGE_SHARE }))
+if (wanted('workbook')) await part('workbook', () => workbook({ ...data, ...LARGE, changeShare: CHANGE_SHARE }))
+if (wanted('import')) await part('import', () => importCase({ ...data, ...LARGE, edits: IMPORT_EDITS, reps: REPS }))
+if (wanted('many')) await part('many', () => many({ ...data, targets: MANY_TARGETS, perMinute: MANY_PER_MINUTE, changeShare: CHANGE_SHARE }))
+if (wanted('footnote')) await part('footnote', () => footnote({ ...data, rows: QUICK ? 200 : 2_000, users: 4 }))
 
 for (const [part, legacy] of Object.entries(LEGACY)) {
   if (!only?.includes(part)) continue

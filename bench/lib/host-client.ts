@@ -51,6 +51,8 @@ export interface Correctness {
   duplicates: number
   /** Rows whose Notes differ from the server's. */
   outdated: number
+  /** Size of the tab's values as JSON, formatted: about what one read of the whole tab answers. */
+  tabBytes: number
 }
 
 export interface Host {

@@ -146,7 +146,7 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
     if (keyColumn < 0) throw new Error(`no Key column in ${args.tab ?? 'Activities'}: ${header.join(', ')}`)
     const server = serverWindow(args.from, args.to, args.owner)
     const seen = new Set<string>()
-    const result: Correctness = { rows: 0, stale: 0, missing: 0, duplicates: 0, outdated: 0 }
+    const result: Correctness = { rows: 0, stale: 0, missing: 0, duplicates: 0, outdated: 0, tabBytes: Buffer.byteLength(JSON.stringify(grid)) }
     for (let i = 1; i < grid.length; i++) {
       const key = String(grid[i]?.[keyColumn] ?? '')
       if (!key.includes('/')) continue

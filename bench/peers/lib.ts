@@ -4,7 +4,7 @@
  * password flow, list the Tags timelines, read each one's activities for the
  * window, one after another — the rows it makes of them, and the same
  * googleapis client the tool uses. Written from issue 10's description of such
- * scripts and `reference/peers.md`, never from src: a peer must not get
+ * scripts and n8n's Google Sheets node, never from src: a peer must not get
  * faster or slower because the tool changed.
  */
 import { sheets, type sheets_v4 } from '@googleapis/sheets'

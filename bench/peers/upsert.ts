@@ -1,5 +1,5 @@
 /**
- * Peer 2, the upsert: n8n's "Append or Update Row" (reference/peers.md §2.1)
+ * Peer 2, the upsert: n8n's Google Sheets "Append or Update Row" operation
  * as a script. Every run reads every Tags timeline's activities for the whole
  * window and the whole tab (`values.get`, FORMATTED_VALUE), matches rows on
  * the Key column (first match wins, compared as text), sends one value range
