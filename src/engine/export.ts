@@ -12,6 +12,8 @@ import {
   indexRowsByKey,
   keysOfRows,
   planTimeline,
+  type PlanContext,
+  type TimelineDelta,
   requireTab,
   staleTimelines,
   tabSpecs,
@@ -72,7 +74,7 @@ export interface ExportSummary {
 }
 
 export async function runExport(target: TargetConfig, deps: ExportDeps, options: ExportOptions = {}): Promise<ExportSummary> {
-  return withRun(target, deps, { command: 'export', dryRun: Boolean(options.dryRun) }, (frame) => exportInFrame(target, deps, options, frame))
+  return withRun(target, deps, { command: 'export', dryRun: Boolean(options.dryRun), startOverOnOtherServer: Boolean(options.full) }, (frame) => exportInFrame(target, deps, options, frame))
 }
 
 async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: ExportOptions, frame: RunFrame): Promise<ExportSummary> {
@@ -164,9 +166,28 @@ async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: Ex
     const sheetIndex = indexRowsByKey(activitiesData, layout)
     const baseKeys = baseKeysByTimeline(Object.keys(state.base))
     const decisions: Decision[] = []
+    const planContext: PlanContext = { base: state.base, users, timeZone: target.timeZone, activitiesData, layout, sheetIndex, baseKeys, window: window.window, deletedRows: target.deletedRows }
     for (const change of changes) {
       // A loop, not push(...): one timeline can hold more decisions than a call has room for arguments.
-      for (const d of planTimeline(change, { base: state.base, users, timeZone: target.timeZone, activitiesData, layout, sheetIndex, baseKeys, window: window.window, deletedRows: target.deletedRows })) decisions.push(d)
+      for (const d of planTimeline(change, planContext)) decisions.push(d)
+    }
+    if (frame.setAside) {
+      // Moved to another server: the old server's activities are not on this one, so their rows are planned,
+      // against the old state's bases, as deleted on the server (removed, or kept where a manager edited them).
+      const read = new Set(changes.map((c) => c.timeline.timelineKey))
+      const userIndex = layout.index[ACTIVITY_COLUMN.user]
+      const oldUsers: KnownUser[] = []
+      for (const [timelineKey, rows] of sheetIndex) {
+        const first = rows.values().next().value?.[0]?.cells[userIndex ?? -1]
+        if (!read.has(timelineKey) && typeof first === 'string') oldUsers.push({ username: first, displayName: undefined, tagsTimelineKey: timelineKey })
+      }
+      const old: PlanContext = { ...planContext, users: oldUsers, base: frame.setAside.base, baseKeys: baseKeysByTimeline(Object.keys(frame.setAside.base)) }
+      for (const timelineKey of sheetIndex.keys()) {
+        if (read.has(timelineKey)) continue
+        const deletedIds = [...(sheetIndex.get(timelineKey)?.keys() ?? [])].map((key) => Number(key.slice(timelineKey.length + 1)))
+        const gone: TimelineDelta = { mode: 'incremental', timeline: { timelineKey, ownerUsername: '' }, activities: [], deletedIds, lookBack: undefined }
+        for (const d of planTimeline(gone, old)) decisions.push(d)
+      }
     }
     const writes = activityWrites(decisions, { tab: activitiesData, layout, timeZone: target.timeZone, today })
 

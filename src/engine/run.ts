@@ -4,9 +4,11 @@
  * run's history after, and the spreadsheet backend's hints carried across runs. Each command only says
  * what it does inside the frame.
  */
+import { describeServer, sameServer, type ServerAccount } from '../core/server-identity.ts'
+import { TimelineSheetsError } from '../errors.ts'
 import type { RequestCounts } from '../sheets/port.ts'
 import { acquireLock, type Lock } from '../state/lock.ts'
-import { loadState, saveState, stateLocation, type RunRecord, type StateLocation, type TargetState } from '../state/target-state.ts'
+import { emptyState, loadState, saveState, stateLocation, type RunRecord, type StateLocation, type TargetState } from '../state/target-state.ts'
 import type { TargetConfig } from '../config/schema.ts'
 import type { EngineDeps } from './deps.ts'
 
@@ -19,6 +21,8 @@ export interface RunFrame {
   readonly state: TargetState
   /** True when no state existed: the run reconciles in full. */
   readonly fresh: boolean
+  /** The state this run set aside for a fresh one, built from another server (export --full). */
+  readonly setAside: { server: ServerAccount; base: Readonly<Record<string, string>> } | undefined
   /** Sheets requests this run made so far (one backend may serve several runs: sync). */
   sheetsRequests(): RequestCounts
   /** Pushes the lock's expiry forward on a long run. */
@@ -31,6 +35,11 @@ export interface FrameOptions {
   command: string
   /** A dry run takes no lock and saves nothing. */
   dryRun?: boolean
+  /**
+   * A state built from another server or account is set aside for a fresh one (export --full) instead of
+   * stopping the run.
+   */
+  startOverOnOtherServer?: boolean
 }
 
 /**
@@ -60,7 +69,17 @@ export async function withRun<T>(target: TargetConfig, deps: EngineDeps, options
   return withTargetLock(target, deps, options, async (keepLock) => {
     const loaded = await loadState(location, target.name)
     if (loaded.recoveredFrom) deps.reporter.warn(`State recovered from ${loaded.recoveredFrom} after an interrupted save.`)
-    const state = loaded.state
+    let { state, fresh } = loaded
+    let setAside: RunFrame['setAside']
+    const server = await deps.client.identity()
+    if (state.server && !sameServer(state.server, server)) {
+      if (!options.startOverOnOtherServer) throw stateOfAnotherServer(location.stateFile, target.name, state.server, server)
+      deps.reporter.warn(`The state of target ${target.name} was built from ${describeServer(state.server)}; it starts afresh for ${describeServer(server)}.`)
+      setAside = { server: state.server, base: state.base }
+      state = emptyState(target.name)
+      fresh = true
+    }
+    state.server = { entryUrl: server.entryUrl, ...(server.account ? { account: server.account } : {}) }
     if (state.backendHints) deps.spreadsheet.importHints?.(state.backendHints)
     const frame: RunFrame = {
       runId,
@@ -68,7 +87,8 @@ export async function withRun<T>(target: TargetConfig, deps: EngineDeps, options
       now,
       location,
       state,
-      fresh: loaded.fresh,
+      fresh,
+      setAside,
       sheetsRequests() {
         const counts = deps.spreadsheet.requestCounts()
         return { reads: counts.reads - start.reads, writes: counts.writes - start.writes }
@@ -82,6 +102,16 @@ export async function withRun<T>(target: TargetConfig, deps: EngineDeps, options
     }
     return body(frame)
   })
+}
+
+function stateOfAnotherServer(stateFile: string, target: string, was: ServerAccount, now: ServerAccount): TimelineSheetsError {
+  return new TimelineSheetsError(
+    'TS_STATE',
+    `The state of target ${target} (${stateFile}) belongs to ${describeServer(was)}, but this run signs in to ${describeServer(now)}; its cursors and Keys mean nothing there, so nothing was read or written.`,
+    {
+      hint: `If the target really moved to this server, run \`export --full\` once: it starts a fresh state and makes the tab this server's (rows of the other server are removed unless a manager edited them). To keep both, give this configuration its own "stateDir". To go back, point the config at ${was.entryUrl} again.`,
+    },
+  )
 }
 
 /** `20261110T110000Z-k3f9`: when the run started, and a few random characters so two runs never share one. */

@@ -36,9 +36,14 @@ const runRecord = z.looseObject({
   summary: z.string().optional(),
 })
 
+/** The server and account the state was built from: cursors and bases mean nothing on another. */
+const serverOfState = z.looseObject({ entryUrl: z.string(), account: z.string().optional() })
+
 const targetState = z.looseObject({
   version: z.literal(STATE_VERSION),
   target: z.string(),
+  /** Absent in states written before it was recorded: the next run adopts the server it signs in to. */
+  server: serverOfState.optional(),
   timelines: z.record(z.string(), timelineCursor),
   /** Row key (`timelineKey/entityId`) → fingerprint of the values last synced. */
   base: z.record(z.string(), z.string()),
@@ -53,6 +58,7 @@ const targetState = z.looseObject({
 export type TimelineCursor = z.infer<typeof timelineCursor>
 export type RunRecord = z.infer<typeof runRecord>
 export type TargetState = z.infer<typeof targetState>
+export type ServerOfState = z.infer<typeof serverOfState>
 
 const MAX_RUNS = 200
 

@@ -42,8 +42,16 @@ export interface ActivityRange {
   to: string
 }
 
+/** Which server and account a client reads: a target's state belongs to one. */
+export interface ServerIdentity {
+  entryUrl: string
+  account: string | undefined
+}
+
 export interface TimelineClient {
   readonly vendor: VendorIdentifiers
+  /** The server (its API entry) and the account this client signs in as. */
+  identity(): Promise<ServerIdentity>
   /** The home resource's links (fetched once, then cached). */
   home(): Promise<Link[]>
   /** Timelines visible to the signed-in user; with `timelineKey`, at most that one. */
@@ -88,6 +96,10 @@ export function createTimelineClient(options: TimelineClientOptions): TimelineCl
 
   const remember = (info: TimelineInfo) => {
     lastChanges.set(info.timelineKey, info.lastChangeId)
+  }
+
+  async function identity(): Promise<ServerIdentity> {
+    return { entryUrl: await options.signIn.entryUrl(), account: options.signIn.account }
   }
 
   async function home(): Promise<Link[]> {
@@ -184,6 +196,7 @@ export function createTimelineClient(options: TimelineClientOptions): TimelineCl
 
   return {
     vendor,
+    identity,
     home,
     listTimelines,
     tagsTimelines,

@@ -6,7 +6,7 @@
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { startReferenceServer, type ReferenceServer } from '../../counterparts/timeline/server.ts'
+import { startReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../../counterparts/timeline/server.ts'
 import type { SeedOptions } from '../../counterparts/timeline/seed.ts'
 import { parseConfig } from '../../src/config/load.ts'
 import type { TargetConfig } from '../../src/config/schema.ts'
@@ -29,8 +29,8 @@ export interface EngineFixture {
   spreadsheet(): Spreadsheet
 }
 
-export async function startEngineFixture(data: SeedOptions, target: Record<string, unknown>): Promise<EngineFixture> {
-  const server = await startReferenceServer({ data: { timeZones: ['Europe/Berlin'], otherTimelines: false, ...data } })
+export async function startEngineFixture(data: SeedOptions, target: Record<string, unknown>, serverOptions: ReferenceServerOptions = {}): Promise<EngineFixture> {
+  const server = await startReferenceServer({ ...serverOptions, data: { timeZones: ['Europe/Berlin'], otherTimelines: false, ...data } })
   const folder = await mkdtemp(path.join(tmpdir(), 'ts-engine-'))
   const file = path.join(folder, 'team.xlsx')
   const transfer = server.credentials.transfer!
@@ -38,6 +38,7 @@ export async function startEngineFixture(data: SeedOptions, target: Record<strin
   const activityReads: string[] = []
   const counting: SignIn = {
     mode: signIn.mode,
+    account: signIn.account,
     entryUrl: () => signIn.entryUrl(),
     secrets: () => signIn.secrets(),
     send: (request) => {

@@ -60,6 +60,7 @@ function fakeServer(initial: [number, ActivityInput][]) {
       activities.set(id, a)
       return { timeline: info, activity: a }
     },
+    identity: async () => ({ entryUrl: 'http://timeline.invalid/api', account: undefined }),
     deleteActivity: async (_t: unknown, id: number) => {
       write(`delete ${id}`)
       if (!activities.delete(id)) throw new TimelineSheetsError('TS_NOT_FOUND', 'gone')

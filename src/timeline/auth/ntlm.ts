@@ -165,6 +165,7 @@ export function ntlmSignIn(options: NtlmSignInOptions): NtlmSignIn {
 
   return {
     mode: 'ntlm',
+    account: options.username,
     entryUrl: async () => new URL('api', base.href.endsWith('/') ? base.href : `${base.href}/`).href,
     send,
     secrets: () => [options.password],

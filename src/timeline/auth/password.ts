@@ -195,6 +195,7 @@ export function passwordSignIn(options: PasswordSignInOptions): SignIn {
 
   return {
     mode: 'password',
+    account: options.username,
     entryUrl: async () => entry,
     secrets: () => [password, ...(typeof token === 'string' ? [token] : [])],
     async send(request) {

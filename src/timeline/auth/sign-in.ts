@@ -8,6 +8,11 @@ export interface SignIn {
   /** `password`, `cloud` or `ntlm`, for messages. */
   readonly mode: 'password' | 'cloud' | 'ntlm' | 'none'
   /**
+   * The account signing in, where the configuration names it (password, NTLM). A cloud account is told
+   * apart by its entry URL: the profile names each account's own server.
+   */
+  readonly account?: string
+  /**
    * The entry URL of the data API (the home resource): `{base_url}/api` on
    * premise, `{serverUrl}api` in the cloud (from the profile call).
    */
