@@ -141,7 +141,11 @@ export function createTimelineClient(options: TimelineClientOptions): TimelineCl
     return (await listTimelines()).filter(isTags)
   }
 
-  async function readActivities(timeline: TimelineRef, range: ActivityRange, readOptions: { splittable?: boolean } = {}): Promise<ActivitiesRead> {
+  async function readActivities(
+    timeline: TimelineRef,
+    range: ActivityRange,
+    readOptions: { splittable?: boolean } = {},
+  ): Promise<ActivitiesRead> {
     assertOffsetDateTime('from', range.from)
     assertOffsetDateTime('to', range.to)
     const info = await resolve(timeline)

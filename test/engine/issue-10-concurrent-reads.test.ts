@@ -26,8 +26,9 @@ describe('issue 10: timelines read concurrently', () => {
     let release: (overlapped: boolean) => void = () => undefined
     const secondArrived = new Promise<boolean>((resolve) => (release = resolve))
     const fallback = setTimeout(() => release(false), 20_000)
-    server.faults.addConcurrentWriter({ before: { method: 'GET', path: '/activities' }, nth: 1, run: async () => void (await secondArrived) })
-    server.faults.addConcurrentWriter({ before: { method: 'GET', path: '/activities' }, nth: 2, run: () => release(true) })
+    const read = { method: 'GET', path: '/activities' }
+    server.faults.addConcurrentWriter({ before: read, nth: 1, run: async () => void (await secondArrived) })
+    server.faults.addConcurrentWriter({ before: read, nth: 2, run: () => release(true) })
 
     const first = await runExport(target, { client, spreadsheet: world.spreadsheet(), stateDir, reporter: silentReporter, now })
     clearTimeout(fallback)

@@ -97,7 +97,7 @@ describe('issue 10: whole-window reads', () => {
     expect(w.reads).toEqual(w.tags.map(() => ({ from: w.window.window.from, to: w.window.window.to, status: 200 })))
   })
 
-  it.each([400, 413, 500, 504] as const)('halves a range the server refuses with %i, reads nothing twice, repeats no refusal', async (status) => {
+  it.each([400, 413, 500, 504] as const)('halves a range the server refuses with %i, repeats no refusal', async (status) => {
     const w = await world({ rangeLimit: { maxDays: 10, status } })
     const [alice] = w.tags
     const changes = await fullRead(w, alice!)
@@ -123,7 +123,8 @@ describe('issue 10: whole-window reads', () => {
     const changes = await fullRead(w, w.tags[0]!)
     expect(changes.activities.map((a) => a.entityId).sort((a, b) => a - b)).toEqual(inWindow(w, w.tags[0]!))
     expect(w.reads.length).toBeGreaterThan(1)
-    for (const r of w.reads.slice(1)) expect(seconds(r.to) - seconds(r.from)).toBeLessThan(seconds(w.window.window.to) - seconds(w.window.window.from))
+    const windowSeconds = seconds(w.window.window.to) - seconds(w.window.window.from)
+    for (const r of w.reads.slice(1)) expect(seconds(r.to) - seconds(r.from)).toBeLessThan(windowSeconds)
     expect(w.sleeps).toEqual([])
   })
 
@@ -169,14 +170,17 @@ describe('issue 10: whole-window reads', () => {
     w.faults.addConcurrentWriter({
       before: { method: 'GET', path: '/activities' },
       nth: 3,
-      run: (store) => void store.updateActivity(alice.timelineKey, early.id, { tags: 'Changed, Meanwhile', start: early.start, duration: early.duration }),
+      run: (store) => {
+        store.updateActivity(alice.timelineKey, early.id, { tags: 'Changed, Meanwhile', start: early.start, duration: early.duration })
+      },
     })
     const first = await fullRead(w, alice)
     expect(w.reads.map((r) => r.status)).toEqual([413, 200, 200])
     expect(first.activities.find((a) => a.entityId === early.id)?.tags).not.toEqual(['Changed', 'Meanwhile'])
     const next = await readTimelineChanges(w.client, alice, first.cursor, w.window, { full: false, now: NOW })
     expect(next.activities.find((a) => a.entityId === early.id)?.tags).toEqual(['Changed', 'Meanwhile'])
-    expect(next.mode === 'incremental' && next.cursor.updatedActivitiesUrl).toContain(`updatedAfterTimestamp=${encodeURIComponent(w.store.timestamp(alice.timelineKey))}`)
+    const fresh = `updatedAfterTimestamp=${encodeURIComponent(w.store.timestamp(alice.timelineKey))}`
+    expect(next.mode === 'incremental' && next.cursor.updatedActivitiesUrl).toContain(fresh)
   })
 
   it('an incremental read the server refuses is halved too: every change and deletion of the window once', async () => {
