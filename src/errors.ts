@@ -103,6 +103,24 @@ export class ResponseShapeError extends TimelineSheetsError {
   }
 }
 
+/** An answer larger than the transport will hold (`maxResponseBytes`); a range read halves its range on it. */
+export class ResponseTooLargeError extends TimelineSheetsError {
+  readonly url: string
+  readonly maxBytes: number
+
+  constructor(method: string, url: string, maxBytes: number) {
+    super('TS_RESPONSE_INVALID', `${method} ${redactUrl(url)}: the answer is larger than ${describeBytes(maxBytes)}; refused`, {
+      hint: 'Check the server URL in the config: no answer of this service is that large.',
+    })
+    this.url = redactUrl(url)
+    this.maxBytes = maxBytes
+  }
+}
+
+function describeBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MB` : `${Math.ceil(bytes / 1024)} KB`
+}
+
 /** Which limit ended a request: the four per-request timeouts, or the run's deadline. */
 export type TimeoutLimit = 'connect' | 'firstByte' | 'idleBody' | 'total' | 'deadline'
 

@@ -27,6 +27,8 @@ const program = new Command('reference-server')
   .option('--server-time-zone <zone>', 'zone for range bounds without an offset', 'UTC')
   .option('--report-deletions', 'list deletedActivityIds on incremental reads', false)
   .option('--tag-source <source>', 'service or other (other refuses tag list POSTs)', 'service')
+  .option('--max-range-days <n>', 'refuse activities reads over a longer range (with 400 unless told)', integer('max-range-days', 1))
+  .option('--range-refusal-status <status>', 'with --max-range-days: 400, 413, 500 or 504', integer('range-refusal-status', 400), 400)
   .option('--directory-users', 'usernames as EXAMPLE\\user instead of e-mail', false)
   .option('--latency <ms>', 'delay every answer', integer('latency', 0), 0)
   .option('--rate-limit-share <0..1>', 'answer this share of requests with 429', Number.parseFloat)
@@ -47,6 +49,8 @@ const opts = program.opts<{
   serverTimeZone: string
   reportDeletions: boolean
   tagSource: string
+  maxRangeDays?: number
+  rangeRefusalStatus: number
   directoryUsers: boolean
   latency: number
   rateLimitShare?: number
@@ -59,6 +63,9 @@ const opts = program.opts<{
 
 if (opts.tagSource !== 'service' && opts.tagSource !== 'other') {
   program.error(`--tag-source must be "service" or "other", got ${JSON.stringify(opts.tagSource)}`)
+}
+if (![400, 413, 500, 504].includes(opts.rangeRefusalStatus)) {
+  program.error(`--range-refusal-status must be 400, 413, 500 or 504, got ${opts.rangeRefusalStatus}`)
 }
 if (opts.cloud && opts.ntlm) program.error('--cloud and --ntlm exclude each other: the cloud signs in with OpenID Connect, Windows servers with NTLM.')
 if (!opts.basePath.startsWith('/') || !opts.basePath.endsWith('/')) program.error(`--base-path must start and end with "/", got ${JSON.stringify(opts.basePath)}`)
@@ -80,6 +87,9 @@ const storeOptions = {
   serverTimeZone: opts.serverTimeZone,
   reportDeletions: opts.reportDeletions,
   tagSource: opts.tagSource as 'service' | 'other',
+  ...(opts.maxRangeDays === undefined
+    ? {}
+    : { rangeLimit: { maxDays: opts.maxRangeDays, status: opts.rangeRefusalStatus as 400 | 413 | 500 | 504 } }),
 }
 
 let server: ReferenceServer | CloudReferenceServer

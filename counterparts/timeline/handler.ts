@@ -14,6 +14,7 @@ import {
   normaliseAppliesTo,
   TimelineStoreError,
   type ActivityRecord,
+  type RangeLimit,
   type TimelineRecord,
   type TimelineStore,
   type UserRecord,
@@ -139,6 +140,19 @@ function json(store: TimelineStore, body: unknown, status = 200, headers: Record
 
 function errorResponse(store: TimelineStore, status: number, errorCode: string, message: string): Response {
   return json(store, { errorCode, message }, status)
+}
+
+const RANGE_REFUSALS = {
+  400: ['Validation', (days: number) => `The range is longer than ${days} days, the most this server reads at once.`],
+  413: ['RangeTooLarge', (days: number) => `The answer for a range longer than ${days} days would be too large.`],
+  500: ['InternalError', () => 'The server failed while reading the range.'],
+  504: ['GatewayTimeout', () => 'The server did not answer in time.'],
+} as const
+
+function rangeRefusal(store: TimelineStore, limit: RangeLimit): Response {
+  const status = limit.status ?? 400
+  const [errorCode, message] = RANGE_REFUSALS[status]
+  return errorResponse(store, status, errorCode, message(limit.maxDays))
 }
 
 function notFound(store: TimelineStore, url: URL): Response {
@@ -292,6 +306,8 @@ function readActivities(store: TimelineStore, url: URL, key: string, apiUrl: str
   }
   const [fromMs, toMs] = bounds as [number, number]
   if (fromMs > toMs) return errorResponse(store, 400, 'Validation', 'fromTime is after toTime.')
+  const limit = store.settings.rangeLimit
+  if (limit && toMs - fromMs > limit.maxDays * 86_400_000) return rangeRefusal(store, limit)
   let activities = store.overlapping(timeline.key, fromMs, toMs)
   let deleted: string[] | undefined
   const after = url.searchParams.get('updatedAfterTimestamp')

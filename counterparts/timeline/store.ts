@@ -41,10 +41,24 @@ export interface TimelineStoreOptions {
   reportDeletions?: boolean
   /** Where allowed tags come from; POST tagcombinationlist needs 'service'. @default 'service' */
   tagSource?: 'service' | 'other'
+  /**
+   * Refuse activities reads over a range longer than `maxDays` with `status`
+   * (400 `Validation` by default; 413, 500 and 504 as a proxy or a struggling
+   * server would answer). The real service publishes no maximum; this stands
+   * for one that has one. @default no limit
+   */
+  rangeLimit?: RangeLimit
   /** Seed of the PRNG behind change ids, keys and colours. @default 1 */
   seed?: number
   /** Clock for `lastUpdate`. @default Date.now */
   now?: () => number
+}
+
+/** How a server with a maximum read range answers a longer one. */
+export interface RangeLimit {
+  maxDays: number
+  /** @default 400 */
+  status?: 400 | 413 | 500 | 504
 }
 
 /** Error a store operation raises; the handler turns it into a JSON error response. */
@@ -175,6 +189,7 @@ export function createTimelineStore(options: TimelineStoreOptions = {}) {
   const settings = {
     reportDeletions: options.reportDeletions ?? false,
     tagSource: options.tagSource ?? ('service' as 'service' | 'other'),
+    rangeLimit: options.rangeLimit as RangeLimit | undefined,
   }
   const random = createRandom(options.seed ?? 1)
   const now = options.now ?? Date.now

@@ -29,7 +29,7 @@ import { TimelineSheetsError } from '../errors.ts'
 import type { TabWrite } from '../sheets/port.ts'
 import type { AllowedTags } from '../timeline/model.ts'
 import type { TargetConfig } from '../config/schema.ts'
-import { readTimelineChanges, type TimelineChanges } from './server-reads.ts'
+import { readEach, readTimelineChanges, type TimelineChanges } from './server-reads.ts'
 import { crashPoint } from './crash-points.ts'
 import type { EngineDeps } from './deps.ts'
 import { withRun, type RunFrame } from './run.ts'
@@ -110,18 +110,17 @@ async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: Ex
     // The server first, the sheet last: every position planned on is read as late as possible, so
     // a manager's sorting during a long server read cannot shift it (decisions/0003-rows-that-move.md).
     const readServer = async (inFull: boolean): Promise<TimelineChanges[]> => {
-      const out: TimelineChanges[] = []
-      for (const [i, timeline] of timelines.entries()) {
-        deps.reporter.progress('Reading timelines', i, timelines.length)
-        out.push(
-          await readTimelineChanges(deps.client, timeline, state.timelines[timeline.timelineKey], window, {
-            full: inFull,
-            now: startedAt,
-            lookBackEveryMs: options.lookBackEveryMs,
-          }),
-        )
-      }
-      deps.reporter.progress('Reading timelines', timelines.length, timelines.length)
+      let read = 0
+      deps.reporter.progress('Reading timelines', 0, timelines.length)
+      const out = await readEach(timelines, async (timeline) => {
+        const changes = await readTimelineChanges(deps.client, timeline, state.timelines[timeline.timelineKey], window, {
+          full: inFull,
+          now: startedAt,
+          lookBackEveryMs: options.lookBackEveryMs,
+        })
+        deps.reporter.progress('Reading timelines', ++read, timelines.length)
+        return changes
+      })
       deps.reporter.endProgress()
       return out
     }
@@ -151,12 +150,10 @@ async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: Ex
     const stale = staleTimelines(activitiesData, layout, state.base)
     if (stale.size > 0) {
       warnings.push(`Some rows show an older version than the last sync (was the sheet restored from a copy?); they were refreshed from the server.`)
-      changes = await Promise.all(
-        changes.map(async (change) =>
+      changes = await readEach(changes, async (change) =>
           change.mode === 'full' || !stale.has(change.timeline.timelineKey)
             ? change
             : readTimelineChanges(deps.client, change.timeline, state.timelines[change.timeline.timelineKey], window, { full: true, now: startedAt, lookBackEveryMs: options.lookBackEveryMs }),
-        ),
       )
     }
 

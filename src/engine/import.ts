@@ -24,7 +24,7 @@ import { exportWindow, tabSpecs } from '../core/export-plan.ts'
 import { isEmptyWrite } from '../core/sheet-writes.ts'
 import { summaryLine, syncLogRow } from '../core/sync-log.ts'
 import { adoptInterrupted, findCandidates, planLines, readRanges, restOfWindow } from '../core/import-plan.ts'
-import { readRanged } from './server-reads.ts'
+import { readEach, readRanged } from './server-reads.ts'
 import { planAllowedTags } from '../core/allowed-tags-plan.ts'
 import { sendAllowedTags } from './import-tags.ts'
 import { applyServerWrites } from './import-apply.ts'
@@ -189,24 +189,27 @@ async function importInFrame(target: TargetConfig, deps: ImportDeps, options: Im
     for (const run of interrupted) for (const w of run.writes) if (w.intent.timelineKey) fullTimelines.add(w.intent.timelineKey)
     const server = new Map<string, ServerActivity>()
     const rangesByTimeline = new Map<string, TimeWindow[]>()
-    for (const key of affected) {
-      const timeline = timelineByKey.get(key)
-      if (!timeline) continue
+    const affectedTimelines = [...affected].flatMap((key) => timelineByKey.get(key) ?? [])
+    // Timelines at once (the client's pace bounds the requests); what they hold is taken in the timelines' order.
+    const reads = await readEach(affectedTimelines, async (timeline) => {
+      const key = timeline.timelineKey
       const ranges = readRanges(target.timeZone, window.fromDate, window.days, candidates.dates.get(key) ?? new Set(), fullTimelines.has(key))
       const found = await readRanged(deps.client, timeline, ranges)
-      for (const a of found) server.set(activityKey(key, a.entityId), { activity: a, user: timeline.ownerUsername })
-      const lost = [...(candidates.keys.get(key) ?? [])].some((k) => !server.has(k))
-      if (lost && !fullTimelines.has(key)) {
-        // An edited row whose activity was not in the weeks read: it moved from another week. Read the rest,
-        // keeping the first read's lastChangeId, so a change made meanwhile is still caught on write.
-        const first = deps.client.lastChangeId(key)
-        const rest = restOfWindow(target.timeZone, window.fromDate, window.days, ranges)
-        for (const a of await readRanged(deps.client, timeline, rest)) server.set(activityKey(key, a.entityId), { activity: a, user: timeline.ownerUsername })
-        deps.client.setLastChangeId(key, first)
-        ranges.push(...rest)
-        fullTimelines.add(key)
-      }
-      rangesByTimeline.set(key, ranges)
+      const foundKeys = new Set(found.map((a) => activityKey(key, a.entityId)))
+      const lost = [...(candidates.keys.get(key) ?? [])].some((k) => !foundKeys.has(k))
+      if (!lost || fullTimelines.has(key)) return { timeline, found, ranges, whole: false }
+      // An edited row whose activity was not in the weeks read: it moved from another week. Read the rest,
+      // keeping the first read's lastChangeId, so a change made meanwhile is still caught on write.
+      const first = deps.client.lastChangeId(key)
+      const rest = restOfWindow(target.timeZone, window.fromDate, window.days, ranges)
+      found.push(...(await readRanged(deps.client, timeline, rest)))
+      deps.client.setLastChangeId(key, first)
+      return { timeline, found, ranges: [...ranges, ...rest], whole: true }
+    })
+    for (const { timeline, found, ranges, whole } of reads) {
+      for (const a of found) server.set(activityKey(timeline.timelineKey, a.entityId), { activity: a, user: timeline.ownerUsername })
+      if (whole) fullTimelines.add(timeline.timelineKey)
+      rangesByTimeline.set(timeline.timelineKey, ranges)
     }
 
     // Pass 2: the whole picture for the affected timelines.

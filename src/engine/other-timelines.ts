@@ -1,7 +1,8 @@
 /** Read-only tabs for other timelines: the window of each is read in full every run (src/core/other-timelines.ts decides the writes). */
 import type { ExportWindow } from '../core/export-plan.ts'
 import { timelinesOf, type OtherTimelineEntries } from '../core/other-timelines.ts'
-import { chunkWindows, parseOffsetInstant } from '../core/time.ts'
+import { parseOffsetInstant } from '../core/time.ts'
+import { readEach, readRange } from './server-reads.ts'
 import type { TimelineClient } from '../timeline/client.ts'
 import type { Activity, TimelineInfo } from '../timeline/model.ts'
 
@@ -17,16 +18,9 @@ export async function readOtherTimelines(
   for (const name of names) {
     const timelines = timelinesOf(all, client.vendor.schema(name), users)
     const entries: { user: string; activity: Activity }[] = []
-    for (const timeline of timelines) {
-      const seen = new Set<number>()
-      for (const chunk of chunkWindows(window.timeZone, window.fromDate, window.days, 7)) {
-        const read = await client.readActivities(timeline, chunk)
-        for (const activity of read.activities) {
-          if (seen.has(activity.entityId)) continue
-          seen.add(activity.entityId)
-          entries.push({ user: timeline.ownerUsername, activity })
-        }
-      }
+    const reads = await readEach(timelines, (timeline) => readRange(client, timeline, window.window))
+    for (const [i, read] of reads.entries()) {
+      for (const activity of read.activities) entries.push({ user: timelines[i]!.ownerUsername, activity })
     }
     entries.sort((a, b) => a.user.localeCompare(b.user) || parseOffsetInstant(a.activity.start).epochSeconds - parseOffsetInstant(b.activity.start).epochSeconds)
     out.set(name, entries)

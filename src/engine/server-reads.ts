@@ -1,13 +1,15 @@
 /**
  * What changed on the server for one Tags timeline since the last run: a full
- * read of the window in chunks of at most a week on the first run (or with
- * --full), otherwise one incremental read through the stored
+ * read of the window, in one request unless the server refuses it, on the first
+ * run (or with --full), otherwise one incremental read through the stored
  * `updatedactivities` link, plus a full re-read of the look-back window when
  * it is due (the real service may not report deletions on incremental reads).
  */
-import { addDays, chunkWindows, type LocalDate, type TimeWindow } from '../core/time.ts'
+import { halveWindow, mergeRanges, planRangeReads } from '../core/read-ranges.ts'
+import { addDays, windowForDays, type LocalDate, type TimeWindow } from '../core/time.ts'
 import type { TimelineClient } from '../timeline/client.ts'
-import type { Activity, TimelineInfo } from '../timeline/model.ts'
+import { meansRangeTooLarge } from '../timeline/http.ts'
+import type { ActivitiesRead, Activity, TimelineInfo } from '../timeline/model.ts'
 import type { TimelineCursor } from '../state/target-state.ts'
 import type { ExportWindow } from '../core/export-plan.ts'
 
@@ -65,13 +67,13 @@ export async function readTimelineChanges(
         ...base,
         updatedActivitiesUrl: read.link && retargetLink(read.link, window.window),
         lastLookBackAt: options.now.toISOString(),
-        lastChangeId: read.timeline.lastChangeId,
+        lastChangeId: read.lastChangeId,
       },
     }
   }
 
   const url = retargetLink(cursor.updatedActivitiesUrl, window.window)
-  const updated = await client.readUpdated(url)
+  const updated = await readUpdatedRange(client, cursor.updatedActivitiesUrl, window.window)
   const lookBackDue =
     window.lookBackDays > 0 &&
     (!cursor.lastLookBackAt ||
@@ -85,16 +87,16 @@ export async function readTimelineChanges(
   }
   return {
     mode: 'incremental',
-    timeline: updated.timeline,
+    timeline: updated.last.timeline,
     activities: updated.activities,
-    deletedIds: updated.deletedActivityIds ?? [],
+    deletedIds: updated.deletedIds,
     lookBack,
     cursor: {
       ...base,
       // A server that gives no fresh link leaves the old one valid: the next read repeats these changes, harmlessly.
-      updatedActivitiesUrl: updated.updatedActivitiesUrl ? retargetLink(updated.updatedActivitiesUrl, window.window) : url,
+      updatedActivitiesUrl: updated.first.updatedActivitiesUrl ? retargetLink(updated.first.updatedActivitiesUrl, window.window) : url,
       lastLookBackAt: lookBack ? options.now.toISOString() : cursor.lastLookBackAt,
-      lastChangeId: updated.timeline.lastChangeId,
+      lastChangeId: updated.first.timeline.lastChangeId,
     },
   }
 }
@@ -103,15 +105,12 @@ interface WindowRead {
   timeline: TimelineInfo
   activities: Activity[]
   link: string | undefined
+  /** The first answer's: a change made while later parts were read then still shows as a change. */
+  lastChangeId: string | undefined
   window: TimeWindow
 }
 
-/**
- * Reads `days` from `fromDate` in chunks of at most a week. The cursor link
- * is taken from the FIRST chunk: its timestamp is the oldest, so anything
- * that changed while the later chunks were read comes again next time
- * (harmless) instead of being skipped.
- */
+/** `days` from `fromDate`, read whole (halved only where the server refuses), the cursor link from the earliest answer. */
 async function readWindow(
   client: TimelineClient,
   timeline: TimelineInfo,
@@ -119,23 +118,85 @@ async function readWindow(
   fromDate: LocalDate,
   days: number,
 ): Promise<WindowRead> {
-  const chunks = chunkWindows(timeZone, fromDate, days, 7)
-  const byId = new Map<number, Activity>()
-  let link: string | undefined
-  let latest = timeline
-  for (const [i, chunk] of chunks.entries()) {
-    const read = await client.readActivities(timeline, chunk)
-    if (i === 0) link = read.updatedActivitiesUrl
-    latest = read.timeline
-    // An activity that spans a chunk boundary comes in both chunks.
-    for (const activity of read.activities) byId.set(activity.entityId, activity)
-  }
+  const window = windowForDays(timeZone, fromDate, days)
+  const read = await readRange(client, timeline, window)
   return {
-    timeline: latest,
-    activities: [...byId.values()],
-    link,
-    window: { from: chunks[0]!.from, to: chunks[chunks.length - 1]!.to },
+    timeline: read.last.timeline,
+    activities: read.activities,
+    link: read.first.updatedActivitiesUrl,
+    lastChangeId: read.first.timeline.lastChangeId,
+    window,
   }
+}
+
+/** What `readRange` found: every activity once, and the first and last answers. */
+export interface RangeRead {
+  activities: Activity[]
+  /** The earliest answer: its `updatedactivities` link and `lastChangeId` are the oldest of the read. */
+  first: ActivitiesRead
+  /** The latest answer: the timeline as it was last seen. */
+  last: ActivitiesRead
+}
+
+/**
+ * Reads `window` of one timeline in one request, halving a range only when the
+ * server refuses it or its answer is too large (src/core/read-ranges.ts). The
+ * halves are read one after another, earlier first, so the first answer is the
+ * earliest: a cursor link or `lastChangeId` taken from it makes anything that
+ * changed while later parts were read come again next time (harmless) instead
+ * of being skipped. Different timelines are read concurrently by the callers;
+ * the client's pace bounds the requests in flight.
+ */
+export async function readRange(client: TimelineClient, timeline: TimelineInfo, window: TimeWindow): Promise<RangeRead> {
+  return readPlanned(window, (range, splittable) => client.readActivities(timeline, range, { splittable }))
+}
+
+/** The loop of `readRange`: `read` one range after another as the plan says, halving what is refused. */
+async function readPlanned(
+  window: TimeWindow,
+  read: (range: TimeWindow, splittable: boolean) => Promise<ActivitiesRead>,
+  onAnswer: (answer: ActivitiesRead) => void = () => undefined,
+): Promise<RangeRead> {
+  const plan = planRangeReads(window)
+  const byId = new Map<number, Activity>()
+  let first: ActivitiesRead | undefined
+  let last: ActivitiesRead | undefined
+  for (let range = plan.next(); range; range = plan.next()) {
+    const splittable = halveWindow(range) !== undefined
+    let answer: ActivitiesRead
+    try {
+      answer = await read(range, splittable)
+    } catch (error) {
+      if (splittable && meansRangeTooLarge(error) && plan.refused()) continue
+      throw error
+    }
+    plan.answered()
+    first ??= answer
+    last = answer
+    onAnswer(answer)
+    // An activity that spans the edge between two halves comes in both.
+    for (const activity of answer.activities) byId.set(activity.entityId, activity)
+  }
+  if (!first || !last) throw new TypeError('A read plan ended without an answer')
+  return { activities: [...byId.values()], first, last }
+}
+
+/** What `readUpdatedRange` found: the changes, the deletions, and the first and last answers. */
+interface UpdatedRead extends RangeRead {
+  deletedIds: number[]
+}
+
+/**
+ * Follows an `updatedactivities` link over `window`: one request, halved (the
+ * link retargeted to each half) only where the server refuses it, as a full
+ * read is. The fresh link comes from the first answer, the oldest.
+ */
+async function readUpdatedRange(client: TimelineClient, link: string, window: TimeWindow): Promise<UpdatedRead> {
+  const deleted = new Set<number>()
+  const read = await readPlanned(window, (range, splittable) => client.readUpdated(retargetLink(link, range), { splittable }), (answer) => {
+    for (const id of answer.deletedActivityIds ?? []) deleted.add(id)
+  })
+  return { ...read, deletedIds: [...deleted] }
 }
 
 /**
@@ -151,19 +212,32 @@ export function retargetLink(link: string, window: TimeWindow): string {
 }
 
 
-/** Reads the given ranges of one timeline; writes must then prove they saw the state of the first read. */
+/**
+ * Reads the given ranges of one timeline, each run of touching ranges as one
+ * (halved only where refused); writes must then prove they saw the state of the
+ * first answer, so a change between two reads is caught as a concurrency rejection.
+ */
 export async function readRanged(client: TimelineClient, timeline: TimelineInfo, ranges: TimeWindow[]): Promise<Activity[]> {
   const byId = new Map<number, Activity>()
-  const firstChange = { value: undefined as string | undefined, set: false }
-  for (const range of ranges) {
-    const read = await client.readActivities(timeline, range)
-    if (!firstChange.set) {
-      firstChange.value = read.timeline.lastChangeId
-      firstChange.set = true
-    }
+  let firstChange: { value: string | undefined } | undefined
+  for (const range of mergeRanges(ranges)) {
+    const read = await readRange(client, timeline, range)
+    firstChange ??= { value: read.first.timeline.lastChangeId }
     for (const a of read.activities) byId.set(a.entityId, a)
   }
-  // Writes must prove they saw the state of the FIRST read: a change between chunks is then caught as a concurrency rejection.
-  client.setLastChangeId(timeline.timelineKey, firstChange.value)
+  client.setLastChangeId(timeline.timelineKey, firstChange?.value)
   return [...byId.values()]
+}
+
+/**
+ * `read` of every item at once (the client's pace bounds the requests in
+ * flight), the results in the items' order. Every read is waited for, so none
+ * is still running when this settles; the first failure in the items' order is
+ * thrown, so a run fails the same way however the answers interleave.
+ */
+export async function readEach<T, R>(items: readonly T[], read: (item: T) => Promise<R>): Promise<R[]> {
+  const settled = await Promise.allSettled(items.map((item) => read(item)))
+  const failed = settled.find((s) => s.status === 'rejected')
+  if (failed) throw failed.reason
+  return settled.map((s) => (s as PromiseFulfilledResult<R>).value)
 }

@@ -22,7 +22,7 @@ import type { TargetConfig } from '../config/schema.ts'
 import type { EngineDeps } from './deps.ts'
 import { runExport, type ExportSummary } from './export.ts'
 import { withRun, type RunFrame } from './run.ts'
-import { readRanged } from './server-reads.ts'
+import { readEach, readRanged } from './server-reads.ts'
 import { sendJournaled, writeTimeline, type CrashPoints, type JournaledWrite } from './server-writer.ts'
 
 
@@ -101,13 +101,16 @@ async function undoInFrame(target: TargetConfig, undoRunId: string, deps: UndoDe
     const owners = new Map<string, string>()
     const server = new Map<string, ServerActivity>()
     const rangesByTimeline = new Map<string, TimeWindow[]>()
-    for (const [timelineKey, dates] of startDatesOf(run, target.timeZone)) {
+    const touched = [...startDatesOf(run, target.timeZone)].flatMap(([timelineKey, dates]) => {
       const timeline = timelineByKey.get(timelineKey)
-      if (!timeline) continue
-      owners.set(timelineKey, timeline.ownerUsername)
-      const ranges = undoReadRanges(target.timeZone, dates)
-      rangesByTimeline.set(timelineKey, ranges)
-      for (const a of await readRanged(deps.client, timeline, ranges)) server.set(activityKey(timelineKey, a.entityId), { activity: a, user: timeline.ownerUsername })
+      return timeline ? [{ timeline, ranges: undoReadRanges(target.timeZone, dates) }] : []
+    })
+    // Timelines at once (the client's pace bounds the requests); what they hold is taken in the run's order.
+    const reads = await readEach(touched, ({ timeline, ranges }) => readRanged(deps.client, timeline, ranges))
+    for (const [i, { timeline, ranges }] of touched.entries()) {
+      owners.set(timeline.timelineKey, timeline.ownerUsername)
+      rangesByTimeline.set(timeline.timelineKey, ranges)
+      for (const a of reads[i]!) server.set(activityKey(timeline.timelineKey, a.entityId), { activity: a, user: timeline.ownerUsername })
     }
 
     let items = planUndo({ run, server, owners })

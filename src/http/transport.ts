@@ -17,7 +17,7 @@
  * along as a fetch option, which msw ignores.
  */
 import { Agent, type Dispatcher } from 'undici'
-import { deadlinePassed, redactUrl, RequestTimeoutError, TimelineSheetsError, type TimeoutLimit } from '../errors.ts'
+import { deadlinePassed, redactUrl, RequestTimeoutError, ResponseTooLargeError, TimelineSheetsError, type TimeoutLimit } from '../errors.ts'
 
 /** Per-request limits in milliseconds; the names are the config's (`timeouts.<name>`). */
 export interface Timeouts {
@@ -272,11 +272,7 @@ function guardBody(response: Response, request: Request, guard: BodyGuard): Resp
           }
           received += chunk.value.byteLength
           if (received > guard.maxBytes) {
-            throw new TimelineSheetsError(
-              'TS_RESPONSE_INVALID',
-              `${request.method} ${redactUrl(request.url)}: the answer is larger than ${Math.round(guard.maxBytes / 1024 / 1024)} MB; refused`,
-              { hint: 'Check the server URL in the config: no answer of this service is that large.' },
-            )
+            throw new ResponseTooLargeError(request.method, request.url, guard.maxBytes)
           }
           stream.enqueue(chunk.value)
         } catch (error) {

@@ -60,10 +60,17 @@ export interface TimelineClient {
   tagsTimelines(): Promise<TimelineInfo[]>
   /** The Tags timeline of `username` (compared case-insensitively), if visible. */
   findTagsTimeline(username: string): Promise<TimelineInfo | undefined>
-  /** Activities overlapping `[from, to)`, with the `updatedactivities` link for the next incremental read. */
-  readActivities(timeline: TimelineRef, range: ActivityRange): Promise<ActivitiesRead>
-  /** Follows an `updatedactivities` link: what changed since that read (deletions when the server reports them). */
-  readUpdated(url: string): Promise<ActivitiesRead>
+  /**
+   * Activities overlapping `[from, to)`, with the `updatedactivities` link for the next incremental read.
+   * `splittable`: the caller halves the range when the server finds it too large (`meansRangeTooLarge`), so
+   * such an answer is not repeated.
+   */
+  readActivities(timeline: TimelineRef, range: ActivityRange, options?: { splittable?: boolean }): Promise<ActivitiesRead>
+  /**
+   * Follows an `updatedactivities` link: what changed since that read (deletions when the server reports them).
+   * `splittable` as for `readActivities`.
+   */
+  readUpdated(url: string, options?: { splittable?: boolean }): Promise<ActivitiesRead>
   createActivity(timeline: TimelineRef, input: ActivityInput): Promise<WriteResult>
   updateActivity(timeline: TimelineRef, entityId: number, input: ActivityInput): Promise<WriteResult>
   deleteActivity(timeline: TimelineRef, entityId: number): Promise<WriteResult>
@@ -146,7 +153,11 @@ export function createTimelineClient(options: TimelineClientOptions): TimelineCl
     return (await listTimelines()).filter(isTags)
   }
 
-  async function readActivities(timeline: TimelineRef, range: ActivityRange): Promise<ActivitiesRead> {
+  async function readActivities(
+    timeline: TimelineRef,
+    range: ActivityRange,
+    readOptions: { splittable?: boolean } = {},
+  ): Promise<ActivitiesRead> {
     assertOffsetDateTime('from', range.from)
     assertOffsetDateTime('to', range.to)
     const info = await resolve(timeline)
@@ -154,12 +165,13 @@ export function createTimelineClient(options: TimelineClientOptions): TimelineCl
     // URLSearchParams percent-encodes `+` and `:`; an unencoded `+` would arrive as a space.
     url.searchParams.set('fromTime', range.from)
     url.searchParams.set('toTime', range.to)
-    return readActivitiesAt(url.toString(), describeTimeline(info))
+    return readActivitiesAt(url.toString(), describeTimeline(info), readOptions.splittable ?? false)
   }
 
-  async function readActivitiesAt(url: string, subject: string | undefined): Promise<ActivitiesRead> {
+  async function readActivitiesAt(url: string, subject: string | undefined, splittable: boolean): Promise<ActivitiesRead> {
     const call: TimelineCall = { method: 'GET', url, role: 'Content reader' }
     if (subject) call.subject = subject
+    if (splittable) call.splittable = true
     const read = processActivitiesResponse(url, vendor, await http.json(call))
     remember(read.timeline)
     return read
@@ -205,7 +217,7 @@ export function createTimelineClient(options: TimelineClientOptions): TimelineCl
       return (await tagsTimelines()).find((t) => t.ownerUsername.toLowerCase() === wanted)
     },
     readActivities,
-    readUpdated: (url) => readActivitiesAt(url, undefined),
+    readUpdated: (url, readOptions = {}) => readActivitiesAt(url, undefined, readOptions.splittable ?? false),
     createActivity: (timeline, input) => write(timeline, 'POST', undefined, input),
     updateActivity: (timeline, entityId, input) => write(timeline, 'PUT', assertEntityId(entityId), input),
     deleteActivity: (timeline, entityId) => write(timeline, 'DELETE', assertEntityId(entityId), undefined),

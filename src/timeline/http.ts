@@ -8,6 +8,7 @@ import {
   ConcurrencyError,
   HttpError,
   RequestTimeoutError,
+  ResponseTooLargeError,
   redactSecrets,
   redactUrl,
   redactUserInfo,
@@ -42,6 +43,11 @@ export interface TimelineCall {
   concurrency?: { timelineKey: string; expectedLastChangeId: string | undefined }
   /** What the call is about, for messages (e.g. `the Tags timeline of alice`). */
   subject?: string
+  /**
+   * A range read whose caller halves the range when the answer means "too
+   * large" (`meansRangeTooLarge`): such answers are then not repeated here.
+   */
+  splittable?: boolean
 }
 
 /** A log line per attempt; URLs are redacted, secrets masked. */
@@ -72,6 +78,12 @@ export interface TimelineHttp {
 }
 
 const RETRY_STATUSES = new Set([429, 502, 503, 504])
+/**
+ * Answers to a range read that say the range was too much for the server
+ * (decisions/0004-timeline-read-ranges.md): a refusal of the request as such
+ * (400, 413, 422), a server that failed or gave up building it (500, 504).
+ */
+const RANGE_REFUSALS = new Set([400, 413, 422, 500, 504])
 /** Errors that prove the request never left (nothing can have been processed). */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT'])
 
@@ -216,8 +228,23 @@ export function isConcurrencyRejection(status: number, errorCode: string | undef
   return /concurrency|timestamp/i.test(errorCode ?? '') || /last ?change/i.test(message)
 }
 
+/**
+ * True when a range read's failure means the range was too large: refused
+ * (400, 413, 422), failed or given up on by the server (500, 504), not
+ * answered in time (first-byte, idle-body or whole-request timeout), or an
+ * answer larger than the transport holds. Reading the halves is then the cure,
+ * not repeating the same range.
+ */
+export function meansRangeTooLarge(error: unknown): boolean {
+  if (error instanceof ResponseTooLargeError) return true
+  if (error instanceof RequestTimeoutError) return error.limit === 'firstByte' || error.limit === 'idleBody' || error.limit === 'total'
+  return error instanceof HttpError && RANGE_REFUSALS.has(error.status)
+}
+
 /** Which failures the call may be repeated after, honouring Retry-After. */
 export function classifyTimelineError(call: TimelineCall, error: unknown): RetryVerdict {
+  // Its caller reads the halves instead.
+  if (call.splittable && meansRangeTooLarge(error)) return { retry: false }
   const repeat = call.repeat ?? (call.method === 'POST' ? 'unprocessed-only' : 'idempotent')
   if (error instanceof HttpError && RETRY_STATUSES.has(error.status)) {
     if (repeat === 'unprocessed-only' && error.status !== 429) return { retry: false }

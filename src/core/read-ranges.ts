@@ -1,0 +1,87 @@
+/**
+ * Which ranges to read of a timeline. The Timeline service publishes no
+ * maximum range or page size (decisions/0004-timeline-read-ranges.md), so a
+ * window is asked for whole and halved only when the server refuses it or its
+ * answer is too large; halves are read in order, earlier first, so the first
+ * answer is always the earliest one.
+ */
+import { formatOffsetInstant, parseOffsetInstant, SECONDS_PER_DAY, type TimeWindow } from './time.ts'
+
+/** A window this long or shorter is never halved: a refusal of one day is the server's last word. */
+export const MIN_SPLIT_SECONDS = SECONDS_PER_DAY
+
+/** The two halves of `window` (split at its middle instant, in the offset of its start), or undefined when it is too short to halve. */
+export function halveWindow(window: TimeWindow): [TimeWindow, TimeWindow] | undefined {
+  const from = parseOffsetInstant(window.from)
+  const to = parseOffsetInstant(window.to)
+  if (to.epochSeconds - from.epochSeconds <= MIN_SPLIT_SECONDS) return undefined
+  const middle = formatOffsetInstant(Math.floor((from.epochSeconds + to.epochSeconds) / 2), from.offsetMinutes)
+  return [
+    { from: window.from, to: middle },
+    { from: middle, to: window.to },
+  ]
+}
+
+/**
+ * The reads of one window, planned as answers come: `next()` is the range to
+ * read, `answered()` or `refused()` says how it went. A refused range is
+ * replaced by its halves, read next; nothing else ever splits a range.
+ */
+export interface RangePlan {
+  /** The range to read next; undefined when every part of the window is answered. */
+  next(): TimeWindow | undefined
+  /** The range from `next()` was answered. */
+  answered(): void
+  /** The range from `next()` was refused or its answer too large: true when it was halved, false when it is too short to halve. */
+  refused(): boolean
+  /** The ranges answered so far, in order: together they cover the window once. */
+  readonly answeredRanges: readonly TimeWindow[]
+}
+
+/** Plans the reads of `window`: first the whole of it. */
+export function planRangeReads(window: TimeWindow): RangePlan {
+  const pending: TimeWindow[] = [window]
+  const answeredRanges: TimeWindow[] = []
+  const current = (): TimeWindow => {
+    const range = pending[0]
+    if (!range) throw new TypeError('Every range of the window is already answered')
+    return range
+  }
+  return {
+    next: () => pending[0],
+    answered() {
+      answeredRanges.push(current())
+      pending.shift()
+    },
+    refused() {
+      const halves = halveWindow(current())
+      if (!halves) return false
+      pending.splice(0, 1, ...halves)
+      return true
+    },
+    answeredRanges,
+  }
+}
+
+/**
+ * Ranges sorted by start, with those that touch or overlap joined into one
+ * (weekly chunks of a window become the window): each is then read whole.
+ */
+export function mergeRanges(ranges: readonly TimeWindow[]): TimeWindow[] {
+  const sorted = ranges
+    .map((range) => ({ range, from: parseOffsetInstant(range.from).epochSeconds, to: parseOffsetInstant(range.to).epochSeconds }))
+    .sort((a, b) => a.from - b.from || a.to - b.to)
+  const out: { range: TimeWindow; from: number; to: number }[] = []
+  for (const next of sorted) {
+    const last = out[out.length - 1]
+    if (last && next.from <= last.to) {
+      if (next.to > last.to) {
+        last.range = { from: last.range.from, to: next.range.to }
+        last.to = next.to
+      }
+    } else {
+      out.push({ ...next, range: { ...next.range } })
+    }
+  }
+  return out.map((r) => r.range)
+}

@@ -1,0 +1,46 @@
+/** Issue 10: halving and joining read ranges (src/core/read-ranges.ts). */
+import { describe, expect, it } from 'vitest'
+import { halveWindow, mergeRanges, planRangeReads } from '../../src/core/read-ranges.ts'
+import { chunkWindows, windowForDays } from '../../src/core/time.ts'
+
+describe('issue 10: read ranges', () => {
+  it('halves a window at its middle instant, in the offset of its start', () => {
+    expect(halveWindow({ from: '2026-03-01T00:00:00+01:00', to: '2026-03-03T00:00:00+01:00' })).toEqual([
+      { from: '2026-03-01T00:00:00+01:00', to: '2026-03-02T00:00:00+01:00' },
+      { from: '2026-03-02T00:00:00+01:00', to: '2026-03-03T00:00:00+01:00' },
+    ])
+    // Across the spring-forward night the window is 47 hours long; the middle keeps the start's offset.
+    expect(halveWindow({ from: '2026-03-29T00:00:00+01:00', to: '2026-03-31T00:00:00+02:00' })?.[0]?.to).toBe('2026-03-29T23:30:00+01:00')
+  })
+
+  it('does not halve a day or less', () => {
+    expect(halveWindow({ from: '2026-03-01T00:00:00Z', to: '2026-03-02T00:00:00Z' })).toBeUndefined()
+    expect(halveWindow({ from: '2026-03-01T00:00:00Z', to: '2026-03-01T06:00:00Z' })).toBeUndefined()
+  })
+
+  it('reads the whole window first, and after a refusal the earlier half first', () => {
+    const window = windowForDays('UTC', '2026-01-01', 8)
+    const plan = planRangeReads(window)
+    expect(plan.next()).toEqual(window)
+    expect(plan.refused()).toBe(true)
+    expect(plan.next()).toEqual(windowForDays('UTC', '2026-01-01', 4))
+    plan.answered()
+    expect(plan.next()).toEqual(windowForDays('UTC', '2026-01-05', 4))
+    plan.answered()
+    expect(plan.next()).toBeUndefined()
+    expect(plan.answeredRanges).toEqual([windowForDays('UTC', '2026-01-01', 4), windowForDays('UTC', '2026-01-05', 4)])
+  })
+
+  it('joins touching and overlapping ranges, sorted, and keeps apart ones apart', () => {
+    const weeks = chunkWindows('Europe/Berlin', '2026-03-02', 35, 7)
+    expect(mergeRanges([weeks[3]!, weeks[0]!, weeks[1]!])).toEqual([
+      { from: weeks[0]!.from, to: weeks[1]!.to },
+      weeks[3],
+    ])
+    expect(mergeRanges(weeks)).toEqual([windowForDays('Europe/Berlin', '2026-03-02', 35)])
+    const a = { from: '2026-03-01T00:00:00Z', to: '2026-03-05T00:00:00Z' }
+    const inside = { from: '2026-03-02T00:00:00+01:00', to: '2026-03-03T00:00:00+01:00' }
+    expect(mergeRanges([inside, a])).toEqual([a])
+    expect(mergeRanges([])).toEqual([])
+  })
+})

@@ -1,0 +1,125 @@
+/**
+ * Issue 10: properties of the range planner. Whatever a server refuses, the
+ * ranges answered cover the window exactly once, in order, and a range is
+ * split only when it was refused.
+ */
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { MIN_SPLIT_SECONDS, planRangeReads } from '../../src/core/read-ranges.ts'
+import { formatOffsetInstant, parseOffsetInstant, type TimeWindow } from '../../src/core/time.ts'
+
+const RUNS = 300
+const seconds = (bound: string) => parseOffsetInstant(bound).epochSeconds
+
+/** A window of 1 hour to 400 days from 2020–2030, its bounds in one offset. */
+const anyWindow = fc
+  .record({
+    from: fc.integer({ min: 1_577_836_800, max: 1_893_456_000 }),
+    length: fc.integer({ min: 3_600, max: 400 * 86_400 }),
+    offsetMinutes: fc.constantFrom(0, 60, 120, -300, 330, 345, -570),
+  })
+  .map(({ from, length, offsetMinutes }) => ({
+    from: formatOffsetInstant(from, offsetMinutes),
+    to: formatOffsetInstant(from + length, offsetMinutes),
+  }))
+
+/** A server's refusals: ranges longer than a maximum, plus arbitrary ones (a flaky server). */
+const anyServer = fc.record({
+  maxSeconds: fc.option(fc.integer({ min: 3_600, max: 200 * 86_400 }), { nil: undefined }),
+  extra: fc.array(fc.boolean(), { maxLength: 40 }),
+})
+
+interface Outcome {
+  answered: TimeWindow[]
+  asked: TimeWindow[]
+  refusals: number
+  splits: number
+  gaveUp: boolean
+}
+
+function drive(window: TimeWindow, server: { maxSeconds: number | undefined; extra: boolean[] }): Outcome {
+  const plan = planRangeReads(window)
+  const extra = [...server.extra]
+  const out: Outcome = { answered: [], asked: [], refusals: 0, splits: 0, gaveUp: false }
+  for (let range = plan.next(); range; range = plan.next()) {
+    out.asked.push(range)
+    if (out.asked.length > 10_000) throw new Error('the plan does not end')
+    const length = seconds(range.to) - seconds(range.from)
+    const refused = (server.maxSeconds !== undefined && length > server.maxSeconds) || extra.shift() === true
+    if (!refused) {
+      plan.answered()
+      out.answered.push(range)
+      continue
+    }
+    out.refusals++
+    if (!plan.refused()) {
+      out.gaveUp = true
+      break
+    }
+    out.splits++
+  }
+  expect(out.answered).toEqual(plan.answeredRanges)
+  return out
+}
+
+describe('issue 10: the range planner', () => {
+  it('answered ranges cover the window once, in order, with no gap and no overlap', () => {
+    fc.assert(
+      fc.property(anyWindow, anyServer, (window, server) => {
+        const out = drive(window, server)
+        if (out.gaveUp) return
+        expect(out.answered[0]!.from).toBe(window.from)
+        expect(out.answered[out.answered.length - 1]!.to).toBe(window.to)
+        for (let i = 1; i < out.answered.length; i++) expect(out.answered[i]!.from).toBe(out.answered[i - 1]!.to)
+        for (const r of out.answered) expect(seconds(r.to)).toBeGreaterThan(seconds(r.from))
+      }),
+      { numRuns: RUNS },
+    )
+  })
+
+  it('splits only on a refusal: a server that refuses nothing is asked once, for the whole window', () => {
+    fc.assert(
+      fc.property(anyWindow, anyServer, (window, server) => {
+        const out = drive(window, server)
+        expect(out.splits).toBe(out.refusals - (out.gaveUp ? 1 : 0))
+        expect(out.asked.length).toBe(out.answered.length + out.refusals)
+        if (out.refusals === 0) expect(out.asked).toEqual([window])
+      }),
+      { numRuns: RUNS },
+    )
+  })
+
+  it('halves a refused range in the middle, and gives up only on a range of a day or less', () => {
+    fc.assert(
+      fc.property(anyWindow, (window) => {
+        const plan = planRangeReads(window)
+        const range = plan.next()!
+        const length = seconds(range.to) - seconds(range.from)
+        if (!plan.refused()) {
+          expect(length).toBeLessThanOrEqual(MIN_SPLIT_SECONDS)
+          return
+        }
+        const first = plan.next()!
+        expect(first.from).toBe(window.from)
+        expect(Math.abs(2 * (seconds(first.to) - seconds(first.from)) - length)).toBeLessThanOrEqual(1)
+      }),
+      { numRuns: RUNS },
+    )
+  })
+
+  it('a server with a maximum gets ranges within it, in as few reads as halving gives', () => {
+    fc.assert(
+      fc.property(anyWindow, fc.integer({ min: 86_400, max: 100 * 86_400 }), (window, maxSeconds) => {
+        const out = drive(window, { maxSeconds, extra: [] })
+        expect(out.gaveUp).toBe(false)
+        for (const r of out.answered) expect(seconds(r.to) - seconds(r.from)).toBeLessThanOrEqual(maxSeconds)
+        const length = seconds(window.to) - seconds(window.from)
+        // Halving k times gives parts of at most ceil(length / 2^k) seconds: no more reads than the first k that fits.
+        let depth = 0
+        while (Math.ceil(length / 2 ** depth) > maxSeconds) depth++
+        expect(out.answered.length).toBeLessThanOrEqual(2 ** depth)
+      }),
+      { numRuns: RUNS },
+    )
+  })
+})
