@@ -7,7 +7,7 @@
  */
 import { columnLetters, formatRange, type GridBounds } from './a1.ts'
 import { badRequest, invalidArgument } from './google-errors.ts'
-import { type GridRange, locateMetadataId, resolveRange, sheetById, type SheetData, type SpreadsheetData, type Tx } from './model.ts'
+import { type GridRange, locateMetadataId, recalcOf, resolveRange, sheetById, type SheetData, type SpreadsheetData, type Tx } from './model.ts'
 import { filterMetadata, gridBoundsOf } from './spreadsheet-ops.ts'
 import {
   boundedOf,
@@ -106,8 +106,9 @@ export function batchGetByDataFilter(ss: SpreadsheetData, body: Json, render: Re
   })
   const out: Json = { spreadsheetId: ss.spreadsheetId }
   if (groups.size > 0) {
+    const recalc = recalcOf(ss)
     out.valueRanges = [...groups.values()].map(({ range, filters }) => ({
-      valueRange: valueRangeOf(range.sheet, range.bounds, major, render),
+      valueRange: valueRangeOf(ss, range.sheet, range.bounds, major, render, recalc),
       dataFilters: filters,
     }))
   }
@@ -171,7 +172,8 @@ export function batchUpdateByDataFilter(tx: Tx, ss: SpreadsheetData, body: Json,
   if (sheets.size) out.totalUpdatedSheets = sheets.size
   if (written.length > 0) {
     // updatedData shows each selected range after every item was applied.
-    out.responses = written.map(({ range, result }) => (response.include ? { ...result, updatedData: valueRangeOf(range.sheet, range.bounds, 'ROWS', response.render) } : result))
+    const recalc = recalcOf(ss)
+    out.responses = written.map(({ range, result }) => (response.include ? { ...result, updatedData: valueRangeOf(ss, range.sheet, range.bounds, 'ROWS', response.render, recalc) } : result))
   }
   return out
 }

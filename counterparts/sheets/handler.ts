@@ -24,7 +24,7 @@ import {
   SheetsApiError,
   tokenExpired,
 } from './google-errors.ts'
-import { beginTx, locateMetadataId, rollback, type SpreadsheetData, type Tx } from './model.ts'
+import { beginTx, locateMetadataId, recalcOf, rollback, type SpreadsheetData, type Tx } from './model.ts'
 import { batchUpdate, createFromBody, metadataJson, searchDeveloperMetadata, spreadsheetJson } from './spreadsheet-ops.ts'
 import type { SheetsStore } from './store.ts'
 import {
@@ -147,7 +147,9 @@ function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefin
     case 'BatchGetValues': {
       const major = majorDimensionOf(query.get('majorDimension'))
       const render = renderOptionsOf(query.get('valueRenderOption'), query.get('dateTimeRenderOption'))
-      const valueRanges = query.getAll('ranges').map((r) => getValues(ss!, r, major, render))
+      // One evaluation for the whole batch: ranges read together see the same formulas once.
+      const recalc = recalcOf(ss!)
+      const valueRanges = query.getAll('ranges').map((r) => getValues(ss!, r, major, render, recalc))
       const out: Json = { spreadsheetId: id }
       if (valueRanges.length > 0) out.valueRanges = valueRanges
       return out

@@ -9,7 +9,7 @@
  * batchUpdate that fails at request 7 rolls back requests 0–6 (atomicity, §6.1).
  */
 import { type Bounds, type GridBounds, parseA1 } from './a1.ts'
-import { evaluateFormula } from './formula.ts'
+import { Recalc } from './formula-eval.ts'
 import { cellLimit, exceedsGridLimits, invalidArgument, unableToParseRange } from './google-errors.ts'
 import { formatOpenRange, startsInsideGrid } from './a1.ts'
 import type { ExtendedValue, NumberFormat } from './values.ts'
@@ -63,7 +63,8 @@ export interface SheetProperties {
   sheetId: number
   title: string
   index: number
-  sheetType: 'GRID'
+  /** OBJECT sheets hold one chart and have no grid (their gridProperties stay 0 × 0 and are not shown). */
+  sheetType: 'GRID' | 'OBJECT'
   gridProperties: GridProperties
   hidden?: boolean
   tabColorStyle?: unknown
@@ -123,6 +124,8 @@ export interface SpreadsheetData {
   metadataIndex: MetadataIndex
   /** Owner identity, listed as editor of protected ranges. */
   ownerEmail: string
+  /** The store's clock, for NOW() and TODAY(). */
+  clock: () => number
 }
 
 /** Secondary indexes over `SpreadsheetData.metadata`. */
@@ -299,15 +302,16 @@ export function hasValue(cell: CellData | undefined): boolean {
   return cell?.userEnteredValue !== undefined
 }
 
-/**
- * The cell's computed value: formulas are evaluated at read time (so
- * `=D2-C2` follows its inputs); unsupported formulas read as 0.
- */
-export function effectiveValue(sheet: SheetData, row: number, column: number, depth = 0): ExtendedValue | undefined {
+/** A fresh evaluation for one read: formulas are computed when read, so every change is seen by the next read. */
+export function recalcOf(ss: SpreadsheetData): Recalc {
+  return new Recalc(ss, ss.clock)
+}
+
+/** The cell's computed value: its stored value, or its formula's result (`{}` when blank). */
+export function effectiveValue(recalc: Recalc, sheet: SheetData, row: number, column: number): ExtendedValue | undefined {
   const stored = getCell(sheet, row, column)?.userEnteredValue
   if (!stored || stored.formulaValue === undefined) return stored
-  if (depth > 50) return { errorValue: { type: 'CIRCULAR_REFERENCE', message: '#REF!' } }
-  return evaluateFormula(stored.formulaValue, (r, c) => effectiveValue(sheet, r, c, depth + 1)) ?? { numberValue: 0 }
+  return recalc.effective(sheet, row, column)
 }
 
 // -------------------------------------------------------------- grid shape
@@ -468,6 +472,11 @@ export interface SortSpec {
   sortOrder: 'ASCENDING' | 'DESCENDING'
 }
 
+/** A blank formula result sorts as a blank. */
+function present(v: ExtendedValue | undefined): ExtendedValue | undefined {
+  return v && Object.keys(v).length > 0 ? v : undefined
+}
+
 function sortRank(v: ExtendedValue | undefined): number {
   if (!v) return 3
   if (v.numberValue !== undefined) return 0
@@ -490,12 +499,13 @@ function compareValues(a: ExtendedValue | undefined, b: ExtendedValue | undefine
  * blanks last whatever the order; later specs break ties; stable). When the
  * range spans every column the whole row moves, metadata and sizes included.
  */
-export function sortRows(tx: Tx, sheet: SheetData, b: GridBounds, specs: readonly SortSpec[]): void {
+export function sortRows(tx: Tx, ss: SpreadsheetData, sheet: SheetData, b: GridBounds, specs: readonly SortSpec[]): void {
+  const recalc = recalcOf(ss)
   const width = sheet.properties.gridProperties.columnCount
   const whole = b.startColumn === 0 && b.endColumn >= width
   const indexes: number[] = []
   for (let r = b.startRow; r < b.endRow; r++) indexes.push(r)
-  const keys = new Map(indexes.map((r) => [r, specs.map((s) => effectiveValue(sheet, r, s.dimensionIndex))]))
+  const keys = new Map(indexes.map((r) => [r, specs.map((s) => present(effectiveValue(recalc, sheet, r, s.dimensionIndex)))]))
   const sorted = [...indexes].sort((x, y) => {
     const kx = keys.get(x)!
     const ky = keys.get(y)!

@@ -5,6 +5,7 @@
  */
 import { type Bounds, boundToGrid, formatOpenRange, type GridBounds } from './a1.ts'
 import { maskPaths } from './fields.ts'
+import type { Recalc } from './formula-eval.ts'
 import { badRequest, exceedsGridLimits, invalidArgument, SheetsApiError } from './google-errors.ts'
 import {
   assertCellLimit,
@@ -18,6 +19,7 @@ import {
   type Dimension,
   effectiveValue,
   getCell,
+  recalcOf,
   type GridRange,
   gridRangeOf,
   insertDimension,
@@ -90,19 +92,23 @@ export function metadataJson(record: DeveloperMetadataRecord, location: Metadata
   return out
 }
 
-function cellJson(sheet: SheetData, r: number, c: number, cell: CellData): Json {
+function cellJson(recalc: Recalc, sheet: SheetData, r: number, c: number, cell: CellData): Json {
   const out: Json = {}
+  // A formula without a number format of its own shows its result as Sheets infers (a date for TODAY()).
+  const inferred = cell.userEnteredValue?.formulaValue !== undefined && !cell.userEnteredFormat?.numberFormat ? recalc.inferredFormat(cell.userEnteredValue, sheet) : undefined
   if (cell.userEnteredValue) {
     out.userEnteredValue = cell.userEnteredValue
-    const effective = effectiveValue(sheet, r, c)
-    if (effective) {
+    const effective = effectiveValue(recalc, sheet, r, c)
+    if (effective && Object.keys(effective).length > 0) {
       out.effectiveValue = effective
-      out.formattedValue = formatValue(effective, cell.userEnteredFormat?.numberFormat)
+      out.formattedValue = formatValue(effective, cell.userEnteredFormat?.numberFormat ?? inferred)
     }
   }
   if (cell.userEnteredFormat) {
     out.userEnteredFormat = cell.userEnteredFormat
-    out.effectiveFormat = { ...DEFAULT_FORMAT, ...cell.userEnteredFormat }
+    out.effectiveFormat = { ...DEFAULT_FORMAT, ...cell.userEnteredFormat, ...(inferred ? { numberFormat: inferred } : {}) }
+  } else if (inferred) {
+    out.effectiveFormat = { ...DEFAULT_FORMAT, numberFormat: inferred }
   }
   if (cell.note) out.note = cell.note
   if (cell.dataValidation) out.dataValidation = cell.dataValidation
@@ -122,7 +128,7 @@ function dimensionJson(item: { props?: { hiddenByUser?: boolean; pixelSize?: num
   return out
 }
 
-function gridDataJson(ss: SpreadsheetData, sheet: SheetData, b: GridBounds, locations: Map<number, MetadataLocation>): Json {
+function gridDataJson(ss: SpreadsheetData, sheet: SheetData, b: GridBounds, locations: Map<number, MetadataLocation>, recalc: Recalc): Json {
   const out: Json = {}
   if (b.startRow) out.startRow = b.startRow
   if (b.startColumn) out.startColumn = b.startColumn
@@ -134,7 +140,7 @@ function gridDataJson(ss: SpreadsheetData, sheet: SheetData, b: GridBounds, loca
     let last = -1
     for (let c = b.startColumn; c < Math.min(b.endColumn, row?.cells.length ?? 0); c++) {
       const cell = row?.cells[c]
-      const json = cell ? cellJson(sheet, r, c, cell) : {}
+      const json = cell ? cellJson(recalc, sheet, r, c, cell) : {}
       values.push(json)
       if (Object.keys(json).length > 0) last = values.length - 1
     }
@@ -156,6 +162,7 @@ function gridDataJson(ss: SpreadsheetData, sheet: SheetData, b: GridBounds, loca
 /** The Spreadsheet resource (§2.1); grid data per requested range when asked. */
 export function spreadsheetJson(ss: SpreadsheetData, options: { ranges?: string[]; includeGridData?: boolean } = {}): Json {
   const locations = locateMetadata(ss)
+  const recalc = recalcOf(ss)
   const perSheet = new Map<SheetData, GridBounds[]>()
   for (const range of options.ranges ?? []) {
     const resolved = resolveRange(ss, range)
@@ -172,7 +179,7 @@ export function spreadsheetJson(ss: SpreadsheetData, options: { ranges?: string[
     const out: Json = { properties: sheetPropertiesJson(sheet) }
     if (options.includeGridData) {
       const blocks = perSheet.get(sheet) ?? [boundToGrid(undefined, sheet.properties.gridProperties.rowCount, sheet.properties.gridProperties.columnCount)]
-      out.data = blocks.map((b) => gridDataJson(ss, sheet, b, locations))
+      out.data = blocks.map((b) => gridDataJson(ss, sheet, b, locations, recalc))
     }
     if (sheet.protectedRanges.length > 0) out.protectedRanges = sheet.protectedRanges.map((p) => protectedRangeJson(p))
     if (sheet.conditionalFormats.length > 0) out.conditionalFormats = sheet.conditionalFormats
@@ -737,7 +744,7 @@ const APPLIERS: Record<string, Applier> = {
       sortOrder: s.sortOrder === 'DESCENDING' ? 'DESCENDING' : 'ASCENDING',
     })) as SortSpec[]
     if (specs.length === 0) specs.push({ dimensionIndex: bounds.startColumn, sortOrder: 'ASCENDING' })
-    sortRows(ctx.tx, sheet, bounds, specs)
+    sortRows(ctx.tx, ctx.ss, sheet, bounds, specs)
     return undefined
   },
   setBasicFilter(ctx, body) {

@@ -161,6 +161,7 @@ export function createSheetsStore(options: SheetsStoreOptions = {}): SheetsStore
         metadataIds: [],
         metadataIndex: emptyMetadataIndex(),
         ownerEmail: resolved.ownerEmail,
+        clock: now,
       }
       spreadsheets.set(spreadsheetId, ss)
       return ss

@@ -5,6 +5,7 @@
  * function takes already-parsed JSON and throws `SheetsApiError`.
  */
 import { type Bounds, boundToGrid, columnLetters, formatRange, type GridBounds } from './a1.ts'
+import type { Recalc } from './formula-eval.ts'
 import { badRequest, invalidArgument, SheetsApiError } from './google-errors.ts'
 import {
   assertCellLimit,
@@ -12,6 +13,7 @@ import {
   type CellData,
   effectiveValue,
   getCell,
+  recalcOf,
   insertDimension,
   resolveRange,
   type ResolvedRange,
@@ -70,8 +72,9 @@ export function valueInputOptionOf(value: unknown): ValueInputOption {
   return enumValue<ValueInputOption>(value, ['RAW', 'USER_ENTERED'], 'RAW', 'value_input_option', 'ValueInputOption')
 }
 
-/** Renders a bounded block of a sheet, row-major, undefined for empty cells. */
-export function readBlock(sheet: SheetData, b: GridBounds, render: RenderOptions): (Scalar | undefined)[][] {
+/** Renders a bounded block of a sheet, row-major, undefined for empty cells; formulas computed as of now. */
+export function readBlock(ss: SpreadsheetData, sheet: SheetData, b: GridBounds, render: RenderOptions, recalc: Recalc = recalcOf(ss)): (Scalar | undefined)[][] {
+  const formatted = render.valueRenderOption === 'FORMATTED_VALUE' || render.dateTimeRenderOption === 'FORMATTED_STRING'
   const out: (Scalar | undefined)[][] = []
   const lastRow = Math.min(b.endRow, sheet.rows.length)
   for (let r = b.startRow; r < lastRow; r++) {
@@ -86,8 +89,13 @@ export function readBlock(sheet: SheetData, b: GridBounds, render: RenderOptions
           line.push(undefined)
           continue
         }
-        const effective = stored.formulaValue === undefined ? stored : effectiveValue(sheet, r, c)
-        line.push(renderValue(stored, effective, cell.userEnteredFormat?.numberFormat, render))
+        if (stored.formulaValue === undefined) {
+          line.push(renderValue(stored, stored, cell.userEnteredFormat?.numberFormat, render))
+          continue
+        }
+        const effective = effectiveValue(recalc, sheet, r, c)
+        const format = cell.userEnteredFormat?.numberFormat ?? (formatted ? recalc.inferredFormat(stored, sheet) : undefined)
+        line.push(renderValue(stored, effective, format, render))
       }
     }
     out.push(line)
@@ -103,15 +111,15 @@ export function boundedOf(resolved: ResolvedRange): GridBounds {
 }
 
 /** values.get of one range. */
-export function getValues(ss: SpreadsheetData, range: string, majorDimension: MajorDimension, render: RenderOptions): ValueRangeJson {
+export function getValues(ss: SpreadsheetData, range: string, majorDimension: MajorDimension, render: RenderOptions, recalc?: Recalc): ValueRangeJson {
   const resolved = resolveRange(ss, range)
   const b = boundedOf(resolved)
-  return valueRangeOf(resolved.sheet, b, majorDimension, render)
+  return valueRangeOf(ss, resolved.sheet, b, majorDimension, render, recalc)
 }
 
 /** A bounded block as a ValueRange: echoed range, values rendered and trimmed like a read. */
-export function valueRangeOf(sheet: SheetData, b: GridBounds, majorDimension: MajorDimension, render: RenderOptions): ValueRangeJson {
-  const block = readBlock(sheet, b, render)
+export function valueRangeOf(ss: SpreadsheetData, sheet: SheetData, b: GridBounds, majorDimension: MajorDimension, render: RenderOptions, recalc?: Recalc): ValueRangeJson {
+  const block = readBlock(ss, sheet, b, render, recalc)
   const values = trimBlock(majorDimension === 'COLUMNS' ? transpose(block) : block)
   const out: ValueRangeJson = { range: formatRange(sheet.properties.title, b), majorDimension }
   if (values.length > 0) out.values = values
@@ -199,7 +207,7 @@ export function writeBlock(tx: Tx, ss: SpreadsheetData, sheet: SheetData, row: n
   if (rows.size > 0) result.updatedRows = rows.size
   if (columns.size > 0) result.updatedColumns = columns.size
   if (cells > 0) result.updatedCells = cells
-  if (response?.include) result.updatedData = valueRangeOf(sheet, extent, 'ROWS', response.render)
+  if (response?.include) result.updatedData = valueRangeOf(ss, sheet, extent, 'ROWS', response.render)
   return result
 }
 
