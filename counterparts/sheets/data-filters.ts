@@ -10,12 +10,13 @@ import { badRequest, invalidArgument } from './google-errors.ts'
 import { type GridRange, locateMetadataId, recalcOf, resolveRange, sheetById, type SheetData, type SpreadsheetData, type Tx } from './model.ts'
 import { filterMetadata, gridBoundsOf } from './spreadsheet-ops.ts'
 import {
+  batchTotals,
   boundedOf,
   checkValues,
-  type Input,
   majorDimensionOf,
   type ResponseOptions,
   rowMajor,
+  type UpdateResult,
   valueRangeOf,
   withPrefix,
   writeBlock,
@@ -130,10 +131,7 @@ export function batchUpdateByDataFilter(tx: Tx, ss: SpreadsheetData, body: Json,
     throw badRequest(description, 'data', description)
   }
   const written: { range: MatchedRange; filter: unknown; result: Json }[] = []
-  const rows = new Set<string>()
-  const columns = new Set<string>()
-  const sheets = new Set<number>()
-  let cells = 0
+  const results: UpdateResult[] = []
   data.forEach((item: Json, i) =>
     withPrefix(`Invalid data[${i}]: `, () => {
       const values = rowMajor(checkValues(item?.values, `data[${i}].values`), majorDimensionOf(item?.majorDimension, `data[${i}].major_dimension`))
@@ -146,16 +144,7 @@ export function batchUpdateByDataFilter(tx: Tx, ss: SpreadsheetData, body: Json,
         })
         if (values.length === 0) continue
         const result = writeBlock(tx, ss, sheet, bounds.startRow, bounds.startColumn, values, option, undefined)
-        const id = sheet.properties.sheetId
-        values.forEach((line: Input[], r) =>
-          line.forEach((value, c) => {
-            if (value === null || value === undefined) return
-            rows.add(`${id}:${bounds.startRow + r}`)
-            columns.add(`${id}:${bounds.startColumn + c}`)
-            sheets.add(id)
-            cells++
-          }),
-        )
+        results.push(result)
         const json: Json = { updatedRange: result.updatedRange }
         if (result.updatedRows) json.updatedRows = result.updatedRows
         if (result.updatedColumns) json.updatedColumns = result.updatedColumns
@@ -165,11 +154,7 @@ export function batchUpdateByDataFilter(tx: Tx, ss: SpreadsheetData, body: Json,
       }
     }),
   )
-  const out: Json = { spreadsheetId: ss.spreadsheetId }
-  if (rows.size) out.totalUpdatedRows = rows.size
-  if (columns.size) out.totalUpdatedColumns = columns.size
-  if (cells) out.totalUpdatedCells = cells
-  if (sheets.size) out.totalUpdatedSheets = sheets.size
+  const out: Json = { spreadsheetId: ss.spreadsheetId, ...batchTotals(results) }
   if (written.length > 0) {
     // updatedData shows each selected range after every item was applied.
     const recalc = recalcOf(ss)

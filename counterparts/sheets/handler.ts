@@ -29,6 +29,7 @@ import { batchUpdate, createFromBody, metadataJson, searchDeveloperMetadata, spr
 import type { SheetsStore } from './store.ts'
 import {
   appendValues,
+  batchTotals,
   clearValues,
   getValues,
   majorDimensionOf,
@@ -171,13 +172,7 @@ function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefin
           }),
         ),
       )
-      const out: Json = { spreadsheetId: id }
-      const sum = (key: 'updatedRows' | 'updatedColumns' | 'updatedCells') => results.reduce((n, r) => n + (r[key] ?? 0), 0)
-      if (sum('updatedRows')) out.totalUpdatedRows = sum('updatedRows')
-      if (sum('updatedColumns')) out.totalUpdatedColumns = sum('updatedColumns')
-      if (sum('updatedCells')) out.totalUpdatedCells = sum('updatedCells')
-      const sheets = new Set(results.filter((r) => r.updatedCells).map((r) => r.sheetId)).size
-      if (sheets) out.totalUpdatedSheets = sheets
+      const out: Json = { spreadsheetId: id, ...batchTotals(results) }
       if (results.length > 0) out.responses = results.map((r) => updateJson(id, r))
       return out
     }

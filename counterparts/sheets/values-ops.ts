@@ -160,6 +160,8 @@ export interface UpdateResult {
   updatedData?: ValueRangeJson
   /** For batch totals. */
   sheetId: number
+  /** Every cell written (row, column), for batch totals that count distinct rows, columns and cells. */
+  written: [number, number][]
 }
 
 /** Where a write may land: the bounded range, or the whole grid for a single-cell anchor. */
@@ -190,6 +192,7 @@ export function writeInput(tx: Tx, ss: SpreadsheetData, sheet: SheetData, row: n
 export function writeBlock(tx: Tx, ss: SpreadsheetData, sheet: SheetData, row: number, column: number, values: Input[][], option: ValueInputOption, response: ResponseOptions | undefined): UpdateResult {
   const rows = new Set<number>()
   const columns = new Set<number>()
+  const written: [number, number][] = []
   let cells = 0
   let width = 0
   values.forEach((line, i) => {
@@ -200,10 +203,11 @@ export function writeBlock(tx: Tx, ss: SpreadsheetData, sheet: SheetData, row: n
       cells++
       rows.add(i)
       columns.add(j)
+      written.push([row + i, column + j])
     })
   })
   const extent: GridBounds = { startRow: row, endRow: row + Math.max(values.length, 1), startColumn: column, endColumn: column + Math.max(width, 1) }
-  const result: UpdateResult = { updatedRange: formatRange(sheet.properties.title, extent), sheetId: sheet.properties.sheetId }
+  const result: UpdateResult = { updatedRange: formatRange(sheet.properties.title, extent), sheetId: sheet.properties.sheetId, written }
   if (rows.size > 0) result.updatedRows = rows.size
   if (columns.size > 0) result.updatedColumns = columns.size
   if (cells > 0) result.updatedCells = cells
@@ -240,7 +244,7 @@ export function updateValues(tx: Tx, ss: SpreadsheetData, range: string, body: {
     if (b.startRow + i >= limit.endRow) throw invalidArgument(`Requested writing within range [${range}], but tried writing to row [${limit.endRow + 1}]`)
     if (b.startColumn + line.length > limit.endColumn) throw invalidArgument(`Requested writing within range [${range}], but tried writing to column [${columnLetters(limit.endColumn)}]`)
   })
-  if (values.length === 0) return { updatedRange: formatRange(resolved.sheet.properties.title, b), sheetId: resolved.sheet.properties.sheetId }
+  if (values.length === 0) return { updatedRange: formatRange(resolved.sheet.properties.title, b), sheetId: resolved.sheet.properties.sheetId, written: [] }
   return writeBlock(tx, ss, resolved.sheet, b.startRow, b.startColumn, values, option, response)
 }
 
@@ -323,7 +327,7 @@ export function appendValues(
   const row = table ? table.endRow : b.startRow
   const column = table ? table.startColumn : b.startColumn
   const width = values.reduce((w, line) => Math.max(w, line.length), 0)
-  const out: AppendResult = { updates: { updatedRange: '', sheetId: sheet.properties.sheetId } }
+  const out: AppendResult = { updates: { updatedRange: '', sheetId: sheet.properties.sheetId, written: [] } }
   if (table) out.tableRange = formatRange(sheet.properties.title, table)
   if (values.length === 0) {
     out.updates.updatedRange = formatRange(sheet.properties.title, { startRow: Math.min(row, sheet.properties.gridProperties.rowCount - 1), endRow: Math.min(row, sheet.properties.gridProperties.rowCount - 1) + 1, startColumn: column, endColumn: column + 1 })
@@ -365,6 +369,32 @@ export function clearValues(tx: Tx, ss: SpreadsheetData, range: string): { clear
     }
   }
   return { clearedRange: formatRange(sheet.properties.title, b) }
+}
+
+/**
+ * Totals of a batch write as Google defines them: rows, columns and sheets
+ * "where at least one cell … was updated", so a row or column written by two
+ * items counts once (A1:D1 plus A4:D4 is 2 rows, 4 columns, 8 cells, 1 sheet).
+ */
+export function batchTotals(results: readonly { sheetId: number; written: readonly [number, number][] }[]): { totalUpdatedRows?: number; totalUpdatedColumns?: number; totalUpdatedCells?: number; totalUpdatedSheets?: number } {
+  const rows = new Set<string>()
+  const columns = new Set<string>()
+  const cells = new Set<string>()
+  const sheets = new Set<number>()
+  for (const result of results) {
+    for (const [r, c] of result.written) {
+      rows.add(`${result.sheetId}:${r}`)
+      columns.add(`${result.sheetId}:${c}`)
+      cells.add(`${result.sheetId}:${r}:${c}`)
+      sheets.add(result.sheetId)
+    }
+  }
+  const out: { totalUpdatedRows?: number; totalUpdatedColumns?: number; totalUpdatedCells?: number; totalUpdatedSheets?: number } = {}
+  if (rows.size) out.totalUpdatedRows = rows.size
+  if (columns.size) out.totalUpdatedColumns = columns.size
+  if (cells.size) out.totalUpdatedCells = cells.size
+  if (sheets.size) out.totalUpdatedSheets = sheets.size
+  return out
 }
 
 /** Re-throws with a prefix such as `Invalid data[2]: `. */
