@@ -1,5 +1,5 @@
 /**
- * Gives a worksheet the layout managers see in Google (DESIGN §2): frozen
+ * Gives a worksheet the layout managers see in Google (decisions/0000-product.md §2): frozen
  * locked header, hidden locked tool columns, number formats, checkboxes,
  * dropdowns, status colours. Each feature is compared with what is there
  * first, so a second run changes nothing and says so.
