@@ -8,7 +8,8 @@
 import { columnLetters, formatRange, type GridBounds } from './a1.ts'
 import { badRequest, invalidArgument } from './google-errors.ts'
 import { type GridRange, locateMetadataId, recalcOf, resolveRange, sheetById, type SheetData, type SpreadsheetData, type Tx } from './model.ts'
-import { filterMetadata, gridBoundsOf } from './spreadsheet-ops.ts'
+import { gridBoundsOf } from './request-support.ts'
+import { filterMetadata } from './spreadsheet-ops.ts'
 import {
   batchTotals,
   boundedOf,

@@ -90,6 +90,8 @@ export interface SheetData {
   properties: SheetProperties
   rows: (RowData | undefined)[]
   columns: (ColumnData | undefined)[]
+  /** Merged areas, bounded, as `sheets[].merges` lists them (sheetId 0 left out). */
+  merges: GridRange[]
   protectedRanges: ProtectedRange[]
   conditionalFormats: ConditionalFormatRule[]
   basicFilter: { range: GridRange; sortSpecs?: unknown; filterSpecs?: unknown } | undefined
@@ -353,6 +355,19 @@ export function shiftGridRange(range: GridRange, dimension: Dimension, start: nu
 }
 
 function shiftSheetRanges(tx: Tx, sheet: SheetData, dimension: Dimension, start: number, delta: number): void {
+  if (sheet.merges.length > 0) {
+    setKey(
+      tx,
+      sheet,
+      'merges',
+      sheet.merges.flatMap((m) => {
+        const moved = shiftGridRange(m, dimension, start, delta)
+        // A merge cut down to one cell is no merge.
+        if (!moved || ((moved.endRowIndex ?? 0) - (moved.startRowIndex ?? 0) === 1 && (moved.endColumnIndex ?? 0) - (moved.startColumnIndex ?? 0) === 1)) return []
+        return [moved]
+      }),
+    )
+  }
   setKey(
     tx,
     sheet,

@@ -3,8 +3,7 @@
  * the model (reference/sheets-api.md §2, §6). Output follows proto3 JSON:
  * defaults omitted, sheetId 0 left out of ranges, ids typed as Google types them.
  */
-import { type Bounds, boundToGrid, formatOpenRange, type GridBounds } from './a1.ts'
-import { maskPaths } from './fields.ts'
+import { boundToGrid, formatOpenRange, type GridBounds } from './a1.ts'
 import type { Recalc } from './formula-eval.ts'
 import { badRequest, exceedsGridLimits, invalidArgument, SheetsApiError } from './google-errors.ts'
 import {
@@ -16,7 +15,6 @@ import {
   type ConditionalFormatRule,
   deleteDimension,
   type DeveloperMetadataRecord,
-  type Dimension,
   effectiveValue,
   getCell,
   recalcOf,
@@ -42,12 +40,11 @@ import {
   sortRows,
   splice,
   type SpreadsheetData,
-  type Tx,
 } from './model.ts'
+import { type Applier, type Ctx, dimensionOf, gridBoundsOf, type Json, requireFields, sheetOrThrow } from './request-support.ts'
+import { mergeAppliers } from './merges.ts'
 import { newSheet, type SheetsStore } from './store.ts'
 import { formatValue, NUMBER_FORMAT_TYPES } from './values.ts'
-
-type Json = Record<string, unknown>
 
 const DEFAULT_FORMAT = {
   backgroundColor: { red: 1, green: 1, blue: 1 },
@@ -181,8 +178,10 @@ export function spreadsheetJson(ss: SpreadsheetData, options: { ranges?: string[
       const blocks = perSheet.get(sheet) ?? [boundToGrid(undefined, sheet.properties.gridProperties.rowCount, sheet.properties.gridProperties.columnCount)]
       out.data = blocks.map((b) => gridDataJson(ss, sheet, b, locations, recalc))
     }
-    if (sheet.protectedRanges.length > 0) out.protectedRanges = sheet.protectedRanges.map((p) => protectedRangeJson(p))
+    // Keys in the order of the Sheet message, as Google writes them.
+    if (sheet.merges.length > 0) out.merges = sheet.merges
     if (sheet.conditionalFormats.length > 0) out.conditionalFormats = sheet.conditionalFormats
+    if (sheet.protectedRanges.length > 0) out.protectedRanges = sheet.protectedRanges.map((p) => protectedRangeJson(p))
     if (sheet.basicFilter) out.basicFilter = sheet.basicFilter
     const sheetMeta = sheet.metadataIds.flatMap((id) => (ss.metadata.has(id) ? [metadataJson(ss.metadata.get(id)!, locations.get(id)!)] : []))
     if (sheetMeta.length > 0) out.developerMetadata = sheetMeta
@@ -224,38 +223,6 @@ const KNOWN_REQUESTS = new Set([
   'updateSlicerSpec', 'addDataSource', 'updateDataSource', 'deleteDataSource', 'refreshDataSource', 'cancelDataSourceRefresh', 'addTable',
   'updateTable', 'deleteTable',
 ])
-
-interface Ctx {
-  store: SheetsStore
-  ss: SpreadsheetData
-  tx: Tx
-}
-
-function sheetOrThrow(ss: SpreadsheetData, sheetId: unknown, what = 'sheet'): SheetData {
-  const id = typeof sheetId === 'number' ? sheetId : 0
-  const sheet = sheetById(ss, id)
-  if (!sheet) throw invalidArgument(what === 'grid' ? `No grid with id: ${id}` : `No sheet with id: ${id}`)
-  return sheet
-}
-
-/** Resolves a GridRange: unknown sheet → `No grid with id`, start outside → grid limits, end clipped. */
-export function gridBoundsOf(ss: SpreadsheetData, range: GridRange | undefined): { sheet: SheetData; bounds: GridBounds; open: Bounds } {
-  const r = range ?? {}
-  const sheet = sheetOrThrow(ss, r.sheetId, 'grid')
-  const open = boundsOfGridRange(r)
-  const { rowCount, columnCount } = sheet.properties.gridProperties
-  if ((open.startRow ?? 0) >= rowCount || (open.startColumn ?? 0) >= columnCount) {
-    throw exceedsGridLimits(formatOpenRange(sheet.properties.title, open), rowCount, columnCount)
-  }
-  return { sheet, bounds: boundToGrid(open, rowCount, columnCount), open }
-}
-
-function requireFields(fields: unknown): string[] {
-  if (typeof fields !== 'string' || fields.trim() === '') {
-    throw invalidArgument("At least one field must be listed in 'fields'. (Use '*' to indicate all fields.)")
-  }
-  return maskPaths(fields)
-}
 
 function getPath(obj: unknown, path: readonly string[]): unknown {
   let v = obj
@@ -345,13 +312,6 @@ function reindex(ctx: Ctx): void {
   })
 }
 
-type Applier = (ctx: Ctx, body: Json, index: number) => Json | undefined
-
-function dimensionOf(value: unknown): Dimension {
-  if (value === 'ROWS' || value === 'COLUMNS') return value
-  throw invalidArgument('DimensionRange must specify a dimension (ROWS or COLUMNS)')
-}
-
 function newMetadataId(ctx: Ctx): number {
   let id = ctx.store.randomId()
   while (ctx.ss.metadata.has(id) || id === 0) id = ctx.store.randomId()
@@ -429,6 +389,7 @@ export function filterMetadata(ss: SpreadsheetData, filter: Json): number[] {
 }
 
 const APPLIERS: Record<string, Applier> = {
+  ...mergeAppliers,
   addSheet(ctx, body) {
     const props = (body.properties ?? {}) as Json
     const titles = new Set(ctx.ss.sheets.map((s) => s.properties.title.toLowerCase()))

@@ -94,6 +94,7 @@ function newSheet(sheetId: number, title: string, index: number, rowCount: numbe
     properties: { sheetId, title, index, sheetType: 'GRID', gridProperties: { rowCount, columnCount }, ...(hidden ? { hidden: true } : {}) },
     rows: [],
     columns: [],
+    merges: [],
     protectedRanges: [],
     conditionalFormats: [],
     basicFilter: undefined,
