@@ -39,13 +39,15 @@ function checkFrozen(sheet: SheetData, piece: GridBounds): void {
   const rows = g.frozenRowCount ?? 0
   const columns = g.frozenColumnCount ?? 0
   if (rows > 0 && piece.startRow < rows && piece.endRow > rows) throw invalidArgument("You can't merge frozen and non-frozen rows.")
-  if (columns > 0 && piece.startColumn < columns && piece.endColumn > columns) throw invalidArgument("You can't merge frozen and non-frozen columns.")
+  if (columns > 0 && piece.startColumn < columns && piece.endColumn > columns)
+    throw invalidArgument("You can't merge frozen and non-frozen columns.")
 }
 
 function checkFilter(sheet: SheetData, piece: GridBounds): void {
   if (!sheet.basicFilter) return
   const filter = boundsOfStored(sheet.basicFilter.range)
-  if (intersects(filter, piece) && !contains(filter, piece)) throw invalidArgument("You can't merge cells that cross the borders of an existing filter.")
+  if (intersects(filter, piece) && !contains(filter, piece))
+    throw invalidArgument("You can't merge cells that cross the borders of an existing filter.")
 }
 
 /** Keeps the top-left value; the other cells of the merge lose theirs (formats and notes stay). */
@@ -63,7 +65,13 @@ function keepTopLeft(ctx: Ctx, sheet: SheetData, piece: GridBounds): void {
 
 export const mergeAppliers: Record<string, Applier> = {
   mergeCells(ctx, body, index) {
-    const type = enumOf<MergeType>(body.mergeType, ['MERGE_ALL', 'MERGE_COLUMNS', 'MERGE_ROWS'], 'MERGE_ALL', `requests[${index}].merge_cells.merge_type`, 'MergeType')
+    const type = enumOf<MergeType>(
+      body.mergeType,
+      ['MERGE_ALL', 'MERGE_COLUMNS', 'MERGE_ROWS'],
+      'MERGE_ALL',
+      `requests[${index}].merge_cells.merge_type`,
+      'MergeType',
+    )
     const { sheet, bounds } = gridBoundsOf(ctx.ss, body.range as never)
     for (const piece of pieces(bounds, type)) {
       checkFrozen(sheet, piece)
@@ -78,7 +86,13 @@ export const mergeAppliers: Record<string, Applier> = {
   unmergeCells(ctx, body) {
     const { sheet, bounds } = gridBoundsOf(ctx.ss, body.range as never)
     const gone = new Set(coveredMerges(sheet, bounds))
-    if (gone.size > 0) setKey(ctx.tx, sheet, 'merges', sheet.merges.filter((_, i) => !gone.has(i)))
+    if (gone.size > 0)
+      setKey(
+        ctx.tx,
+        sheet,
+        'merges',
+        sheet.merges.filter((_, i) => !gone.has(i)),
+      )
     return undefined
   },
 }

@@ -86,6 +86,28 @@ export interface ConditionalFormatRule {
   gradientRule?: unknown
 }
 
+/** A chart overlaid on a grid (`sheets[].charts[]`): as Google echoes it, sheetId 0 left out of its ranges and anchor. */
+export interface EmbeddedChart {
+  chartId: number
+  spec: Record<string, unknown>
+  position: { overlayPosition: OverlayPosition }
+  border?: unknown
+}
+
+export interface OverlayPosition {
+  anchorCell: GridCoordinate
+  offsetXPixels?: number
+  offsetYPixels?: number
+  widthPixels: number
+  heightPixels: number
+}
+
+export interface GridCoordinate {
+  sheetId?: number
+  rowIndex?: number
+  columnIndex?: number
+}
+
 export interface SheetData {
   properties: SheetProperties
   rows: (RowData | undefined)[]
@@ -94,7 +116,9 @@ export interface SheetData {
   merges: GridRange[]
   protectedRanges: ProtectedRange[]
   conditionalFormats: ConditionalFormatRule[]
-  basicFilter: { range: GridRange; sortSpecs?: unknown; filterSpecs?: unknown } | undefined
+  basicFilter: { range: GridRange; sortSpecs?: unknown; filterSpecs?: unknown; criteria?: unknown } | undefined
+  /** Charts overlaid on this sheet (their data may come from any sheet). */
+  charts: EmbeddedChart[]
   /** Developer metadata located on the sheet itself. */
   metadataIds: number[]
 }
@@ -395,6 +419,46 @@ function shiftSheetRanges(tx: Tx, sheet: SheetData, dimension: Dimension, start:
   }
 }
 
+/** Rewrites every GridRange under a `sources` list (ChartSourceRange) in a chart spec. */
+function mapChartSources(value: unknown, fn: (range: GridRange) => GridRange): unknown {
+  if (Array.isArray(value)) return value.map((v) => mapChartSources(v, fn))
+  if (value === null || typeof value !== 'object') return value
+  const out: Record<string, unknown> = {}
+  for (const [key, v] of Object.entries(value)) {
+    out[key] = key === 'sources' && Array.isArray(v) ? v.map((r) => fn(r as GridRange)) : mapChartSources(v, fn)
+  }
+  return out
+}
+
+/**
+ * Charts follow the cells: an anchor on `sheet` moves with its row or column,
+ * and a chart's data ranges on `sheet` (from a chart on any tab) grow, shrink
+ * and move as other ranges do. A data range whose rows all went keeps its place [I].
+ */
+function shiftCharts(tx: Tx, ss: SpreadsheetData, sheet: SheetData, dimension: Dimension, start: number, delta: number): void {
+  const id = sheet.properties.sheetId
+  for (const holder of ss.sheets) {
+    if (holder.charts.length === 0) continue
+    setKey(
+      tx,
+      holder,
+      'charts',
+      holder.charts.map((chart) => {
+        const moveRange = (r: GridRange) => ((r.sheetId ?? 0) === id ? (shiftGridRange(r, dimension, start, delta) ?? r) : r)
+        const spec = mapChartSources(chart.spec, moveRange) as EmbeddedChart['spec']
+        if (holder !== sheet) return { ...chart, spec }
+        const overlay = chart.position.overlayPosition
+        const key = dimension === 'ROWS' ? 'rowIndex' : 'columnIndex'
+        const anchorCell = { ...overlay.anchorCell }
+        const moved = shiftIndex(anchorCell[key] ?? 0, start, delta, false) ?? 0
+        if (moved > 0) anchorCell[key] = moved
+        else delete anchorCell[key]
+        return { ...chart, spec, position: { overlayPosition: { ...overlay, anchorCell } } }
+      }),
+    )
+  }
+}
+
 function fillArray<T>(count: number, make: () => T): T[] {
   const out: T[] = []
   for (let i = 0; i < count; i++) out.push(make())
@@ -408,24 +472,31 @@ function fillArray<T>(count: number, make: () => T): T[] {
  */
 export function insertDimension(tx: Tx, ss: SpreadsheetData, sheet: SheetData, dimension: Dimension, start: number, count: number, inheritFromBefore: boolean, cellLimitValue: number): void {
   const grid = sheet.properties.gridProperties
+  const from = inheritFromBefore ? start - 1 : start
+  const formatOf = (c: CellData | undefined): CellData | undefined =>
+    c?.userEnteredFormat ? { userEnteredFormat: c.userEnteredFormat } : undefined
   if (dimension === 'ROWS') {
-    if (start < sheet.rows.length) {
-      const source = sheet.rows[inheritFromBefore ? start - 1 : start]
-      const inherit = (): RowData | undefined => {
-        const formats = source?.cells.map((c) => (c?.userEnteredFormat ? { userEnteredFormat: c.userEnteredFormat } : undefined))
-        return formats && formats.some(Boolean) ? { cells: formats } : undefined
-      }
-      splice(tx, sheet.rows, start, 0, fillArray(count, inherit))
+    const source = sheet.rows[from]
+    const inherit = (): RowData | undefined => {
+      const formats = source?.cells.map(formatOf)
+      return formats && formats.some(Boolean) ? { cells: formats } : undefined
     }
+    // Rows past the last stored one are blank, unless they inherit from the stored row just before them.
+    if (start < sheet.rows.length || (start === sheet.rows.length && inherit())) splice(tx, sheet.rows, start, 0, fillArray(count, inherit))
     setKey(tx, sheet.properties, 'gridProperties', { ...grid, rowCount: grid.rowCount + count })
   } else {
     for (const row of sheet.rows) {
-      if (row && start < row.cells.length) splice(tx, row.cells, start, 0, fillArray<CellData | undefined>(count, () => undefined))
+      if (!row) continue
+      const inherits = formatOf(row.cells[from]) !== undefined
+      if (start < row.cells.length || (start === row.cells.length && inherits)) {
+        splice(tx, row.cells, start, 0, fillArray(count, () => formatOf(row.cells[from])))
+      }
     }
     if (start < sheet.columns.length) splice(tx, sheet.columns, start, 0, fillArray<ColumnData | undefined>(count, () => undefined))
     setKey(tx, sheet.properties, 'gridProperties', { ...grid, columnCount: grid.columnCount + count })
   }
   shiftSheetRanges(tx, sheet, dimension, start, count)
+  shiftCharts(tx, ss, sheet, dimension, start, count)
   assertCellLimit(ss, cellLimitValue)
 }
 
@@ -451,6 +522,7 @@ export function deleteDimension(tx: Tx, ss: SpreadsheetData, sheet: SheetData, d
     setKey(tx, sheet.properties, 'gridProperties', { ...grid, columnCount: grid.columnCount - count })
   }
   shiftSheetRanges(tx, sheet, dimension, start, -count)
+  shiftCharts(tx, ss, sheet, dimension, start, -count)
 }
 
 function deleteMetadataRecord(tx: Tx, ss: SpreadsheetData, id: number): void {

@@ -25,7 +25,8 @@ export type Applier = (ctx: Ctx, body: Json, index: number) => Json | undefined
 export function sheetOrThrow(ss: SpreadsheetData, sheetId: unknown, what: 'sheet' | 'grid' = 'sheet'): SheetData {
   const id = typeof sheetId === 'number' ? sheetId : 0
   const sheet = sheetById(ss, id)
-  if (!sheet || (what === 'grid' && sheet.properties.sheetType !== 'GRID')) throw invalidArgument(what === 'grid' ? `No grid with id: ${id}` : `No sheet with id: ${id}`)
+  if (!sheet || (what === 'grid' && sheet.properties.sheetType !== 'GRID'))
+    throw invalidArgument(what === 'grid' ? `No grid with id: ${id}` : `No sheet with id: ${id}`)
   return sheet
 }
 
@@ -73,10 +74,20 @@ export function intersects(a: GridBounds, b: GridBounds): boolean {
 
 /** Whether `inner` lies wholly inside `outer`. */
 export function contains(outer: GridBounds, inner: GridBounds): boolean {
-  return inner.startRow >= outer.startRow && inner.endRow <= outer.endRow && inner.startColumn >= outer.startColumn && inner.endColumn <= outer.endColumn
+  return (
+    inner.startRow >= outer.startRow &&
+    inner.endRow <= outer.endRow &&
+    inner.startColumn >= outer.startColumn &&
+    inner.endColumn <= outer.endColumn
+  )
 }
 
 /** A stored GridRange (bounded) as bounds. */
 export function boundsOfStored(range: GridRange): GridBounds {
-  return { startRow: range.startRowIndex ?? 0, endRow: range.endRowIndex ?? 0, startColumn: range.startColumnIndex ?? 0, endColumn: range.endColumnIndex ?? 0 }
+  return {
+    startRow: range.startRowIndex ?? 0,
+    endRow: range.endRowIndex ?? 0,
+    startColumn: range.startColumnIndex ?? 0,
+    endColumn: range.endColumnIndex ?? 0,
+  }
 }

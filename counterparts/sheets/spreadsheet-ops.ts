@@ -12,7 +12,6 @@ import {
   boundsOfGridRange,
   checkDimensionRange,
   type CellData,
-  type ConditionalFormatRule,
   deleteDimension,
   type DeveloperMetadataRecord,
   effectiveValue,
@@ -42,6 +41,9 @@ import {
   type SpreadsheetData,
 } from './model.ts'
 import { type Applier, type Ctx, dimensionOf, gridBoundsOf, type Json, requireFields, sheetOrThrow } from './request-support.ts'
+import { basicFilterAppliers } from './basic-filter.ts'
+import { chartAppliers } from './charts.ts'
+import { conditionalFormatAppliers } from './conditional-formats.ts'
 import { mergeAppliers } from './merges.ts'
 import { newSheet, type SheetsStore } from './store.ts'
 import { formatValue, NUMBER_FORMAT_TYPES } from './values.ts'
@@ -183,6 +185,7 @@ export function spreadsheetJson(ss: SpreadsheetData, options: { ranges?: string[
     if (sheet.conditionalFormats.length > 0) out.conditionalFormats = sheet.conditionalFormats
     if (sheet.protectedRanges.length > 0) out.protectedRanges = sheet.protectedRanges.map((p) => protectedRangeJson(p))
     if (sheet.basicFilter) out.basicFilter = sheet.basicFilter
+    if (sheet.charts.length > 0) out.charts = sheet.charts
     const sheetMeta = sheet.metadataIds.flatMap((id) => (ss.metadata.has(id) ? [metadataJson(ss.metadata.get(id)!, locations.get(id)!)] : []))
     if (sheetMeta.length > 0) out.developerMetadata = sheetMeta
     return out
@@ -390,6 +393,9 @@ export function filterMetadata(ss: SpreadsheetData, filter: Json): number[] {
 
 const APPLIERS: Record<string, Applier> = {
   ...mergeAppliers,
+  ...basicFilterAppliers,
+  ...conditionalFormatAppliers,
+  ...chartAppliers,
   addSheet(ctx, body) {
     const props = (body.properties ?? {}) as Json
     const titles = new Set(ctx.ss.sheets.map((s) => s.properties.title.toLowerCase()))
@@ -619,27 +625,6 @@ const APPLIERS: Record<string, Applier> = {
     }
     throw invalidArgument(`No protected range with id: ${String(body.protectedRangeId)}`)
   },
-  addConditionalFormatRule(ctx, body) {
-    const rule = (body.rule ?? {}) as ConditionalFormatRule
-    const ranges = rule.ranges ?? []
-    if (ranges.length === 0) throw invalidArgument('At least one range must be specified.')
-    const sheet = gridBoundsOf(ctx.ss, ranges[0]).sheet
-    for (const r of ranges) gridBoundsOf(ctx.ss, r)
-    const stored: ConditionalFormatRule = { ...rule, ranges: ranges.map((r) => gridRangeOf(sheet.properties.sheetId, boundsOfGridRange(r))) }
-    const list = [...sheet.conditionalFormats]
-    const at = typeof body.index === 'number' ? Math.min(body.index, list.length) : list.length
-    list.splice(at, 0, stored)
-    setKey(ctx.tx, sheet, 'conditionalFormats', list)
-    return undefined
-  },
-  deleteConditionalFormatRule(ctx, body) {
-    const sheet = sheetOrThrow(ctx.ss, body.sheetId)
-    const at = body.index as number
-    const rule = sheet.conditionalFormats[at]
-    if (!rule) throw invalidArgument(`No conditional format on sheet: ${sheet.properties.sheetId} at index: ${String(at)}`)
-    setKey(ctx.tx, sheet, 'conditionalFormats', sheet.conditionalFormats.filter((_, i) => i !== at))
-    return { deleteConditionalFormatRule: { rule } }
-  },
   createDeveloperMetadata(ctx, body) {
     const spec = (body.developerMetadata ?? {}) as Json
     if (typeof spec.metadataKey !== 'string' || spec.metadataKey === '') throw invalidArgument('Developer metadata must have a metadataKey.')
@@ -706,18 +691,6 @@ const APPLIERS: Record<string, Applier> = {
     })) as SortSpec[]
     if (specs.length === 0) specs.push({ dimensionIndex: bounds.startColumn, sortOrder: 'ASCENDING' })
     sortRows(ctx.tx, ctx.ss, sheet, bounds, specs)
-    return undefined
-  },
-  setBasicFilter(ctx, body) {
-    const filter = (body.filter ?? {}) as Json
-    const { sheet, bounds } = gridBoundsOf(ctx.ss, filter.range as GridRange | undefined)
-    // An unbounded range is stored bounded to the grid (§2.1).
-    setKey(ctx.tx, sheet, 'basicFilter', { ...filter, range: gridRangeOf(sheet.properties.sheetId, bounds) })
-    return undefined
-  },
-  clearBasicFilter(ctx, body) {
-    const sheet = sheetOrThrow(ctx.ss, body.sheetId)
-    setKey(ctx.tx, sheet, 'basicFilter', undefined)
     return undefined
   },
 }

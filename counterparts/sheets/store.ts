@@ -98,6 +98,7 @@ function newSheet(sheetId: number, title: string, index: number, rowCount: numbe
     protectedRanges: [],
     conditionalFormats: [],
     basicFilter: undefined,
+    charts: [],
     metadataIds: [],
   }
 }
