@@ -30,6 +30,11 @@ function echoRange(range: GridRange): GridRange {
   return sheetId ? { sheetId, ...rest } : rest
 }
 
+function checkedRange(ss: SpreadsheetData, range: GridRange): GridRange {
+  gridBoundsOf(ss, range)
+  return echoRange(range)
+}
+
 /**
  * Checks and echoes the data ranges of a spec (every `sources` list of a
  * ChartSourceRange): an unknown sheet is `No grid with id`, a start past the
@@ -42,7 +47,7 @@ function checkedSpec(ss: SpreadsheetData, spec: unknown, field: string): Json {
     if (value === null || typeof value !== 'object') return value
     const out: Json = {}
     for (const [key, v] of Object.entries(value)) {
-      out[key] = key === 'sources' && Array.isArray(v) ? v.map((r: GridRange) => (gridBoundsOf(ss, r), echoRange(r))) : walk(v)
+      out[key] = key === 'sources' && Array.isArray(v) ? v.map((r: GridRange) => checkedRange(ss, r)) : walk(v)
     }
     return out
   }
