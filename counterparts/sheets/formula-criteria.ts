@@ -4,7 +4,7 @@
  * wildcards. Equality criteria go through a per-range index, so a few hundred
  * SUMIFS over a 100,000-row column do not each scan it. Pure.
  */
-import { compareScalars, FormulaError, isError, type Scalar } from './formula-values.ts'
+import { compareScalars, type FormulaError, isError, type Scalar } from './formula-values.ts'
 import { parseUserEntered } from './values.ts'
 
 /** A compiled criterion: a test, and an index key when it is an equality the index can answer. */
