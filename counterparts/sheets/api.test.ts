@@ -162,7 +162,8 @@ describe('values.update (§5.1)', () => {
     expect(ok.data).toEqual({
       spreadsheetId: id,
       totalUpdatedRows: 2,
-      totalUpdatedColumns: 8,
+      // Distinct columns across the batch, as Google counts them (issue 11): A–D once, not 4 + 4.
+      totalUpdatedColumns: 4,
       totalUpdatedCells: 8,
       totalUpdatedSheets: 1,
       responses: [
@@ -174,6 +175,36 @@ describe('values.update (§5.1)', () => {
     expect(bad.message).toBe('Invalid data[1]: Unable to parse range: Nope!A1')
     const read = await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1!A3' })
     expect(read.data.values).toBeUndefined()
+  })
+})
+
+describe('issue 11: values.batchUpdate totals count distinct rows, columns, cells and sheets', () => {
+  test("Google's recorded answer: A1:D1 plus A4:D4 → 2 rows, 4 columns, 8 cells, 1 sheet", async () => {
+    const id = newSpreadsheet()
+    const res = await api.spreadsheets.values.batchUpdate({
+      spreadsheetId: id,
+      requestBody: { valueInputOption: 'RAW', data: [{ range: "'Sheet1'!A1:D1", values: [['A1', 'B1', '', 'D1']] }, { range: "'Sheet1'!A4:D4", values: [['A4', 'B4', '', 'D4']] }] },
+    })
+    expect(res.data).toEqual({
+      spreadsheetId: id,
+      totalUpdatedRows: 2,
+      totalUpdatedColumns: 4,
+      totalUpdatedCells: 8,
+      totalUpdatedSheets: 1,
+      responses: [
+        { spreadsheetId: id, updatedRange: 'Sheet1!A1:D1', updatedRows: 1, updatedColumns: 4, updatedCells: 4 },
+        { spreadsheetId: id, updatedRange: 'Sheet1!A4:D4', updatedRows: 1, updatedColumns: 4, updatedCells: 4 },
+      ],
+    })
+  })
+
+  test('a cell written twice counts once; rows and columns of two sheets are different rows and columns', async () => {
+    const id = newSpreadsheet([{ title: 'Sheet1', sheetId: 0 }, { title: 'Other', sheetId: 3 }])
+    const res = await api.spreadsheets.values.batchUpdate({
+      spreadsheetId: id,
+      requestBody: { valueInputOption: 'RAW', data: [{ range: 'Sheet1!A1:B2', values: [['a', 'b'], [null, 'd']] }, { range: 'Sheet1!B2:C2', values: [['again', 'c']] }, { range: 'Other!A1', values: [['x']] }] },
+    })
+    expect(res.data).toMatchObject({ totalUpdatedRows: 3, totalUpdatedColumns: 4, totalUpdatedCells: 5, totalUpdatedSheets: 2 })
   })
 })
 

@@ -7,15 +7,17 @@
  */
 import { columnLetters, formatRange, type GridBounds } from './a1.ts'
 import { badRequest, invalidArgument } from './google-errors.ts'
-import { type GridRange, locateMetadataId, resolveRange, sheetById, type SheetData, type SpreadsheetData, type Tx } from './model.ts'
-import { filterMetadata, gridBoundsOf } from './spreadsheet-ops.ts'
+import { type GridRange, locateMetadataId, recalcOf, resolveRange, sheetById, type SheetData, type SpreadsheetData, type Tx } from './model.ts'
+import { gridBoundsOf } from './request-support.ts'
+import { filterMetadata } from './spreadsheet-ops.ts'
 import {
+  batchTotals,
   boundedOf,
   checkValues,
-  type Input,
   majorDimensionOf,
   type ResponseOptions,
   rowMajor,
+  type UpdateResult,
   valueRangeOf,
   withPrefix,
   writeBlock,
@@ -106,8 +108,9 @@ export function batchGetByDataFilter(ss: SpreadsheetData, body: Json, render: Re
   })
   const out: Json = { spreadsheetId: ss.spreadsheetId }
   if (groups.size > 0) {
+    const recalc = recalcOf(ss)
     out.valueRanges = [...groups.values()].map(({ range, filters }) => ({
-      valueRange: valueRangeOf(range.sheet, range.bounds, major, render),
+      valueRange: valueRangeOf(ss, range.sheet, range.bounds, major, render, recalc),
       dataFilters: filters,
     }))
   }
@@ -129,10 +132,7 @@ export function batchUpdateByDataFilter(tx: Tx, ss: SpreadsheetData, body: Json,
     throw badRequest(description, 'data', description)
   }
   const written: { range: MatchedRange; filter: unknown; result: Json }[] = []
-  const rows = new Set<string>()
-  const columns = new Set<string>()
-  const sheets = new Set<number>()
-  let cells = 0
+  const results: UpdateResult[] = []
   data.forEach((item: Json, i) =>
     withPrefix(`Invalid data[${i}]: `, () => {
       const values = rowMajor(checkValues(item?.values, `data[${i}].values`), majorDimensionOf(item?.majorDimension, `data[${i}].major_dimension`))
@@ -145,16 +145,7 @@ export function batchUpdateByDataFilter(tx: Tx, ss: SpreadsheetData, body: Json,
         })
         if (values.length === 0) continue
         const result = writeBlock(tx, ss, sheet, bounds.startRow, bounds.startColumn, values, option, undefined)
-        const id = sheet.properties.sheetId
-        values.forEach((line: Input[], r) =>
-          line.forEach((value, c) => {
-            if (value === null || value === undefined) return
-            rows.add(`${id}:${bounds.startRow + r}`)
-            columns.add(`${id}:${bounds.startColumn + c}`)
-            sheets.add(id)
-            cells++
-          }),
-        )
+        results.push(result)
         const json: Json = { updatedRange: result.updatedRange }
         if (result.updatedRows) json.updatedRows = result.updatedRows
         if (result.updatedColumns) json.updatedColumns = result.updatedColumns
@@ -164,14 +155,11 @@ export function batchUpdateByDataFilter(tx: Tx, ss: SpreadsheetData, body: Json,
       }
     }),
   )
-  const out: Json = { spreadsheetId: ss.spreadsheetId }
-  if (rows.size) out.totalUpdatedRows = rows.size
-  if (columns.size) out.totalUpdatedColumns = columns.size
-  if (cells) out.totalUpdatedCells = cells
-  if (sheets.size) out.totalUpdatedSheets = sheets.size
+  const out: Json = { spreadsheetId: ss.spreadsheetId, ...batchTotals(results) }
   if (written.length > 0) {
     // updatedData shows each selected range after every item was applied.
-    out.responses = written.map(({ range, result }) => (response.include ? { ...result, updatedData: valueRangeOf(range.sheet, range.bounds, 'ROWS', response.render) } : result))
+    const recalc = recalcOf(ss)
+    out.responses = written.map(({ range, result }) => (response.include ? { ...result, updatedData: valueRangeOf(ss, range.sheet, range.bounds, 'ROWS', response.render, recalc) } : result))
   }
   return out
 }

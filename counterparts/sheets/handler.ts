@@ -24,11 +24,12 @@ import {
   SheetsApiError,
   tokenExpired,
 } from './google-errors.ts'
-import { beginTx, locateMetadataId, rollback, type SpreadsheetData, type Tx } from './model.ts'
+import { beginTx, locateMetadataId, recalcOf, rollback, type SpreadsheetData, type Tx } from './model.ts'
 import { batchUpdate, createFromBody, metadataJson, searchDeveloperMetadata, spreadsheetJson } from './spreadsheet-ops.ts'
 import type { SheetsStore } from './store.ts'
 import {
   appendValues,
+  batchTotals,
   clearValues,
   getValues,
   majorDimensionOf,
@@ -147,7 +148,9 @@ function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefin
     case 'BatchGetValues': {
       const major = majorDimensionOf(query.get('majorDimension'))
       const render = renderOptionsOf(query.get('valueRenderOption'), query.get('dateTimeRenderOption'))
-      const valueRanges = query.getAll('ranges').map((r) => getValues(ss!, r, major, render))
+      // One evaluation for the whole batch: ranges read together see the same formulas once.
+      const recalc = recalcOf(ss!)
+      const valueRanges = query.getAll('ranges').map((r) => getValues(ss!, r, major, render, recalc))
       const out: Json = { spreadsheetId: id }
       if (valueRanges.length > 0) out.valueRanges = valueRanges
       return out
@@ -169,13 +172,7 @@ function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefin
           }),
         ),
       )
-      const out: Json = { spreadsheetId: id }
-      const sum = (key: 'updatedRows' | 'updatedColumns' | 'updatedCells') => results.reduce((n, r) => n + (r[key] ?? 0), 0)
-      if (sum('updatedRows')) out.totalUpdatedRows = sum('updatedRows')
-      if (sum('updatedColumns')) out.totalUpdatedColumns = sum('updatedColumns')
-      if (sum('updatedCells')) out.totalUpdatedCells = sum('updatedCells')
-      const sheets = new Set(results.filter((r) => r.updatedCells).map((r) => r.sheetId)).size
-      if (sheets) out.totalUpdatedSheets = sheets
+      const out: Json = { spreadsheetId: id, ...batchTotals(results) }
       if (results.length > 0) out.responses = results.map((r) => updateJson(id, r))
       return out
     }

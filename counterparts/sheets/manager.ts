@@ -55,10 +55,10 @@ export function createManager(store: SheetsStore): Manager {
   return {
     createSpreadsheet: (init) => store.createSpreadsheet(init).spreadsheetId,
     sortTab(spreadsheetId, tab, columnIndex, order = 'ASCENDING', options = {}) {
-      const { sheet } = locate(spreadsheetId, tab)
+      const { ss, sheet } = locate(spreadsheetId, tab)
       const g = sheet.properties.gridProperties
       const b = boundToGrid({ startRow: options.headerRows ?? 1 }, g.rowCount, g.columnCount)
-      change((tx) => sortRows(tx, sheet, b, [{ dimensionIndex: columnIndex, sortOrder: order }]))
+      change((tx) => sortRows(tx, ss, sheet, b, [{ dimensionIndex: columnIndex, sortOrder: order }]))
     },
     insertRows(spreadsheetId, tab, beforeRow, count = 1) {
       const { ss, sheet } = locate(spreadsheetId, tab)
@@ -85,9 +85,9 @@ export function createManager(store: SheetsStore): Manager {
       )
     },
     readTab(spreadsheetId, tab, render = 'FORMATTED_VALUE') {
-      const { sheet } = locate(spreadsheetId, tab)
+      const { ss, sheet } = locate(spreadsheetId, tab)
       const g = sheet.properties.gridProperties
-      return trimBlock(readBlock(sheet, boundToGrid(undefined, g.rowCount, g.columnCount), { valueRenderOption: render, dateTimeRenderOption: 'SERIAL_NUMBER' }))
+      return trimBlock(readBlock(ss, sheet, boundToGrid(undefined, g.rowCount, g.columnCount), { valueRenderOption: render, dateTimeRenderOption: 'SERIAL_NUMBER' }))
     },
   }
 }

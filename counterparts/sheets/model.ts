@@ -9,7 +9,7 @@
  * batchUpdate that fails at request 7 rolls back requests 0–6 (atomicity, §6.1).
  */
 import { type Bounds, type GridBounds, parseA1 } from './a1.ts'
-import { evaluateFormula } from './formula.ts'
+import { Recalc } from './formula-eval.ts'
 import { cellLimit, exceedsGridLimits, invalidArgument, unableToParseRange } from './google-errors.ts'
 import { formatOpenRange, startsInsideGrid } from './a1.ts'
 import type { ExtendedValue, NumberFormat } from './values.ts'
@@ -63,7 +63,8 @@ export interface SheetProperties {
   sheetId: number
   title: string
   index: number
-  sheetType: 'GRID'
+  /** OBJECT sheets hold one chart and have no grid (their gridProperties stay 0 × 0 and are not shown). */
+  sheetType: 'GRID' | 'OBJECT'
   gridProperties: GridProperties
   hidden?: boolean
   tabColorStyle?: unknown
@@ -85,13 +86,39 @@ export interface ConditionalFormatRule {
   gradientRule?: unknown
 }
 
+/** A chart overlaid on a grid (`sheets[].charts[]`): as Google echoes it, sheetId 0 left out of its ranges and anchor. */
+export interface EmbeddedChart {
+  chartId: number
+  spec: Record<string, unknown>
+  position: { overlayPosition: OverlayPosition }
+  border?: unknown
+}
+
+export interface OverlayPosition {
+  anchorCell: GridCoordinate
+  offsetXPixels?: number
+  offsetYPixels?: number
+  widthPixels: number
+  heightPixels: number
+}
+
+export interface GridCoordinate {
+  sheetId?: number
+  rowIndex?: number
+  columnIndex?: number
+}
+
 export interface SheetData {
   properties: SheetProperties
   rows: (RowData | undefined)[]
   columns: (ColumnData | undefined)[]
+  /** Merged areas, bounded, as `sheets[].merges` lists them (sheetId 0 left out). */
+  merges: GridRange[]
   protectedRanges: ProtectedRange[]
   conditionalFormats: ConditionalFormatRule[]
-  basicFilter: { range: GridRange; sortSpecs?: unknown; filterSpecs?: unknown } | undefined
+  basicFilter: { range: GridRange; sortSpecs?: unknown; filterSpecs?: unknown; criteria?: unknown } | undefined
+  /** Charts overlaid on this sheet (their data may come from any sheet). */
+  charts: EmbeddedChart[]
   /** Developer metadata located on the sheet itself. */
   metadataIds: number[]
 }
@@ -123,6 +150,8 @@ export interface SpreadsheetData {
   metadataIndex: MetadataIndex
   /** Owner identity, listed as editor of protected ranges. */
   ownerEmail: string
+  /** The store's clock, for NOW() and TODAY(). */
+  clock: () => number
 }
 
 /** Secondary indexes over `SpreadsheetData.metadata`. */
@@ -299,15 +328,16 @@ export function hasValue(cell: CellData | undefined): boolean {
   return cell?.userEnteredValue !== undefined
 }
 
-/**
- * The cell's computed value: formulas are evaluated at read time (so
- * `=D2-C2` follows its inputs); unsupported formulas read as 0.
- */
-export function effectiveValue(sheet: SheetData, row: number, column: number, depth = 0): ExtendedValue | undefined {
+/** A fresh evaluation for one read: formulas are computed when read, so every change is seen by the next read. */
+export function recalcOf(ss: SpreadsheetData): Recalc {
+  return new Recalc(ss, ss.clock)
+}
+
+/** The cell's computed value: its stored value, or its formula's result (`{}` when blank). */
+export function effectiveValue(recalc: Recalc, sheet: SheetData, row: number, column: number): ExtendedValue | undefined {
   const stored = getCell(sheet, row, column)?.userEnteredValue
   if (!stored || stored.formulaValue === undefined) return stored
-  if (depth > 50) return { errorValue: { type: 'CIRCULAR_REFERENCE', message: '#REF!' } }
-  return evaluateFormula(stored.formulaValue, (r, c) => effectiveValue(sheet, r, c, depth + 1)) ?? { numberValue: 0 }
+  return recalc.effective(sheet, row, column)
 }
 
 // -------------------------------------------------------------- grid shape
@@ -349,6 +379,19 @@ export function shiftGridRange(range: GridRange, dimension: Dimension, start: nu
 }
 
 function shiftSheetRanges(tx: Tx, sheet: SheetData, dimension: Dimension, start: number, delta: number): void {
+  if (sheet.merges.length > 0) {
+    setKey(
+      tx,
+      sheet,
+      'merges',
+      sheet.merges.flatMap((m) => {
+        const moved = shiftGridRange(m, dimension, start, delta)
+        // A merge cut down to one cell is no merge.
+        if (!moved || ((moved.endRowIndex ?? 0) - (moved.startRowIndex ?? 0) === 1 && (moved.endColumnIndex ?? 0) - (moved.startColumnIndex ?? 0) === 1)) return []
+        return [moved]
+      }),
+    )
+  }
   setKey(
     tx,
     sheet,
@@ -376,6 +419,46 @@ function shiftSheetRanges(tx: Tx, sheet: SheetData, dimension: Dimension, start:
   }
 }
 
+/** Rewrites every GridRange under a `sources` list (ChartSourceRange) in a chart spec. */
+function mapChartSources(value: unknown, fn: (range: GridRange) => GridRange): unknown {
+  if (Array.isArray(value)) return value.map((v) => mapChartSources(v, fn))
+  if (value === null || typeof value !== 'object') return value
+  const out: Record<string, unknown> = {}
+  for (const [key, v] of Object.entries(value)) {
+    out[key] = key === 'sources' && Array.isArray(v) ? v.map((r) => fn(r as GridRange)) : mapChartSources(v, fn)
+  }
+  return out
+}
+
+/**
+ * Charts follow the cells: an anchor on `sheet` moves with its row or column,
+ * and a chart's data ranges on `sheet` (from a chart on any tab) grow, shrink
+ * and move as other ranges do. A data range whose rows all went keeps its place [I].
+ */
+function shiftCharts(tx: Tx, ss: SpreadsheetData, sheet: SheetData, dimension: Dimension, start: number, delta: number): void {
+  const id = sheet.properties.sheetId
+  for (const holder of ss.sheets) {
+    if (holder.charts.length === 0) continue
+    setKey(
+      tx,
+      holder,
+      'charts',
+      holder.charts.map((chart) => {
+        const moveRange = (r: GridRange) => ((r.sheetId ?? 0) === id ? (shiftGridRange(r, dimension, start, delta) ?? r) : r)
+        const spec = mapChartSources(chart.spec, moveRange) as EmbeddedChart['spec']
+        if (holder !== sheet) return { ...chart, spec }
+        const overlay = chart.position.overlayPosition
+        const key = dimension === 'ROWS' ? 'rowIndex' : 'columnIndex'
+        const anchorCell = { ...overlay.anchorCell }
+        const moved = shiftIndex(anchorCell[key] ?? 0, start, delta, false) ?? 0
+        if (moved > 0) anchorCell[key] = moved
+        else delete anchorCell[key]
+        return { ...chart, spec, position: { overlayPosition: { ...overlay, anchorCell } } }
+      }),
+    )
+  }
+}
+
 function fillArray<T>(count: number, make: () => T): T[] {
   const out: T[] = []
   for (let i = 0; i < count; i++) out.push(make())
@@ -389,24 +472,31 @@ function fillArray<T>(count: number, make: () => T): T[] {
  */
 export function insertDimension(tx: Tx, ss: SpreadsheetData, sheet: SheetData, dimension: Dimension, start: number, count: number, inheritFromBefore: boolean, cellLimitValue: number): void {
   const grid = sheet.properties.gridProperties
+  const from = inheritFromBefore ? start - 1 : start
+  const formatOf = (c: CellData | undefined): CellData | undefined =>
+    c?.userEnteredFormat ? { userEnteredFormat: c.userEnteredFormat } : undefined
   if (dimension === 'ROWS') {
-    if (start < sheet.rows.length) {
-      const source = sheet.rows[inheritFromBefore ? start - 1 : start]
-      const inherit = (): RowData | undefined => {
-        const formats = source?.cells.map((c) => (c?.userEnteredFormat ? { userEnteredFormat: c.userEnteredFormat } : undefined))
-        return formats && formats.some(Boolean) ? { cells: formats } : undefined
-      }
-      splice(tx, sheet.rows, start, 0, fillArray(count, inherit))
+    const source = sheet.rows[from]
+    const inherit = (): RowData | undefined => {
+      const formats = source?.cells.map(formatOf)
+      return formats && formats.some(Boolean) ? { cells: formats } : undefined
     }
+    // Rows past the last stored one are blank, unless they inherit from the stored row just before them.
+    if (start < sheet.rows.length || (start === sheet.rows.length && inherit())) splice(tx, sheet.rows, start, 0, fillArray(count, inherit))
     setKey(tx, sheet.properties, 'gridProperties', { ...grid, rowCount: grid.rowCount + count })
   } else {
     for (const row of sheet.rows) {
-      if (row && start < row.cells.length) splice(tx, row.cells, start, 0, fillArray<CellData | undefined>(count, () => undefined))
+      if (!row) continue
+      const inherits = formatOf(row.cells[from]) !== undefined
+      if (start < row.cells.length || (start === row.cells.length && inherits)) {
+        splice(tx, row.cells, start, 0, fillArray(count, () => formatOf(row.cells[from])))
+      }
     }
     if (start < sheet.columns.length) splice(tx, sheet.columns, start, 0, fillArray<ColumnData | undefined>(count, () => undefined))
     setKey(tx, sheet.properties, 'gridProperties', { ...grid, columnCount: grid.columnCount + count })
   }
   shiftSheetRanges(tx, sheet, dimension, start, count)
+  shiftCharts(tx, ss, sheet, dimension, start, count)
   assertCellLimit(ss, cellLimitValue)
 }
 
@@ -432,6 +522,7 @@ export function deleteDimension(tx: Tx, ss: SpreadsheetData, sheet: SheetData, d
     setKey(tx, sheet.properties, 'gridProperties', { ...grid, columnCount: grid.columnCount - count })
   }
   shiftSheetRanges(tx, sheet, dimension, start, -count)
+  shiftCharts(tx, ss, sheet, dimension, start, -count)
 }
 
 function deleteMetadataRecord(tx: Tx, ss: SpreadsheetData, id: number): void {
@@ -468,6 +559,11 @@ export interface SortSpec {
   sortOrder: 'ASCENDING' | 'DESCENDING'
 }
 
+/** A blank formula result sorts as a blank. */
+function present(v: ExtendedValue | undefined): ExtendedValue | undefined {
+  return v && Object.keys(v).length > 0 ? v : undefined
+}
+
 function sortRank(v: ExtendedValue | undefined): number {
   if (!v) return 3
   if (v.numberValue !== undefined) return 0
@@ -490,12 +586,13 @@ function compareValues(a: ExtendedValue | undefined, b: ExtendedValue | undefine
  * blanks last whatever the order; later specs break ties; stable). When the
  * range spans every column the whole row moves, metadata and sizes included.
  */
-export function sortRows(tx: Tx, sheet: SheetData, b: GridBounds, specs: readonly SortSpec[]): void {
+export function sortRows(tx: Tx, ss: SpreadsheetData, sheet: SheetData, b: GridBounds, specs: readonly SortSpec[]): void {
+  const recalc = recalcOf(ss)
   const width = sheet.properties.gridProperties.columnCount
   const whole = b.startColumn === 0 && b.endColumn >= width
   const indexes: number[] = []
   for (let r = b.startRow; r < b.endRow; r++) indexes.push(r)
-  const keys = new Map(indexes.map((r) => [r, specs.map((s) => effectiveValue(sheet, r, s.dimensionIndex))]))
+  const keys = new Map(indexes.map((r) => [r, specs.map((s) => present(effectiveValue(recalc, sheet, r, s.dimensionIndex)))]))
   const sorted = [...indexes].sort((x, y) => {
     const kx = keys.get(x)!
     const ky = keys.get(y)!

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { boundToGrid, columnLetters, formatOpenRange, formatRange, parseA1, quoteTitle } from './a1.ts'
-import { evaluateFormula } from './formula.ts'
+import { createManager } from './manager.ts'
+import { createSheetsStore } from './store.ts'
 import { serialFromParts } from './serial.ts'
 import { formatNumber, parseUserEntered, renderValue, trimBlock } from './values.ts'
 
@@ -88,13 +89,13 @@ describe('rendering and trimming (§4.3, §4.4)', () => {
     expect(trimBlock([[undefined, 'b2', undefined], [], [undefined], ['A4', undefined, undefined, 'D4'], [undefined]])).toEqual([['', 'b2'], [], [], ['A4', '', '', 'D4']])
     expect(trimBlock([[undefined], []])).toEqual([])
   })
-  test('formulas: arithmetic, references, errors, unsupported', () => {
-    const cells: Record<string, number> = { '1,2': 0.75, '1,3': 0.5 }
-    const lookup = (r: number, c: number) => (cells[`${r},${c}`] === undefined ? undefined : { numberValue: cells[`${r},${c}`]! })
-    expect(evaluateFormula('=D2-C2', lookup)).toEqual({ numberValue: -0.25 })
-    expect(evaluateFormula('= 1 / 1024', lookup)).toEqual({ numberValue: 0.0009765625 })
-    expect(evaluateFormula('=1/0', lookup)?.errorValue?.message).toBe('#DIV/0!')
-    expect(evaluateFormula('=+1 555 0100', lookup)?.errorValue?.message).toBe('#ERROR!')
-    expect(evaluateFormula('=SUM(A1:A3)', lookup)).toBeUndefined()
+  test('formulas: arithmetic, references, errors, functions', () => {
+    const store = createSheetsStore({ quota: false })
+    const manager = createManager(store)
+    const id = manager.createSpreadsheet()
+    manager.pasteBlock(id, 'Sheet1', 'C2', [[0.75, 0.5]], { raw: true })
+    const formulas = ['=D2-C2', '= 1 / 1024', '=1/0', '=+1 555 0100', '=SUM(C2:D2)']
+    manager.pasteBlock(id, 'Sheet1', 'A4', [formulas])
+    expect(manager.readTab(id, 'Sheet1', 'UNFORMATTED_VALUE')[3]).toEqual([-0.25, 0.0009765625, '#DIV/0!', '#ERROR!', 1.25])
   })
 })

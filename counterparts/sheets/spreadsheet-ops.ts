@@ -3,8 +3,8 @@
  * the model (reference/sheets-api.md §2, §6). Output follows proto3 JSON:
  * defaults omitted, sheetId 0 left out of ranges, ids typed as Google types them.
  */
-import { type Bounds, boundToGrid, formatOpenRange, type GridBounds } from './a1.ts'
-import { maskPaths } from './fields.ts'
+import { boundToGrid, formatOpenRange, type GridBounds } from './a1.ts'
+import type { Recalc } from './formula-eval.ts'
 import { badRequest, exceedsGridLimits, invalidArgument, SheetsApiError } from './google-errors.ts'
 import {
   assertCellLimit,
@@ -12,12 +12,11 @@ import {
   boundsOfGridRange,
   checkDimensionRange,
   type CellData,
-  type ConditionalFormatRule,
   deleteDimension,
   type DeveloperMetadataRecord,
-  type Dimension,
   effectiveValue,
   getCell,
+  recalcOf,
   type GridRange,
   gridRangeOf,
   insertDimension,
@@ -40,12 +39,14 @@ import {
   sortRows,
   splice,
   type SpreadsheetData,
-  type Tx,
 } from './model.ts'
+import { type Applier, type Ctx, dimensionOf, gridBoundsOf, type Json, requireFields, sheetOrThrow } from './request-support.ts'
+import { basicFilterAppliers } from './basic-filter.ts'
+import { chartAppliers } from './charts.ts'
+import { conditionalFormatAppliers } from './conditional-formats.ts'
+import { mergeAppliers } from './merges.ts'
 import { newSheet, type SheetsStore } from './store.ts'
 import { formatValue, NUMBER_FORMAT_TYPES } from './values.ts'
-
-type Json = Record<string, unknown>
 
 const DEFAULT_FORMAT = {
   backgroundColor: { red: 1, green: 1, blue: 1 },
@@ -90,19 +91,23 @@ export function metadataJson(record: DeveloperMetadataRecord, location: Metadata
   return out
 }
 
-function cellJson(sheet: SheetData, r: number, c: number, cell: CellData): Json {
+function cellJson(recalc: Recalc, sheet: SheetData, r: number, c: number, cell: CellData): Json {
   const out: Json = {}
+  // A formula without a number format of its own shows its result as Sheets infers (a date for TODAY()).
+  const inferred = cell.userEnteredValue?.formulaValue !== undefined && !cell.userEnteredFormat?.numberFormat ? recalc.inferredFormat(cell.userEnteredValue, sheet) : undefined
   if (cell.userEnteredValue) {
     out.userEnteredValue = cell.userEnteredValue
-    const effective = effectiveValue(sheet, r, c)
-    if (effective) {
+    const effective = effectiveValue(recalc, sheet, r, c)
+    if (effective && Object.keys(effective).length > 0) {
       out.effectiveValue = effective
-      out.formattedValue = formatValue(effective, cell.userEnteredFormat?.numberFormat)
+      out.formattedValue = formatValue(effective, cell.userEnteredFormat?.numberFormat ?? inferred)
     }
   }
   if (cell.userEnteredFormat) {
     out.userEnteredFormat = cell.userEnteredFormat
-    out.effectiveFormat = { ...DEFAULT_FORMAT, ...cell.userEnteredFormat }
+    out.effectiveFormat = { ...DEFAULT_FORMAT, ...cell.userEnteredFormat, ...(inferred ? { numberFormat: inferred } : {}) }
+  } else if (inferred) {
+    out.effectiveFormat = { ...DEFAULT_FORMAT, numberFormat: inferred }
   }
   if (cell.note) out.note = cell.note
   if (cell.dataValidation) out.dataValidation = cell.dataValidation
@@ -122,7 +127,7 @@ function dimensionJson(item: { props?: { hiddenByUser?: boolean; pixelSize?: num
   return out
 }
 
-function gridDataJson(ss: SpreadsheetData, sheet: SheetData, b: GridBounds, locations: Map<number, MetadataLocation>): Json {
+function gridDataJson(ss: SpreadsheetData, sheet: SheetData, b: GridBounds, locations: Map<number, MetadataLocation>, recalc: Recalc): Json {
   const out: Json = {}
   if (b.startRow) out.startRow = b.startRow
   if (b.startColumn) out.startColumn = b.startColumn
@@ -134,7 +139,7 @@ function gridDataJson(ss: SpreadsheetData, sheet: SheetData, b: GridBounds, loca
     let last = -1
     for (let c = b.startColumn; c < Math.min(b.endColumn, row?.cells.length ?? 0); c++) {
       const cell = row?.cells[c]
-      const json = cell ? cellJson(sheet, r, c, cell) : {}
+      const json = cell ? cellJson(recalc, sheet, r, c, cell) : {}
       values.push(json)
       if (Object.keys(json).length > 0) last = values.length - 1
     }
@@ -156,6 +161,7 @@ function gridDataJson(ss: SpreadsheetData, sheet: SheetData, b: GridBounds, loca
 /** The Spreadsheet resource (§2.1); grid data per requested range when asked. */
 export function spreadsheetJson(ss: SpreadsheetData, options: { ranges?: string[]; includeGridData?: boolean } = {}): Json {
   const locations = locateMetadata(ss)
+  const recalc = recalcOf(ss)
   const perSheet = new Map<SheetData, GridBounds[]>()
   for (const range of options.ranges ?? []) {
     const resolved = resolveRange(ss, range)
@@ -172,11 +178,14 @@ export function spreadsheetJson(ss: SpreadsheetData, options: { ranges?: string[
     const out: Json = { properties: sheetPropertiesJson(sheet) }
     if (options.includeGridData) {
       const blocks = perSheet.get(sheet) ?? [boundToGrid(undefined, sheet.properties.gridProperties.rowCount, sheet.properties.gridProperties.columnCount)]
-      out.data = blocks.map((b) => gridDataJson(ss, sheet, b, locations))
+      out.data = blocks.map((b) => gridDataJson(ss, sheet, b, locations, recalc))
     }
-    if (sheet.protectedRanges.length > 0) out.protectedRanges = sheet.protectedRanges.map((p) => protectedRangeJson(p))
+    // Keys in the order of the Sheet message, as Google writes them.
+    if (sheet.merges.length > 0) out.merges = sheet.merges
     if (sheet.conditionalFormats.length > 0) out.conditionalFormats = sheet.conditionalFormats
+    if (sheet.protectedRanges.length > 0) out.protectedRanges = sheet.protectedRanges.map((p) => protectedRangeJson(p))
     if (sheet.basicFilter) out.basicFilter = sheet.basicFilter
+    if (sheet.charts.length > 0) out.charts = sheet.charts
     const sheetMeta = sheet.metadataIds.flatMap((id) => (ss.metadata.has(id) ? [metadataJson(ss.metadata.get(id)!, locations.get(id)!)] : []))
     if (sheetMeta.length > 0) out.developerMetadata = sheetMeta
     return out
@@ -217,38 +226,6 @@ const KNOWN_REQUESTS = new Set([
   'updateSlicerSpec', 'addDataSource', 'updateDataSource', 'deleteDataSource', 'refreshDataSource', 'cancelDataSourceRefresh', 'addTable',
   'updateTable', 'deleteTable',
 ])
-
-interface Ctx {
-  store: SheetsStore
-  ss: SpreadsheetData
-  tx: Tx
-}
-
-function sheetOrThrow(ss: SpreadsheetData, sheetId: unknown, what = 'sheet'): SheetData {
-  const id = typeof sheetId === 'number' ? sheetId : 0
-  const sheet = sheetById(ss, id)
-  if (!sheet) throw invalidArgument(what === 'grid' ? `No grid with id: ${id}` : `No sheet with id: ${id}`)
-  return sheet
-}
-
-/** Resolves a GridRange: unknown sheet → `No grid with id`, start outside → grid limits, end clipped. */
-export function gridBoundsOf(ss: SpreadsheetData, range: GridRange | undefined): { sheet: SheetData; bounds: GridBounds; open: Bounds } {
-  const r = range ?? {}
-  const sheet = sheetOrThrow(ss, r.sheetId, 'grid')
-  const open = boundsOfGridRange(r)
-  const { rowCount, columnCount } = sheet.properties.gridProperties
-  if ((open.startRow ?? 0) >= rowCount || (open.startColumn ?? 0) >= columnCount) {
-    throw exceedsGridLimits(formatOpenRange(sheet.properties.title, open), rowCount, columnCount)
-  }
-  return { sheet, bounds: boundToGrid(open, rowCount, columnCount), open }
-}
-
-function requireFields(fields: unknown): string[] {
-  if (typeof fields !== 'string' || fields.trim() === '') {
-    throw invalidArgument("At least one field must be listed in 'fields'. (Use '*' to indicate all fields.)")
-  }
-  return maskPaths(fields)
-}
 
 function getPath(obj: unknown, path: readonly string[]): unknown {
   let v = obj
@@ -338,13 +315,6 @@ function reindex(ctx: Ctx): void {
   })
 }
 
-type Applier = (ctx: Ctx, body: Json, index: number) => Json | undefined
-
-function dimensionOf(value: unknown): Dimension {
-  if (value === 'ROWS' || value === 'COLUMNS') return value
-  throw invalidArgument('DimensionRange must specify a dimension (ROWS or COLUMNS)')
-}
-
 function newMetadataId(ctx: Ctx): number {
   let id = ctx.store.randomId()
   while (ctx.ss.metadata.has(id) || id === 0) id = ctx.store.randomId()
@@ -422,6 +392,10 @@ export function filterMetadata(ss: SpreadsheetData, filter: Json): number[] {
 }
 
 const APPLIERS: Record<string, Applier> = {
+  ...mergeAppliers,
+  ...basicFilterAppliers,
+  ...conditionalFormatAppliers,
+  ...chartAppliers,
   addSheet(ctx, body) {
     const props = (body.properties ?? {}) as Json
     const titles = new Set(ctx.ss.sheets.map((s) => s.properties.title.toLowerCase()))
@@ -651,27 +625,6 @@ const APPLIERS: Record<string, Applier> = {
     }
     throw invalidArgument(`No protected range with id: ${String(body.protectedRangeId)}`)
   },
-  addConditionalFormatRule(ctx, body) {
-    const rule = (body.rule ?? {}) as ConditionalFormatRule
-    const ranges = rule.ranges ?? []
-    if (ranges.length === 0) throw invalidArgument('At least one range must be specified.')
-    const sheet = gridBoundsOf(ctx.ss, ranges[0]).sheet
-    for (const r of ranges) gridBoundsOf(ctx.ss, r)
-    const stored: ConditionalFormatRule = { ...rule, ranges: ranges.map((r) => gridRangeOf(sheet.properties.sheetId, boundsOfGridRange(r))) }
-    const list = [...sheet.conditionalFormats]
-    const at = typeof body.index === 'number' ? Math.min(body.index, list.length) : list.length
-    list.splice(at, 0, stored)
-    setKey(ctx.tx, sheet, 'conditionalFormats', list)
-    return undefined
-  },
-  deleteConditionalFormatRule(ctx, body) {
-    const sheet = sheetOrThrow(ctx.ss, body.sheetId)
-    const at = body.index as number
-    const rule = sheet.conditionalFormats[at]
-    if (!rule) throw invalidArgument(`No conditional format on sheet: ${sheet.properties.sheetId} at index: ${String(at)}`)
-    setKey(ctx.tx, sheet, 'conditionalFormats', sheet.conditionalFormats.filter((_, i) => i !== at))
-    return { deleteConditionalFormatRule: { rule } }
-  },
   createDeveloperMetadata(ctx, body) {
     const spec = (body.developerMetadata ?? {}) as Json
     if (typeof spec.metadataKey !== 'string' || spec.metadataKey === '') throw invalidArgument('Developer metadata must have a metadataKey.')
@@ -737,19 +690,7 @@ const APPLIERS: Record<string, Applier> = {
       sortOrder: s.sortOrder === 'DESCENDING' ? 'DESCENDING' : 'ASCENDING',
     })) as SortSpec[]
     if (specs.length === 0) specs.push({ dimensionIndex: bounds.startColumn, sortOrder: 'ASCENDING' })
-    sortRows(ctx.tx, sheet, bounds, specs)
-    return undefined
-  },
-  setBasicFilter(ctx, body) {
-    const filter = (body.filter ?? {}) as Json
-    const { sheet, bounds } = gridBoundsOf(ctx.ss, filter.range as GridRange | undefined)
-    // An unbounded range is stored bounded to the grid (§2.1).
-    setKey(ctx.tx, sheet, 'basicFilter', { ...filter, range: gridRangeOf(sheet.properties.sheetId, bounds) })
-    return undefined
-  },
-  clearBasicFilter(ctx, body) {
-    const sheet = sheetOrThrow(ctx.ss, body.sheetId)
-    setKey(ctx.tx, sheet, 'basicFilter', undefined)
+    sortRows(ctx.tx, ctx.ss, sheet, bounds, specs)
     return undefined
   },
 }

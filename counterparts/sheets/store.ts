@@ -94,9 +94,11 @@ function newSheet(sheetId: number, title: string, index: number, rowCount: numbe
     properties: { sheetId, title, index, sheetType: 'GRID', gridProperties: { rowCount, columnCount }, ...(hidden ? { hidden: true } : {}) },
     rows: [],
     columns: [],
+    merges: [],
     protectedRanges: [],
     conditionalFormats: [],
     basicFilter: undefined,
+    charts: [],
     metadataIds: [],
   }
 }
@@ -161,6 +163,7 @@ export function createSheetsStore(options: SheetsStoreOptions = {}): SheetsStore
         metadataIds: [],
         metadataIndex: emptyMetadataIndex(),
         ownerEmail: resolved.ownerEmail,
+        clock: now,
       }
       spreadsheets.set(spreadsheetId, ss)
       return ss

@@ -5,6 +5,7 @@
  * function takes already-parsed JSON and throws `SheetsApiError`.
  */
 import { type Bounds, boundToGrid, columnLetters, formatRange, type GridBounds } from './a1.ts'
+import type { Recalc } from './formula-eval.ts'
 import { badRequest, invalidArgument, SheetsApiError } from './google-errors.ts'
 import {
   assertCellLimit,
@@ -12,6 +13,7 @@ import {
   type CellData,
   effectiveValue,
   getCell,
+  recalcOf,
   insertDimension,
   resolveRange,
   type ResolvedRange,
@@ -70,8 +72,9 @@ export function valueInputOptionOf(value: unknown): ValueInputOption {
   return enumValue<ValueInputOption>(value, ['RAW', 'USER_ENTERED'], 'RAW', 'value_input_option', 'ValueInputOption')
 }
 
-/** Renders a bounded block of a sheet, row-major, undefined for empty cells. */
-export function readBlock(sheet: SheetData, b: GridBounds, render: RenderOptions): (Scalar | undefined)[][] {
+/** Renders a bounded block of a sheet, row-major, undefined for empty cells; formulas computed as of now. */
+export function readBlock(ss: SpreadsheetData, sheet: SheetData, b: GridBounds, render: RenderOptions, recalc: Recalc = recalcOf(ss)): (Scalar | undefined)[][] {
+  const formatted = render.valueRenderOption === 'FORMATTED_VALUE' || render.dateTimeRenderOption === 'FORMATTED_STRING'
   const out: (Scalar | undefined)[][] = []
   const lastRow = Math.min(b.endRow, sheet.rows.length)
   for (let r = b.startRow; r < lastRow; r++) {
@@ -86,8 +89,13 @@ export function readBlock(sheet: SheetData, b: GridBounds, render: RenderOptions
           line.push(undefined)
           continue
         }
-        const effective = stored.formulaValue === undefined ? stored : effectiveValue(sheet, r, c)
-        line.push(renderValue(stored, effective, cell.userEnteredFormat?.numberFormat, render))
+        if (stored.formulaValue === undefined) {
+          line.push(renderValue(stored, stored, cell.userEnteredFormat?.numberFormat, render))
+          continue
+        }
+        const effective = effectiveValue(recalc, sheet, r, c)
+        const format = cell.userEnteredFormat?.numberFormat ?? (formatted ? recalc.inferredFormat(stored, sheet) : undefined)
+        line.push(renderValue(stored, effective, format, render))
       }
     }
     out.push(line)
@@ -103,15 +111,15 @@ export function boundedOf(resolved: ResolvedRange): GridBounds {
 }
 
 /** values.get of one range. */
-export function getValues(ss: SpreadsheetData, range: string, majorDimension: MajorDimension, render: RenderOptions): ValueRangeJson {
+export function getValues(ss: SpreadsheetData, range: string, majorDimension: MajorDimension, render: RenderOptions, recalc?: Recalc): ValueRangeJson {
   const resolved = resolveRange(ss, range)
   const b = boundedOf(resolved)
-  return valueRangeOf(resolved.sheet, b, majorDimension, render)
+  return valueRangeOf(ss, resolved.sheet, b, majorDimension, render, recalc)
 }
 
 /** A bounded block as a ValueRange: echoed range, values rendered and trimmed like a read. */
-export function valueRangeOf(sheet: SheetData, b: GridBounds, majorDimension: MajorDimension, render: RenderOptions): ValueRangeJson {
-  const block = readBlock(sheet, b, render)
+export function valueRangeOf(ss: SpreadsheetData, sheet: SheetData, b: GridBounds, majorDimension: MajorDimension, render: RenderOptions, recalc?: Recalc): ValueRangeJson {
+  const block = readBlock(ss, sheet, b, render, recalc)
   const values = trimBlock(majorDimension === 'COLUMNS' ? transpose(block) : block)
   const out: ValueRangeJson = { range: formatRange(sheet.properties.title, b), majorDimension }
   if (values.length > 0) out.values = values
@@ -152,6 +160,8 @@ export interface UpdateResult {
   updatedData?: ValueRangeJson
   /** For batch totals. */
   sheetId: number
+  /** Every cell written (row, column), for batch totals that count distinct rows, columns and cells. */
+  written: [number, number][]
 }
 
 /** Where a write may land: the bounded range, or the whole grid for a single-cell anchor. */
@@ -182,6 +192,7 @@ export function writeInput(tx: Tx, ss: SpreadsheetData, sheet: SheetData, row: n
 export function writeBlock(tx: Tx, ss: SpreadsheetData, sheet: SheetData, row: number, column: number, values: Input[][], option: ValueInputOption, response: ResponseOptions | undefined): UpdateResult {
   const rows = new Set<number>()
   const columns = new Set<number>()
+  const written: [number, number][] = []
   let cells = 0
   let width = 0
   values.forEach((line, i) => {
@@ -192,14 +203,15 @@ export function writeBlock(tx: Tx, ss: SpreadsheetData, sheet: SheetData, row: n
       cells++
       rows.add(i)
       columns.add(j)
+      written.push([row + i, column + j])
     })
   })
   const extent: GridBounds = { startRow: row, endRow: row + Math.max(values.length, 1), startColumn: column, endColumn: column + Math.max(width, 1) }
-  const result: UpdateResult = { updatedRange: formatRange(sheet.properties.title, extent), sheetId: sheet.properties.sheetId }
+  const result: UpdateResult = { updatedRange: formatRange(sheet.properties.title, extent), sheetId: sheet.properties.sheetId, written }
   if (rows.size > 0) result.updatedRows = rows.size
   if (columns.size > 0) result.updatedColumns = columns.size
   if (cells > 0) result.updatedCells = cells
-  if (response?.include) result.updatedData = valueRangeOf(sheet, extent, 'ROWS', response.render)
+  if (response?.include) result.updatedData = valueRangeOf(ss, sheet, extent, 'ROWS', response.render)
   return result
 }
 
@@ -232,7 +244,7 @@ export function updateValues(tx: Tx, ss: SpreadsheetData, range: string, body: {
     if (b.startRow + i >= limit.endRow) throw invalidArgument(`Requested writing within range [${range}], but tried writing to row [${limit.endRow + 1}]`)
     if (b.startColumn + line.length > limit.endColumn) throw invalidArgument(`Requested writing within range [${range}], but tried writing to column [${columnLetters(limit.endColumn)}]`)
   })
-  if (values.length === 0) return { updatedRange: formatRange(resolved.sheet.properties.title, b), sheetId: resolved.sheet.properties.sheetId }
+  if (values.length === 0) return { updatedRange: formatRange(resolved.sheet.properties.title, b), sheetId: resolved.sheet.properties.sheetId, written: [] }
   return writeBlock(tx, ss, resolved.sheet, b.startRow, b.startColumn, values, option, response)
 }
 
@@ -315,7 +327,7 @@ export function appendValues(
   const row = table ? table.endRow : b.startRow
   const column = table ? table.startColumn : b.startColumn
   const width = values.reduce((w, line) => Math.max(w, line.length), 0)
-  const out: AppendResult = { updates: { updatedRange: '', sheetId: sheet.properties.sheetId } }
+  const out: AppendResult = { updates: { updatedRange: '', sheetId: sheet.properties.sheetId, written: [] } }
   if (table) out.tableRange = formatRange(sheet.properties.title, table)
   if (values.length === 0) {
     out.updates.updatedRange = formatRange(sheet.properties.title, { startRow: Math.min(row, sheet.properties.gridProperties.rowCount - 1), endRow: Math.min(row, sheet.properties.gridProperties.rowCount - 1) + 1, startColumn: column, endColumn: column + 1 })
@@ -357,6 +369,32 @@ export function clearValues(tx: Tx, ss: SpreadsheetData, range: string): { clear
     }
   }
   return { clearedRange: formatRange(sheet.properties.title, b) }
+}
+
+/**
+ * Totals of a batch write as Google defines them: rows, columns and sheets
+ * "where at least one cell … was updated", so a row or column written by two
+ * items counts once (A1:D1 plus A4:D4 is 2 rows, 4 columns, 8 cells, 1 sheet).
+ */
+export function batchTotals(results: readonly { sheetId: number; written: readonly [number, number][] }[]): { totalUpdatedRows?: number; totalUpdatedColumns?: number; totalUpdatedCells?: number; totalUpdatedSheets?: number } {
+  const rows = new Set<string>()
+  const columns = new Set<string>()
+  const cells = new Set<string>()
+  const sheets = new Set<number>()
+  for (const result of results) {
+    for (const [r, c] of result.written) {
+      rows.add(`${result.sheetId}:${r}`)
+      columns.add(`${result.sheetId}:${c}`)
+      cells.add(`${result.sheetId}:${r}:${c}`)
+      sheets.add(result.sheetId)
+    }
+  }
+  const out: { totalUpdatedRows?: number; totalUpdatedColumns?: number; totalUpdatedCells?: number; totalUpdatedSheets?: number } = {}
+  if (rows.size) out.totalUpdatedRows = rows.size
+  if (columns.size) out.totalUpdatedColumns = columns.size
+  if (cells.size) out.totalUpdatedCells = cells.size
+  if (sheets.size) out.totalUpdatedSheets = sheets.size
+  return out
 }
 
 /** Re-throws with a prefix such as `Invalid data[2]: `. */

@@ -325,12 +325,29 @@ export function formatNumber(value: number, format: NumberFormat | undefined): s
   return formatNumberPattern(value, pattern)
 }
 
+/** What a person sees in an error cell, by ErrorValue type. */
+export const ERROR_CODES: Readonly<Record<string, string>> = {
+  ERROR: '#ERROR!',
+  NULL_VALUE: '#NULL!',
+  DIVIDE_BY_ZERO: '#DIV/0!',
+  VALUE: '#VALUE!',
+  REF: '#REF!',
+  NAME: '#NAME?',
+  NUM: '#NUM!',
+  N_A: '#N/A',
+}
+
+/** An error cell as values.get renders it (`#DIV/0!`); the message is only in grid data. */
+export function errorText(error: { type: string; message: string }): string {
+  return ERROR_CODES[error.type] ?? '#ERROR!'
+}
+
 /** The text a person sees in a cell holding `value`. */
 export function formatValue(value: ExtendedValue, format: NumberFormat | undefined): string {
   if (value.numberValue !== undefined) return formatNumber(value.numberValue, format)
   if (value.boolValue !== undefined) return value.boolValue ? 'TRUE' : 'FALSE'
   if (value.stringValue !== undefined) return value.stringValue
-  if (value.errorValue) return value.errorValue.message
+  if (value.errorValue) return errorText(value.errorValue)
   return ''
 }
 
@@ -354,8 +371,9 @@ export function renderValue(
   }
   if (value.boolValue !== undefined) return value.boolValue
   if (value.stringValue !== undefined) return value.stringValue
-  if (value.errorValue) return value.errorValue.message
-  return undefined
+  if (value.errorValue) return errorText(value.errorValue)
+  // A formula whose result is blank still reads as a (empty) value.
+  return ''
 }
 
 /**
