@@ -87,6 +87,8 @@ try {
       const nodeVersion = (await run('node', ['--version'], { env })).stdout.trim()
       process.stdout.write(`The installed timeline-sheets on Node ${nodeVersion} (${node})\n`)
 
+      const version = await cli(['--version'])
+      check(version.code === 0 && version.stdout.trim() === pkg.version, `timeline-sheets --version prints ${pkg.version}`, version)
       const help = await cli(['--help'])
       check(help.code === 0 && help.stdout.includes('Usage: timeline-sheets') && help.stdout.includes('export'), 'timeline-sheets --help', help)
       // Without the global install on PATH, so that it is npx's own copy that answers.
