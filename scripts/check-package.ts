@@ -109,7 +109,8 @@ try {
       )
       const password = { TIMELINE_PASSWORD: server.credentials.transfer!.password }
       const exported = await cli(['export', '--config', config, '--now', '2026-11-10T11:00:00Z', '--json'], password, folder)
-      const summary = exported.code === 0 ? (JSON.parse(exported.stdout) as { result: string; counts: { created: number } }) : undefined
+      type Summary = { result: string; counts: { created: number } }
+      const summary = exported.code === 0 ? (JSON.parse(exported.stdout) as { runs: Summary[] }).runs[0] : undefined
       check(summary?.result === 'success' && summary.counts.created > 0, `export into a workbook: ${summary?.counts.created ?? 0} rows`, exported)
       const sheet = await createWorkbookSpreadsheet({ path: path.join(folder, 'team.xlsx') }).read(['Activities'])
       check(sheet.tabs['Activities']?.rows.length === summary?.counts.created, 'the workbook holds the rows the export reported')

@@ -88,13 +88,13 @@ export function runToolBare(args: string[]): Promise<ProcessRun> {
   return runNode([MAIN, ...args])
 }
 
-/** The run summary the CLI printed with `--json` (one object, or one per target), if it parses. */
+/** The run summaries the CLI printed with `--json` (`{ "runs": [one per target] }`), if it parses. */
 export function summaryOf(run: ProcessRun): Record<string, any>[] {
   const text = run.stdout.trim()
   if (!text) return []
   try {
-    const parsed = JSON.parse(text.slice(text.indexOf(text.startsWith('[') ? '[' : '{')))
-    return Array.isArray(parsed) ? parsed : [parsed]
+    const parsed = JSON.parse(text)
+    return Array.isArray(parsed?.runs) ? parsed.runs : []
   } catch {
     return []
   }

@@ -8,6 +8,7 @@ import { Command, CommanderError, Help, Option } from 'commander'
 import { redactUserInfo } from '../errors.ts'
 import { toCliFailure } from './errors.ts'
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.ts'
+import { errorJson, type ErrorJson } from './json-output.ts'
 import type { GlobalOptions } from './globals.ts'
 import { packageVersion } from './version.ts'
 
@@ -212,15 +213,26 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     await program.parseAsync(argv)
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.success
   } catch (error) {
+    // The global options are parsed before any command runs or complains, so --json is known here.
+    const json = program.opts<Partial<GlobalOptions>>().json === true
     if (error instanceof CommanderError) {
       // --help and --version end here too, with code 0.
-      return error.exitCode === 0 ? EXIT.success : EXIT.usage
+      if (error.exitCode === 0) return EXIT.success
+      // commander has written the message to stderr already.
+      const message = error.message.replace(/^error: /, '')
+      if (json) printJson(errorJson({ code: 'TS_USAGE', message, hint: 'Run with --help for usage.', exitCode: EXIT.usage }))
+      return EXIT.usage
     }
     const failure = toCliFailure(error)
     process.stderr.write(redactUserInfo(`error: ${failure.message}\n`))
     if (failure.hint) process.stderr.write(redactUserInfo(`hint: ${failure.hint}\n`))
+    if (json) printJson(errorJson(failure))
     return failure.exitCode
   }
+}
+
+function printJson(value: ErrorJson): void {
+  process.stdout.write(redactUserInfo(`${JSON.stringify(value, null, 2)}\n`))
 }
 
 let pipesGuarded = false
