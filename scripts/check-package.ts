@@ -63,7 +63,10 @@ try {
   // With --json npm writes the prepack script's output to stderr, and only the listing to stdout.
   const [info] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }]
   const files = info.files.map((f) => f.path)
-  check(files.includes('dist/cli/main.js') && files.includes('bin/timeline-sheets.js'), 'the tarball holds dist/cli/main.js and the bin')
+  check(
+    ['dist/cli/main.js', 'bin/timeline-sheets.js', 'config.schema.json', 'config.example.json'].every((f) => files.includes(f)),
+    'the tarball holds dist/cli/main.js, the bin, the config schema and the example config',
+  )
   const stray = files.filter((f) => /(^|\/)(test|counterparts|src|bench|scripts)\/|\.test\.|\.ts$|\.xlsx|\.bak$/.test(f))
   check(stray.length === 0, `the tarball holds no sources, tests, counterparts or data${stray.length ? `: ${stray.join(', ')}` : ''}`)
   const tarball = path.join(work, info.filename)

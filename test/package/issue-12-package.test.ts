@@ -62,7 +62,7 @@ describe('issue 12: the package', () => {
     const packed = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'])
     expect(packed.code, packed.stderr).toBe(0)
     const files = (JSON.parse(packed.stdout) as [{ files: { path: string }[] }])[0].files.map((f) => f.path)
-    expect(files).toEqual(expect.arrayContaining(['bin/timeline-sheets.js', 'package.json', 'README.md', 'config.example.json']))
+    expect(files).toEqual(expect.arrayContaining(['bin/timeline-sheets.js', 'package.json', 'README.md', 'config.example.json', 'config.schema.json']))
     const stray = files.filter((f) => /(^|\/)(test|counterparts|src|bench|scripts|decisions|demo)\/|\.ts$|\.xlsx$|\.bak$/.test(f))
     expect(stray).toEqual([])
   }, 60_000)
