@@ -2,6 +2,7 @@
 // The installed command. Plain JavaScript any Node can parse, so that an old Node gets a clear message
 // instead of a syntax error or a missing API somewhere in the CLI: the minimum is package.json's engines.
 import { existsSync, readFileSync } from 'node:fs'
+import { URL } from 'node:url'
 
 const { engines } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
 const wanted = /^>=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(engines.node.trim())

@@ -10,7 +10,7 @@ import { toCliFailure } from './errors.ts'
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.ts'
 import { errorJson, type ErrorJson } from './json-output.ts'
 import type { GlobalOptions } from './globals.ts'
-import { packageVersion } from './version.ts'
+import { packageVersion } from '../config/package-version.ts'
 
 export type { GlobalOptions } from './globals.ts'
 

@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs'
 
 /**
- * `package.json` is two folders up from this module both in the repository (src/cli/) and in the installed
- * package (dist/cli/), so one relative path serves both.
+ * `package.json` is two folders up from this module both in the repository (src/config/) and in the installed
+ * package (dist/config/), so one relative path serves both.
  */
 export function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
