@@ -1,9 +1,27 @@
 #!/usr/bin/env node
-// The CLI is TypeScript run by Node's type stripping (Node >= 22.18 or 24).
-const [major, minor] = process.versions.node.split('.').map(Number)
-if (major < 22 || (major === 22 && minor < 18)) {
-  process.stderr.write(`timeline-sheets needs Node 22.18 or newer (this is ${process.version}).\n`)
+// The installed command. Plain JavaScript any Node can parse, so that an old Node gets a clear message
+// instead of a syntax error or a missing API somewhere in the CLI: the minimum is package.json's engines.
+import { existsSync, readFileSync } from 'node:fs'
+import { URL } from 'node:url'
+
+const { engines } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+const wanted = /^>=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(engines.node.trim())
+if (!wanted) throw new Error(`package.json: engines.node "${engines.node}" is not of the form ">=22.12"`)
+const minimum = wanted.slice(1).map((part) => Number(part ?? 0))
+const current = process.versions.node.split('.').map(Number)
+const index = minimum.findIndex((part, i) => current[i] !== part)
+if (index !== -1 && current[index] < minimum[index]) {
+  process.stderr.write(
+    `timeline-sheets needs Node ${minimum.join('.')} or newer (engines.node "${engines.node}"); this is Node ${process.versions.node} ` +
+      `(${process.execPath}).\nhint: install a current Node LTS (22 or 24), or put it first on PATH.\n`,
+  )
   process.exit(2)
 }
-const { main } = await import('../src/cli/main.ts')
+
+const entry = new URL('../dist/cli/main.js', import.meta.url)
+if (!existsSync(entry)) {
+  process.stderr.write('timeline-sheets: dist/ is missing, so this is a source checkout: run `npm run build` first, or `npm start -- …`.\n')
+  process.exit(2)
+}
+const { main } = await import(entry.href)
 process.exitCode = await main()

@@ -429,7 +429,7 @@ function measure(input: { server: ReferenceServer; seqBefore: Map<string, number
   let planned: { invalid?: { rowNumber?: number; reason: string }[]; writes?: unknown[] } = {}
   try {
     const parsed = JSON.parse(runs.dry.stdout)
-    planned = (Array.isArray(parsed) ? parsed[0] : parsed)?.plan ?? {}
+    planned = parsed?.runs?.[0]?.plan ?? {}
   } catch {
     details.push('the dry run printed no JSON plan')
   }

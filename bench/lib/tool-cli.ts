@@ -88,14 +88,14 @@ export function runToolBare(args: string[]): Promise<ProcessRun> {
   return runNode([MAIN, ...args])
 }
 
-/** The run summary the CLI printed with `--json` (one object, or one per target), if it parses. */
+/** The run summaries the CLI printed with `--json` (`{ "runs": [one per target] }`), if it parses. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the CLI's --json output, read field by field
 export function summaryOf(run: ProcessRun): Record<string, any>[] {
   const text = run.stdout.trim()
   if (!text) return []
   try {
-    const parsed = JSON.parse(text.slice(text.indexOf(text.startsWith('[') ? '[' : '{')))
-    return Array.isArray(parsed) ? parsed : [parsed]
+    const parsed = JSON.parse(text)
+    return Array.isArray(parsed?.runs) ? parsed.runs : []
   } catch {
     return []
   }

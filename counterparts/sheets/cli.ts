@@ -6,15 +6,43 @@
 import { parseArgs } from 'node:util'
 import { startSheetsFake } from './server.ts'
 
-const { values } = parseArgs({
-  options: {
-    port: { type: 'string', default: '0' },
-    title: { type: 'string', default: 'timeline-sheets (fake)' },
-    tab: { type: 'string', multiple: true },
-    token: { type: 'string', default: 'static-test-token' },
-    'no-quota': { type: 'boolean', default: false },
-  },
-})
+const usage = `Usage: npm run sheets-fake -- [options]
+
+Starts the Google Sheets API fake on 127.0.0.1 with one spreadsheet, and prints its root URL and a token.
+
+Options:
+  --port <n>       port on 127.0.0.1 (default: 0, a free port)
+  --title <text>   the spreadsheet's title (default: "timeline-sheets (fake)")
+  --tab <title>    a tab to create; repeat for more (default: Sheet1)
+  --token <text>   the static bearer token it accepts (default: static-test-token)
+  --no-quota       no per-minute quotas
+  -h, --help       show this help
+`
+
+const options = {
+  port: { type: 'string', default: '0' },
+  title: { type: 'string', default: 'timeline-sheets (fake)' },
+  tab: { type: 'string', multiple: true },
+  token: { type: 'string', default: 'static-test-token' },
+  'no-quota': { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const
+
+let values: ReturnType<typeof parseArgs<{ options: typeof options }>>['values']
+try {
+  values = parseArgs({ options }).values
+} catch (error) {
+  process.stderr.write(`sheets-fake: ${error instanceof Error ? error.message : String(error)}\n\n${usage}`)
+  process.exit(2)
+}
+if (values.help) {
+  process.stdout.write(usage)
+  process.exit(0)
+}
+if (!/^\d+$/.test(values.port) || Number(values.port) > 65535) {
+  process.stderr.write(`sheets-fake: --port must be a number from 0 to 65535, got ${JSON.stringify(values.port)}\n\n${usage}`)
+  process.exit(2)
+}
 
 const fake = await startSheetsFake({
   port: Number(values.port),

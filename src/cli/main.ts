@@ -4,11 +4,13 @@
  * top-level catch that turns any failure into a message, a hint and an exit
  * code.
  */
-import { Command, CommanderError, Option } from 'commander'
+import { Command, CommanderError, Help, Option } from 'commander'
 import { redactUserInfo } from '../errors.ts'
 import { toCliFailure } from './errors.ts'
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.ts'
+import { errorJson, type ErrorJson } from './json-output.ts'
 import type { GlobalOptions } from './globals.ts'
+import { packageVersion } from '../config/package-version.ts'
 
 export type { GlobalOptions } from './globals.ts'
 
@@ -21,6 +23,9 @@ export function buildProgram(): Command {
       'Bridge between a Timeline and Tag service (ManicTime Server, ManicTime Cloud) and Google Sheets or a local .xlsx workbook.\n' +
         'Exports tagged time into a sheet managers can review, and brings their corrections back.',
     )
+    .version(packageVersion(), '-V, --version', 'print the version of timeline-sheets')
+    // Before the commands are added: each inherits these settings.
+    .configureHelp({ showGlobalOptions: true, optionDescription: describeOption })
     .option('-c, --config <file>', 'config file (env TIMELINE_SHEETS_CONFIG)', DEFAULT_CONFIG)
     .option('--json', 'print the result as JSON on stdout', false)
     .option('-v, --verbose', 'log every request and decision (never secrets)', false)
@@ -187,24 +192,62 @@ Examples:
   return program
 }
 
+/**
+ * An option's help line without "(default: false)": a flag's default is that it is off, which goes without
+ * saying; a value's default (the config file) is still shown.
+ */
+function describeOption(this: Help, option: Option): string {
+  if (!option.isBoolean()) return Help.prototype.optionDescription.call(this, option)
+  const withoutDefault = Object.create(option, { defaultValue: { value: undefined } }) as Option
+  return Help.prototype.optionDescription.call(this, withoutDefault)
+}
+
 function globals(command: Command): GlobalOptions {
   return command.optsWithGlobals() as GlobalOptions
 }
 
 export async function main(argv: string[] = process.argv): Promise<number> {
+  ignoreClosedPipes()
   const program = buildProgram()
   try {
     await program.parseAsync(argv)
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.success
   } catch (error) {
+    // The global options are parsed before any command runs or complains, so --json is known here.
+    const json = program.opts<Partial<GlobalOptions>>().json === true
     if (error instanceof CommanderError) {
       // --help and --version end here too, with code 0.
-      return error.exitCode === 0 ? EXIT.success : EXIT.usage
+      if (error.exitCode === 0) return EXIT.success
+      // commander has written the message to stderr already.
+      const message = error.message.replace(/^error: /, '')
+      if (json) printJson(errorJson({ code: 'TS_USAGE', message, hint: 'Run with --help for usage.', exitCode: EXIT.usage }))
+      return EXIT.usage
     }
     const failure = toCliFailure(error)
     process.stderr.write(redactUserInfo(`error: ${failure.message}\n`))
     if (failure.hint) process.stderr.write(redactUserInfo(`hint: ${failure.hint}\n`))
+    if (json) printJson(errorJson(failure))
     return failure.exitCode
+  }
+}
+
+function printJson(value: ErrorJson): void {
+  process.stdout.write(redactUserInfo(`${JSON.stringify(value, null, 2)}\n`))
+}
+
+let pipesGuarded = false
+
+/**
+ * `timeline-sheets --help | head` closes the pipe early: that ends the output, not the process with a stack
+ * trace. A run keeps going (its journal and state do not depend on anyone reading its output).
+ */
+function ignoreClosedPipes(): void {
+  if (pipesGuarded) return
+  pipesGuarded = true
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error
+    })
   }
 }
 

@@ -69,7 +69,12 @@ export function parseConfig(text: string, file: string): Omit<LoadedConfig, 'fil
 }
 
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues.map((issue) => `  - ${issue.path.length ? issue.path.map(String).join('.') : '(top level)'}: ${issue.message}`).join('\n')
+  return issues.map((issue) => `  - ${issue.path.length ? fieldPath(issue.path) : '(top level)'}: ${issue.message}`).join('\n')
+}
+
+/** A field's place in the file as JavaScript would write it, the one way every config message uses: `targets[0].window.days`. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`)).join('')
 }
 
 export function isValidTimeZone(zone: string): boolean {

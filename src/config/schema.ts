@@ -174,6 +174,8 @@ const target = z.strictObject({
 })
 
 export const configSchema = z.strictObject({
+  /** The JSON Schema an editor checks and completes the file with (config.schema.json); the tool ignores it. */
+  $schema: z.string().optional(),
   /** Token in the API's identifiers: `manictime` for real servers, `service` as the spec writes it. */
   vendor: z.string().regex(/^[a-z][a-z0-9-]*$/).default('manictime'),
   timeline,

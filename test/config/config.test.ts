@@ -43,7 +43,7 @@ describe('config', () => {
     })
     expect(message).toContain('timeline.auth.baseUrl')
     expect(message).toContain('timeline.auth.username')
-    expect(message).toContain('targets.0.name')
+    expect(message).toContain('targets[0].name')
     expect(message).toMatch(/has 3 problems/)
   })
 

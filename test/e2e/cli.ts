@@ -33,6 +33,18 @@ export function runCli(args: string[], env: Record<string, string> = {}, timeout
   })
 }
 
+/**
+ * The one run a `--json` command printed (issue 12): stdout is `{ "runs": [run], "exitCode" }` and nothing else,
+ * and the exit code in it is the process's.
+ */
+export function onlyRun(run: CliRun) {
+  const out = JSON.parse(run.stdout)
+  if (!Array.isArray(out?.runs) || out.runs.length !== 1 || out.exitCode !== run.code) {
+    throw new Error(`expected { runs: [one run], exitCode: ${run.code} } on stdout, got:\n${run.stdout}\n${run.stderr}`)
+  }
+  return out.runs[0]
+}
+
 export async function tempFolder(prefix: string): Promise<string> {
   return mkdtemp(path.join(tmpdir(), `ts-e2e-${prefix}-`))
 }

@@ -13,7 +13,7 @@ import { startCloudReferenceServer, type CloudReferenceServer } from '../../coun
 import { configSchema } from '../../src/config/schema.ts'
 import { createWorkbookSpreadsheet } from '../../src/sheets/workbook/backend.ts'
 import { scriptedBrowser, type ScriptedBrowser } from '../support/browser.ts'
-import { CLI, runCli, tempFolder, writeConfig, type CliRun } from './cli.ts'
+import { CLI, onlyRun, runCli, tempFolder, writeConfig, type CliRun } from './cli.ts'
 import { freePort, startProcess } from './cli-process.ts'
 
 const timeZone = 'Europe/Berlin'
@@ -130,7 +130,7 @@ describe('cloud sign-in and export through the CLI, end to end', () => {
     const run = await runCli(['export', '--config', setup.configFile, '--json'], env)
     outputs.push(run)
     expect(run.code, run.stderr).toBe(0)
-    const summary = JSON.parse(run.stdout)
+    const summary = onlyRun(run)
     expect(summary.result).toBe('success')
     // The access token from the login was still good: no token request at all.
     expect(cloud.tokenRequests.length).toBe(grantsBefore)
@@ -156,7 +156,7 @@ describe('cloud sign-in and export through the CLI, end to end', () => {
     const run = await runCli(['export', '--config', setup.configFile, '--json'], env)
     outputs.push(run)
     expect(run.code, run.stderr).toBe(0)
-    expect(JSON.parse(run.stdout).result).toBe('success')
+    expect(onlyRun(run).result).toBe('success')
     expect(refreshGrants()).toBe(refreshesBefore + 1)
     expect(cloud.tokenRequests.at(-1)).toMatchObject({ status: 200, body: { grant_type: 'refresh_token', refresh_token: before.refreshToken } })
 
@@ -252,7 +252,7 @@ describe('npm run reference-server -- --cloud', () => {
       }
       const exported = await runCli(['export', '--config', configFile, '--json'], { TIMELINE_CLIENT_SECRET: secret! })
       expect(exported.code, exported.stderr).toBe(0)
-      expect(JSON.parse(exported.stdout).counts.created).toBeGreaterThan(0)
+      expect(onlyRun(exported).counts.created).toBeGreaterThan(0)
     } finally {
       await server.stop()
     }

@@ -9,7 +9,7 @@ import { createManager, type Manager } from '../../counterparts/sheets/manager.t
 import { startSheetsFake, type SheetsFake } from '../../counterparts/sheets/server.ts'
 import type { SheetsStats } from '../../counterparts/sheets/store.ts'
 import { startReferenceServer, type ReferenceServer } from '../../counterparts/timeline/server.ts'
-import { runCli, tempFolder, writeConfig, type CliRun } from './cli.ts'
+import { onlyRun, runCli, tempFolder, writeConfig, type CliRun } from './cli.ts'
 import { storedTab } from './google-sheet.ts'
 
 const timeZone = 'Europe/Berlin'
@@ -111,7 +111,7 @@ describe('export into a Google spreadsheet (Sheets fake), end to end', () => {
     const { run, stats } = await exportRun('1 first export', NOW)
     expect(run.code, run.stderr).toBe(0)
     expectNoSecret(run)
-    const summary = JSON.parse(run.stdout)
+    const summary = onlyRun(run)
     expect(summary.result).toBe('success')
     expect(summary.layoutChanged).toBe(true)
     const { keys, sheet, col } = activities()
@@ -175,7 +175,7 @@ describe('export into a Google spreadsheet (Sheets fake), end to end', () => {
     const before = activities()
     const { run, stats } = await exportRun('2 no-change export', NOW)
     expect(run.code, run.stderr).toBe(0)
-    const summary = JSON.parse(run.stdout)
+    const summary = onlyRun(run)
     expect(summary.counts).toMatchObject({ created: 0, updated: 0, deleted: 0 })
     expect(summary.timelines.every((t: { mode: string }) => t.mode === 'incremental')).toBe(true)
     // Measured: 1 values.batchGet (the read) + 1 spreadsheets.batchUpdate (the Sync log row, inserted after the
@@ -208,7 +208,7 @@ describe('export into a Google spreadsheet (Sheets fake), end to end', () => {
 
     const { run, stats } = await exportRun('3 incremental export', LATER)
     expect(run.code, run.stderr).toBe(0)
-    const summary = JSON.parse(run.stdout)
+    const summary = onlyRun(run)
     expect(summary.counts).toMatchObject({ created: 1, updated: 1, deleted: 1 })
     expect(summary.timelines.some((t: { lookBack: boolean }) => t.lookBack)).toBe(true)
 
@@ -252,7 +252,7 @@ describe('export into a Google spreadsheet (Sheets fake), end to end', () => {
 
     const { run } = await exportRun('4b rerun after crash', LATER)
     expect(run.code, run.stderr).toBe(0)
-    expect(JSON.parse(run.stdout).counts.created).toBe(0)
+    expect(onlyRun(run).counts.created).toBe(0)
     const after = activities()
     expect(new Set(after.keys).size).toBe(after.keys.length)
     expect([...after.keys].sort()).toEqual(expectedKeys('2026-11-12T00:00:00+01:00'))
@@ -271,7 +271,7 @@ describe('export into a Google spreadsheet (Sheets fake), end to end', () => {
     expect(run.stderr).toMatch(/quota exceeded \(429\)/)
     // Five waits for a 2 s quota window (each at least half the doubling back-off).
     expect(ms).toBeGreaterThan(3500)
-    const summary = JSON.parse(run.stdout)
+    const summary = onlyRun(run)
     expect(summary.counts).toMatchObject({ created: 1, updated: 0, deleted: 0 })
     const after = activities()
     expect(after.keys.filter((k) => k === `${second}/${fresh.id}`)).toHaveLength(1)
@@ -300,7 +300,7 @@ describe('export into a Google spreadsheet (Sheets fake), end to end', () => {
     // simply repeated (it goes to confirmed rows). Reads: the run's, the one that confirms the rows, the look.
     expect(stats.byMethod).toMatchObject({ BatchUpdateSpreadsheet: 1, BatchUpdateValuesByDataFilter: 2 })
     expect(stats.reads).toBe(3)
-    const summary = JSON.parse(run.stdout)
+    const summary = onlyRun(run)
     expect(summary.counts).toMatchObject({ created: 1, deleted: 1 })
     const after = activities()
     expect(new Set(after.keys).size).toBe(after.keys.length)
@@ -323,12 +323,12 @@ describe('export into a Google spreadsheet (Sheets fake), end to end', () => {
     }
     const grown = await exportRun('7a export of 60 new rows', LATEST)
     expect(grown.run.code, grown.run.stderr).toBe(0)
-    expect(JSON.parse(grown.run.stdout).counts.created).toBe(60)
+    expect(onlyRun(grown.run).counts.created).toBe(60)
     const rowsNow = activities().keys.length
 
     const { run, stats } = await exportRun('7b no-change export, bigger sheet', LATEST)
     expect(run.code, run.stderr).toBe(0)
-    expect(JSON.parse(run.stdout).counts).toMatchObject({ created: 0, updated: 0, deleted: 0 })
+    expect(onlyRun(run).counts).toMatchObject({ created: 0, updated: 0, deleted: 0 })
     expect(rowsNow).toBeGreaterThanOrEqual(rowsAtStep2 + 60)
     expect(stats.total).toBe(unchangedRequests)
     expect(stats.byMethod).toEqual(measured['2 no-change export']!.byMethod)

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startReferenceServer, type ReferenceServer } from '../../counterparts/timeline/server.ts'
 import { createWorkbookSpreadsheet } from '../../src/sheets/workbook/backend.ts'
 import { managerEditing } from '../sheets/workbook-fixture.ts'
-import { runCli, tempFolder, writeConfig } from './cli.ts'
+import { onlyRun, runCli, tempFolder, writeConfig } from './cli.ts'
 
 const timeZone = 'Europe/Berlin'
 const NOW = '2026-11-10T11:00:00Z'
@@ -86,7 +86,7 @@ describe('export into a local workbook, end to end', () => {
   it('first export fills the sheet with every activity of the window, once', async () => {
     const run = await runCli(['export', '--config', configFile, '--now', NOW, '--json'], env)
     expect(run.code, run.stderr).toBe(0)
-    const summary = JSON.parse(run.stdout)
+    const summary = onlyRun(run)
     expect(summary.result).toBe('success')
     const { keys, log } = await sheetRows()
     expect([...keys].sort()).toEqual(expectedKeys())
@@ -109,7 +109,7 @@ describe('export into a local workbook, end to end', () => {
     const before = await sheetRows()
     const run = await runCli(['export', '--config', configFile, '--now', NOW, '--json'], env)
     expect(run.code, run.stderr).toBe(0)
-    const summary = JSON.parse(run.stdout)
+    const summary = onlyRun(run)
     expect(summary.timelines.every((t: { mode: string }) => t.mode === 'incremental')).toBe(true)
     expect(summary.counts).toMatchObject({ created: 0, updated: 0, deleted: 0 })
     expect((await sheetRows()).rows).toEqual(before.rows)
@@ -130,7 +130,7 @@ describe('export into a local workbook, end to end', () => {
 
     const run = await runCli(['export', '--config', configFile, '--now', LATER, '--json'], env)
     expect(run.code, run.stderr).toBe(0)
-    const summary = JSON.parse(run.stdout)
+    const summary = onlyRun(run)
     expect(summary.counts).toMatchObject({ created: 1, updated: 1, deleted: 1 })
 
     const after = await sheetRows()
@@ -159,7 +159,7 @@ describe('export into a local workbook, end to end', () => {
 
     const rerun = await runCli(['export', '--config', configFile, '--now', LATER, '--json'], env)
     expect(rerun.code, rerun.stderr).toBe(0)
-    expect(JSON.parse(rerun.stdout).counts.created).toBe(0)
+    expect(onlyRun(rerun).counts.created).toBe(0)
     const after = await sheetRows()
     expect(new Set(after.keys).size).toBe(after.keys.length)
     expect([...after.keys].sort()).toEqual(expectedKeys('2026-11-12T00:00:00+01:00'))

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ReferenceServer } from '../../counterparts/timeline/server.ts'
 import { createWorkbookSpreadsheet } from '../../src/sheets/workbook/backend.ts'
 import { managerEditing } from '../sheets/workbook-fixture.ts'
-import { runCli } from './cli.ts'
+import { onlyRun, runCli } from './cli.ts'
 import { startWorkbookTarget } from './workbook-target.ts'
 
 const timeZone = 'Europe/Berlin'
@@ -69,7 +69,7 @@ describe('import and sync from a local workbook, end to end', () => {
     await manager.editCell('Activities', newRow, col('Notes'), 'typed as text')
     const run = await runCli(['import', '--config', configFile, '--now', NOW, '--yes', '--json'], env)
     expect(run.code, run.stderr + run.stdout).toBe(0)
-    const summary = JSON.parse(run.stdout)
+    const summary = onlyRun(run)
     expect(summary.counts).toMatchObject({ created: 1, updated: 1, deleted: 1, conflicts: 0, invalid: 0 })
 
     const entityId = Number(editedKey.split('/')[1])
@@ -88,7 +88,7 @@ describe('import and sync from a local workbook, end to end', () => {
     // Run again: nothing left to do.
     const again = await runCli(['import', '--config', configFile, '--now', NOW, '--yes', '--json'], env)
     expect(again.code, again.stderr).toBe(0)
-    expect(JSON.parse(again.stdout).counts).toMatchObject({ created: 0, updated: 0, deleted: 0 })
+    expect(onlyRun(again).counts).toMatchObject({ created: 0, updated: 0, deleted: 0 })
     expect(server.store.activities(alice.tagsTimelineKey).filter((a) => a.notes === 'typed as text')).toHaveLength(1)
   })
 

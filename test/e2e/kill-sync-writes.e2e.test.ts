@@ -6,6 +6,7 @@
  * starts from an identical fresh setup (see sync-scenario.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { onlyRun } from './cli.ts'
 import { expectScenarioApplied, observe, passes, prepareTemplate, runKillCase, startCase, type Outcome, type Template } from './sync-scenario.ts'
 
 /** The scenario writes 4 POSTs, 8 PUTs and 2 DELETEs (two timelines, written side by side). */
@@ -30,7 +31,7 @@ beforeAll(async () => {
   try {
     const run = await c.sync()
     expect(run.code, run.stderr).toBe(0)
-    const summary = JSON.parse(run.stdout)
+    const summary = onlyRun(run)
     expect(summary.imported.counts).toMatchObject({ created: 4, updated: 8, deleted: 2, conflicts: 0, invalid: 0, failed: 0 })
     // Created: the server's new activity plus the day the window moved on to.
     expect(summary.exported.counts).toMatchObject({ updated: 1, deleted: 1, conflicts: 0, invalid: 0 })

@@ -11,7 +11,7 @@ import { createNtlmAuthenticator } from '../../counterparts/timeline/ntlm.ts'
 import { startReferenceServer, type ReferenceServer } from '../../counterparts/timeline/server.ts'
 import { configSchema } from '../../src/config/schema.ts'
 import { createWorkbookSpreadsheet } from '../../src/sheets/workbook/backend.ts'
-import { runCli, tempFolder, writeConfig } from './cli.ts'
+import { onlyRun, runCli, tempFolder, writeConfig } from './cli.ts'
 import { startProcess } from './cli-process.ts'
 
 const timeZone = 'Europe/Berlin'
@@ -69,7 +69,7 @@ describe('export with a Windows account (NTLM), end to end', () => {
     const setup = await ntlmConfig('ntlm', transfer.username)
     const run = await runCli(['export', '--config', setup.configFile, '--json'], { TIMELINE_PASSWORD: transfer.password })
     expect(run.code, run.stderr).toBe(0)
-    const summary = JSON.parse(run.stdout)
+    const summary = onlyRun(run)
     expect(summary.result).toBe('success')
     expect(run.stdout).not.toContain(transfer.password)
     expect(run.stderr).not.toContain(transfer.password)
@@ -88,7 +88,7 @@ describe('export with a Windows account (NTLM), end to end', () => {
     // A second run signs in again on its own connection and is incremental.
     const again = await runCli(['export', '--config', setup.configFile, '--json'], { TIMELINE_PASSWORD: transfer.password })
     expect(again.code, again.stderr).toBe(0)
-    expect(JSON.parse(again.stdout).counts).toMatchObject({ created: 0, updated: 0, deleted: 0 })
+    expect(onlyRun(again).counts).toMatchObject({ created: 0, updated: 0, deleted: 0 })
   })
 
   it('a user name without the domain takes it from the server\'s challenge', async () => {
@@ -96,7 +96,7 @@ describe('export with a Windows account (NTLM), end to end', () => {
     const setup = await ntlmConfig('ntlm-bare', 'transfer')
     const run = await runCli(['export', '--config', setup.configFile, '--json'], { TIMELINE_PASSWORD: transfer.password })
     expect(run.code, run.stderr).toBe(0)
-    expect(JSON.parse(run.stdout).counts.created).toBeGreaterThan(0)
+    expect(onlyRun(run).counts.created).toBeGreaterThan(0)
     await stat(setup.workbookFile)
   })
 })
@@ -121,7 +121,7 @@ describe('npm run reference-server -- --ntlm', () => {
       const configFile = await writeConfig(folder, JSON.parse(snippet!))
       const run = await runCli(['export', '--config', configFile, '--json'], { TIMELINE_PASSWORD: password! })
       expect(run.code, run.stderr).toBe(0)
-      expect(JSON.parse(run.stdout).counts.created).toBeGreaterThan(0)
+      expect(onlyRun(run).counts.created).toBeGreaterThan(0)
     } finally {
       await reference.stop()
     }

@@ -24,7 +24,7 @@ import type { CellValue } from '../../src/sheets/port.ts'
 import { createWorkbookSpreadsheet } from '../../src/sheets/workbook/backend.ts'
 import { unfinishedJournals } from '../../src/state/journal.ts'
 import { editFile } from '../sheets/workbook-fixture.ts'
-import { runCli, tempFolder, writeConfig, type CliRun } from './cli.ts'
+import { onlyRun, runCli, tempFolder, writeConfig, type CliRun } from './cli.ts'
 import { storedTab } from './google-sheet.ts'
 
 export type Backend = 'workbook' | 'google'
@@ -387,7 +387,7 @@ export async function runKillCase(template: Template, baseline: Outcome, kase: K
       const again = await c.sync()
       runs.push(again)
       expect(again.code, await explain(c, runs)).toBe(0)
-      const summary = JSON.parse(again.stdout) as { imported: { counts: Record<string, number> }; exported: { counts: Record<string, number> } }
+      const summary = onlyRun(again) as { imported: { counts: Record<string, number> }; exported: { counts: Record<string, number> } }
       expect(summary.imported.counts).toMatchObject({ created: 0, updated: 0, deleted: 0, conflicts: 0, invalid: 0, failed: 0 })
       expect(summary.exported.counts).toMatchObject({ created: 0, updated: 0, deleted: 0, conflicts: 0, invalid: 0 })
       expect(await observe(c)).toEqual(baseline)

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ReferenceServer } from '../../counterparts/timeline/server.ts'
 import { createWorkbookSpreadsheet } from '../../src/sheets/workbook/backend.ts'
 import { managerEditing } from '../sheets/workbook-fixture.ts'
-import { runCli } from './cli.ts'
+import { onlyRun, runCli } from './cli.ts'
 import { startWorkbookTarget } from './workbook-target.ts'
 
 const timeZone = 'Europe/Berlin'
@@ -84,7 +84,7 @@ describe('undo of an import, end to end', () => {
     }
     const run = await cli('import', '--yes', '--json')
     expect(run.code, run.stderr + run.stdout).toBe(0)
-    const summary = JSON.parse(run.stdout)
+    const summary = onlyRun(run)
     expect(summary.counts).toMatchObject({ created: 1, updated: 1, deleted: 1 })
     importRunId = summary.runId
     afterImport = serverValues()
@@ -117,7 +117,7 @@ describe('undo of an import, end to end', () => {
   it('undo puts the server back as before the import, and the sheet shows it after the automatic export', async () => {
     const run = await cli('undo', importRunId, '--yes', '--json')
     expect(run.code, run.stderr + run.stdout).toBe(0)
-    const summary = JSON.parse(run.stdout)
+    const summary = onlyRun(run)
     undoRunId = summary.runId
     expect(summary.counts).toMatchObject({ deleted: 1, restored: 1, recreated: 1, conflicts: 0, manual: 0, failed: 0 })
     expect(summary.exported.result).toBe('success')
@@ -144,7 +144,7 @@ describe('undo of an import, end to end', () => {
   it('undo again is a no-op', async () => {
     const run = await cli('undo', importRunId, '--yes', '--json')
     expect(run.code, run.stderr + run.stdout).toBe(0)
-    const summary = JSON.parse(run.stdout)
+    const summary = onlyRun(run)
     expect(summary.plan.writes).toEqual([])
     expect(summary.plan.nothing).toHaveLength(3)
     expect(summary.counts).toMatchObject({ deleted: 0, restored: 0, recreated: 0, conflicts: 0 })
@@ -154,7 +154,7 @@ describe('undo of an import, end to end', () => {
   it('an undo can itself be undone: the import result comes back', async () => {
     const run = await cli('undo', undoRunId, '--yes', '--json')
     expect(run.code, run.stderr + run.stdout).toBe(0)
-    expect(JSON.parse(run.stdout).counts).toMatchObject({ deleted: 1, restored: 1, recreated: 1 })
+    expect(onlyRun(run).counts).toMatchObject({ deleted: 1, restored: 1, recreated: 1 })
     expect(serverValues()).toEqual(afterImport)
     const sheet = await activities()
     expect(sheet.tab.rows.filter((r) => r[sheet.col('Notes')] === 'added by the manager')).toHaveLength(1)
@@ -174,14 +174,14 @@ describe('undo of an import, end to end', () => {
     await manager.editCell('Activities', b.row, col('Notes'), 'manager edit B')
     const imported = await cli('import', '--yes', '--json')
     expect(imported.code, imported.stderr + imported.stdout).toBe(0)
-    const runId = JSON.parse(imported.stdout).runId as string
+    const runId = onlyRun(imported).runId as string
 
     const current = server.store.activity(timelineKey, idOf(keyA))!
     server.store.updateActivity(timelineKey, idOf(keyA), { tags: server.store.tagsOf(timelineKey, current), notes: 'changed on the server', start: current.start, duration: current.duration })
 
     const run = await cli('undo', runId, '--yes', '--json')
     expect(run.code, run.stderr + run.stdout).toBe(3)
-    const summary = JSON.parse(run.stdout)
+    const summary = onlyRun(run)
     expect(summary.plan.conflicts).toHaveLength(1)
     expect(summary.plan.conflicts[0].key).toBe(keyA)
     expect(summary.counts).toMatchObject({ restored: 1, conflicts: 1 })
@@ -206,8 +206,8 @@ describe('undo of an import, end to end', () => {
     }
     const imported = await cli('import', '--yes', '--json')
     expect(imported.code, imported.stderr + imported.stdout).toBe(0)
-    const runId = JSON.parse(imported.stdout).runId as string
-    expect(JSON.parse(imported.stdout).counts).toMatchObject({ created: 1, updated: 1, deleted: 1 })
+    const runId = onlyRun(imported).runId as string
+    expect(onlyRun(imported).counts).toMatchObject({ created: 1, updated: 1, deleted: 1 })
 
     // Killed after its 2nd write, then (run again) after the one write left: each time the answer is lost.
     for (const nth of [2, 1]) {
@@ -216,7 +216,7 @@ describe('undo of an import, end to end', () => {
     }
     const rerun = await cli('undo', runId, '--yes', '--json')
     expect(rerun.code, rerun.stderr + rerun.stdout).toBe(0)
-    expect(JSON.parse(rerun.stdout).plan.writes).toEqual([])
+    expect(onlyRun(rerun).plan.writes).toEqual([])
     expect(serverValues()).toEqual(before)
     const sheet = await activities()
     expect(sheet.tab.rows.some((r) => r[sheet.col('Notes')] === 'another new row' || r[sheet.col('Notes')] === 'second edit')).toBe(false)

@@ -3,6 +3,7 @@ import { loadConfig } from '../../config/load.ts'
 import { runExport, type ExportSummary } from '../../engine/export.ts'
 import { clockFor, selectTargets, type GlobalOptions } from '../globals.ts'
 import { EXIT, type ExitCode } from '../exit-codes.ts'
+import { runsJson } from '../json-output.ts'
 import { createReporter } from '../reporter.ts'
 import { createClient, openTargetSpreadsheet, runNetwork } from '../wiring.ts'
 import { formatExportSummary } from './format.ts'
@@ -30,7 +31,12 @@ export async function runExportCommand(globals: GlobalOptions, options: ExportCo
       }),
     )
   }
-  reporter.result(summaries.map(formatExportSummary).join('\n\n'), summaries.length === 1 ? summaries[0] : summaries)
+  const exitCode = exportExitCode(summaries)
+  reporter.result(summaries.map(formatExportSummary).join('\n\n'), runsJson(summaries, exitCode))
+  return exitCode
+}
+
+function exportExitCode(summaries: ExportSummary[]): ExitCode {
   // A run that left rows for the next one failed to finish: run it again (nothing was lost).
   if (summaries.some((s) => s.result === 'incomplete')) return EXIT.failure
   return summaries.some((s) => s.result === 'partial') ? EXIT.partial : EXIT.success

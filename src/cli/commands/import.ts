@@ -5,6 +5,7 @@ import { runImport, type ImportOptions, type ImportPlanView, type ImportSummary 
 import type { GlobalOptions } from '../globals.ts'
 import { confirmPlan } from '../confirm.ts'
 import { EXIT, type ExitCode } from '../exit-codes.ts'
+import { runsJson } from '../json-output.ts'
 import { createReporter } from '../reporter.ts'
 import { createClient, openTargetSpreadsheet, runNetwork } from '../wiring.ts'
 import { clockFor, selectTargets } from '../globals.ts'
@@ -54,8 +55,9 @@ export async function runImportCommand(globals: GlobalOptions, options: ImportCo
       ),
     )
   }
-  reporter.result(summaries.map(formatImportSummary).join('\n\n'), summaries.length === 1 ? summaries[0] : summaries)
-  return importExitCode(summaries)
+  const exitCode = importExitCode(summaries)
+  reporter.result(summaries.map(formatImportSummary).join('\n\n'), runsJson(summaries, exitCode))
+  return exitCode
 }
 
 export function importOptions(

@@ -11,6 +11,7 @@ import { TimelineSheetsError } from '../../errors.ts'
 import { toCliFailure } from '../errors.ts'
 import { EXIT, type ExitCode } from '../exit-codes.ts'
 import type { GlobalOptions } from '../globals.ts'
+import { runsJson } from '../json-output.ts'
 import { createReporter, type Reporter } from '../reporter.ts'
 import { createClient, openTargetSpreadsheet, runNetwork } from '../wiring.ts'
 import { clockFor, selectTargets } from '../globals.ts'
@@ -75,10 +76,15 @@ async function syncOnce(globals: GlobalOptions, options: SyncCommandOptions, rep
     const deps = { client, spreadsheet, stateDir, reporter, now: clockFor(globals), concurrency: loaded.config.timeline.pace.concurrency }
     results.push(await runSync(target, deps, importOptions({ ...options, planTab: false })))
   }
+  const exitCode = syncExitCode(results)
   reporter.result(
     results.map((r) => [formatImportSummary(r.imported), r.exported ? formatExportSummary(r.exported) : ''].filter(Boolean).join('\n')).join('\n\n'),
-    results.length === 1 ? results[0] : results,
+    runsJson(results, exitCode),
   )
+  return exitCode
+}
+
+function syncExitCode(results: SyncSummary[]): ExitCode {
   const importCode = importExitCode(results.map((r) => r.imported))
   if (importCode !== EXIT.success) return importCode
   if (results.some((r) => r.exported?.result === 'incomplete')) return EXIT.failure

@@ -6,6 +6,7 @@ import { hasJournal, runUndo, unknownRunError, type UndoPlanView } from '../../e
 import type { GlobalOptions } from '../globals.ts'
 import { confirmPlan } from '../confirm.ts'
 import { EXIT, type ExitCode } from '../exit-codes.ts'
+import { runsJson } from '../json-output.ts'
 import { createReporter } from '../reporter.ts'
 import { createClient, openTargetSpreadsheet, runNetwork } from '../wiring.ts'
 import { clockFor, selectTargets } from '../globals.ts'
@@ -47,8 +48,9 @@ export async function runUndoCommand(globals: GlobalOptions, runId: string, opti
     },
     { dryRun: options.dryRun, export: options.export },
   )
-  reporter.result(formatUndoSummary(summary), summary)
-  return summary.result === 'partial' ? EXIT.partial : EXIT.success
+  const exitCode = summary.result === 'partial' ? EXIT.partial : EXIT.success
+  reporter.result(formatUndoSummary(summary), runsJson([summary], exitCode))
+  return exitCode
 }
 
 /** The target named by --target, else the one whose journal holds the run. */

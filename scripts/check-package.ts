@@ -1,0 +1,133 @@
+/**
+ * `npm run check-package [-- --node <path> …]`: the package as an operator gets it. Packs the tarball (which
+ * builds dist/), checks what it carries, installs it globally into a temporary prefix, and runs the installed
+ * `timeline-sheets` by name — `--version`, `--help`, and an export against the reference server into a local
+ * workbook — once for each Node given (default: the Node running this script, the project's Node 24).
+ *
+ * The installed command starts with `#!/usr/bin/env node`, so it runs on whatever `node` comes first on PATH;
+ * each check puts the chosen Node first, so a CI machine whose own `node` is older still tests 22 or 24.
+ */
+import { spawn } from 'node:child_process'
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { startReferenceServer } from '../counterparts/timeline/server.ts'
+import { createWorkbookSpreadsheet } from '../src/sheets/workbook/backend.ts'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const { values } = parseArgs({ options: { node: { type: 'string', multiple: true }, keep: { type: 'boolean', default: false } } })
+const nodes = values.node?.length ? values.node.map((n) => path.resolve(n)) : [process.execPath]
+const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { name: string; version: string }
+
+interface Run {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs a command to its end without blocking this process: the reference server answers from here. */
+function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd ?? root, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 600_000)
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
+function check(ok: unknown, what: string, detail?: Run): void {
+  if (ok) {
+    process.stdout.write(`  ok   ${what}\n`)
+    return
+  }
+  process.stdout.write(`  FAIL ${what}\n`)
+  if (detail) process.stdout.write(`       exit ${detail.code}\n       stdout: ${detail.stdout.trim()}\n       stderr: ${detail.stderr.trim()}\n`)
+  failures++
+}
+
+let failures = 0
+const work = await mkdtemp(path.join(tmpdir(), 'timeline-sheets-package-'))
+try {
+  process.stdout.write(`Packing ${pkg.name}@${pkg.version} (prepack builds dist/) into ${work}\n`)
+  const packed = await run('npm', ['pack', '--json', '--pack-destination', work])
+  if (packed.code !== 0) throw new Error(`npm pack failed (exit ${packed.code}):\n${packed.stderr}`)
+  // With --json npm writes the prepack script's output to stderr, and only the listing to stdout.
+  const [info] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }]
+  const files = info.files.map((f) => f.path)
+  check(
+    ['dist/cli/main.js', 'bin/timeline-sheets.js', 'config.schema.json', 'config.example.json'].every((f) => files.includes(f)),
+    'the tarball holds dist/cli/main.js, the bin, the config schema and the example config',
+  )
+  const stray = files.filter((f) => /(^|\/)(test|counterparts|src|bench|scripts)\/|\.test\.|\.ts$|\.xlsx|\.bak$/.test(f))
+  check(stray.length === 0, `the tarball holds no sources, tests, counterparts or data${stray.length ? `: ${stray.join(', ')}` : ''}`)
+  const tarball = path.join(work, info.filename)
+
+  const prefix = path.join(work, 'prefix')
+  process.stdout.write(`Installing ${info.filename} into ${prefix}\n`)
+  const installed = await run('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', tarball])
+  if (installed.code !== 0) throw new Error(`npm install of the tarball failed (exit ${installed.code}):\n${installed.stderr}`)
+
+  const server = await startReferenceServer({
+    data: { users: 3, days: 27, startDate: '2026-10-15', timeZones: ['Europe/Berlin'], otherTimelines: false },
+  })
+  try {
+    for (const [i, node] of nodes.entries()) {
+      // Only this Node and the installed command come first on PATH; npm's own bin folder stays after them.
+      const nodeBin = path.join(work, `node-${i}`)
+      await mkdir(nodeBin)
+      await symlink(node, path.join(nodeBin, 'node'))
+      const env = { ...process.env, PATH: [nodeBin, path.join(prefix, 'bin'), process.env.PATH].join(path.delimiter) }
+      const cli = (args: string[], extra: NodeJS.ProcessEnv = {}, cwd = work) => run('timeline-sheets', args, { env: { ...env, ...extra }, cwd })
+      const nodeVersion = (await run('node', ['--version'], { env })).stdout.trim()
+      process.stdout.write(`The installed timeline-sheets on Node ${nodeVersion} (${node})\n`)
+
+      const version = await cli(['--version'])
+      check(version.code === 0 && version.stdout.trim() === pkg.version, `timeline-sheets --version prints ${pkg.version}`, version)
+      const help = await cli(['--help'])
+      check(help.code === 0 && help.stdout.includes('Usage: timeline-sheets') && help.stdout.includes('export'), 'timeline-sheets --help', help)
+      // Without the global install on PATH, so that it is npx's own copy that answers.
+      const npxEnv = { ...process.env, PATH: [nodeBin, process.env.PATH].join(path.delimiter) }
+      const npx = await run('npm', ['exec', '--yes', '--prefer-offline', '--package', tarball, '--', 'timeline-sheets', '--help'], { env: npxEnv, cwd: work })
+      check(npx.code === 0 && npx.stdout.includes('Usage: timeline-sheets'), 'npx --package <tarball> timeline-sheets --help', npx)
+
+      const folder = path.join(work, `export-${i}`)
+      await mkdir(folder)
+      const config = path.join(folder, 'timeline-sheets.json')
+      await writeFile(
+        config,
+        JSON.stringify({
+          timeline: { auth: { mode: 'password', baseUrl: server.url, username: server.credentials.transfer!.username } },
+          stateDir: 'state',
+          targets: [{ name: 'team', spreadsheet: { kind: 'workbook', path: 'team.xlsx' }, timeZone: 'Europe/Berlin', window: { days: 21 } }],
+        }),
+      )
+      const password = { TIMELINE_PASSWORD: server.credentials.transfer!.password }
+      const exported = await cli(['export', '--config', config, '--now', '2026-11-10T11:00:00Z', '--json'], password, folder)
+      type Summary = { result: string; counts: { created: number } }
+      const summary = exported.code === 0 ? (JSON.parse(exported.stdout) as { runs: Summary[] }).runs[0] : undefined
+      check(summary?.result === 'success' && summary.counts.created > 0, `export into a workbook: ${summary?.counts.created ?? 0} rows`, exported)
+      const sheet = await createWorkbookSpreadsheet({ path: path.join(folder, 'team.xlsx') }).read(['Activities'])
+      check(sheet.tabs['Activities']?.rows.length === summary?.counts.created, 'the workbook holds the rows the export reported')
+    }
+  } finally {
+    await server.close()
+  }
+} finally {
+  if (values.keep) process.stdout.write(`Kept ${work}\n`)
+  else await rm(work, { recursive: true, force: true })
+}
+
+if (failures > 0) {
+  process.stdout.write(`${failures} package check(s) failed.\n`)
+  process.exit(1)
+}
+process.stdout.write('The packed package installs and runs.\n')
