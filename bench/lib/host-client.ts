@@ -19,18 +19,46 @@ export interface TimelineStarted {
   password: string
   timelines: number
   activities: number
+  /** Usernames owning the Tags timelines. */
+  owners: string[]
+}
+
+/** Bytes on the wire, headers included, as the server's sockets counted them. */
+export interface WireBytes {
+  /** Requests: what the client sent. */
+  toServer: number
+  /** Answers: what the client read. */
+  fromServer: number
 }
 
 export interface HostStats {
   sheets: SheetsStats | undefined
   /** Requests the Timeline server received, by kind. */
   timeline: Record<string, number>
+  sheetsBytes: WireBytes
+  timelineBytes: WireBytes
+}
+
+/** How a tab compares with the server's window (bench/lib/host.ts `check`). */
+export interface Correctness {
+  /** Rows holding a Key. */
+  rows: number
+  /** Rows whose activity is gone from the server's window. */
+  stale: number
+  /** Activities in the window without a row. */
+  missing: number
+  /** Keys found on more than one row (counted once per extra row). */
+  duplicates: number
+  /** Rows whose Notes differ from the server's. */
+  outdated: number
+  /** Size of the tab's values as JSON, formatted: about what one read of the whole tab answers. */
+  tabBytes: number
 }
 
 export interface Host {
   call<T>(op: string, args?: unknown): Promise<T>
   startTimeline(args: { users: number; days: number; startDate: string }): Promise<TimelineStarted>
-  startSheets(): Promise<{ rootUrl: string; token: string }>
+  startSheets(args?: { perMinute?: number }): Promise<{ rootUrl: string; token: string }>
   stats(): Promise<HostStats>
   close(): Promise<void>
 }
@@ -63,7 +91,7 @@ export function startHost(): Host {
   return {
     call,
     startTimeline: (args) => call('startTimeline', args),
-    startSheets: () => call('startSheets'),
+    startSheets: (args) => call('startSheets', args ?? {}),
     stats: () => call('stats'),
     close: async () => {
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))

@@ -5,18 +5,62 @@
  * process's peak RSS our tool's alone, and lets several short-lived client
  * processes (one per run, as the CLI runs) share one server state.
  */
-import { startSheetsFake, type SheetsFake } from '../../counterparts/sheets/server.ts'
+import type http from 'node:http'
+import type { Socket } from 'node:net'
+import { serveOnLoopback, type LoopbackServer } from '../../counterparts/mount.ts'
+import { createSheetsHandler } from '../../counterparts/sheets/handler.ts'
+import { createManager } from '../../counterparts/sheets/manager.ts'
+import { createSheetsStore, type SheetsStore } from '../../counterparts/sheets/store.ts'
 import { createRandom } from '../../counterparts/timeline/store.ts'
 import { startReferenceServer, type ReferenceServer } from '../../counterparts/timeline/server.ts'
-import type { HostRequest } from './host-client.ts'
+import type { Correctness, HostRequest, WireBytes } from './host-client.ts'
 import { applyManagerEdits, type ManagerEditsOptions } from './manager-edits.ts'
 
 let timeline: ReferenceServer | undefined
-let sheets: SheetsFake | undefined
+let sheets: { store: SheetsStore; server: LoopbackServer; rootUrl: string; staticToken: string } | undefined
+/** Added to the fake's clock: moving it on starts a new quota minute without waiting for one. */
+let sheetsClockOffset = 0
 let timelineRequests: Record<string, number> = {}
+let sheetsBytes: WireBytes = { toServer: 0, fromServer: 0 }
+let timelineBytes: WireBytes = { toServer: 0, fromServer: 0 }
+const STATIC_TOKEN = 'ya29.bench-static-token'
 
 /** Quotas far above anything a benchmark sends: never a 429, but every request still counted. */
 const UNBOUNDED = { readPerUser: 1e9, writePerUser: 1e9, readPerProject: 1e9, writePerProject: 1e9 }
+
+/**
+ * Counts the bytes on the wire (headers and bodies, both ways) of every
+ * request the server answers, from its sockets' counters: nothing is copied
+ * or slowed down. `into()` gives the counters of the moment (they are reset
+ * between runs).
+ */
+function countWireBytes(server: http.Server, into: () => WireBytes): void {
+  const seen = new WeakMap<Socket, { read: number; written: number }>()
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    res.once('finish', () => {
+      const socket = req.socket
+      const before = seen.get(socket) ?? { read: 0, written: 0 }
+      const now = { read: socket.bytesRead, written: socket.bytesWritten }
+      seen.set(socket, now)
+      const counters = into()
+      counters.toServer += now.read - before.read
+      counters.fromServer += now.written - before.written
+    })
+  })
+}
+
+/** Every Tags activity's notes in `[from, to)` (dates, UTC), by Key; only `owner`'s when given. */
+function serverWindow(from: string, to: string, owner?: string): Map<string, string> {
+  const server = timeline!
+  const fromMs = Date.parse(`${from}T00:00:00Z`)
+  const toMs = Date.parse(`${to}T00:00:00Z`)
+  const out = new Map<string, string>()
+  for (const t of server.store.timelines()) {
+    if (t.kind !== 'Tags' || (owner !== undefined && t.owner !== owner)) continue
+    for (const a of server.store.overlapping(t.key, fromMs, toMs)) out.set(`${t.key}/${a.id}`, a.notes ?? '')
+  }
+  return out
+}
 
 function classify(method: string, url: string): string {
   // Writes (the import's): `activities PUT` etc.
@@ -42,6 +86,7 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
       const kind = classify(req.method ?? 'GET', req.url ?? '')
       timelineRequests[kind] = (timelineRequests[kind] ?? 0) + 1
     })
+    countWireBytes(timeline.loopback.server, () => timelineBytes)
     const keys = timeline.credentials.users.map((u) => u.tagsTimelineKey!).filter(Boolean)
     const activities = keys.reduce((n, key) => n + timeline!.store.activities(key).length, 0)
     return {
@@ -50,14 +95,70 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
       password: timeline.credentials.transfer!.password,
       timelines: keys.length,
       activities,
+      owners: timeline.credentials.users.filter((u) => u.tagsTimelineKey).map((u) => u.username),
     }
   },
-  async startSheets() {
-    sheets = await startSheetsFake({ quota: UNBOUNDED })
+  /**
+   * The Sheets fake as `startSheetsFake` composes it (store, static token, handler on loopback), kept
+   * apart only to reach its node server for the byte counts. `perMinute` sets Google's per-user and
+   * per-project quotas (reads and writes alike); default unbounded.
+   */
+  async startSheets(args: { perMinute?: number } = {}) {
+    const n = args.perMinute
+    const store = createSheetsStore({
+      now: () => Date.now() + sheetsClockOffset,
+      quota: n === undefined ? UNBOUNDED : { readPerUser: n, writePerUser: n, readPerProject: 5 * n, writePerProject: 5 * n },
+    })
+    store.auth.addStaticToken(STATIC_TOKEN)
+    const server = await serveOnLoopback(createSheetsHandler(store))
+    countWireBytes(server.server, () => sheetsBytes)
+    sheets = { store, server, rootUrl: server.url, staticToken: STATIC_TOKEN }
     return { rootUrl: sheets.rootUrl, token: sheets.staticToken }
   },
-  createSpreadsheet(args: { title: string }) {
-    return sheets!.store.createSpreadsheet({ title: args.title }).spreadsheetId
+  /** A new spreadsheet; `tabs` names its tabs (default one `Sheet1`, as Google makes it). */
+  createSpreadsheet(args: { title: string; tabs?: string[] }) {
+    return sheets!.store.createSpreadsheet({ title: args.title, ...(args.tabs ? { sheets: args.tabs.map((title) => ({ title })) } : {}) }).spreadsheetId
+  },
+  /** Moves the fake's clock to the start of its next quota minute. */
+  nextQuotaMinute() {
+    const now = Date.now() + sheetsClockOffset
+    sheetsClockOffset += 60_000 - (now % 60_000)
+    return null
+  },
+  deleteSpreadsheet(args: { spreadsheetId: string }) {
+    return sheets!.store.spreadsheets.delete(args.spreadsheetId)
+  },
+  /** Delay every Timeline answer by `ms` (the reference server's `--latency`). */
+  setLatency(args: { ms: number }) {
+    timeline!.faults.set({ latencyMs: args.ms })
+    return null
+  },
+  /**
+   * Whether a tab shows the server's window: rows whose Key is no longer on the server (stale), activities
+   * without a row (missing), Keys on two rows, and rows whose Notes differ from the server's (outdated).
+   * With `owner`, the server's window is that user's Tags timeline only.
+   */
+  check(args: { spreadsheetId: string; tab?: string; from: string; to: string; owner?: string }): Correctness {
+    const grid = createManager(sheets!.store).readTab(args.spreadsheetId, args.tab ?? 'Activities', 'FORMATTED_VALUE')
+    const header = (grid[0] ?? []).map(String)
+    const keyColumn = header.indexOf('Key')
+    const notesColumn = header.indexOf('Notes')
+    if (keyColumn < 0) throw new Error(`no Key column in ${args.tab ?? 'Activities'}: ${header.join(', ')}`)
+    const server = serverWindow(args.from, args.to, args.owner)
+    const seen = new Set<string>()
+    const result: Correctness = { rows: 0, stale: 0, missing: 0, duplicates: 0, outdated: 0, tabBytes: Buffer.byteLength(JSON.stringify(grid)) }
+    for (let i = 1; i < grid.length; i++) {
+      const key = String(grid[i]?.[keyColumn] ?? '')
+      if (!key.includes('/')) continue
+      result.rows++
+      if (seen.has(key)) result.duplicates++
+      seen.add(key)
+      const notes = server.get(key)
+      if (notes === undefined) result.stale++
+      else if (notesColumn >= 0 && String(grid[i]?.[notesColumn] ?? '') !== notes) result.outdated++
+    }
+    for (const key of server.keys()) if (!seen.has(key)) result.missing++
+    return result
   },
   /** Rows below the header of the Activities tab, as the fake holds them. */
   activityRows(args: { spreadsheetId: string }) {
@@ -72,9 +173,11 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
   resetStats() {
     sheets?.store.resetStats()
     timelineRequests = {}
+    sheetsBytes = { toServer: 0, fromServer: 0 }
+    timelineBytes = { toServer: 0, fromServer: 0 }
   },
   stats() {
-    return { sheets: sheets?.store.stats(), timeline: { ...timelineRequests } }
+    return { sheets: sheets?.store.stats(), timeline: { ...timelineRequests }, sheetsBytes: { ...sheetsBytes }, timelineBytes: { ...timelineBytes } }
   },
   /** Changes a share of the Tags activities as people would: mostly edits, a few new and deleted ones. */
   mutate(args: { share: number; seed: number }) {
@@ -121,7 +224,7 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
   },
   async close() {
     await timeline?.close()
-    await sheets?.close()
+    await sheets?.server.close()
     setImmediate(() => process.exit(0))
     return null
   },

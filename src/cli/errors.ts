@@ -4,7 +4,7 @@
  * wrapped as TimelineSheetsError by their adapters; anything else is a bug.
  */
 import { TimelineSheetsError } from '../errors.ts'
-import { fileAccessError } from '../file-access.ts'
+import { fileAccessError } from '../state/file-access.ts'
 import { EXIT, type ExitCode } from './exit-codes.ts'
 
 export interface CliFailure {

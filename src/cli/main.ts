@@ -8,17 +8,10 @@ import { Command, CommanderError, Option } from 'commander'
 import { redactUserInfo } from '../errors.ts'
 import { toCliFailure } from './errors.ts'
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.ts'
+import type { GlobalOptions } from './globals.ts'
 
-export interface GlobalOptions {
-  config: string
-  json: boolean
-  verbose: boolean
-  quiet: boolean
-  /** Stop the run after this long (`30m`, `2h`); wins over `timeouts.runMs`. */
-  deadline?: string
-  /** Hidden: the clock for reproducible runs (tests, benchmarks). */
-  now?: string
-}
+export type { GlobalOptions } from './globals.ts'
+
 
 const DEFAULT_CONFIG = process.env.TIMELINE_SHEETS_CONFIG ?? 'timeline-sheets.json'
 

@@ -5,14 +5,11 @@
  * to stdout: text, or JSON with --json. No URL's user name or password is
  * ever written, whatever a message holds.
  */
+import type { Reporter as RunReporter } from '../engine/reporter.ts'
 import { redactUserInfo } from '../errors.ts'
 
-export interface Reporter {
-  info(message: string, fields?: Record<string, unknown>): void
-  warn(message: string, fields?: Record<string, unknown>): void
-  debug(message: string, fields?: Record<string, unknown>): void
-  progress(label: string, done: number, total: number): void
-  endProgress(): void
+/** The engine's reporter, plus the run's result on stdout. */
+export interface Reporter extends RunReporter {
   result(text: string, json: unknown): void
 }
 

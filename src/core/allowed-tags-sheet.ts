@@ -4,8 +4,8 @@
  * separated by commas. Reading it back groups rows by `Applies to` in first-
  * seen order, so an export followed by an import changes nothing.
  */
-import type { CellValue } from '../sheets/port.ts'
-import type { AllowedTags } from '../timeline/model.ts'
+import type { CellValue } from './sheet.ts'
+import type { AllowedTags } from './activity.ts'
 import { cellText, isEmptyCell } from './cells.ts'
 import { fnv1a64Base64url } from './fingerprint.ts'
 

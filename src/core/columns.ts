@@ -3,7 +3,7 @@
  * always found by header text, never by position: managers may reorder
  * columns and add their own, which are kept as they are.
  */
-import type { CellValue, ColumnSpec, TabSpec } from '../sheets/port.ts'
+import type { CellValue, ColumnSpec, TabSpec } from './sheet.ts'
 
 /** Default tab titles. */
 export const TAB = {

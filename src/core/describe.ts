@@ -2,7 +2,7 @@
  * An activity in the words and local times a manager reads in the sheet, for
  * Status texts that must be acted on ("the server now has …") and for plans.
  */
-import type { Activity } from '../timeline/model.ts'
+import type { Activity, ActivityInput } from './activity.ts'
 import { tagsToCells } from './tags.ts'
 import { activityToSheetTimes, serialToLocalDate } from './time.ts'
 
@@ -27,4 +27,11 @@ function clock(fraction: number): string {
 function oneLine(text: string): string {
   const flat = text.replace(/\s*\r?\n\s*/g, ' / ')
   return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat
+}
+
+/** `2026-11-09 14:00 1:30 Globex, Migration` */
+export function describeInput(input: ActivityInput): string {
+  const hours = Math.floor(input.duration / 3600)
+  const minutes = Math.round((input.duration % 3600) / 60)
+  return `${input.start.replace('T', ' ').slice(0, 16)} ${hours}:${String(minutes).padStart(2, '0')} ${input.tags.join(', ')}`
 }

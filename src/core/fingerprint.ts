@@ -50,6 +50,15 @@ export function fingerprint(values: SyncedValues): string {
   return fnv1a64Base64url(normaliseSyncedValues(values))
 }
 
+/**
+ * The fingerprint of an activity (as the server holds it, as a row asks for it, as a journal recorded it)
+ * and its owner: the one way every part of the tool computes a Base.
+ */
+export function fingerprintOf(of: { user: string; activity: { start: string; duration: number; tags: readonly string[]; notes: string | undefined } }): string {
+  const a = of.activity
+  return fingerprint({ user: of.user, start: a.start, duration: a.duration, tags: a.tags, notes: a.notes })
+}
+
 /** 64-bit FNV-1a over the UTF-8 bytes of a text, as 11 base64url characters. */
 export function fnv1a64Base64url(text: string): string {
   // The 64-bit state as two 32-bit halves in plain numbers: a BigInt multiply per byte made this the

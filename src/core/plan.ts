@@ -1,5 +1,5 @@
 /**
- * The three-way planner (DESIGN §3). Each activity is seen three times: base
+ * The three-way planner (decisions/0000-product.md §3). Each activity is seen three times: base
  * (what the last successful run left, from state, or from the row's Base cell
  * when state does not know it), sheet (the row now) and server (the activity
  * now). Detection first: each side against base gives a `SideChange`. Then
@@ -19,8 +19,10 @@
  *   unknown, not "deleted on the server": a Base cell alone proves only that
  *   some row somewhere once carried it (a row pasted from another sheet).
  */
-import type { Activity, ActivityInput } from '../timeline/model.ts'
-import { fingerprint } from './fingerprint.ts'
+import type { Activity, ActivityInput } from './activity.ts'
+import { fingerprintOf } from './fingerprint.ts'
+
+export { fingerprintOf } from './fingerprint.ts'
 import { withDuplicatesRefused, type RowNotice, type RowProblem, type ServerActivity, type SheetLine } from './rows.ts'
 
 /** How one side stands against base. */
@@ -57,7 +59,7 @@ export interface SyncRule {
 }
 
 /**
- * DESIGN §3 as data, plus the cells it implies. `sheet: 'deleted'` is Delete
+ * decisions/0000-product.md §3 as data, plus the cells it implies. `sheet: 'deleted'` is Delete
  * ticked; `'missing'` is no row (sheet) / no activity and no base (server);
  * `'added'` is a new row without Key (sheet) / an activity base does not know (server).
  */
@@ -268,10 +270,6 @@ function withNotices(notices: RowNotice[] | undefined): { notices?: RowNotice[] 
 }
 
 /** The fingerprint of a server activity as the sheet would carry it. */
-export function fingerprintOf(s: ServerActivity): string {
-  const a = s.activity
-  return fingerprint({ user: s.user, start: a.start, duration: a.duration, tags: a.tags, notes: a.notes })
-}
 
 function detectServer(baseFp: string | undefined, now: string | undefined): SideChange {
   if (now === undefined) return baseFp === undefined ? 'missing' : 'deleted'

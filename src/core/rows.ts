@@ -26,8 +26,8 @@
  *   aside) is ignored. A row with a Key but nothing else is refused: a cleared
  *   row is not a deletion.
  */
-import type { CellUpdate, CellValue } from '../sheets/port.ts'
-import type { Activity, ActivityInput, AllowedTags } from '../timeline/model.ts'
+import type { CellUpdate, CellValue } from './sheet.ts'
+import type { Activity, ActivityInput, AllowedTags } from './activity.ts'
 import { ACTIVITY_COLUMN, type ActivityColumn, type HeaderLayout } from './columns.ts'
 import {
   cellText,
@@ -40,7 +40,7 @@ import {
   readTimeCell,
   type SlashDateOrder,
 } from './cells.ts'
-import { fingerprint, normaliseNotes } from './fingerprint.ts'
+import { fingerprintOf, normaliseNotes } from './fingerprint.ts'
 import {
   cellsToTags,
   checkAllowedTags,
@@ -143,7 +143,7 @@ export function activityToCells(activity: Activity, user: string, timeZone: stri
     [C.delete]: false,
     [C.status]: status,
     [C.key]: activityKey(activity.timelineKey, activity.entityId),
-    [C.base]: fingerprint({ user, start: activity.start, duration: activity.duration, tags: activity.tags, notes: activity.notes }),
+    [C.base]: fingerprintOf({ user, activity }),
   }
 }
 
@@ -347,7 +347,7 @@ export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx:
   if (hard.length > 0 || !user || !times || !tags) return invalid(key?.text, problems)
 
   const input: ActivityInput = { tags: tags.tags, notes, start: times.start, duration: times.duration }
-  const fp = fingerprint({ user: user.username, ...input })
+  const fp = fingerprintOf({ user: user.username, activity: input })
   // Only a row with its Key is one the tool wrote: a keyless copy that still matches some Base is a new activity typed with a formula.
   if (suspects.length > 0 && (!key || fp !== baseText)) return invalid(key?.text, problems)
   const warnings = problems.filter((p) => p.severity === 'warning')

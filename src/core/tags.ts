@@ -12,7 +12,7 @@
  *   activity whose tags are unchanged keeps its own order (see rows.ts), so a
  *   label the server holds between hierarchy tags is never "fixed" unasked.
  */
-import type { AllowedTags } from '../timeline/model.ts'
+import type { AllowedTags } from './activity.ts'
 
 /** At most this many tags (labels included) per activity. */
 export const MAX_TAGS = 10

@@ -3,7 +3,7 @@
  * offset, duration in whole seconds) and the sheet's form (wall-clock serial
  * numbers in the spreadsheet's IANA time zone, epoch 1899-12-30).
  *
- * How a row shows an activity (DESIGN §6, decision recorded here):
+ * How a row shows an activity (decisions/0000-product.md §6):
  * - `Date` is the local day of the start, `Start` its time of day (fraction).
  * - `End` is a time of day. `End > Start`: the same day. `End < Start`: the
  *   next day (23:00–01:00). `End = Start`: zero length. An activity whose end
@@ -517,4 +517,11 @@ export function chunkWindows(timeZone: string, fromDate: LocalDate, days: number
     windows.push(windowForDays(timeZone, serialToLocalDate(first + offset), length))
   }
   return windows
+}
+
+/** A local date `days` later (or earlier). */
+export function addDays(date: LocalDate, days: number): LocalDate {
+  const d = new Date(`${date}T00:00:00Z`)
+  d.setUTCDate(d.getUTCDate() + days)
+  return d.toISOString().slice(0, 10)
 }

@@ -1,6 +1,6 @@
 /** What every engine run (export, import, undo) is handed: the two adapters, where state lives, how to report. */
-import type { Reporter } from '../cli/reporter.ts'
-import type { RequestCounts, Spreadsheet } from '../sheets/port.ts'
+import type { Reporter } from './reporter.ts'
+import type { Spreadsheet } from '../sheets/port.ts'
 import type { TimelineClient } from '../timeline/client.ts'
 
 export interface EngineDeps {
@@ -15,13 +15,4 @@ export interface EngineDeps {
   runId?: string
   /** The caller (sync, undo) already holds the target's lock. */
   lockHeld?: boolean
-}
-
-/** Counts a run's own Sheets requests, when one spreadsheet backend serves several runs (sync: import, then export). */
-export function requestMeter(spreadsheet: Spreadsheet): () => RequestCounts {
-  const start = spreadsheet.requestCounts()
-  return () => {
-    const now = spreadsheet.requestCounts()
-    return { reads: now.reads - start.reads, writes: now.writes - start.writes }
-  }
 }

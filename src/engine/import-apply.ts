@@ -1,16 +1,15 @@
-/** Server writes of an import: journaled before and after, per timeline in order, re-decided after a concurrency rejection. */
+/** An import's server writes: timelines side by side, each through the journaled writer (server-writer.ts). */
 import { withServerVersion } from '../core/describe.ts'
-import { fingerprintOf } from '../core/plan.ts'
-import { activityKey, type ServerActivity } from '../core/rows.ts'
+import { fingerprintOf } from '../core/fingerprint.ts'
+import type { ServerActivity } from '../core/rows.ts'
 import type { TimeWindow } from '../core/time.ts'
-import { ConcurrencyError, TimelineSheetsError } from '../errors.ts'
+import { TimelineSheetsError } from '../errors.ts'
 import type { Journal } from '../state/journal.ts'
 import type { TimelineClient } from '../timeline/client.ts'
-import type { Activity, ActivityInput, TimelineInfo } from '../timeline/model.ts'
-import type { Reporter } from '../cli/reporter.ts'
-import { crashPoint } from './crash-points.ts'
-import { readRanged } from './import-plan.ts'
-import type { ServerWrite, WriteOutcome } from './import.ts'
+import type { TimelineInfo } from '../timeline/model.ts'
+import type { Reporter } from './reporter.ts'
+import { sendJournaled, writeTimeline, type CrashPoints, type JournaledWrite } from './server-writer.ts'
+import type { ServerWrite, WriteOutcome } from '../core/server-writes.ts'
 
 interface ApplyContext {
   timeZone: string
@@ -52,98 +51,54 @@ export async function applyServerWrites(writes: ServerWrite[], adoptions: Map<nu
   return outcomes
 }
 
-const MAX_REDECIDE_ROUNDS = 3
-
-async function applyTimeline(timelineKey: string, writes: ServerWrite[], ctx: ApplyContext): Promise<WriteOutcome[]> {
-  const outcomes: WriteOutcome[] = []
+function applyTimeline(timelineKey: string, writes: ServerWrite[], ctx: ApplyContext): Promise<WriteOutcome[]> {
   const timeline = ctx.timelineByKey.get(timelineKey)
-  let pending = [...writes]
-  for (let round = 0; pending.length > 0; round++) {
-    const retry: ServerWrite[] = []
-    for (const [i, w] of pending.entries()) {
-      try {
-        outcomes.push(await applyOne(w, timeline, ctx))
-      } catch (error) {
-        if (!(error instanceof ConcurrencyError) || round >= MAX_REDECIDE_ROUNDS || !timeline) {
-          outcomes.push(failure(w, error))
-          continue
-        }
-        // Another writer changed this timeline: re-read, then re-decide what is left.
-        ctx.reporter.info(`The timeline of ${timeline.ownerUsername} changed while importing; re-reading it.`)
-        const fresh = new Map<string, ServerActivity>()
-        for (const a of await readRanged(ctx.client, timeline, ctx.rangesByTimeline.get(timelineKey) ?? [])) fresh.set(activityKey(timelineKey, a.entityId), { activity: a, user: timeline.ownerUsername })
-        for (const rest of pending.slice(i)) {
-          if (rest.kind === 'import-post') {
-            retry.push(rest)
-            continue
-          }
-          const before = ctx.server.get(rest.key)
-          const now = fresh.get(rest.key)
-          const untouched = before && now && fingerprintOf(before) === fingerprintOf(now)
-          if (untouched || (!before && !now)) retry.push(rest)
-          else
-            outcomes.push({
-              decision: rest,
-              status: 'conflict',
-              message: withServerVersion('Changed on the server while this import ran, so your edit was not saved and is kept here.', now?.activity, ctx.timeZone),
-            })
-        }
-        for (const [k, v] of fresh) ctx.server.set(k, v)
-        break
+  return writeTimeline<ServerWrite, WriteOutcome>(writes, {
+    timeline,
+    doing: 'importing',
+    ranges: ctx.rangesByTimeline.get(timelineKey) ?? [],
+    client: ctx.client,
+    reporter: ctx.reporter,
+    send: async (w) => {
+      const activity = await sendJournaled(journaled(w, ctx.server), timeline ?? w.timelineKey, ctx.client, ctx.journal, importCrashPoints(w))
+      return activity && (w.kind === 'import-post' || w.kind === 'import-put') ? { decision: w, status: 'done', activity, user: w.user } : { decision: w, status: 'done' }
+    },
+    failed: failure,
+    redecide: (rest, fresh) => {
+      // A create is not about any activity another writer could have touched; an update or a delete goes
+      // ahead only if the activity is as this run read it.
+      const retry: ServerWrite[] = []
+      const settled: WriteOutcome[] = []
+      for (const w of rest) {
+        const before = w.kind === 'import-post' ? undefined : ctx.server.get(w.key)
+        const now = w.kind === 'import-post' ? undefined : fresh.get(w.key)
+        if (w.kind === 'import-post' || (before && now && fingerprintOf(before) === fingerprintOf(now)) || (!before && !now)) retry.push(w)
+        else settled.push({ decision: w, status: 'conflict', message: withServerVersion('Changed on the server while this import ran, so your edit was not saved and is kept here.', now?.activity, ctx.timeZone) })
       }
-    }
-    pending = retry
-  }
-  return outcomes
+      for (const [k, v] of fresh) ctx.server.set(k, v)
+      return { retry, settled }
+    },
+  })
 }
 
-async function applyOne(w: ServerWrite, timeline: TimelineInfo | undefined, ctx: ApplyContext): Promise<WriteOutcome> {
-  const ref = timeline ?? w.timelineKey
-  const before = 'key' in w ? ctx.server.get(w.key) : undefined
+/** An import decision as the journaled write it is. */
+function journaled(w: ServerWrite, server: ReadonlyMap<string, ServerActivity>): JournaledWrite {
   switch (w.kind) {
-    case 'import-post': {
-      const id = await ctx.journal.intend({ op: 'post', timelineKey: w.timelineKey, user: w.user, fingerprint: w.fingerprint, input: plain(w.input), ...(w.pending ? { pending: w.pending } : {}) })
-      crashPoint('import:before-post')
-      const result = await ctx.client.createActivity(ref, w.input)
-      crashPoint('import:after-post')
-      const activity = result.activity!
-      const fp = fingerprintOf({ activity, user: w.user })
-      await ctx.journal.done(id, { entityId: activity.entityId, fingerprint: fp, after: toInput(activity) })
-      crashPoint('import:after-post-recorded')
-      return { decision: w, status: 'done', activity, user: w.user }
-    }
-    case 'import-put': {
-      const id = await ctx.journal.intend({
-        op: 'put', timelineKey: w.timelineKey, entityId: w.entityId, user: w.user, fingerprint: w.fingerprint, input: plain(w.input),
-        ...(before ? { before: toInput(before.activity), beforeFingerprint: fingerprintOf(before) } : {}),
-      })
-      crashPoint('import:before-put')
-      const result = await ctx.client.updateActivity(ref, w.entityId, w.input)
-      crashPoint('import:after-put')
-      const activity = result.activity!
-      await ctx.journal.done(id, { entityId: activity.entityId, fingerprint: fingerprintOf({ activity, user: w.user }), after: toInput(activity) })
-      crashPoint('import:after-put-recorded')
-      return { decision: w, status: 'done', activity, user: w.user }
-    }
+    case 'import-post':
+      return { op: 'post', timelineKey: w.timelineKey, user: w.user, input: w.input, fingerprint: w.fingerprint, ...(w.pending ? { pending: w.pending } : {}) }
+    case 'import-put':
+      return { op: 'put', timelineKey: w.timelineKey, entityId: w.entityId, user: w.user, input: w.input, fingerprint: w.fingerprint, before: server.get(w.key) }
     case 'import-delete':
     case 'import-delete-missing': {
-      const id = await ctx.journal.intend({
-        op: 'delete', timelineKey: w.timelineKey, entityId: w.entityId, user: before?.user,
-        ...(before ? { before: toInput(before.activity), beforeFingerprint: fingerprintOf(before) } : {}),
-      })
-      crashPoint('import:before-delete')
-      try {
-        await ctx.client.deleteActivity(ref, w.entityId)
-      } catch (error) {
-        // Already gone (a repeat after a lost answer): the wish is fulfilled.
-        if (!(error instanceof TimelineSheetsError && error.code === 'TS_NOT_FOUND')) throw error
-      }
-      crashPoint('import:after-delete')
-      await ctx.journal.done(id, { entityId: w.entityId })
-      crashPoint('import:after-delete-recorded')
-      return { decision: w, status: 'done' }
+      const before = server.get(w.key)
+      return { op: 'delete', timelineKey: w.timelineKey, entityId: w.entityId, user: before?.user, before }
     }
   }
+}
+
+function importCrashPoints(w: ServerWrite): CrashPoints {
+  const op = w.kind === 'import-post' ? 'post' : w.kind === 'import-put' ? 'put' : 'delete'
+  return { before: `import:before-${op}`, after: `import:after-${op}`, recorded: `import:after-${op}-recorded` }
 }
 
 export function failure(w: ServerWrite, error: unknown): WriteOutcome {
@@ -151,10 +106,4 @@ export function failure(w: ServerWrite, error: unknown): WriteOutcome {
   return { decision: w, status: 'failed', message: `Not saved: ${message}` }
 }
 
-export function plain(input: ActivityInput): ActivityInput {
-  return { tags: [...input.tags], notes: input.notes, start: input.start, duration: input.duration }
-}
 
-export function toInput(a: Activity): ActivityInput {
-  return plain({ tags: a.tags, notes: a.notes, start: a.start, duration: a.duration })
-}

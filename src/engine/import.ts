@@ -8,27 +8,32 @@
  */
 import { ACTIVITY_COLUMN as C, validateHeader, type HeaderLayout, type HeaderProblem } from '../core/columns.ts'
 import { withServerVersion } from '../core/describe.ts'
-import { runGuards, type GuardFailure, type GuardOptions } from '../core/guards.ts'
-import { planSync, type Decision } from '../core/plan.ts'
+import { runGuards, type GuardOptions } from '../core/guards.ts'
+import { planSync } from '../core/plan.ts'
 import { activityKey, parseActivityKey, pendingMark, type KnownUser, type RowContext, type ServerActivity } from '../core/rows.ts'
 import { localDateOf, type TimeWindow } from '../core/time.ts'
 import { TimelineSheetsError } from '../errors.ts'
 import type { CellUpdate, Snapshot, Spreadsheet, TabData, TabWrite } from '../sheets/port.ts'
 import { closeJournal, openJournal, unfinishedJournals } from '../state/journal.ts'
-import { acquireLock, type Lock } from '../state/lock.ts'
-import { loadState, saveState, stateLocation } from '../state/target-state.ts'
-import type { Activity, AllowedTags } from '../timeline/model.ts'
+import type { AllowedTags } from '../timeline/model.ts'
 import type { TargetConfig } from '../config/schema.ts'
 import { crashPoint } from './crash-points.ts'
-import { requestMeter, type EngineDeps } from './deps.ts'
-import { exportWindow, newRunId, tabSpecs } from './export.ts'
-import { isEmptyWrite } from './sheet-writes.ts'
-import { syncLogRow, type RunCounts } from './sync-log.ts'
-import { adoptInterrupted, findCandidates, planLines, readRanged, readRanges, restOfWindow } from './import-plan.ts'
-import { planAllowedTags, sendAllowedTags } from './import-tags.ts'
+import type { EngineDeps } from './deps.ts'
+import { withRun, type RunFrame } from './run.ts'
+import { exportWindow, tabSpecs } from '../core/export-plan.ts'
+import { isEmptyWrite } from '../core/sheet-writes.ts'
+import { summaryLine, syncLogRow } from '../core/sync-log.ts'
+import { adoptInterrupted, findCandidates, planLines, readRanges, restOfWindow } from '../core/import-plan.ts'
+import { readRanged } from './server-reads.ts'
+import { planAllowedTags } from '../core/allowed-tags-plan.ts'
+import { sendAllowedTags } from './import-tags.ts'
 import { applyServerWrites } from './import-apply.ts'
-import { sheetWriteBack } from './import-sheet.ts'
-import { countOutcomes, emptyCounts, emptyView, guardError, planView, writePlanTab } from './import-report.ts'
+import { sheetWriteBack } from '../core/import-write-back.ts'
+import { countOutcomes, emptyCounts, emptyView, guardError, planView, type ImportCounts, type ImportPlanView } from '../core/import-report.ts'
+import type { ServerWrite } from '../core/server-writes.ts'
+import { writePlanTab } from './plan-tab.ts'
+
+export type { ImportPlanView, PlannedWrite } from '../core/import-report.ts'
 
 /**
  * Writes the pending mark into the Key cell of every new row about to be created (rows an interrupted run
@@ -88,24 +93,7 @@ export interface ImportOptions extends GuardOptions {
   overwriteTags?: boolean
 }
 
-export interface PlannedWrite {
-  kind: 'create' | 'update' | 'delete' | 'delete-missing'
-  user: string
-  rowNumber: number | undefined
-  key: string | undefined
-  what: string
-}
 
-export interface ImportPlanView {
-  target: string
-  writes: PlannedWrite[]
-  conflicts: { rowNumber: number | undefined; key: string | undefined; reason: string }[]
-  invalid: { rowNumber: number | undefined; reason: string }[]
-  missing: string[]
-  tags: 'unchanged' | 'send' | 'refused' | 'invalid'
-  tagsMessage: string | undefined
-  guards: GuardFailure[]
-}
 
 export interface ImportSummary {
   target: string
@@ -115,35 +103,23 @@ export interface ImportSummary {
   /** `incomplete`: rows changed while the run wrote back and were left for the next run (exit 1, run again). */
   result: 'success' | 'partial' | 'refused' | 'incomplete'
   plan: ImportPlanView
-  counts: RunCounts & { failed: number; recovered: number }
+  counts: ImportCounts
   /** What became of the allowed tags after applying (the plan only says what was intended). */
   tags: { outcome: ImportPlanView['tags']; message: string | undefined }
   spreadsheet: string
   sheetsRequests: { reads: number; writes: number }
 }
 
-export type ServerWrite = Extract<Decision, { kind: 'import-put' | 'import-post' | 'import-delete' | 'import-delete-missing' }>
 
-export interface WriteOutcome {
-  decision: ServerWrite
-  status: 'done' | 'conflict' | 'failed' | 'adopted'
-  /** The activity as the server now holds it (post, put, adopted). */
-  activity?: Activity
-  user?: string
-  message?: string
-}
 
 
 export async function runImport(target: TargetConfig, deps: ImportDeps, options: ImportOptions = {}): Promise<ImportSummary> {
-  const now = deps.now ?? (() => new Date())
-  const startedAt = now()
-  const sheetsRequests = requestMeter(deps.spreadsheet)
-  const runId = deps.runId ?? newRunId(startedAt)
-  const location = stateLocation(deps.stateDir, target.name)
-  const lock: Lock | undefined = options.dryRun || deps.lockHeld ? undefined : await acquireLock(location.lockFile, { command: 'import' })
-  try {
-    const { state, fresh: neverRun } = await loadState(location, target.name)
-    if (state.backendHints) deps.spreadsheet.importHints?.(state.backendHints)
+  return withRun(target, deps, { command: 'import', dryRun: Boolean(options.dryRun) }, (frame) => importInFrame(target, deps, options, frame))
+}
+
+async function importInFrame(target: TargetConfig, deps: ImportDeps, options: ImportOptions, frame: RunFrame): Promise<ImportSummary> {
+    const { runId, startedAt, now, location, state, fresh: neverRun } = frame
+    const sheetsRequests = () => frame.sheetsRequests()
     const interrupted = await unfinishedJournals(location.journalFolder)
     if (interrupted.length) deps.reporter.info(`Finishing ${interrupted.length} interrupted run(s) first: ${interrupted.map((r) => r.runId).join(', ')}`)
 
@@ -198,7 +174,7 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
       const k = row[layout.index[C.key]!]
       if (typeof k === 'string' && k.trim()) sheetKeys.add(k.trim())
     }
-    const candidates = findCandidates(tab, layout, state, users, target.timeZone, sheetKeys)
+    const candidates = findCandidates(tab, layout, state.base, users, target.timeZone, sheetKeys)
     const affected = new Set<string>()
     for (const c of candidates.timelines) affected.add(c)
     const missingKeys = Object.keys(state.base).filter((k) => !sheetKeys.has(k))
@@ -264,7 +240,7 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
     const adoptions = adoptInterrupted(plan.decisions, interrupted, server, sheetKeys)
 
     const guards = runGuards(plan, { headerProblems, sheetRowCount: tab.rows.filter((r) => r.length > 0).length, baseCount: Object.keys(state.base).length }, options)
-    const tags = planAllowedTags(snapshot, target, state, Boolean(options.overwriteTags))
+    const tags = planAllowedTags(snapshot, target.tabs.allowedTags, state.allowedTagsFingerprint, Boolean(options.overwriteTags))
     const view = planView(target.name, plan.decisions, adoptions, missingKeys, tags, guards, server)
 
     if (options.dryRun) {
@@ -340,9 +316,7 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
       if (fp === null) delete state.base[key]
       else state.base[key] = fp
     }
-    state.runs.push({ runId, command: 'import', startedAt: startedAt.toISOString(), finishedAt: now().toISOString(), result, summary: `created ${counts.created}, updated ${counts.updated}, deleted ${counts.deleted}, conflicts ${counts.conflicts}, invalid ${counts.invalid}` })
-    state.backendHints = deps.spreadsheet.exportHints?.() ?? state.backendHints
-    await saveState(location, state)
+    await frame.save(result, summaryLine(counts))
     crashPoint('import:after-state-save')
     await journal.end(result)
     crashPoint('import:after-journal-end')
@@ -369,7 +343,4 @@ export async function runImport(target: TargetConfig, deps: ImportDeps, options:
         sheetsRequests: sheetsRequests(),
       }
     }
-  } finally {
-    await lock?.release()
-  }
 }

@@ -5,20 +5,12 @@
  * `updatedactivities` link, plus a full re-read of the look-back window when
  * it is due (the real service may not report deletions on incremental reads).
  */
-import { chunkWindows, type LocalDate, type TimeWindow } from '../core/time.ts'
+import { addDays, chunkWindows, type LocalDate, type TimeWindow } from '../core/time.ts'
 import type { TimelineClient } from '../timeline/client.ts'
 import type { Activity, TimelineInfo } from '../timeline/model.ts'
 import type { TimelineCursor } from '../state/target-state.ts'
+import type { ExportWindow } from '../core/export-plan.ts'
 
-export interface ExportWindow {
-  timeZone: string
-  /** First local day of the window. */
-  fromDate: LocalDate
-  days: number
-  /** `[from, to)` with explicit offsets. */
-  window: TimeWindow
-  lookBackDays: number
-}
 
 export type TimelineChanges =
   | {
@@ -158,8 +150,20 @@ export function retargetLink(link: string, window: TimeWindow): string {
   return url.toString()
 }
 
-export function addDays(date: LocalDate, days: number): LocalDate {
-  const d = new Date(`${date}T00:00:00Z`)
-  d.setUTCDate(d.getUTCDate() + days)
-  return d.toISOString().slice(0, 10)
+
+/** Reads the given ranges of one timeline; writes must then prove they saw the state of the first read. */
+export async function readRanged(client: TimelineClient, timeline: TimelineInfo, ranges: TimeWindow[]): Promise<Activity[]> {
+  const byId = new Map<number, Activity>()
+  const firstChange = { value: undefined as string | undefined, set: false }
+  for (const range of ranges) {
+    const read = await client.readActivities(timeline, range)
+    if (!firstChange.set) {
+      firstChange.value = read.timeline.lastChangeId
+      firstChange.set = true
+    }
+    for (const a of read.activities) byId.set(a.entityId, a)
+  }
+  // Writes must prove they saw the state of the FIRST read: a change between chunks is then caught as a concurrency rejection.
+  client.setLastChangeId(timeline.timelineKey, firstChange.value)
+  return [...byId.values()]
 }

@@ -5,11 +5,11 @@
  * run reads it to finish the interrupted work instead of repeating it (a
  * POST that landed is adopted, never sent twice). Undo reads it too.
  */
-import { appendFile, mkdir, open, readdir, readFile } from 'node:fs/promises'
+import { access, appendFile, mkdir, open, readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
 import { TimelineSheetsError } from '../errors.ts'
-import { fileAccessError, withFileAccess } from '../file-access.ts'
+import { fileAccessError, withFileAccess } from './file-access.ts'
 
 const activityInput = z.object({
   tags: z.array(z.string()),
@@ -178,4 +178,45 @@ export async function closeJournal(file: string, note: string, now: Date = new D
   await withFileAccess({ what: 'the journal', file, action: 'write', setting: 'stateDir' }, () =>
     appendFile(file, `${JSON.stringify({ type: 'end', result: 'recovered', at: now.toISOString(), note })}\n`),
   )
+}
+
+export interface RecentRun {
+  runId: string
+  /** The command that wrote it, or `undo of <run>`; `unreadable` for a journal that cannot be parsed. */
+  command: string
+  ended: boolean
+}
+
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
+
+/** The newest journals in a folder, newest first (run ids sort by time). A missing folder has none. */
+export async function recentJournals(folder: string, limit = 10): Promise<RecentRun[]> {
+  let names: string[]
+  try {
+    names = (await readdir(folder)).filter((n) => n.endsWith('.jsonl')).sort().reverse().slice(0, limit)
+  } catch {
+    return []
+  }
+  const out: RecentRun[] = []
+  for (const name of names) {
+    const runId = name.slice(0, -'.jsonl'.length)
+    try {
+      const run = await readJournal(journalFile(folder, runId))
+      out.push({ runId: run.runId, command: run.undoes ? `undo of ${run.undoes}` : run.command, ended: run.ended })
+    } catch {
+      out.push({ runId, command: 'unreadable', ended: false })
+    }
+  }
+  return out
+}
+
+/** True when the folder holds this run's journal. A run id that could not be a file name has none. */
+export async function journalExists(folder: string, runId: string): Promise<boolean> {
+  if (!RUN_ID.test(runId)) return false
+  try {
+    await access(journalFile(folder, runId))
+    return true
+  } catch {
+    return false
+  }
 }

@@ -8,7 +8,7 @@ import { mkdir, open, readFile, unlink } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import path from 'node:path'
 import { TimelineSheetsError } from '../errors.ts'
-import { withFileAccess, type FileContext } from '../file-access.ts'
+import { withFileAccess, type FileContext } from './file-access.ts'
 
 export interface LockInfo {
   pid: number

@@ -8,7 +8,7 @@
 import path from 'node:path'
 import { z } from 'zod'
 import { TimelineSheetsError } from '../errors.ts'
-import { withFileAccess } from '../file-access.ts'
+import { withFileAccess } from './file-access.ts'
 import { readFileAtomic, writeFileAtomic } from './atomic-file.ts'
 
 export const STATE_VERSION = 1

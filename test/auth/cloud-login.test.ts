@@ -4,7 +4,7 @@ import { createAccessTokenVerifier, createCloudAuthenticator } from '../../count
 import { createTimelineStore } from '../../counterparts/timeline/store.ts'
 import { cloudSignIn } from '../../src/timeline/auth/cloud.ts'
 import { runCloudLogin } from '../../src/timeline/auth/login.ts'
-import { readTokenFile } from '../../src/timeline/auth/token-file.ts'
+import { readTokenFile } from '../../src/state/cloud-token-file.ts'
 import { scriptedBrowser } from '../support/browser.ts'
 import { startTestCloud, type TestCloud } from './cloud-setup.ts'
 

@@ -4,7 +4,7 @@ import * as client from 'openid-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TimelineSheetsError } from '../../src/errors.ts'
 import { cloudSignIn } from '../../src/timeline/auth/cloud.ts'
-import { readTokenFile } from '../../src/timeline/auth/token-file.ts'
+import { readTokenFile } from '../../src/state/cloud-token-file.ts'
 import { startTestCloud, type TestCloud } from './cloud-setup.ts'
 
 const TTL = 2

@@ -2,8 +2,8 @@ import { chmod, mkdtemp, readdir, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { withFileLock } from '../../src/timeline/auth/lock.ts'
-import { readTokenFile, writeTokenFile, type TokenFile } from '../../src/timeline/auth/token-file.ts'
+import { withFileLock } from '../../src/state/refresh-lock.ts'
+import { readTokenFile, writeTokenFile, type TokenFile } from '../../src/state/cloud-token-file.ts'
 
 type CodedError = Error & { code: string; hint: string }
 

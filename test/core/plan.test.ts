@@ -55,7 +55,7 @@ function only(decisions: Decision[]): Decision {
   return decisions[0]!
 }
 
-describe('DESIGN §3, cell by cell', () => {
+describe('decisions/0000-product.md §3, cell by cell', () => {
   it('has one rule per pair of side changes', () => {
     const pairs = SYNC_TABLE.map((r) => `${r.sheet}/${r.server}`)
     expect(new Set(pairs).size).toBe(pairs.length)

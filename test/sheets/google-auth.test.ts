@@ -8,16 +8,15 @@ import {
   buildJwtAssertion,
   loadServiceAccountKey,
   parseServiceAccountKey,
-  readStoredToken,
   requestServiceAccountToken,
   SHEETS_SCOPE,
   signInWithApplicationDefault,
   signInWithInstalledApp,
   signInWithServiceAccount,
   signInWithStaticToken,
-  writeOwnerOnlyFile,
   type ServiceAccountKey,
 } from '../../src/sheets/google/auth.ts'
+import { readStoredToken, writeOwnerOnlyFile } from '../../src/state/google-token-file.ts'
 
 let key: ServiceAccountKey
 let publicPem: string

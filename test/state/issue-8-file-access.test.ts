@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { toCliFailure } from '../../src/cli/errors.ts'
-import { fileAccessError, FileAccessError } from '../../src/file-access.ts'
+import { fileAccessError, FileAccessError } from '../../src/state/file-access.ts'
 import { openJournal, unfinishedJournals } from '../../src/state/journal.ts'
 import { acquireLock } from '../../src/state/lock.ts'
 import { emptyState, loadState, saveState, stateLocation } from '../../src/state/target-state.ts'
-import { writeTokenFile } from '../../src/timeline/auth/token-file.ts'
+import { writeTokenFile } from '../../src/state/cloud-token-file.ts'
 
 /** A state folder below a regular file: every write under it fails with ENOTDIR. */
 async function blockedFolder(): Promise<string> {

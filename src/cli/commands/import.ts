@@ -2,12 +2,12 @@
 import { loadConfig } from '../../config/load.ts'
 import { TimelineSheetsError } from '../../errors.ts'
 import { runImport, type ImportOptions, type ImportPlanView, type ImportSummary } from '../../engine/import.ts'
-import type { GlobalOptions } from '../main.ts'
+import type { GlobalOptions } from '../globals.ts'
 import { confirmPlan } from '../confirm.ts'
 import { EXIT, type ExitCode } from '../exit-codes.ts'
 import { createReporter } from '../reporter.ts'
 import { createClient, openTargetSpreadsheet, runNetwork } from '../wiring.ts'
-import { clockFor, selectTargets } from './export.ts'
+import { clockFor, selectTargets } from '../globals.ts'
 import { formatImportPlan, formatImportSummary } from './format.ts'
 
 export interface ImportCommandOptions {

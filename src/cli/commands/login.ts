@@ -1,7 +1,7 @@
 /** `timeline-sheets login`: the one interactive step, so nightly runs need nobody. */
 import { loadConfig } from '../../config/load.ts'
 import { TimelineSheetsError } from '../../errors.ts'
-import type { GlobalOptions } from '../main.ts'
+import type { GlobalOptions } from '../globals.ts'
 import { EXIT, type ExitCode } from '../exit-codes.ts'
 import { createReporter } from '../reporter.ts'
 import { cloudOptions, googleSignIn, openInBrowser } from '../wiring.ts'

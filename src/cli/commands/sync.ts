@@ -6,17 +6,14 @@
  */
 import { Cron } from 'croner'
 import { loadConfig } from '../../config/load.ts'
-import { runExport, type ExportSummary } from '../../engine/export.ts'
-import { runImport, type ImportSummary } from '../../engine/import.ts'
+import { runSync, type SyncSummary } from '../../engine/sync.ts'
 import { TimelineSheetsError } from '../../errors.ts'
-import { acquireLock } from '../../state/lock.ts'
-import { stateLocation } from '../../state/target-state.ts'
 import { toCliFailure } from '../errors.ts'
 import { EXIT, type ExitCode } from '../exit-codes.ts'
-import type { GlobalOptions } from '../main.ts'
+import type { GlobalOptions } from '../globals.ts'
 import { createReporter, type Reporter } from '../reporter.ts'
 import { createClient, openTargetSpreadsheet, runNetwork } from '../wiring.ts'
-import { clockFor, selectTargets } from './export.ts'
+import { clockFor, selectTargets } from '../globals.ts'
 import { formatExportSummary, formatImportSummary } from './format.ts'
 import { importExitCode, importOptions, type ImportCommandOptions } from './import.ts'
 
@@ -72,23 +69,11 @@ async function syncOnce(globals: GlobalOptions, options: SyncCommandOptions, rep
   const network = runNetwork(loaded, globals.deadline)
   const client = await createClient(loaded, reporter, process.env, network)
   const stateDir = loaded.resolvePath(loaded.config.stateDir)
-  const results: { imported: ImportSummary; exported: ExportSummary | undefined }[] = []
+  const results: SyncSummary[] = []
   for (const target of targets) {
-    const lock = options.dryRun ? undefined : await acquireLock(stateLocation(stateDir, target.name).lockFile, { command: 'sync' })
-    try {
-      const spreadsheet = await openTargetSpreadsheet(loaded, target, reporter, process.env, network)
-      const deps = { client, spreadsheet, stateDir, reporter, now: clockFor(globals), lockHeld: true, concurrency: loaded.config.timeline.pace.concurrency }
-      reporter.info(`Sync ${target.name}: import`)
-      const imported = await runImport(target, deps, importOptions({ ...options, planTab: false }))
-      let exported: ExportSummary | undefined
-      if (!options.dryRun) {
-        reporter.info(`Sync ${target.name}: export`)
-        exported = await runExport(target, deps)
-      }
-      results.push({ imported, exported })
-    } finally {
-      await lock?.release()
-    }
+    const spreadsheet = await openTargetSpreadsheet(loaded, target, reporter)
+    const deps = { client, spreadsheet, stateDir, reporter, now: clockFor(globals), concurrency: loaded.config.timeline.pace.concurrency }
+    results.push(await runSync(target, deps, importOptions({ ...options, planTab: false })))
   }
   reporter.result(
     results.map((r) => [formatImportSummary(r.imported), r.exported ? formatExportSummary(r.exported) : ''].filter(Boolean).join('\n')).join('\n\n'),

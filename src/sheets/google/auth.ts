@@ -7,7 +7,6 @@
  * default credentials, and a static token for tests and the fake.
  */
 import { randomBytes } from 'node:crypto'
-import { chmod, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { homedir } from 'node:os'
@@ -16,7 +15,8 @@ import { CodeChallengeMethod, OAuth2Client, type OAuth2ClientOptions } from 'goo
 import { importPKCS8, SignJWT } from 'jose'
 import { z } from 'zod'
 import { HttpError, TimelineSheetsError } from '../../errors.ts'
-import { fileAccessError } from '../../file-access.ts'
+import { readCredentialFile } from '../../config/credential-file.ts'
+import { readStoredToken, writeStoredToken, type StoredToken } from '../../state/google-token-file.ts'
 import { asFetch, createTransport, type Transport } from '../../http/transport.ts'
 
 /** The only scope timeline-sheets asks for. */
@@ -92,21 +92,14 @@ function invalidKey(source: string, problem: string): never {
 
 /** Reads and validates a service-account key file. */
 export async function loadServiceAccountKey(file: string): Promise<ServiceAccountKey> {
-  let text: string
-  try {
-    text = await readFile(file, 'utf8')
-  } catch (error) {
-    throw new TimelineSheetsError('TS_CONFIG_NOT_FOUND', `Cannot read the Google service-account key file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
+  const read = await readCredentialFile(file)
+  if (read.kind === 'unreadable') {
+    throw new TimelineSheetsError('TS_CONFIG_NOT_FOUND', `Cannot read the Google service-account key file ${file}: ${read.code}`, {
       hint: 'Check the path in the config (or GOOGLE_APPLICATION_CREDENTIALS) and that this user may read the file.',
     })
   }
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    return invalidKey(file, 'it is not JSON')
-  }
-  return parseServiceAccountKey(json, file)
+  if (read.kind === 'not-json') return invalidKey(file, 'it is not JSON')
+  return parseServiceAccountKey(read.json, file)
 }
 
 /** The signed JWT-bearer assertion for a key: RS256, `aud` = the key's `token_uri`, valid one hour. */
@@ -226,68 +219,6 @@ export async function signInWithServiceAccountFile(file: string, options: Servic
   return signInWithServiceAccount(key, { ...options, source: options.source ?? file })
 }
 
-// --------------------------------------------------------------- token files
-
-/** What the installed-app flow keeps between runs. */
-export const storedTokenSchema = z.object({
-  type: z.literal('authorized_user'),
-  client_id: z.string().min(1),
-  refresh_token: z.string().min(1),
-  scope: z.string().optional(),
-})
-
-export type StoredToken = z.infer<typeof storedTokenSchema>
-
-/** Writes a file readable by its owner only, atomically (temp file, then rename). */
-export async function writeOwnerOnlyFile(file: string, content: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 })
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
-  try {
-    await writeFile(temp, content, { mode: 0o600, flag: 'wx' })
-    await chmod(temp, 0o600)
-    await rename(temp, file)
-  } catch (error) {
-    await unlink(temp).catch(() => undefined)
-    const refused = fileAccessError(error, { what: 'the token file', file, action: 'write', setting: 'google.auth.tokenFile' })
-    if (refused) throw refused
-    throw new TimelineSheetsError('TS_STATE', `Cannot write the token file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
-      hint: 'Check that the directory exists and this user may write to it.',
-    })
-  }
-}
-
-/** Reads a stored refresh token; `undefined` when there is none yet. */
-export async function readStoredToken(file: string): Promise<StoredToken | undefined> {
-  let text: string
-  try {
-    text = await readFile(file, 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    const refused = fileAccessError(error, { what: 'the token file', file, action: 'read', setting: 'google.auth.tokenFile' })
-    if (refused) throw refused
-    throw new TimelineSheetsError('TS_STATE', `Cannot read the token file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
-      hint: 'Check the file permissions, or delete it and run `timeline-sheets login` again.',
-    })
-  }
-  const mode = (await stat(file)).mode & 0o777
-  // A token file others can read is fixed rather than refused: the secret is
-  // already exposed, and refusing would only stop the nightly run.
-  if ((mode & 0o077) !== 0) await chmod(file, 0o600)
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    json = undefined
-  }
-  const parsed = storedTokenSchema.safeParse(json)
-  if (!parsed.success) {
-    throw new TimelineSheetsError('TS_STATE', `The token file ${file} is not a timeline-sheets Google token`, {
-      hint: 'Delete it and run `timeline-sheets login` again.',
-    })
-  }
-  return parsed.data
-}
-
 // ------------------------------------------------------------- installed app
 
 export interface InstalledAppOptions {
@@ -381,7 +312,7 @@ export async function loginWithInstalledApp(options: InstalledAppOptions): Promi
       })
     }
     const record: StoredToken = { type: 'authorized_user', client_id: options.clientId, refresh_token: tokens.refresh_token, ...(tokens.scope ? { scope: tokens.scope } : {}) }
-    await writeOwnerOnlyFile(options.tokenFile, `${JSON.stringify(record, null, 2)}\n`)
+    await writeStoredToken(options.tokenFile, record)
     client.setCredentials(tokens)
     return {
       mode: 'installed-app',
@@ -483,10 +414,8 @@ export async function signInWithApplicationDefault(options: ApplicationDefaultOp
   const named = env['GOOGLE_APPLICATION_CREDENTIALS']
   const wellKnown = path.join(options.home ?? homedir(), '.config', 'gcloud', 'application_default_credentials.json')
   const file = named || wellKnown
-  let text: string
-  try {
-    text = await readFile(file, 'utf8')
-  } catch {
+  const read = await readCredentialFile(file)
+  if (read.kind === 'unreadable') {
     throw new TimelineSheetsError(
       'TS_AUTH_REQUIRED',
       named ? `GOOGLE_APPLICATION_CREDENTIALS names ${named}, which cannot be read` : 'No Google credentials found',
@@ -495,12 +424,8 @@ export async function signInWithApplicationDefault(options: ApplicationDefaultOp
       },
     )
   }
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    return invalidKey(file, 'it is not JSON')
-  }
+  if (read.kind === 'not-json') return invalidKey(file, 'it is not JSON')
+  const json = read.json
   const type = (json as { type?: unknown } | null)?.type
   if (type === 'service_account') {
     return signInWithServiceAccount(parseServiceAccountKey(json, file), { ...options, source: options.source ?? file })

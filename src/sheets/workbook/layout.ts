@@ -1,5 +1,5 @@
 /**
- * Gives a tab the layout managers see in Google (DESIGN §2), as worksheet
+ * Gives a tab the layout managers see in Google (decisions/0000-product.md §2), as worksheet
  * XML: a frozen, bold, locked header; hidden locked tool columns; widths and
  * number formats; checkbox and dropdown validations as one range per column;
  * status colours as one conditional format; sheet protection. Each feature is

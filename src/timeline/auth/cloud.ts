@@ -10,10 +10,10 @@ import { z } from 'zod'
 import { HttpError, ResponseShapeError, TimelineSheetsError } from '../../errors.ts'
 import { createTransport } from '../../http/transport.ts'
 import { vendorIdentifiers } from '../vendor.ts'
-import { withFileLock, type FileLockOptions } from './lock.ts'
+import { withFileLock, type FileLockOptions } from '../../state/refresh-lock.ts'
 import { checkedUrl, discoverCloudConfiguration, oidcFailure, type CloudClientOptions } from './oidc.ts'
 import type { SignIn } from './sign-in.ts'
-import { LOGIN_HINT, readTokenFile, writeTokenFile, type TokenFile } from './token-file.ts'
+import { LOGIN_HINT, readTokenFile, writeTokenFile, type TokenFile } from '../../state/cloud-token-file.ts'
 
 export type { CloudClientOptions } from './oidc.ts'
 

@@ -5,14 +5,12 @@
  * pass a scripted one.
  */
 import http from 'node:http'
-import { mkdir } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
-import path from 'node:path'
 import * as client from 'openid-client'
 import { TimelineSheetsError } from '../../errors.ts'
 import { vendorIdentifiers } from '../vendor.ts'
 import { discoverCloudConfiguration, isLoopbackUrl, oidcFailure, type CloudClientOptions } from './oidc.ts'
-import { writeTokenFile } from './token-file.ts'
+import { writeTokenFile } from '../../state/cloud-token-file.ts'
 
 /** Where the login server sends the browser back to, as the cloud's own client does. */
 export const DEFAULT_CALLBACK_URL = 'http://127.0.0.1:4040'
@@ -119,7 +117,6 @@ export async function runCloudLogin(options: CloudLoginOptions): Promise<CloudLo
     }
     const accessTokenExpiresAt = Date.now() + (tokens.expiresIn() ?? 3600) * 1000
     const subject = tokens.claims()?.sub
-    await mkdir(path.dirname(path.resolve(options.tokenFile)), { recursive: true, mode: 0o700 })
     await writeTokenFile(options.tokenFile, {
       version: 1,
       issuer: options.authority,

@@ -6,7 +6,7 @@
 import * as client from 'openid-client'
 import { TimelineSheetsError, redactSecrets } from '../../errors.ts'
 import { asFetch, createTransport, type Transport } from '../../http/transport.ts'
-import { LOGIN_HINT } from './token-file.ts'
+import { LOGIN_HINT } from '../../state/cloud-token-file.ts'
 
 /** Options that identify the cloud login server and this client at it. */
 export interface CloudClientOptions {

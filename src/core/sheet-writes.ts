@@ -5,10 +5,10 @@
  * they are. Status texts are written only when they change, so an unchanged
  * sheet costs no write at all.
  */
-import { ACTIVITY_COLUMN, type HeaderLayout } from '../core/columns.ts'
-import type { Decision } from '../core/plan.ts'
-import { activityToCells, cellsToRestore, cellsToRow, cellUpdatesFor } from '../core/rows.ts'
-import type { CellUpdate, CellValue, TabData, TabWrite } from '../sheets/port.ts'
+import { ACTIVITY_COLUMN, type HeaderLayout } from './columns.ts'
+import type { Decision } from './plan.ts'
+import { activityToCells, cellsToRestore, cellsToRow, cellUpdatesFor } from './rows.ts'
+import type { CellUpdate, CellValue, TabData, TabWrite } from './sheet.ts'
 
 export interface ActivityWritesContext {
   tab: TabData

@@ -1,7 +1,7 @@
 /** One Sync log row per run: when, which run, what it did, and what needs a person. */
-import { SYNC_LOG_COLUMN } from '../core/columns.ts'
-import { wallSecondsAt, wallSecondsToSerial } from '../core/time.ts'
-import type { CellValue } from '../sheets/port.ts'
+import { SYNC_LOG_COLUMN } from './columns.ts'
+import { wallSecondsAt, wallSecondsToSerial } from './time.ts'
+import type { CellValue } from './sheet.ts'
 
 export interface RunCounts {
   created: number
@@ -39,4 +39,9 @@ export function syncLogRow(entry: SyncLogEntry): CellValue[] {
     [c.message]: entry.message,
   }
   return Object.values(c).map((name) => cells[name] ?? null)
+}
+
+/** The counts of a run in a line, for the run history. */
+export function summaryLine(counts: RunCounts): string {
+  return `created ${counts.created}, updated ${counts.updated}, deleted ${counts.deleted}, conflicts ${counts.conflicts}, invalid ${counts.invalid}`
 }

@@ -1,13 +1,34 @@
-/** How an import's plan and outcome are shown: the plan view, the Plan tab, the counts, the guard error. */
-import type { GuardFailure } from '../core/guards.ts'
-import type { Decision } from '../core/plan.ts'
-import type { ServerActivity } from '../core/rows.ts'
+/** How an import's plan and outcome are shown: the plan view, the counts, the guard error. */
+import type { TagsPlan } from './allowed-tags-plan.ts'
+import { describeInput } from './describe.ts'
+import type { GuardFailure } from './guards.ts'
+import type { Decision } from './plan.ts'
+import type { ServerActivity } from './rows.ts'
+import type { WriteOutcome } from './server-writes.ts'
+import type { RunCounts } from './sync-log.ts'
 import { TimelineSheetsError } from '../errors.ts'
-import type { CellValue, Spreadsheet } from '../sheets/port.ts'
-import type { ActivityInput } from '../timeline/model.ts'
-import { isEmptyWrite } from './sheet-writes.ts'
-import type { ImportPlanView, ImportSummary, PlannedWrite, WriteOutcome } from './import.ts'
-import type { TagsPlan } from './import-tags.ts'
+
+export interface PlannedWrite {
+  kind: 'create' | 'update' | 'delete' | 'delete-missing'
+  user: string
+  rowNumber: number | undefined
+  key: string | undefined
+  what: string
+}
+
+export interface ImportPlanView {
+  target: string
+  writes: PlannedWrite[]
+  conflicts: { rowNumber: number | undefined; key: string | undefined; reason: string }[]
+  invalid: { rowNumber: number | undefined; reason: string }[]
+  missing: string[]
+  tags: 'unchanged' | 'send' | 'refused' | 'invalid'
+  tagsMessage: string | undefined
+  guards: GuardFailure[]
+}
+
+/** What an import did, for the summary and the Sync log. */
+export type ImportCounts = RunCounts & { failed: number; recovered: number }
 
 export function planView(
   target: string,
@@ -21,13 +42,13 @@ export function planView(
   const writes: PlannedWrite[] = []
   const serverSide = (key: string) => {
     const s = server.get(key)
-    return s ? { user: s.user, what: describe(s.activity) } : { user: '', what: `activity ${key}` }
+    return s ? { user: s.user, what: describeInput(s.activity) } : { user: '', what: `activity ${key}` }
   }
   for (const d of decisions) {
     if (d.kind === 'import-post') {
-      writes.push({ kind: 'create', user: d.user, rowNumber: d.rowNumber, key: undefined, what: adoptions.has(d.rowNumber) ? `${describe(d.input)} (already created by an interrupted run: only its Key is written back)` : describe(d.input) })
+      writes.push({ kind: 'create', user: d.user, rowNumber: d.rowNumber, key: undefined, what: adoptions.has(d.rowNumber) ? `${describeInput(d.input)} (already created by an interrupted run: only its Key is written back)` : describeInput(d.input) })
     } else if (d.kind === 'import-put') {
-      writes.push({ kind: 'update', user: d.user, rowNumber: d.rowNumber, key: d.key, what: describe(d.input) })
+      writes.push({ kind: 'update', user: d.user, rowNumber: d.rowNumber, key: d.key, what: describeInput(d.input) })
     } else if (d.kind === 'import-delete') {
       const s = serverSide(d.key)
       writes.push({ kind: 'delete', user: s.user, rowNumber: d.rowNumber, key: d.key, what: `${s.what} (Delete ticked)` })
@@ -49,32 +70,9 @@ export function planView(
   }
 }
 
-export function describe(input: ActivityInput): string {
-  const hours = Math.floor(input.duration / 3600)
-  const minutes = Math.round((input.duration % 3600) / 60)
-  return `${input.start.replace('T', ' ').slice(0, 16)} ${hours}:${String(minutes).padStart(2, '0')} ${input.tags.join(', ')}`
-}
 
-export async function writePlanTab(spreadsheet: Spreadsheet, view: ImportPlanView): Promise<void> {
-  const title = 'Plan'
-  await spreadsheet.ensureLayout(
-    [{ title, readOnly: true, columns: [{ name: 'Action', kind: 'text' }, { name: 'User', kind: 'text' }, { name: 'Row', kind: 'number' }, { name: 'What', kind: 'text', width: 480 }] }],
-    { timeZone: 'UTC' },
-  )
-  const snapshot = await spreadsheet.read([title])
-  const tab = snapshot.tabs[title]!
-  const rows: CellValue[][] = [
-    ...view.writes.map((w) => [w.kind, w.user, w.rowNumber ?? null, w.what]),
-    ...view.conflicts.map((c) => ['conflict', '', c.rowNumber ?? null, c.reason]),
-    ...view.invalid.map((c) => ['invalid', '', c.rowNumber ?? null, c.reason]),
-    ...(view.tagsMessage ? [['allowed tags', '', null, view.tagsMessage]] : []),
-  ]
-  const { rewriteTab } = await import('./sheet-writes.ts')
-  const write = rewriteTab(tab, rows, 4)
-  if (!isEmptyWrite(write)) await spreadsheet.write([write], snapshot)
-}
 
-export function countOutcomes(outcomes: WriteOutcome[], decisions: Decision[], recovered: number): ImportSummary['counts'] {
+export function countOutcomes(outcomes: WriteOutcome[], decisions: Decision[], recovered: number): ImportCounts {
   const ok = outcomes.filter((o) => o.status === 'done' || o.status === 'adopted')
   return {
     created: ok.filter((o) => o.decision.kind === 'import-post').length,
@@ -92,7 +90,7 @@ export function emptyView(target: string): ImportPlanView {
   return { target, writes: [], conflicts: [], invalid: [], missing: [], tags: 'unchanged', tagsMessage: undefined, guards: [] }
 }
 
-export function emptyCounts(): ImportSummary['counts'] {
+export function emptyCounts(): ImportCounts {
   return { created: 0, updated: 0, deleted: 0, conflicts: 0, invalid: 0, waiting: 0, failed: 0, recovered: 0 }
 }
 

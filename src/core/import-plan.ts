@@ -1,15 +1,11 @@
 /** What an import reads and plans over: the rows that ask for something, the weeks around them, the lines the planner sees, and what an interrupted run already created. */
-import { ACTIVITY_COLUMN as C, type HeaderLayout } from '../core/columns.ts'
-import { fingerprintOf, type Decision } from '../core/plan.ts'
-import { activityKey, duplicateKeyProblem, parseActivityKey, parseRow, type KnownUser, type RowContext, type ServerActivity, type SheetLine } from '../core/rows.ts'
-import { cellText, readDateCell } from '../core/cells.ts'
-import { chunkWindows, localDateOf, parseOffsetInstant, serialToLocalDate, type TimeWindow } from '../core/time.ts'
-import type { CellValue, TabData } from '../sheets/port.ts'
-import type { JournalRun } from '../state/journal.ts'
-import type { TargetState } from '../state/target-state.ts'
-import type { TimelineClient } from '../timeline/client.ts'
-import type { Activity, TimelineInfo } from '../timeline/model.ts'
-import { addDays } from './server-reads.ts'
+import { ACTIVITY_COLUMN as C, type HeaderLayout } from './columns.ts'
+import { fingerprintOf } from './fingerprint.ts'
+import { type Decision } from './plan.ts'
+import { activityKey, duplicateKeyProblem, parseActivityKey, parseRow, type KnownUser, type RowContext, type ServerActivity, type SheetLine } from './rows.ts'
+import { cellText, readDateCell } from './cells.ts'
+import { addDays, chunkWindows, localDateOf, parseOffsetInstant, serialToLocalDate, type TimeWindow } from './time.ts'
+import type { CellValue, TabData } from './sheet.ts'
 
 interface Candidates {
   /** Timelines that rows ask something of. */
@@ -22,8 +18,8 @@ interface Candidates {
   baseCellKeys: Set<string>
 }
 
-export function findCandidates(tab: TabData, layout: HeaderLayout, state: TargetState, users: KnownUser[], timeZone: string, sheetKeys: Set<string>): Candidates {
-  const ctx: RowContext = { timeZone, users, server: new Map(), baseKeys: new Set([...sheetKeys, ...Object.keys(state.base)]) }
+export function findCandidates(tab: TabData, layout: HeaderLayout, base: Readonly<Record<string, string>>, users: KnownUser[], timeZone: string, sheetKeys: Set<string>): Candidates {
+  const ctx: RowContext = { timeZone, users, server: new Map(), baseKeys: new Set([...sheetKeys, ...Object.keys(base)]) }
   const timelines = new Set<string>()
   const dates = new Map<string, Set<string>>()
   const keys = new Map<string, Set<string>>()
@@ -64,7 +60,7 @@ export function findCandidates(tab: TabData, layout: HeaderLayout, state: Target
     if (!row || row.kind === 'discarded') continue
     if (row.kind === 'new') mark(row.values.timelineKey, row.values.input.start)
     else if (row.kind === 'delete') mark(row.timelineKey, dateCellStart(cells[layout.index[C.date]!]), row.key)
-    else if (row.values.fingerprint !== (state.base[row.key] ?? row.baseCell) || row.notices?.length) mark(row.values.timelineKey, row.values.input.start, row.key)
+    else if (row.values.fingerprint !== (base[row.key] ?? row.baseCell) || row.notices?.length) mark(row.values.timelineKey, row.values.input.start, row.key)
   }
   return { timelines, dates, keys, baseCellKeys }
 }
@@ -116,21 +112,6 @@ export function within(date: string, window: TimeWindow, timeZone: string): bool
   return startsWithin(`${local}T12:00:00Z`, window)
 }
 
-export async function readRanged(client: TimelineClient, timeline: TimelineInfo, ranges: TimeWindow[]): Promise<Activity[]> {
-  const byId = new Map<number, Activity>()
-  const firstChange = { value: undefined as string | undefined, set: false }
-  for (const range of ranges) {
-    const read = await client.readActivities(timeline, range)
-    if (!firstChange.set) {
-      firstChange.value = read.timeline.lastChangeId
-      firstChange.set = true
-    }
-    for (const a of read.activities) byId.set(a.entityId, a)
-  }
-  // Writes must prove they saw the state of the FIRST read: a change between chunks is then caught as a concurrency rejection.
-  client.setLastChangeId(timeline.timelineKey, firstChange.value)
-  return [...byId.values()]
-}
 
 export function startsWithin(start: string, window: TimeWindow): boolean {
   const t = parseOffsetInstant(start).epochSeconds
@@ -171,7 +152,13 @@ export function planLines(tab: TabData, layout: HeaderLayout, ctx: RowContext, a
 }
 
 /** import-post decisions whose activity an interrupted run already created: row fingerprint → the created activity. */
-export function adoptInterrupted(decisions: Decision[], interrupted: JournalRun[], server: Map<string, ServerActivity>, sheetKeys: Set<string>): Map<number, ServerActivity> {
+/** A create an interrupted run recorded in its journal: what it sent, and the answer if one came. */
+export interface InterruptedPost {
+  intent: { timelineKey?: string | undefined; fingerprint?: string | undefined; pending?: string | undefined }
+  outcome?: { type: string; entityId?: number | undefined } | undefined
+}
+
+export function adoptInterrupted(decisions: Decision[], interrupted: readonly { writes: readonly (InterruptedPost & { intent: { op: string } })[] }[], server: Map<string, ServerActivity>, sheetKeys: Set<string>): Map<number, ServerActivity> {
   const adoptions = new Map<number, ServerActivity>()
   const claimed = new Set<string>()
   const posts = interrupted.flatMap((run) => run.writes.filter((w) => w.intent.op === 'post'))

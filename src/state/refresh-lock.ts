@@ -5,8 +5,8 @@
  */
 import { open, readFile, unlink } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { TimelineSheetsError } from '../../errors.ts'
-import { fileAccessError } from '../../file-access.ts'
+import { TimelineSheetsError } from '../errors.ts'
+import { fileAccessError } from './file-access.ts'
 
 export interface FileLockOptions {
   /** How long to wait for another holder before giving up. @default 30_000 */

@@ -7,14 +7,14 @@
  * that record what the server now holds (Key, Base) and its Status are
  * written, and the next import sends the newer edit.
  */
-import { ACTIVITY_COLUMN as C, type HeaderLayout } from '../core/columns.ts'
-import { fingerprintOf, type Decision } from '../core/plan.ts'
-import { keyText, locateRows, sameCells } from '../core/row-identity.ts'
-import { activityKey, activityToCells, cellsToRestore, cellUpdatesFor, type RowNotice, type ServerActivity } from '../core/rows.ts'
-import type { CellUpdate, CellValue, TabData, TabWrite } from '../core/sheet.ts'
-import type { TargetConfig } from '../config/schema.ts'
+import { ACTIVITY_COLUMN as C, type HeaderLayout } from './columns.ts'
+import { fingerprintOf } from './fingerprint.ts'
+import { type Decision } from './plan.ts'
+import { keyText, locateRows, sameCells } from './row-identity.ts'
+import { activityKey, activityToCells, cellsToRestore, cellUpdatesFor, type RowNotice, type ServerActivity } from './rows.ts'
+import type { CellUpdate, CellValue, TabData, TabWrite } from './sheet.ts'
 import { changedCells, withoutStamp } from './sheet-writes.ts'
-import type { WriteOutcome } from './import.ts'
+import type { WriteOutcome } from './server-writes.ts'
 
 export interface WriteBack {
   write: TabWrite
@@ -30,7 +30,7 @@ export function sheetWriteBack(
   layout: HeaderLayout,
   outcomes: WriteOutcome[],
   decisions: Decision[],
-  target: TargetConfig,
+  target: { timeZone: string; deletedRows: 'remove' | 'mark' },
   today: string,
   server: Map<string, ServerActivity>,
   /** Plan row → the pending mark written into its Key cell before its activity was created. */

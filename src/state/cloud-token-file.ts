@@ -5,11 +5,11 @@
  * token is never lost.
  */
 import { randomBytes } from 'node:crypto'
-import { chmod, open, readFile, rename, stat, unlink } from 'node:fs/promises'
+import { chmod, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
-import { TimelineSheetsError } from '../../errors.ts'
-import { fileAccessError, withFileAccess, type FileContext } from '../../file-access.ts'
+import { TimelineSheetsError } from '../errors.ts'
+import { fileAccessError, withFileAccess, type FileContext } from './file-access.ts'
 
 export const TOKEN_FILE_VERSION = 1
 
@@ -72,6 +72,8 @@ export async function writeTokenFile(file: string, contents: TokenFile): Promise
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
   const context = tokenFileContext(file, 'write')
   await withFileAccess(context, async () => {
+    // The first login may be the first thing that runs in a fresh state folder.
+    await mkdir(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 })
     const handle = await open(temp, 'wx', OWNER_ONLY)
     try {
       await handle.writeFile(`${JSON.stringify(data, null, 2)}\n`, 'utf8')

@@ -12,7 +12,7 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs'
 import { userInfo } from 'node:os'
 import path from 'node:path'
-import { TimelineSheetsError } from './errors.ts'
+import { TimelineSheetsError } from '../errors.ts'
 
 /** The errno codes this module explains. */
 export const FILE_ACCESS_CODES: ReadonlySet<string> = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT', 'ENOTDIR'])

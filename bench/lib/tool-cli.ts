@@ -1,0 +1,101 @@
+/**
+ * timeline-sheets as people run it: the CLI in a process of its own
+ * (`node src/cli/main.ts export --config … --json`), secrets from the
+ * environment, a config file written here. The only entry point of the tool
+ * the new benchmarks use, so the bench survives any move inside src, and can
+ * run another checkout's CLI (`BENCH_TOOL=/path/to/checkout`) against the
+ * same counterparts.
+ */
+import { mkdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { runNode, type ProcessRun } from './process.ts'
+
+/** The checkout whose CLI is measured: this one, or `BENCH_TOOL`. */
+export const TOOL_ROOT = path.resolve(process.env['BENCH_TOOL'] ?? fileURLToPath(new URL('../..', import.meta.url)))
+const MAIN = path.join(TOOL_ROOT, 'src/cli/main.ts')
+const PASSWORD_ENV = 'BENCH_TIMELINE_PASSWORD'
+const TOKEN_ENV = 'BENCH_GOOGLE_TOKEN'
+
+export interface ToolTarget {
+  name: string
+  spreadsheet: { kind: 'google'; spreadsheetId: string } | { kind: 'workbook'; path: string }
+  /** Owners whose timelines the target holds; empty: every Tags timeline. */
+  users?: string[]
+}
+
+export interface ToolSetup {
+  /** Folder of the config file and the state. */
+  dir: string
+  timelineUrl: string
+  username: string
+  password: string
+  rootUrl: string
+  token: string
+  windowDays: number
+  targets: ToolTarget[]
+  /** Google's per-user pace the tool keeps. @default the tool's default (60 a minute) */
+  googlePerMinute?: number
+}
+
+export interface ToolConfig {
+  file: string
+  env: Record<string, string>
+}
+
+/**
+ * Writes the config: password sign-in, static Google token to the fake, UTC
+ * targets with the given window. The Timeline pace is raised (4 in flight,
+ * 10⁶ a minute): the default 300 a minute would make a 100k first run
+ * pace-bound, and the peers keep no pace at all.
+ */
+export async function writeToolConfig(setup: ToolSetup): Promise<ToolConfig> {
+  await mkdir(setup.dir, { recursive: true })
+  const file = path.join(setup.dir, 'timeline-sheets.json')
+  const config = {
+    timeline: {
+      auth: { mode: 'password', baseUrl: setup.timelineUrl, username: setup.username, passwordEnv: PASSWORD_ENV },
+      pace: { concurrency: 4, requestsPerInterval: 1_000_000, intervalMs: 60_000 },
+    },
+    google: {
+      auth: { mode: 'static-token', tokenEnv: TOKEN_ENV },
+      rootUrl: setup.rootUrl,
+      ...(setup.googlePerMinute ? { readsPerMinute: setup.googlePerMinute, writesPerMinute: setup.googlePerMinute } : {}),
+    },
+    stateDir: 'state',
+    targets: setup.targets.map((t) => ({
+      name: t.name,
+      spreadsheet: t.spreadsheet,
+      ...(t.users ? { users: t.users } : {}),
+      timeZone: 'UTC',
+      window: { days: setup.windowDays, lookBackDays: 7 },
+    })),
+  }
+  await writeFile(file, `${JSON.stringify(config, null, 2)}\n`)
+  return { file, env: { [PASSWORD_ENV]: setup.password, [TOKEN_ENV]: setup.token } }
+}
+
+/** `timeline-sheets <args…> --config <file> --json [--now <iso>]`, measured. */
+export function runTool(config: ToolConfig, args: string[], now?: Date): Promise<ProcessRun> {
+  return runNode([MAIN, ...args, '--config', config.file, '--json', ...(now ? ['--now', now.toISOString()] : [])], {
+    env: config.env,
+    cwd: path.dirname(config.file),
+  })
+}
+
+/** `timeline-sheets <args…>` without a config (start-up: `--help`). */
+export function runToolBare(args: string[]): Promise<ProcessRun> {
+  return runNode([MAIN, ...args])
+}
+
+/** The run summary the CLI printed with `--json` (one object, or one per target), if it parses. */
+export function summaryOf(run: ProcessRun): Record<string, any>[] {
+  const text = run.stdout.trim()
+  if (!text) return []
+  try {
+    const parsed = JSON.parse(text.slice(text.indexOf(text.startsWith('[') ? '[' : '{')))
+    return Array.isArray(parsed) ? parsed : [parsed]
+  } catch {
+    return []
+  }
+}

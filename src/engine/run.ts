@@ -1,0 +1,91 @@
+/**
+ * The frame every run of a target shares (export, import, undo, sync): its clock and id, its count of
+ * Sheets requests, the target's lock, the target's state loaded (and recovered) before and saved with the
+ * run's history after, and the spreadsheet backend's hints carried across runs. Each command only says
+ * what it does inside the frame.
+ */
+import type { RequestCounts } from '../sheets/port.ts'
+import { acquireLock, type Lock } from '../state/lock.ts'
+import { loadState, saveState, stateLocation, type RunRecord, type StateLocation, type TargetState } from '../state/target-state.ts'
+import type { TargetConfig } from '../config/schema.ts'
+import type { EngineDeps } from './deps.ts'
+
+export interface RunFrame {
+  readonly runId: string
+  readonly startedAt: Date
+  readonly now: () => Date
+  readonly location: StateLocation
+  /** The target's state as loaded; the run changes it in place and `save` writes it. */
+  readonly state: TargetState
+  /** True when no state existed: the run reconciles in full. */
+  readonly fresh: boolean
+  /** Sheets requests this run made so far (one backend may serve several runs: sync). */
+  sheetsRequests(): RequestCounts
+  /** Pushes the lock's expiry forward on a long run. */
+  keepLock(): Promise<void>
+  /** Records the run in the history, keeps the backend's hints, and writes the state. */
+  save(result: RunRecord['result'], summary: string): Promise<void>
+}
+
+export interface FrameOptions {
+  command: string
+  /** A dry run takes no lock and saves nothing. */
+  dryRun?: boolean
+}
+
+/**
+ * Runs `body` holding the target's lock (unless the caller holds it, or on a dry run), saying so when a
+ * stale lock was taken over; releases it however `body` ends.
+ */
+export async function withTargetLock<T>(target: TargetConfig, deps: EngineDeps, options: FrameOptions, body: (keepLock: () => Promise<void>) => Promise<T>): Promise<T> {
+  const location = stateLocation(deps.stateDir, target.name)
+  const lock: Lock | undefined = options.dryRun || deps.lockHeld ? undefined : await acquireLock(location.lockFile, { command: options.command })
+  try {
+    if (lock?.tookOver) deps.reporter.warn(`Took over a stale lock left by pid ${lock.tookOver.pid} (${lock.tookOver.command}).`)
+    return await body(async () => {
+      await lock?.refresh()
+    })
+  } finally {
+    await lock?.release()
+  }
+}
+
+/** Runs `body` inside the frame: the target's lock held, its state loaded, the lock released at the end. */
+export async function withRun<T>(target: TargetConfig, deps: EngineDeps, options: FrameOptions, body: (frame: RunFrame) => Promise<T>): Promise<T> {
+  const now = deps.now ?? (() => new Date())
+  const startedAt = now()
+  const start = deps.spreadsheet.requestCounts()
+  const runId = deps.runId ?? newRunId(startedAt)
+  const location = stateLocation(deps.stateDir, target.name)
+  return withTargetLock(target, deps, options, async (keepLock) => {
+    const loaded = await loadState(location, target.name)
+    if (loaded.recoveredFrom) deps.reporter.warn(`State recovered from ${loaded.recoveredFrom} after an interrupted save.`)
+    const state = loaded.state
+    if (state.backendHints) deps.spreadsheet.importHints?.(state.backendHints)
+    const frame: RunFrame = {
+      runId,
+      startedAt,
+      now,
+      location,
+      state,
+      fresh: loaded.fresh,
+      sheetsRequests() {
+        const counts = deps.spreadsheet.requestCounts()
+        return { reads: counts.reads - start.reads, writes: counts.writes - start.writes }
+      },
+      keepLock,
+      async save(result, summary) {
+        state.runs.push({ runId, command: options.command, startedAt: startedAt.toISOString(), finishedAt: now().toISOString(), result, summary })
+        state.backendHints = deps.spreadsheet.exportHints?.() ?? state.backendHints
+        await saveState(location, state)
+      },
+    }
+    return body(frame)
+  })
+}
+
+/** `20261110T110000Z-k3f9`: when the run started, and a few random characters so two runs never share one. */
+export function newRunId(at: Date): string {
+  const stamp = at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
+  return `${stamp}-${Math.random().toString(36).slice(2, 6)}`
+}

@@ -1,0 +1,27 @@
+/**
+ * `sync` for one target, the nightly job: import the managers' edits, then export the server's changes,
+ * under one lock, so an export never overwrites an edit that was not imported.
+ */
+import type { TargetConfig } from '../config/schema.ts'
+import { runExport, type ExportSummary } from './export.ts'
+import { runImport, type ImportDeps, type ImportOptions, type ImportSummary } from './import.ts'
+import { withTargetLock } from './run.ts'
+
+export interface SyncSummary {
+  imported: ImportSummary
+  /** Absent on a dry run: the export half only shows what the import half would leave. */
+  exported: ExportSummary | undefined
+}
+
+export async function runSync(target: TargetConfig, deps: ImportDeps, options: ImportOptions = {}): Promise<SyncSummary> {
+  // One lock for both halves; each half runs in a frame of its own inside it.
+  return withTargetLock(target, deps, { command: 'sync', dryRun: Boolean(options.dryRun) }, async () => {
+    const inner = { ...deps, lockHeld: true }
+    deps.reporter.info(`Sync ${target.name}: import`)
+    const imported = await runImport(target, inner, { ...options, planTab: false })
+    if (options.dryRun) return { imported, exported: undefined }
+    deps.reporter.info(`Sync ${target.name}: export`)
+    const exported = await runExport(target, inner)
+    return { imported, exported }
+  })
+}

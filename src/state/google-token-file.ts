@@ -1,0 +1,77 @@
+/**
+ * The Google token file the installed-app sign-in keeps between runs: the
+ * refresh token, owner-only (0600), written atomically (temp file, then
+ * rename), in the same `authorized_user` shape gcloud writes, so that
+ * application default credentials can read it too.
+ */
+import { randomBytes } from 'node:crypto'
+import { chmod, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { z } from 'zod'
+import { TimelineSheetsError } from '../errors.ts'
+import { fileAccessError } from './file-access.ts'
+
+/** What the installed-app flow keeps between runs. */
+export const storedTokenSchema = z.object({
+  type: z.literal('authorized_user'),
+  client_id: z.string().min(1),
+  refresh_token: z.string().min(1),
+  scope: z.string().optional(),
+})
+
+export type StoredToken = z.infer<typeof storedTokenSchema>
+
+/** Writes a file readable by its owner only, atomically (temp file, then rename). */
+export async function writeOwnerOnlyFile(file: string, content: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 })
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
+  try {
+    await writeFile(temp, content, { mode: 0o600, flag: 'wx' })
+    await chmod(temp, 0o600)
+    await rename(temp, file)
+  } catch (error) {
+    await unlink(temp).catch(() => undefined)
+    const refused = fileAccessError(error, { what: 'the token file', file, action: 'write', setting: 'google.auth.tokenFile' })
+    if (refused) throw refused
+    throw new TimelineSheetsError('TS_STATE', `Cannot write the token file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
+      hint: 'Check that the directory exists and this user may write to it.',
+    })
+  }
+}
+
+/** Reads a stored refresh token; `undefined` when there is none yet. */
+export async function readStoredToken(file: string): Promise<StoredToken | undefined> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    const refused = fileAccessError(error, { what: 'the token file', file, action: 'read', setting: 'google.auth.tokenFile' })
+    if (refused) throw refused
+    throw new TimelineSheetsError('TS_STATE', `Cannot read the token file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
+      hint: 'Check the file permissions, or delete it and run `timeline-sheets login` again.',
+    })
+  }
+  const mode = (await stat(file)).mode & 0o777
+  // A token file others can read is fixed rather than refused: the secret is
+  // already exposed, and refusing would only stop the nightly run.
+  if ((mode & 0o077) !== 0) await chmod(file, 0o600)
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    json = undefined
+  }
+  const parsed = storedTokenSchema.safeParse(json)
+  if (!parsed.success) {
+    throw new TimelineSheetsError('TS_STATE', `The token file ${file} is not a timeline-sheets Google token`, {
+      hint: 'Delete it and run `timeline-sheets login` again.',
+    })
+  }
+  return parsed.data
+}
+
+/** Writes the token file (owner-only, atomically). */
+export async function writeStoredToken(file: string, token: StoredToken): Promise<void> {
+  await writeOwnerOnlyFile(file, `${JSON.stringify(storedTokenSchema.parse(token), null, 2)}\n`)
+}
