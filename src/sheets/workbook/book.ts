@@ -201,7 +201,7 @@ export async function readSharedStrings(book: Book): Promise<string[]> {
       }
       const close = buffer.indexOf(`</${match[1]}si>`, contentStart)
       if (close < 0) break
-      strings.push(richText(buffer.slice(contentStart, close)))
+      strings.push(richText(buffer.slice(contentStart, close), match[1]))
       at = close + match[1]!.length + 5
       item.lastIndex = at
     }
