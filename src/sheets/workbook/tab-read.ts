@@ -21,6 +21,12 @@ export interface ReadContext {
 /** One cell's value as the port reads it. */
 export function readCell(cell: RawCell, row: number, context: ReadContext, formulas: SharedFormulas): CellValue {
   const content = cellContent(cell)
+  if (content.formula !== undefined && content.type === 'b') {
+    // LibreOffice has no boolean cells: it saves every TRUE and FALSE, a ticked box too, as the formula
+    // TRUE() or FALSE(). Read as a formula, each row of a sheet a manager saved there would look edited.
+    const constant = BOOLEAN_FUNCTION.exec(formulaText(content.formula.text))
+    if (constant !== null) return constant[1]!.toUpperCase() === 'TRUE'
+  }
   if (content.formula !== undefined) {
     const shared = sharedFormula(content.formula.attributes)
     const text = formulaText(content.formula.text)
@@ -68,6 +74,8 @@ export function readCell(cell: RawCell, row: number, context: ReadContext, formu
     }
   }
 }
+
+const BOOLEAN_FUNCTION = /^\s*(TRUE|FALSE)\s*\(\s*\)\s*$/i
 
 function serialToMillisecond(serial: number): number {
   const date = new Date(Math.round((serial - UNIX_EPOCH_SERIAL) * MS_PER_DAY))
