@@ -7,7 +7,20 @@
  * overwriting its first cell cannot break the others.
  */
 import type { CellValue } from '../port.ts'
-import { cellContent, columnName, formulaText, parseRow, scanSheet, sharedFormula, shiftFormula, type RawCell, type RawRow } from './sheet-xml.ts'
+import {
+  attributeAt,
+  cellContent,
+  columnName,
+  formulaText,
+  nameEndAt,
+  parseRow,
+  scanSheet,
+  sharedFormula,
+  shiftFormula,
+  tagEndAt,
+  type RawCell,
+  type RawRow,
+} from './sheet-xml.ts'
 import { NEW_SHEET_FRAME } from './sheet-parts.ts'
 import type { SharedFormulas } from './tab-read.ts'
 import { escapeCellText, escapeXml } from './xml-text.ts'
@@ -103,7 +116,7 @@ export async function rewriteSheet(source: AsyncIterable<string> | undefined, re
       }
       const target = number - removedUpTo(number)
       if (change === undefined && rewrite.restyle === undefined && !shared && numbered !== null) {
-        emit(target === number ? xml : renumberRow(xml, target), target)
+        emit(target === number ? xml : renumberRow(xml, number, target), target)
       } else {
         emit(buildRow(parseRow(xml, number - 1), target, change, rewrite, formulas), target)
       }
@@ -120,18 +133,46 @@ export async function rewriteSheet(source: AsyncIterable<string> | undefined, re
 
 const ROW_NUMBER = /\br\s*=\s*["'](\d+)["']/
 
-/** A row element numbered `target` instead (its cells' references too); formulas keep their text. */
-function renumberRow(xml: string, target: number): string {
-  return xml
-    .replace(/^(<[\w:.-]*row\b(?:[^>"']|"[^"]*"|'[^']*')*?\br\s*=\s*["'])\d+/, `$1${target}`)
-    .replace(/(<(?:[\w.-]+:)?c\b[^>]*?\br\s*=\s*["']\$?[A-Za-z]{1,3}\$?)\d+/g, `$1${target}`)
-    .replace(/(<(?:[\w.-]+:)?f\b[^>]*?\bref\s*=\s*["'])([^"']*)/g, (_whole, start: string, ref: string) => `${start}${moveRange(ref, target, xml)}`)
+/**
+ * A row element numbered `target` instead of `from`: the row's and its cells' references, and an array
+ * formula's range; formulas keep their text. Only inside tags: text content is never touched.
+ */
+export function renumberRow(xml: string, from: number, target: number): string {
+  const pieces: string[] = []
+  let copied = 0
+  let at = 0
+  for (;;) {
+    const lt = xml.indexOf('<', at)
+    if (lt < 0) break
+    const next = xml.charCodeAt(lt + 1)
+    // An end tag, a comment or a processing instruction: nothing to renumber.
+    if (next === 47 || next === 33 || next === 63) {
+      at = lt + 2
+      continue
+    }
+    const nameEnd = nameEndAt(xml, lt + 1)
+    const end = tagEndAt(xml, lt)
+    if (end < 0) break
+    const colon = xml.lastIndexOf(':', nameEnd)
+    const local = xml.slice(colon > lt ? colon + 1 : lt + 1, nameEnd)
+    const name = local === 'f' ? 'ref' : local === 'row' || local === 'c' ? 'r' : undefined
+    const value = name === undefined ? -1 : attributeAt(xml, name, nameEnd, end)
+    if (value >= 0) {
+      const close = xml.indexOf(xml[value - 1]!, value)
+      const old = xml.slice(value, close)
+      const moved = local === 'row' ? String(target) : local === 'c' ? old.replace(/\d+$/, String(target)) : moveRows(old, target - from)
+      pieces.push(xml.slice(copied, value), moved)
+      copied = close
+    }
+    at = end + 1
+  }
+  if (copied === 0) return xml
+  pieces.push(xml.slice(copied))
+  return pieces.join('')
 }
 
-/** An array formula's range moved with its row. */
-function moveRange(ref: string, target: number, rowXml: string): string {
-  const from = Number(ROW_NUMBER.exec(rowXml)?.[1] ?? target)
-  const shift = target - from
+/** A range such as `A5:C5` moved down by `shift` rows (absolute rows too: the cells themselves moved). */
+function moveRows(ref: string, shift: number): string {
   return ref.replace(/([A-Za-z]{1,3}\$?)(\d+)/g, (_whole, column: string, row: string) => `${column}${Number(row) + shift}`)
 }
 

@@ -168,7 +168,7 @@ function isNameEnd(code: number): boolean {
 }
 
 /** The index of the `>` that ends the tag starting at `start`, skipping quoted attribute values; -1 when not yet there. */
-function tagEndAt(text: string, start: number): number {
+export function tagEndAt(text: string, start: number): number {
   let quote = 0
   for (let i = start + 1; i < text.length; i++) {
     const code = text.charCodeAt(i)
@@ -264,7 +264,7 @@ export function parseRow(xml: string, previous: number): RawRow {
 }
 
 /** The end of an element name starting at `start`. */
-function nameEndAt(text: string, start: number): number {
+export function nameEndAt(text: string, start: number): number {
   let i = start
   for (; i < text.length; i++) {
     const code = text.charCodeAt(i)
@@ -275,23 +275,32 @@ function nameEndAt(text: string, start: number): number {
 
 /** The value of attribute `name` in a start tag's attribute text (undecoded; these are names and numbers). */
 export function attributeValue(attributes: string, name: string): string | undefined {
-  let at = 0
+  const start = attributeAt(attributes, name, 0, attributes.length)
+  if (start < 0) return undefined
+  const close = attributes.indexOf(attributes[start - 1]!, start)
+  return close < 0 ? undefined : attributes.slice(start, close)
+}
+
+/**
+ * Where the value of attribute `name` starts (just after its opening quote) in `text` between `from` and
+ * `to` (a start tag's attributes); -1 when it has none.
+ */
+export function attributeAt(text: string, name: string, from: number, to: number): number {
+  let at = from
   for (;;) {
-    const found = attributes.indexOf(name, at)
-    if (found < 0) return undefined
+    const found = text.indexOf(name, at)
+    if (found < 0 || found >= to) return -1
     at = found + name.length
-    const before = attributes.charCodeAt(found - 1)
-    if (!(before === 32 || before === 9 || before === 10 || before === 13)) continue
+    const before = text.charCodeAt(found - 1)
+    if (found === from || !(before === 32 || before === 9 || before === 10 || before === 13)) continue
     let i = at
-    while (attributes.charCodeAt(i) === 32) i++
-    if (attributes.charCodeAt(i) !== 61 /* = */) continue
+    while (text.charCodeAt(i) === 32) i++
+    if (text.charCodeAt(i) !== 61 /* = */) continue
     i++
-    while (attributes.charCodeAt(i) === 32) i++
-    const quote = attributes.charCodeAt(i)
+    while (text.charCodeAt(i) === 32) i++
+    const quote = text.charCodeAt(i)
     if (quote !== 34 && quote !== 39) continue
-    const close = attributes.indexOf(quote === 34 ? '"' : "'", i + 1)
-    if (close < 0) return undefined
-    return attributes.slice(i + 1, close)
+    return i + 1
   }
 }
 
