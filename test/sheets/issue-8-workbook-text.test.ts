@@ -3,7 +3,7 @@
  * emoji wherever they fall in the saved XML, control characters, a literal `_x0001_`, U+FFFE, a lone surrogate.
  */
 import { describe, expect, it } from 'vitest'
-import { excelEscapeText } from '../../src/sheets/workbook/exceljs-text.ts'
+import { excelEscapeText } from '../../src/sheets/workbook/xml-text.ts'
 import { createWorkbookSpreadsheet } from '../../src/sheets/workbook/backend.ts'
 import { CONTRACT_TABS } from '../contract/spreadsheet-contract.ts'
 import { createWorkbookFixture } from './workbook-fixture.ts'

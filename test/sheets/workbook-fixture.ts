@@ -8,6 +8,8 @@ import os from 'node:os'
 import path from 'node:path'
 import ExcelJS from 'exceljs'
 import type { Worksheet } from 'exceljs'
+// Before any workbook is saved by the tests' exceljs: it otherwise changes text in rows it does not touch.
+import './workbook-exceljs-text.ts'
 import type { CellValue } from '../../src/sheets/port.ts'
 import { createWorkbookSpreadsheet, type WorkbookSpreadsheetOptions } from '../../src/sheets/workbook/backend.ts'
 import type { ManagerActions, SpreadsheetFixture } from '../contract/spreadsheet-contract.ts'
@@ -28,6 +30,17 @@ export async function createWorkbookFixture(options: Partial<WorkbookSpreadsheet
     cleanup: () => rm(folder, { recursive: true, force: true }),
     actAsManager: managerEditing(file),
   }
+}
+
+/** Worksheet state exceljs keeps but does not type. */
+export interface SheetInternals {
+  dataValidations: { model: Record<string, { type: string; formulae?: unknown[]; errorStyle?: string } | undefined> }
+  conditionalFormattings: Array<{ ref: string; rules: Array<{ type: string; formulae?: string[]; priority?: number; style?: unknown }> }>
+  sheetProtection: Record<string, unknown> | null
+}
+
+export function internals(sheet: Worksheet): SheetInternals {
+  return sheet as unknown as SheetInternals
 }
 
 /** Opens the file with a separate exceljs workbook, applies `change`, saves it in place as a person's program would. */

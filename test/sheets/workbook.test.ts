@@ -7,9 +7,8 @@ import { TimelineSheetsError } from '../../src/errors.ts'
 import type { Snapshot } from '../../src/sheets/port.ts'
 import { createWorkbookSpreadsheet, type WorkbookLogEvent } from '../../src/sheets/workbook/backend.ts'
 import { nodeFileSystem, type WorkbookFileSystem } from '../../src/sheets/workbook/file.ts'
-import { internals } from '../../src/sheets/workbook/layout.ts'
 import { CONTRACT_TABS, activityRow } from '../contract/spreadsheet-contract.ts'
-import { createWorkbookFixture, editFile, type WorkbookFixture } from './workbook-fixture.ts'
+import { createWorkbookFixture, editFile, internals, type WorkbookFixture } from './workbook-fixture.ts'
 
 const LAYOUT = { timeZone: 'Europe/Berlin' }
 const fixtures: WorkbookFixture[] = []

@@ -1,14 +1,14 @@
 /**
  * The local .xlsx backend of the spreadsheet port: the same tabs, layout and
  * value semantics as the Google one, in a file that opens in Excel and
- * LibreOffice. The loaded workbook is kept between calls and reloaded only
- * when the file changed on disk, so a run costs one load and one save.
+ * LibreOffice. It works on the file's zip entries: a tab is read by streaming
+ * its sheet XML, and a save writes anew only the sheets of the tabs the tool
+ * laid out or wrote (plus the styles it appended and the tabs it added);
+ * every other entry — managers' tabs, drawings, their names — is copied byte
+ * for byte. The file's bytes are kept between calls and read again only when
+ * the file changed on disk, so a run costs one load and one save per write.
  */
 import path from 'node:path'
-import ExcelJS from 'exceljs'
-// Before any workbook is saved: exceljs otherwise changes some text it writes (see the module).
-import './exceljs-text.ts'
-import type { Workbook, Worksheet } from 'exceljs'
 import { TimelineSheetsError } from '../../errors.ts'
 import { basisCells, locateRows, writableCells } from '../../core/row-identity.ts'
 import type {
@@ -24,9 +24,17 @@ import type {
   TabWrite,
   WriteReport,
 } from '../port.ts'
-import { cellAddress, dateToSerial, isWritableValue, toCellValue, trimRow, trimRows } from './cells.ts'
-import { fileError, isWrittenFile, nodeFileSystem, sameStamp, saveAtomically, SavedMeanwhile, type FileStamp, type WorkbookFileSystem } from './file.ts'
-import { applyTabLayout, compactValidations, extendValidations } from './layout.ts'
+import { BookChange, emptyBook, openBook, readSharedStrings, readStyles, sheetNameProblem, sheetText, type Book, type BookSheet } from './book.ts'
+import { cellAddress, isWritableValue } from './cells.ts'
+import { fileError, isWrittenFile, nodeFileSystem, saveAtomically, SavedMeanwhile, sameStamp, type FileStamp, type WorkbookFileSystem } from './file.ts'
+import { extendValidations, layOutTab, type TabState } from './layout.ts'
+import { Columns, NEW_SHEET_FRAME, SheetParts, dimension, setDimension } from './sheet-parts.ts'
+import { SheetFormatError, cellContent, parseRow, scanSheet } from './sheet-xml.ts'
+import { rewriteSheet, type RowChange } from './sheet-write.ts'
+import type { Styles } from './styles.ts'
+import { isDateFormat, readTab, rowValues, type ReadContext } from './tab-read.ts'
+import { XmlPartError } from './xml-parts.ts'
+import { PartCompressor, ZipFormatError, compressPart } from './zip.ts'
 
 /** One load or save, for the operator's log. */
 export interface WorkbookLogEvent {
@@ -52,10 +60,12 @@ export interface WorkbookSpreadsheetOptions {
 }
 
 interface Loaded {
-  workbook: Workbook
+  book: Book
   stamp: FileStamp
-  /** Bumped whenever the file turned out to have changed under us. */
-  generation: number
+  /** The shared strings, once a read needed them (the tool never changes them: it writes inline strings). */
+  sharedStrings?: string[]
+  /** What reading needs of the workbook (shared strings, date formats), once a read needed it. */
+  context?: ReadContext
 }
 
 /** Which version of the workbook a snapshot shows: the file's generation and how many of our own writes it had seen. */
@@ -73,12 +83,13 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
   // Which version of the file each snapshot we handed out was read from.
   const snapshotOrigins = new WeakMap<Snapshot, SnapshotOrigin>()
   let cache: Loaded | undefined
+  /** Bumped whenever the file turned out to have changed under us. */
   let generation = 0
-  /** Writes applied to the cached workbook so far: a snapshot read before one of them no longer shows positions as they are. */
+  /** Writes saved so far: a snapshot read before one of them no longer shows positions as they are. */
   let writesApplied = 0
   let queue: Promise<unknown> = Promise.resolve()
 
-  // One call at a time: a read must never see a write half-applied to the cached workbook.
+  // One call at a time: a read must never see a write half-saved, nor two saves race.
   function serialised<T>(task: () => Promise<T>): Promise<T> {
     const run = queue.then(task, task)
     queue = run.catch(() => undefined)
@@ -103,9 +114,14 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
       throw fileError(error, file, 'open')
     }
     counts.reads++
-    const workbook = await parseWorkbook(data, file)
+    let book: Book
+    try {
+      book = openBook(data, file)
+    } catch (error) {
+      throw fileError(error, file, 'open')
+    }
     options.log?.({ action: 'load', path: file, ms: performance.now() - started, bytes: data.byteLength })
-    cache = { workbook, stamp, generation }
+    cache = { book, stamp }
     return cache
   }
 
@@ -117,24 +133,59 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
     }
   }
 
-  /** Saves `workbook` over the file, but only if the file is still the version it was loaded from (`expected`; null: no file). */
-  async function save(workbook: Workbook, expected: FileStamp | null): Promise<void> {
+  /** Reads a part of the file, naming the file when its content is not what an .xlsx holds. */
+  async function reading<T>(task: () => Promise<T>): Promise<T> {
+    try {
+      return await task()
+    } catch (error) {
+      if (isFormatError(error)) throw fileError(error, file, 'open')
+      throw error
+    }
+  }
+
+  async function readContext(loaded: Loaded): Promise<ReadContext> {
+    if (loaded.context !== undefined) return loaded.context
+    const sharedStrings = (loaded.sharedStrings ??= await reading(() => readSharedStrings(loaded.book)))
+    const styles = readStylesOf(loaded.book)
+    const dates = new Map<number, boolean>()
+    const isDateStyle = (style: number) => {
+      let known = dates.get(style)
+      if (known === undefined) dates.set(style, (known = isDateFormat(styles.numberFormat(style))))
+      return known
+    }
+    loaded.context = { sharedStrings, isDateStyle }
+    return loaded.context
+  }
+
+  async function readTabData(loaded: Loaded, title: string): Promise<TabData> {
+    const sheet = loaded.book.sheets.find((candidate) => candidate.name === title)
+    if (sheet === undefined) return missingTab(title)
+    const context = await readContext(loaded)
+    const { frame: _frame, ...data } = await reading(() => readTab(title, sheetText(loaded.book, sheet), context))
+    return data
+  }
+
+  /** Saves the change over the file, but only if the file is still the version it was loaded from (`expected`; null: no file). */
+  async function save(change: BookChange, expected: FileStamp | null, previous: Loaded | undefined): Promise<void> {
     const started = performance.now()
-    let data: Uint8Array
+    const data = change.toBytes()
     let written: FileStamp | undefined
     try {
-      data = new Uint8Array(await workbook.xlsx.writeBuffer())
       written = await saveAtomically(fs, file, data, expected)
     } catch (error) {
-      // The cached workbook holds changes the file does not: forget it.
-      cache = undefined
       if (error instanceof SavedMeanwhile) throw error
       throw fileError(error, file, 'save')
     }
     counts.writes++
     const stamp = await statFile()
-    // Keep the workbook only if the file is still the one just written: someone may have saved right after.
-    cache = stamp !== undefined && isWrittenFile(stamp, written) ? { workbook, stamp, generation } : undefined
+    // Keep the bytes only if the file is still the one just written: someone may have saved right after.
+    if (stamp !== undefined && isWrittenFile(stamp, written)) {
+      const book = openBook(data, file)
+      const strings = previous?.sharedStrings
+      cache = { book, stamp, ...(strings !== undefined && book.sharedStringsPart === previous?.book.sharedStringsPart ? { sharedStrings: strings } : {}) }
+    } else {
+      cache = undefined
+    }
     options.log?.({ action: 'save', path: file, ms: performance.now() - started, bytes: data.byteLength })
   }
 
@@ -157,27 +208,92 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
     }
   }
 
+  /** A tab's parts, header and size, for the layout. */
+  async function tabState(loaded: Loaded, sheet: BookSheet): Promise<TabState> {
+    const context = await readContext(loaded)
+    let header: CellValue[] = []
+    const headerStyles = new Map<number, number | undefined>()
+    let lastRow = 0
+    let previous = 0
+    const frame = await reading(() =>
+      scanSheet(sheetText(loaded.book, sheet), (xml) => {
+        const row = parseRow(xml, previous)
+        previous = row.number
+        if (row.number > lastRow) lastRow = row.number
+        if (row.number !== 1) return
+        header = rowValues(row.cells, 1, context, new Map())
+        for (const cell of row.cells) headerStyles.set(cell.column, cellContent(cell).style)
+      }),
+    )
+    return { parts: asParts(frame), header, headerStyles, lastRow }
+  }
+
+  function asParts(frame: { prefix: string; suffix: string }): SheetParts {
+    try {
+      return new SheetParts(frame)
+    } catch (error) {
+      throw formatError(error, file)
+    }
+  }
+
   async function layOut(tabs: TabSpec[]): Promise<LayoutReport> {
     // A workbook has no time zone of its own: serials are wall-clock times, as in Google.
     const loaded = await current()
-    const workbook = loaded?.workbook ?? newWorkbook()
+    const book = loaded?.book ?? emptyBook()
+    const styles = readStylesOf(book)
+    const change = new BookChange(book)
     const createdTabs: string[] = []
-    let changed = loaded === undefined
-    try {
-      for (const spec of tabs) {
-        const result = applyTabLayout(workbook, spec, tabs, { protect })
-        if (result.created) createdTabs.push(spec.title)
-        if (result.changed) changed = true
+    // Headers as they are, then as laid out, so a dropdown finds its source column.
+    const headers = new Map<string, CellValue[]>()
+    for (const spec of tabs) {
+      for (const column of spec.columns) {
+        const source = column.dropdown?.tab
+        const sheet = source === undefined ? undefined : book.sheets.find((candidate) => candidate.name === source)
+        if (loaded !== undefined && sheet !== undefined && !headers.has(sheet.name)) headers.set(sheet.name, (await tabState(loaded, sheet)).header)
       }
-    } catch (error) {
-      cache = undefined
-      throw error
     }
+    let changed = loaded === undefined
+    for (const spec of tabs) {
+      const existing = book.sheets.find((candidate) => candidate.name === spec.title)
+      let sheet = existing
+      if (sheet === undefined) {
+        checkNewTab(spec.title, [...book.sheets, ...change.addedSheets])
+        sheet = change.addSheet(spec.title)
+        createdTabs.push(spec.title)
+      }
+      const state = existing !== undefined && loaded !== undefined ? await tabState(loaded, existing) : newTabState()
+      const layout = layOutTab(spec, state, styles, { protect }, (title) => headers.get(title), tabs)
+      headers.set(spec.title, layout.header)
+      if (!layout.changed && existing !== undefined) continue
+      changed = true
+      const out = new PartCompressor(sheet.part)
+      const result = await reading(() =>
+        rewriteSheet(existing === undefined ? undefined : sheetText(book, existing), {
+          rows: layout.rows,
+          remove: new Set(),
+          columnStyle: (column) => layout.columns.style(column + 1),
+          restyle: layout.restyle,
+          prefix: () => state.parts.prefix(),
+          suffix: () => state.parts.suffix(),
+        }, out),
+      )
+      change.setPart(await out.finish())
+      if (result.hadFormulas) change.dropCalcChain()
+    }
+    if (styles.changed || loaded === undefined) change.setStyles(compressPart(book.stylesPart ?? 'xl/styles.xml', styles.toXml()))
     if (changed) {
       writesApplied++
-      await save(workbook, loaded?.stamp ?? null)
+      await save(change, loaded?.stamp ?? null, loaded)
     }
     return { createdTabs, changed }
+  }
+
+  function readStylesOf(book: Book): Styles {
+    try {
+      return readStyles(book)
+    } catch (error) {
+      throw fileError(error, file, 'open')
+    }
   }
 
   async function writeOnce(writes: TabWrite[], basis: Snapshot): Promise<WriteReport> {
@@ -187,28 +303,77 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
         hint: 'Run an export first (it creates the workbook), or check the path in the config.',
       })
     }
-    const plans = writes.map((write) => planTabWrite(loaded.workbook, write, basis, file))
+    const plans = writes.map((write) => planTabWrite(loaded.book, write, basis, file))
     const origin = snapshotOrigins.get(basis)
     const skipped: SkippedRow[] = []
     if (origin?.generation !== generation || origin.writes !== writesApplied) {
       // Someone saved the file since the caller read it (or we wrote since): find each addressed row again.
-      for (const plan of plans) relocate(plan, basis, skipped)
+      for (const plan of plans) relocate(plan, basis, skipped, await readTabData(loaded, plan.write.tab))
     }
+    const change = new BookChange(loaded.book)
     const appended: WriteReport['appended'] = {}
-    try {
-      for (const plan of plans) {
-        const landed = applyTabWrite(plan)
-        if (landed !== undefined) appended[plan.write.tab] = landed
-      }
-    } catch (error) {
-      cache = undefined
-      throw error
+    for (const plan of plans) {
+      const landed = await applyTabWrite(loaded.book, plan, change)
+      if (landed !== undefined) appended[plan.write.tab] = landed
     }
     if (plans.length > 0) {
       writesApplied++
-      await save(loaded.workbook, loaded.stamp)
+      await save(change, loaded.stamp, loaded)
     }
     return { appended, skipped }
+  }
+
+  /** Updates, then appends after the last row, then removals, in one pass over the tab's sheet. */
+  async function applyTabWrite(book: Book, plan: TabWritePlan, change: BookChange): Promise<{ firstRow: number; count: number } | undefined> {
+    const { write, lastRow } = plan
+    const rows = new Map<number, RowChange>()
+    let widest = 0
+    for (const update of write.updates ?? []) {
+      let row = rows.get(update.row)
+      if (row === undefined) {
+        row = { cells: [] }
+        rows.set(update.row, row)
+      }
+      const cells = row.cells as Array<CellValue | undefined>
+      update.values.forEach((value, i) => {
+        cells[update.column + i] = value
+      })
+      widest = Math.max(widest, update.column + update.values.length)
+    }
+    const appends = write.appends ?? []
+    appends.forEach((values, i) => {
+      // A row that had leftovers below the basis (formatting, stray cells) is cleared first.
+      rows.set(lastRow + 1 + i, { cells: values, clear: true })
+      widest = Math.max(widest, values.length)
+    })
+    const remove = new Set(plan.deleteRows)
+    let columns: Columns | undefined
+    const out = new PartCompressor(plan.sheet.part)
+    const result = await reading(() =>
+      rewriteSheet(sheetText(book, plan.sheet), {
+        rows,
+        remove,
+        columnStyle: (column) => columns?.style(column + 1),
+        prefix: (old) => {
+          const parts = asParts({ prefix: old, suffix: '</worksheet>' })
+          columns = new Columns(parts.get('cols'))
+          const used = dimension(parts)
+          const rowsAfter = Math.max(plan.gridRowCount, used.rows, lastRow + appends.length) - remove.size
+          setDimension(parts, rowsAfter, Math.max(used.columns, widest))
+          return parts.prefix()
+        },
+        suffix: (old, last) => {
+          const parts = asParts({ prefix: '<worksheet>', suffix: old })
+          extendValidations(parts, last)
+          return parts.suffix()
+        },
+      }, out),
+    )
+    change.setPart(await out.finish())
+    if (result.hadFormulas) change.dropCalcChain()
+    if (appends.length === 0) return undefined
+    const removedAbove = plan.deleteRows.filter((row) => row <= lastRow).length
+    return { firstRow: lastRow + 1 - removedAbove, count: appends.length }
   }
 
   return {
@@ -222,10 +387,7 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
       serialised(async () => {
         const loaded = await current()
         const snapshot: Snapshot = { tabs: {} }
-        for (const title of titles) {
-          const sheet = loaded?.workbook.worksheets.find((candidate) => candidate.name === title)
-          snapshot.tabs[title] = sheet === undefined ? missingTab(title) : readTab(sheet)
-        }
+        for (const title of titles) snapshot.tabs[title] = loaded === undefined ? missingTab(title) : await readTabData(loaded, title)
         snapshotOrigins.set(snapshot, { generation, writes: writesApplied })
         return snapshot
       }),
@@ -236,81 +398,53 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
   }
 }
 
-function newWorkbook(): Workbook {
-  const workbook = new ExcelJS.Workbook()
-  workbook.creator = 'timeline-sheets'
-  workbook.created = new Date()
-  return workbook
+function isFormatError(error: unknown): boolean {
+  return error instanceof ZipFormatError || error instanceof XmlPartError || error instanceof SheetFormatError
 }
 
-async function parseWorkbook(data: Uint8Array, file: string): Promise<Workbook> {
-  const workbook = new ExcelJS.Workbook()
-  try {
-    await workbook.xlsx.load(data as never)
-  } catch (error) {
-    throw fileError(error, file, 'open')
-  }
-  if (workbook.properties.date1904) {
-    throw new TimelineSheetsError('TS_WORKBOOK', `The workbook ${file} uses the 1904 date system`, {
-      hint: 'Turn off "Use 1904 date system" in Excel (File › Options › Advanced) or start from a new workbook.',
-    })
-  }
-  for (const sheet of workbook.worksheets) {
-    serialiseDates(sheet)
-    compactValidations(sheet)
-  }
-  return workbook
-}
-
-/**
- * exceljs turns numbers in date-formatted cells into Dates; turn them back
- * into the serials they were (UTC arithmetic, so the machine's zone is out of it).
- */
-function serialiseDates(sheet: Worksheet): void {
-  sheet.eachRow({ includeEmpty: false }, (row) => {
-    row.eachCell({ includeEmpty: false }, (cell) => {
-      const value = cell.value
-      if (value instanceof Date) cell.value = dateToSerial(value)
-    })
+/** A workbook whose XML this tool cannot edit safely: nothing was written. */
+function formatError(error: unknown, file: string): unknown {
+  if (!isFormatError(error)) return error
+  return new TimelineSheetsError('TS_WORKBOOK', `Cannot write to the workbook ${file}: ${(error as Error).message}`, {
+    hint: 'Nothing was written. Open the workbook in Excel or LibreOffice and save it once, then run again.',
+    cause: error,
   })
+}
+
+function newTabState(): TabState {
+  return { parts: new SheetParts(NEW_SHEET_FRAME), header: [], headerStyles: new Map(), lastRow: 0 }
+}
+
+function checkNewTab(title: string, sheets: readonly BookSheet[]): void {
+  const problem = sheetNameProblem(title)
+  const clash = sheets.find((sheet) => sheet.name.toLowerCase() === title.toLowerCase())
+  if (problem === undefined && clash === undefined) return
+  throw new TimelineSheetsError(
+    'TS_SHEET_LAYOUT',
+    problem !== undefined ? `Cannot make a tab named "${title}": ${problem}` : `Cannot make a tab named "${title}": the workbook has a tab "${clash!.name}", and Excel does not tell names apart by case`,
+    { hint: 'Choose another tab title in the config (targets[].tabs).' },
+  )
 }
 
 function missingTab(title: string): TabData {
   return { title, exists: false, header: [], rows: [], gridRowCount: 0 }
 }
 
-function readTab(sheet: Worksheet): TabData {
-  const rows: CellValue[][] = []
-  let header: CellValue[] = []
-  sheet.eachRow({ includeEmpty: false }, (row, rowNumber) => {
-    const cells: CellValue[] = []
-    row.eachCell({ includeEmpty: false }, (cell, column) => {
-      const isFormula = cell.type === ExcelJS.ValueType.Formula
-      // A merged cell other than the top-left one holds no value of its own, as in Google.
-      cells[column - 1] = cell.type === ExcelJS.ValueType.Merge ? null : toCellValue(cell.value as never, isFormula ? cell.formula : undefined)
-    })
-    const trimmed = trimRow(cells)
-    if (rowNumber === 1) header = trimmed
-    else rows[rowNumber - 2] = trimmed
-  })
-  // eachRow skips rows exceljs never created; they are the empty rows `[]`.
-  const filled = Array.from(rows, (row) => row ?? [])
-  return { title: sheet.name, exists: true, header, rows: trimRows(filled), gridRowCount: sheet.rowCount }
-}
-
 interface TabWritePlan {
   write: TabWrite
-  sheet: Worksheet
+  sheet: BookSheet
   /** Last data row (of the basis, or of the tab as it is now once relocated): appends go right after it. */
   lastRow: number
+  /** The last row the tab has (of the basis, or as it is now once relocated). */
+  gridRowCount: number
   /** Rows to remove, descending. */
   deleteRows: number[]
 }
 
 /** Checks a write against the workbook and its basis before anything changes. */
-function planTabWrite(workbook: Workbook, write: TabWrite, basis: Snapshot, file: string): TabWritePlan {
+function planTabWrite(book: Book, write: TabWrite, basis: Snapshot, file: string): TabWritePlan {
   const where = `tab "${write.tab}" of ${file}`
-  const sheet = workbook.worksheets.find((candidate) => candidate.name === write.tab)
+  const sheet = book.sheets.find((candidate) => candidate.name === write.tab)
   if (sheet === undefined) {
     throw new TimelineSheetsError('TS_WORKBOOK', `Cannot write to ${where}: the tab does not exist`, {
       hint: 'Lay the workbook out first (an export does), or check the tab name in the config.',
@@ -342,7 +476,7 @@ function planTabWrite(workbook: Workbook, write: TabWrite, basis: Snapshot, file
       throw badWrite(`row ${row} cannot be removed (the basis has data rows 2 to ${lastRow})`, where)
     }
   }
-  return { write, sheet, lastRow, deleteRows }
+  return { write, sheet, lastRow, gridRowCount: basisTab.gridRowCount, deleteRows }
 }
 
 function badWrite(problem: string, where: string): TimelineSheetsError {
@@ -356,9 +490,8 @@ function badWrite(problem: string, where: string): TimelineSheetsError {
  * (and Key), and drops the updates and removals of rows that a person changed
  * or removed since the basis was read; appends go after the rows as they are now.
  */
-function relocate(plan: TabWritePlan, basis: Snapshot, skipped: SkippedRow[]): void {
+function relocate(plan: TabWritePlan, basis: Snapshot, skipped: SkippedRow[], now: TabData): void {
   const basisTab = basis.tabs[plan.write.tab]!
-  const now = readTab(plan.sheet)
   const rows = [...(plan.write.updates ?? []).map((u) => u.row), ...plan.deleteRows]
   const where = locateRows(basisTab, now, rows, plan.write.keyColumn)
   const skip = (row: number, reason: SkippedRow['reason']) => {
@@ -386,63 +519,5 @@ function relocate(plan: TabWritePlan, basis: Snapshot, skipped: SkippedRow[]): v
   }).sort((a, b) => b - a)
   plan.write = { ...plan.write, updates }
   plan.lastRow = now.rows.length > 0 ? now.rows.length + 1 : now.header.length > 0 ? 1 : 0
-}
-
-function setCell(sheet: Worksheet, row: number, column: number, value: CellValue): void {
-  // '' is an empty cell in the port, as in Google; exceljs would keep an empty string.
-  sheet.getCell(row, column).value = value === '' ? null : value
-}
-
-/** Updates, then appends after the basis's last row, then removals from the bottom up. */
-function applyTabWrite(plan: TabWritePlan): { firstRow: number; count: number } | undefined {
-  const { sheet, write, lastRow } = plan
-  for (const update of write.updates ?? []) {
-    update.values.forEach((value, i) => setCell(sheet, update.row, update.column + i + 1, value))
-  }
-  const appends = write.appends ?? []
-  appends.forEach((values, i) => {
-    const row = lastRow + 1 + i
-    // A row that had leftovers below the basis (formatting, stray cells) is cleared first.
-    const existing = sheet.getRow(row)
-    existing.eachCell({ includeEmpty: false }, (cell) => {
-      cell.value = null
-    })
-    values.forEach((value, j) => setCell(sheet, row, j + 1, value))
-  })
-  removeRows(sheet, plan.deleteRows)
-  extendValidations(sheet, sheet.rowCount)
-  if (appends.length === 0) return undefined
-  const removedAbove = plan.deleteRows.filter((row) => row <= lastRow).length
-  return { firstRow: lastRow + 1 - removedAbove, count: appends.length }
-}
-
-/** exceljs's row storage: `_rows[n - 1]` is sheet row n; each cell caches its address. */
-interface RowStorage {
-  _rows: Array<{ _number: number; _cells: Array<{ _address: string; _column: { number: number } } | undefined> } | undefined>
-}
-
-/**
- * Removes rows in one pass: every later row moves up by the number of removed
- * rows above it. exceljs's spliceRows costs a pass per run of rows and leaves
- * the last rows behind when nothing follows them. Formulas are not re-addressed.
- */
-function removeRows(sheet: Worksheet, rowsToRemove: readonly number[]): void {
-  if (rowsToRemove.length === 0) return
-  const rows = (sheet as unknown as RowStorage)._rows
-  const remove = new Set(rowsToRemove)
-  // No spread: a row-sized argument list overflows the stack past ~125,000 rows.
-  let target = rowsToRemove.reduce((min, row) => Math.min(min, row), Number.POSITIVE_INFINITY) - 1
-  for (let source = target; source < rows.length; source++) {
-    if (remove.has(source + 1)) continue
-    const row = rows[source]
-    if (row !== undefined && source !== target) {
-      row._number = target + 1
-      for (const cell of row._cells) {
-        if (cell !== undefined) cell._address = cellAddress(target + 1, cell._column.number)
-      }
-    }
-    rows[target] = row
-    target++
-  }
-  rows.length = target
+  plan.gridRowCount = now.gridRowCount
 }

@@ -1,20 +1,18 @@
 /**
- * Pure conversions between exceljs cell values and port values, and the
+ * Pure conversions from what a cell holds to the port's values, and the
  * Google-like trimming every backend promises (sheets-api.md §4.3).
  */
-import { columnLetters } from '../../core/columns.ts'
 import type { CellValue } from '../port.ts'
+import { columnName } from './sheet-xml.ts'
 
 const MS_PER_DAY = 86_400_000
 /** Days from the serial epoch 1899-12-30 to the Unix epoch. */
 const UNIX_EPOCH_SERIAL = 25_569
 
 /**
- * A JS Date as exceljs builds it (UTC arithmetic on the serial) back to the
- * serial; never through local time, so the zone of the machine cannot shift it.
+ * A JS Date read as wall-clock time in UTC back to the serial; never through
+ * local time, so the zone of the machine cannot shift it.
  */
-
-
 export function dateToSerial(date: Date): number {
   // Whole days and the time of day apart: a time-only cell (1899-12-30T07:45Z)
   // must come back as exactly 7.75/24, not as that minus 25569 plus 25569.
@@ -28,7 +26,7 @@ export function serialToDate(serial: number): Date {
   return new Date(Math.round((serial - UNIX_EPOCH_SERIAL) * MS_PER_DAY))
 }
 
-/** The shapes `cell.value` takes in exceljs that we meet. */
+/** The shapes a cell's value takes (the ones exceljs gives, which readers of this module still hand over). */
 type ExcelValue =
   | null
   | undefined
@@ -42,9 +40,9 @@ type ExcelValue =
   | { error: string }
 
 /**
- * One exceljs value as the port reads it. `formula` is the cell's own formula
- * text (exceljs translates shared formulas for us), passed separately because
- * only the cell knows it.
+ * One cell value as the port reads it. `formula` is the cell's own formula
+ * text (a shared formula's already derived for this cell), passed separately
+ * because only the cell knows it.
  */
 export function toCellValue(value: ExcelValue, formula?: string): CellValue {
   if (formula !== undefined && formula !== '') return `=${formula}`
@@ -104,7 +102,7 @@ export function isWritableValue(value: unknown): value is CellValue {
 
 /** `A`, `B`, … `AA` for a 1-based column number. */
 export function columnLetter(column: number): string {
-  return columnLetters(column - 1)
+  return columnName(column - 1)
 }
 
 /** `B7` for a 1-based row and column, for messages. */

@@ -1,13 +1,19 @@
 /**
- * Gives a worksheet the layout managers see in Google (decisions/0000-product.md §2): frozen
- * locked header, hidden locked tool columns, number formats, checkboxes,
- * dropdowns, status colours. Each feature is compared with what is there
- * first, so a second run changes nothing and says so.
+ * Gives a tab the layout managers see in Google (decisions/0000-product.md §2), as worksheet
+ * XML: a frozen, bold, locked header; hidden locked tool columns; widths and
+ * number formats; checkbox and dropdown validations as one range per column;
+ * status colours as one conditional format; sheet protection. Each feature is
+ * compared with what is there first, so a second run changes nothing and says
+ * so. Formats are found or appended in the styles part, never changed.
  */
-import type { Workbook, Worksheet } from 'exceljs'
 import { TimelineSheetsError } from '../../errors.ts'
 import type { CellValue, ColumnKind, ColumnSpec, TabSpec } from '../port.ts'
-import { columnLetter, toCellValue, trimRow } from './cells.ts'
+import { Columns, SheetParts, dimension, readValidations, setDimension, singleColumnRange, validationXml, writeValidations } from './sheet-parts.ts'
+import { columnName } from './sheet-xml.ts'
+import type { RowChange } from './sheet-write.ts'
+import type { StylePatch, Styles } from './styles.ts'
+import { elementContent, startTagAttributes, topLevel, withContent } from './xml-parts.ts'
+import { decodeXml, escapeXml, parseAttributes } from './xml-text.ts'
 
 /** Excel's last row; conditional formats are stored as one range, so they can span the whole sheet. */
 export const LAST_SHEET_ROW = 1_048_576
@@ -23,58 +29,24 @@ export const NUMBER_FORMATS: Partial<Record<ColumnKind, string>> = {
 
 export const STATUS_FILLS = { error: 'FFF4C7C3', conflict: 'FFFFE0A0' } as const
 
-interface ValidationModel {
-  type: string
-  allowBlank?: boolean
-  formulae?: unknown[]
-  showErrorMessage?: boolean
-  errorStyle?: string
-  errorTitle?: string
-  error?: string
-}
-
-interface ConditionalFormatting {
-  ref: string
-  rules: Array<{ type: string; formulae?: string[]; priority?: number; style?: unknown }>
-}
-
-/** Worksheet state exceljs keeps but does not type. */
-export interface SheetInternals {
-  dataValidations: { model: Record<string, ValidationModel | undefined> }
-  conditionalFormattings: ConditionalFormatting[]
-  sheetProtection: Record<string, unknown> | null
-}
-
-export function internals(sheet: Worksheet): SheetInternals {
-  return sheet as unknown as SheetInternals
-}
-
 /** Validations are written for rows 2…bottom; the bottom grows with the data so Excel never expands millions of cells. */
 export function validationBottom(lastRow: number): number {
   return Math.max(1000, Math.ceil((lastRow + 1) / 1000) * 1000)
 }
 
-/** Sheet protection that still lets managers edit unlocked cells, sort, filter and add or remove rows. */
-// Selecting cells is allowed by default (exceljs only records a refusal).
-const EDITABLE_PROTECTION = {
-  formatCells: true,
-  formatColumns: true,
-  formatRows: true,
-  insertRows: true,
-  deleteRows: true,
-  sort: true,
-  autoFilter: true,
-} as const
+/** Sheet protection that still lets managers edit unlocked cells, sort, filter and add or remove rows (`0`: not protected against). */
+const EDITABLE_PROTECTION = ['formatCells', 'formatColumns', 'formatRows', 'insertRows', 'deleteRows', 'sort', 'autoFilter'] as const
+const READ_ONLY_PROTECTION = ['formatColumns', 'formatRows', 'autoFilter'] as const
 
-const READ_ONLY_PROTECTION = {
-  formatColumns: true,
-  formatRows: true,
-  autoFilter: true,
-} as const
-
-export interface TabLayoutResult {
-  created: boolean
-  changed: boolean
+/** What the layout found in a tab before changing it. */
+export interface TabState {
+  parts: SheetParts
+  /** Row 1 as read. */
+  header: CellValue[]
+  /** The format of each cell row 1 has (by 0-based column); a column without a cell is absent. */
+  headerStyles: Map<number, number | undefined>
+  /** The last row number the tab has (0 for none). */
+  lastRow: number
 }
 
 export interface LayoutSettings {
@@ -82,68 +54,121 @@ export interface LayoutSettings {
   protect: boolean
 }
 
+/** The layout's edits of one tab: its parts are edited in place; rows and cell formats through a rewrite. */
+export interface TabLayout {
+  changed: boolean
+  /** Header cells to set (row 1). */
+  rows: Map<number, RowChange>
+  /** New cell formats, for a rewrite's `restyle`. */
+  restyle: ((row: number, column: number, style: number | undefined) => number | undefined) | undefined
+  /** Formats of the columns after the layout. */
+  columns: Columns
+  /** The header after the layout (for dropdowns of tabs laid out later in the same call). */
+  header: CellValue[]
+}
+
 /**
- * Makes `spec` exist in `workbook` with its layout. `allSpecs` lets a dropdown
- * find its source column on a tab created in the same call.
+ * Lays out one tab. `headerOf` gives the header of another tab as it is now (or will be after this
+ * call), so a dropdown finds its source column.
  */
-export function applyTabLayout(workbook: Workbook, spec: TabSpec, allSpecs: readonly TabSpec[], settings: LayoutSettings): TabLayoutResult {
-  const existing = workbook.worksheets.find((sheet) => sheet.name === spec.title)
-  const sheet = existing ?? workbook.addWorksheet(spec.title)
-  let changed = existing === undefined
-  const columns = placeHeader(sheet, spec.columns)
-  if (columns.changed) changed = true
-  const lastRow = Math.max(sheet.rowCount, 1)
+export function layOutTab(
+  spec: TabSpec,
+  state: TabState,
+  styles: Styles,
+  settings: LayoutSettings,
+  headerOf: (title: string) => CellValue[] | undefined,
+  allSpecs: readonly TabSpec[],
+): TabLayout {
+  const { parts } = state
+  let changed = false
+  const columns = new Columns(parts.get('cols'))
+  const oldColumns = new Columns(parts.get('cols'))
+
+  // Each column by its header text; a missing one goes after the last header cell, so columns a manager moved or added stay.
+  const header = [...state.header]
+  const indexByName = new Map<string, number>()
+  const headerCells: Array<CellValue | undefined> = []
+  let next = header.length
   for (const column of spec.columns) {
-    const index = columns.indexByName.get(column.name)!
-    if (applyColumn(sheet, index, column, spec)) changed = true
-    if (applyValidation(workbook, sheet, index, column, spec, allSpecs, lastRow)) changed = true
+    const found = header.indexOf(column.name)
+    if (found >= 0) {
+      indexByName.set(column.name, found)
+      continue
+    }
+    indexByName.set(column.name, next)
+    header[next] = column.name
+    headerCells[next] = column.name
+    next++
+    changed = true
   }
-  if (lockHeader(sheet, spec.columns.length === 0 ? 0 : Math.max(...columns.indexByName.values()))) changed = true
-  if (freezeHeader(sheet)) changed = true
+
+  // Column widths, visibility and formats; a format change reaches the column's cells from row 2 on.
+  const cellPatches = new Map<number, StylePatch>()
+  for (const column of spec.columns) {
+    const index = indexByName.get(column.name)!
+    const patch = columnPatch(column, spec, columns.get(index + 1), styles)
+    if (patch.width !== undefined || patch.hidden !== undefined) {
+      columns.set(index + 1, { ...(patch.width === undefined ? {} : { width: patch.width, customWidth: '1' }), ...(patch.hidden === undefined ? {} : { hidden: patch.hidden ? '1' : undefined }) })
+      changed = true
+    }
+    if (patch.style !== undefined) {
+      columns.set(index + 1, { style: String(styles.derive(columns.style(index + 1), patch.style)) })
+      cellPatches.set(index, patch.style)
+      changed = true
+    }
+  }
+
+  // The header: bold and locked, up to the last tool column (manager's columns between included).
+  const lastColumn = spec.columns.length === 0 ? -1 : Math.max(...indexByName.values())
+  const headerStyles = new Map<number, number>()
+  for (let index = 0; index <= lastColumn; index++) {
+    // A cell made now starts from its column's format as it was, as a typed cell does.
+    const created = headerCells[index] !== undefined
+    const base = state.headerStyles.has(index) ? state.headerStyles.get(index) : created ? oldColumns.style(index + 1) : columns.style(index + 1)
+    if (!created && styles.bold(base) && styles.locked(base)) continue
+    headerStyles.set(index, styles.derive(base, { bold: true, locked: true }))
+    changed = true
+  }
+
+  if (freezeHeader(parts)) changed = true
+
+  // Validations: one range per column, from row 2 to a bottom that grows with the data.
+  const lastRow = Math.max(state.lastRow, 1)
+  for (const column of spec.columns) {
+    const desired = desiredValidation(column, spec, allSpecs, headerOf)
+    if (desired !== undefined && applyValidation(parts, indexByName.get(column.name)!, desired, lastRow)) changed = true
+  }
+
   if (spec.statusColumn !== undefined) {
-    const statusIndex = columns.indexByName.get(spec.statusColumn)
+    const statusIndex = indexByName.get(spec.statusColumn)
     if (statusIndex === undefined) {
       throw new TimelineSheetsError('TS_SHEET_LAYOUT', `Tab "${spec.title}" names status column "${spec.statusColumn}", which is not one of its columns`, {
         hint: 'This is a bug in the tab definition: the status column must be one of the tab’s columns.',
       })
     }
-    const lastColumn = Math.max(...columns.indexByName.values())
-    if (applyStatusColours(sheet, statusIndex, lastColumn)) changed = true
+    if (applyStatusColours(parts, statusIndex, lastColumn, styles)) changed = true
   }
-  if (settings.protect && applyProtection(sheet, spec.readOnly === true)) changed = true
-  return { created: existing === undefined, changed }
-}
 
-function readHeader(sheet: Worksheet): CellValue[] {
-  const row = sheet.getRow(1)
-  const cells: CellValue[] = []
-  row.eachCell({ includeEmpty: false }, (cell, column) => {
-    cells[column - 1] = toCellValue(cell.value as never)
-  })
-  return trimRow(Array.from(cells, (cell) => cell ?? null))
-}
+  if (settings.protect && applyProtection(parts, spec.readOnly === true)) changed = true
 
-/**
- * Finds each column by its header text; a column missing from the header is
- * added after the last header cell, so columns a manager moved or added stay.
- */
-function placeHeader(sheet: Worksheet, specs: readonly ColumnSpec[]): { indexByName: Map<string, number>; changed: boolean } {
-  const header = readHeader(sheet)
-  const indexByName = new Map<string, number>()
-  let next = header.length + 1
-  let changed = false
-  for (const column of specs) {
-    const found = header.indexOf(column.name)
-    if (found >= 0) {
-      indexByName.set(column.name, found + 1)
-      continue
-    }
-    indexByName.set(column.name, next)
-    sheet.getCell(1, next).value = column.name
-    next++
-    changed = true
+  if (changed) {
+    const columnsXml = columns.toXml()
+    if (columnsXml !== undefined) parts.set('cols', columnsXml)
+    const used = dimension(parts)
+    setDimension(parts, Math.max(used.rows, state.lastRow, 1), Math.max(used.columns, header.length, 1))
   }
-  return { indexByName, changed }
+
+  const rows = new Map<number, RowChange>()
+  if (headerCells.length > 0) rows.set(1, { cells: headerCells })
+  const restyle =
+    headerStyles.size === 0 && cellPatches.size === 0
+      ? undefined
+      : (row: number, column: number, style: number | undefined): number | undefined => {
+          if (row === 1) return headerStyles.get(column)
+          const patch = cellPatches.get(column)
+          return patch === undefined ? undefined : styles.derive(style, patch)
+        }
+  return { changed, rows, restyle, columns, header }
 }
 
 function excelWidth(pixels: number): number {
@@ -151,72 +176,51 @@ function excelWidth(pixels: number): number {
   return Math.round((pixels / 7) * 100) / 100
 }
 
-/** Sets a style part on a column and on the cells it already has, never mutating a style object other cells share. */
-function setColumnStyle(sheet: Worksheet, index: number, patch: Record<string, unknown>, fromRow: number): void {
-  const column = sheet.getColumn(index)
-  column.style = { ...column.style, ...patch }
-  column.eachCell({ includeEmpty: false }, (cell, row) => {
-    if (row >= fromRow) cell.style = { ...cell.style, ...patch }
-  })
+/** What a column needs changed: width and visibility of the column, and its format (which its cells get too). */
+function columnPatch(column: ColumnSpec, tab: TabSpec, current: ReadonlyMap<string, string>, styles: Styles): { width?: string; hidden?: boolean; style?: StylePatch } {
+  const out: { width?: string; hidden?: boolean; style?: StylePatch } = {}
+  if (column.width !== undefined && Number(current.get('width')) !== excelWidth(column.width)) out.width = String(excelWidth(column.width))
+  const hidden = current.get('hidden')
+  if ((hidden === '1' || hidden === 'true') !== (column.hidden === true)) out.hidden = column.hidden === true
+  const style = current.has('style') ? Number(current.get('style')) : undefined
+  const patch: StylePatch = {}
+  const numFmt = NUMBER_FORMATS[column.kind]
+  if (numFmt !== undefined && styles.numberFormat(style) !== numFmt) patch.numFmt = numFmt
+  if (column.wrap === true && !styles.wraps(style)) patch.wrap = true
+  const locked = column.protected === true || tab.readOnly === true
+  if (styles.locked(style) !== locked) patch.locked = locked
+  if (Object.keys(patch).length > 0) out.style = patch
+  return out
 }
 
-function applyColumn(sheet: Worksheet, index: number, spec: ColumnSpec, tab: TabSpec): boolean {
-  const column = sheet.getColumn(index)
-  let changed = false
-  if (spec.width !== undefined && column.width !== excelWidth(spec.width)) {
-    column.width = excelWidth(spec.width)
-    changed = true
-  }
-  if ((column.hidden === true) !== (spec.hidden === true)) {
-    column.hidden = spec.hidden === true
-    changed = true
-  }
-  const numFmt = NUMBER_FORMATS[spec.kind]
-  if (numFmt !== undefined && column.style.numFmt !== numFmt) {
-    setColumnStyle(sheet, index, { numFmt }, 2)
-    changed = true
-  }
-  if (spec.wrap === true && column.style.alignment?.wrapText !== true) {
-    setColumnStyle(sheet, index, { alignment: { wrapText: true, vertical: 'top' } }, 2)
-    changed = true
-  }
-  const locked = spec.protected === true || tab.readOnly === true
-  if ((column.style.protection?.locked ?? true) !== locked) {
-    setColumnStyle(sheet, index, { protection: { locked } }, 2)
-    changed = true
-  }
-  return changed
-}
-
-function lockHeader(sheet: Worksheet, lastColumn: number): boolean {
-  let changed = false
-  for (let index = 1; index <= lastColumn; index++) {
-    const cell = sheet.getCell(1, index)
-    if (cell.style.font?.bold === true && cell.style.protection?.locked !== false) continue
-    cell.style = { ...cell.style, font: { ...cell.style.font, bold: true }, protection: { locked: true } }
-    changed = true
-  }
-  return changed
-}
-
-function freezeHeader(sheet: Worksheet): boolean {
-  const view = sheet.views[0]
-  if (view?.state === 'frozen' && view.ySplit === 1 && (view.xSplit ?? 0) === 0) return false
-  sheet.views = [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2', activeCell: 'A2' }]
+function freezeHeader(parts: SheetParts): boolean {
+  const views = parts.get('sheetViews')
+  const first = views === undefined ? undefined : topLevel(elementContent(views)).find((piece) => piece.name === 'sheetView')
+  const pane = first === undefined ? undefined : topLevel(elementContent(first.xml)).find((piece) => piece.name === 'pane')
+  const attributes = pane === undefined ? undefined : parseAttributes(startTagAttributes(pane.xml))
+  if (attributes?.get('state') === 'frozen' && attributes.get('ySplit') === '1' && Number(attributes.get('xSplit') ?? 0) === 0) return false
+  const content = '<pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/><selection pane="bottomLeft" activeCell="A2" sqref="A2"/>'
+  // The manager's other view settings (zoom, the selected tab) stay; the pane and selection are ours.
+  const view = first === undefined ? `<sheetView workbookViewId="0">${content}</sheetView>` : withContent(first.xml, content)
+  parts.set('sheetViews', `<sheetViews>${view}</sheetViews>`)
   return true
 }
 
+interface DesiredValidation {
+  formula1: string
+  errorTitle: string
+  error: string
+}
+
 function desiredValidation(
-  workbook: Workbook,
   column: ColumnSpec,
   tab: TabSpec,
   allSpecs: readonly TabSpec[],
-): ValidationModel | undefined {
-  if (column.kind === 'checkbox') {
-    return { type: 'list', allowBlank: true, formulae: ['"TRUE,FALSE"'], showErrorMessage: true, errorStyle: 'warning', errorTitle: column.name, error: 'Tick or untick: TRUE or FALSE.' }
-  }
+  headerOf: (title: string) => CellValue[] | undefined,
+): DesiredValidation | undefined {
+  if (column.kind === 'checkbox') return { formula1: '"TRUE,FALSE"', errorTitle: column.name, error: 'Tick or untick: TRUE or FALSE.' }
   if (column.dropdown === undefined) return undefined
-  const source = sourceColumn(workbook, column.dropdown, allSpecs)
+  const source = sourceColumn(column.dropdown, allSpecs, headerOf)
   if (source === undefined) {
     throw new TimelineSheetsError(
       'TS_SHEET_LAYOUT',
@@ -225,116 +229,70 @@ function desiredValidation(
     )
   }
   const quoted = `'${column.dropdown.tab.replaceAll("'", "''")}'`
-  const letter = columnLetter(source)
-  return {
-    type: 'list',
-    allowBlank: true,
-    formulae: [`${quoted}!$${letter}$2:$${letter}$1000`],
-    showErrorMessage: true,
-    // A warning, not a block: a manager may need a tag the list does not have yet.
-    errorStyle: 'warning',
-    errorTitle: column.name,
-    error: `Not in the list on "${column.dropdown.tab}". Keep it anyway?`,
-  }
+  const letter = columnName(source)
+  // A warning, not a block: a manager may need a tag the list does not have yet.
+  return { formula1: `${quoted}!$${letter}$2:$${letter}$1000`, errorTitle: column.name, error: `Not in the list on "${column.dropdown.tab}". Keep it anyway?` }
 }
 
-function sourceColumn(workbook: Workbook, dropdown: { tab: string; column: string }, allSpecs: readonly TabSpec[]): number | undefined {
-  const sheet = workbook.worksheets.find((candidate) => candidate.name === dropdown.tab)
-  if (sheet !== undefined) {
-    const found = readHeader(sheet).indexOf(dropdown.column)
-    if (found >= 0) return found + 1
-  }
+/** 0-based column of a dropdown's source: on the tab as it is, else in its spec. */
+function sourceColumn(dropdown: { tab: string; column: string }, allSpecs: readonly TabSpec[], headerOf: (title: string) => CellValue[] | undefined): number | undefined {
+  const found = headerOf(dropdown.tab)?.indexOf(dropdown.column) ?? -1
+  if (found >= 0) return found
   const spec = allSpecs.find((candidate) => candidate.title === dropdown.tab)
-  const found = spec?.columns.findIndex((candidate) => candidate.name === dropdown.column) ?? -1
-  return found >= 0 ? found + 1 : undefined
+  const index = spec?.columns.findIndex((candidate) => candidate.name === dropdown.column) ?? -1
+  return index >= 0 ? index : undefined
 }
 
-const RANGE = /^([A-Z]+)(\d+)(?::([A-Z]+)(\d+))?$/
-
-function validationColumn(address: string): { letter: string; top: number; bottom: number } | undefined {
-  const match = RANGE.exec(address)
-  if (match === null) return undefined
-  const [, left, top, right, bottom] = match
-  if (right !== undefined && right !== left) return undefined
-  return { letter: left!, top: Number(top), bottom: Number(bottom ?? top) }
-}
-
-function sameValidation(a: ValidationModel | undefined, b: ValidationModel): boolean {
-  return (
-    a !== undefined &&
-    a.type === b.type &&
-    String(a.formulae?.[0]) === String(b.formulae?.[0]) &&
-    (a.errorStyle ?? 'stop') === b.errorStyle &&
-    a.showErrorMessage === b.showErrorMessage
-  )
-}
-
-function applyValidation(
-  workbook: Workbook,
-  sheet: Worksheet,
-  index: number,
-  column: ColumnSpec,
-  tab: TabSpec,
-  allSpecs: readonly TabSpec[],
-  lastRow: number,
-): boolean {
-  const desired = desiredValidation(workbook, column, tab, allSpecs)
-  if (desired === undefined) return false
-  const letter = columnLetter(index)
-  const address = `${letter}2:${letter}${validationBottom(lastRow)}`
-  const model = internals(sheet).dataValidations.model
-  if (sameValidation(model[address], desired)) return false
-  for (const key of Object.keys(model)) {
-    const place = validationColumn(key)
-    if (place !== undefined && place.letter === letter && place.bottom >= 2) delete model[key]
-  }
-  model[address] = desired
+function applyValidation(parts: SheetParts, index: number, desired: DesiredValidation, lastRow: number): boolean {
+  const letter = columnName(index)
+  const sqref = `${letter}2:${letter}${validationBottom(lastRow)}`
+  const validations = readValidations(parts)
+  const current = validations.find((validation) => validation.attributes.get('sqref') === sqref)
+  if (current !== undefined && sameValidation(current.attributes, current.formula1, desired.formula1)) return false
+  const kept = validations.filter((validation) => {
+    const place = singleColumnRange(validation.attributes.get('sqref'))
+    return !(place !== undefined && place.column === index && place.bottom >= 2)
+  })
+  kept.push({
+    attributes: new Map(),
+    formula1: desired.formula1,
+    xml: validationXml(
+      [
+        ['type', 'list'],
+        ['allowBlank', '1'],
+        ['showErrorMessage', '1'],
+        ['errorStyle', 'warning'],
+        ['errorTitle', desired.errorTitle],
+        ['error', desired.error],
+        ['sqref', sqref],
+      ],
+      desired.formula1,
+    ),
+  })
+  writeValidations(parts, kept)
   return true
 }
 
-/**
- * exceljs expands a validation range into one entry per cell when it reads a
- * file; put each range back as one entry so saving stays fast.
- */
-export function compactValidations(sheet: Worksheet): void {
-  const model = internals(sheet).dataValidations.model
-  const groups = new Map<ValidationModel, string[]>()
-  for (const [address, validation] of Object.entries(model)) {
-    if (validation === undefined) continue
-    const list = groups.get(validation)
-    if (list === undefined) groups.set(validation, [address])
-    else list.push(address)
-  }
-  for (const [validation, addresses] of groups) {
-    if (addresses.length < 2) continue
-    const places = addresses.map(validationColumn)
-    if (places.some((place) => place === undefined || place.top !== place.bottom)) continue
-    const letter = places[0]!.letter
-    if (places.some((place) => place!.letter !== letter)) continue
-    const rows = places.map((place) => place!.top)
-    // Loops, not spreads: a row-sized argument list overflows the stack.
-    let top = Number.POSITIVE_INFINITY
-    let bottom = Number.NEGATIVE_INFINITY
-    for (const row of rows) {
-      if (row < top) top = row
-      if (row > bottom) bottom = row
-    }
-    if (bottom - top + 1 !== addresses.length) continue
-    for (const address of addresses) delete model[address]
-    model[`${letter}${top}:${letter}${bottom}`] = validation
-  }
+function sameValidation(attributes: ReadonlyMap<string, string>, formula1: string | undefined, desired: string): boolean {
+  const show = attributes.get('showErrorMessage')
+  return attributes.get('type') === 'list' && formula1 === desired && (attributes.get('errorStyle') ?? 'stop') === 'warning' && (show === '1' || show === 'true')
 }
 
 /** After rows were added, stretches the tool's column validations (rows 2…) to cover them. */
-export function extendValidations(sheet: Worksheet, lastRow: number): void {
-  const model = internals(sheet).dataValidations.model
+export function extendValidations(parts: SheetParts, lastRow: number): boolean {
+  const validations = readValidations(parts)
   const bottom = validationBottom(lastRow)
-  for (const [address, validation] of Object.entries(model)) {
-    const place = validationColumn(address)
-    if (validation === undefined || place === undefined || place.top !== 2 || place.bottom >= lastRow + 1) continue
-    delete model[address]
-    model[`${place.letter}2:${place.letter}${bottom}`] = validation
+  let changed = false
+  for (const validation of validations) {
+    const sqref = validation.attributes.get('sqref')
+    const place = singleColumnRange(sqref)
+    if (place === undefined || place.top !== 2 || place.bottom >= lastRow + 1) continue
+    const letter = columnName(place.column)
+    validation.xml = validation.xml.replace(/(\ssqref\s*=\s*)("[^"]*"|'[^']*')/, `$1"${letter}2:${letter}${bottom}"`)
+    changed = true
   }
+  if (changed) writeValidations(parts, validations)
+  return changed
 }
 
 const STATUS_RULE = /^ISNUMBER\(SEARCH\("(error|conflict)",\$[A-Z]+2\)\)$/
@@ -343,43 +301,54 @@ function statusFormula(word: 'error' | 'conflict', statusLetter: string): string
   return `ISNUMBER(SEARCH("${word}",$${statusLetter}2))`
 }
 
-function isStatusFormatting(formatting: ConditionalFormatting): boolean {
-  return formatting.rules.length > 0 && formatting.rules.every((rule) => rule.type === 'expression' && STATUS_RULE.test(rule.formulae?.[0] ?? ''))
+function ruleFormulas(formatting: string): { all: boolean; formulas: string[]; priorities: number[] } {
+  const rules = topLevel(elementContent(formatting)).filter((piece) => piece.name === 'cfRule')
+  const formulas: string[] = []
+  const priorities: number[] = []
+  let all = rules.length > 0
+  for (const rule of rules) {
+    const attributes = parseAttributes(startTagAttributes(rule.xml))
+    const formula = topLevel(elementContent(rule.xml)).find((child) => child.name === 'formula')
+    const text = formula === undefined ? '' : decodeXml(elementContent(formula.xml))
+    formulas.push(text)
+    priorities.push(Number(attributes.get('priority') ?? 0))
+    if (attributes.get('type') !== 'expression' || !STATUS_RULE.test(text)) all = false
+  }
+  return { all, formulas, priorities }
 }
 
 /** Colours the whole row by the words in the status column: red for an error, amber for a conflict. */
-function applyStatusColours(sheet: Worksheet, statusIndex: number, lastColumn: number): boolean {
-  const letter = columnLetter(statusIndex)
-  const ref = `A2:${columnLetter(lastColumn)}${LAST_SHEET_ROW}`
+function applyStatusColours(parts: SheetParts, statusIndex: number, lastColumn: number, styles: Styles): boolean {
+  const letter = columnName(statusIndex)
+  const sqref = `A2:${columnName(lastColumn)}${LAST_SHEET_ROW}`
   const formulas = [statusFormula('error', letter), statusFormula('conflict', letter)]
-  const all = internals(sheet).conditionalFormattings
-  const ours = all.filter(isStatusFormatting)
+  const all = parts.all('conditionalFormatting')
+  const ours = all.filter((formatting) => ruleFormulas(formatting).all)
   const current = ours.length === 1 ? ours[0]! : undefined
-  if (current !== undefined && current.ref === ref && current.rules.map((rule) => rule.formulae?.[0]).join('|') === formulas.join('|')) return false
-  internals(sheet).conditionalFormattings = all.filter((formatting) => !isStatusFormatting(formatting))
-  sheet.addConditionalFormatting({
-    ref,
-    rules: (['error', 'conflict'] as const).map((word, i) => ({
-      type: 'expression',
-      priority: i + 1,
-      formulae: [formulas[i]!],
-      style: { fill: { type: 'pattern', pattern: 'solid', bgColor: { argb: STATUS_FILLS[word] } } },
-    })),
-  })
+  if (current !== undefined) {
+    const ref = parseAttributes(startTagAttributes(current)).get('sqref')
+    if (ref === sqref && ruleFormulas(current).formulas.join('|') === formulas.join('|')) return false
+  }
+  const others = all.filter((formatting) => !ruleFormulas(formatting).all)
+  // After the manager's own rules, so their priorities keep their order.
+  let priority = others.reduce((max, formatting) => Math.max(max, ...ruleFormulas(formatting).priorities), 0)
+  const rules = (['error', 'conflict'] as const).map(
+    (word, i) => `<cfRule type="expression" dxfId="${styles.fillFormat(STATUS_FILLS[word])}" priority="${++priority}"><formula>${escapeXml(formulas[i]!)}</formula></cfRule>`,
+  )
+  parts.setAll('conditionalFormatting', [...others, `<conditionalFormatting sqref="${sqref}">${rules.join('')}</conditionalFormatting>`])
   return true
 }
 
-function applyProtection(sheet: Worksheet, readOnly: boolean): boolean {
-  const desired: Record<string, true> = { sheet: true, ...(readOnly ? READ_ONLY_PROTECTION : EDITABLE_PROTECTION) }
-  const current = internals(sheet).sheetProtection ?? {}
-  const keys = new Set([...Object.keys(desired), ...Object.keys(EDITABLE_PROTECTION)])
-  if ([...keys].every((key) => (current[key] === true) === (desired[key] === true))) return false
+function applyProtection(parts: SheetParts, readOnly: boolean): boolean {
+  const allowed: readonly string[] = readOnly ? READ_ONLY_PROTECTION : EDITABLE_PROTECTION
+  const element = parts.get('sheetProtection')
+  const current = element === undefined ? new Map<string, string>() : parseAttributes(startTagAttributes(element))
+  const on = (value: string | undefined) => value === '1' || value === 'true'
+  const permits = (value: string | undefined) => value === '0' || value === 'false'
+  const same = on(current.get('sheet')) && EDITABLE_PROTECTION.every((key) => permits(current.get(key)) === allowed.includes(key))
+  if (same) return false
   // No password: like Google's warning-only protection, a manager can lift it on purpose.
-  internals(sheet).sheetProtection = desired
+  parts.set('sheetProtection', `<sheetProtection sheet="1"${allowed.map((key) => ` ${key}="0"`).join('')}/>`)
   return true
 }
 
-/** The layout report's tab list order: as asked. */
-export function headerOf(sheet: Worksheet): CellValue[] {
-  return readHeader(sheet)
-}
