@@ -294,6 +294,7 @@ function reappend(d: Extract<Decision, { kind: 'report-missing' }>, server: Map<
     activity: s.activity,
     user: s.user,
     fingerprint: fingerprintOf(s),
+    word: 'Done',
     reason: 'This row had been removed from the sheet, but the activity still exists on the server, so it is shown again. Tick Delete to delete it.',
     sheet: 'missing',
     server: d.server,

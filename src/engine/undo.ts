@@ -167,7 +167,17 @@ async function undoInFrame(target: TargetConfig, undoRunId: string, deps: UndoDe
     if (logSnapshot.tabs[target.tabs.syncLog]?.exists) {
       const write = {
         tab: target.tabs.syncLog,
-        appends: [syncLogRow({ when: startedAt, timeZone: target.timeZone, runId, command: 'undo', result, counts: { created: counts.recreated, updated: counts.restored, deleted: counts.deleted, conflicts: counts.conflicts, invalid: 0, waiting: 0 }, message })],
+        appends: [
+          syncLogRow({
+            when: startedAt,
+            timeZone: target.timeZone,
+            runId,
+            command: 'undo',
+            result,
+            counts: { created: counts.recreated, updated: counts.restored, deleted: counts.deleted, conflicts: counts.conflicts, invalid: 0, waiting: 0, failed: counts.failed },
+            message,
+          }),
+        ],
       }
       if (!isEmptyWrite(write)) await deps.spreadsheet.write([write], logSnapshot)
     }
