@@ -7,6 +7,7 @@
  * that record what the server now holds (Key, Base) and its Status are
  * written, and the next import sends the newer edit.
  */
+import { activityChanges, withChanges } from './changes.ts'
 import { ACTIVITY_COLUMN as C, type HeaderLayout } from './columns.ts'
 import { fingerprintOf } from './fingerprint.ts'
 import { type Decision } from './plan.ts'
@@ -120,7 +121,9 @@ export function sheetWriteBack(
       if (d.kind === 'import-post' || d.kind === 'import-put') {
         const activity: ServerActivity = { activity: o.activity!, user: o.user ?? d.user }
         base.set(activityKey(activity.activity.timelineKey, activity.activity.entityId), fingerprintOf(activity))
-        const reason = d.kind === 'import-post' ? 'Created on the server.' : 'Saved to the server.'
+        const before = d.kind === 'import-put' ? server.get(d.key)?.activity : undefined
+        const saved = before ? withChanges('Saved to the server.', activityChanges(before, activity.activity, target.timeZone)) : 'Saved to the server.'
+        const reason = d.kind === 'import-post' ? 'Created on the server.' : saved
         showServerVersion(d.rowNumber, activity, { word: 'Done', reason })
       } else {
         base.set(d.key, null)
