@@ -33,6 +33,8 @@ export default tseslint.config(
   },
   // The bin wrapper is plain JavaScript run by Node.
   { files: ['bin/**/*.js'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
+  // oidc-provider ships no types (counterparts/timeline/oidc-provider.d.ts declares it loosely).
+  { files: ['counterparts/timeline/oidc.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
   // The fuzzer feeds numbers that lose precision on purpose (2^53 + 1): that is what it tests.
   { files: ['scripts/fuzz-import.ts'], rules: { 'no-loss-of-precision': 'off' } },
   restrict(['src/core/**'], [
