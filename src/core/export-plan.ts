@@ -3,7 +3,8 @@
  * tabs of a target, the rows a timeline's changes touch and what to do with each, the Allowed tags tab.
  * Pure: the engine reads, calls these, and writes (src/engine/export.ts).
  */
-import type { Activity, AllowedTags } from './activity.ts'
+import type { Activity, ActivityInput, AllowedTags } from './activity.ts'
+import { activityChanges, withChanges } from './changes.ts'
 import { allowedTagsFingerprint, allowedTagsToRows, rowsToAllowedTags } from './allowed-tags-sheet.ts'
 import { ACTIVITY_COLUMN, ALLOWED_TAGS_COLUMN, activitiesTab, allowedTagsTab, syncLogTab, timelineTab, validateHeader, type HeaderLayout } from './columns.ts'
 import { withServerVersion } from './describe.ts'
@@ -276,10 +277,15 @@ export function planTimeline(change: TimelineDelta, ctx: PlanContext): Decision[
   }
   // A key missing from the whole sheet whose activity the server still has: re-shown (planner: report-missing).
   const plan = planExport(base, lines, server, { deletedOnServer: ctx.deletedRows })
+  const inRow = new Map<number, ActivityInput>()
+  for (const line of lines) if (line.kind === 'row' && line.row.kind === 'existing') inRow.set(line.rowNumber, line.row.values.input)
   return plan.decisions.map((d) => {
     if (d.kind === 'report-missing') return reappend(d, server)
     // A conflict the manager can act on: the Status shows what the server has now.
     if (d.kind === 'conflict') return { ...d, reason: withServerVersion(d.reason, server.get(d.key)?.activity, ctx.timeZone) }
+    // A row rewritten with the server's version says what changed in it.
+    const before = d.kind === 'export-update' ? inRow.get(d.rowNumber) : undefined
+    if (d.kind === 'export-update' && before) return { ...d, reason: withChanges(d.reason, activityChanges(before, d.activity, ctx.timeZone)) }
     return d
   })
 }
@@ -294,6 +300,7 @@ function reappend(d: Extract<Decision, { kind: 'report-missing' }>, server: Map<
     activity: s.activity,
     user: s.user,
     fingerprint: fingerprintOf(s),
+    word: 'Done',
     reason: 'This row had been removed from the sheet, but the activity still exists on the server, so it is shown again. Tick Delete to delete it.',
     sheet: 'missing',
     server: d.server,

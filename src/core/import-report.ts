@@ -1,5 +1,6 @@
 /** How an import's plan and outcome are shown: the plan view, the counts, the guard error. */
 import type { TagsPlan } from './allowed-tags-plan.ts'
+import { activityChanges, describeChanges, whenOf, type FieldChange } from './changes.ts'
 import { describeInput } from './describe.ts'
 import type { GuardFailure } from './guards.ts'
 import type { Decision } from './plan.ts'
@@ -14,6 +15,8 @@ export interface PlannedWrite {
   rowNumber: number | undefined
   key: string | undefined
   what: string
+  /** For an update: the columns it changes, from the server's version to the row's (the `what` says them too). */
+  changes?: FieldChange[]
 }
 
 export interface ImportPlanView {
@@ -38,6 +41,8 @@ export function planView(
   tags: TagsPlan,
   guards: GuardFailure[],
   server: Map<string, ServerActivity>,
+  /** The target's zone: changes are said in the sheet's local times. */
+  timeZone: string,
 ): ImportPlanView {
   const writes: PlannedWrite[] = []
   const serverSide = (key: string) => {
@@ -48,7 +53,11 @@ export function planView(
     if (d.kind === 'import-post') {
       writes.push({ kind: 'create', user: d.user, rowNumber: d.rowNumber, key: undefined, what: adoptions.has(d.rowNumber) ? `${describeInput(d.input)} (already created by an interrupted run: only its Key is written back)` : describeInput(d.input) })
     } else if (d.kind === 'import-put') {
-      writes.push({ kind: 'update', user: d.user, rowNumber: d.rowNumber, key: d.key, what: describeInput(d.input) })
+      const now = server.get(d.key)?.activity
+      if (now) {
+        const changes = activityChanges(now, d.input, timeZone)
+        writes.push({ kind: 'update', user: d.user, rowNumber: d.rowNumber, key: d.key, what: `${whenOf(now, timeZone)}: ${describeChanges(changes)}`, changes })
+      } else writes.push({ kind: 'update', user: d.user, rowNumber: d.rowNumber, key: d.key, what: describeInput(d.input) })
     } else if (d.kind === 'import-delete') {
       const s = serverSide(d.key)
       writes.push({ kind: 'delete', user: s.user, rowNumber: d.rowNumber, key: d.key, what: `${s.what} (Delete ticked)` })

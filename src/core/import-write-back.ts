@@ -7,13 +7,15 @@
  * that record what the server now holds (Key, Base) and its Status are
  * written, and the next import sends the newer edit.
  */
+import { activityChanges, withChanges } from './changes.ts'
 import { ACTIVITY_COLUMN as C, type HeaderLayout } from './columns.ts'
 import { fingerprintOf } from './fingerprint.ts'
 import { type Decision } from './plan.ts'
 import { keyText, locateRows, sameCells } from './row-identity.ts'
 import { activityKey, activityToCells, cellsToRestore, cellUpdatesFor, type RowNotice, type ServerActivity } from './rows.ts'
 import type { CellUpdate, CellValue, TabData, TabWrite } from './sheet.ts'
-import { changedCells, withoutStamp } from './sheet-writes.ts'
+import { changedCells, statusOf } from './sheet-writes.ts'
+import { saysStatus, statusText, type Status } from './status.ts'
 import type { WriteOutcome } from './server-writes.ts'
 
 export interface WriteBack {
@@ -70,37 +72,45 @@ export function sheetWriteBack(
     }
   }
 
-  const stamped = (reason: string) => `${today}: ${reason}`
+  const stamped = (status: Status) => statusText(status, today)
   // Tool cells someone typed over (Duration) are put back, and the row's Status says so.
   const notices = new Map<number, RowNotice[]>()
   for (const d of decisions) if ('rowNumber' in d && d.rowNumber !== undefined && d.notices?.length) notices.set(d.rowNumber, d.notices)
   const statusWritten = new Set<number>()
-  const withNotices = (rowNumber: number, reason: string) => {
+  const withNotices = (rowNumber: number, status: Status): Status => {
     const list = notices.get(rowNumber)
-    return list ? `${reason} ${list.map((n) => `${n.message}.`).join(' ')}` : reason
+    return list ? { word: status.word, reason: `${status.reason} ${list.map((n) => `${n.message}.`).join(' ')}` } : status
   }
   const at = (rowNumber: number): { row: number; edited: boolean } | undefined => {
     const where = located.get(rowNumber)
     if (!where && !lost.includes(rowNumber)) lost.push(rowNumber)
     return where
   }
-  const setStatus = (rowNumber: number, reason: string) => {
+  const setStatus = (rowNumber: number, status: Status) => {
     const where = at(rowNumber)
     if (!where) return
     statusWritten.add(rowNumber)
-    const text = withNotices(rowNumber, reason)
-    const current = fresh.rows[where.row - 2]?.[statusIndex]
-    if (typeof current === 'string' && withoutStamp(current) === text) return
-    updates.push(...cellUpdatesFor(where.row, { [C.status]: stamped(text), ...cellsToRestore(notices.get(rowNumber)) }, layout))
+    const said = withNotices(rowNumber, status)
+    if (saysStatus(fresh.rows[where.row - 2]?.[statusIndex], said)) return
+    updates.push(...cellUpdatesFor(where.row, { [C.status]: stamped(said), ...cellsToRestore(notices.get(rowNumber)) }, layout))
   }
   /** The server's version in the row, or — when a person edited the row again since the plan read it — only what records it. */
-  const showServerVersion = (rowNumber: number, activity: ServerActivity, status: string) => {
+  const showServerVersion = (rowNumber: number, activity: ServerActivity, status: Status) => {
     const where = at(rowNumber)
     if (!where) return
     statusWritten.add(rowNumber)
     const cells = activityToCells(activity.activity, activity.user, target.timeZone, stamped(withNotices(rowNumber, status)))
+    const again: Status = {
+      word: 'Waiting',
+      reason: `${status.reason} You changed the row again meanwhile; that change goes to the server with the next import.`,
+    }
     const written = where.edited
-      ? { [C.key]: cells[C.key], [C.base]: cells[C.base], [C.status]: stamped(withNotices(rowNumber, `${status} You changed the row again meanwhile; that change goes to the server with the next import.`)), ...cellsToRestore(notices.get(rowNumber)) }
+      ? {
+          [C.key]: cells[C.key],
+          [C.base]: cells[C.base],
+          [C.status]: stamped(withNotices(rowNumber, again)),
+          ...cellsToRestore(notices.get(rowNumber)),
+        }
       : cells
     updates.push(...cellUpdatesFor(where.row, changedCells(fresh.rows[where.row - 2] ?? [], written, layout), layout))
   }
@@ -111,24 +121,27 @@ export function sheetWriteBack(
       if (d.kind === 'import-post' || d.kind === 'import-put') {
         const activity: ServerActivity = { activity: o.activity!, user: o.user ?? d.user }
         base.set(activityKey(activity.activity.timelineKey, activity.activity.entityId), fingerprintOf(activity))
-        showServerVersion(d.rowNumber, activity, d.kind === 'import-post' ? 'Created on the server.' : 'Saved to the server.')
+        const before = d.kind === 'import-put' ? server.get(d.key)?.activity : undefined
+        const saved = before ? withChanges('Saved to the server.', activityChanges(before, activity.activity, target.timeZone)) : 'Saved to the server.'
+        const reason = d.kind === 'import-post' ? 'Created on the server.' : saved
+        showServerVersion(d.rowNumber, activity, { word: 'Done', reason })
       } else {
         base.set(d.key, null)
         if (d.kind === 'import-delete') removeOrMark(d.rowNumber)
       }
     } else if ('rowNumber' in d) {
-      setStatus(d.rowNumber, o.message ?? 'Not saved.')
+      setStatus(d.rowNumber, { word: o.status === 'conflict' ? 'Conflict' : 'Error', reason: o.message ?? 'Not saved.' })
     }
   }
   for (const d of decisions) {
     if (d.kind === 'conflict' || d.kind === 'invalid') {
       const warnings = d.warnings.length ? ` (${d.warnings.map((w) => w.message).join('; ')})` : ''
-      setStatus(d.rowNumber, `${d.reason}${warnings}`)
+      setStatus(d.rowNumber, { word: d.word, reason: `${d.reason}${warnings}` })
     } else if (d.kind === 'forget') {
       base.set(d.key, null)
     } else if (d.kind === 'noop' && d.sheet === 'added' && d.rowNumber !== undefined) {
       // A new row with Delete ticked: say why nothing happened, rather than nothing.
-      setStatus(d.rowNumber, `${d.reason} Delete the row when you no longer need it.`)
+      setStatus(d.rowNumber, { word: d.word, reason: `${d.reason} Delete the row when you no longer need it.` })
     } else if (d.kind === 'refresh-base') {
       base.set(d.key, d.fingerprint)
       const s = server.get(d.key)
@@ -136,7 +149,7 @@ export function sheetWriteBack(
       if (where && d.rowNumber !== undefined) {
         // An edit the server already holds (a run killed before its write-back): write the row
         // as the server has it, so the cells the tool owns (Duration) follow the edit too.
-        if (d.sheet === 'changed' && s && fingerprintOf(s) === d.fingerprint) showServerVersion(d.rowNumber, s, d.reason)
+        if (d.sheet === 'changed' && s && fingerprintOf(s) === d.fingerprint) showServerVersion(d.rowNumber, s, statusOf(d))
         else if (fresh.rows[where.row - 2]?.[layout.index[C.base]!] !== d.fingerprint) updates.push(...cellUpdatesFor(where.row, { [C.base]: d.fingerprint }, layout))
       }
     } else if (d.kind === 'export-remove' && d.sheet === 'deleted') {
@@ -145,17 +158,18 @@ export function sheetWriteBack(
       removeOrMark(d.rowNumber)
     }
   }
-  for (const rowNumber of notices.keys()) if (!statusWritten.has(rowNumber) && !deleteRows.includes(located.get(rowNumber)?.row ?? -1)) setStatus(rowNumber, 'In step with the server.')
+  for (const rowNumber of notices.keys()) if (!statusWritten.has(rowNumber) && !deleteRows.includes(located.get(rowNumber)?.row ?? -1)) setStatus(rowNumber, { word: 'Done', reason: 'In step with the server.' })
   return { write: { tab: fresh.title, keyColumn, updates, deleteRows }, base, lost }
 
   function removeOrMark(rowNumber: number): void {
     if (target.deletedRows === 'mark') {
-      setStatus(rowNumber, 'Deleted on the server.')
+      setStatus(rowNumber, { word: 'Deleted', reason: 'Deleted on the server.' })
       return
     }
     const where = at(rowNumber)
     if (!where) return
-    if (where.edited) setStatus(rowNumber, 'Deleted on the server. You changed this row after ticking Delete, so it was kept; delete it when you no longer need it.')
+    const kept = 'Deleted on the server. You changed this row after ticking Delete, so it was kept; delete it when you no longer need it.'
+    if (where.edited) setStatus(rowNumber, { word: 'Deleted', reason: kept })
     else deleteRows.push(where.row)
   }
 }

@@ -21,6 +21,7 @@
  */
 import type { Activity, ActivityInput } from './activity.ts'
 import { fingerprintOf } from './fingerprint.ts'
+import type { StatusWord } from './status.ts'
 
 export { fingerprintOf } from './fingerprint.ts'
 import { withDuplicatesRefused, type RowNotice, type RowProblem, type ServerActivity, type SheetLine } from './rows.ts'
@@ -54,6 +55,8 @@ export interface SyncRule {
   sheet: SideChange
   server: SideChange
   action: TableAction
+  /** The Status word a row with this pair gets (status.ts). */
+  word: StatusWord
   /** For the Status column and the plan printout. */
   reason: string
 }
@@ -64,24 +67,24 @@ export interface SyncRule {
  * `'added'` is a new row without Key (sheet) / an activity base does not know (server).
  */
 export const SYNC_TABLE = [
-  { sheet: 'unchanged', server: 'unchanged', action: 'noop', reason: 'In step with the server.' },
-  { sheet: 'unchanged', server: 'changed', action: 'export-update', reason: 'Changed on the server since the last sync; the row now shows the server version.' },
-  { sheet: 'unchanged', server: 'deleted', action: 'export-remove', reason: 'Deleted on the server since the last sync.' },
-  { sheet: 'changed', server: 'unchanged', action: 'import-put', reason: 'Edited in the sheet; the edit is saved to the server.' },
-  { sheet: 'changed', server: 'changed', action: 'conflict', reason: 'Changed both here and on the server since the last sync, so nothing was written and your edit is kept. Make the row match the server version to accept it, or ask the operator.' },
-  { sheet: 'changed', server: 'deleted', action: 'conflict', reason: 'Edited here but deleted on the server since the last sync, so nothing was written and your edit is kept. Clear Key and Base to add it again as a new activity, or delete the row.' },
-  { sheet: 'changed', server: 'added', action: 'conflict', reason: 'The tool has no record of the last sync for this row and it differs from the server, so nothing was written. Make the row match the server, or clear Key and Base to add it as a new activity.' },
-  { sheet: 'changed', server: 'missing', action: 'invalid', reason: 'This activity is not on the server and the tool has no record of it (a Key pasted from another sheet, or typed?), so nothing was written. Clear Key and Base to add the row as a new activity, or delete the row.' },
-  { sheet: 'deleted', server: 'unchanged', action: 'import-delete', reason: 'Delete ticked; the activity is deleted on the server.' },
-  { sheet: 'deleted', server: 'changed', action: 'conflict', reason: 'Delete ticked, but the activity changed on the server since the last sync, so it was not deleted. Untick Delete to see the server version, or tick it again after the next sync.' },
-  { sheet: 'deleted', server: 'deleted', action: 'export-remove', reason: 'Delete ticked and already deleted on the server.' },
-  { sheet: 'deleted', server: 'added', action: 'conflict', reason: 'Delete ticked, but the tool has no record of the last sync for this row, so it was not deleted. Untick Delete and tick it again after the next sync.' },
-  { sheet: 'deleted', server: 'missing', action: 'invalid', reason: 'Delete ticked on an activity that is not on the server and that the tool has no record of (a Key pasted from another sheet, or typed?); nothing was deleted. Delete the row itself.' },
-  { sheet: 'added', server: 'missing', action: 'import-post', reason: 'New row; the activity is created on the server.' },
-  { sheet: 'missing', server: 'unchanged', action: 'report-missing', reason: 'The row for this activity is missing from the sheet; the activity was kept on the server. Tick Delete on its row to remove it.' },
-  { sheet: 'missing', server: 'changed', action: 'report-missing', reason: 'The row for this activity is missing from the sheet and the activity changed on the server; it was kept.' },
-  { sheet: 'missing', server: 'deleted', action: 'forget', reason: 'Gone from the sheet and from the server.' },
-  { sheet: 'missing', server: 'added', action: 'export-append', reason: 'New on the server; added to the sheet.' },
+  { sheet: 'unchanged', server: 'unchanged', word: 'Done', action: 'noop', reason: 'In step with the server.' },
+  { sheet: 'unchanged', server: 'changed', word: 'Done', action: 'export-update', reason: 'Changed on the server since the last sync; the row now shows the server version.' },
+  { sheet: 'unchanged', server: 'deleted', word: 'Deleted', action: 'export-remove', reason: 'Deleted on the server since the last sync.' },
+  { sheet: 'changed', server: 'unchanged', word: 'Done', action: 'import-put', reason: 'Edited in the sheet; the edit is saved to the server.' },
+  { sheet: 'changed', server: 'changed', word: 'Conflict', action: 'conflict', reason: 'Changed both here and on the server since the last sync, so nothing was written and your edit is kept. Make the row match the server version to accept it, or ask the operator.' },
+  { sheet: 'changed', server: 'deleted', word: 'Conflict', action: 'conflict', reason: 'Edited here but deleted on the server since the last sync, so nothing was written and your edit is kept. Clear Key and Base to add it again as a new activity, or delete the row.' },
+  { sheet: 'changed', server: 'added', word: 'Conflict', action: 'conflict', reason: 'The tool has no record of the last sync for this row and it differs from the server, so nothing was written. Make the row match the server, or clear Key and Base to add it as a new activity.' },
+  { sheet: 'changed', server: 'missing', word: 'Error', action: 'invalid', reason: 'This activity is not on the server and the tool has no record of it (a Key pasted from another sheet, or typed?), so nothing was written. Clear Key and Base to add the row as a new activity, or delete the row.' },
+  { sheet: 'deleted', server: 'unchanged', word: 'Deleted', action: 'import-delete', reason: 'Delete ticked; the activity is deleted on the server.' },
+  { sheet: 'deleted', server: 'changed', word: 'Conflict', action: 'conflict', reason: 'Delete ticked, but the activity changed on the server since the last sync, so it was not deleted. Untick Delete to see the server version, or tick it again after the next sync.' },
+  { sheet: 'deleted', server: 'deleted', word: 'Deleted', action: 'export-remove', reason: 'Delete ticked and already deleted on the server.' },
+  { sheet: 'deleted', server: 'added', word: 'Conflict', action: 'conflict', reason: 'Delete ticked, but the tool has no record of the last sync for this row, so it was not deleted. Untick Delete and tick it again after the next sync.' },
+  { sheet: 'deleted', server: 'missing', word: 'Error', action: 'invalid', reason: 'Delete ticked on an activity that is not on the server and that the tool has no record of (a Key pasted from another sheet, or typed?); nothing was deleted. Delete the row itself.' },
+  { sheet: 'added', server: 'missing', word: 'Done', action: 'import-post', reason: 'New row; the activity is created on the server.' },
+  { sheet: 'missing', server: 'unchanged', word: 'Done', action: 'report-missing', reason: 'The row for this activity is missing from the sheet; the activity was kept on the server. Tick Delete on its row to remove it.' },
+  { sheet: 'missing', server: 'changed', word: 'Done', action: 'report-missing', reason: 'The row for this activity is missing from the sheet and the activity changed on the server; it was kept.' },
+  { sheet: 'missing', server: 'deleted', word: 'Deleted', action: 'forget', reason: 'Gone from the sheet and from the server.' },
+  { sheet: 'missing', server: 'added', word: 'Done', action: 'export-append', reason: 'New on the server; added to the sheet.' },
 ] as const satisfies readonly SyncRule[]
 
 /** The table's rule for a pair of side changes, or undefined for a pair that cannot occur. */
@@ -90,6 +93,8 @@ export function ruleFor(sheet: SideChange, server: SideChange): SyncRule | undef
 }
 
 type Common = {
+  /** The Status word (status.ts): with `reason`, what the row's Status says. */
+  word: StatusWord
   reason: string
   sheet: SideChange
   server: SideChange
@@ -177,14 +182,14 @@ function plan(
       const first = problems.find((p) => p.severity === 'error')!
       decisions.push({
         kind: 'invalid', key: line.key, rowNumber: line.rowNumber, problems,
-        reason: first.message, sheet: 'changed', server: 'missing', warnings: [],
+        word: 'Error', reason: first.message, sheet: 'changed', server: 'missing', warnings: [],
       })
       continue
     }
     const row = line.row
     const notices = row.kind === 'existing' || row.kind === 'new' ? row.notices : undefined
     if (row.kind === 'discarded') {
-      decisions.push({ kind: 'noop', key: undefined, rowNumber: line.rowNumber, reason: 'New row with Delete ticked: nothing was created.', sheet: 'added', server: 'missing', warnings: row.warnings })
+      decisions.push({ kind: 'noop', key: undefined, rowNumber: line.rowNumber, word: 'Deleted', reason: 'New row with Delete ticked: nothing was created.', sheet: 'added', server: 'missing', warnings: row.warnings })
       continue
     }
     if (row.kind === 'new') {
@@ -213,11 +218,11 @@ function plan(
     // A two-sided change that ended in agreement is no conflict (and no write).
     // In step but unknown to the state (a run killed after its sheet write, before its state save): record the base.
     if (rowFp !== undefined && now !== undefined && rowFp === now && (sheetSide === 'changed' || rowFp !== baseFp || row.baseCell !== now || base.get(row.key) !== now)) {
-      decisions.push({ kind: 'refresh-base', key: row.key, rowNumber: line.rowNumber, fingerprint: now, reason: sheetSide === 'changed' ? 'Same change made here and on the server; nothing to write.' : 'In step with the server.', sheet: sheetSide, server: serverSide, warnings: row.warnings, ...withNotices(notices) })
+      decisions.push({ kind: 'refresh-base', key: row.key, rowNumber: line.rowNumber, fingerprint: now, word: 'Done', reason: sheetSide === 'changed' ? 'Same change made here and on the server; nothing to write.' : 'In step with the server.', sheet: sheetSide, server: serverSide, warnings: row.warnings, ...withNotices(notices) })
       continue
     }
     const rule = ruleFor(sheetSide, serverSide)
-    const common = { reason: rule?.reason ?? 'Unexpected state.', sheet: sheetSide, server: serverSide, warnings: row.warnings, ...withNotices(notices) }
+    const common = { word: rule?.word ?? 'Error', reason: rule?.reason ?? 'Unexpected state.', sheet: sheetSide, server: serverSide, warnings: row.warnings, ...withNotices(notices) }
     switch (rule?.action) {
       case 'noop':
         decisions.push({ kind: 'noop', key: row.key, rowNumber: line.rowNumber, ...common })
@@ -277,23 +282,24 @@ function detectServer(baseFp: string | undefined, now: string | undefined): Side
   return now === baseFp ? 'unchanged' : 'changed'
 }
 
-function fromRule(sheet: SideChange, server: SideChange): { reason: string; sheet: SideChange; server: SideChange } {
-  return { reason: ruleFor(sheet, server)?.reason ?? 'Unexpected state.', sheet, server }
+function fromRule(sheet: SideChange, server: SideChange): { word: StatusWord; reason: string; sheet: SideChange; server: SideChange } {
+  const rule = ruleFor(sheet, server)
+  return { word: rule?.word ?? 'Error', reason: rule?.reason ?? 'Unexpected state.', sheet, server }
 }
 
 const WAITING = 'Waiting for the next import (sync) to send this edit to the server.'
 
 /** Applies options and the export-only mode to a table decision. */
 function adapt(d: Decision, mode: 'sync' | 'export', options: PlanOptions, s?: ServerActivity): Decision {
-  const keep = { reason: d.reason, sheet: d.sheet, server: d.server, warnings: d.warnings }
+  const keep = { word: d.word, reason: d.reason, sheet: d.sheet, server: d.server, warnings: d.warnings }
   if (d.kind === 'export-remove' && options.deletedOnServer === 'mark') {
-    return { kind: 'export-mark-deleted', key: d.key, rowNumber: d.rowNumber, ...keep }
+    return { kind: 'export-mark-deleted', key: d.key, rowNumber: d.rowNumber, ...keep, word: 'Deleted' }
   }
   if (d.kind === 'report-missing' && options.deleteMissing && mode === 'sync' && d.server === 'unchanged' && s) {
-    return { kind: 'import-delete-missing', key: d.key, timelineKey: s.activity.timelineKey, entityId: s.activity.entityId, ...keep, reason: 'The row for this activity was removed from the sheet; the activity is deleted on the server (deleting missing rows is switched on).' }
+    return { kind: 'import-delete-missing', key: d.key, timelineKey: s.activity.timelineKey, entityId: s.activity.entityId, ...keep, word: 'Deleted', reason: 'The row for this activity was removed from the sheet; the activity is deleted on the server (deleting missing rows is switched on).' }
   }
   if (mode === 'export' && (d.kind === 'import-put' || d.kind === 'import-post' || d.kind === 'import-delete')) {
-    return { kind: 'noop', key: d.kind === 'import-post' ? undefined : d.key, rowNumber: d.rowNumber, ...keep, reason: WAITING }
+    return { kind: 'noop', key: d.kind === 'import-post' ? undefined : d.key, rowNumber: d.rowNumber, ...keep, word: 'Waiting', reason: WAITING }
   }
   return d
 }

@@ -9,12 +9,13 @@ import { ACTIVITY_COLUMN, type HeaderLayout } from './columns.ts'
 import type { Decision } from './plan.ts'
 import { activityToCells, cellsToRestore, cellsToRow, cellUpdatesFor } from './rows.ts'
 import type { CellUpdate, CellValue, TabData, TabWrite } from './sheet.ts'
+import { saysStatus, statusText, type Status } from './status.ts'
 
 export interface ActivityWritesContext {
   tab: TabData
   layout: HeaderLayout
   timeZone: string
-  /** Local date stamped on Status texts (`2026-11-22: …`), so an old status reads as old. */
+  /** Local date stamped on Status texts (`Done (2026-11-22): …`), so an old status reads as old. */
   today: string
 }
 
@@ -34,15 +35,13 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
   const base = new Map<string, string | null>()
   const counts = { appended: 0, updated: 0, removed: 0, marked: 0, statuses: 0, refreshed: 0 }
   const statusIndex = ctx.layout.index[C.status]
-  const currentStatus = (rowNumber: number): string => {
-    const cell = statusIndex === undefined ? null : ctx.tab.rows[rowNumber - 2]?.[statusIndex]
-    return typeof cell === 'string' ? cell : ''
-  }
-  const stamped = (reason: string) => `${ctx.today}: ${reason}`
-  const setStatus = (rowNumber: number, reason: string, restore: Partial<Record<string, CellValue>> = {}) => {
-    // The date prefix differs every day: compare the words, not the stamp.
-    if (withoutStamp(currentStatus(rowNumber)) === reason) return
-    updates.push(...cellUpdatesFor(rowNumber, { [C.status]: stamped(reason), ...restore }, ctx.layout))
+  const currentStatus = (rowNumber: number): CellValue | undefined =>
+    statusIndex === undefined ? null : ctx.tab.rows[rowNumber - 2]?.[statusIndex]
+  const stamped = (status: Status) => statusText(status, ctx.today)
+  const setStatus = (rowNumber: number, status: Status, restore: Partial<Record<string, CellValue>> = {}) => {
+    // The date differs every day: compare the word and the reason, not the date.
+    if (saysStatus(currentStatus(rowNumber), status)) return
+    updates.push(...cellUpdatesFor(rowNumber, { [C.status]: stamped(status), ...restore }, ctx.layout))
     counts.statuses++
   }
 
@@ -50,19 +49,20 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
     // Tool cells someone typed over (Duration) are put back on a row the export does not rewrite anyway.
     if (d.notices?.length && 'rowNumber' in d && d.rowNumber !== undefined && d.kind !== 'export-update' && d.kind !== 'export-remove') {
       const said = d.notices.map((n) => `${n.message}.`).join(' ')
-      setStatus(d.rowNumber, d.kind === 'noop' && d.sheet === 'unchanged' ? said : `${d.reason} ${said}`, cellsToRestore(d.notices))
+      const reason = d.kind === 'noop' && d.sheet === 'unchanged' ? said : `${d.reason} ${said}`
+      setStatus(d.rowNumber, { word: d.word, reason }, cellsToRestore(d.notices))
       if (d.kind === 'noop' || d.kind === 'conflict' || d.kind === 'invalid') continue
     }
     switch (d.kind) {
       case 'export-update': {
-        const cells = activityToCells(d.activity, d.user, ctx.timeZone, stamped(d.reason))
+        const cells = activityToCells(d.activity, d.user, ctx.timeZone, stamped(statusOf(d)))
         updates.push(...cellUpdatesFor(d.rowNumber, changedCells(ctx.tab.rows[d.rowNumber - 2] ?? [], cells, ctx.layout), ctx.layout))
         base.set(d.key, d.fingerprint)
         counts.updated++
         break
       }
       case 'export-append': {
-        const status = d.sheet === 'missing' && d.server !== 'added' ? stamped(d.reason) : ''
+        const status = d.sheet === 'missing' && d.server !== 'added' ? stamped(statusOf(d)) : ''
         appends.push(cellsToRow(activityToCells(d.activity, d.user, ctx.timeZone, status), ctx.layout))
         base.set(d.key, d.fingerprint)
         counts.appended++
@@ -74,7 +74,7 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
         counts.removed++
         break
       case 'export-mark-deleted':
-        setStatus(d.rowNumber, 'Deleted on the server. Delete this row when you no longer need it.')
+        setStatus(d.rowNumber, { word: 'Deleted', reason: 'Deleted on the server. Delete this row when you no longer need it.' })
         base.set(d.key, null)
         counts.marked++
         break
@@ -91,11 +91,11 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
         break
       case 'conflict':
       case 'invalid':
-        if (d.rowNumber !== undefined) setStatus(d.rowNumber, d.reason)
+        if (d.rowNumber !== undefined) setStatus(d.rowNumber, statusOf(d))
         break
       case 'noop':
         // Only an edit waiting for import gets a word; in-step rows are left alone.
-        if (d.rowNumber !== undefined && d.sheet !== 'unchanged') setStatus(d.rowNumber, d.reason)
+        if (d.rowNumber !== undefined && d.sheet !== 'unchanged') setStatus(d.rowNumber, statusOf(d))
         break
       case 'forget':
         base.set(d.key, null)
@@ -122,9 +122,9 @@ export function changedCells(current: readonly CellValue[], wanted: Partial<Reco
   return out
 }
 
-/** A Status text without its `YYYY-MM-DD: ` stamp. */
-export function withoutStamp(status: string): string {
-  return status.replace(/^\d{4}-\d{2}-\d{2}: /, '')
+/** What a decision's row Status says: its word and its reason. */
+export function statusOf(d: Decision): Status {
+  return { word: d.word, reason: d.reason }
 }
 
 /**

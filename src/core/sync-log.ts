@@ -2,6 +2,7 @@
 import { SYNC_LOG_COLUMN } from './columns.ts'
 import { wallSecondsAt, wallSecondsToSerial } from './time.ts'
 import type { CellValue } from './sheet.ts'
+import { runStatusWord, type RunResult } from './status.ts'
 
 export interface RunCounts {
   created: number
@@ -11,6 +12,8 @@ export interface RunCounts {
   invalid: number
   /** Rows edited in the sheet that an export left for the next import. */
   waiting: number
+  /** Server writes that failed (import, undo): they make the run's word an Error. */
+  failed?: number
 }
 
 export interface SyncLogEntry {
@@ -18,7 +21,7 @@ export interface SyncLogEntry {
   timeZone: string
   runId: string
   command: string
-  result: string
+  result: RunResult
   counts: RunCounts
   message: string
 }
@@ -30,7 +33,8 @@ export function syncLogRow(entry: SyncLogEntry): CellValue[] {
     [c.when]: wallSecondsToSerial(wallSecondsAt(entry.timeZone, Math.floor(entry.when.getTime() / 1000))),
     [c.run]: entry.runId,
     [c.command]: entry.command,
-    [c.result]: entry.result,
+    // The Status vocabulary, so the same colour rules apply (status.ts).
+    [c.result]: runStatusWord(entry.result, entry.counts),
     [c.created]: entry.counts.created,
     [c.updated]: entry.counts.updated,
     [c.deleted]: entry.counts.deleted,

@@ -244,7 +244,7 @@ async function importInFrame(target: TargetConfig, deps: ImportDeps, options: Im
 
     const guards = runGuards(plan, { headerProblems, sheetRowCount: tab.rows.filter((r) => r.length > 0).length, baseCount: Object.keys(state.base).length }, options)
     const tags = planAllowedTags(snapshot, target.tabs.allowedTags, state.allowedTagsFingerprint, Boolean(options.overwriteTags))
-    const view = planView(target.name, plan.decisions, adoptions, missingKeys, tags, guards, server)
+    const view = planView(target.name, plan.decisions, adoptions, missingKeys, tags, guards, server, target.timeZone)
 
     if (options.dryRun) {
       if (options.planTab) await writePlanTab(deps.spreadsheet, view)

@@ -9,6 +9,7 @@
  * The plan itself is the core's (src/core/undo-plan.ts).
  */
 import type { ActivityInput } from '../core/activity.ts'
+import { activityChanges, describeChanges, whenOf, type FieldChange } from '../core/changes.ts'
 import { describeInput } from '../core/describe.ts'
 import { activityKey, type ServerActivity } from '../core/rows.ts'
 import { isEmptyWrite } from '../core/sheet-writes.ts'
@@ -44,10 +45,11 @@ export interface UndoPlanView {
   command: string
   /** The journal of that run has no end: the run was killed (or is being finished). */
   unfinished: boolean
-  writes: { kind: 'delete' | 'restore' | 'recreate'; key: string; what: string; reason: string }[]
-  nothing: { key: string | undefined; what: string; reason: string }[]
-  conflicts: { key: string; what: string; reason: string }[]
-  manual: { key: string | undefined; what: string; reason: string }[]
+  /** `user`: the owner of the activity's timeline (its key when the timeline cannot be read); `what` names its date. */
+  writes: { kind: 'delete' | 'restore' | 'recreate'; key: string; user: string; what: string; reason: string; changes?: FieldChange[] }[]
+  nothing: { key: string | undefined; user: string | undefined; what: string; reason: string }[]
+  conflicts: { key: string; user: string | undefined; what: string; reason: string }[]
+  manual: { key: string | undefined; user: string | undefined; what: string; reason: string }[]
 }
 
 export interface UndoSummary {
@@ -114,7 +116,7 @@ async function undoInFrame(target: TargetConfig, undoRunId: string, deps: UndoDe
     }
 
     let items = planUndo({ run, server, owners })
-    const view = () => planView(target.name, run, items)
+    const view = () => planView(target.name, run, items, owners, target.timeZone)
 
     if (options.dryRun) return summary({ applied: false, items, failures: [], exported: undefined })
     const writes = items.filter(isWrite)
@@ -170,7 +172,17 @@ async function undoInFrame(target: TargetConfig, undoRunId: string, deps: UndoDe
     if (logSnapshot.tabs[target.tabs.syncLog]?.exists) {
       const write = {
         tab: target.tabs.syncLog,
-        appends: [syncLogRow({ when: startedAt, timeZone: target.timeZone, runId, command: 'undo', result, counts: { created: counts.recreated, updated: counts.restored, deleted: counts.deleted, conflicts: counts.conflicts, invalid: 0, waiting: 0 }, message })],
+        appends: [
+          syncLogRow({
+            when: startedAt,
+            timeZone: target.timeZone,
+            runId,
+            command: 'undo',
+            result,
+            counts: { created: counts.recreated, updated: counts.restored, deleted: counts.deleted, conflicts: counts.conflicts, invalid: 0, waiting: 0, failed: counts.failed },
+            message,
+          }),
+        ],
       }
       if (!isEmptyWrite(write)) await deps.spreadsheet.write([write], logSnapshot)
     }
@@ -196,7 +208,7 @@ async function undoInFrame(target: TargetConfig, undoRunId: string, deps: UndoDe
         dryRun: Boolean(options.dryRun),
         applied: s.applied,
         result: needsPerson ? 'partial' : 'success',
-        plan: planView(target.name, run, s.items),
+        plan: planView(target.name, run, s.items, owners, target.timeZone),
         counts,
         failures: s.failures,
         exported: s.exported,
@@ -254,14 +266,20 @@ function errorText(error: unknown): string {
   return error instanceof TimelineSheetsError ? `${error.message}${error.hint ? ` ${error.hint}` : ''}` : String(error)
 }
 
-function planView(target: string, run: JournalRun, items: UndoItem[]): UndoPlanView {
-  const key = (i: { timelineKey: string | undefined; entityId: number | undefined }) => (i.timelineKey !== undefined && i.entityId !== undefined ? activityKey(i.timelineKey, i.entityId) : undefined)
-  const view: UndoPlanView = { target, undoes: run.runId, command: run.undoes ? `undo of ${run.undoes}` : run.command, unfinished: !run.ended, writes: [], nothing: [], conflicts: [], manual: [] }
+function planView(target: string, run: JournalRun, items: UndoItem[], owners: ReadonlyMap<string, string>, timeZone: string): UndoPlanView {
+  const key = (i: { timelineKey: string | undefined; entityId: number | undefined }) =>
+    i.timelineKey !== undefined && i.entityId !== undefined ? activityKey(i.timelineKey, i.entityId) : undefined
+  const user = (i: { timelineKey: string | undefined }) => (i.timelineKey === undefined ? undefined : (owners.get(i.timelineKey) ?? i.timelineKey))
+  const command = run.undoes ? `undo of ${run.undoes}` : run.command
+  const view: UndoPlanView = { target, undoes: run.runId, command, unfinished: !run.ended, writes: [], nothing: [], conflicts: [], manual: [] }
   for (const i of items) {
-    if (i.kind === 'delete' || i.kind === 'restore' || i.kind === 'recreate') view.writes.push({ kind: i.kind, key: itemKey(i), what: itemWhat(i), reason: i.reason })
-    else if (i.kind === 'nothing') view.nothing.push({ key: key(i), what: i.what, reason: i.reason })
-    else if (i.kind === 'conflict') view.conflicts.push({ key: key(i)!, what: i.what, reason: i.reason })
-    else view.manual.push({ key: key(i), what: i.what, reason: i.reason })
+    if (i.kind === 'restore') {
+      const changes = activityChanges(i.current, i.input, timeZone)
+      view.writes.push({ kind: i.kind, key: itemKey(i), user: i.user, what: `${whenOf(i.current, timeZone)}: ${describeChanges(changes)}`, reason: i.reason, changes })
+    } else if (i.kind === 'delete' || i.kind === 'recreate') view.writes.push({ kind: i.kind, key: itemKey(i), user: i.user, what: itemWhat(i), reason: i.reason })
+    else if (i.kind === 'nothing') view.nothing.push({ key: key(i), user: user(i), what: i.what, reason: i.reason })
+    else if (i.kind === 'conflict') view.conflicts.push({ key: key(i)!, user: user(i), what: i.what, reason: i.reason })
+    else view.manual.push({ key: key(i), user: user(i), what: i.what, reason: i.reason })
   }
   return view
 }

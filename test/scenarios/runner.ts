@@ -525,7 +525,8 @@ const SERIAL_OF_UNIX_EPOCH = 25_569
 export function show(column: string, value: CellValue): string {
   if (value === null) return ''
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE'
-  if (typeof value === 'string') return escape(column === 'Status' ? value.replace(/^\d{4}-\d{2}-\d{2}: /, '{stamp}: ') : value)
+  // `Conflict (2026-11-22): …`, and the `2026-11-22: …` of earlier versions.
+  if (typeof value === 'string') return escape(column === 'Status' ? value.replace(/^(\w+ \()?\d{4}-\d{2}-\d{2}(\))?: /, '$1{stamp}$2: ') : value)
   if (column === 'Date' && Number.isInteger(value)) return new Date((value - SERIAL_OF_UNIX_EPOCH) * 86_400_000).toISOString().slice(0, 10)
   if (column === 'Start' || column === 'End' || column === 'Duration') {
     const total = Math.round(value * 86_400)

@@ -16,6 +16,7 @@ import type { Snapshot, Spreadsheet, TabSpec } from '../../src/sheets/port.ts'
 import { signInWithServiceAccount, signInWithStaticToken, type ServiceAccountKey } from '../../src/sheets/google/auth.ts'
 import { createGoogleSpreadsheet, type GoogleSheetsEvent, type GoogleSpreadsheetOptions } from '../../src/sheets/google/backend.ts'
 import { directClient, managerActionsOverApi } from './google-fixture.ts'
+import { STATUS_RULES } from '../../src/core/status.ts'
 
 const ROOT = 'http://sheets.test/'
 const TOKEN = 'static-test-token'
@@ -146,7 +147,7 @@ describe('request economy', () => {
       'timeline-sheets: Activities / Key',
     ])
     expect(activities.protectedRanges?.every((p) => p.warningOnly)).toBe(true)
-    expect(activities.conditionalFormats).toHaveLength(2)
+    expect(activities.conditionalFormats).toHaveLength(STATUS_RULES.length)
     const header = await s.sheet.read(['Activities'])
     expect(header.tabs['Activities']!.header).toEqual(TABS[0]!.columns.map((c) => c.name))
   })

@@ -10,9 +10,10 @@ import {
   numberFormatFor,
   planLayout,
   readSpreadsheetState,
-  statusFormula,
+  googleColor,
   type SpreadsheetState,
 } from '../../src/sheets/google/layout.ts'
+import { STATUS_RULES, statusRuleFormula } from '../../src/core/status.ts'
 
 const activities: TabSpec = {
   title: 'Activities',
@@ -108,11 +109,16 @@ describe('planLayout on a new spreadsheet', () => {
     expect(protections[5]!.range).toEqual({ sheetId: plan.sheetIds.get('Sync log') })
   })
 
-  it('colours rows by the status column: conflict amber, error red', () => {
+  it('colours rows by the word their status starts with, one rule per word of the core (issue 11)', () => {
     const rules = plan.requests.filter((r) => r.addConditionalFormatRule).map((r) => r.addConditionalFormatRule!.rule!)
-    expect(rules.map((r) => r.booleanRule!.condition!.values![0]!.userEnteredValue)).toEqual([statusFormula('conflict', 7), statusFormula('error', 7)])
-    expect(statusFormula('conflict', 7)).toBe('=ISNUMBER(SEARCH("conflict",$H2))')
-    expect(rules[0]!.ranges).toEqual([{ sheetId: plan.sheetIds.get('Activities'), startRowIndex: 1, startColumnIndex: 0, endColumnIndex: 9 }])
+    expect(rules.map((r) => r.booleanRule!.condition!.values![0]!.userEnteredValue)).toEqual(STATUS_RULES.map((r) => statusRuleFormula(r.word, 7, 1)))
+    expect(rules.map((r) => r.booleanRule!.condition!.type)).toEqual(STATUS_RULES.map(() => 'CUSTOM_FORMULA'))
+    expect(statusRuleFormula('Conflict', 7)).toBe('=LEFT($H1,8)="Conflict"')
+    const conflict = rules[STATUS_RULES.findIndex((r) => r.word === 'Conflict')]!
+    expect(conflict.booleanRule!.format).toEqual({ backgroundColor: googleColor('FFE0A0'), textFormat: { foregroundColor: googleColor('6B4500') } })
+    expect(googleColor('FF8000')).toEqual({ red: 1, green: 0.502, blue: 0 })
+    // From the header down: rows inserted under the header stay inside the range (the header's "Status" meets no rule).
+    expect(rules[0]!.ranges).toEqual([{ sheetId: plan.sheetIds.get('Activities'), startColumnIndex: 0, endColumnIndex: 9 }])
   })
 
   it('sets the time zone and records the layout hash last', () => {
@@ -209,14 +215,14 @@ describe('planLayout on an existing spreadsheet', () => {
     expect(kinds(forActivities)).not.toContain('addConditionalFormatRule')
     expect(kinds(forActivities)).not.toContain('updateCells')
 
-    // The Status column moved one to the right: our two rules go (not the manager's), new ones come.
+    // The Status column moved one to the right: our rules go (not the manager's), new ones come.
     const moved = [...header.slice(0, 7), 'Extra', ...header.slice(7)]
     const replanned = planLayout([activities, allowed], options, { ...state, sheets: [...state.sheets, { ...empty.sheets[0]!, sheetId: 3, title: 'Allowed tags' }] }, new Map([
       ['Activities', moved],
       ['Allowed tags', ['Applies to', 'Tags']],
     ]))
     const deletes = replanned.requests.filter((r) => r.deleteConditionalFormatRule).map((r) => r.deleteConditionalFormatRule!.index)
-    expect(deletes).toEqual([2, 1])
+    expect(deletes).toEqual(STATUS_RULES.map((_, i) => STATUS_RULES.length - i))
     // Status and Key moved: their protections are replaced; header and Duration stay.
     expect(replanned.requests.filter((r) => r.deleteProtectedRange).map((r) => r.deleteProtectedRange!.protectedRangeId)).toEqual([102, 103])
     const added = replanned.requests.filter((r) => r.addProtectedRange?.protectedRange?.range?.sheetId === id).map((r) => r.addProtectedRange!.protectedRange!)
@@ -224,6 +230,35 @@ describe('planLayout on an existing spreadsheet', () => {
       ['timeline-sheets: Activities / Status', 8],
       ['timeline-sheets: Activities / Key', 9],
     ])
+  })
+})
+
+describe('issue 11: status rules of an earlier version', () => {
+  it('replaces the rules that looked for "conflict" and "error" with the word rules, and keeps a manager\'s own', () => {
+    const first = planLayout([activities, allowed], options, empty, new Map())
+    const id = first.sheetIds.get('Activities')!
+    const range = { sheetId: id, startRowIndex: 1, startColumnIndex: 0, endColumnIndex: 9 }
+    const rule = (formula: string): sheets_v4.Schema$ConditionalFormatRule => ({
+      ranges: [range],
+      booleanRule: { condition: { type: 'CUSTOM_FORMULA', values: [{ userEnteredValue: formula }] }, format: { backgroundColor: { red: 1 } } },
+    })
+    const state: SpreadsheetState = {
+      timeZone: options.timeZone,
+      sheets: [
+        { sheetId: id, title: 'Activities', rowCount: 1000, columnCount: 9, frozenRowCount: 1, protectedRanges: [], conditionalFormats: [
+          rule('=ISNUMBER(SEARCH("conflict",$H2))'), rule('=ISNUMBER(SEARCH("error",$H2))'), rule('=A2>3'),
+        ] },
+        { ...empty.sheets[0]!, sheetId: 3, title: 'Allowed tags', frozenRowCount: 1 },
+      ],
+      layoutMetadata: undefined,
+    }
+    const again = planLayout([activities, allowed], options, state, new Map([
+      ['Activities', activities.columns.map((c) => c.name)],
+      ['Allowed tags', ['Applies to', 'Tags']],
+    ]))
+    expect(again.requests.filter((r) => r.deleteConditionalFormatRule).map((r) => r.deleteConditionalFormatRule!.index)).toEqual([1, 0])
+    const added = again.requests.filter((r) => r.addConditionalFormatRule).map((r) => r.addConditionalFormatRule!.rule!.booleanRule!.condition!.values![0]!.userEnteredValue)
+    expect(added).toEqual(STATUS_RULES.map((r) => statusRuleFormula(r.word, 7, 1)))
   })
 })
 

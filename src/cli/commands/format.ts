@@ -1,7 +1,11 @@
 /** Human-readable run summaries: what happened, where, and what needs a person. */
+import { linesPerPerson } from '../../core/changes.ts'
 import type { ExportSummary } from '../../engine/export.ts'
 import type { ImportPlanView, ImportSummary } from '../../engine/import.ts'
 import type { UndoPlanView, UndoSummary } from '../../engine/undo.ts'
+
+/** Lines per person in a printed plan; the rest are counted (`--plan-tab` and `--json` list them all). */
+const LINES_PER_PERSON = 10
 
 export function formatExportSummary(s: ExportSummary): string {
   const lines: string[] = []
@@ -29,20 +33,21 @@ export function formatExportSummary(s: ExportSummary): string {
 export function formatImportPlan(plan: ImportPlanView): string {
   const lines: string[] = [`Plan for ${plan.target}:`]
   if (plan.writes.length === 0) lines.push('  nothing to send to the server')
-  const byUser = new Map<string, typeof plan.writes>()
-  for (const w of plan.writes) byUser.set(w.user || '(by key)', [...(byUser.get(w.user || '(by key)') ?? []), w])
-  for (const [user, writes] of byUser) {
-    lines.push(`  ${user}:`)
-    for (const w of writes) lines.push(`    ${w.kind.padEnd(14)} ${w.rowNumber === undefined ? '' : `row ${w.rowNumber}: `}${w.what}`)
-  }
+  const writes = plan.writes.map((w) => ({
+    person: w.user || '(by key)',
+    line: `${w.kind.padEnd(14)} ${w.rowNumber === undefined ? '' : `row ${w.rowNumber}: `}${w.what}`,
+  }))
+  lines.push(...linesPerPerson(writes, LINES_PER_PERSON))
   if (plan.tags !== 'unchanged') lines.push(`  allowed tags: ${plan.tags}${plan.tagsMessage ? ` — ${plan.tagsMessage}` : ''}`)
   if (plan.conflicts.length) {
     lines.push(`  ${plural(plan.conflicts.length, 'conflict')} (nothing written for them; the edit stays in the sheet):`)
     for (const c of plan.conflicts.slice(0, 20)) lines.push(`    row ${c.rowNumber ?? '?'}: ${c.reason}`)
+    if (plan.conflicts.length > 20) lines.push(`    … and ${plan.conflicts.length - 20} more`)
   }
   if (plan.invalid.length) {
     lines.push(`  ${plural(plan.invalid.length, 'row')} cannot be read (their Status says why):`)
     for (const c of plan.invalid.slice(0, 20)) lines.push(`    row ${c.rowNumber ?? '?'}: ${c.reason}`)
+    if (plan.invalid.length > 20) lines.push(`    … and ${plan.invalid.length - 20} more`)
   }
   if (plan.missing.length) {
     lines.push(`  ${plural(plan.missing.length, 'activity', 'activities')} without a row in the sheet ${plan.missing.length === 1 ? 'stays' : 'stay'} on the server (--delete-missing deletes them)`)
@@ -70,20 +75,22 @@ const UNDO_VERB: Record<UndoPlanView['writes'][number]['kind'], string> = { dele
 export function formatUndoPlan(plan: UndoPlanView): string {
   const lines: string[] = [`Undo plan for ${plan.target}: run ${plan.undoes} (${plan.command}${plan.unfinished ? ', unfinished' : ''})`]
   if (plan.writes.length === 0) lines.push('  nothing to write to the server')
-  for (const w of plan.writes) lines.push(`    ${UNDO_VERB[w.kind].padEnd(13)} ${w.key}: ${w.what}`)
+  lines.push(...linesPerPerson(plan.writes.map((w) => ({ person: w.user, line: `${UNDO_VERB[w.kind].padEnd(13)} ${w.what}` })), LINES_PER_PERSON))
+  // Who and when, not the Key: `anna 2026-11-03 09:00 1:00 Acme: reason`.
+  const named = (n: { key: string | undefined; user: string | undefined; what: string }) => [n.user ?? n.key, n.what].filter(Boolean).join(' ')
   if (plan.nothing.length) {
     lines.push(`  ${plan.nothing.length} already as before the run (nothing to do):`)
-    for (const n of plan.nothing.slice(0, 20)) lines.push(`    ${[n.key, n.what].filter(Boolean).join(' ')}: ${n.reason}`)
+    for (const n of plan.nothing.slice(0, 20)) lines.push(`    ${named(n)}: ${n.reason}`)
     if (plan.nothing.length > 20) lines.push(`    … and ${plan.nothing.length - 20} more`)
   }
   if (plan.conflicts.length) {
     lines.push(`  ${plan.conflicts.length} conflicts (changed since that run; left alone):`)
-    for (const c of plan.conflicts.slice(0, 20)) lines.push(`    ${c.key} ${c.what}: ${c.reason}`)
+    for (const c of plan.conflicts.slice(0, 20)) lines.push(`    ${named(c)}: ${c.reason}`)
     if (plan.conflicts.length > 20) lines.push(`    … and ${plan.conflicts.length - 20} more`)
   }
   if (plan.manual.length) {
     lines.push(`  ${plan.manual.length} cannot be undone by the tool (a person checks them):`)
-    for (const m of plan.manual) lines.push(`    ${[m.key, m.what].filter(Boolean).join(' ')}: ${m.reason}`)
+    for (const m of plan.manual) lines.push(`    ${named(m)}: ${m.reason}`)
   }
   return lines.join('\n')
 }

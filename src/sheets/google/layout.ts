@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { sheets_v4 } from '@googleapis/sheets'
+import { STATUS_RULES, statusRuleFormula, type StatusRule } from '../../core/status.ts'
 import { TimelineSheetsError } from '../../errors.ts'
 import type { CellValue, ColumnKind, ColumnSpec, LayoutOptions, TabSpec } from '../port.ts'
 import { columnLetters, quoteTitle } from './a1.ts'
@@ -16,7 +17,7 @@ import { columnLetters, quoteTitle } from './a1.ts'
 export const LAYOUT_METADATA_KEY = 'timeline-sheets:layout'
 
 /** Bumped when the requests below change, so existing spreadsheets are laid out again. */
-const LAYOUT_VERSION = 1
+const LAYOUT_VERSION = 2
 
 /** Field mask of the one `spreadsheets.get` that layout and sheet-id lookups cost. */
 export const LAYOUT_FIELDS =
@@ -108,24 +109,46 @@ export function numberFormatFor(kind: ColumnKind): sheets_v4.Schema$NumberFormat
   }
 }
 
-const AMBER = { red: 1, green: 0.85, blue: 0.4 }
-const RED = { red: 0.96, green: 0.7, blue: 0.7 }
-const STATUS_WORDS = [
-  { word: 'conflict', color: AMBER },
-  { word: 'error', color: RED },
-] as const
-
-/** The custom formula colouring a row whose status cell contains `word`. */
-export function statusFormula(word: string, statusColumn: number): string {
-  return `=ISNUMBER(SEARCH("${word}",$${columnLetters(statusColumn)}2))`
+/** A `RRGGBB` colour as Google's 0–1 components. */
+export function googleColor(hex: string): sheets_v4.Schema$Color {
+  const part = (i: number) => Math.round((parseInt(hex.slice(i, i + 2), 16) / 255) * 1000) / 1000
+  return { red: part(0), green: part(2), blue: part(4) }
 }
 
-const OUR_STATUS_FORMULA = /^=ISNUMBER\(SEARCH\("(conflict|error)",\$[A-Z]+2\)\)$/
+/**
+ * The conditional-format rule colouring the rows whose status cell starts with the rule's word. Its range
+ * is whole rows from the header down (`statusRange`), so rows the tool inserts under the header stay in it.
+ */
+export function statusFormatRule(
+  rule: StatusRule,
+  statusColumn: number,
+  range: sheets_v4.Schema$GridRange,
+): sheets_v4.Schema$ConditionalFormatRule {
+  const formula = statusRuleFormula(rule.word, statusColumn, (range.startRowIndex ?? 0) + 1)
+  return {
+    ranges: [range],
+    booleanRule: {
+      condition: { type: 'CUSTOM_FORMULA', values: [{ userEnteredValue: formula }] },
+      format: { backgroundColor: googleColor(rule.fill), textFormat: { foregroundColor: googleColor(rule.font) } },
+    },
+  }
+}
+
+/** Ours: the word rules (`=LEFT($K1,8)="Conflict"`), and the `SEARCH` rules versions before the words added. */
+const OUR_STATUS_FORMULA = /^=LEFT\(\$[A-Z]+\d+,\d+\)="[A-Za-z]+"$|^=ISNUMBER\(SEARCH\("(conflict|error)",\$[A-Z]+2\)\)$/
 
 function isOurStatusRule(rule: sheets_v4.Schema$ConditionalFormatRule): boolean {
   const condition = rule.booleanRule?.condition
   const formula = condition?.values?.[0]?.userEnteredValue ?? ''
   return condition?.type === 'CUSTOM_FORMULA' && OUR_STATUS_FORMULA.test(formula)
+}
+
+/** The parts of a rule that say what it does, to compare what is there with what is wanted (colours as Google rounds them). */
+function ruleEssence(rule: sheets_v4.Schema$ConditionalFormatRule): string {
+  const b = rule.booleanRule
+  const color = (c: sheets_v4.Schema$Color | undefined) => [c?.red, c?.green, c?.blue].map((v) => Math.round((v ?? 0) * 100))
+  const format = b?.format
+  return JSON.stringify([b?.condition?.values?.[0]?.userEnteredValue, color(format?.backgroundColor), color(format?.textFormat?.foregroundColor)])
 }
 
 /** What the cells of one column carry in every data row: number format, wrap, checkbox or dropdown. */
@@ -300,27 +323,14 @@ export function planLayout(
           hint: 'This is a bug in the tab specification: statusColumn must name a column of the same tab.',
         })
       }
-      // Our rules are recognised by their formula; a manager's own rules stay.
+      // The core's rules (status.ts), one per word; ours are recognised by their formula, a manager's own rules stay.
       const ours = (existing?.conditionalFormats ?? []).map((rule, i) => ({ rule, i })).filter(({ rule }) => isOurStatusRule(rule))
-      const wanted = STATUS_WORDS.map(({ word }) => statusFormula(word, statusIndex))
-      const current = ours.map(({ rule }) => rule.booleanRule?.condition?.values?.[0]?.userEnteredValue ?? '')
+      const wanted = STATUS_RULES.map((rule) => statusFormatRule(rule, statusIndex, statusRange(sheetId, width)))
       const rangesMatch = ours.every(({ rule }) => rule.ranges?.length === 1 && sameRange(rule.ranges[0]!, statusRange(sheetId, width)))
-      if (!(rangesMatch && current.length === wanted.length && wanted.every((f) => current.includes(f)))) {
+      const current = ours.map(({ rule }) => ruleEssence(rule))
+      if (!(rangesMatch && current.length === wanted.length && wanted.every((rule, i) => ruleEssence(rule) === current[i]))) {
         for (const { i } of [...ours].reverse()) requests.push({ deleteConditionalFormatRule: { sheetId, index: i } })
-        STATUS_WORDS.forEach(({ word, color }, i) => {
-          requests.push({
-            addConditionalFormatRule: {
-              index: i,
-              rule: {
-                ranges: [statusRange(sheetId, width)],
-                booleanRule: {
-                  condition: { type: 'CUSTOM_FORMULA', values: [{ userEnteredValue: statusFormula(word, statusIndex) }] },
-                  format: { backgroundColor: color },
-                },
-              },
-            },
-          })
-        })
+        wanted.forEach((rule, i) => requests.push({ addConditionalFormatRule: { index: i, rule } }))
       }
     }
   }
@@ -347,8 +357,9 @@ export function planLayout(
   return { requests, createdTabs, columns, sheetIds, rowFormats }
 }
 
+/** From the header row down: insertions at row 2 (the first rows of an empty tab) fall inside it, never before it. */
 function statusRange(sheetId: number, width: number): sheets_v4.Schema$GridRange {
-  return { sheetId, startRowIndex: 1, startColumnIndex: 0, endColumnIndex: width }
+  return { sheetId, startColumnIndex: 0, endColumnIndex: width }
 }
 
 function validationFor(
@@ -377,7 +388,9 @@ function validationFor(
 
 function sameRange(a: sheets_v4.Schema$GridRange, b: sheets_v4.Schema$GridRange): boolean {
   const keys = ['startRowIndex', 'endRowIndex', 'startColumnIndex', 'endColumnIndex'] as const
-  return (a.sheetId ?? 0) === (b.sheetId ?? 0) && keys.every((k) => (a[k] ?? undefined) === (b[k] ?? undefined))
+  // A start of 0 and no start are the same edge (proto3 JSON leaves zeros out).
+  const at = (r: sheets_v4.Schema$GridRange, k: (typeof keys)[number]) => r[k] ?? (k.startsWith('start') ? 0 : undefined)
+  return (a.sheetId ?? 0) === (b.sheetId ?? 0) && keys.every((k) => at(a, k) === at(b, k))
 }
 
 function lastNonEmpty(row: CellValue[]): number {
