@@ -75,6 +75,7 @@ function classify(method: string, url: string): string {
   return 'other'
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each op checks its own arguments; they arrive untyped over IPC
 const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
   async startTimeline(args: { users: number; days: number; startDate: string }) {
     timeline = await startReferenceServer({

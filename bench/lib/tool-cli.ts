@@ -89,6 +89,7 @@ export function runToolBare(args: string[]): Promise<ProcessRun> {
 }
 
 /** The run summary the CLI printed with `--json` (one object, or one per target), if it parses. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the CLI's --json output, read field by field
 export function summaryOf(run: ProcessRun): Record<string, any>[] {
   const text = run.stdout.trim()
   if (!text) return []

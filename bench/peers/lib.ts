@@ -71,6 +71,7 @@ export async function readActivities(options: PeerOptions): Promise<TimelineRead
     cost.requests++
     return fetch(url, { headers: { accept: MEDIA, ...headers } })
   }
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a peer script reads JSON as a script written by hand does
   const json = async (response: Response): Promise<any> => {
     const text = await response.text()
     cost.bytes += Buffer.byteLength(text)
@@ -106,7 +107,7 @@ export async function readActivities(options: PeerOptions): Promise<TimelineRead
     }
     const seen = new Set<number>()
     for (const answer of answers) {
-      for (const entity of answer.entities as { entityType: string; entityId: number; values: any }[]) {
+      for (const entity of answer.entities as { entityType: string; entityId: number; values: { timeInterval: { start: string; duration: number }; name?: string; notes?: string } }[]) {
         if (entity.entityType !== 'activity' || seen.has(entity.entityId)) continue
         seen.add(entity.entityId)
         const v = entity.values

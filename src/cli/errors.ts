@@ -33,10 +33,10 @@ export function toCliFailure(error: unknown): CliFailure {
 
 function exitCodeFor(code: TimelineSheetsError['code']): ExitCode {
   switch (code) {
+    // Bad usage or config, a missing permission or a read-only disk: running again changes nothing until the setup does.
     case 'TS_USAGE':
     case 'TS_CONFIG_INVALID':
     case 'TS_CONFIG_NOT_FOUND':
-    // A missing permission or a read-only disk: running again changes nothing until the setup does.
     case 'TS_FILE_ACCESS':
       return EXIT.usage
     case 'TS_GUARD':

@@ -137,10 +137,7 @@ async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: Ex
       layoutChanged = report.changed
       if (missingTabs.includes(target.tabs.activities)) {
         warnings.push(`The ${target.tabs.activities} tab was missing; it was made again and filled from the server (rows are matched by Key).`)
-        if (!full) {
-          full = true
-          changes = await readServer(true)
-        }
+        if (!full) changes = await readServer(true)
       }
       snapshot = await deps.spreadsheet.read(specs.map((s) => s.title))
     }

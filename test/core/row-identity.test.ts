@@ -60,7 +60,7 @@ describe('locateRows', () => {
         fc.array(fc.nat(), { maxLength: 5 }),
         (cells, order, inserts, deletes) => {
           const basisRows: CellValue[][] = cells.map(([k, notes]) => ['alice', notes, `tl/${k}`])
-          let now = basisRows.map((r, i) => ({ r, sort: order[i] ?? i }))
+          const now = basisRows.map((r, i) => ({ r, sort: order[i] ?? i }))
           now.sort((a, b) => a.sort - b.sort)
           for (const d of deletes) if (now.length > 0) now.splice(d % now.length, 1)
           const nowRows: CellValue[][] = now.map((x) => x.r)

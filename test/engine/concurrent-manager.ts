@@ -94,11 +94,9 @@ export async function startWorld(backend: Backend, seed: number): Promise<World>
   const seeded = seedStore(store, { users: 1, days: 4, startDate: '2026-11-05', timeZones: [TZ], otherTimelines: false, seed })
   const person = seeded.users[0]!
   const timelineKey = person.tagsTimelineKey!
-  let version = 0
   for (const a of store.activities(timelineKey)) {
-    store.updateActivity(timelineKey, a.id, { tags: store.tagsOf(timelineKey, a), notes: `srv:${timelineKey}/${a.id}:v${version}`, start: a.start, duration: a.duration })
+    store.updateActivity(timelineKey, a.id, { tags: store.tagsOf(timelineKey, a), notes: `srv:${timelineKey}/${a.id}:v0`, start: a.start, duration: a.duration })
   }
-  version++
 
   const hookState: World['hook'] = { armed: undefined, count: 0, lastLabel: '', firedBefore: undefined }
   const hook: Hook = {

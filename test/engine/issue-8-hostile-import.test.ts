@@ -4,7 +4,7 @@
  * with the others; a Key on two rows is found even when nothing else of that
  * user changed, and no write is planned for that activity.
  */
-import ExcelJS from 'exceljs'
+import type ExcelJS from 'exceljs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { silentReporter } from '../../src/cli/reporter.ts'
 import { runExport } from '../../src/engine/export.ts'

@@ -26,6 +26,7 @@ describe('home and timelines', () => {
     const { call, keys } = fixture({ vendor: 'service' })
     const response = await call('GET', `/api/timelines?timelineKey=${keys.alice}`, { as: USERS.alice.username })
     expect(response.headers.get('content-type')).toBe('application/vnd.service.v3+json; charset=utf-8')
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the answer is checked field by field against the spec
     const { timelines } = await body<{ timelines: Array<Record<string, any>> }>(response)
     expect(timelines[0]!['schema']).toEqual({
       name: 'Service/Tags',
@@ -44,6 +45,7 @@ describe('home and timelines', () => {
   it('lists a timeline with every field of the spec and no entities', async () => {
     const { call, keys, store } = fixture()
     store.createActivity(keys.alice, { tags: 'A', start: '2026-03-02T09:00:00Z', duration: 1 })
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the answer is checked field by field against the spec
     const { timelines } = await body<{ timelines: Array<Record<string, any>> }>(
       await call('GET', `/api/timelines?timelineKey=${keys.alice.toUpperCase()}`, { as: USERS.alice.username }),
     )

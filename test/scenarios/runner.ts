@@ -195,7 +195,7 @@ class Scenario {
       try {
         await this.step(line)
       } catch (error) {
-        if (error instanceof ScenarioError) throw new Error(`scenario.txt line ${line.number} (${line.text}): ${error.message}`)
+        if (error instanceof ScenarioError) throw new Error(`scenario.txt line ${line.number} (${line.text}): ${error.message}`, { cause: error })
         throw error
       }
     }

@@ -613,9 +613,8 @@ describe('quota and faults', () => {
 
   it('a manager edit between the lost answer and the repeat of rows without anchors: stops instead of guessing', async () => {
     const api = directClient(signInWithStaticToken(TOKEN).client, ROOT)
-    let s!: Setup
     let edited = false
-    s = setup({}, {
+    const s: Setup = setup({}, {
       retry: {
         sleep: async () => {
           if (edited) return
@@ -634,9 +633,8 @@ describe('quota and faults', () => {
 
   it('with anchors, a manager edit between the lost answer and the repeat does not matter: the anchors tell', async () => {
     const api = directClient(signInWithStaticToken(TOKEN).client, ROOT)
-    let s!: Setup
     let edited = false
-    s = setup({}, {
+    const s: Setup = setup({}, {
       retry: {
         sleep: async () => {
           if (edited) return
