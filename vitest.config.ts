@@ -1,4 +1,11 @@
+import os from 'node:os'
+import path from 'node:path'
 import { defineConfig } from 'vitest/config'
+
+// The suite starts the CLI (and the counterparts' CLIs) hundreds of times: every process it starts, test
+// workers included, reuses Node's compiled code and stripped TypeScript from one folder instead of
+// compiling exceljs, undici, zod and our modules again (Node checks each entry against its source).
+process.env.NODE_COMPILE_CACHE ??= path.join(os.tmpdir(), 'timeline-sheets-test-compile-cache')
 
 export default defineConfig({
   test: {
@@ -6,7 +13,13 @@ export default defineConfig({
     // Each file gets its own process: msw interception in one file must not
     // catch the loopback servers another file starts.
     pool: 'forks',
-    testTimeout: 20_000,
-    hookTimeout: 30_000,
+    // Vitest's default is one worker fewer than there are cores: one on a 2-core machine, so a file that
+    // waits (retry back-offs, timeouts, subprocesses) leaves the machine idle. Two files at a time keep it
+    // busy; files that start CLIs already use every core and simply share them.
+    maxWorkers: Math.max(2, os.availableParallelism() - 1),
+    // A test that starts the CLI a few times takes up to about 5 s on an idle 2-core machine, a setup
+    // about as long; these budgets hold at 5× slower beside a second file.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
   },
 })

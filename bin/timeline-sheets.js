@@ -2,6 +2,7 @@
 // The installed command. Plain JavaScript any Node can parse, so that an old Node gets a clear message
 // instead of a syntax error or a missing API somewhere in the CLI: the minimum is package.json's engines.
 import { existsSync, readFileSync } from 'node:fs'
+import module from 'node:module'
 import { URL } from 'node:url'
 
 const { engines } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
@@ -23,5 +24,7 @@ if (!existsSync(entry)) {
   process.stderr.write('timeline-sheets: dist/ is missing, so this is a source checkout: run `npm run build` first, or `npm start -- …`.\n')
   process.exit(2)
 }
+// Before the first import of ours, so the compile cache covers all of them (see enableCompileCache in src/cli/main.ts).
+module.enableCompileCache?.()
 const { main } = await import(entry.href)
 process.exitCode = await main()

@@ -8,7 +8,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { CliRun } from './cli.ts'
-import { journalText, observe, prepareTemplate, startCase, withoutIds, type CaseFaults, type Outcome, type Template, uninterruptedOutcome } from './sync-scenario.ts'
+import { CASE_BUDGET_MS, journalText, observe, prepareTemplate, SETUP_BUDGET_MS, startCase, withoutIds, type CaseFaults, type Outcome, type Template, uninterruptedOutcome } from './sync-scenario.ts'
 
 const MAX_RUNS = 8
 
@@ -35,7 +35,7 @@ let baseline: Outcome
 beforeAll(async () => {
   template = await prepareTemplate('google')
   baseline = await uninterruptedOutcome(template)
-}, 60_000)
+}, SETUP_BUDGET_MS)
 
 /** On top of the share: the first activity POST's connection dropped, the first structural and values writes applied and then answered 503. */
 function targeted(seed: number): CaseFaults {
@@ -84,6 +84,6 @@ describe.concurrent('sync with 20% of requests to each service failing (Google b
       } finally {
         await c.close()
       }
-    }, 170_000)
+    }, CASE_BUDGET_MS)
   }
 })

@@ -5,7 +5,7 @@
  * write, then run clean, ends exactly as an uninterrupted run does.
  */
 import { beforeAll, describe, it } from 'vitest'
-import { prepareTemplate, runKillCase, type KillCase, type Outcome, type Template, uninterruptedOutcome } from './sync-scenario.ts'
+import { CASE_BUDGET_MS, prepareTemplate, runKillCase, SETUP_BUDGET_MS, type KillCase, type Outcome, type Template, uninterruptedOutcome } from './sync-scenario.ts'
 
 const CASES: KillCase[] = [
   { kills: ['import:after-post#2'] },
@@ -27,10 +27,10 @@ let baseline: Outcome
 beforeAll(async () => {
   template = await prepareTemplate('google')
   baseline = await uninterruptedOutcome(template)
-}, 60_000)
+}, SETUP_BUDGET_MS)
 
 describe.concurrent('sync killed, then run again (Google backend over the Sheets fake)', () => {
   for (const kase of CASES) {
-    it(`killed at ${kase.kills.join(' → ')}`, () => runKillCase(template, baseline, kase), 90_000)
+    it(`killed at ${kase.kills.join(' → ')}`, () => runKillCase(template, baseline, kase), CASE_BUDGET_MS)
   }
 })

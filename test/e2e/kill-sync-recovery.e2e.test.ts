@@ -6,7 +6,7 @@
  * left to do. Each case starts from an identical fresh setup (sync-scenario.ts).
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import { prepareTemplate, runKillCase, type KillCase, type Outcome, type Template, uninterruptedOutcome } from './sync-scenario.ts'
+import { CASE_BUDGET_MS, prepareTemplate, runKillCase, type KillCase, type Outcome, type Template, SETUP_BUDGET_MS, uninterruptedOutcome } from './sync-scenario.ts'
 
 const SINGLE = [
   'import:after-marks#1',
@@ -43,13 +43,13 @@ let baseline: Outcome
 beforeAll(async () => {
   template = await prepareTemplate('workbook')
   baseline = await uninterruptedOutcome(template)
-}, 60_000)
+}, SETUP_BUDGET_MS)
 
 describe.concurrent('sync killed around the write-back, the state and the journal, and again while recovering (workbook)', () => {
   it('counts its kill points', () => {
     expect(new Set(SINGLE).size + CHAINS.length).toBe(20)
   })
   for (const kase of CASES) {
-    it(`killed at ${kase.kills.join(' → ')}`, () => runKillCase(template, baseline, kase), 90_000)
+    it(`killed at ${kase.kills.join(' → ')}`, () => runKillCase(template, baseline, kase), CASE_BUDGET_MS)
   }
 })

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { onlyRun } from './cli.ts'
-import { expectScenarioApplied, observe, passes, prepareTemplate, runKillCase, startCase, type Outcome, type Template } from './sync-scenario.ts'
+import { CASE_BUDGET_MS, expectScenarioApplied, observe, passes, prepareTemplate, runKillCase, startCase, type Outcome, type Template, SETUP_BUDGET_MS } from './sync-scenario.ts'
 
 /** The scenario writes 4 POSTs, 8 PUTs and 2 DELETEs (two timelines, written side by side). */
 const KILLS = [
@@ -41,7 +41,7 @@ beforeAll(async () => {
   } finally {
     await c.close()
   }
-}, 60_000)
+}, SETUP_BUDGET_MS)
 
 afterAll(() => {
   console.log(`kill points (server writes): ${KILLS.length}`)
@@ -52,6 +52,6 @@ describe.concurrent('sync killed at a server write, then run again (workbook)', 
     expect(new Set(KILLS).size).toBe(42)
   })
   for (const point of KILLS) {
-    it(`killed at ${point}`, () => runKillCase(template, baseline, { kills: [point], check: point.endsWith('#1') }), 60_000)
+    it(`killed at ${point}`, () => runKillCase(template, baseline, { kills: [point], check: point.endsWith('#1') }), CASE_BUDGET_MS)
   }
 })

@@ -29,6 +29,14 @@ import { storedTab } from './google-sheet.ts'
 
 export type Backend = 'workbook' | 'google'
 
+/**
+ * A case's vitest budget: it runs the CLI two to four times (runCli kills a run after 120 s), five cases at
+ * a time, beside another test file. About 5–20 s here on an idle 2-core machine: this holds at 5× slower.
+ */
+export const CASE_BUDGET_MS = 300_000
+/** A file's setup (the template's export and edits, a baseline sync and what it left): like a case. */
+export const SETUP_BUDGET_MS = 300_000
+
 const timeZone = 'Europe/Berlin'
 /** The first export. */
 export const EXPORT_AT = '2026-11-10T11:00:00Z'

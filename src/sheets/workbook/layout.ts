@@ -8,7 +8,7 @@
  */
 import { TimelineSheetsError } from '../../errors.ts'
 import type { CellValue, ColumnKind, ColumnSpec, TabSpec } from '../port.ts'
-import { Columns, SheetParts, dimension, readValidations, setDimension, singleColumnRange, validationXml, writeValidations } from './sheet-parts.ts'
+import { Columns, type SheetParts, dimension, readValidations, setDimension, singleColumnRange, validationXml, writeValidations } from './sheet-parts.ts'
 import { columnName } from './sheet-xml.ts'
 import type { RowChange } from './sheet-write.ts'
 import type { StylePatch, Styles } from './styles.ts'

@@ -94,7 +94,7 @@ export function readZip(bytes: Uint8Array): ZipArchive {
       if (size === MAX_32) size = fields[next++] ?? size
       if (compressedSize === MAX_32) compressedSize = fields[next++] ?? compressedSize
       if (localStart === MAX_32) {
-        localStart = fields[next++] ?? localStart
+        localStart = fields[next] ?? localStart
         zip64Offset = true
       }
     }
