@@ -44,6 +44,11 @@ function exitCodeFor(code: TimelineSheetsError['code']): ExitCode {
       return EXIT.guard
     case 'TS_LOCKED':
       return EXIT.locked
+    // Retrying a refused password repeats the refusal every night, and may lock the account.
+    case 'TS_AUTH_FAILED':
+    case 'TS_AUTH_REQUIRED':
+    case 'TS_FORBIDDEN':
+      return EXIT.refused
     case 'TS_STATE':
       return EXIT.critical
     default:

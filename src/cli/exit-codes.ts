@@ -1,6 +1,6 @@
 /**
  * Exit codes, documented in `--help`. A scheduler can tell apart a run to
- * simply retry (1), a run that needs a person (3, 4, 7) and a mistake in the
+ * simply retry (1), a run that needs a person (3, 4, 6, 7) and a mistake in the
  * call itself (2).
  */
 export const EXIT = {
@@ -16,7 +16,9 @@ export const EXIT = {
   guard: 4,
   /** Another run of the same target holds the lock. */
   locked: 5,
-  /** State is damaged; the message says how to recover. */
+  /** A sign-in was refused or the account lacks a permission: retrying repeats the refusal (and may lock the account). */
+  refused: 6,
+  /** State is damaged or belongs to another server; the message says how to recover. */
   critical: 7,
 } as const
 
@@ -29,4 +31,5 @@ export const EXIT_CODES_HELP = `Exit codes:
   3  partly done: some rows need a person (invalid rows, conflicts; see Status and the summary)
   4  a safety guard stopped the run before any write (the message names the flag that overrides it)
   5  another run of the same target holds the lock
-  7  state is damaged (the message says how to recover)`
+  6  a sign-in was refused or the account lacks a permission: fix the credentials or rights, do not retry
+  7  state is damaged or belongs to another server (the message says how to recover)`

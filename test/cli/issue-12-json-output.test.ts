@@ -71,7 +71,7 @@ describe('issue 12: --json', () => {
   it('a run that fails: { error: { code, message, hint }, exitCode } on stdout, the same exit code, the message on stderr too', async () => {
     const file = await config('failed', [target('team')])
     const run = await runCli(['export', '--config', file, '--now', NOW, '--json'], { TIMELINE_PASSWORD: 'not-the-password' })
-    expect(run.code).not.toBe(0)
+    expect(run.code).toBe(6)
     const out = stdoutJson(run)
     expect(Object.keys(out).sort()).toEqual(['error', 'exitCode'])
     expect(out.exitCode).toBe(run.code)

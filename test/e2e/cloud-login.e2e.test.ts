@@ -200,7 +200,7 @@ describe('cloud sign-in failures through the CLI', () => {
     const codeGrants = () => cloud.tokenRequests.filter((request) => request.body.grant_type === 'authorization_code').length
     const grantsBefore = codeGrants()
     const { run } = await login(setup.configFile, browser)
-    expect(run.code).toBe(1)
+    expect(run.code).toBe(6)
     expect(run.stderr).toMatch(/state that this login did not send; refused/)
     expect(run.stderr).toContain('timeline-sheets login')
     expect(browser.callback).toMatchObject({ status: 400 })
@@ -210,10 +210,10 @@ describe('cloud sign-in failures through the CLI', () => {
     await expect(stat(setup.tokenFile)).rejects.toMatchObject({ code: 'ENOENT' })
   })
 
-  it('export without a token file exits 1 and says to run timeline-sheets login', async () => {
+  it('export without a token file exits 6 (a person must sign in) and says to run timeline-sheets login', async () => {
     const setup = await cloudConfig('cloud-none')
     const run = await runCli(['export', '--config', setup.configFile], env)
-    expect(run.code).toBe(1)
+    expect(run.code).toBe(6)
     expect(run.stderr).toContain(setup.tokenFile)
     expect(run.stderr).toMatch(/hint: .*timeline-sheets login/)
     await expect(stat(setup.tokenFile)).rejects.toMatchObject({ code: 'ENOENT' })

@@ -50,12 +50,12 @@ describe('export with a Windows account (NTLM), end to end', () => {
     await response.body?.cancel()
   })
 
-  it('a wrong password exits 1 with a message that says the sign-in was refused, and never prints the password', async () => {
+  it('a wrong password exits 6 (refused: do not retry) with a message that says the sign-in was refused, and never prints the password', async () => {
     const transfer = server.credentials.transfer!
     expect(transfer.username).toBe('EXAMPLE\\transfer')
     const setup = await ntlmConfig('ntlm-wrong', transfer.username)
     const run = await runCli(['export', '--config', setup.configFile], { TIMELINE_PASSWORD: WRONG_PASSWORD })
-    expect(run.code).toBe(1)
+    expect(run.code).toBe(6)
     expect(run.stderr).toContain(`Windows sign-in as ${transfer.username} at ${new URL(server.url).origin} was refused`)
     expect(run.stderr).toMatch(/hint: .*password/)
     for (const secret of [WRONG_PASSWORD, transfer.password]) {
