@@ -5,14 +5,26 @@ import tseslint from 'typescript-eslint'
 
 const never = (group, message) => ({ group, message })
 const outsideSrc = [
-  never(['**/counterparts/**', '**/test/**', '**/bench/**', '**/scripts/**'], 'src never imports the counterparts, tests, bench or scripts: they are not shipped.'),
+  never(
+    ['**/counterparts/**', '**/test/**', '**/bench/**', '**/scripts/**'],
+    'src never imports the counterparts, tests, bench or scripts: they are not shipped.',
+  ),
 ]
 const upper = {
-  engine: never(['../engine/*', '../../engine/*'], 'An adapter never imports the engine: the engine wires adapters, not the other way round.'),
-  cli: never(['../cli/*', '../../cli/*', '../../cli/**', '../cli/**'], 'Only the CLI knows the CLI: pass what the lower layer needs as a parameter.'),
+  engine: never(
+    ['../engine/*', '../../engine/*'],
+    'An adapter never imports the engine: the engine wires adapters, not the other way round.',
+  ),
+  cli: never(
+    ['../cli/*', '../../cli/*', '../../cli/**', '../cli/**'],
+    'Only the CLI knows the CLI: pass what the lower layer needs as a parameter.',
+  ),
 }
 const adapters = ['timeline', 'sheets', 'state', 'config', 'http']
-const fileSystem = never(['node:fs', 'node:fs/*', 'fs', 'fs/*'], 'The file system is the business of state/, config/ and the workbook backend.')
+const fileSystem = never(
+  ['node:fs', 'node:fs/*', 'fs', 'fs/*'],
+  'The file system is the business of state/, config/ and the workbook backend.',
+)
 
 /** `no-restricted-imports` for files of one layer: the groups it may not reach. */
 const restrict = (files, groups) => ({ files, rules: { 'no-restricted-imports': ['error', { patterns: groups }] } })
@@ -37,11 +49,14 @@ export default tseslint.config(
   { files: ['counterparts/timeline/oidc.ts'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
   // The fuzzer feeds numbers that lose precision on purpose (2^53 + 1): that is what it tests.
   { files: ['scripts/fuzz-import.ts'], rules: { 'no-loss-of-precision': 'off' } },
-  restrict(['src/core/**'], [
-    ...outsideSrc,
-    never(['../*/**'], 'core imports nothing of ours but errors.ts: it is the bottom layer (domain types and pure decisions).'),
-    never(['node:*'], 'core is pure: no I/O, no Node modules.'),
-  ]),
+  restrict(
+    ['src/core/**'],
+    [
+      ...outsideSrc,
+      never(['../*/**'], 'core imports nothing of ours but errors.ts: it is the bottom layer (domain types and pure decisions).'),
+      never(['node:*'], 'core is pure: no I/O, no Node modules.'),
+    ],
+  ),
   ...adapters.map((a) =>
     restrict([`src/${a}/**`], [...outsideSrc, upper.engine, upper.cli, ...(a === 'state' || a === 'config' ? [] : [fileSystem])]),
   ),

@@ -17,15 +17,18 @@ import { createWorkbookSpreadsheet } from '../src/sheets/workbook/backend.ts'
 import { argument, emit, peakRssMiB, timed } from './lib/emit.ts'
 
 export type BackendsOptions =
-  | { kind: 'google'; rows: number; rootUrl: string; token: string; spreadsheetId: string }
-  | { kind: 'workbook'; rows: number }
+  { kind: 'google'; rows: number; rootUrl: string; token: string; spreadsheetId: string } | { kind: 'workbook'; rows: number }
 
 const options = argument<BackendsOptions>()
 let folder: string | undefined
 
 const open = (): Spreadsheet => {
   if (options.kind === 'google') {
-    return createGoogleSpreadsheet({ spreadsheetId: options.spreadsheetId, auth: signInWithStaticToken(options.token), rootUrl: options.rootUrl })
+    return createGoogleSpreadsheet({
+      spreadsheetId: options.spreadsheetId,
+      auth: signInWithStaticToken(options.token),
+      rootUrl: options.rootUrl,
+    })
   }
   return createWorkbookSpreadsheet({ path: path.join(folder!, 'bench.xlsx') })
 }
@@ -72,7 +75,8 @@ try {
   const back = reread.value.tabs['Activities']!
   if (back.rows.length !== options.rows) throw new Error(`read back ${back.rows.length} rows, wrote ${options.rows}`)
   const sample = back.rows[options.rows - 1]!
-  if (sample[10] !== `tl${(options.rows - 1) % 171}/${1000 + options.rows - 1}`) throw new Error(`last row came back as ${JSON.stringify(sample)}`)
+  if (sample[10] !== `tl${(options.rows - 1) % 171}/${1000 + options.rows - 1}`)
+    throw new Error(`last row came back as ${JSON.stringify(sample)}`)
 
   emit({
     backend: options.kind,

@@ -25,7 +25,11 @@ const { target, client, spreadsheet, timelineRequests, loaded } = tool
 const silent = tool.reporter
 
 const run = await timed(() =>
-  runExport(target, { client, spreadsheet, stateDir: loaded.resolvePath(loaded.config.stateDir), reporter: silent, now: () => new Date(options.now) }, { full: options.full ?? false }),
+  runExport(
+    target,
+    { client, spreadsheet, stateDir: loaded.resolvePath(loaded.config.stateDir), reporter: silent, now: () => new Date(options.now) },
+    { full: options.full ?? false },
+  ),
 )
 const summary = run.value
 emit({

@@ -45,7 +45,11 @@ const TIME_ZONE = 'UTC'
 
 // ── Inputs (not timed) ─────────────────────────────────────────────────────
 const loadStarted = performance.now()
-const spreadsheet = createGoogleSpreadsheet({ spreadsheetId: options.spreadsheetId, auth: signInWithStaticToken(options.token), rootUrl: options.rootUrl })
+const spreadsheet = createGoogleSpreadsheet({
+  spreadsheetId: options.spreadsheetId,
+  auth: signInWithStaticToken(options.token),
+  rootUrl: options.rootUrl,
+})
 const snapshot = await spreadsheet.read(['Activities'])
 const tab = snapshot.tabs['Activities']!
 const header = validateHeader(tab.header, activitiesTab('Activities'))
@@ -53,11 +57,20 @@ if (!header.ok) throw new Error(`Activities header: ${JSON.stringify(header.prob
 const layout = header.layout
 
 const client = createTimelineClient({
-  signIn: passwordSignIn({ baseUrl: options.timelineUrl, username: options.username, password: options.password, vendor: vendorIdentifiers('manictime') }),
+  signIn: passwordSignIn({
+    baseUrl: options.timelineUrl,
+    username: options.username,
+    password: options.password,
+    vendor: vendorIdentifiers('manictime'),
+  }),
   pace: { concurrency: 4, intervalCap: 1_000_000, interval: 60_000 },
 })
 const timelines = await client.tagsTimelines()
-const users: KnownUser[] = timelines.map((t) => ({ username: t.ownerUsername, displayName: t.ownerDisplayName, tagsTimelineKey: t.timelineKey }))
+const users: KnownUser[] = timelines.map((t) => ({
+  username: t.ownerUsername,
+  displayName: t.ownerDisplayName,
+  tagsTimelineKey: t.timelineKey,
+}))
 const allowedTags = await client.readAllowedTags({ all: true })
 const chunks = chunkWindows(TIME_ZONE, options.fromDate, options.days, 7)
 const server = new Map<string, ServerActivity>()
@@ -66,7 +79,8 @@ await Promise.all(
   Array.from({ length: 4 }, async () => {
     for (let t = queue.shift(); t; t = queue.shift()) {
       for (const range of chunks) {
-        for (const a of (await client.readActivities(t, range)).activities) server.set(activityKey(t.timelineKey, a.entityId), { activity: a, user: t.ownerUsername })
+        for (const a of (await client.readActivities(t, range)).activities)
+          server.set(activityKey(t.timelineKey, a.entityId), { activity: a, user: t.ownerUsername })
       }
     }
   }),

@@ -24,7 +24,11 @@ const { target, client, spreadsheet, timelineRequests, loaded } = tool
 const silent = tool.reporter
 
 const run = await timed(() =>
-  runImport(target, { client, spreadsheet, stateDir: loaded.resolvePath(loaded.config.stateDir), reporter: silent, now: () => new Date(options.now) }, { dryRun: options.dryRun }),
+  runImport(
+    target,
+    { client, spreadsheet, stateDir: loaded.resolvePath(loaded.config.stateDir), reporter: silent, now: () => new Date(options.now) },
+    { dryRun: options.dryRun },
+  ),
 )
 const summary = run.value
 const isWrite = (name: string) => !name.startsWith('GET ') && !name.endsWith(' sign-in')

@@ -25,7 +25,15 @@ const ONLY = process.env['BENCH_LEGACY']
 const NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean)
 const BACKEND_ROWS = QUICK ? 5_000 : 100_000
 /** 90 days of seeded data give about 585 Tags activities per user: 17 users ≈ 10k, 171 ≈ 100k. */
-const SIZES = QUICK ? [{ label: 'small', users: 2 }, { label: 'large', users: 6 }] : [{ label: '10k', users: 17 }, { label: '100k', users: 171 }]
+const SIZES = QUICK
+  ? [
+      { label: 'small', users: 2 },
+      { label: 'large', users: 6 },
+    ]
+  : [
+      { label: '10k', users: 17 },
+      { label: '100k', users: 171 },
+    ]
 const DAYS = 90
 const START_DATE = '2026-01-05'
 const WINDOW_DAYS = 92
@@ -91,7 +99,13 @@ if (ONLY === undefined || ONLY === 'backends') {
   const fake = await host.startSheets()
   const spreadsheetId = await host.call<string>('createSpreadsheet', { title: 'backends' })
   await host.call('resetStats')
-  const google = await scenario<BackendResult>('./backends.ts', { kind: 'google', rows: BACKEND_ROWS, rootUrl: fake.rootUrl, token: fake.token, spreadsheetId } satisfies BackendsOptions)
+  const google = await scenario<BackendResult>('./backends.ts', {
+    kind: 'google',
+    rows: BACKEND_ROWS,
+    rootUrl: fake.rootUrl,
+    token: fake.token,
+    spreadsheetId,
+  } satisfies BackendsOptions)
   const stats = await host.stats()
   const hostUsage = await host.call<{ peakRssMiB: number }>('usage')
   await host.close()
@@ -99,7 +113,10 @@ if (ONLY === undefined || ONLY === 'backends') {
   const workbook = await scenario<BackendResult>('./backends.ts', { kind: 'workbook', rows: BACKEND_ROWS } satisfies BackendsOptions)
   all.push({ scenario: 'backend', ...workbook })
   for (const r of [google, workbook]) {
-    const total = [r.layout, r.basisRead, r.write, r.reread].reduce((n, s) => ({ reads: n.reads + s.requests.reads, writes: n.writes + s.requests.writes }), { reads: 0, writes: 0 })
+    const total = [r.layout, r.basisRead, r.write, r.reread].reduce(
+      (n, s) => ({ reads: n.reads + s.requests.reads, writes: n.writes + s.requests.writes }),
+      { reads: 0, writes: 0 },
+    )
     backendRows.push([
       r.backend,
       r.rows,
@@ -108,7 +125,9 @@ if (ONLY === undefined || ONLY === 'backends') {
       rw(r.reread.requests),
       secs(r.reread.ms),
       rw(total),
-      r === google ? `${stats.sheets!.total} (${byMethod(stats)}; 429s ${stats.sheets!.quotaRejections})` : `file ${(r.fileBytes! / 1_048_576).toFixed(1)} MiB`,
+      r === google
+        ? `${stats.sheets!.total} (${byMethod(stats)}; 429s ${stats.sheets!.quotaRejections})`
+        : `file ${(r.fileBytes! / 1_048_576).toFixed(1)} MiB`,
       r.peakRssMiB,
       r === google ? hostUsage.peakRssMiB : '-',
     ])
@@ -158,12 +177,28 @@ for (const size of ONLY === undefined || ONLY === 'export' ? SIZES : []) {
   ]
   try {
     for (const phase of phases) {
-      const mutated = phase.mutate ? await host.call<{ updated: number; created: number; deleted: number }>('mutate', { share: 0.01, seed: phase.mutate }) : undefined
+      const mutated = phase.mutate
+        ? await host.call<{ updated: number; created: number; deleted: number }>('mutate', { share: 0.01, seed: phase.mutate })
+        : undefined
       const rows = await host.call<number>('activityRows', { spreadsheetId })
       await host.call('resetStats')
-      const run = await scenario<ExportResult>('./export-run.ts', { ...base, label: phase.label, now: new Date(phase.at).toISOString(), full: phase.full } satisfies ExportRunOptions)
+      const run = await scenario<ExportResult>('./export-run.ts', {
+        ...base,
+        label: phase.label,
+        now: new Date(phase.at).toISOString(),
+        full: phase.full,
+      } satisfies ExportRunOptions)
       const stats = await host.stats()
-      all.push({ scenario: 'export', size: size.label, activities: timeline.activities, sheetRowsBefore: rows, mutated, ...run, fake: stats.sheets, timelineAtServer: stats.timeline })
+      all.push({
+        scenario: 'export',
+        size: size.label,
+        activities: timeline.activities,
+        sheetRowsBefore: rows,
+        mutated,
+        ...run,
+        fake: stats.sheets,
+        timelineAtServer: stats.timeline,
+      })
       const c = run.counts
       const timelineTotal = Object.values(stats.timeline).reduce((a, b) => a + b, 0)
       exportRows.push([
@@ -177,9 +212,12 @@ for (const size of ONLY === undefined || ONLY === 'export' ? SIZES : []) {
         byMethod(stats),
         `${timelineTotal} (${timelineSummary(stats.timeline)})`,
       ])
-      if (c.conflicts + c.invalid > 0 || run.warnings.length) checks.push(`${size.label} ${phase.label}: conflicts ${c.conflicts}, invalid ${c.invalid}, warnings ${run.warnings.join(' | ')}`)
+      if (c.conflicts + c.invalid > 0 || run.warnings.length)
+        checks.push(`${size.label} ${phase.label}: conflicts ${c.conflicts}, invalid ${c.invalid}, warnings ${run.warnings.join(' | ')}`)
       if (rw(run.sheetsRequests) !== `${stats.sheets!.total} (${stats.sheets!.reads} r / ${stats.sheets!.writes} w)`) {
-        checks.push(`${size.label} ${phase.label}: requestCounts() ${rw(run.sheetsRequests)} differs from the fake's ${stats.sheets!.total}`)
+        checks.push(
+          `${size.label} ${phase.label}: requestCounts() ${rw(run.sheetsRequests)} differs from the fake's ${stats.sheets!.total}`,
+        )
       }
       if (phase.mutate) {
         const incremental = stats.timeline['activities (incremental)'] ?? 0
@@ -189,13 +227,25 @@ for (const size of ONLY === undefined || ONLY === 'export' ? SIZES : []) {
           `${size.label} ${phase.label}: Sheets ${stats.sheets!.total} (target ≤ 3) ${stats.sheets!.total <= 3 ? 'met' : 'MISSED'}; ` +
             `incremental reads ${incremental} for ${timeline.timelines} timelines ${incremental === timeline.timelines ? 'met' : 'MISSED'}; ` +
             `range reads ${range}` +
-            (due ? ` (look-back re-read, ${(range / timeline.timelines).toFixed(1)} per timeline)` : range === 0 ? '' : ' (not expected: MISSED)'),
+            (due
+              ? ` (look-back re-read, ${(range / timeline.timelines).toFixed(1)} per timeline)`
+              : range === 0
+                ? ''
+                : ' (not expected: MISSED)'),
         )
       }
     }
     const usage = await host.call<{ peakRssMiB: number }>('usage')
-    all.push({ scenario: 'counterparts', size: size.label, activities: timeline.activities, timelines: timeline.timelines, peakRssMiB: usage.peakRssMiB })
-    checks.push(`${size.label}: ${timeline.timelines} timelines, ${timeline.activities} Tags activities seeded; counterparts process peak RSS ${usage.peakRssMiB} MiB`)
+    all.push({
+      scenario: 'counterparts',
+      size: size.label,
+      activities: timeline.activities,
+      timelines: timeline.timelines,
+      peakRssMiB: usage.peakRssMiB,
+    })
+    checks.push(
+      `${size.label}: ${timeline.timelines} timelines, ${timeline.activities} Tags activities seeded; counterparts process peak RSS ${usage.peakRssMiB} MiB`,
+    )
   } finally {
     await host.close()
     await rm(stateDir, { recursive: true, force: true })
@@ -243,9 +293,22 @@ for (const size of ONLY === undefined || ONLY === 'import' ? SIZES : []) {
   const fake = await host.startSheets()
   const spreadsheetId = await host.call<string>('createSpreadsheet', { title: `import ${size.label}` })
   const stateDir = await mkdtemp(path.join(tmpdir(), 'ts-bench-state-'))
-  const base = { timelineUrl: timeline.url, username: timeline.username, password: timeline.password, rootUrl: fake.rootUrl, token: fake.token, spreadsheetId, stateDir, windowDays: WINDOW_DAYS }
+  const base = {
+    timelineUrl: timeline.url,
+    username: timeline.username,
+    password: timeline.password,
+    rootUrl: fake.rootUrl,
+    token: fake.token,
+    spreadsheetId,
+    stateDir,
+    windowDays: WINDOW_DAYS,
+  }
   try {
-    await scenario('./export-run.ts', { ...base, label: 'import setup: full export', now: new Date(T0).toISOString() } satisfies ExportRunOptions)
+    await scenario('./export-run.ts', {
+      ...base,
+      label: 'import setup: full export',
+      now: new Date(T0).toISOString(),
+    } satisfies ExportRunOptions)
     const edits = await host.call<ManagerEditsDone>('managerEdits', { spreadsheetId, edits: IMPORT_EDITS, seed: 5 })
     const rows = await host.call<number>('activityRows', { spreadsheetId })
     const editText = `${edits.notes}/${edits.tags}/${edits.times}/${edits.creates}/${edits.deletes}`
@@ -254,7 +317,9 @@ for (const size of ONLY === undefined || ONLY === 'import' ? SIZES : []) {
     const plan = await scenario<ImportPlanResult>('./import-plan.ts', { ...base, fromDate, days: WINDOW_DAYS } satisfies ImportPlanOptions)
     all.push({ scenario: 'import-plan', size: size.label, edits, ...plan })
     const first = plan.rounds[0]!
-    const warm = plan.rounds.slice(1).reduce((best, r) => (r.parseMs + r.planMs < best.parseMs + best.planMs ? r : best), plan.rounds[plan.rounds.length - 1]!)
+    const warm = plan.rounds
+      .slice(1)
+      .reduce((best, r) => (r.parseMs + r.planMs < best.parseMs + best.planMs ? r : best), plan.rounds[plan.rounds.length - 1]!)
     planRows.push([
       size.label,
       plan.rows,
@@ -265,21 +330,38 @@ for (const size of ONLY === undefined || ONLY === 'import' ? SIZES : []) {
       (((first.parseMs + first.planMs) / plan.rows) * 1000).toFixed(1),
       `${plan.heapBeforeMiB} → ${plan.heapAfterFirstRoundMiB} (${plan.heapRetainedMiB} after GC)`,
       `${plan.peakRssBeforeMiB} → ${plan.peakRssMiB}`,
-      Object.entries(plan.decisions).map(([k, n]) => `${k} ${n}`).join(', '),
+      Object.entries(plan.decisions)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', '),
     ])
     for (const dryRun of [true, false]) {
       const label = dryRun ? 'dry run' : 'applied'
       await host.call('resetStats')
-      const run = await scenario<ImportRunResult>('./import-run.ts', { ...base, label, now: new Date(T0 + HOUR).toISOString(), dryRun } satisfies ImportRunOptions)
+      const run = await scenario<ImportRunResult>('./import-run.ts', {
+        ...base,
+        label,
+        now: new Date(T0 + HOUR).toISOString(),
+        dryRun,
+      } satisfies ImportRunOptions)
       const stats = await host.stats()
-      all.push({ scenario: 'import', size: size.label, sheetRowsBefore: rows, edits, ...run, fake: stats.sheets, timelineAtServer: stats.timeline })
+      all.push({
+        scenario: 'import',
+        size: size.label,
+        sheetRowsBefore: rows,
+        edits,
+        ...run,
+        fake: stats.sheets,
+        timelineAtServer: stats.timeline,
+      })
       const atServer = Object.values(stats.timeline).reduce((a, b) => a + b, 0)
       const serverWrites = Object.entries(stats.timeline).reduce((n, [k, c]) => n + (/ (PUT|POST|DELETE)$/.test(k) ? c : 0), 0)
       const c = run.counts
       importRows.push([
         `${size.label}: ${label}`,
         rows,
-        Object.entries(run.planned).map(([k, n]) => `${k} ${n}`).join(', ') || '-',
+        Object.entries(run.planned)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(', ') || '-',
         dryRun ? '-' : `${c.created}/${c.updated}/${c.deleted}/${c.conflicts}/${c.invalid}/${c.failed}`,
         secs(run.wallMs),
         run.peakRssMiB,
@@ -289,17 +371,29 @@ for (const size of ONLY === undefined || ONLY === 'import' ? SIZES : []) {
         timelineSummary(stats.timeline),
       ])
       if (rw(run.sheetsRequests) !== `${stats.sheets!.total} (${stats.sheets!.reads} r / ${stats.sheets!.writes} w)`) {
-        checks.push(`import ${size.label} ${label}: requestCounts() ${rw(run.sheetsRequests)} differs from the fake's ${stats.sheets!.total}`)
+        checks.push(
+          `import ${size.label} ${label}: requestCounts() ${rw(run.sheetsRequests)} differs from the fake's ${stats.sheets!.total}`,
+        )
       }
-      if (run.timelineReads + run.timelineWrites !== atServer) checks.push(`import ${size.label} ${label}: the client counted ${run.timelineReads + run.timelineWrites} Timeline requests, the server ${atServer}`)
-      if (run.conflicts + run.invalid > 0) checks.push(`import ${size.label} ${label}: conflicts ${run.conflicts}, invalid ${run.invalid} ${JSON.stringify(run.invalidSample)}`)
+      if (run.timelineReads + run.timelineWrites !== atServer)
+        checks.push(
+          `import ${size.label} ${label}: the client counted ${run.timelineReads + run.timelineWrites} Timeline requests, the server ${atServer}`,
+        )
+      if (run.conflicts + run.invalid > 0)
+        checks.push(
+          `import ${size.label} ${label}: conflicts ${run.conflicts}, invalid ${run.invalid} ${JSON.stringify(run.invalidSample)}`,
+        )
       if (!dryRun) {
         const expected = edits.notes + edits.tags + edits.times + edits.creates + edits.deletes
-        checks.push(`import ${size.label}: ${IMPORT_EDITS} edits → ${c.created + c.updated + c.deleted} server writes (${serverWrites} at the server) ${c.created + c.updated + c.deleted === expected && serverWrites === expected ? 'met' : 'MISSED'}; result ${run.result}`)
+        checks.push(
+          `import ${size.label}: ${IMPORT_EDITS} edits → ${c.created + c.updated + c.deleted} server writes (${serverWrites} at the server) ${c.created + c.updated + c.deleted === expected && serverWrites === expected ? 'met' : 'MISSED'}; result ${run.result}`,
+        )
       }
     }
     const usage = await host.call<{ peakRssMiB: number }>('usage')
-    checks.push(`import ${size.label}: ${timeline.timelines} timelines, ${rows} sheet rows after the edits; counterparts process peak RSS ${usage.peakRssMiB} MiB`)
+    checks.push(
+      `import ${size.label}: ${timeline.timelines} timelines, ${rows} sheet rows after the edits; counterparts process peak RSS ${usage.peakRssMiB} MiB`,
+    )
   } finally {
     await host.close()
     await rm(stateDir, { recursive: true, force: true })
@@ -307,27 +401,76 @@ for (const size of ONLY === undefined || ONLY === 'import' ? SIZES : []) {
 }
 
 // ── Report ────────────────────────────────────────────────────────────────
-if (backendRows.length) table(
-  `Issue 3 — write and re-read ${BACKEND_ROWS.toLocaleString('en')} rows per backend (requests from requestCounts(); workbook: loads/saves)`,
-  ['backend', 'rows', 'write requests', 'write s', 're-read requests', 're-read s', 'all requests incl. layout + basis read', "fake's own count", 'peak RSS MiB', 'fake RSS MiB'],
-  backendRows,
-)
-if (exportRows.length) table(
-  'Issue 4 — export against the reference server and the Sheets fake over loopback (one process per run)',
-  ['run', 'sheet rows before', 'changed on server u/c/d', 'sheet c/u/d', 'wall s', 'peak RSS MiB', 'Sheets requests (fake)', 'Sheets by method', 'Timeline requests (server)'],
-  exportRows,
-)
-if (planRows.length) table(
-  `Issue 5 (a) — pure planning: parseSheet + planSync over every row, all server activities in the window and the state's base (one process per size)`,
-  ['size', 'sheet rows', 'server activities', 'edits n/t/time/new/del', 'cold ms parse + plan', 'warm ms', 'µs / row (cold)', 'heap MiB before → after (retained)', 'peak RSS MiB before → after', 'decisions'],
-  planRows,
-)
-if (importRows.length) table(
-  `Issue 5 (b) — runImport after ${IMPORT_EDITS.toLocaleString('en')} manager edits, Google backend over the Sheets fake (one process per run)`,
-  ['run', 'sheet rows', 'planned writes', 'c/u/d/conflicts/invalid/failed', 'wall s', 'peak RSS MiB', 'Sheets requests (fake)', 'Sheets by method', 'Timeline requests (server)', 'Timeline by kind'],
-  importRows,
-)
+if (backendRows.length)
+  table(
+    `Issue 3 — write and re-read ${BACKEND_ROWS.toLocaleString('en')} rows per backend (requests from requestCounts(); workbook: loads/saves)`,
+    [
+      'backend',
+      'rows',
+      'write requests',
+      'write s',
+      're-read requests',
+      're-read s',
+      'all requests incl. layout + basis read',
+      "fake's own count",
+      'peak RSS MiB',
+      'fake RSS MiB',
+    ],
+    backendRows,
+  )
+if (exportRows.length)
+  table(
+    'Issue 4 — export against the reference server and the Sheets fake over loopback (one process per run)',
+    [
+      'run',
+      'sheet rows before',
+      'changed on server u/c/d',
+      'sheet c/u/d',
+      'wall s',
+      'peak RSS MiB',
+      'Sheets requests (fake)',
+      'Sheets by method',
+      'Timeline requests (server)',
+    ],
+    exportRows,
+  )
+if (planRows.length)
+  table(
+    `Issue 5 (a) — pure planning: parseSheet + planSync over every row, all server activities in the window and the state's base (one process per size)`,
+    [
+      'size',
+      'sheet rows',
+      'server activities',
+      'edits n/t/time/new/del',
+      'cold ms parse + plan',
+      'warm ms',
+      'µs / row (cold)',
+      'heap MiB before → after (retained)',
+      'peak RSS MiB before → after',
+      'decisions',
+    ],
+    planRows,
+  )
+if (importRows.length)
+  table(
+    `Issue 5 (b) — runImport after ${IMPORT_EDITS.toLocaleString('en')} manager edits, Google backend over the Sheets fake (one process per run)`,
+    [
+      'run',
+      'sheet rows',
+      'planned writes',
+      'c/u/d/conflicts/invalid/failed',
+      'wall s',
+      'peak RSS MiB',
+      'Sheets requests (fake)',
+      'Sheets by method',
+      'Timeline requests (server)',
+      'Timeline by kind',
+    ],
+    importRows,
+  )
 console.log('\nChecks\n')
 for (const line of checks) console.log(`- ${line}`)
-console.log(`\nMachine: ${cpus().length} cores; 1-minute load average ${loadAtStart.toFixed(1)} at start, ${loadavg()[0]!.toFixed(1)} at end (wall times stretch under load; request counts do not).`)
+console.log(
+  `\nMachine: ${cpus().length} cores; 1-minute load average ${loadAtStart.toFixed(1)} at start, ${loadavg()[0]!.toFixed(1)} at end (wall times stretch under load; request counts do not).`,
+)
 if (process.env['BENCH_JSON']) await writeFile(process.env['BENCH_JSON'], `${JSON.stringify(all, null, 2)}\n`)

@@ -32,9 +32,13 @@ const QUICK = process.env['BENCH_QUICK'] === '1'
 const REPS = Number(process.env['BENCH_REPS'] ?? (QUICK ? 1 : 3))
 const PARTS = ['startup', 'headline', 'latency', 'scale', 'workbook', 'import', 'many', 'footnote'] as const
 const LEGACY = { issue3: 'backends', issue4: 'export', issue5: 'import' } as const
-const only = process.env['BENCH_ONLY']?.split(',').map((p) => p.trim()).filter(Boolean)
+const only = process.env['BENCH_ONLY']
+  ?.split(',')
+  .map((p) => p.trim())
+  .filter(Boolean)
 for (const part of only ?? []) {
-  if (!(PARTS as readonly string[]).includes(part) && !(part in LEGACY)) throw new Error(`BENCH_ONLY: unknown part ${part}; parts: ${[...PARTS, ...Object.keys(LEGACY)].join(', ')}`)
+  if (!(PARTS as readonly string[]).includes(part) && !(part in LEGACY))
+    throw new Error(`BENCH_ONLY: unknown part ${part}; parts: ${[...PARTS, ...Object.keys(LEGACY)].join(', ')}`)
 }
 const wanted = (part: string) => (only ? only.includes(part) : (PARTS as readonly string[]).includes(part))
 
@@ -45,7 +49,12 @@ const WINDOW_DAYS = 92
 /** The day after the data ends, 06:00 UTC; later runs are hours after it, the same day. */
 const T0 = Date.parse('2026-04-05T06:00:00Z')
 const data = { days: DAYS, startDate: START_DATE, windowDays: WINDOW_DAYS, t0: T0 }
-const SIZES = QUICK ? [{ label: '1k', users: 2 }] : [{ label: '20k', users: 34 }, { label: '100k', users: 171 }]
+const SIZES = QUICK
+  ? [{ label: '1k', users: 2 }]
+  : [
+      { label: '20k', users: 34 },
+      { label: '100k', users: 171 },
+    ]
 const LARGE = SIZES[SIZES.length - 1]!
 const SCALE = QUICK ? { label: '3.5k', users: 6 } : { label: '300k', users: 513 }
 const LATENCY_MS = 50
@@ -58,7 +67,9 @@ const MANY_PER_MINUTE = Number(process.env['BENCH_MANY_PER_MINUTE'] ?? 600)
 function commitOf(root: string): string {
   try {
     const head = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim()
-    const dirty = execFileSync('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no', '--', 'src'], { encoding: 'utf8' }).trim()
+    const dirty = execFileSync('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no', '--', 'src'], {
+      encoding: 'utf8',
+    }).trim()
     return dirty ? `${head} with uncommitted changes in src` : head
   } catch {
     return 'unknown commit'
@@ -87,20 +98,23 @@ if (wanted('startup')) await part('startup', () => startup(QUICK ? 2 : Math.max(
 for (const size of SIZES) {
   const latency = wanted('latency')
   if (!wanted('headline') && !latency) continue
-  await part(`headline ${size.label}`, () => headline({
-    ...data,
-    label: size.label,
-    users: size.users,
-    reps: REPS,
-    headline: wanted('headline'),
-    ...(latency ? { latencyMs: LATENCY_MS } : {}),
-    changeShare: CHANGE_SHARE,
-  }))
+  await part(`headline ${size.label}`, () =>
+    headline({
+      ...data,
+      label: size.label,
+      users: size.users,
+      reps: REPS,
+      headline: wanted('headline'),
+      ...(latency ? { latencyMs: LATENCY_MS } : {}),
+      changeShare: CHANGE_SHARE,
+    }),
+  )
 }
 if (wanted('scale')) await part('scale', () => scale({ ...data, ...SCALE, changeShare: CHANGE_SHARE }))
 if (wanted('workbook')) await part('workbook', () => workbook({ ...data, ...LARGE, changeShare: CHANGE_SHARE }))
 if (wanted('import')) await part('import', () => importCase({ ...data, ...LARGE, edits: IMPORT_EDITS, reps: REPS }))
-if (wanted('many')) await part('many', () => many({ ...data, targets: MANY_TARGETS, perMinute: MANY_PER_MINUTE, changeShare: CHANGE_SHARE }))
+if (wanted('many'))
+  await part('many', () => many({ ...data, targets: MANY_TARGETS, perMinute: MANY_PER_MINUTE, changeShare: CHANGE_SHARE }))
 if (wanted('footnote')) await part('footnote', () => footnote({ ...data, rows: QUICK ? 200 : 2_000, users: 4 }))
 
 for (const [part, legacy] of Object.entries(LEGACY)) {
@@ -126,6 +140,8 @@ if (failures.length) {
   console.log(`\nFailures (${failures.length})\n`)
   for (const f of failures) console.log(`- ${f.replace(/\n/g, '\n  ')}\n`)
 }
-console.log(`\nDone in ${((performance.now() - started) / 60_000).toFixed(1)} min; 1-minute load average ${loadAtStart} at start, ${load()} at end (wall times stretch under load; request and byte counts do not).`)
+console.log(
+  `\nDone in ${((performance.now() - started) / 60_000).toFixed(1)} min; 1-minute load average ${loadAtStart} at start, ${load()} at end (wall times stretch under load; request and byte counts do not).`,
+)
 if (process.env['BENCH_JSON']) await writeFile(process.env['BENCH_JSON'], `${JSON.stringify(records, null, 2)}\n`)
 process.exitCode = failures.length ? 1 : 0

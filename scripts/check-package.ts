@@ -50,7 +50,8 @@ function check(ok: unknown, what: string, detail?: Run): void {
     return
   }
   process.stdout.write(`  FAIL ${what}\n`)
-  if (detail) process.stdout.write(`       exit ${detail.code}\n       stdout: ${detail.stdout.trim()}\n       stderr: ${detail.stderr.trim()}\n`)
+  if (detail)
+    process.stdout.write(`       exit ${detail.code}\n       stdout: ${detail.stdout.trim()}\n       stderr: ${detail.stderr.trim()}\n`)
   failures++
 }
 
@@ -86,17 +87,25 @@ try {
       await mkdir(nodeBin)
       await symlink(node, path.join(nodeBin, 'node'))
       const env = { ...process.env, PATH: [nodeBin, path.join(prefix, 'bin'), process.env.PATH].join(path.delimiter) }
-      const cli = (args: string[], extra: NodeJS.ProcessEnv = {}, cwd = work) => run('timeline-sheets', args, { env: { ...env, ...extra }, cwd })
+      const cli = (args: string[], extra: NodeJS.ProcessEnv = {}, cwd = work) =>
+        run('timeline-sheets', args, { env: { ...env, ...extra }, cwd })
       const nodeVersion = (await run('node', ['--version'], { env })).stdout.trim()
       process.stdout.write(`The installed timeline-sheets on Node ${nodeVersion} (${node})\n`)
 
       const version = await cli(['--version'])
       check(version.code === 0 && version.stdout.trim() === pkg.version, `timeline-sheets --version prints ${pkg.version}`, version)
       const help = await cli(['--help'])
-      check(help.code === 0 && help.stdout.includes('Usage: timeline-sheets') && help.stdout.includes('export'), 'timeline-sheets --help', help)
+      check(
+        help.code === 0 && help.stdout.includes('Usage: timeline-sheets') && help.stdout.includes('export'),
+        'timeline-sheets --help',
+        help,
+      )
       // Without the global install on PATH, so that it is npx's own copy that answers.
       const npxEnv = { ...process.env, PATH: [nodeBin, process.env.PATH].join(path.delimiter) }
-      const npx = await run('npm', ['exec', '--yes', '--prefer-offline', '--package', tarball, '--', 'timeline-sheets', '--help'], { env: npxEnv, cwd: work })
+      const npx = await run('npm', ['exec', '--yes', '--prefer-offline', '--package', tarball, '--', 'timeline-sheets', '--help'], {
+        env: npxEnv,
+        cwd: work,
+      })
       check(npx.code === 0 && npx.stdout.includes('Usage: timeline-sheets'), 'npx --package <tarball> timeline-sheets --help', npx)
 
       const folder = path.join(work, `export-${i}`)
@@ -107,14 +116,20 @@ try {
         JSON.stringify({
           timeline: { auth: { mode: 'password', baseUrl: server.url, username: server.credentials.transfer!.username } },
           stateDir: 'state',
-          targets: [{ name: 'team', spreadsheet: { kind: 'workbook', path: 'team.xlsx' }, timeZone: 'Europe/Berlin', window: { days: 21 } }],
+          targets: [
+            { name: 'team', spreadsheet: { kind: 'workbook', path: 'team.xlsx' }, timeZone: 'Europe/Berlin', window: { days: 21 } },
+          ],
         }),
       )
       const password = { TIMELINE_PASSWORD: server.credentials.transfer!.password }
       const exported = await cli(['export', '--config', config, '--now', '2026-11-10T11:00:00Z', '--json'], password, folder)
       type Summary = { result: string; counts: { created: number } }
       const summary = exported.code === 0 ? (JSON.parse(exported.stdout) as { runs: Summary[] }).runs[0] : undefined
-      check(summary?.result === 'success' && summary.counts.created > 0, `export into a workbook: ${summary?.counts.created ?? 0} rows`, exported)
+      check(
+        summary?.result === 'success' && summary.counts.created > 0,
+        `export into a workbook: ${summary?.counts.created ?? 0} rows`,
+        exported,
+      )
       const sheet = await createWorkbookSpreadsheet({ path: path.join(folder, 'team.xlsx') }).read(['Activities'])
       check(sheet.tabs['Activities']?.rows.length === summary?.counts.created, 'the workbook holds the rows the export reported')
     }

@@ -33,7 +33,9 @@ await writeFile(
       vendor: 'manictime',
       timeline: { auth: { mode: 'password', baseUrl: server.url, username: transfer.username, passwordEnv: 'DEMO_TIMELINE_PASSWORD' } },
       stateDir: 'state',
-      targets: [{ name: 'demo', spreadsheet: { kind: 'workbook', path: 'timeline-sheets-demo.xlsx' }, timeZone, window: { days, lookBackDays: 7 } }],
+      targets: [
+        { name: 'demo', spreadsheet: { kind: 'workbook', path: 'timeline-sheets-demo.xlsx' }, timeZone, window: { days, lookBackDays: 7 } },
+      ],
     },
     null,
     2,
@@ -44,23 +46,29 @@ process.stdout.write(`Reference Timeline server: ${server.url} (signing in as ${
 
 try {
   await cli(['export'])
-  process.stdout.write('\nRunning export again: now incremental, through the server\'s updatedactivities links.\n\n')
+  process.stdout.write("\nRunning export again: now incremental, through the server's updatedactivities links.\n\n")
   await cli(['export'])
 
   // A manager corrects a note and adds a forgotten hour, the way they would in Excel; sync sends both.
   const file = path.join(folder, 'timeline-sheets-demo.xlsx')
   const alice = server.credentials.users[0]!
   await managerEdits(file, alice.username)
-  process.stdout.write(`\nA manager edited row 2's Notes and added a row for ${alice.username} in the workbook. Running sync (import, then export).\n\n`)
+  process.stdout.write(
+    `\nA manager edited row 2's Notes and added a row for ${alice.username} in the workbook. Running sync (import, then export).\n\n`,
+  )
   await cli(['sync'])
   const added = server.store.activities(alice.tagsTimelineKey!).filter((a) => a.notes === 'Forgot to log the client call')
-  process.stdout.write(`\nOn the server now: ${added.length} new activity for ${alice.username} (${added[0]?.start ?? 'missing'}), and row 2's note changed.\n`)
+  process.stdout.write(
+    `\nOn the server now: ${added.length} new activity for ${alice.username} (${added[0]?.start ?? 'missing'}), and row 2's note changed.\n`,
+  )
 
   const workbook = createWorkbookSpreadsheet({ path: file })
   const snapshot = await workbook.read(['Activities', 'Allowed tags', 'Sync log'])
   const activities = snapshot.tabs['Activities']!
   process.stdout.write(`\nThe workbook: ${path.join(folder, 'timeline-sheets-demo.xlsx')}\n`)
-  process.stdout.write(`  Activities: ${activities.rows.length} rows; Allowed tags: ${snapshot.tabs['Allowed tags']!.rows.length} rows; Sync log: ${snapshot.tabs['Sync log']!.rows.length} runs\n`)
+  process.stdout.write(
+    `  Activities: ${activities.rows.length} rows; Allowed tags: ${snapshot.tabs['Allowed tags']!.rows.length} rows; Sync log: ${snapshot.tabs['Sync log']!.rows.length} runs\n`,
+  )
   process.stdout.write(`  First rows (${activities.header.slice(0, 8).join(' | ')}):\n`)
   for (const row of activities.rows.slice(0, 5)) {
     process.stdout.write(`    ${row.slice(0, 8).map(show).join(' | ')}\n`)
@@ -94,7 +102,9 @@ function show(value: unknown): string {
     const minutes = Math.round(value * 1440)
     return `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`
   }
-  return String(value ?? '').replace(/\n/g, ' ').slice(0, 40)
+  return String(value ?? '')
+    .replace(/\n/g, ' ')
+    .slice(0, 40)
 }
 
 function cli(args: string[]): Promise<void> {
@@ -104,6 +114,8 @@ function cli(args: string[]): Promise<void> {
       env: { ...process.env, DEMO_TIMELINE_PASSWORD: transfer.password },
     })
     child.on('error', reject)
-    child.on('exit', (code) => (code === 0 || code === 3 ? resolve() : reject(new Error(`timeline-sheets ${args.join(' ')} exited with ${code}`))))
+    child.on('exit', (code) =>
+      code === 0 || code === 3 ? resolve() : reject(new Error(`timeline-sheets ${args.join(' ')} exited with ${code}`)),
+    )
   })
 }

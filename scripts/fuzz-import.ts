@@ -108,7 +108,9 @@ process.exitCode = failed ? 1 : 0
 
 async function fuzzOnce(backend: Backend): Promise<Figures> {
   const random = mulberry32(seed)
-  const server = await startReferenceServer({ data: { users: 6, days: 35, startDate: '2026-10-07', timeZones: [ZONE, 'America/New_York'], otherTimelines: false, seed } })
+  const server = await startReferenceServer({
+    data: { users: 6, days: 35, startDate: '2026-10-07', timeZones: [ZONE, 'America/New_York'], otherTimelines: false, seed },
+  })
   const fake = backend === 'google' ? await startSheetsFake({ quota: false, staticToken: TOKEN }) : undefined
   const folder = await mkdtemp(path.join(tmpdir(), `ts-fuzz-${backend}-`))
   try {
@@ -139,7 +141,10 @@ async function fuzzOnce(backend: Backend): Promise<Figures> {
     const before = await sheet.rows(layout)
     const seqBefore = changeSeqs(server)
     const dry = await cli(['import', '--config', configFile, '--now', NOW, '--dry-run', '--json'], env)
-    const applied = await cli(['import', '--config', configFile, '--now', NOW, '--yes', '--json', '--force', '--max-delete', '1000000'], env)
+    const applied = await cli(
+      ['import', '--config', configFile, '--now', NOW, '--yes', '--json', '--force', '--max-delete', '1000000'],
+      env,
+    )
     const after = await sheet.rows(layout)
     return measure({ server, seqBefore, fuzzRows, before, after, runs: { dry, applied } })
   } finally {
@@ -186,7 +191,7 @@ async function openSheet(backend: Backend, folder: string, fake: SheetsFake | un
         tab.getCell(1, header.length).value = FUZZ
         rows.forEach((row, i) => {
           header.forEach((name, c) => {
-            const value = name === FUZZ ? row.id : row.cells[name] ?? null
+            const value = name === FUZZ ? row.id : (row.cells[name] ?? null)
             tab.getCell(i + 2, c + 1).value = toExcel(value)
           })
         })
@@ -213,12 +218,13 @@ async function openSheet(backend: Backend, folder: string, fake: SheetsFake | un
       const ss = fake!.store.spreadsheets.get(spreadsheetId)!
       const tab = sheetByTitle(ss, 'Activities')!
       const width = tab.properties.gridProperties.columnCount
-      if (width < header.length) insertDimension(beginTx(), ss, tab, 'COLUMNS', width, header.length - width, true, fake!.store.options.cellLimit)
+      if (width < header.length)
+        insertDimension(beginTx(), ss, tab, 'COLUMNS', width, header.length - width, true, fake!.store.options.cellLimit)
       const existing = manager.readTab(spreadsheetId, 'Activities', 'FORMULA').length - 1
       if (rows.length > existing) manager.insertRows(spreadsheetId, 'Activities', 2, rows.length - existing + 1)
       manager.pasteBlock(spreadsheetId, 'Activities', 'A1', [header])
       // RAW keeps every value exactly as generated (an error value is the text Google's FORMULA rendering returns).
-      const block = rows.map((row) => header.map((name) => googleValue(name === FUZZ ? row.id : row.cells[name] ?? null)))
+      const block = rows.map((row) => header.map((name) => googleValue(name === FUZZ ? row.id : (row.cells[name] ?? null))))
       manager.pasteBlock(spreadsheetId, 'Activities', 'A2', block, { raw: true })
       const left = manager.readTab(spreadsheetId, 'Activities', 'FORMULA').length - 1
       if (left > rows.length) manager.deleteRows(spreadsheetId, 'Activities', rows.length + 2, left - rows.length)
@@ -254,9 +260,17 @@ function garble(exported: Record<string, Scalar>[], server: ReferenceServer, ran
     } else if (roll < 0.44 && exported.length > 0) {
       // Another row's Key (and sometimes Base) pasted over this one's.
       const other = pick(exported)
-      row.cells = { ...(source ?? newRow(pick(users), i)), Key: other['Key'] ?? null, ...(random() < 0.5 ? { Base: other['Base'] ?? null } : {}) }
+      row.cells = {
+        ...(source ?? newRow(pick(users), i)),
+        Key: other['Key'] ?? null,
+        ...(random() < 0.5 ? { Base: other['Base'] ?? null } : {}),
+      }
     } else if (roll < 0.46) {
-      row.cells = { ...(source ?? newRow(pick(users), i)), Key: `${pick(timelines)}/${900_000 + i}`, Base: exported.length > 0 ? pick(exported)['Base'] ?? 'AAAAAAAAAAA' : 'AAAAAAAAAAA' }
+      row.cells = {
+        ...(source ?? newRow(pick(users), i)),
+        Key: `${pick(timelines)}/${900_000 + i}`,
+        Base: exported.length > 0 ? (pick(exported)['Base'] ?? 'AAAAAAAAAAA') : 'AAAAAAAAAAA',
+      }
       row.invalidBy.push('made-up Key')
     } else {
       if (!source) row.cells = newRow(pick(users), i)
@@ -283,7 +297,13 @@ function newRow(user: string, i: number): Record<string, Cell> {
 }
 
 /** Puts one garbage value into one column and notes when the value can never make a valid row. */
-function garbleCell(row: FuzzRow, column: (typeof MANAGER_COLUMNS)[number], random: () => number, backend: Backend, timelines: string[]): void {
+function garbleCell(
+  row: FuzzRow,
+  column: (typeof MANAGER_COLUMNS)[number],
+  random: () => number,
+  backend: Backend,
+  timelines: string[],
+): void {
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!
   const set = (value: Cell, invalid?: string) => {
     row.cells[column] = value
@@ -301,9 +321,16 @@ function garbleCell(row: FuzzRow, column: (typeof MANAGER_COLUMNS)[number], rand
     const blank = text.trim() === ''
     // Which columns no such text can ever be right in: a day or time column always (blank is missing), the others
     // unless it is blank (an existing row's User may be empty; a Key or Delete cleared is a new row or no tick).
-    const never = column === 'Date' || column === 'Start' || column === 'End' || (!blank && (column === 'Key' || column === 'Delete' || column === 'User'))
+    const never =
+      column === 'Date' ||
+      column === 'Start' ||
+      column === 'End' ||
+      (!blank && (column === 'Key' || column === 'Delete' || column === 'User'))
     // Labels fold case and drop repeats, so `a, a, …` is one label there; in Tags it is thousands of tags.
-    const tooLong = (column === 'Tags' || column === 'Labels') && text.length > 1000 && (/^(x|😀)/.test(text) || (column === 'Tags' && text.startsWith('a, ')))
+    const tooLong =
+      (column === 'Tags' || column === 'Labels') &&
+      text.length > 1000 &&
+      (/^(x|😀)/.test(text) || (column === 'Tags' && text.startsWith('a, ')))
     set(text, never ? 'not a value of its column' : tooLong ? 'too many tags or a tag over 200 characters' : undefined)
     return
   }
@@ -314,7 +341,28 @@ function garbleCell(row: FuzzRow, column: (typeof MANAGER_COLUMNS)[number], rand
   }
   switch (column) {
     case 'Date': {
-      const value = pick<Scalar>(['9999-12-31', '2999-12-31', '1970-01-01', 2_958_465, 2_958_466, 401_769, -1, 0, 1, 60, 1e308, -1e308, 'NaN', '1899-12-31', '1969-12-31', '0001-01-01', '31/02/2026', 9_007_199_254_740_993, 5e-324, -0])
+      const value = pick<Scalar>([
+        '9999-12-31',
+        '2999-12-31',
+        '1970-01-01',
+        2_958_465,
+        2_958_466,
+        401_769,
+        -1,
+        0,
+        1,
+        60,
+        1e308,
+        -1e308,
+        'NaN',
+        '1899-12-31',
+        '1969-12-31',
+        '0001-01-01',
+        '31/02/2026',
+        9_007_199_254_740_993,
+        5e-324,
+        -0,
+      ])
       // The first and the last day the tool takes are fine; every other value here is outside them or no date.
       set(value, value === '2999-12-31' || value === '1970-01-01' ? undefined : 'a day outside 1970-01-01…2999-12-31')
       if (value === '2999-12-31' && random() < 0.5) {
@@ -343,7 +391,17 @@ function garbleCell(row: FuzzRow, column: (typeof MANAGER_COLUMNS)[number], rand
       return
     }
     case 'Key': {
-      const value = pick<Scalar>(['abc', 'tl/abc', '/5', `${pick(timelines)}/`, `${pick(timelines)}/-1`, `${pick(timelines)}/1.5`, ' ', 42, true])
+      const value = pick<Scalar>([
+        'abc',
+        'tl/abc',
+        '/5',
+        `${pick(timelines)}/`,
+        `${pick(timelines)}/-1`,
+        `${pick(timelines)}/1.5`,
+        ' ',
+        42,
+        true,
+      ])
       set(value, value === ' ' ? undefined : 'a garbled Key')
       return
     }
@@ -373,8 +431,19 @@ function hugeText(random: () => number, backend: Backend): string {
 
 /** Control characters and other odd text; a workbook gets what Excel can store (`_x0001_` is how it writes U+0001). */
 function oddTexts(backend: Backend): string[] {
-  const both = ['\t\n\r', 'a\u200eb\u202ec', 'ß İ ǅ', '\u00a0', ' leading and trailing ', 'emoji 👩🏽‍💻', 'lone \ud800 surrogate', '"quoted", and, commas']
-  return backend === 'google' ? [...both, '\u0000\u0001\u0002', '\u0007bell', '\u007f\u0085', '\ufffe'] : [...both, '_x0001__x0007_', 'x_x0000_y']
+  const both = [
+    '\t\n\r',
+    'a\u200eb\u202ec',
+    'ß İ ǅ',
+    '\u00a0',
+    ' leading and trailing ',
+    'emoji 👩🏽‍💻',
+    'lone \ud800 surrogate',
+    '"quoted", and, commas',
+  ]
+  return backend === 'google'
+    ? [...both, '\u0000\u0001\u0002', '\u0007bell', '\u007f\u0085', '\ufffe']
+    : [...both, '_x0001__x0007_', 'x_x0000_y']
 }
 
 function toExcel(value: Cell): ExcelJS.CellValue {
@@ -399,7 +468,11 @@ function workbookScalar(value: ExcelJS.CellValue): Scalar {
 }
 
 function changeSeqs(server: ReferenceServer): Map<string, number> {
-  return new Map(server.credentials.users.flatMap((u) => (u.tagsTimelineKey ? [[u.tagsTimelineKey, server.store.changes(u.tagsTimelineKey).length] as const] : [])))
+  return new Map(
+    server.credentials.users.flatMap((u) =>
+      u.tagsTimelineKey ? [[u.tagsTimelineKey, server.store.changes(u.tagsTimelineKey).length] as const] : [],
+    ),
+  )
 }
 
 interface Run {
@@ -408,7 +481,14 @@ interface Run {
   stderr: string
 }
 
-function measure(input: { server: ReferenceServer; seqBefore: Map<string, number>; fuzzRows: FuzzRow[]; before: Record<string, Scalar>[]; after: Record<string, Scalar>[]; runs: { dry: Run; applied: Run } }): Figures {
+function measure(input: {
+  server: ReferenceServer
+  seqBefore: Map<string, number>
+  fuzzRows: FuzzRow[]
+  before: Record<string, Scalar>[]
+  after: Record<string, Scalar>[]
+  runs: { dry: Run; applied: Run }
+}): Figures {
   const { server, seqBefore, fuzzRows, before, after, runs } = input
   const details: string[] = []
   const byId = new Map(fuzzRows.map((r) => [r.id, r]))
@@ -421,7 +501,9 @@ function measure(input: { server: ReferenceServer; seqBefore: Map<string, number
     const output = `${run.stdout}\n${run.stderr}`
     const bug = /\bbug\b/i.test(output) || /^\s+at .+:\d+:\d+\)?$/m.test(output)
     if (bug) bugExits++
-    details.push(`import ${name === 'dry' ? '--dry-run' : '--yes'}: exit ${run.code}${bug ? ` — ${excerptOf(run.stderr || run.stdout)}` : ''}`)
+    details.push(
+      `import ${name === 'dry' ? '--dry-run' : '--yes'}: exit ${run.code}${bug ? ` — ${excerptOf(run.stderr || run.stdout)}` : ''}`,
+    )
   }
 
   // Invalid rows: what the dry run says, and what no row may hold by construction.
@@ -443,18 +525,27 @@ function measure(input: { server: ReferenceServer; seqBefore: Map<string, number
     if (!invalid.has(row.id)) toolMissed.push(`${row.id} (${row.invalidBy.join('; ')})`)
     invalid.set(row.id, invalid.get(row.id) ?? row.invalidBy.join('; '))
   }
-  details.push(`rows: ${before.length}; invalid: ${invalid.size} (the dry run: ${planned.invalid?.length ?? 0}); planned writes: ${planned.writes?.length ?? 0}`)
-  if (toolMissed.length) details.push(`rows invalid by construction that the dry run let through: ${toolMissed.length}, e.g. ${toolMissed.slice(0, 5).join(', ')}`)
+  details.push(
+    `rows: ${before.length}; invalid: ${invalid.size} (the dry run: ${planned.invalid?.length ?? 0}); planned writes: ${planned.writes?.length ?? 0}`,
+  )
+  if (toolMissed.length)
+    details.push(
+      `rows invalid by construction that the dry run let through: ${toolMissed.length}, e.g. ${toolMissed.slice(0, 5).join(', ')}`,
+    )
 
   // 2. Invalid rows without a fresh Status.
   const afterById = new Map(after.map((r) => [idAt(r), r]))
   const noStatus: string[] = []
   for (const id of invalid.keys()) {
     const row = afterById.get(id)
-    if (!row || !text(row['Status']).startsWith(`${TODAY}:`)) noStatus.push(`${id}${row ? ` (Key ${excerptOf(JSON.stringify(row['Key']))}: ${excerptOf(invalid.get(id) ?? '')})` : ' (row gone)'}`)
+    if (!row || !text(row['Status']).startsWith(`${TODAY}:`))
+      noStatus.push(`${id}${row ? ` (Key ${excerptOf(JSON.stringify(row['Key']))}: ${excerptOf(invalid.get(id) ?? '')})` : ' (row gone)'}`)
   }
   const sharedKey = noStatus.filter((r) => /this activity is in rows/.test(r))
-  if (sharedKey.length) details.push(`invalid rows without a Status that hold a Key other rows hold too (the write-back puts one Status per Key, on the last such row): ${sharedKey.length} of ${noStatus.length}`)
+  if (sharedKey.length)
+    details.push(
+      `invalid rows without a Status that hold a Key other rows hold too (the write-back puts one Status per Key, on the last such row): ${sharedKey.length} of ${noStatus.length}`,
+    )
   if (noStatus.length) details.push(`invalid rows without a Status: ${noStatus.slice(0, 8).join('; ')}${noStatus.length > 8 ? '; …' : ''}`)
 
   // 3. Server writes, traced to the rows that hold their Key.
@@ -480,13 +571,16 @@ function measure(input: { server: ReferenceServer; seqBefore: Map<string, number
       const bad = holders.filter((id) => invalid.has(id))
       if (bad.length > 0 || holders.length > 1) {
         writesFromInvalid++
-        fromInvalid.push(`${change.kind} ${key} from ${holders.join('+')}${bad.length ? ` (${excerptOf(invalid.get(bad[0]!) ?? '')})` : ''}`)
+        fromInvalid.push(
+          `${change.kind} ${key} from ${holders.join('+')}${bad.length ? ` (${excerptOf(invalid.get(bad[0]!) ?? '')})` : ''}`,
+        )
       }
     }
   }
   details.push(`server writes: ${writes}`)
   if (fromInvalid.length) details.push(`writes from invalid rows: ${fromInvalid.slice(0, 8).join(', ')}`)
-  if (unattributed.length) details.push(`writes no row holds the Key of: ${unattributed.length}, e.g. ${unattributed.slice(0, 5).join(', ')}`)
+  if (unattributed.length)
+    details.push(`writes no row holds the Key of: ${unattributed.length}, e.g. ${unattributed.slice(0, 5).join(', ')}`)
 
   // 4. Rows whose content was replaced.
   const replacedRows: string[] = []
@@ -496,7 +590,8 @@ function measure(input: { server: ReferenceServer; seqBefore: Map<string, number
     const now = afterById.get(id)
     const planned = byId.get(id)
     if (!now) {
-      if (!planned?.ticked && !invalid.has(id) && text(row['Delete']).toLowerCase() !== 'true') replacedRows.push(`${id} (removed, Delete not ticked)`)
+      if (!planned?.ticked && !invalid.has(id) && text(row['Delete']).toLowerCase() !== 'true')
+        replacedRows.push(`${id} (removed, Delete not ticked)`)
       else if (invalid.has(id)) replacedRows.push(`${id} (invalid, removed)`)
       continue
     }
@@ -512,9 +607,9 @@ function measure(input: { server: ReferenceServer; seqBefore: Map<string, number
     else if (notesOf(row['Notes']) !== notesOf(now['Notes'])) {
       if (fileRoundTrip(row['Notes'], now['Notes'])) byFile.push(id)
       replacedRows.push(`${id} (Notes ${difference(row['Notes'], now['Notes'])})`)
-    }
-    else if (tagsOf(row) !== tagsOf(now)) {
-      const kept = (c: 'Tags' | 'Labels') => text(row[c]) === text(now[c]) || fileRoundTrip(text(row[c]), text(now[c])) || fileRoundTrip(`:${text(row[c])}`, text(now[c]))
+    } else if (tagsOf(row) !== tagsOf(now)) {
+      const kept = (c: 'Tags' | 'Labels') =>
+        text(row[c]) === text(now[c]) || fileRoundTrip(text(row[c]), text(now[c])) || fileRoundTrip(`:${text(row[c])}`, text(now[c]))
       if (kept('Tags') && kept('Labels')) byFile.push(id)
       replacedRows.push(`${id} (Tags and Labels ${difference(tagsOf(row), tagsOf(now))})`)
     }
@@ -522,14 +617,18 @@ function measure(input: { server: ReferenceServer; seqBefore: Map<string, number
   const otherwise = replacedRows.filter((r) => !byFile.includes(r.split(' ')[0]!))
   const shown = [...otherwise, ...replacedRows.filter((r) => !otherwise.includes(r))]
   if (replacedRows.length) details.push(`rows replaced: ${shown.slice(0, 8).join('; ')}${replacedRows.length > 8 ? '; …' : ''}`)
-  if (byFile.length) details.push(`of which changed only as an .xlsx file can hold them (control characters dropped, characters turned into U+FFFD) when the workbook was saved: ${byFile.length}`)
+  if (byFile.length)
+    details.push(
+      `of which changed only as an .xlsx file can hold them (control characters dropped, characters turned into U+FFFD) when the workbook was saved: ${byFile.length}`,
+    )
 
   return { bugExits, invalidWithoutStatus: noStatus.length, writesFromInvalid, replaced: replacedRows.length, details }
 }
 
 /** Where two cell values part: `"x\u0000y" → "xy"`, or for long text the first differing characters. */
 function difference(a: Scalar | undefined, b: Scalar | undefined): string {
-  if (typeof a !== 'string' || typeof b !== 'string' || a.length + b.length < 200) return `${excerptOf(JSON.stringify(a ?? null))} → ${excerptOf(JSON.stringify(b ?? null))}`
+  if (typeof a !== 'string' || typeof b !== 'string' || a.length + b.length < 200)
+    return `${excerptOf(JSON.stringify(a ?? null))} → ${excerptOf(JSON.stringify(b ?? null))}`
   let i = 0
   while (i < a.length && a[i] === b[i]) i++
   return `${a.length} → ${b.length} characters, from ${i}: ${JSON.stringify(a.slice(i, i + 6))} → ${JSON.stringify(b.slice(i, i + 6))}`
@@ -554,7 +653,13 @@ function fileRoundTrip(before: Scalar | undefined, after: Scalar | undefined): b
 
 /** Tags and labels as a set, compared the way the server folds them. */
 function tagsOf(row: Record<string, Scalar>): string {
-  const split = (v: Scalar | undefined) => (v === null || v === undefined ? [] : String(v).split(',').map((t) => t.trim().toLowerCase()).filter(Boolean))
+  const split = (v: Scalar | undefined) =>
+    v === null || v === undefined
+      ? []
+      : String(v)
+          .split(',')
+          .map((t) => t.trim().toLowerCase())
+          .filter(Boolean)
   const labels = split(row['Labels']).map((l) => (l.startsWith(':') ? l : `:${l}`))
   return [...new Set([...split(row['Tags']), ...labels])].sort().join(', ')
 }

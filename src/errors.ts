@@ -62,11 +62,7 @@ export class HttpError extends TimelineSheetsError {
     init: { status: number; method: string; url: string; data: unknown; message?: string; code?: ErrorCode },
     details: ErrorDetails = {},
   ) {
-    super(
-      init.code ?? 'TS_HTTP',
-      init.message ?? `${init.method} ${redactUrl(init.url)} answered ${init.status}`,
-      details,
-    )
+    super(init.code ?? 'TS_HTTP', init.message ?? `${init.method} ${redactUrl(init.url)} answered ${init.status}`, details)
     this.status = init.status
     this.method = init.method
     this.url = redactUrl(init.url)
@@ -132,7 +128,8 @@ const TIMEOUT_WORDS: Record<TimeoutLimit, { what: (duration: string) => string; 
   deadline: { what: (d) => `stopped at the run's deadline, ${d} after the run started`, label: 'deadline' },
 }
 
-const DEADLINE_HINT = 'Run again: the next run resumes where this one stopped. To allow runs more time, give a longer --deadline or raise timeouts.runMs in the config.'
+const DEADLINE_HINT =
+  'Run again: the next run resumes where this one stopped. To allow runs more time, give a longer --deadline or raise timeouts.runMs in the config.'
 
 /**
  * A request ended by one of its timeouts or by the run's deadline. The
@@ -166,7 +163,9 @@ export class RequestTimeoutError extends TimelineSheetsError {
 
 /** The error a run ends with when its deadline passes between requests (while waiting to repeat one). */
 export function deadlinePassed(setting: string): TimelineSheetsError {
-  return new TimelineSheetsError('TS_TIMEOUT', `The run's deadline passed (${setting}) while it waited to repeat a request`, { hint: DEADLINE_HINT })
+  return new TimelineSheetsError('TS_TIMEOUT', `The run's deadline passed (${setting}) while it waited to repeat a request`, {
+    hint: DEADLINE_HINT,
+  })
 }
 
 /** `800 ms`, `30 s`, `1.5 s`, `2 min`, `1 h 30 min`: a duration as people read it. */

@@ -16,7 +16,8 @@ function sourceFiles(folder: string): string[] {
 /** Every relative module a file imports, statically or with import(), types included. */
 function importsOf(file: string, text: string): string[] {
   const found: string[] = []
-  for (const m of text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)'(\.{1,2}\/[^']+)'/gm)) found.push(path.resolve(path.dirname(file), m[1]!))
+  for (const m of text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)'(\.{1,2}\/[^']+)'/gm))
+    found.push(path.resolve(path.dirname(file), m[1]!))
   return found
 }
 
@@ -52,13 +53,27 @@ describe('the import graph of src', () => {
   const rel = (f: string) => path.relative(SRC, f)
 
   it('finds cycles when there are some (the checker itself)', () => {
-    expect(cyclesOf(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', []]]))).toEqual([['a', 'b', 'c', 'a']])
-    expect(cyclesOf(new Map([['a', ['b']], ['b', []]]))).toEqual([])
-    expect(importsOf('/x/src/cli/a.ts', "import type { A } from '../core/a.ts'\nconst b = await import('./b.ts')\nimport './c.ts'")).toEqual([
-      '/x/src/core/a.ts',
-      '/x/src/cli/b.ts',
-      '/x/src/cli/c.ts',
-    ])
+    expect(
+      cyclesOf(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+          ['d', []],
+        ]),
+      ),
+    ).toEqual([['a', 'b', 'c', 'a']])
+    expect(
+      cyclesOf(
+        new Map([
+          ['a', ['b']],
+          ['b', []],
+        ]),
+      ),
+    ).toEqual([])
+    expect(
+      importsOf('/x/src/cli/a.ts', "import type { A } from '../core/a.ts'\nconst b = await import('./b.ts')\nimport './c.ts'"),
+    ).toEqual(['/x/src/core/a.ts', '/x/src/cli/b.ts', '/x/src/cli/c.ts'])
   })
 
   it('has no cycles', () => {

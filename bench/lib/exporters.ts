@@ -77,7 +77,12 @@ export function toolExporter(stage: Stage, label: string): Exporter {
 }
 
 /** A peer script from bench/peers/, on a spreadsheet with an empty Activities tab (as a person sets one up for a script). */
-export function peerExporter(stage: Stage, name: (typeof PEERS)[number] | 'append-per-row', label: string, extra: Record<string, unknown> = {}): Exporter {
+export function peerExporter(
+  stage: Stage,
+  name: (typeof PEERS)[number] | 'append-per-row',
+  label: string,
+  extra: Record<string, unknown> = {},
+): Exporter {
   const script = fileURLToPath(new URL(`../peers/${name}.ts`, import.meta.url))
   const exporter: Exporter = {
     name,

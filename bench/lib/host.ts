@@ -118,7 +118,8 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
   },
   /** A new spreadsheet; `tabs` names its tabs (default one `Sheet1`, as Google makes it). */
   createSpreadsheet(args: { title: string; tabs?: string[] }) {
-    return sheets!.store.createSpreadsheet({ title: args.title, ...(args.tabs ? { sheets: args.tabs.map((title) => ({ title })) } : {}) }).spreadsheetId
+    return sheets!.store.createSpreadsheet({ title: args.title, ...(args.tabs ? { sheets: args.tabs.map((title) => ({ title })) } : {}) })
+      .spreadsheetId
   },
   /** Moves the fake's clock to the start of its next quota minute. */
   nextQuotaMinute() {
@@ -147,7 +148,14 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
     if (keyColumn < 0) throw new Error(`no Key column in ${args.tab ?? 'Activities'}: ${header.join(', ')}`)
     const server = serverWindow(args.from, args.to, args.owner)
     const seen = new Set<string>()
-    const result: Correctness = { rows: 0, stale: 0, missing: 0, duplicates: 0, outdated: 0, tabBytes: Buffer.byteLength(JSON.stringify(grid)) }
+    const result: Correctness = {
+      rows: 0,
+      stale: 0,
+      missing: 0,
+      duplicates: 0,
+      outdated: 0,
+      tabBytes: Buffer.byteLength(JSON.stringify(grid)),
+    }
     for (let i = 1; i < grid.length; i++) {
       const key = String(grid[i]?.[keyColumn] ?? '')
       if (!key.includes('/')) continue
@@ -178,7 +186,12 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
     timelineBytes = { toServer: 0, fromServer: 0 }
   },
   stats() {
-    return { sheets: sheets?.store.stats(), timeline: { ...timelineRequests }, sheetsBytes: { ...sheetsBytes }, timelineBytes: { ...timelineBytes } }
+    return {
+      sheets: sheets?.store.stats(),
+      timeline: { ...timelineRequests },
+      sheetsBytes: { ...sheetsBytes },
+      timelineBytes: { ...timelineBytes },
+    }
   },
   /** Changes a share of the Tags activities as people would: mostly edits, a few new and deleted ones. */
   mutate(args: { share: number; seed: number }) {
@@ -212,7 +225,12 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
     for (let i = 0; i < creates; i++) {
       // Next to an existing activity, so the new one falls inside the window.
       const { key, a } = all[at++]!
-      server.store.createActivity(key, { tags: 'Internal, Meetings, Standup', start: a.start, duration: 600, notes: 'Added by the benchmark' })
+      server.store.createActivity(key, {
+        tags: 'Internal, Meetings, Standup',
+        start: a.start,
+        duration: 600,
+        notes: 'Added by the benchmark',
+      })
     }
     return { updated: updates, deleted: deletes, created: creates }
   },

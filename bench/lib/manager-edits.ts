@@ -42,7 +42,9 @@ export function applyManagerEdits(store: SheetsStore, options: ManagerEditsOptio
     if (i < 0) throw new Error(`no ${name} column in ${tab}`)
     return i
   }
-  const [user, date, start, end, tags, notes, del, key] = ['User', 'Date', 'Start', 'End', 'Tags', 'Notes', 'Delete', 'Key'].map(col) as number[]
+  const [user, date, start, end, tags, notes, del, key] = ['User', 'Date', 'Start', 'End', 'Tags', 'Notes', 'Delete', 'Key'].map(
+    col,
+  ) as number[]
   const letter = (i: number) => String.fromCharCode(65 + i)
   const a1 = (column: number, row: number) => `${letter(column)}${row}`
   // Sheet row numbers of data rows with a Key, shuffled (distinct rows, seeded).
@@ -61,7 +63,8 @@ export function applyManagerEdits(store: SheetsStore, options: ManagerEditsOptio
     creates: Math.round(options.edits * SHARE.creates),
   }
   const notesCount = options.edits - count.tags - count.times - count.deletes - count.creates
-  if (notesCount + count.tags + count.times + count.deletes + count.creates > rows.length) throw new Error(`${options.edits} edits for ${rows.length} rows`)
+  if (notesCount + count.tags + count.times + count.deletes + count.creates > rows.length)
+    throw new Error(`${options.edits} edits for ${rows.length} rows`)
   let at = 0
   const id = options.spreadsheetId
 

@@ -33,7 +33,13 @@ export interface Sample {
 }
 
 /** Exit codes a run may end with and still count (the tool's 3 = "partly done" is not among them by default). */
-export async function measure(host: Host, who: string, start: () => Promise<ProcessRun>, context: Record<string, unknown>, okCodes = [0]): Promise<Sample> {
+export async function measure(
+  host: Host,
+  who: string,
+  start: () => Promise<ProcessRun>,
+  context: Record<string, unknown>,
+  okCodes = [0],
+): Promise<Sample> {
   await host.call('resetStats')
   const run = await start()
   const stats = await host.stats()

@@ -22,7 +22,13 @@ export async function footnote(options: FootnoteOptions): Promise<void> {
   try {
     const timeline = await host.startTimeline({ users: options.users, days: options.days, startDate: options.startDate })
     const sheets = await host.startSheets()
-    const stage: Stage = { host, timeline, sheets, windowDays: options.windowDays, ...windowDates(new Date(options.t0), options.windowDays) }
+    const stage: Stage = {
+      host,
+      timeline,
+      sheets,
+      windowDays: options.windowDays,
+      ...windowDates(new Date(options.t0), options.windowDays),
+    }
     const peer = peerExporter(stage, 'append-per-row', 'footnote', { rows: options.rows })
     await peer.fresh()
     const sample = await measure(host, peer.name, () => peer.run(new Date(options.t0)), { part: 'footnote' })

@@ -69,9 +69,15 @@ export async function headline(options: HeadlineOptions): Promise<void> {
         await runAll('first export', rep)
       }
       for (let rep = 0; rep < options.reps; rep++) {
-        const changed = await host.call<{ updated: number; created: number; deleted: number }>('mutate', { share: options.changeShare, seed: 100 + rep })
+        const changed = await host.call<{ updated: number; created: number; deleted: number }>('mutate', {
+          share: options.changeShare,
+          seed: 100 + rep,
+        })
         await runAll('incremental, 1% changed', rep)
-        if (rep === 0) console.error(`  ${options.label}: each incremental rep changes ${changed.updated} / ${changed.created} / ${changed.deleted} activities (updated / created / deleted)`)
+        if (rep === 0)
+          console.error(
+            `  ${options.label}: each incremental rep changes ${changed.updated} / ${changed.created} / ${changed.deleted} activities (updated / created / deleted)`,
+          )
       }
       for (let rep = 0; rep < options.reps; rep++) await runAll('incremental, nothing new', rep)
     }
@@ -86,7 +92,14 @@ export async function headline(options: HeadlineOptions): Promise<void> {
     }
     for (const e of exporters) await e.dispose()
     const usage = await host.call<{ peakRssMiB: number }>('usage')
-    printHeadline(options.label, label, timeline.timelines, samples, options.reps, `load average ${loadStart} → ${load()}; counterparts process peak RSS ${usage.peakRssMiB} MiB`)
+    printHeadline(
+      options.label,
+      label,
+      timeline.timelines,
+      samples,
+      options.reps,
+      `load average ${loadStart} → ${load()}; counterparts process peak RSS ${usage.peakRssMiB} MiB`,
+    )
   } finally {
     await host.close()
   }
@@ -127,7 +140,14 @@ function figures(who: string, list: Sample[]): Figures {
   }
 }
 
-function printHeadline(size: string, label: string, timelines: number, samples: Map<Phase, Map<string, Sample[]>>, reps: number, footer: string): void {
+function printHeadline(
+  size: string,
+  label: string,
+  timelines: number,
+  samples: Map<Phase, Map<string, Sample[]>>,
+  reps: number,
+  footer: string,
+): void {
   const rows: (string | number)[][] = []
   for (const [phase, byWho] of samples) {
     const all = [...byWho.entries()].map(([who, list]) => figures(who, list))
@@ -148,11 +168,15 @@ function printHeadline(size: string, label: string, timelines: number, samples: 
     }
     if (!ours) continue
     const peers = all.filter((f) => f.who !== TOOL)
-    const fastest = (list: Figures[]) => list.reduce<Figures | undefined>((best, f) => (best === undefined || median(f.wall) < median(best.wall) ? f : best), undefined)
+    const fastest = (list: Figures[]) =>
+      list.reduce<Figures | undefined>((best, f) => (best === undefined || median(f.wall) < median(best.wall) ? f : best), undefined)
     // A first export is judged against the fastest peer; later runs against the fastest peer whose tab stayed right.
-    const judged = phase.startsWith('first export') ? [{ f: fastest(peers), why: 'best peer' }] : [{ f: fastest(peers.filter((p) => p.correct)), why: 'best correct peer' }]
+    const judged = phase.startsWith('first export')
+      ? [{ f: fastest(peers), why: 'best peer' }]
+      : [{ f: fastest(peers.filter((p) => p.correct)), why: 'best correct peer' }]
     const quickest = fastest(peers)
-    if (!phase.startsWith('first export') && quickest && quickest !== judged[0]!.f) judged.push({ f: quickest, why: 'fastest peer, tab wrong' })
+    if (!phase.startsWith('first export') && quickest && quickest !== judged[0]!.f)
+      judged.push({ f: quickest, why: 'fastest peer, tab wrong' })
     for (const { f, why } of judged) {
       if (!f) {
         rows.push([phase, `ratio: no ${why}`, '', '', '', '', '', '', ''])
@@ -163,7 +187,8 @@ function printHeadline(size: string, label: string, timelines: number, samples: 
       // Wall time: the median of the per-rep ratios (runs of one rep were back to back).
       const paired = mine.map((s, i) => (theirs[i] ? s.wallMs / theirs[i]!.wallMs : Number.NaN)).filter(Number.isFinite)
       const wallRatio = paired.length ? median(paired) : Number.NaN
-      if (why !== 'fastest peer, tab wrong') recordGoals(size, phase, wallRatio, ours, f, peers, timelines, ours.last.correctness?.tabBytes ?? Number.NaN)
+      if (why !== 'fastest peer, tab wrong')
+        recordGoals(size, phase, wallRatio, ours, f, peers, timelines, ours.last.correctness?.tabBytes ?? Number.NaN)
       rows.push([
         phase,
         `ratio ${TOOL} ÷ ${f.who} (${why})`,
@@ -179,7 +204,17 @@ function printHeadline(size: string, label: string, timelines: number, samples: 
   }
   table(
     `Issue 10 — ${label}: whole processes, median (min–max) of ${reps} run${reps === 1 ? '' : 's'} each`,
-    ['run', 'exporter', 'wall s', 'peak RSS MiB', 'Sheets requests', 'Timeline requests', 'MB read from Sheets', 'MB sent to Sheets', 'tab after each run: stale/missing/outdated'],
+    [
+      'run',
+      'exporter',
+      'wall s',
+      'peak RSS MiB',
+      'Sheets requests',
+      'Timeline requests',
+      'MB read from Sheets',
+      'MB sent to Sheets',
+      'tab after each run: stale/missing/outdated',
+    ],
     rows,
     2,
   )
@@ -187,16 +222,41 @@ function printHeadline(size: string, label: string, timelines: number, samples: 
 }
 
 /** Issue 10's goals for the headline's runs. */
-function recordGoals(size: string, phase: Phase, wallRatio: number, ours: Figures, peer: Figures, peers: Figures[], timelines: number, tabBytes: number): void {
+function recordGoals(
+  size: string,
+  phase: Phase,
+  wallRatio: number,
+  ours: Figures,
+  peer: Figures,
+  peers: Figures[],
+  timelines: number,
+  tabBytes: number,
+): void {
   const x = (r: number) => (Number.isFinite(r) ? `${r.toFixed(2)}×` : '-')
   if (phase === 'first export') {
-    goals.push({ goal: `${size} first export: wall ≤ 0.8× the best peer`, measured: `${x(wallRatio)} ${peer.who} (${spreadSecs(ours.wall)} s vs ${spreadSecs(peer.wall)} s)`, met: wallRatio <= 0.8 })
+    goals.push({
+      goal: `${size} first export: wall ≤ 0.8× the best peer`,
+      measured: `${x(wallRatio)} ${peer.who} (${spreadSecs(ours.wall)} s vs ${spreadSecs(peer.wall)} s)`,
+      met: wallRatio <= 0.8,
+    })
     const most = Math.min(...peers.map((p) => p.timeline))
-    goals.push({ goal: `${size} first export: Timeline requests ≤ 1.2× the peers'`, measured: `${ours.timeline} vs ${most} (${x(ours.timeline / most)})`, met: ours.timeline <= 1.2 * most })
+    goals.push({
+      goal: `${size} first export: Timeline requests ≤ 1.2× the peers'`,
+      measured: `${ours.timeline} vs ${most} (${x(ours.timeline / most)})`,
+      met: ours.timeline <= 1.2 * most,
+    })
   } else if (phase.startsWith('first export')) {
-    goals.push({ goal: `${size} ${phase}: wall against the best peer (no target; report)`, measured: `${x(wallRatio)} ${peer.who} (${spreadSecs(ours.wall)} s vs ${spreadSecs(peer.wall)} s)`, met: undefined })
+    goals.push({
+      goal: `${size} ${phase}: wall against the best peer (no target; report)`,
+      measured: `${x(wallRatio)} ${peer.who} (${spreadSecs(ours.wall)} s vs ${spreadSecs(peer.wall)} s)`,
+      met: undefined,
+    })
   } else if (phase === 'incremental, 1% changed') {
-    goals.push({ goal: `${size} incremental, 1% changed: wall ≤ 0.5× the best correct peer`, measured: `${x(wallRatio)} ${peer.who} (${spreadSecs(ours.wall)} s vs ${spreadSecs(peer.wall)} s)`, met: wallRatio <= 0.5 })
+    goals.push({
+      goal: `${size} incremental, 1% changed: wall ≤ 0.5× the best correct peer`,
+      measured: `${x(wallRatio)} ${peer.who} (${spreadSecs(ours.wall)} s vs ${spreadSecs(peer.wall)} s)`,
+      met: wallRatio <= 0.5,
+    })
     const reads = ours.last.timelineActivityReads
     goals.push({
       goal: `${size} incremental, 1% changed: ≤ 3 Sheets requests, 1 activities read per timeline`,

@@ -46,26 +46,49 @@ export async function importCase(options: ImportOptions): Promise<void> {
       targets: [{ name: 'bench', spreadsheet: { kind: 'google', spreadsheetId } }],
     })
     const context = { part: 'import', size: options.label }
-    const setup = await measure(host, 'timeline-sheets', () => runTool(config, ['export'], new Date(options.t0)), { ...context, phase: 'setup: first export' })
+    const setup = await measure(host, 'timeline-sheets', () => runTool(config, ['export'], new Date(options.t0)), {
+      ...context,
+      phase: 'setup: first export',
+    })
     const rows: (string | number)[][] = [describe('setup: first export', [setup])]
     if (setup.ok) {
       const edits = await host.call<ManagerEditsDone>('managerEdits', { spreadsheetId, edits: options.edits, seed: 5 })
       const dryRuns: Sample[] = []
       for (let rep = 0; rep < options.reps; rep++) {
         // exit 3 ("rows need a person") is a finished dry run too.
-        dryRuns.push(await measure(host, 'timeline-sheets', () => runTool(config, ['import', '--dry-run'], new Date(options.t0 + HOUR)), { ...context, phase: 'import --dry-run', rep }, [0, 3]))
+        dryRuns.push(
+          await measure(
+            host,
+            'timeline-sheets',
+            () => runTool(config, ['import', '--dry-run'], new Date(options.t0 + HOUR)),
+            { ...context, phase: 'import --dry-run', rep },
+            [0, 3],
+          ),
+        )
       }
       const summary = summaryOf(dryRuns[dryRuns.length - 1]!.run)[0]
       const plan = (summary?.['plan'] ?? summary) as { writes?: { kind: string }[]; conflicts?: unknown[]; invalid?: unknown[] } | undefined
       const kinds = (plan?.writes ?? []).reduce<Record<string, number>>((m, w) => ({ ...m, [w.kind]: (m[w.kind] ?? 0) + 1 }), {})
-      const planText = plan?.writes ? `${Object.entries(kinds).map(([k, n]) => `${k} ${n}`).join(', ') || 'nothing'}; conflicts ${plan.conflicts?.length ?? '?'}, invalid ${plan.invalid?.length ?? '?'}` : '(no plan in the JSON)'
+      const planText = plan?.writes
+        ? `${
+            Object.entries(kinds)
+              .map(([k, n]) => `${k} ${n}`)
+              .join(', ') || 'nothing'
+          }; conflicts ${plan.conflicts?.length ?? '?'}, invalid ${plan.invalid?.length ?? '?'}`
+        : '(no plan in the JSON)'
       const wall = median(dryRuns.map((s) => s.wallMs))
       goals.push({
         goal: `import: ${options.edits.toLocaleString('en')} edits on ${options.label}, dry run ≤ 2 s`,
         measured: `${spreadSecs(dryRuns.map((s) => s.wallMs))} s`,
         met: dryRuns.every((s) => s.ok) && wall <= 2000,
       })
-      rows.push(describe(`import --dry-run after ${options.edits.toLocaleString('en')} edits (${edits.notes} notes / ${edits.tags} tags / ${edits.times} times / ${edits.creates} new / ${edits.deletes} deletes)`, dryRuns, planText))
+      rows.push(
+        describe(
+          `import --dry-run after ${options.edits.toLocaleString('en')} edits (${edits.notes} notes / ${edits.tags} tags / ${edits.times} times / ${edits.creates} new / ${edits.deletes} deletes)`,
+          dryRuns,
+          planText,
+        ),
+      )
     }
     table(
       `Issue 10 — import: ${options.label} (${timeline.activities.toLocaleString('en')} activities, ${timeline.timelines} timelines), Google target through the fake; median (min–max)`,

@@ -62,7 +62,11 @@ export async function many(options: ManyOptions): Promise<void> {
         token: sheets.token,
         windowDays: options.windowDays,
         googlePerMinute: options.perMinute,
-        targets: spreadsheets.map((spreadsheetId, i) => ({ name: `t-${i}`, spreadsheet: { kind: 'google', spreadsheetId }, users: [timeline.owners[i]!] })),
+        targets: spreadsheets.map((spreadsheetId, i) => ({
+          name: `t-${i}`,
+          spreadsheet: { kind: 'google', spreadsheetId },
+          users: [timeline.owners[i]!],
+        })),
       })
       return { name, config, spreadsheets }
     }
@@ -114,11 +118,33 @@ export async function many(options: ManyOptions): Promise<void> {
           met: phase.includes('1% changed') ? (one.sheetsReads + one.sheetsWrites) / options.targets <= 3 : undefined,
         })
       }
-      rows.push([phase, 'ratio one process ÷ one after another', '', ratio(one.wallMs, each.wallMs), '', ratio(one.sheetsReads + one.sheetsWrites, each.sheetsReads + each.sheetsWrites), '', ratio(one.timelineRequests, each.timelineRequests), '', ''])
+      rows.push([
+        phase,
+        'ratio one process ÷ one after another',
+        '',
+        ratio(one.wallMs, each.wallMs),
+        '',
+        ratio(one.sheetsReads + one.sheetsWrites, each.sheetsReads + each.sheetsWrites),
+        '',
+        ratio(one.timelineRequests, each.timelineRequests),
+        '',
+        '',
+      ])
     }
     table(
       `Issue 10 — many targets: ${options.targets} targets of one user each (${Math.round(timeline.activities / options.targets)} activities a target), one spreadsheet each, Google quota ${options.perMinute} reads + ${options.perMinute} writes a minute shared (one token); one run each`,
-      ['run', 'how', 'outcome', 'wall s', 'peak RSS MiB (largest process)', 'Sheets requests', '429s', 'Timeline requests', 'MB read from Sheets', 'tabs not matching the server'],
+      [
+        'run',
+        'how',
+        'outcome',
+        'wall s',
+        'peak RSS MiB (largest process)',
+        'Sheets requests',
+        '429s',
+        'Timeline requests',
+        'MB read from Sheets',
+        'tabs not matching the server',
+      ],
       rows,
       2,
     )
@@ -137,7 +163,12 @@ async function sequential(host: Host, way: Way, now: Date, context: Record<strin
   let total: Sample | undefined
   let longest = 0
   for (let i = 0; i < way.spreadsheets.length; i++) {
-    const s = await measure(host, `${way.spreadsheets.length} targets, one after another`, () => runTool(way.config, ['sync', '--target', `t-${i}`], now), { ...context, target: i })
+    const s = await measure(
+      host,
+      `${way.spreadsheets.length} targets, one after another`,
+      () => runTool(way.config, ['sync', '--target', `t-${i}`], now),
+      { ...context, target: i },
+    )
     longest = Math.max(longest, s.wallMs)
     if (!total) {
       total = { ...s, sheetsByMethod: { ...s.sheetsByMethod } }

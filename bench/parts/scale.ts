@@ -29,7 +29,13 @@ export async function scale(options: ScaleOptions): Promise<void> {
   try {
     const timeline = await host.startTimeline({ users: options.users, days: options.days, startDate: options.startDate })
     const sheets = await host.startSheets()
-    const stage: Stage = { host, timeline, sheets, windowDays: options.windowDays, ...windowDates(new Date(options.t0), options.windowDays) }
+    const stage: Stage = {
+      host,
+      timeline,
+      sheets,
+      windowDays: options.windowDays,
+      ...windowDates(new Date(options.t0), options.windowDays),
+    }
     const tool = toolExporter(stage, options.label)
     await tool.fresh()
     const rows: (string | number)[][] = []
@@ -41,7 +47,9 @@ export async function scale(options: ScaleOptions): Promise<void> {
       ['incremental, nothing new', options.t0 + 2 * HOUR, false],
     ]
     for (const [phase, at, change] of runs) {
-      const changed = change ? await host.call<{ updated: number; created: number; deleted: number }>('mutate', { share: options.changeShare, seed: 300 }) : undefined
+      const changed = change
+        ? await host.call<{ updated: number; created: number; deleted: number }>('mutate', { share: options.changeShare, seed: 300 })
+        : undefined
       const sample: Sample = await measure(host, tool.name, () => tool.run(new Date(at)), { part: 'scale', size: options.label, phase })
       withCheck(sample, await host.call('check', { spreadsheetId: tool.spreadsheetId, from: stage.from, to: stage.to }))
       const counts = summaryOf(sample.run)[0]?.['counts'] as { created: number; updated: number; deleted: number } | undefined
@@ -60,15 +68,35 @@ export async function scale(options: ScaleOptions): Promise<void> {
         correctnessText(sample.correctness),
       ])
       outcomes.push(`${phase} ${sample.ok ? `${secs(sample.wallMs)} s, ${sample.peakRssMiB} MiB` : 'FAILED'}`)
-      complete &&= sample.ok && sample.correctness !== undefined && sample.correctness.stale + sample.correctness.missing + sample.correctness.outdated === 0
+      complete &&=
+        sample.ok &&
+        sample.correctness !== undefined &&
+        sample.correctness.stale + sample.correctness.missing + sample.correctness.outdated === 0
       if (!sample.ok) break
     }
-    goals.push({ goal: `${options.label} rows: first export and incremental runs complete, tab right`, measured: outcomes.join('; '), met: complete && outcomes.length === runs.length })
+    goals.push({
+      goal: `${options.label} rows: first export and incremental runs complete, tab right`,
+      measured: outcomes.join('; '),
+      met: complete && outcomes.length === runs.length,
+    })
     await tool.dispose()
     const usage = await host.call<{ peakRssMiB: number }>('usage')
     table(
       `Issue 10 — size: ${options.label} (${timeline.activities.toLocaleString('en')} activities, ${timeline.timelines} timelines), timeline-sheets through the Sheets fake, one run each`,
-      ['run', 'changed on server u/c/d', 'outcome', 'wall s', 'peak RSS MiB', 'CPU s', 'Sheets requests', 'Timeline requests', 'MB read from Sheets', 'MB sent to Sheets', 'rows c/u/d', 'tab: stale/missing/outdated'],
+      [
+        'run',
+        'changed on server u/c/d',
+        'outcome',
+        'wall s',
+        'peak RSS MiB',
+        'CPU s',
+        'Sheets requests',
+        'Timeline requests',
+        'MB read from Sheets',
+        'MB sent to Sheets',
+        'rows c/u/d',
+        'tab: stale/missing/outdated',
+      ],
       rows,
     )
     console.log(`\n(load average ${loadStart} → ${load()}; counterparts process peak RSS ${usage.peakRssMiB} MiB)`)

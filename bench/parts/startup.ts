@@ -22,7 +22,15 @@ export async function startup(reps: number): Promise<void> {
       const run = await command.run()
       if (run.code !== 0) failures.push(`startup · ${command.name}: exit ${run.code}\n${run.stderr}`)
       samples[i]!.push({ wallMs: run.wallMs, rss: run.peakRssMiB ?? Number.NaN, cpuMs: run.cpuMs ?? Number.NaN })
-      records.push({ part: 'startup', command: command.name, rep, wallMs: run.wallMs, peakRssMiB: run.peakRssMiB, cpuMs: run.cpuMs, code: run.code })
+      records.push({
+        part: 'startup',
+        command: command.name,
+        rep,
+        wallMs: run.wallMs,
+        peakRssMiB: run.peakRssMiB,
+        cpuMs: run.cpuMs,
+        code: run.code,
+      })
     }
   }
   table(
@@ -38,5 +46,9 @@ export async function startup(reps: number): Promise<void> {
   console.log(`\n(load average ${loadStart} → ${load()})`)
   const help = median(samples[0]!.map((s) => s.wallMs))
   shared.startupMs = help
-  goals.push({ goal: 'CLI start-up (`--help`) ≤ 250 ms', measured: `${Math.round(help)} ms (\`node -e 0\`: ${Math.round(median(samples[2]!.map((s) => s.wallMs)))} ms)`, met: help <= 250 })
+  goals.push({
+    goal: 'CLI start-up (`--help`) ≤ 250 ms',
+    measured: `${Math.round(help)} ms (\`node -e 0\`: ${Math.round(median(samples[2]!.map((s) => s.wallMs)))} ms)`,
+    met: help <= 250,
+  })
 }

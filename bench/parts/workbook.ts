@@ -50,10 +50,18 @@ export async function workbook(options: WorkbookOptions): Promise<void> {
       ['incremental, nothing new', options.t0 + 2 * HOUR, false],
     ]
     for (const [phase, at, change] of runs) {
-      const changed = change ? await host.call<{ updated: number; created: number; deleted: number }>('mutate', { share: options.changeShare, seed: 400 }) : undefined
-      const sample = await measure(host, 'timeline-sheets', () => runTool(config, ['export'], new Date(at)), { part: 'workbook', size: options.label, phase })
+      const changed = change
+        ? await host.call<{ updated: number; created: number; deleted: number }>('mutate', { share: options.changeShare, seed: 400 })
+        : undefined
+      const sample = await measure(host, 'timeline-sheets', () => runTool(config, ['export'], new Date(at)), {
+        part: 'workbook',
+        size: options.label,
+        phase,
+      })
       const counts = summaryOf(sample.run)[0]?.['counts'] as { created: number; updated: number; deleted: number } | undefined
-      const size = await stat(file).then((s) => s.size).catch(() => undefined)
+      const size = await stat(file)
+        .then((s) => s.size)
+        .catch(() => undefined)
       rows.push([
         phase,
         changed ? `${changed.updated}/${changed.created}/${changed.deleted}` : '-',
@@ -71,8 +79,13 @@ export async function workbook(options: WorkbookOptions): Promise<void> {
     const first = measured[0]
     goals.push({
       goal: `workbook ${options.label}: peak RSS ≤ 500 MB and export ≤ 5 s`,
-      measured: measured.map((m) => `${m.phase} ${m.ok ? `${secs(m.wallMs)} s, ${Math.round((m.rss * 1_048_576) / 1e6)} MB` : 'FAILED'}`).join('; '),
-      met: first !== undefined && measured.length === runs.length && measured.every((m) => m.ok && m.wallMs <= 5000 && m.rss * 1_048_576 <= 500e6),
+      measured: measured
+        .map((m) => `${m.phase} ${m.ok ? `${secs(m.wallMs)} s, ${Math.round((m.rss * 1_048_576) / 1e6)} MB` : 'FAILED'}`)
+        .join('; '),
+      met:
+        first !== undefined &&
+        measured.length === runs.length &&
+        measured.every((m) => m.ok && m.wallMs <= 5000 && m.rss * 1_048_576 <= 500e6),
     })
     table(
       `Issue 10 — workbook: ${options.label} (${timeline.activities.toLocaleString('en')} activities, ${timeline.timelines} timelines) into a local .xlsx, one run each`,

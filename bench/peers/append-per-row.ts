@@ -15,7 +15,12 @@ const api = sheetsApi(options)
 
 const read = await timed(() => readActivities(options))
 const rows = read.value.activities.slice(0, options.rows).map(toRow)
-await api.spreadsheets.values.update({ spreadsheetId: options.spreadsheetId, range: `${quoted(tab)}!A1`, valueInputOption: 'RAW', requestBody: { values: [[...HEADER]] } })
+await api.spreadsheets.values.update({
+  spreadsheetId: options.spreadsheetId,
+  range: `${quoted(tab)}!A1`,
+  valueInputOption: 'RAW',
+  requestBody: { values: [[...HEADER]] },
+})
 const write = await timed(async () => {
   for (const row of rows) {
     await api.spreadsheets.values.append({

@@ -39,4 +39,10 @@ for (const chunk of chunksUnder(rows, MAX_BODY_BYTES)) {
   writes++
 }
 
-emit({ activities: read.activities.length, timelines: read.timelines, timelineRequests: read.cost.requests, rowsWritten: rows.length - 1, valueWrites: writes })
+emit({
+  activities: read.activities.length,
+  timelines: read.timelines,
+  timelineRequests: read.cost.requests,
+  rowsWritten: rows.length - 1,
+  valueWrites: writes,
+})

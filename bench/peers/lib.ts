@@ -93,7 +93,9 @@ export async function readActivities(options: PeerOptions): Promise<TimelineRead
   const { token } = (await json(tokenResponse)) as { token: string }
   const auth = { authorization: `Bearer ${token}` }
 
-  const list = (await json(await get(`${api}/timelines`, auth))) as { timelines: { timelineKey: string; owner: { username: string }; schema: { name: string } }[] }
+  const list = (await json(await get(`${api}/timelines`, auth))) as {
+    timelines: { timelineKey: string; owner: { username: string }; schema: { name: string } }[]
+  }
   const tags = list.timelines.filter((t) => t.schema.name.endsWith('/Tags'))
   const activities: PeerActivity[] = []
   for (const timeline of tags) {
@@ -107,7 +109,11 @@ export async function readActivities(options: PeerOptions): Promise<TimelineRead
     }
     const seen = new Set<number>()
     for (const answer of answers) {
-      for (const entity of answer.entities as { entityType: string; entityId: number; values: { timeInterval: { start: string; duration: number }; name?: string; notes?: string } }[]) {
+      for (const entity of answer.entities as {
+        entityType: string
+        entityId: number
+        values: { timeInterval: { start: string; duration: number }; name?: string; notes?: string }
+      }[]) {
         if (entity.entityType !== 'activity' || seen.has(entity.entityId)) continue
         seen.add(entity.entityId)
         const v = entity.values

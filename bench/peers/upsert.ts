@@ -13,7 +13,18 @@
  */
 import type { sheets_v4 } from '@googleapis/sheets'
 import { argument, emit } from '../lib/emit.ts'
-import { chunksUnder, columnLetter, HEADER, KEY_COLUMN, MAX_BODY_BYTES, quoted, readActivities, sheetsApi, toRow, type PeerOptions } from './lib.ts'
+import {
+  chunksUnder,
+  columnLetter,
+  HEADER,
+  KEY_COLUMN,
+  MAX_BODY_BYTES,
+  quoted,
+  readActivities,
+  sheetsApi,
+  toRow,
+  type PeerOptions,
+} from './lib.ts'
 
 const options = argument<PeerOptions>()
 const tab = options.tab ?? 'Activities'
@@ -24,7 +35,11 @@ const read = await readActivities(options)
 const meta = await api.spreadsheets.get({ spreadsheetId: options.spreadsheetId, fields: 'sheets.properties' })
 const sheet = meta.data.sheets?.find((s) => s.properties?.title === tab)?.properties
 if (!sheet) throw new Error(`no tab ${tab}`)
-const got = await api.spreadsheets.values.get({ spreadsheetId: options.spreadsheetId, range: quoted(tab), valueRenderOption: 'FORMATTED_VALUE' })
+const got = await api.spreadsheets.values.get({
+  spreadsheetId: options.spreadsheetId,
+  range: quoted(tab),
+  valueRenderOption: 'FORMATTED_VALUE',
+})
 const grid = (got.data.values ?? []) as string[][]
 
 const rowOfKey = new Map<string, number>()
@@ -56,7 +71,10 @@ for (const activity of read.activities) {
 
 let requests = 0
 for (const chunk of chunksUnder(updates, MAX_BODY_BYTES)) {
-  await api.spreadsheets.values.batchUpdate({ spreadsheetId: options.spreadsheetId, requestBody: { valueInputOption: 'RAW', data: chunk.rows } })
+  await api.spreadsheets.values.batchUpdate({
+    spreadsheetId: options.spreadsheetId,
+    requestBody: { valueInputOption: 'RAW', data: chunk.rows },
+  })
   requests++
 }
 if (appends.length > 0) {

@@ -198,12 +198,7 @@ function endpointText(column: number | undefined, row: number | undefined): stri
 /** Formats a possibly open area the way error messages show it (`A1001:B`, `AA1:2`, `Y1`). */
 export function formatOpenArea(bounds: Bounds): string {
   const { startRow, endRow, startColumn, endColumn } = bounds
-  if (
-    startRow !== undefined &&
-    startColumn !== undefined &&
-    endRow === startRow + 1 &&
-    endColumn === startColumn + 1
-  ) {
+  if (startRow !== undefined && startColumn !== undefined && endRow === startRow + 1 && endColumn === startColumn + 1) {
     return endpointText(startColumn, startRow)
   }
   const start = endpointText(startColumn, startRow)

@@ -47,7 +47,11 @@ describe('reads (§4)', () => {
     const id = newSpreadsheet()
     await put(id, 'Sheet1!A1', [['A1', 'B1', '', 'D1'], ['', 'b2', '', ''], [], ['A4', 'B4', '', 'D4'], ['', '']])
     const read = await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1!A1:D6' })
-    expect(read.data).toEqual({ range: 'Sheet1!A1:D6', majorDimension: 'ROWS', values: [['A1', 'B1', '', 'D1'], ['', 'b2'], [], ['A4', 'B4', '', 'D4']] })
+    expect(read.data).toEqual({
+      range: 'Sheet1!A1:D6',
+      majorDimension: 'ROWS',
+      values: [['A1', 'B1', '', 'D1'], ['', 'b2'], [], ['A4', 'B4', '', 'D4']],
+    })
     const empty = await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1!F4' })
     expect(empty.data).toEqual({ range: 'Sheet1!F4', majorDimension: 'ROWS' })
     const columns = await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1!A1:A', majorDimension: 'COLUMNS' })
@@ -55,21 +59,62 @@ describe('reads (§4)', () => {
   })
 
   test('echoes ranges normalised: sheet always present, quotes only when needed, bounded, corners fixed', async () => {
-    const id = newSpreadsheet([{ title: 'Sheet1', sheetId: 0 }, { title: 'My Sheet', sheetId: 1 }, { title: 'D3', sheetId: 2 }])
-    const batch = await api.spreadsheets.values.batchGet({ spreadsheetId: id, ranges: ['A:A', "'Sheet1'", 'My Sheet!D4:A1', "'D3'!A1:D4", 'Sheet1!A2:2', 'Sheet1!A1:ZZ1'] })
+    const id = newSpreadsheet([
+      { title: 'Sheet1', sheetId: 0 },
+      { title: 'My Sheet', sheetId: 1 },
+      { title: 'D3', sheetId: 2 },
+    ])
+    const batch = await api.spreadsheets.values.batchGet({
+      spreadsheetId: id,
+      ranges: ['A:A', "'Sheet1'", 'My Sheet!D4:A1', "'D3'!A1:D4", 'Sheet1!A2:2', 'Sheet1!A1:ZZ1'],
+    })
     expect(batch.data.spreadsheetId).toBe(id)
-    expect(batch.data.valueRanges?.map((v) => v.range)).toEqual(['Sheet1!A1:A1000', 'Sheet1!A1:Z1000', "'My Sheet'!A1:D4", "'D3'!A1:D4", 'Sheet1!A2:Z2', 'Sheet1!A1:Z1'])
+    expect(batch.data.valueRanges?.map((v) => v.range)).toEqual([
+      'Sheet1!A1:A1000',
+      'Sheet1!A1:Z1000',
+      "'My Sheet'!A1:D4",
+      "'D3'!A1:D4",
+      'Sheet1!A2:Z2',
+      'Sheet1!A1:Z1',
+    ])
   })
 
   test('render options table of §4.4', async () => {
     const id = newSpreadsheet()
-    await put(id, 'Sheet1!A1', [['=4/2', '2020-01-01', 'string', 53], ['=3/2', 0.12, '1999-01-02', '']], 'USER_ENTERED')
+    await put(
+      id,
+      'Sheet1!A1',
+      [
+        ['=4/2', '2020-01-01', 'string', 53],
+        ['=3/2', 0.12, '1999-01-02', ''],
+      ],
+      'USER_ENTERED',
+    )
     const read = async (valueRenderOption: string, dateTimeRenderOption?: string) =>
-      (await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1', valueRenderOption, ...(dateTimeRenderOption ? { dateTimeRenderOption } : {}) })).data.values
-    expect(await read('FORMATTED_VALUE')).toEqual([['2', '2020-01-01', 'string', '53'], ['1.5', '0.12', '1999-01-02']])
-    expect(await read('UNFORMATTED_VALUE', 'SERIAL_NUMBER')).toEqual([[2, 43831, 'string', 53], [1.5, 0.12, 36162]])
-    expect(await read('UNFORMATTED_VALUE', 'FORMATTED_STRING')).toEqual([[2, '2020-01-01', 'string', 53], [1.5, 0.12, '1999-01-02']])
-    expect(await read('FORMULA')).toEqual([['=4/2', 43831, 'string', 53], ['=3/2', 0.12, 36162]])
+      (
+        await api.spreadsheets.values.get({
+          spreadsheetId: id,
+          range: 'Sheet1',
+          valueRenderOption,
+          ...(dateTimeRenderOption ? { dateTimeRenderOption } : {}),
+        })
+      ).data.values
+    expect(await read('FORMATTED_VALUE')).toEqual([
+      ['2', '2020-01-01', 'string', '53'],
+      ['1.5', '0.12', '1999-01-02'],
+    ])
+    expect(await read('UNFORMATTED_VALUE', 'SERIAL_NUMBER')).toEqual([
+      [2, 43831, 'string', 53],
+      [1.5, 0.12, 36162],
+    ])
+    expect(await read('UNFORMATTED_VALUE', 'FORMATTED_STRING')).toEqual([
+      [2, '2020-01-01', 'string', 53],
+      [1.5, 0.12, '1999-01-02'],
+    ])
+    expect(await read('FORMULA')).toEqual([
+      ['=4/2', 43831, 'string', 53],
+      ['=3/2', 0.12, 36162],
+    ])
   })
 
   test('RAW keeps text as text; USER_ENTERED parses it', async () => {
@@ -107,13 +152,21 @@ describe('reads (§4)', () => {
 describe('values.update (§5.1)', () => {
   test('expands an anchor to the data, shrinks a range to it, counts non-null cells', async () => {
     const id = newSpreadsheet()
-    const anchor = await put(id, "'Sheet1'!A1", [['a', 'b', 'c', 'd'], ['a', 'b', 'c', 'd'], ['a', 'b', 'c', 'd'], ['a', 'b', 'c', 'd']])
+    const anchor = await put(id, "'Sheet1'!A1", [
+      ['a', 'b', 'c', 'd'],
+      ['a', 'b', 'c', 'd'],
+      ['a', 'b', 'c', 'd'],
+      ['a', 'b', 'c', 'd'],
+    ])
     expect(anchor.data).toEqual({ spreadsheetId: id, updatedRange: 'Sheet1!A1:D4', updatedRows: 4, updatedColumns: 4, updatedCells: 16 })
     const shrink = await put(id, 'Sheet1!A1:B2', [['x', 'y']])
     expect(shrink.data).toMatchObject({ updatedRange: 'Sheet1!A1:B1', updatedRows: 1 })
     const sparse = await put(id, 'Sheet1!A1:D6', [['p', null, null, null], [null], [], [], [], [null, null, null, 'q']])
     expect(sparse.data).toEqual({ spreadsheetId: id, updatedRange: 'Sheet1!A1:D6', updatedRows: 2, updatedColumns: 2, updatedCells: 2 })
-    const ragged = await put(id, 'Sheet1!A1', [['A1', 'B1', 'C1'], [1, 2, 3, 4]])
+    const ragged = await put(id, 'Sheet1!A1', [
+      ['A1', 'B1', 'C1'],
+      [1, 2, 3, 4],
+    ])
     expect(ragged.data).toMatchObject({ updatedRange: 'Sheet1!A1:D2', updatedRows: 2, updatedColumns: 4, updatedCells: 7 })
     const single = await put(id, 'Sheet1!A1:A1', [['z']])
     expect(single.data.updatedRange).toBe('Sheet1!A1')
@@ -142,11 +195,20 @@ describe('values.update (§5.1)', () => {
 
   test('valueInputOption is required; values must be a list of lists', async () => {
     const id = newSpreadsheet()
-    const missing = await failure(api.spreadsheets.values.update({ spreadsheetId: id, range: 'Sheet1!A1', requestBody: { values: [['x']] } }, NO_RETRY))
+    const missing = await failure(
+      api.spreadsheets.values.update({ spreadsheetId: id, range: 'Sheet1!A1', requestBody: { values: [['x']] } }, NO_RETRY),
+    )
     expect(missing.message).toBe("'valueInputOption' is required but not specified")
-    const shape = await failure(api.spreadsheets.values.update({ spreadsheetId: id, range: 'Sheet1!A1', valueInputOption: 'RAW', requestBody: { values: 'X' as never } }, NO_RETRY))
+    const shape = await failure(
+      api.spreadsheets.values.update(
+        { spreadsheetId: id, range: 'Sheet1!A1', valueInputOption: 'RAW', requestBody: { values: 'X' as never } },
+        NO_RETRY,
+      ),
+    )
     expect(shape.message).toBe(`Invalid value at 'data.values' (type.googleapis.com/google.protobuf.ListValue), "X"`)
-    expect((shape.response?.data as { error: { details: unknown[] } }).error.details[0]).toMatchObject({ '@type': 'type.googleapis.com/google.rpc.BadRequest' })
+    expect((shape.response?.data as { error: { details: unknown[] } }).error.details[0]).toMatchObject({
+      '@type': 'type.googleapis.com/google.rpc.BadRequest',
+    })
   })
 
   test('more than 50,000 characters in a cell is refused', async () => {
@@ -158,7 +220,16 @@ describe('values.update (§5.1)', () => {
 
   test('values.batchUpdate: totals, per-item responses, Invalid data[i] and all-or-nothing', async () => {
     const id = newSpreadsheet()
-    const ok = await api.spreadsheets.values.batchUpdate({ spreadsheetId: id, requestBody: { valueInputOption: 'RAW', data: [{ range: 'Sheet1!A1', values: [[1, 2, 3, 4]] }, { range: 'Sheet1!A2:D2', values: [[5, 6, 7, 8]] }] } })
+    const ok = await api.spreadsheets.values.batchUpdate({
+      spreadsheetId: id,
+      requestBody: {
+        valueInputOption: 'RAW',
+        data: [
+          { range: 'Sheet1!A1', values: [[1, 2, 3, 4]] },
+          { range: 'Sheet1!A2:D2', values: [[5, 6, 7, 8]] },
+        ],
+      },
+    })
     expect(ok.data).toEqual({
       spreadsheetId: id,
       totalUpdatedRows: 2,
@@ -171,7 +242,18 @@ describe('values.update (§5.1)', () => {
         { spreadsheetId: id, updatedRange: 'Sheet1!A2:D2', updatedRows: 1, updatedColumns: 4, updatedCells: 4 },
       ],
     })
-    const bad = await failure(api.spreadsheets.values.batchUpdate({ spreadsheetId: id, requestBody: { valueInputOption: 'RAW', data: [{ range: 'Sheet1!A3', values: [['kept?']] }, { range: 'Nope!A1', values: [['x']] }] } }))
+    const bad = await failure(
+      api.spreadsheets.values.batchUpdate({
+        spreadsheetId: id,
+        requestBody: {
+          valueInputOption: 'RAW',
+          data: [
+            { range: 'Sheet1!A3', values: [['kept?']] },
+            { range: 'Nope!A1', values: [['x']] },
+          ],
+        },
+      }),
+    )
     expect(bad.message).toBe('Invalid data[1]: Unable to parse range: Nope!A1')
     const read = await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1!A3' })
     expect(read.data.values).toBeUndefined()
@@ -183,7 +265,13 @@ describe('issue 11: values.batchUpdate totals count distinct rows, columns, cell
     const id = newSpreadsheet()
     const res = await api.spreadsheets.values.batchUpdate({
       spreadsheetId: id,
-      requestBody: { valueInputOption: 'RAW', data: [{ range: "'Sheet1'!A1:D1", values: [['A1', 'B1', '', 'D1']] }, { range: "'Sheet1'!A4:D4", values: [['A4', 'B4', '', 'D4']] }] },
+      requestBody: {
+        valueInputOption: 'RAW',
+        data: [
+          { range: "'Sheet1'!A1:D1", values: [['A1', 'B1', '', 'D1']] },
+          { range: "'Sheet1'!A4:D4", values: [['A4', 'B4', '', 'D4']] },
+        ],
+      },
     })
     expect(res.data).toEqual({
       spreadsheetId: id,
@@ -199,10 +287,26 @@ describe('issue 11: values.batchUpdate totals count distinct rows, columns, cell
   })
 
   test('a cell written twice counts once; rows and columns of two sheets are different rows and columns', async () => {
-    const id = newSpreadsheet([{ title: 'Sheet1', sheetId: 0 }, { title: 'Other', sheetId: 3 }])
+    const id = newSpreadsheet([
+      { title: 'Sheet1', sheetId: 0 },
+      { title: 'Other', sheetId: 3 },
+    ])
     const res = await api.spreadsheets.values.batchUpdate({
       spreadsheetId: id,
-      requestBody: { valueInputOption: 'RAW', data: [{ range: 'Sheet1!A1:B2', values: [['a', 'b'], [null, 'd']] }, { range: 'Sheet1!B2:C2', values: [['again', 'c']] }, { range: 'Other!A1', values: [['x']] }] },
+      requestBody: {
+        valueInputOption: 'RAW',
+        data: [
+          {
+            range: 'Sheet1!A1:B2',
+            values: [
+              ['a', 'b'],
+              [null, 'd'],
+            ],
+          },
+          { range: 'Sheet1!B2:C2', values: [['again', 'c']] },
+          { range: 'Other!A1', values: [['x']] },
+        ],
+      },
     })
     expect(res.data).toMatchObject({ totalUpdatedRows: 3, totalUpdatedColumns: 4, totalUpdatedCells: 5, totalUpdatedSheets: 2 })
   })
@@ -215,11 +319,18 @@ describe('values.append table detection (§5.3)', () => {
   test('1: empty sheet → A1, no tableRange', async () => {
     const id = newSpreadsheet()
     const res = await append(id, 'Sheet1', [['a', 'b', 'c']])
-    expect(res.data).toEqual({ spreadsheetId: id, updates: { spreadsheetId: id, updatedRange: 'Sheet1!A1:C1', updatedRows: 1, updatedColumns: 3, updatedCells: 3 } })
+    expect(res.data).toEqual({
+      spreadsheetId: id,
+      updates: { spreadsheetId: id, updatedRange: 'Sheet1!A1:C1', updatedRows: 1, updatedColumns: 3, updatedCells: 3 },
+    })
   })
   test('2: contiguous block → written below it', async () => {
     const id = newSpreadsheet()
-    await put(id, 'Sheet1!A1', Array.from({ length: 3 }, () => Array.from({ length: 10 }, (_, i) => `v${i}`)))
+    await put(
+      id,
+      'Sheet1!A1',
+      Array.from({ length: 3 }, () => Array.from({ length: 10 }, (_, i) => `v${i}`)),
+    )
     const res = await append(id, 'Sheet1', [Array.from({ length: 10 }, () => 'n')])
     expect(res.data.tableRange).toBe('Sheet1!A1:J3')
     expect(res.data.updates?.updatedRange).toBe('Sheet1!A4:J4')
@@ -243,11 +354,19 @@ describe('values.append table detection (§5.3)', () => {
     expect(res.data.tableRange).toBeUndefined()
     expect(res.data.updates?.updatedRange).toBe('Sheet1!A2:B2')
     const read = await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1!A1:B4' })
-    expect(read.data.values).toEqual([['h1', 'h2'], ['new', 'row'], ['r3', 'x'], ['r4', 'y']])
+    expect(read.data.values).toEqual([
+      ['h1', 'h2'],
+      ['new', 'row'],
+      ['r3', 'x'],
+      ['r4', 'y'],
+    ])
   })
   test('append grows the grid; INSERT_ROWS inserts rows', async () => {
     const id = newSpreadsheet([{ title: 'S', sheetId: 0, rowCount: 2, columnCount: 2 } as never])
-    await put(id, 'S!A1', [['a', 'b'], ['c', 'd']])
+    await put(id, 'S!A1', [
+      ['a', 'b'],
+      ['c', 'd'],
+    ])
     const res = await append(id, 'S', [['e', 'f', 'g'], ['h']])
     expect(res.data.updates?.updatedRange).toBe('S!A3:C4')
     expect(store.spreadsheets.get(id)!.sheets[0]!.properties.gridProperties).toEqual({ rowCount: 4, columnCount: 3 })
@@ -270,7 +389,9 @@ describe('clear (§5.4)', () => {
     await put(id, 'Sheet1!A1', [['a', 'b']])
     const res = await api.spreadsheets.values.clear({ spreadsheetId: id, range: 'Sheet1', requestBody: {} })
     expect(res.data).toEqual({ spreadsheetId: id, clearedRange: 'Sheet1!A1:Z1000' })
-    const batch = await failure(api.spreadsheets.values.batchClear({ spreadsheetId: id, requestBody: { ranges: ['Sheet1!A1:B1', 'Sheet1!A1001:ZZ'] } }))
+    const batch = await failure(
+      api.spreadsheets.values.batchClear({ spreadsheetId: id, requestBody: { ranges: ['Sheet1!A1:B1', 'Sheet1!A1001:ZZ'] } }),
+    )
     expect(batch.message).toBe('Invalid range[1]: Range (Sheet1!A1001:ZZ) exceeds grid limits. Max rows: 1000, max columns: 26')
   })
 })
@@ -279,14 +400,22 @@ describe('spreadsheets.get (§2)', () => {
   test('full shape with proto3 omissions', async () => {
     const id = newSpreadsheet()
     const res = await api.spreadsheets.get({ spreadsheetId: id })
-    expect(res.data.sheets).toEqual([{ properties: { sheetId: 0, title: 'Sheet1', index: 0, sheetType: 'GRID', gridProperties: { rowCount: 1000, columnCount: 26 } } }])
+    expect(res.data.sheets).toEqual([
+      { properties: { sheetId: 0, title: 'Sheet1', index: 0, sheetType: 'GRID', gridProperties: { rowCount: 1000, columnCount: 26 } } },
+    ])
     expect(res.data.properties).toMatchObject({ title: 'T', locale: 'en_US', timeZone: 'Etc/GMT' })
     expect(res.data.spreadsheetUrl).toBe(`https://docs.google.com/spreadsheets/d/${id}/edit`)
   })
   test('field masks the backend uses, and an unknown one', async () => {
     const id = newSpreadsheet()
-    const masked = await api.spreadsheets.get({ spreadsheetId: id, fields: 'sheets(properties(sheetId,title,gridProperties)),properties.timeZone' })
-    expect(masked.data).toEqual({ properties: { timeZone: 'Etc/GMT' }, sheets: [{ properties: { sheetId: 0, title: 'Sheet1', gridProperties: { rowCount: 1000, columnCount: 26 } } }] })
+    const masked = await api.spreadsheets.get({
+      spreadsheetId: id,
+      fields: 'sheets(properties(sheetId,title,gridProperties)),properties.timeZone',
+    })
+    expect(masked.data).toEqual({
+      properties: { timeZone: 'Etc/GMT' },
+      sheets: [{ properties: { sheetId: 0, title: 'Sheet1', gridProperties: { rowCount: 1000, columnCount: 26 } } }],
+    })
     const tab = await api.spreadsheets.get({ spreadsheetId: id, fields: 'sheets.properties.tabColorStyle' })
     expect(tab.data).toEqual({ sheets: [{ properties: {} }] })
     const none = await api.spreadsheets.get({ spreadsheetId: id, fields: 'developerMetadata' })
@@ -299,13 +428,39 @@ describe('spreadsheets.get (§2)', () => {
         code: 400,
         message: 'Request contains an invalid argument.',
         status: 'INVALID_ARGUMENT',
-        details: [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'sheets.sheetProperties', description: "Error expanding 'fields' parameter. Cannot find matching fields for path 'sheets.sheetProperties'." }] }],
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.BadRequest',
+            fieldViolations: [
+              {
+                field: 'sheets.sheetProperties',
+                description: "Error expanding 'fields' parameter. Cannot find matching fields for path 'sheets.sheetProperties'.",
+              },
+            ],
+          },
+        ],
       },
     })
   })
   test('grid data for ranges: only intersecting sheets, notes', async () => {
-    const id = newSpreadsheet([{ title: 'A', sheetId: 0 }, { title: 'B', sheetId: 5 }])
-    await api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [{ repeatCell: { range: { sheetId: 5, startRowIndex: 0, endRowIndex: 1, startColumnIndex: 0, endColumnIndex: 1 }, cell: { note: 'hi' }, fields: 'note' } }] } })
+    const id = newSpreadsheet([
+      { title: 'A', sheetId: 0 },
+      { title: 'B', sheetId: 5 },
+    ])
+    await api.spreadsheets.batchUpdate({
+      spreadsheetId: id,
+      requestBody: {
+        requests: [
+          {
+            repeatCell: {
+              range: { sheetId: 5, startRowIndex: 0, endRowIndex: 1, startColumnIndex: 0, endColumnIndex: 1 },
+              cell: { note: 'hi' },
+              fields: 'note',
+            },
+          },
+        ],
+      },
+    })
     const res = await api.spreadsheets.get({ spreadsheetId: id, ranges: ['B!A1:B2'], fields: 'sheets.data.rowData.values.note' })
     expect(res.data).toEqual({ sheets: [{ data: [{ rowData: [{ values: [{ note: 'hi' }] }] }] }] })
   })
@@ -319,14 +474,28 @@ describe('spreadsheets.batchUpdate (§6)', () => {
       requestBody: {
         requests: [
           { addSheet: { properties: { title: 'Activities', sheetId: 42, gridProperties: { rowCount: 10, columnCount: 12 } } } },
-          { updateSheetProperties: { properties: { sheetId: 42, gridProperties: { frozenRowCount: 1 } }, fields: 'gridProperties.frozenRowCount' } },
+          {
+            updateSheetProperties: {
+              properties: { sheetId: 42, gridProperties: { frozenRowCount: 1 } },
+              fields: 'gridProperties.frozenRowCount',
+            },
+          },
           { addProtectedRange: { protectedRange: { range: { sheetId: 0, startRowIndex: 0, endRowIndex: 1 }, warningOnly: true } } },
         ],
       },
     })
-    expect(res.data.replies?.[0]).toEqual({ addSheet: { properties: { sheetId: 42, title: 'Activities', index: 1, sheetType: 'GRID', gridProperties: { rowCount: 10, columnCount: 12 } } } })
+    expect(res.data.replies?.[0]).toEqual({
+      addSheet: {
+        properties: { sheetId: 42, title: 'Activities', index: 1, sheetType: 'GRID', gridProperties: { rowCount: 10, columnCount: 12 } },
+      },
+    })
     expect(res.data.replies?.[1]).toEqual({})
-    expect(res.data.replies?.[2]?.addProtectedRange?.protectedRange).toMatchObject({ range: { startRowIndex: 0, endRowIndex: 1 }, warningOnly: true, requestingUserCanEdit: true, editors: {} })
+    expect(res.data.replies?.[2]?.addProtectedRange?.protectedRange).toMatchObject({
+      range: { startRowIndex: 0, endRowIndex: 1 },
+      warningOnly: true,
+      requestingUserCanEdit: true,
+      editors: {},
+    })
     expect(res.data.replies?.[2]?.addProtectedRange?.protectedRange?.range).not.toHaveProperty('sheetId')
     const props = await api.spreadsheets.get({ spreadsheetId: id, fields: 'sheets.properties' })
     expect(props.data.sheets?.[1]?.properties?.gridProperties).toEqual({ rowCount: 10, columnCount: 12, frozenRowCount: 1 })
@@ -334,7 +503,12 @@ describe('spreadsheets.batchUpdate (§6)', () => {
 
   test('hiding the last visible sheet is refused', async () => {
     const id = newSpreadsheet()
-    const error = await failure(api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [{ updateSheetProperties: { properties: { sheetId: 0, hidden: true }, fields: 'hidden' } }] } }))
+    const error = await failure(
+      api.spreadsheets.batchUpdate({
+        spreadsheetId: id,
+        requestBody: { requests: [{ updateSheetProperties: { properties: { sheetId: 0, hidden: true }, fields: 'hidden' } }] },
+      }),
+    )
     expect(error.message).toBe("Invalid requests[0].updateSheetProperties: You can't hide all the sheets in a document.")
   })
 
@@ -358,25 +532,62 @@ describe('spreadsheets.batchUpdate (§6)', () => {
     expect(error.status).toBe(400)
     expect(error.message).toBe('Invalid requests[4].deleteSheet: No sheet with id: 99')
     const after = await api.spreadsheets.get({ spreadsheetId: id })
-    expect(after.data.sheets?.map((s) => s.properties)).toEqual([{ sheetId: 0, title: 'Sheet1', index: 0, sheetType: 'GRID', gridProperties: { rowCount: 1000, columnCount: 26 } }])
+    expect(after.data.sheets?.map((s) => s.properties)).toEqual([
+      { sheetId: 0, title: 'Sheet1', index: 0, sheetType: 'GRID', gridProperties: { rowCount: 1000, columnCount: 26 } },
+    ])
     expect((await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1!A1' })).data.values).toEqual([['keep']])
   })
 
   test('unknown request names, empty requests, DURATION format type, missing fields mask', async () => {
     const id = newSpreadsheet()
-    const unknown = await failure(api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [{ frobnicate: {} } as never] } }))
+    const unknown = await failure(
+      api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [{ frobnicate: {} } as never] } }),
+    )
     expect(unknown.message).toBe(`Invalid JSON payload received. Unknown name "frobnicate" at 'requests[0]': Cannot find field.`)
     const empty = await failure(api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [] } }))
     expect(empty.message).toBe('Must specify at least one request.')
     const duration = await failure(
-      api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [{ repeatCell: { range: { sheetId: 0 }, cell: { userEnteredFormat: { numberFormat: { type: 'DURATION' as never, pattern: '[h]:mm' } } }, fields: 'userEnteredFormat.numberFormat' } }] } }),
+      api.spreadsheets.batchUpdate({
+        spreadsheetId: id,
+        requestBody: {
+          requests: [
+            {
+              repeatCell: {
+                range: { sheetId: 0 },
+                cell: { userEnteredFormat: { numberFormat: { type: 'DURATION' as never, pattern: '[h]:mm' } } },
+                fields: 'userEnteredFormat.numberFormat',
+              },
+            },
+          ],
+        },
+      }),
     )
     expect(duration.message).toContain(`"DURATION"`)
-    const mask = await failure(api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [{ repeatCell: { range: { sheetId: 0 }, cell: {} } }] } }))
-    expect(mask.message).toBe("Invalid requests[0].repeatCell: At least one field must be listed in 'fields'. (Use '*' to indicate all fields.)")
-    const grid = await failure(api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [{ repeatCell: { range: { sheetId: 0, startRowIndex: 1000, startColumnIndex: 0, endColumnIndex: 2 }, cell: {}, fields: 'note' } }] } }))
+    const mask = await failure(
+      api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [{ repeatCell: { range: { sheetId: 0 }, cell: {} } }] } }),
+    )
+    expect(mask.message).toBe(
+      "Invalid requests[0].repeatCell: At least one field must be listed in 'fields'. (Use '*' to indicate all fields.)",
+    )
+    const grid = await failure(
+      api.spreadsheets.batchUpdate({
+        spreadsheetId: id,
+        requestBody: {
+          requests: [
+            {
+              repeatCell: { range: { sheetId: 0, startRowIndex: 1000, startColumnIndex: 0, endColumnIndex: 2 }, cell: {}, fields: 'note' },
+            },
+          ],
+        },
+      }),
+    )
     expect(grid.message).toBe('Invalid requests[0].repeatCell: Range (Sheet1!A1001:B) exceeds grid limits. Max rows: 1000, max columns: 26')
-    const noGrid = await failure(api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [{ repeatCell: { range: { sheetId: 3 }, cell: {}, fields: 'note' } }] } }))
+    const noGrid = await failure(
+      api.spreadsheets.batchUpdate({
+        spreadsheetId: id,
+        requestBody: { requests: [{ repeatCell: { range: { sheetId: 3 }, cell: {}, fields: 'note' } }] },
+      }),
+    )
     expect(noGrid.message).toBe('Invalid requests[0].repeatCell: No grid with id: 3')
   })
 
@@ -387,23 +598,59 @@ describe('spreadsheets.batchUpdate (§6)', () => {
       spreadsheetId: id,
       requestBody: {
         requests: [
-          { repeatCell: { range: { sheetId: 0, startColumnIndex: 0, endColumnIndex: 1 }, cell: { userEnteredFormat: { numberFormat: { type: 'DATE_TIME', pattern: 'yyyy-mm-dd hh:mm' } } }, fields: 'userEnteredFormat.numberFormat' } },
-          { repeatCell: { range: { sheetId: 0, startColumnIndex: 1, endColumnIndex: 2 }, cell: { userEnteredFormat: { numberFormat: { type: 'TIME', pattern: '[h]:mm' } } }, fields: 'userEnteredFormat.numberFormat' } },
+          {
+            repeatCell: {
+              range: { sheetId: 0, startColumnIndex: 0, endColumnIndex: 1 },
+              cell: { userEnteredFormat: { numberFormat: { type: 'DATE_TIME', pattern: 'yyyy-mm-dd hh:mm' } } },
+              fields: 'userEnteredFormat.numberFormat',
+            },
+          },
+          {
+            repeatCell: {
+              range: { sheetId: 0, startColumnIndex: 1, endColumnIndex: 2 },
+              cell: { userEnteredFormat: { numberFormat: { type: 'TIME', pattern: '[h]:mm' } } },
+              fields: 'userEnteredFormat.numberFormat',
+            },
+          },
         ],
       },
     })
-    expect((await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1!A1:B1' })).data.values).toEqual([['2024-01-02 12:00', '1:30']])
-    const tooFar = await failure(api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [{ deleteDimension: { range: { sheetId: 0, dimension: 'ROWS', startIndex: 999, endIndex: 1001 } } }] } }))
-    expect(tooFar.message).toBe("Invalid requests[0].deleteDimension: Cannot delete a row that doesn't exist. Tried to delete row index 1000 but there are only 1000 rows.")
-    const all = await failure(api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [{ deleteDimension: { range: { sheetId: 0, dimension: 'ROWS', startIndex: 0, endIndex: 1000 } } }] } }))
+    expect((await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1!A1:B1' })).data.values).toEqual([
+      ['2024-01-02 12:00', '1:30'],
+    ])
+    const tooFar = await failure(
+      api.spreadsheets.batchUpdate({
+        spreadsheetId: id,
+        requestBody: { requests: [{ deleteDimension: { range: { sheetId: 0, dimension: 'ROWS', startIndex: 999, endIndex: 1001 } } }] },
+      }),
+    )
+    expect(tooFar.message).toBe(
+      "Invalid requests[0].deleteDimension: Cannot delete a row that doesn't exist. Tried to delete row index 1000 but there are only 1000 rows.",
+    )
+    const all = await failure(
+      api.spreadsheets.batchUpdate({
+        spreadsheetId: id,
+        requestBody: { requests: [{ deleteDimension: { range: { sheetId: 0, dimension: 'ROWS', startIndex: 0, endIndex: 1000 } } }] },
+      }),
+    )
     expect(all.message).toBe("Invalid requests[0].deleteDimension: You can't delete all the rows on the sheet.")
   })
 
   test('10,000,000-cell limit on appendDimension, checked after rowCount on resize', async () => {
     const id = newSpreadsheet()
-    const error = await failure(api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [{ appendDimension: { sheetId: 0, dimension: 'ROWS', length: 383_616 } }] } }))
-    expect(error.message).toBe('Invalid requests[0].appendDimension: This action would increase the number of cells in the workbook above the limit of 10000000 cells.')
-    await api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [{ appendDimension: { sheetId: 0, dimension: 'ROWS', length: 383_615 } }] } })
+    const error = await failure(
+      api.spreadsheets.batchUpdate({
+        spreadsheetId: id,
+        requestBody: { requests: [{ appendDimension: { sheetId: 0, dimension: 'ROWS', length: 383_616 } }] },
+      }),
+    )
+    expect(error.message).toBe(
+      'Invalid requests[0].appendDimension: This action would increase the number of cells in the workbook above the limit of 10000000 cells.',
+    )
+    await api.spreadsheets.batchUpdate({
+      spreadsheetId: id,
+      requestBody: { requests: [{ appendDimension: { sheetId: 0, dimension: 'ROWS', length: 383_615 } }] },
+    })
     expect(store.spreadsheets.get(id)!.sheets[0]!.properties.gridProperties.rowCount).toBe(384_615)
   })
 })
@@ -411,21 +658,62 @@ describe('spreadsheets.batchUpdate (§6)', () => {
 describe('rows move with their metadata (§6.3)', () => {
   test('sortRange keeps the header and carries row metadata; insert/delete shift it; search finds it', async () => {
     const id = newSpreadsheet()
-    await put(id, 'Sheet1!A1', [['Key', 'Name'], ['k3', 'c'], ['k1', 'a'], ['k2', 'b']])
+    await put(id, 'Sheet1!A1', [
+      ['Key', 'Name'],
+      ['k3', 'c'],
+      ['k1', 'a'],
+      ['k2', 'b'],
+    ])
     const created = await api.spreadsheets.batchUpdate({
       spreadsheetId: id,
-      requestBody: { requests: [{ createDeveloperMetadata: { developerMetadata: { metadataKey: 'row', metadataValue: 'k3', visibility: 'DOCUMENT', location: { dimensionRange: { sheetId: 0, dimension: 'ROWS', startIndex: 1, endIndex: 2 } } } } }] },
+      requestBody: {
+        requests: [
+          {
+            createDeveloperMetadata: {
+              developerMetadata: {
+                metadataKey: 'row',
+                metadataValue: 'k3',
+                visibility: 'DOCUMENT',
+                location: { dimensionRange: { sheetId: 0, dimension: 'ROWS', startIndex: 1, endIndex: 2 } },
+              },
+            },
+          },
+        ],
+      },
     })
     const meta = created.data.replies?.[0]?.createDeveloperMetadata?.developerMetadata
     expect(meta?.location).toEqual({ locationType: 'ROW', dimensionRange: { dimension: 'ROWS', startIndex: 1, endIndex: 2 } })
-    await api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [{ sortRange: { range: { sheetId: 0, startRowIndex: 1 }, sortSpecs: [{ dimensionIndex: 0, sortOrder: 'ASCENDING' }] } }] } })
-    expect((await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1!A1:B4' })).data.values).toEqual([['Key', 'Name'], ['k1', 'a'], ['k2', 'b'], ['k3', 'c']])
+    await api.spreadsheets.batchUpdate({
+      spreadsheetId: id,
+      requestBody: {
+        requests: [{ sortRange: { range: { sheetId: 0, startRowIndex: 1 }, sortSpecs: [{ dimensionIndex: 0, sortOrder: 'ASCENDING' }] } }],
+      },
+    })
+    expect((await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1!A1:B4' })).data.values).toEqual([
+      ['Key', 'Name'],
+      ['k1', 'a'],
+      ['k2', 'b'],
+      ['k3', 'c'],
+    ])
     const search = async () =>
-      (await api.spreadsheets.developerMetadata.search({ spreadsheetId: id, requestBody: { dataFilters: [{ developerMetadataLookup: { metadataKey: 'row' } }] } })).data
-    expect((await search()).matchedDeveloperMetadata?.[0]?.developerMetadata?.location?.dimensionRange).toEqual({ dimension: 'ROWS', startIndex: 3, endIndex: 4 })
+      (
+        await api.spreadsheets.developerMetadata.search({
+          spreadsheetId: id,
+          requestBody: { dataFilters: [{ developerMetadataLookup: { metadataKey: 'row' } }] },
+        })
+      ).data
+    expect((await search()).matchedDeveloperMetadata?.[0]?.developerMetadata?.location?.dimensionRange).toEqual({
+      dimension: 'ROWS',
+      startIndex: 3,
+      endIndex: 4,
+    })
     const manager = createManager(store)
     manager.insertRows(id, 'Sheet1', 2, 2)
-    expect((await search()).matchedDeveloperMetadata?.[0]?.developerMetadata?.location?.dimensionRange).toEqual({ dimension: 'ROWS', startIndex: 5, endIndex: 6 })
+    expect((await search()).matchedDeveloperMetadata?.[0]?.developerMetadata?.location?.dimensionRange).toEqual({
+      dimension: 'ROWS',
+      startIndex: 5,
+      endIndex: 6,
+    })
     manager.deleteRows(id, 'Sheet1', 6)
     expect(await search()).toEqual({})
   })
@@ -440,22 +728,40 @@ describe('values by data filter (README "Data filters")', () => {
       requestBody: {
         requests: Object.entries(rows).map(([value, row]) => ({
           createDeveloperMetadata: {
-            developerMetadata: { metadataKey: ROW_KEY, metadataValue: value, visibility: 'DOCUMENT', location: { dimensionRange: { sheetId, dimension: 'ROWS', startIndex: row - 1, endIndex: row } } },
+            developerMetadata: {
+              metadataKey: ROW_KEY,
+              metadataValue: value,
+              visibility: 'DOCUMENT',
+              location: { dimensionRange: { sheetId, dimension: 'ROWS', startIndex: row - 1, endIndex: row } },
+            },
           },
         })),
       },
     })
   }
-  const byValue = (value: string, sheetId = 0) => ({ developerMetadataLookup: { metadataKey: ROW_KEY, metadataValue: value, locationType: 'ROW', metadataLocation: { sheetId } } })
+  const byValue = (value: string, sheetId = 0) => ({
+    developerMetadataLookup: { metadataKey: ROW_KEY, metadataValue: value, locationType: 'ROW', metadataLocation: { sheetId } },
+  })
 
   test('batchGetByDataFilter: a row anchor selects its whole row across the grid, wherever a sort or an insert moved it', async () => {
     const id = newSpreadsheet()
-    await put(id, 'Sheet1!A1', [['Key', 'Name'], ['k3', 'c'], ['k1', 'a'], ['k2', 'b']])
+    await put(id, 'Sheet1!A1', [
+      ['Key', 'Name'],
+      ['k3', 'c'],
+      ['k1', 'a'],
+      ['k2', 'b'],
+    ])
     await anchor(id, { k3: 2, k1: 3 })
-    await api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [{ sortRange: { range: { sheetId: 0, startRowIndex: 1 }, sortSpecs: [{ dimensionIndex: 0 }] } }] } })
+    await api.spreadsheets.batchUpdate({
+      spreadsheetId: id,
+      requestBody: { requests: [{ sortRange: { range: { sheetId: 0, startRowIndex: 1 }, sortSpecs: [{ dimensionIndex: 0 }] } }] },
+    })
     createManager(store).insertRows(id, 'Sheet1', 2)
     store.resetStats()
-    const res = await api.spreadsheets.values.batchGetByDataFilter({ spreadsheetId: id, requestBody: { dataFilters: [byValue('k3'), byValue('k1'), byValue('nope')], valueRenderOption: 'UNFORMATTED_VALUE' } })
+    const res = await api.spreadsheets.values.batchGetByDataFilter({
+      spreadsheetId: id,
+      requestBody: { dataFilters: [byValue('k3'), byValue('k1'), byValue('nope')], valueRenderOption: 'UNFORMATTED_VALUE' },
+    })
     expect(res.config.url?.toString()).toMatch(/\/v4\/spreadsheets\/[^/]+\/values:batchGetByDataFilter$/)
     expect(res.config.method).toBe('POST')
     expect(res.data).toEqual({
@@ -471,39 +777,78 @@ describe('values by data filter (README "Data filters")', () => {
 
   test('batchGetByDataFilter: a1Range and gridRange filters; a range two filters select comes once, with both; nothing matched → no valueRanges', async () => {
     const id = newSpreadsheet()
-    await put(id, 'Sheet1!A1', [['a', 'b'], ['c', 'd']])
+    await put(id, 'Sheet1!A1', [
+      ['a', 'b'],
+      ['c', 'd'],
+    ])
     await anchor(id, { first: 1 })
     const res = await api.spreadsheets.values.batchGetByDataFilter({
       spreadsheetId: id,
-      requestBody: { dataFilters: [{ a1Range: 'Sheet1!A1:B1' }, { gridRange: { sheetId: 0, startRowIndex: 1, endRowIndex: 2, startColumnIndex: 0, endColumnIndex: 1 } }, { gridRange: { startRowIndex: 0, endRowIndex: 1, startColumnIndex: 0, endColumnIndex: 2 } }] },
+      requestBody: {
+        dataFilters: [
+          { a1Range: 'Sheet1!A1:B1' },
+          { gridRange: { sheetId: 0, startRowIndex: 1, endRowIndex: 2, startColumnIndex: 0, endColumnIndex: 1 } },
+          { gridRange: { startRowIndex: 0, endRowIndex: 1, startColumnIndex: 0, endColumnIndex: 2 } },
+        ],
+      },
     })
     expect(res.data.valueRanges).toEqual([
-      { valueRange: { range: 'Sheet1!A1:B1', majorDimension: 'ROWS', values: [['a', 'b']] }, dataFilters: [{ a1Range: 'Sheet1!A1:B1' }, { gridRange: { startRowIndex: 0, endRowIndex: 1, startColumnIndex: 0, endColumnIndex: 2 } }] },
-      { valueRange: { range: 'Sheet1!A2', majorDimension: 'ROWS', values: [['c']] }, dataFilters: [{ gridRange: { sheetId: 0, startRowIndex: 1, endRowIndex: 2, startColumnIndex: 0, endColumnIndex: 1 } }] },
+      {
+        valueRange: { range: 'Sheet1!A1:B1', majorDimension: 'ROWS', values: [['a', 'b']] },
+        dataFilters: [
+          { a1Range: 'Sheet1!A1:B1' },
+          { gridRange: { startRowIndex: 0, endRowIndex: 1, startColumnIndex: 0, endColumnIndex: 2 } },
+        ],
+      },
+      {
+        valueRange: { range: 'Sheet1!A2', majorDimension: 'ROWS', values: [['c']] },
+        dataFilters: [{ gridRange: { sheetId: 0, startRowIndex: 1, endRowIndex: 2, startColumnIndex: 0, endColumnIndex: 1 } }],
+      },
     ])
-    const none = await api.spreadsheets.values.batchGetByDataFilter({ spreadsheetId: id, requestBody: { dataFilters: [byValue('missing')] } })
+    const none = await api.spreadsheets.values.batchGetByDataFilter({
+      spreadsheetId: id,
+      requestBody: { dataFilters: [byValue('missing')] },
+    })
     expect(none.data).toEqual({ spreadsheetId: id })
-    const bad = await failure(api.spreadsheets.values.batchGetByDataFilter({ spreadsheetId: id, requestBody: { dataFilters: [byValue('first'), { gridRange: { sheetId: 9 } }] } }))
+    const bad = await failure(
+      api.spreadsheets.values.batchGetByDataFilter({
+        spreadsheetId: id,
+        requestBody: { dataFilters: [byValue('first'), { gridRange: { sheetId: 9 } }] },
+      }),
+    )
     expect(bad.status).toBe(400)
     expect(bad.message).toBe('Invalid dataFilters[1]: No grid with id: 9')
   })
 
   test('a sheet location matches the rows of that sheet (INTERSECTING, the default) but not with EXACT_LOCATION', async () => {
-    const id = newSpreadsheet([{ title: 'Sheet1', sheetId: 0 }, { title: 'Copy', sheetId: 5 }])
+    const id = newSpreadsheet([
+      { title: 'Sheet1', sheetId: 0 },
+      { title: 'Copy', sheetId: 5 },
+    ])
     await anchor(id, { k: 2 })
     await anchor(id, { k: 2 }, 5)
     const res = await api.spreadsheets.values.batchGetByDataFilter({ spreadsheetId: id, requestBody: { dataFilters: [byValue('k', 5)] } })
     expect(res.data.valueRanges?.map((r) => r.valueRange?.range)).toEqual(['Copy!A2:Z2'])
     const exact = await api.spreadsheets.developerMetadata.search({
       spreadsheetId: id,
-      requestBody: { dataFilters: [{ developerMetadataLookup: { metadataKey: ROW_KEY, metadataLocation: { sheetId: 5 }, locationMatchingStrategy: 'EXACT_LOCATION' } }] },
+      requestBody: {
+        dataFilters: [
+          {
+            developerMetadataLookup: { metadataKey: ROW_KEY, metadataLocation: { sheetId: 5 }, locationMatchingStrategy: 'EXACT_LOCATION' },
+          },
+        ],
+      },
     })
     expect(exact.data).toEqual({})
   })
 
   test('batchUpdateByDataFilter: values go from the selected row\'s first cell, null leaves a cell, "" clears, RAW text stays text; one response per range', async () => {
     const id = newSpreadsheet()
-    await put(id, 'Sheet1!A1', [['Key', 'Name', 'Notes'], ['k1', 'a', 'n1'], ['k2', 'b', 'n2']])
+    await put(id, 'Sheet1!A1', [
+      ['Key', 'Name', 'Notes'],
+      ['k1', 'a', 'n1'],
+      ['k2', 'b', 'n2'],
+    ])
     await anchor(id, { k1: 2, k2: 3 })
     createManager(store).sortTab(id, 'Sheet1', 0, 'DESCENDING')
     store.resetStats()
@@ -531,7 +876,9 @@ describe('values by data filter (README "Data filters")', () => {
         { updatedRange: 'Sheet1!A2:D2', updatedRows: 1, updatedColumns: 2, updatedCells: 2, dataFilter: byValue('k2') },
       ],
     })
-    expect((await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1', valueRenderOption: 'UNFORMATTED_VALUE' })).data.values).toEqual([
+    expect(
+      (await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1', valueRenderOption: 'UNFORMATTED_VALUE' })).data.values,
+    ).toEqual([
       ['Key', 'Name', 'Notes'],
       ['k2', 'b', 'x', true],
       ['k1', '=1+1'],
@@ -545,18 +892,37 @@ describe('values by data filter (README "Data filters")', () => {
     const wide = await failure(
       api.spreadsheets.values.batchUpdateByDataFilter({
         spreadsheetId: id,
-        requestBody: { valueInputOption: 'RAW', data: [{ dataFilter: byValue('b'), values: [['fits']] }, { dataFilter: byValue('a'), values: [['x', 'y', 'z']] }] },
+        requestBody: {
+          valueInputOption: 'RAW',
+          data: [
+            { dataFilter: byValue('b'), values: [['fits']] },
+            { dataFilter: byValue('a'), values: [['x', 'y', 'z']] },
+          ],
+        },
       }),
     )
     expect(wide.status).toBe(400)
     expect(wide.message).toBe('Invalid data[1]: Requested writing within range [Narrow!A2:B2], but tried writing to column [C]')
     expect((await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Narrow' })).data.values).toBeUndefined()
-    const tall = await failure(api.spreadsheets.values.batchUpdateByDataFilter({ spreadsheetId: id, requestBody: { valueInputOption: 'RAW', data: [{ dataFilter: byValue('b'), values: [['x'], ['y']] }] } }))
+    const tall = await failure(
+      api.spreadsheets.values.batchUpdateByDataFilter({
+        spreadsheetId: id,
+        requestBody: { valueInputOption: 'RAW', data: [{ dataFilter: byValue('b'), values: [['x'], ['y']] }] },
+      }),
+    )
     expect(tall.message).toBe('Invalid data[0]: Requested writing within range [Narrow!A3:B3], but tried writing to row [4]')
-    const both = await api.spreadsheets.values.batchUpdateByDataFilter({ spreadsheetId: id, requestBody: { valueInputOption: 'RAW', data: [{ dataFilter: byValue('a'), values: [['twice']] }] } })
+    const both = await api.spreadsheets.values.batchUpdateByDataFilter({
+      spreadsheetId: id,
+      requestBody: { valueInputOption: 'RAW', data: [{ dataFilter: byValue('a'), values: [['twice']] }] },
+    })
     expect(both.data.responses?.map((r) => r.updatedRange)).toEqual(['Narrow!A2', 'Narrow!A4'])
     expect(both.data.totalUpdatedRows).toBe(2)
-    const missing = await failure(api.spreadsheets.values.batchUpdateByDataFilter({ spreadsheetId: id, requestBody: { data: [{ dataFilter: byValue('a'), values: [['x']] }] } }))
+    const missing = await failure(
+      api.spreadsheets.values.batchUpdateByDataFilter({
+        spreadsheetId: id,
+        requestBody: { data: [{ dataFilter: byValue('a'), values: [['x']] }] },
+      }),
+    )
     expect(missing.message).toBe("'valueInputOption' is required but not specified")
   })
 
@@ -564,7 +930,13 @@ describe('values by data filter (README "Data filters")', () => {
     const id = store.createSpreadsheet({ sheets: [{ title: 'Big', sheetId: 0, rowCount: 100_001, columnCount: 3 }] }).spreadsheetId
     const ss = store.spreadsheets.get(id)!
     const manager = createManager(store)
-    manager.pasteBlock(id, 'Big', 'A2', Array.from({ length: 100_000 }, (_, i) => [`k${i}`, 100_000 - i]), { raw: true })
+    manager.pasteBlock(
+      id,
+      'Big',
+      'A2',
+      Array.from({ length: 100_000 }, (_, i) => [`k${i}`, 100_000 - i]),
+      { raw: true },
+    )
     const started = performance.now()
     for (let part = 0; part < 10; part++) {
       await api.spreadsheets.batchUpdate({
@@ -572,7 +944,16 @@ describe('values by data filter (README "Data filters")', () => {
         requestBody: {
           requests: Array.from({ length: 10_000 }, (_, j) => {
             const i = part * 10_000 + j
-            return { createDeveloperMetadata: { developerMetadata: { metadataKey: ROW_KEY, metadataValue: `k${i}`, visibility: 'DOCUMENT', location: { dimensionRange: { dimension: 'ROWS', startIndex: i + 1, endIndex: i + 2 } } } } }
+            return {
+              createDeveloperMetadata: {
+                developerMetadata: {
+                  metadataKey: ROW_KEY,
+                  metadataValue: `k${i}`,
+                  visibility: 'DOCUMENT',
+                  location: { dimensionRange: { dimension: 'ROWS', startIndex: i + 1, endIndex: i + 2 } },
+                },
+              },
+            }
           }),
         },
       })
@@ -580,14 +961,27 @@ describe('values by data filter (README "Data filters")', () => {
     expect(ss.metadata.size).toBe(100_000)
     manager.sortTab(id, 'Big', 1)
     const wanted = Array.from({ length: 2_000 }, (_, j) => `k${j * 50}`)
-    const read = await api.spreadsheets.values.batchGetByDataFilter({ spreadsheetId: id, requestBody: { dataFilters: wanted.map((k) => byValue(k)), valueRenderOption: 'UNFORMATTED_VALUE' } })
+    const read = await api.spreadsheets.values.batchGetByDataFilter({
+      spreadsheetId: id,
+      requestBody: { dataFilters: wanted.map((k) => byValue(k)), valueRenderOption: 'UNFORMATTED_VALUE' },
+    })
     expect(read.data.valueRanges).toHaveLength(2_000)
     // Sorted by the second column ascending: k0 (value 100,000) went to the last row.
-    expect(read.data.valueRanges?.find((r) => r.dataFilters?.[0]?.developerMetadataLookup?.metadataValue === 'k0')?.valueRange?.range).toBe('Big!A100001:C100001')
-    await api.spreadsheets.values.batchUpdateByDataFilter({ spreadsheetId: id, requestBody: { valueInputOption: 'RAW', data: wanted.map((k) => ({ dataFilter: byValue(k), values: [[null, null, `seen ${k}`]] })) } })
-    await api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: wanted.map((k) => ({ deleteDeveloperMetadata: { dataFilter: byValue(k) } })) } })
+    expect(read.data.valueRanges?.find((r) => r.dataFilters?.[0]?.developerMetadataLookup?.metadataValue === 'k0')?.valueRange?.range).toBe(
+      'Big!A100001:C100001',
+    )
+    await api.spreadsheets.values.batchUpdateByDataFilter({
+      spreadsheetId: id,
+      requestBody: { valueInputOption: 'RAW', data: wanted.map((k) => ({ dataFilter: byValue(k), values: [[null, null, `seen ${k}`]] })) },
+    })
+    await api.spreadsheets.batchUpdate({
+      spreadsheetId: id,
+      requestBody: { requests: wanted.map((k) => ({ deleteDeveloperMetadata: { dataFilter: byValue(k) } })) },
+    })
     expect(ss.metadata.size).toBe(98_000)
-    expect((await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Big!A100001:C100001' })).data.values).toEqual([['k0', '100000', 'seen k0']])
+    expect((await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Big!A100001:C100001' })).data.values).toEqual([
+      ['k0', '100000', 'seen k0'],
+    ])
     // Generous: a scan of every metadata per filter takes minutes here.
     expect(performance.now() - started).toBeLessThan(30_000)
   }, 60_000)
@@ -604,12 +998,22 @@ describe('auth, quota and faults (§7, §10)', () => {
     expect(expired.message).toMatch(/^Request had invalid authentication credentials\./)
     expect((expired.response?.data as { error: { status: string; details: unknown[] } }).error).toMatchObject({
       status: 'UNAUTHENTICATED',
-      details: [{ reason: 'ACCESS_TOKEN_EXPIRED', metadata: { service: 'sheets.googleapis.com', method: 'google.apps.sheets.v4.SpreadsheetsService.GetValues' } }],
+      details: [
+        {
+          reason: 'ACCESS_TOKEN_EXPIRED',
+          metadata: { service: 'sheets.googleapis.com', method: 'google.apps.sheets.v4.SpreadsheetsService.GetValues' },
+        },
+      ],
     })
     store.auth.addStaticToken('reader', { scopes: ['https://www.googleapis.com/auth/spreadsheets.readonly'] })
     const reader = sheetsClient(ROOT, 'reader')
     await reader.spreadsheets.values.get({ spreadsheetId: id, range: 'A1' })
-    const denied = await failure(reader.spreadsheets.values.update({ spreadsheetId: id, range: 'A1', valueInputOption: 'RAW', requestBody: { values: [[1]] } }, NO_RETRY))
+    const denied = await failure(
+      reader.spreadsheets.values.update(
+        { spreadsheetId: id, range: 'A1', valueInputOption: 'RAW', requestBody: { values: [[1]] } },
+        NO_RETRY,
+      ),
+    )
     expect(denied.status).toBe(403)
     expect(denied.message).toBe('Request had insufficient authentication scopes.')
   })
@@ -619,8 +1023,13 @@ describe('auth, quota and faults (§7, §10)', () => {
     for (let i = 0; i < 60; i++) await api.spreadsheets.values.get({ spreadsheetId: id, range: 'A1' })
     const limited = await failure(api.spreadsheets.values.get({ spreadsheetId: id, range: 'A1' }, NO_RETRY))
     expect(limited.status).toBe(429)
-    expect(limited.message).toBe("Quota exceeded for quota metric 'Read requests' and limit 'Read requests per minute per user' of service 'sheets.googleapis.com' for consumer 'project_number:603366585132'.")
-    expect((limited.response?.data as { error: { status: string; details: { metadata?: Record<string, string> }[] } }).error.details[0]!.metadata).toEqual({
+    expect(limited.message).toBe(
+      "Quota exceeded for quota metric 'Read requests' and limit 'Read requests per minute per user' of service 'sheets.googleapis.com' for consumer 'project_number:603366585132'.",
+    )
+    expect(
+      (limited.response?.data as { error: { status: string; details: { metadata?: Record<string, string> }[] } }).error.details[0]!
+        .metadata,
+    ).toEqual({
       quota_limit_value: '60',
       service: 'sheets.googleapis.com',
       consumer: 'projects/603366585132',
@@ -630,13 +1039,27 @@ describe('auth, quota and faults (§7, §10)', () => {
       quota_limit: 'ReadRequestsPerMinutePerUser',
     })
     // A batch is one request, and writes count in their own bucket.
-    await api.spreadsheets.values.batchUpdate({ spreadsheetId: id, requestBody: { valueInputOption: 'RAW', data: [{ range: 'A1', values: [[1]] }, { range: 'B1', values: [[2]] }] } })
+    await api.spreadsheets.values.batchUpdate({
+      spreadsheetId: id,
+      requestBody: {
+        valueInputOption: 'RAW',
+        data: [
+          { range: 'A1', values: [[1]] },
+          { range: 'B1', values: [[2]] },
+        ],
+      },
+    })
     // developerMetadata.search is a read.
     const search = await failure(api.spreadsheets.developerMetadata.search({ spreadsheetId: id, requestBody: { dataFilters: [] } }))
     expect(search.status).toBe(429)
     clock.advance(60_000)
     await api.spreadsheets.values.get({ spreadsheetId: id, range: 'A1' })
-    expect(store.stats()).toMatchObject({ reads: 63, writes: 1, quotaRejections: 2, byMethod: { GetValues: 62, BatchUpdateValues: 1, SearchDeveloperMetadata: 1 } })
+    expect(store.stats()).toMatchObject({
+      reads: 63,
+      writes: 1,
+      quotaRejections: 2,
+      byMethod: { GetValues: 62, BatchUpdateValues: 1, SearchDeveloperMetadata: 1 },
+    })
   })
 
   test('the project bucket names the per-minute limit without "per user"', async () => {
@@ -644,13 +1067,17 @@ describe('auth, quota and faults (§7, §10)', () => {
     const id = newSpreadsheet()
     await put(id, 'A1', [[1]])
     const error = await failure(put(id, 'A1', [[2]]))
-    expect(error.message).toBe("Quota exceeded for quota metric 'Write requests' and limit 'Write requests per minute' of service 'sheets.googleapis.com' for consumer 'project_number:603366585132'.")
+    expect(error.message).toBe(
+      "Quota exceeded for quota metric 'Write requests' and limit 'Write requests per minute' of service 'sheets.googleapis.com' for consumer 'project_number:603366585132'.",
+    )
   })
 
   test('injected 503 after the write is applied: the data is there although the call failed', async () => {
     const id = newSpreadsheet()
     store.faults.inject({ status: 503, method: 'AppendValues', applyThenFail: true })
-    const error = await failure(api.spreadsheets.values.append({ spreadsheetId: id, range: 'Sheet1', valueInputOption: 'RAW', requestBody: { values: [['once']] } }))
+    const error = await failure(
+      api.spreadsheets.values.append({ spreadsheetId: id, range: 'Sheet1', valueInputOption: 'RAW', requestBody: { values: [['once']] } }),
+    )
     expect(error.status).toBe(503)
     expect(error.message).toBe('The service is currently unavailable.')
     expect((await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1' })).data.values).toEqual([['once']])
@@ -660,11 +1087,18 @@ describe('auth, quota and faults (§7, §10)', () => {
   test('injected 429 on a PUT is retried by the client (3 retries) and then succeeds', async () => {
     const id = newSpreadsheet()
     store.faults.inject({ status: 429, times: 2, method: 'UpdateValues' })
-    const res = await api.spreadsheets.values.update({ spreadsheetId: id, range: 'A1', valueInputOption: 'RAW', requestBody: { values: [['x']] } })
+    const res = await api.spreadsheets.values.update({
+      spreadsheetId: id,
+      range: 'A1',
+      valueInputOption: 'RAW',
+      requestBody: { values: [['x']] },
+    })
     expect(res.status).toBe(200)
     expect(store.stats().byMethod.UpdateValues).toBe(3)
     store.faults.inject({ status: 500, method: 'BatchUpdateSpreadsheet' })
-    const post = await failure(api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [{ clearBasicFilter: { sheetId: 0 } }] } }))
+    const post = await failure(
+      api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [{ clearBasicFilter: { sheetId: 0 } }] } }),
+    )
     expect(post.status).toBe(500)
     expect(store.stats().byMethod.BatchUpdateSpreadsheet).toBe(1)
   })
@@ -688,7 +1122,9 @@ describe('manager edits as a person types', () => {
     manager.editCell(id, 'Sheet1', 'E1', '=D1-C1')
     expect(manager.readTab(id, 'Sheet1')).toEqual([['2026-03-02', '3/2/2026', '13:45', '1:45 PM', '0']])
     const serial = 46083
-    expect((await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1!A1:E1', valueRenderOption: 'UNFORMATTED_VALUE' })).data.values).toEqual([[serial, serial, 13.75 / 24, 13.75 / 24, 0]])
+    expect(
+      (await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1!A1:E1', valueRenderOption: 'UNFORMATTED_VALUE' })).data.values,
+    ).toEqual([[serial, serial, 13.75 / 24, 13.75 / 24, 0]])
     expect(manager.readTab(id, 'Sheet1', 'FORMULA')[0]![4]).toBe('=D1-C1')
   })
 })

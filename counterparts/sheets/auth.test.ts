@@ -31,7 +31,9 @@ beforeEach(() => {
   store.auth.registerServiceAccount({ clientEmail: EMAIL, publicKey: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString() })
 })
 
-async function assertion(options: { key?: typeof keys.privateKey; iss?: string; aud?: string; lifetime?: number; scope?: string } = {}): Promise<string> {
+async function assertion(
+  options: { key?: typeof keys.privateKey; iss?: string; aud?: string; lifetime?: number; scope?: string } = {},
+): Promise<string> {
   const iat = Math.floor(Date.now() / 1000)
   return new SignJWT({ scope: options.scope ?? SPREADSHEETS_SCOPE })
     .setProtectedHeader({ alg: 'RS256' })
@@ -70,7 +72,12 @@ describe('JWT-bearer exchange (§10.2)', () => {
   test.each([
     ['a signature by another key', { key: otherKeys.privateKey }, 'invalid_grant', 'Invalid JWT Signature.'],
     ['an unknown account', { iss: 'nobody@x.iam.gserviceaccount.com' }, 'invalid_grant', 'Invalid grant: account not found'],
-    ['a lifetime over an hour', { lifetime: 7200 }, 'invalid_grant', 'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.'],
+    [
+      'a lifetime over an hour',
+      { lifetime: 7200 },
+      'invalid_grant',
+      'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.',
+    ],
     ['a foreign audience', { aud: 'https://elsewhere.test/token' }, 'invalid_grant', expect.stringContaining('audience')],
     ['no scope', { scope: '' }, 'invalid_scope', expect.any(String)],
   ])('refuses %s', async (_, options, error, description) => {
@@ -97,7 +104,9 @@ describe('JWT-bearer exchange (§10.2)', () => {
     const { body } = await exchange(await assertion())
     now += 3600_000
     const ss = store.createSpreadsheet()
-    const response = await fetch(`${ROOT}v4/spreadsheets/${ss.spreadsheetId}`, { headers: { authorization: `Bearer ${String(body.access_token)}` } })
+    const response = await fetch(`${ROOT}v4/spreadsheets/${ss.spreadsheetId}`, {
+      headers: { authorization: `Bearer ${String(body.access_token)}` },
+    })
     expect(response.status).toBe(401)
     expect(JSON.stringify(await response.json())).toContain('ACCESS_TOKEN_EXPIRED')
   })
@@ -108,10 +117,22 @@ describe('installed-app flow', () => {
   const clientSecret = 'desktop-secret'
   const redirectUri = 'http://127.0.0.1:53682/'
   const client = () =>
-    new OAuth2Client({ clientId, clientSecret, redirectUri, endpoints: { oauth2TokenUrl: `${ROOT}token`, oauth2AuthBaseUrl: `${ROOT}o/oauth2/v2/auth` } })
+    new OAuth2Client({
+      clientId,
+      clientSecret,
+      redirectUri,
+      endpoints: { oauth2TokenUrl: `${ROOT}token`, oauth2AuthBaseUrl: `${ROOT}o/oauth2/v2/auth` },
+    })
 
   async function consent(oc: OAuth2Client, codeChallenge: string): Promise<URL> {
-    const url = oc.generateAuthUrl({ access_type: 'offline', scope: [SPREADSHEETS_SCOPE], prompt: 'consent', code_challenge: codeChallenge, code_challenge_method: 'S256' as never, state: 's-123' })
+    const url = oc.generateAuthUrl({
+      access_type: 'offline',
+      scope: [SPREADSHEETS_SCOPE],
+      prompt: 'consent',
+      code_challenge: codeChallenge,
+      code_challenge_method: 'S256' as never,
+      state: 's-123',
+    })
     const response = await fetch(url, { redirect: 'manual' })
     expect(response.status).toBe(302)
     return new URL(response.headers.get('location')!)
@@ -125,14 +146,22 @@ describe('installed-app flow', () => {
     expect(back.origin + back.pathname).toBe(redirectUri)
     expect(back.searchParams.get('state')).toBe('s-123')
     const { tokens } = await oc.getToken({ code: back.searchParams.get('code')!, codeVerifier })
-    expect(tokens).toMatchObject({ access_token: expect.any(String), refresh_token: expect.any(String), token_type: 'Bearer', scope: SPREADSHEETS_SCOPE })
+    expect(tokens).toMatchObject({
+      access_token: expect.any(String),
+      refresh_token: expect.any(String),
+      token_type: 'Bearer',
+      scope: SPREADSHEETS_SCOPE,
+    })
 
     const later = client()
     later.setCredentials({ refresh_token: tokens.refresh_token! })
     const ss = store.createSpreadsheet()
     await sheets({ version: 'v4', auth: later, rootUrl: ROOT }).spreadsheets.get({ spreadsheetId: ss.spreadsheetId })
     const grants = store.auth.tokenRequests().map((r) => [r.grantType, r.status])
-    expect(grants).toEqual([['authorization_code', 200], ['refresh_token', 200]])
+    expect(grants).toEqual([
+      ['authorization_code', 200],
+      ['refresh_token', 200],
+    ])
     expect(later.credentials.refresh_token).toBe(tokens.refresh_token)
   })
 

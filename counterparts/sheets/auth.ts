@@ -132,7 +132,8 @@ export function createAuthState(now: () => number, newToken: (prefix: string) =>
       const clientId = p.get('client_id') ?? ''
       const redirectUri = p.get('redirect_uri') ?? ''
       if (!clients.has(clientId)) return oauthError(401, 'invalid_client', 'The OAuth client was not found.')
-      if (p.get('response_type') !== 'code' || !redirectUri) return oauthError(400, 'invalid_request', 'Required parameter is missing: response_type or redirect_uri')
+      if (p.get('response_type') !== 'code' || !redirectUri)
+        return oauthError(400, 'invalid_request', 'Required parameter is missing: response_type or redirect_uri')
       const code = newToken('4/fake-code-')
       const challenge = p.get('code_challenge') ?? undefined
       const method = p.get('code_challenge_method') ?? undefined
@@ -186,12 +187,27 @@ export function createAuthState(now: () => number, newToken: (prefix: string) =>
         ownUrl.search = ''
         const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud]
         if (!audiences.some((a) => a === GOOGLE_TOKEN_URL || a === ownUrl.toString())) {
-          return fail(400, 'invalid_grant', 'Invalid JWT: Failed audience check. The expected audience is https://oauth2.googleapis.com/token.')
+          return fail(
+            400,
+            'invalid_grant',
+            'Invalid JWT: Failed audience check. The expected audience is https://oauth2.googleapis.com/token.',
+          )
         }
         const seconds = Math.floor(now() / 1000)
         const { iat, exp } = claims
-        if (typeof iat !== 'number' || typeof exp !== 'number' || exp - iat > 3600 || exp <= iat || iat > seconds + 300 || exp < seconds - 300) {
-          return fail(400, 'invalid_grant', 'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.')
+        if (
+          typeof iat !== 'number' ||
+          typeof exp !== 'number' ||
+          exp - iat > 3600 ||
+          exp <= iat ||
+          iat > seconds + 300 ||
+          exp < seconds - 300
+        ) {
+          return fail(
+            400,
+            'invalid_grant',
+            'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.',
+          )
         }
         const scopes = typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : []
         if (scopes.length === 0) return fail(400, 'invalid_scope', 'Invalid OAuth scope or ID token audience provided.')
@@ -215,11 +231,22 @@ export function createAuthState(now: () => number, newToken: (prefix: string) =>
           const subject = `user-of-${clientId}@test`
           const refresh = newToken('1//fake-refresh-')
           refreshTokens.set(refresh, { clientId, scopes: pending.scopes, subject })
-          return jsonOk({ access_token: issue(subject, pending.scopes), expires_in: 3599, refresh_token: refresh, scope: pending.scopes.join(' '), token_type: 'Bearer' })
+          return jsonOk({
+            access_token: issue(subject, pending.scopes),
+            expires_in: 3599,
+            refresh_token: refresh,
+            scope: pending.scopes.join(' '),
+            token_type: 'Bearer',
+          })
         }
         const known = refreshTokens.get(form.refresh_token ?? '')
         if (!known || known.clientId !== clientId) return fail(400, 'invalid_grant', 'Token has been expired or revoked.')
-        return jsonOk({ access_token: issue(known.subject, known.scopes), expires_in: 3599, scope: known.scopes.join(' '), token_type: 'Bearer' })
+        return jsonOk({
+          access_token: issue(known.subject, known.scopes),
+          expires_in: 3599,
+          scope: known.scopes.join(' '),
+          token_type: 'Bearer',
+        })
       }
       return fail(400, 'unsupported_grant_type', `Invalid grant_type: ${grantType}`)
     },

@@ -7,7 +7,16 @@
  */
 import { columnLetters, formatRange, type GridBounds } from './a1.ts'
 import { badRequest, invalidArgument } from './google-errors.ts'
-import { type GridRange, locateMetadataId, recalcOf, resolveRange, sheetById, type SheetData, type SpreadsheetData, type Tx } from './model.ts'
+import {
+  type GridRange,
+  locateMetadataId,
+  recalcOf,
+  resolveRange,
+  sheetById,
+  type SheetData,
+  type SpreadsheetData,
+  type Tx,
+} from './model.ts'
 import { gridBoundsOf } from './request-support.ts'
 import { filterMetadata } from './spreadsheet-ops.ts'
 import {
@@ -76,7 +85,10 @@ export function rangesOfFilter(ss: SpreadsheetData, filter: unknown, field: stri
     out.push({ sheet, bounds })
   }
   const order = new Map(ss.sheets.map((s, i) => [s, i]))
-  return out.sort((a, b) => order.get(a.sheet)! - order.get(b.sheet)! || a.bounds.startRow - b.bounds.startRow || a.bounds.startColumn - b.bounds.startColumn)
+  return out.sort(
+    (a, b) =>
+      order.get(a.sheet)! - order.get(b.sheet)! || a.bounds.startRow - b.bounds.startRow || a.bounds.startColumn - b.bounds.startColumn,
+  )
 }
 
 function filtersOf(body: Json, field: string): unknown[] {
@@ -125,7 +137,13 @@ export function batchGetByDataFilter(ss: SpreadsheetData, body: Json, render: Re
  * written; an item whose filter selects nothing writes nothing. Totals count
  * distinct rows, columns and sheets, as Google defines them.
  */
-export function batchUpdateByDataFilter(tx: Tx, ss: SpreadsheetData, body: Json, option: ValueInputOption, response: ResponseOptions): Json {
+export function batchUpdateByDataFilter(
+  tx: Tx,
+  ss: SpreadsheetData,
+  body: Json,
+  option: ValueInputOption,
+  response: ResponseOptions,
+): Json {
   const data = body.data ?? []
   if (!Array.isArray(data)) {
     const description = `Invalid value at 'data' (type.googleapis.com/google.apps.sheets.v4.DataFilterValueRange), ${JSON.stringify(data)}`
@@ -135,13 +153,20 @@ export function batchUpdateByDataFilter(tx: Tx, ss: SpreadsheetData, body: Json,
   const results: UpdateResult[] = []
   data.forEach((item: Json, i) =>
     withPrefix(`Invalid data[${i}]: `, () => {
-      const values = rowMajor(checkValues(item?.values, `data[${i}].values`), majorDimensionOf(item?.majorDimension, `data[${i}].major_dimension`))
+      const values = rowMajor(
+        checkValues(item?.values, `data[${i}].values`),
+        majorDimensionOf(item?.majorDimension, `data[${i}].major_dimension`),
+      )
       for (const range of rangesOfFilter(ss, item?.dataFilter, `data[${i}].data_filter`)) {
         const { sheet, bounds } = range
         const where = formatRange(sheet.properties.title, bounds)
         values.forEach((line, r) => {
-          if (bounds.startRow + r >= bounds.endRow) throw invalidArgument(`Requested writing within range [${where}], but tried writing to row [${bounds.endRow + 1}]`)
-          if (bounds.startColumn + line.length > bounds.endColumn) throw invalidArgument(`Requested writing within range [${where}], but tried writing to column [${columnLetters(bounds.endColumn)}]`)
+          if (bounds.startRow + r >= bounds.endRow)
+            throw invalidArgument(`Requested writing within range [${where}], but tried writing to row [${bounds.endRow + 1}]`)
+          if (bounds.startColumn + line.length > bounds.endColumn)
+            throw invalidArgument(
+              `Requested writing within range [${where}], but tried writing to column [${columnLetters(bounds.endColumn)}]`,
+            )
         })
         if (values.length === 0) continue
         const result = writeBlock(tx, ss, sheet, bounds.startRow, bounds.startColumn, values, option, undefined)
@@ -159,7 +184,9 @@ export function batchUpdateByDataFilter(tx: Tx, ss: SpreadsheetData, body: Json,
   if (written.length > 0) {
     // updatedData shows each selected range after every item was applied.
     const recalc = recalcOf(ss)
-    out.responses = written.map(({ range, result }) => (response.include ? { ...result, updatedData: valueRangeOf(ss, range.sheet, range.bounds, 'ROWS', response.render, recalc) } : result))
+    out.responses = written.map(({ range, result }) =>
+      response.include ? { ...result, updatedData: valueRangeOf(ss, range.sheet, range.bounds, 'ROWS', response.render, recalc) } : result,
+    )
   }
   return out
 }

@@ -103,19 +103,42 @@ export function unknownPath(tree: MaskTree, schema: FieldSchema, prefix = ''): s
   return undefined
 }
 
-const DIMENSION_PROPERTIES: FieldSchema = { hiddenByFilter: true, hiddenByUser: true, pixelSize: true, developerMetadata: true, dataSourceColumnReference: true }
+const DIMENSION_PROPERTIES: FieldSchema = {
+  hiddenByFilter: true,
+  hiddenByUser: true,
+  pixelSize: true,
+  developerMetadata: true,
+  dataSourceColumnReference: true,
+}
 
 /** The Spreadsheet resource, as deep as the fake checks masks. */
 export const SPREADSHEET_SCHEMA: FieldSchema = {
   spreadsheetId: true,
-  properties: { title: true, locale: true, autoRecalc: true, timeZone: true, defaultFormat: true, iterativeCalculationSettings: true, spreadsheetTheme: true, importFunctionsExternalUrlAccessAllowed: true },
+  properties: {
+    title: true,
+    locale: true,
+    autoRecalc: true,
+    timeZone: true,
+    defaultFormat: true,
+    iterativeCalculationSettings: true,
+    spreadsheetTheme: true,
+    importFunctionsExternalUrlAccessAllowed: true,
+  },
   sheets: {
     properties: {
       sheetId: true,
       title: true,
       index: true,
       sheetType: true,
-      gridProperties: { rowCount: true, columnCount: true, frozenRowCount: true, frozenColumnCount: true, hideGridlines: true, rowGroupControlAfter: true, columnGroupControlAfter: true },
+      gridProperties: {
+        rowCount: true,
+        columnCount: true,
+        frozenRowCount: true,
+        frozenColumnCount: true,
+        hideGridlines: true,
+        rowGroupControlAfter: true,
+        columnGroupControlAfter: true,
+      },
       hidden: true,
       tabColor: true,
       tabColorStyle: true,
@@ -125,7 +148,23 @@ export const SPREADSHEET_SCHEMA: FieldSchema = {
     data: {
       startRow: true,
       startColumn: true,
-      rowData: { values: { userEnteredValue: true, effectiveValue: true, formattedValue: true, userEnteredFormat: true, effectiveFormat: true, hyperlink: true, note: true, textFormatRuns: true, dataValidation: true, pivotTable: true, dataSourceTable: true, dataSourceFormula: true, chipRuns: true } },
+      rowData: {
+        values: {
+          userEnteredValue: true,
+          effectiveValue: true,
+          formattedValue: true,
+          userEnteredFormat: true,
+          effectiveFormat: true,
+          hyperlink: true,
+          note: true,
+          textFormatRuns: true,
+          dataValidation: true,
+          pivotTable: true,
+          dataSourceTable: true,
+          dataSourceFormula: true,
+          chipRuns: true,
+        },
+      },
       rowMetadata: DIMENSION_PROPERTIES,
       columnMetadata: DIMENSION_PROPERTIES,
     },

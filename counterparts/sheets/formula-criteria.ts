@@ -97,8 +97,10 @@ export function compileCriterion(criterion: Scalar): Criterion | FormulaError {
   const parsed = parseUserEntered(operand).value
   const typed = parsed?.numberValue ?? parsed?.boolValue
   if (typed !== undefined && parsed?.formulaValue === undefined) {
-    const same = (v: Scalar) => typeof v === typeof typed || (typeof typed === 'boolean' && typeof v === 'string' && v.toUpperCase() === String(typed).toUpperCase())
-    const equal = (v: Scalar) => v === typed || (typeof typed === 'boolean' && typeof v === 'string' && v.toUpperCase() === String(typed).toUpperCase())
+    const same = (v: Scalar) =>
+      typeof v === typeof typed || (typeof typed === 'boolean' && typeof v === 'string' && v.toUpperCase() === String(typed).toUpperCase())
+    const equal = (v: Scalar) =>
+      v === typed || (typeof typed === 'boolean' && typeof v === 'string' && v.toUpperCase() === String(typed).toUpperCase())
     if (op === '=') return { test: equal, ...(typeof typed === 'number' ? { key: `n${typed}` } : {}) }
     if (op === '<>') return { test: (v) => !equal(v) }
     return { test: (v) => v !== null && !isError(v) && same(v) && typeof v !== 'string' && compareWith(op, compareScalars(v, typed)) }

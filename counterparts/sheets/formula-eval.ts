@@ -82,11 +82,28 @@ export function serialInZone(epochMs: number, timeZone: string): number {
   }
   try {
     const parts = Object.fromEntries(
-      new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' })
+      new Intl.DateTimeFormat('en-US', {
+        timeZone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: 'numeric',
+        day: 'numeric',
+        hour: 'numeric',
+        minute: 'numeric',
+        second: 'numeric',
+      })
         .formatToParts(new Date(epochMs))
         .map((p) => [p.type, p.value]),
     )
-    const wall = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second), epochMs % 1000)
+    const wall = Date.UTC(
+      Number(parts.year),
+      Number(parts.month) - 1,
+      Number(parts.day),
+      Number(parts.hour),
+      Number(parts.minute),
+      Number(parts.second),
+      epochMs % 1000,
+    )
     return serialFromEpochMs(wall)
   } catch {
     return serialFromEpochMs(epochMs)
@@ -184,12 +201,14 @@ export class Recalc {
       case 'call':
         if (['TODAY', 'DATE', 'DATEVALUE'].includes(node.name)) return DATE_FORMAT
         if (node.name === 'NOW') return DATE_TIME_FORMAT
-        if ((node.name === 'IF' || node.name === 'IFERROR') && node.args[node.name === 'IF' ? 1 : 0]) return this.formatOf(node.args[node.name === 'IF' ? 1 : 0]!, sheet, depth + 1)
+        if ((node.name === 'IF' || node.name === 'IFERROR') && node.args[node.name === 'IF' ? 1 : 0])
+          return this.formatOf(node.args[node.name === 'IF' ? 1 : 0]!, sheet, depth + 1)
         if (['MIN', 'MAX'].includes(node.name) && node.args[0]) return this.formatOf(node.args[0], sheet, depth + 1)
         return undefined
       case 'ref': {
         const r = node.ref
-        if (r.startRow === undefined || r.startColumn === undefined || r.endRow !== r.startRow + 1 || r.endColumn !== r.startColumn + 1) return undefined
+        if (r.startRow === undefined || r.startColumn === undefined || r.endRow !== r.startRow + 1 || r.endColumn !== r.startColumn + 1)
+          return undefined
         const target = r.sheet === undefined ? sheet : this.sheetNamed(r.sheet)
         const cell = target?.rows[r.startRow]?.cells[r.startColumn]
         if (!target || !cell) return undefined
@@ -211,7 +230,10 @@ export class Recalc {
 
   /** Sheets match sheet names in formulas without case. */
   sheetNamed(title: string): SheetData | undefined {
-    return this.ss.sheets.find((s) => s.properties.title === title) ?? this.ss.sheets.find((s) => s.properties.title.toLowerCase() === title.toLowerCase())
+    return (
+      this.ss.sheets.find((s) => s.properties.title === title) ??
+      this.ss.sheets.find((s) => s.properties.title.toLowerCase() === title.toLowerCase())
+    )
   }
 
   private resolve(spec: RefSpec, here: Here): RangeRef | FormulaError {
@@ -292,7 +314,8 @@ export class Recalc {
    * `(Activities!$E$2:$E-Activities!$D$2:$D)` in 300 formulas is computed once.
    */
   evaluate(node: Node, here: Here, arrays: boolean): Val {
-    if (!arrays || node.k === 'num' || node.k === 'str' || node.k === 'bool' || node.k === 'ref' || node.k === 'err') return this.compute(node, here, arrays)
+    if (!arrays || node.k === 'num' || node.k === 'str' || node.k === 'bool' || node.k === 'ref' || node.k === 'err')
+      return this.compute(node, here, arrays)
     const info = infoOf(node)
     let key = info.text
     if (info.ownSheet) key += `|s${here.sheet.properties.sheetId}`
@@ -388,8 +411,12 @@ export class Recalc {
     if (!spec) return new FormulaError('NAME', `Unknown function: '${node.name.toLowerCase()}'.`)
     const count = node.args.length === 1 && node.args[0] === undefined ? 0 : node.args.length
     if (count < spec.min || count > spec.max) {
-      const expected = spec.min === spec.max ? `${spec.min}` : spec.max === Infinity ? `at least ${spec.min}` : `between ${spec.min} and ${spec.max}`
-      return new FormulaError('N_A', `Wrong number of arguments to ${node.name}. Expected ${expected} arguments, but got ${count} arguments.`)
+      const expected =
+        spec.min === spec.max ? `${spec.min}` : spec.max === Infinity ? `at least ${spec.min}` : `between ${spec.min} and ${spec.max}`
+      return new FormulaError(
+        'N_A',
+        `Wrong number of arguments to ${node.name}. Expected ${expected} arguments, but got ${count} arguments.`,
+      )
     }
     const inner = arrays || spec.arrays === true
     if (node.name === 'SUMPRODUCT' && count === 1) {
@@ -496,7 +523,8 @@ function infoOf(node: Node): NodeInfo {
         const r = n.ref
         if (r.sheet === undefined) info!.ownSheet = true
         if ((r.startRow !== undefined && !r.fixed?.startRow) || (r.endRow !== undefined && !r.fixed?.endRow)) info!.relativeRow = true
-        if ((r.startColumn !== undefined && !r.fixed?.startColumn) || (r.endColumn !== undefined && !r.fixed?.endColumn)) info!.relativeColumn = true
+        if ((r.startColumn !== undefined && !r.fixed?.startColumn) || (r.endColumn !== undefined && !r.fixed?.endColumn))
+          info!.relativeColumn = true
         return
       }
       case 'neg':
@@ -551,7 +579,8 @@ function elementwise(x: ArrayValue, y: ArrayValue, op: (p: Scalar, q: Scalar) =>
 /** A computed value as an ExtendedValue; a blank result has no field. */
 export function toExtended(v: Scalar): ExtendedValue {
   if (v === null) return {}
-  if (typeof v === 'number') return Number.isFinite(v) ? { numberValue: v } : { errorValue: { type: 'NUM', message: 'Result was not a number.' } }
+  if (typeof v === 'number')
+    return Number.isFinite(v) ? { numberValue: v } : { errorValue: { type: 'NUM', message: 'Result was not a number.' } }
   if (typeof v === 'string') return { stringValue: v }
   if (typeof v === 'boolean') return { boolValue: v }
   return { errorValue: { type: v.type, message: v.message } }

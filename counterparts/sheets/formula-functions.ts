@@ -30,10 +30,20 @@ export interface FunctionSpec {
   call(ctx: CallContext, args: Val[]): Val
 }
 
-const fn = (min: number, max: number, takes: FunctionSpec['takes'], call: FunctionSpec['call'], arrays?: boolean): FunctionSpec => ({ min, max, takes, call, ...(arrays ? { arrays } : {}) })
+const fn = (min: number, max: number, takes: FunctionSpec['takes'], call: FunctionSpec['call'], arrays?: boolean): FunctionSpec => ({
+  min,
+  max,
+  takes,
+  call,
+  ...(arrays ? { arrays } : {}),
+})
 
 /** Every value of an argument: a range or array cell by cell (`fromRange` true), a scalar as itself. */
-function eachValue(ctx: CallContext, v: Val, visit: (value: Scalar, fromRange: boolean) => FormulaError | undefined): FormulaError | undefined {
+function eachValue(
+  ctx: CallContext,
+  v: Val,
+  visit: (value: Scalar, fromRange: boolean) => FormulaError | undefined,
+): FormulaError | undefined {
   if (isRange(v) || isArray(v)) {
     for (const x of ctx.recalc.toArray(v).data) {
       const stop = visit(x, true)
@@ -102,7 +112,8 @@ function sizeError(name: string): FormulaError {
 /** SUMIFS/COUNTIFS over (range, criterion) pairs; `sum` undefined counts. */
 function conditional(ctx: CallContext, sum: Val | undefined, pairs: [Val, Val][]): Val {
   const arrays = pairs.map(([range]) => (isRange(range) || isArray(range) ? ctx.recalc.toArray(range) : undefined))
-  if (arrays.some((a) => a === undefined)) return new FormulaError('VALUE', `Function ${ctx.name} parameter ${sum === undefined ? 1 : 2} expects a range.`)
+  if (arrays.some((a) => a === undefined))
+    return new FormulaError('VALUE', `Function ${ctx.name} parameter ${sum === undefined ? 1 : 2} expects a range.`)
   const first = arrays[0]!
   const sumArray = sum === undefined ? undefined : isRange(sum) || isArray(sum) ? ctx.recalc.toArray(sum) : undefined
   if (sum !== undefined && !sumArray) return new FormulaError('VALUE', `Function ${ctx.name} parameter 1 expects a range.`)
@@ -149,7 +160,11 @@ function find(ctx: CallContext, needle: Val, haystack: Val, start: Val | undefin
   if (isError(h)) return h
   const s = start === undefined ? 1 : int(ctx, start, 3)
   if (isError(s)) return s
-  if (s < 1 || s > h.length + (n === '' ? 1 : 0)) return new FormulaError('VALUE', `Function ${ctx.name} parameter 3 value is ${s}. It should be greater than or equal to 1 and less than or equal to ${h.length}.`)
+  if (s < 1 || s > h.length + (n === '' ? 1 : 0))
+    return new FormulaError(
+      'VALUE',
+      `Function ${ctx.name} parameter 3 value is ${s}. It should be greater than or equal to 1 and less than or equal to ${h.length}.`,
+    )
   let at: number
   if (caseless) {
     const hasWildcards = /(^|[^~])[*?]/.test(n)
@@ -166,7 +181,8 @@ function find(ctx: CallContext, needle: Val, haystack: Val, start: Val | undefin
       at = m ? m.index + s - 1 : -1
     } else at = h.toLowerCase().indexOf(n.replace(/~([*?~])/g, '$1').toLowerCase(), s - 1)
   } else at = h.indexOf(n, s - 1)
-  if (at < 0) return new FormulaError('VALUE', `${ctx.name} evaluates to an out of bounds range. It was not possible to find '${n}' in '${h}'.`)
+  if (at < 0)
+    return new FormulaError('VALUE', `${ctx.name} evaluates to an out of bounds range. It was not possible to find '${n}' in '${h}'.`)
   return at + 1
 }
 
@@ -205,7 +221,13 @@ export const formulaFunctions: Record<string, FunctionSpec> = {
   }),
   COUNT: fn(1, Infinity, 'any', (ctx, args) => {
     let count = 0
-    for (const arg of args) eachValue(ctx, arg, (v, fromRange) => void ((typeof v === 'number' || (!fromRange && typeof v === 'string' && !isError(toNumber(v, 'COUNT', 1)))) && count++))
+    for (const arg of args)
+      eachValue(
+        ctx,
+        arg,
+        (v, fromRange) =>
+          void ((typeof v === 'number' || (!fromRange && typeof v === 'string' && !isError(toNumber(v, 'COUNT', 1)))) && count++),
+      )
     return count
   }),
   COUNTA: fn(1, Infinity, 'any', (ctx, args) => {
@@ -222,7 +244,10 @@ export const formulaFunctions: Record<string, FunctionSpec> = {
       const first = arrays[0]!
       for (const a of arrays) {
         if (a.rows !== first.rows || a.columns !== first.columns) {
-          return new FormulaError('VALUE', `SUMPRODUCT has mismatched range sizes. Expected row count: ${first.rows}. column count: ${first.columns}. Actual row count: ${a.rows}, column count: ${a.columns}.`)
+          return new FormulaError(
+            'VALUE',
+            `SUMPRODUCT has mismatched range sizes. Expected row count: ${first.rows}. column count: ${first.columns}. Actual row count: ${a.rows}, column count: ${a.columns}.`,
+          )
         }
       }
       let total = 0
@@ -241,8 +266,22 @@ export const formulaFunctions: Record<string, FunctionSpec> = {
     },
     true,
   ),
-  SUMIFS: fn(3, Infinity, 'any', (ctx, [sum, ...rest]) => (rest.length % 2 === 0 ? conditional(ctx, sum!, pairsOf(rest)) : new FormulaError('N_A', `Wrong number of arguments to SUMIFS. Expected an odd number of arguments, but got ${rest.length + 1} arguments.`))),
-  COUNTIFS: fn(2, Infinity, 'any', (ctx, args) => (args.length % 2 === 0 ? conditional(ctx, undefined, pairsOf(args)) : new FormulaError('N_A', `Wrong number of arguments to COUNTIFS. Expected an even number of arguments, but got ${args.length} arguments.`))),
+  SUMIFS: fn(3, Infinity, 'any', (ctx, [sum, ...rest]) =>
+    rest.length % 2 === 0
+      ? conditional(ctx, sum!, pairsOf(rest))
+      : new FormulaError(
+          'N_A',
+          `Wrong number of arguments to SUMIFS. Expected an odd number of arguments, but got ${rest.length + 1} arguments.`,
+        ),
+  ),
+  COUNTIFS: fn(2, Infinity, 'any', (ctx, args) =>
+    args.length % 2 === 0
+      ? conditional(ctx, undefined, pairsOf(args))
+      : new FormulaError(
+          'N_A',
+          `Wrong number of arguments to COUNTIFS. Expected an even number of arguments, but got ${args.length} arguments.`,
+        ),
+  ),
   SUMIF: fn(2, 3, 'any', (ctx, [range, criterion, sum]) => conditional(ctx, sum ?? range!, [[range!, criterion!]])),
   COUNTIF: fn(2, 2, 'any', (ctx, [range, criterion]) => conditional(ctx, undefined, [[range!, criterion!]])),
   IF: fn(2, 3, 'value', (_ctx, [condition, then, otherwise]) => {
@@ -288,7 +327,11 @@ export const formulaFunctions: Record<string, FunctionSpec> = {
     if (isError(month)) return month
     const day = int(ctx, d!, 3)
     if (isError(day)) return day
-    if (year < 0 || year >= 10_000) return new FormulaError('NUM', `Function DATE parameter 1 value is ${year}. It should be greater than or equal to 0 and less than 10000.`)
+    if (year < 0 || year >= 10_000)
+      return new FormulaError(
+        'NUM',
+        `Function DATE parameter 1 value is ${year}. It should be greater than or equal to 0 and less than 10000.`,
+      )
     // Years 0–1899 are read as 1900–3799; months and days past their range roll over.
     const rolled = new Date(Date.UTC(year < 1900 ? year + 1900 : year, month - 1, day))
     const exact = serialFromParts(rolled.getUTCFullYear(), rolled.getUTCMonth() + 1, rolled.getUTCDate())
@@ -388,8 +431,24 @@ export const formulaFunctions: Record<string, FunctionSpec> = {
   ISBLANK: fn(1, 1, 'value', (_ctx, [x]) => x === null),
   ISERROR: fn(1, 1, 'value', (_ctx, [x]) => isError(x)),
   ISNA: fn(1, 1, 'value', (_ctx, [x]) => isError(x) && x.type === 'N_A'),
-  ROW: fn(0, 1, 'any', (ctx, [ref]) => (ref === undefined ? ctx.here.row + 1 : isRange(ref) ? ref.startRow + 1 : isError(ref) ? ref : new FormulaError('VALUE', 'Function ROW parameter 1 expects a range.'))),
-  COLUMN: fn(0, 1, 'any', (ctx, [ref]) => (ref === undefined ? ctx.here.column + 1 : isRange(ref) ? ref.startColumn + 1 : isError(ref) ? ref : new FormulaError('VALUE', 'Function COLUMN parameter 1 expects a range.'))),
+  ROW: fn(0, 1, 'any', (ctx, [ref]) =>
+    ref === undefined
+      ? ctx.here.row + 1
+      : isRange(ref)
+        ? ref.startRow + 1
+        : isError(ref)
+          ? ref
+          : new FormulaError('VALUE', 'Function ROW parameter 1 expects a range.'),
+  ),
+  COLUMN: fn(0, 1, 'any', (ctx, [ref]) =>
+    ref === undefined
+      ? ctx.here.column + 1
+      : isRange(ref)
+        ? ref.startColumn + 1
+        : isError(ref)
+          ? ref
+          : new FormulaError('VALUE', 'Function COLUMN parameter 1 expects a range.'),
+  ),
   ARRAYFORMULA: fn(1, 1, 'any', (_ctx, [x]) => x!, true),
 }
 

@@ -107,7 +107,14 @@ function readArea(text: string, i: number): { ref: RefSpec; end: number } | unde
   const ref: RefSpec = {}
   const fixed: NonNullable<RefSpec['fixed']> = {}
   // One axis: the two ends sorted (corners written reversed are put back), each keeping its `$`.
-  const axis = (a: number | undefined, fa: boolean, b: number | undefined, fb: boolean, start: 'startRow' | 'startColumn', stop: 'endRow' | 'endColumn') => {
+  const axis = (
+    a: number | undefined,
+    fa: boolean,
+    b: number | undefined,
+    fb: boolean,
+    start: 'startRow' | 'startColumn',
+    stop: 'endRow' | 'endColumn',
+  ) => {
     if (a !== undefined && b !== undefined) {
       const [lo, flo, hi, fhi] = a <= b ? [a, fa, b, fb] : [b, fb, a, fa]
       ref[start] = lo

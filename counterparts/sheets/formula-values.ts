@@ -25,7 +25,15 @@ export class FormulaError {
 /** The error a literal such as `#N/A` written in a formula stands for. */
 export function errorOfCode(code: string): FormulaError {
   const type = (Object.keys(ERROR_CODES) as ErrorType[]).find((t) => ERROR_CODES[t] === code) ?? 'ERROR'
-  const messages: Partial<Record<ErrorType, string>> = { N_A: 'Error', REF: 'Reference does not exist.', DIVIDE_BY_ZERO: 'Error', VALUE: 'Error', NAME: 'Error', NUM: 'Error', NULL_VALUE: 'Error' }
+  const messages: Partial<Record<ErrorType, string>> = {
+    N_A: 'Error',
+    REF: 'Reference does not exist.',
+    DIVIDE_BY_ZERO: 'Error',
+    VALUE: 'Error',
+    NAME: 'Error',
+    NUM: 'Error',
+    NULL_VALUE: 'Error',
+  }
   return new FormulaError(type, messages[type] ?? 'Error')
 }
 
@@ -82,7 +90,10 @@ export function toNumber(v: Scalar, fn: string, param: number): number | Formula
   if (v instanceof FormulaError) return v
   const parsed = v.trim() === '' ? undefined : parseUserEntered(v.trim()).value
   if (parsed?.numberValue !== undefined && !v.trim().startsWith('=') && !v.trim().startsWith('+')) return parsed.numberValue
-  return new FormulaError('VALUE', `Function ${fn} parameter ${param} expects number values. But '${v}' is a text and cannot be coerced to a number.`)
+  return new FormulaError(
+    'VALUE',
+    `Function ${fn} parameter ${param} expects number values. But '${v}' is a text and cannot be coerced to a number.`,
+  )
 }
 
 /** Coerces to text as `&` and text functions do: numbers in their plain form, TRUE/FALSE, blank as "". */
@@ -103,7 +114,10 @@ export function toBoolean(v: Scalar, fn: string, param: number): boolean | Formu
   const upper = v.trim().toUpperCase()
   if (upper === 'TRUE') return true
   if (upper === 'FALSE') return false
-  return new FormulaError('VALUE', `Function ${fn} parameter ${param} expects boolean values. But '${v}' is a text and cannot be coerced to a boolean.`)
+  return new FormulaError(
+    'VALUE',
+    `Function ${fn} parameter ${param} expects boolean values. But '${v}' is a text and cannot be coerced to a boolean.`,
+  )
 }
 
 function typeRank(v: number | string | boolean): number {
@@ -116,7 +130,8 @@ function typeRank(v: number | string | boolean): number {
  * numbers < text < booleans. Errors are the caller's business.
  */
 export function compareScalars(a: number | string | boolean | null, b: number | string | boolean | null): number {
-  const blankAs = (other: number | string | boolean | null): number | string | boolean => (typeof other === 'string' ? '' : typeof other === 'boolean' ? false : 0)
+  const blankAs = (other: number | string | boolean | null): number | string | boolean =>
+    typeof other === 'string' ? '' : typeof other === 'boolean' ? false : 0
   const x = a === null ? blankAs(b) : a
   const y = b === null ? blankAs(a) : b
   const rx = typeRank(x)

@@ -41,21 +41,44 @@ async function workbook(timeZone = 'Etc/GMT'): Promise<string> {
       { title: 'Summary', sheetId: 2, rowCount: 60, columnCount: 6 },
     ],
   }).spreadsheetId
-  await api.spreadsheets.values.update({ spreadsheetId: id, range: 'Activities!A1', valueInputOption: 'USER_ENTERED', requestBody: { values: ACTIVITIES } })
-  await api.spreadsheets.values.update({ spreadsheetId: id, range: "'Sync log'!A1", valueInputOption: 'RAW', requestBody: { values: [['Run', 'Rows'], ['run-1', 925]] } })
+  await api.spreadsheets.values.update({
+    spreadsheetId: id,
+    range: 'Activities!A1',
+    valueInputOption: 'USER_ENTERED',
+    requestBody: { values: ACTIVITIES },
+  })
+  await api.spreadsheets.values.update({
+    spreadsheetId: id,
+    range: "'Sync log'!A1",
+    valueInputOption: 'RAW',
+    requestBody: {
+      values: [
+        ['Run', 'Rows'],
+        ['run-1', 925],
+      ],
+    },
+  })
   return id
 }
 
 /** Writes formulas down Summary!A1 and reads them back both ways. */
 async function compute(id: string, formulas: string[]): Promise<{ formatted: unknown[]; unformatted: unknown[] }> {
-  await api.spreadsheets.values.update({ spreadsheetId: id, range: 'Summary!A1', valueInputOption: 'USER_ENTERED', requestBody: { values: formulas.map((f) => [f]) } })
+  await api.spreadsheets.values.update({
+    spreadsheetId: id,
+    range: 'Summary!A1',
+    valueInputOption: 'USER_ENTERED',
+    requestBody: { values: formulas.map((f) => [f]) },
+  })
   const read = async (valueRenderOption: string) =>
-    ((await api.spreadsheets.values.get({ spreadsheetId: id, range: `Summary!A1:A${formulas.length}`, valueRenderOption })).data.values ?? []).map((row) => row[0])
+    (
+      (await api.spreadsheets.values.get({ spreadsheetId: id, range: `Summary!A1:A${formulas.length}`, valueRenderOption })).data.values ??
+      []
+    ).map((row) => row[0])
   return { formatted: await read('FORMATTED_VALUE'), unformatted: await read('UNFORMATTED_VALUE') }
 }
 
 describe('references (Summary over Activities)', () => {
-  test("other tabs, quoted or not; absolute and relative; whole-column, open-ended and bounded ranges", async () => {
+  test('other tabs, quoted or not; absolute and relative; whole-column, open-ended and bounded ranges', async () => {
     const id = await workbook()
     const { unformatted } = await compute(id, [
       "='Sync log'!A2",
@@ -81,11 +104,20 @@ describe('references (Summary over Activities)', () => {
   test('values are computed when read: a change to Activities shows in the next read', async () => {
     const id = await workbook()
     expect((await compute(id, ['=SUMIFS(Activities!$D$2:$D, Activities!$F$2:$F, "<>TRUE")'])).unformatted).toEqual([6.5])
-    await api.spreadsheets.values.update({ spreadsheetId: id, range: 'Activities!D3:F3', valueInputOption: 'USER_ENTERED', requestBody: { values: [[5, null, 'TRUE']] } })
+    await api.spreadsheets.values.update({
+      spreadsheetId: id,
+      range: 'Activities!D3:F3',
+      valueInputOption: 'USER_ENTERED',
+      requestBody: { values: [[5, null, 'TRUE']] },
+    })
     const again = await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Summary!A1', valueRenderOption: 'UNFORMATTED_VALUE' })
     expect(again.data.values).toEqual([[4.5]])
     createManager(store).deleteRows(id, 'Activities', 2)
-    const afterDelete = await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Summary!A1', valueRenderOption: 'UNFORMATTED_VALUE' })
+    const afterDelete = await api.spreadsheets.values.get({
+      spreadsheetId: id,
+      range: 'Summary!A1',
+      valueRenderOption: 'UNFORMATTED_VALUE',
+    })
     expect(afterDelete.data.values).toEqual([[1.5]])
   })
 })
@@ -118,8 +150,18 @@ describe('array arithmetic and comparisons', () => {
 
   test('outside an array context a column range meets the formula on its row (implicit intersection)', async () => {
     const id = await workbook()
-    await api.spreadsheets.values.update({ spreadsheetId: id, range: 'Summary!B2', valueInputOption: 'USER_ENTERED', requestBody: { values: [['=Activities!D2:D5*2'], ['=Activities!D2:D5*2']] } })
-    await api.spreadsheets.values.update({ spreadsheetId: id, range: 'Summary!B10', valueInputOption: 'USER_ENTERED', requestBody: { values: [['=Activities!D2:D5*2']] } })
+    await api.spreadsheets.values.update({
+      spreadsheetId: id,
+      range: 'Summary!B2',
+      valueInputOption: 'USER_ENTERED',
+      requestBody: { values: [['=Activities!D2:D5*2'], ['=Activities!D2:D5*2']] },
+    })
+    await api.spreadsheets.values.update({
+      spreadsheetId: id,
+      range: 'Summary!B10',
+      valueInputOption: 'USER_ENTERED',
+      requestBody: { values: [['=Activities!D2:D5*2']] },
+    })
     const read = await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Summary!B2:B10', valueRenderOption: 'UNFORMATTED_VALUE' })
     expect(read.data.values).toEqual([[6], [4], [], [], [], [], [], [], ['#VALUE!']])
   })
@@ -128,7 +170,12 @@ describe('array arithmetic and comparisons', () => {
 describe('SUMIFS and COUNTIFS criteria', () => {
   test('">="&C$4 on dates, "<>TRUE", exact text without case, wildcards, numbers', async () => {
     const id = await workbook()
-    await api.spreadsheets.values.update({ spreadsheetId: id, range: 'Summary!C4', valueInputOption: 'USER_ENTERED', requestBody: { values: [['2026-03-09']] } })
+    await api.spreadsheets.values.update({
+      spreadsheetId: id,
+      range: 'Summary!C4',
+      valueInputOption: 'USER_ENTERED',
+      requestBody: { values: [['2026-03-09']] },
+    })
     const { unformatted } = await compute(id, [
       '=SUMIFS(Activities!$D$2:$D, Activities!$A$2:$A, "ANN", Activities!$B$2:$B, ">="&C$4)',
       '=SUMIFS(Activities!$D$2:$D, Activities!$A$2:$A, "ann", Activities!$F$2:$F, "<>TRUE")',
@@ -169,7 +216,23 @@ describe('functions', () => {
       '=ISNUMBER(Activities!D2)&ISNUMBER(Activities!A2)&ISBLANK(Activities!E5)&ISBLANK(Activities!A5)',
     ])
     expect(unformatted).toEqual([
-      'long', false, 'none', 5, false, true, true, 2, -3, 2.35, -3, 'Acme|bc|ell', '14/10', '2/2/3', 'àbCD', 5, 'TRUEFALSETRUEFALSE',
+      'long',
+      false,
+      'none',
+      5,
+      false,
+      true,
+      true,
+      2,
+      -3,
+      2.35,
+      -3,
+      'Acme|bc|ell',
+      '14/10',
+      '2/2/3',
+      'àbCD',
+      5,
+      'TRUEFALSETRUEFALSE',
     ])
   })
 
@@ -197,7 +260,10 @@ describe('functions', () => {
     const { formatted, unformatted } = await compute(id, ['=TODAY()', '=NOW()', '=NOW()-TODAY()'])
     expect(unformatted).toEqual([46084, expect.closeTo(46084 + 5 / 24, 9), expect.closeTo(5 / 24, 9)])
     expect(formatted.slice(0, 2)).toEqual(['3/3/2026', '3/3/2026 5:00:00'])
-    await api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [{ updateSpreadsheetProperties: { properties: { timeZone: 'America/Los_Angeles' }, fields: 'timeZone' } }] } })
+    await api.spreadsheets.batchUpdate({
+      spreadsheetId: id,
+      requestBody: { requests: [{ updateSpreadsheetProperties: { properties: { timeZone: 'America/Los_Angeles' }, fields: 'timeZone' } }] },
+    })
     const la = await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Summary!A1:A2', valueRenderOption: 'UNFORMATTED_VALUE' })
     expect(la.data.values).toEqual([[46083], [46083 + 12 / 24]])
   })
@@ -206,12 +272,34 @@ describe('functions', () => {
 describe('errors as Google shows them', () => {
   test('codes in values, type and message in grid data; unknown functions are #NAME?; propagation', async () => {
     const id = await workbook()
-    const { formatted, unformatted } = await compute(id, ['=1/0', '=FOO(1)', '=#N/A', '=A1+1', '=A5', '=A5', '=SUM(A1:A3)', '=VLOOKUP(1, A1:B2, 2)', '="a"*2', '=IF()'])
+    const { formatted, unformatted } = await compute(id, [
+      '=1/0',
+      '=FOO(1)',
+      '=#N/A',
+      '=A1+1',
+      '=A5',
+      '=A5',
+      '=SUM(A1:A3)',
+      '=VLOOKUP(1, A1:B2, 2)',
+      '="a"*2',
+      '=IF()',
+    ])
     expect(formatted).toEqual(['#DIV/0!', '#NAME?', '#N/A', '#DIV/0!', '#REF!', '#REF!', '#DIV/0!', '#NAME?', '#VALUE!', '#N/A'])
     expect(unformatted).toEqual(formatted)
-    const grid = await api.spreadsheets.get({ spreadsheetId: id, ranges: ['Summary!A1:A2', 'Summary!A9'], fields: 'sheets.data.rowData.values(effectiveValue,formattedValue)' })
+    const grid = await api.spreadsheets.get({
+      spreadsheetId: id,
+      ranges: ['Summary!A1:A2', 'Summary!A9'],
+      fields: 'sheets.data.rowData.values(effectiveValue,formattedValue)',
+    })
     expect(grid.data.sheets?.[0]?.data?.[0]?.rowData).toEqual([
-      { values: [{ effectiveValue: { errorValue: { type: 'DIVIDE_BY_ZERO', message: 'Function DIVIDE parameter 2 cannot be zero.' } }, formattedValue: '#DIV/0!' }] },
+      {
+        values: [
+          {
+            effectiveValue: { errorValue: { type: 'DIVIDE_BY_ZERO', message: 'Function DIVIDE parameter 2 cannot be zero.' } },
+            formattedValue: '#DIV/0!',
+          },
+        ],
+      },
       { values: [{ effectiveValue: { errorValue: { type: 'NAME', message: "Unknown function: 'foo'." } }, formattedValue: '#NAME?' }] },
     ])
     expect(grid.data.sheets?.[0]?.data?.[1]?.rowData?.[0]?.values?.[0]?.effectiveValue?.errorValue).toEqual({
@@ -222,7 +310,12 @@ describe('errors as Google shows them', () => {
 
   test('a formula that refers to itself is a circular dependency (#REF!)', async () => {
     const id = await workbook()
-    await api.spreadsheets.values.update({ spreadsheetId: id, range: 'Summary!A1', valueInputOption: 'USER_ENTERED', requestBody: { values: [['=B1+1', '=A1*2']] } })
+    await api.spreadsheets.values.update({
+      spreadsheetId: id,
+      range: 'Summary!A1',
+      valueInputOption: 'USER_ENTERED',
+      requestBody: { values: [['=B1+1', '=A1*2']] },
+    })
     const read = await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Summary!A1:B1' })
     expect(read.data.values).toEqual([['#REF!', '#REF!']])
   })
@@ -248,16 +341,34 @@ describe('a Summary over 100,000 Activities rows', () => {
     const column = (j: number) => String.fromCharCode(66 + j)
     const summary: (string | number)[][] = [['', ...weeks]]
     for (let u = 0; u < 20; u++) {
-      summary.push([`user${u}`, ...weeks.map((_, j) => `=SUMIFS(Activities!$D$2:$D, Activities!$A$2:$A, $A${summary.length + 1}, Activities!$B$2:$B, ">="&${column(j)}$1, Activities!$B$2:$B, "<"&${column(j)}$1+7, Activities!$F$2:$F, "<>TRUE")`)])
+      summary.push([
+        `user${u}`,
+        ...weeks.map(
+          (_, j) =>
+            `=SUMIFS(Activities!$D$2:$D, Activities!$A$2:$A, $A${summary.length + 1}, Activities!$B$2:$B, ">="&${column(j)}$1, Activities!$B$2:$B, "<"&${column(j)}$1+7, Activities!$F$2:$F, "<>TRUE")`,
+        ),
+      ])
     }
     for (let u = 0; u < 20; u++) {
-      summary.push([`user${u}`, ...weeks.map((_, j) => `=SUMPRODUCT((Activities!$A$2:$A=$A${summary.length + 1})*(Activities!$B$2:$B>=${column(j)}$1)*(Activities!$B$2:$B<${column(j)}$1+7)*(Activities!$F$2:$F<>TRUE)*(Activities!$C$2:$C-Activities!$B$2:$B))*24`)])
+      summary.push([
+        `user${u}`,
+        ...weeks.map(
+          (_, j) =>
+            `=SUMPRODUCT((Activities!$A$2:$A=$A${summary.length + 1})*(Activities!$B$2:$B>=${column(j)}$1)*(Activities!$B$2:$B<${column(j)}$1+7)*(Activities!$F$2:$F<>TRUE)*(Activities!$C$2:$C-Activities!$B$2:$B))*24`,
+        ),
+      ])
     }
-    await api.spreadsheets.values.update({ spreadsheetId: id, range: 'Summary!A1', valueInputOption: 'USER_ENTERED', requestBody: { values: summary } })
+    await api.spreadsheets.values.update({
+      spreadsheetId: id,
+      range: 'Summary!A1',
+      valueInputOption: 'USER_ENTERED',
+      requestBody: { values: summary },
+    })
     // The expected totals, counted directly.
     const expected = (user: number, week: number) => {
       let total = 0
-      for (let i = 0; i < rows; i++) if (i % 20 === user && i % 13 !== 0 && 46_000 + (i % 70) >= week && 46_000 + (i % 70) < week + 7) total += 3
+      for (let i = 0; i < rows; i++)
+        if (i % 20 === user && i % 13 !== 0 && 46_000 + (i % 70) >= week && 46_000 + (i % 70) < week + 7) total += 3
       return total
     }
     const started = performance.now()

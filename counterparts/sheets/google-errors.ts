@@ -107,12 +107,16 @@ const AUTH_HELP =
 
 /** 401 for a request without credentials (§7.2). */
 export function credentialsMissing(method: MethodName): SheetsApiError {
-  return new SheetsApiError(401, `Request is missing required authentication credential. ${AUTH_HELP}`, [errorInfo('CREDENTIALS_MISSING', method)])
+  return new SheetsApiError(401, `Request is missing required authentication credential. ${AUTH_HELP}`, [
+    errorInfo('CREDENTIALS_MISSING', method),
+  ])
 }
 
 /** 401 for an unknown or expired token (§10.5). */
 export function tokenExpired(method: MethodName): SheetsApiError {
-  return new SheetsApiError(401, `Request had invalid authentication credentials. ${AUTH_HELP}`, [errorInfo('ACCESS_TOKEN_EXPIRED', method)])
+  return new SheetsApiError(401, `Request had invalid authentication credentials. ${AUTH_HELP}`, [
+    errorInfo('ACCESS_TOKEN_EXPIRED', method),
+  ])
 }
 
 /** 403 for a token without a scope the method needs. */

@@ -69,7 +69,12 @@ export function routeOf(httpMethod: string, rawPath: string): Route | undefined 
   if (!m) return undefined
   const spreadsheetId = m[1]!
   const tail = m[2]!
-  const route = (method: MethodName, requestClass: RequestClass, extra: Partial<Route> = {}): Route => ({ method, requestClass, spreadsheetId, ...extra })
+  const route = (method: MethodName, requestClass: RequestClass, extra: Partial<Route> = {}): Route => ({
+    method,
+    requestClass,
+    spreadsheetId,
+    ...extra,
+  })
   if (tail === '' && httpMethod === 'GET') return route('GetSpreadsheet', READ)
   if (tail === ':batchUpdate' && httpMethod === 'POST') return route('BatchUpdateSpreadsheet', WRITE)
   if (tail === '/values:batchGet' && httpMethod === 'GET') return route('BatchGetValues', READ)
@@ -144,7 +149,12 @@ function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefin
       return spreadsheetJson(ss!, { ranges: query.getAll('ranges'), includeGridData: wantsData })
     }
     case 'GetValues':
-      return getValues(ss!, route.range!, majorDimensionOf(query.get('majorDimension')), renderOptionsOf(query.get('valueRenderOption'), query.get('dateTimeRenderOption'))) as unknown as Json
+      return getValues(
+        ss!,
+        route.range!,
+        majorDimensionOf(query.get('majorDimension')),
+        renderOptionsOf(query.get('valueRenderOption'), query.get('dateTimeRenderOption')),
+      ) as unknown as Json
     case 'BatchGetValues': {
       const major = majorDimensionOf(query.get('majorDimension'))
       const render = renderOptionsOf(query.get('valueRenderOption'), query.get('dateTimeRenderOption'))
@@ -157,8 +167,15 @@ function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefin
     }
     case 'UpdateValues': {
       const option = valueInputOptionOf(query.get('valueInputOption'))
-      const response = responseOptions(query.get('includeValuesInResponse'), query.get('responseValueRenderOption'), query.get('responseDateTimeRenderOption'))
-      return updateJson(id, atomically((tx) => updateValues(tx, ss!, route.range!, body, option, response, 'data.values')))
+      const response = responseOptions(
+        query.get('includeValuesInResponse'),
+        query.get('responseValueRenderOption'),
+        query.get('responseDateTimeRenderOption'),
+      )
+      return updateJson(
+        id,
+        atomically((tx) => updateValues(tx, ss!, route.range!, body, option, response, 'data.values')),
+      )
     }
     case 'BatchUpdateValues': {
       const option = valueInputOptionOf(body.valueInputOption)
@@ -168,7 +185,15 @@ function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefin
         data.map((item, i) =>
           withPrefix(`Invalid data[${i}]: `, () => {
             if (typeof item.range !== 'string') throw invalidArgument('Unable to parse range: ')
-            return updateValues(tx, ss!, item.range, { values: item.values, majorDimension: item.majorDimension }, option, response, `data[${i}].values`)
+            return updateValues(
+              tx,
+              ss!,
+              item.range,
+              { values: item.values, majorDimension: item.majorDimension },
+              option,
+              response,
+              `data[${i}].values`,
+            )
           }),
         ),
       )
@@ -183,7 +208,11 @@ function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefin
         const description = `Invalid value at 'insert_data_option' (type.googleapis.com/google.apps.sheets.v4.AppendValuesRequest.InsertDataOption), "${insert}"`
         throw badRequest(description, 'insert_data_option', description)
       }
-      const response = responseOptions(query.get('includeValuesInResponse'), query.get('responseValueRenderOption'), query.get('responseDateTimeRenderOption'))
+      const response = responseOptions(
+        query.get('includeValuesInResponse'),
+        query.get('responseValueRenderOption'),
+        query.get('responseDateTimeRenderOption'),
+      )
       const result = atomically((tx) => appendValues(tx, ss!, route.range!, body, option, insert, response, store.options.cellLimit))
       const out: Json = { spreadsheetId: id }
       if (result.tableRange) out.tableRange = result.tableRange
@@ -194,7 +223,9 @@ function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefin
       return { spreadsheetId: id, ...atomically((tx) => clearValues(tx, ss!, route.range!)) }
     case 'BatchClearValues': {
       const ranges = (body.ranges ?? []) as string[]
-      const cleared = atomically((tx) => ranges.map((r, i) => withPrefix(`Invalid range[${i}]: `, () => clearValues(tx, ss!, r).clearedRange)))
+      const cleared = atomically((tx) =>
+        ranges.map((r, i) => withPrefix(`Invalid range[${i}]: `, () => clearValues(tx, ss!, r).clearedRange)),
+      )
       const out: Json = { spreadsheetId: id }
       if (cleared.length > 0) out.clearedRanges = cleared
       return out
@@ -246,10 +277,13 @@ export function createSheetsHandler(store: SheetsStore, options: SheetsHandlerOp
     if (request.method === 'GET' && url.pathname.endsWith('/o/oauth2/v2/auth')) return store.auth.handleAuthorize(request)
     const route = routeOf(request.method, url.pathname)
     if (!route) {
-      return new Response(`<!DOCTYPE html><title>Error 404 (Not Found)</title><p>The requested URL <code>${url.pathname}</code> was not found on this server.`, {
-        status: 404,
-        headers: { 'content-type': 'text/html; charset=UTF-8' },
-      })
+      return new Response(
+        `<!DOCTYPE html><title>Error 404 (Not Found)</title><p>The requested URL <code>${url.pathname}</code> was not found on this server.`,
+        {
+          status: 404,
+          headers: { 'content-type': 'text/html; charset=UTF-8' },
+        },
+      )
     }
     store.record(route.method, route.requestClass)
     const answer = (response: Response) => {
@@ -294,7 +328,12 @@ export function createSheetsHandler(store: SheetsStore, options: SheetsHandlerOp
       const mask = fields ? parseMask(fields) : undefined
       if (mask && route.method === 'GetSpreadsheet') {
         const bad = unknownPath(mask, SPREADSHEET_SCHEMA)
-        if (bad) throw badRequest('Request contains an invalid argument.', bad, `Error expanding 'fields' parameter. Cannot find matching fields for path '${bad}'.`)
+        if (bad)
+          throw badRequest(
+            'Request contains an invalid argument.',
+            bad,
+            `Error expanding 'fields' parameter. Cannot find matching fields for path '${bad}'.`,
+          )
       }
       const result = execute(store, route, ss, url.searchParams, body)
       if (fault?.applyThenFail) {

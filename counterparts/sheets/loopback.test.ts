@@ -15,7 +15,12 @@ afterAll(() => fake.close())
 test('quoted titles with apostrophes, spaces and unicode travel percent-encoded and come back normalised', async () => {
   const ss = fake.store.createSpreadsheet({ sheets: [{ title: "Jon's Data ☃", sheetId: 0 }] })
   const api = sheetsClient(fake.rootUrl, fake.staticToken)
-  const update = await api.spreadsheets.values.update({ spreadsheetId: ss.spreadsheetId, range: "'Jon''s Data ☃'!A1", valueInputOption: 'RAW', requestBody: { values: [['a+b', 'c:d']] } })
+  const update = await api.spreadsheets.values.update({
+    spreadsheetId: ss.spreadsheetId,
+    range: "'Jon''s Data ☃'!A1",
+    valueInputOption: 'RAW',
+    requestBody: { values: [['a+b', 'c:d']] },
+  })
   expect(update.data.updatedRange).toBe("'Jon''s Data ☃'!A1:B1")
   const cleared = await api.spreadsheets.values.clear({ spreadsheetId: ss.spreadsheetId, range: "'Jon''s Data ☃'!B1:C1", requestBody: {} })
   expect(cleared.data.clearedRange).toBe("'Jon''s Data ☃'!B1:C1")
@@ -32,10 +37,22 @@ test('100,000 rows × 12 columns: written, read, sorted and trimmed in reasonabl
   // Four writes: the whole block would be over the 10 MiB payload limit, as with Google.
   for (let part = 0; part < 4; part++) {
     const values = rows.slice(part * 25_000, (part + 1) * 25_000)
-    await api.spreadsheets.values.update({ spreadsheetId: ss.spreadsheetId, range: `Activities!A${2 + part * 25_000}`, valueInputOption: 'RAW', requestBody: { values } })
+    await api.spreadsheets.values.update({
+      spreadsheetId: ss.spreadsheetId,
+      range: `Activities!A${2 + part * 25_000}`,
+      valueInputOption: 'RAW',
+      requestBody: { values },
+    })
   }
-  await api.spreadsheets.batchUpdate({ spreadsheetId: ss.spreadsheetId, requestBody: { requests: [{ sortRange: { range: { sheetId: 0, startRowIndex: 1 }, sortSpecs: [{ dimensionIndex: 0 }] } }] } })
-  const read = await api.spreadsheets.values.get({ spreadsheetId: ss.spreadsheetId, range: 'Activities', valueRenderOption: 'UNFORMATTED_VALUE' })
+  await api.spreadsheets.batchUpdate({
+    spreadsheetId: ss.spreadsheetId,
+    requestBody: { requests: [{ sortRange: { range: { sheetId: 0, startRowIndex: 1 }, sortSpecs: [{ dimensionIndex: 0 }] } }] },
+  })
+  const read = await api.spreadsheets.values.get({
+    spreadsheetId: ss.spreadsheetId,
+    range: 'Activities',
+    valueRenderOption: 'UNFORMATTED_VALUE',
+  })
   expect(read.data.values).toHaveLength(100_001)
   expect(read.data.values?.[0]).toEqual([])
   expect(read.data.values?.[1]?.slice(0, 2)).toEqual([1, 'r99999c1'])

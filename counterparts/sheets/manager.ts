@@ -5,7 +5,17 @@
  * USER_ENTERED parsing applies), but counts no requests and spends no quota.
  */
 import { boundToGrid, parseArea } from './a1.ts'
-import { beginTx, deleteDimension, insertDimension, rollback, type SheetData, sheetByTitle, sortRows, type SpreadsheetData, type Tx } from './model.ts'
+import {
+  beginTx,
+  deleteDimension,
+  insertDimension,
+  rollback,
+  type SheetData,
+  sheetByTitle,
+  sortRows,
+  type SpreadsheetData,
+  type Tx,
+} from './model.ts'
 import type { SheetsStore, SpreadsheetInit } from './store.ts'
 import { readBlock } from './values-ops.ts'
 import { writeInput } from './values-ops.ts'
@@ -16,7 +26,13 @@ export interface Manager {
   /** Creates a spreadsheet and returns its id. */
   createSpreadsheet(init?: SpreadsheetInit): string
   /** Sorts the tab by one column (0-based), leaving `headerRows` rows (default 1) in place, as "Sort sheet" with a frozen header does. */
-  sortTab(spreadsheetId: string, tab: string, columnIndex: number, order?: 'ASCENDING' | 'DESCENDING', options?: { headerRows?: number }): void
+  sortTab(
+    spreadsheetId: string,
+    tab: string,
+    columnIndex: number,
+    order?: 'ASCENDING' | 'DESCENDING',
+    options?: { headerRows?: number },
+  ): void
   /** Inserts `count` empty rows before sheet row `beforeRow`. */
   insertRows(spreadsheetId: string, tab: string, beforeRow: number, count?: number): void
   /** Deletes `count` rows starting at sheet row `firstRow`. */
@@ -24,7 +40,13 @@ export interface Manager {
   /** Types into one cell: `2026-03-02`, `3/2/2026`, `13:45`, `1:45 PM`, `=D2-C2`, `'0042`; `''` or null empties it. */
   editCell(spreadsheetId: string, tab: string, a1: string, typed: string | number | boolean | null): void
   /** Pastes a block whose top-left is `a1`, typed as a person would (or stored as-is with `{ raw: true }`); null skips a cell. */
-  pasteBlock(spreadsheetId: string, tab: string, a1: string, rows: (string | number | boolean | null)[][], options?: { raw?: boolean }): void
+  pasteBlock(
+    spreadsheetId: string,
+    tab: string,
+    a1: string,
+    rows: (string | number | boolean | null)[][],
+    options?: { raw?: boolean },
+  ): void
   /** Reads the whole tab trimmed like values.get; default as a person sees it (FORMATTED_VALUE). */
   readTab(spreadsheetId: string, tab: string, render?: ValueRenderOption): Scalar[][]
 }
@@ -87,7 +109,12 @@ export function createManager(store: SheetsStore): Manager {
     readTab(spreadsheetId, tab, render = 'FORMATTED_VALUE') {
       const { ss, sheet } = locate(spreadsheetId, tab)
       const g = sheet.properties.gridProperties
-      return trimBlock(readBlock(ss, sheet, boundToGrid(undefined, g.rowCount, g.columnCount), { valueRenderOption: render, dateTimeRenderOption: 'SERIAL_NUMBER' }))
+      return trimBlock(
+        readBlock(ss, sheet, boundToGrid(undefined, g.rowCount, g.columnCount), {
+          valueRenderOption: render,
+          dateTimeRenderOption: 'SERIAL_NUMBER',
+        }),
+      )
     },
   }
 }

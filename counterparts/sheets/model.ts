@@ -225,7 +225,9 @@ export function splice<T>(tx: Tx, arr: T[], start: number, deleteCount: number, 
 
 /** The sheet with this title (exact, as Google matches titles). */
 export function sheetByTitle(ss: SpreadsheetData, title: string): SheetData | undefined {
-  return ss.sheets.find((s) => s.properties.title === title) ?? ss.sheets.find((s) => s.properties.title.toLowerCase() === title.toLowerCase())
+  return (
+    ss.sheets.find((s) => s.properties.title === title) ?? ss.sheets.find((s) => s.properties.title.toLowerCase() === title.toLowerCase())
+  )
 }
 
 export function sheetById(ss: SpreadsheetData, sheetId: number): SheetData | undefined {
@@ -387,7 +389,11 @@ function shiftSheetRanges(tx: Tx, sheet: SheetData, dimension: Dimension, start:
       sheet.merges.flatMap((m) => {
         const moved = shiftGridRange(m, dimension, start, delta)
         // A merge cut down to one cell is no merge.
-        if (!moved || ((moved.endRowIndex ?? 0) - (moved.startRowIndex ?? 0) === 1 && (moved.endColumnIndex ?? 0) - (moved.startColumnIndex ?? 0) === 1)) return []
+        if (
+          !moved ||
+          ((moved.endRowIndex ?? 0) - (moved.startRowIndex ?? 0) === 1 && (moved.endColumnIndex ?? 0) - (moved.startColumnIndex ?? 0) === 1)
+        )
+          return []
         return [moved]
       }),
     )
@@ -470,7 +476,16 @@ function fillArray<T>(count: number, make: () => T): T[] {
  * metadata, protected ranges, rules; with `inheritFromBefore` the new ones
  * copy the formats of the row/column before (else after).
  */
-export function insertDimension(tx: Tx, ss: SpreadsheetData, sheet: SheetData, dimension: Dimension, start: number, count: number, inheritFromBefore: boolean, cellLimitValue: number): void {
+export function insertDimension(
+  tx: Tx,
+  ss: SpreadsheetData,
+  sheet: SheetData,
+  dimension: Dimension,
+  start: number,
+  count: number,
+  inheritFromBefore: boolean,
+  cellLimitValue: number,
+): void {
   const grid = sheet.properties.gridProperties
   const from = inheritFromBefore ? start - 1 : start
   const formatOf = (c: CellData | undefined): CellData | undefined =>
@@ -489,10 +504,23 @@ export function insertDimension(tx: Tx, ss: SpreadsheetData, sheet: SheetData, d
       if (!row) continue
       const inherits = formatOf(row.cells[from]) !== undefined
       if (start < row.cells.length || (start === row.cells.length && inherits)) {
-        splice(tx, row.cells, start, 0, fillArray(count, () => formatOf(row.cells[from])))
+        splice(
+          tx,
+          row.cells,
+          start,
+          0,
+          fillArray(count, () => formatOf(row.cells[from])),
+        )
       }
     }
-    if (start < sheet.columns.length) splice(tx, sheet.columns, start, 0, fillArray<ColumnData | undefined>(count, () => undefined))
+    if (start < sheet.columns.length)
+      splice(
+        tx,
+        sheet.columns,
+        start,
+        0,
+        fillArray<ColumnData | undefined>(count, () => undefined),
+      )
     setKey(tx, sheet.properties, 'gridProperties', { ...grid, columnCount: grid.columnCount + count })
   }
   shiftSheetRanges(tx, sheet, dimension, start, count)
@@ -541,7 +569,14 @@ function deleteMetadataRecord(tx: Tx, ss: SpreadsheetData, id: number): void {
 }
 
 /** Grows or shrinks the grid to the given counts; shrinking drops the data beyond. */
-export function resizeGrid(tx: Tx, ss: SpreadsheetData, sheet: SheetData, rowCount: number, columnCount: number, cellLimitValue: number): void {
+export function resizeGrid(
+  tx: Tx,
+  ss: SpreadsheetData,
+  sheet: SheetData,
+  rowCount: number,
+  columnCount: number,
+  cellLimitValue: number,
+): void {
   const grid = sheet.properties.gridProperties
   // Google applies rowCount before checking the cell limit, then columnCount (§6.3).
   if (rowCount < grid.rowCount) deleteDimension(tx, ss, sheet, 'ROWS', rowCount, grid.rowCount)
@@ -549,7 +584,8 @@ export function resizeGrid(tx: Tx, ss: SpreadsheetData, sheet: SheetData, rowCou
   assertCellLimit(ss, cellLimitValue)
   const now = sheet.properties.gridProperties
   if (columnCount < now.columnCount) deleteDimension(tx, ss, sheet, 'COLUMNS', columnCount, now.columnCount)
-  else if (columnCount > now.columnCount) setKey(tx, sheet.properties, 'gridProperties', { ...sheet.properties.gridProperties, columnCount })
+  else if (columnCount > now.columnCount)
+    setKey(tx, sheet.properties, 'gridProperties', { ...sheet.properties.gridProperties, columnCount })
   assertCellLimit(ss, cellLimitValue)
 }
 
@@ -576,7 +612,10 @@ function compareValues(a: ExtendedValue | undefined, b: ExtendedValue | undefine
   const rb = sortRank(b)
   if (ra !== rb) return ra - rb
   if (ra === 0) return a!.numberValue! - b!.numberValue!
-  if (ra === 1) return (a!.stringValue ?? a!.errorValue?.message ?? '').localeCompare(b!.stringValue ?? b!.errorValue?.message ?? '', 'en', { sensitivity: 'base' })
+  if (ra === 1)
+    return (a!.stringValue ?? a!.errorValue?.message ?? '').localeCompare(b!.stringValue ?? b!.errorValue?.message ?? '', 'en', {
+      sensitivity: 'base',
+    })
   if (ra === 2) return Number(a!.boolValue) - Number(b!.boolValue)
   return 0
 }
@@ -718,7 +757,10 @@ export function putMetadata(
   tx: Tx,
   ss: SpreadsheetData,
   record: DeveloperMetadataRecord,
-  where: { locationType: 'SPREADSHEET' } | { locationType: 'SHEET'; sheet: SheetData } | { locationType: 'ROW' | 'COLUMN'; sheet: SheetData; index: number },
+  where:
+    | { locationType: 'SPREADSHEET' }
+    | { locationType: 'SHEET'; sheet: SheetData }
+    | { locationType: 'ROW' | 'COLUMN'; sheet: SheetData; index: number },
 ): void {
   const id = record.metadataId
   let holder: MetadataHolder
@@ -730,7 +772,10 @@ export function putMetadata(
     holder = where
   } else {
     const item = attachMetadata(tx, where.sheet, where.locationType === 'ROW' ? 'ROWS' : 'COLUMNS', where.index, id)
-    holder = where.locationType === 'ROW' ? { locationType: 'ROW', sheet: where.sheet, item: item as RowData } : { locationType: 'COLUMN', sheet: where.sheet, item: item as ColumnData }
+    holder =
+      where.locationType === 'ROW'
+        ? { locationType: 'ROW', sheet: where.sheet, item: item as RowData }
+        : { locationType: 'COLUMN', sheet: where.sheet, item: item as ColumnData }
   }
   ss.metadata.set(id, record)
   ss.metadataIndex.holders.set(id, holder)
@@ -747,8 +792,15 @@ export function dropMetadata(tx: Tx, ss: SpreadsheetData, id: number): void {
   const record = ss.metadata.get(id)
   const holder = ss.metadataIndex.holders.get(id)
   if (!record || !holder) return
-  const owner: { metadataIds?: number[] } = holder.locationType === 'SPREADSHEET' ? ss : holder.locationType === 'SHEET' ? holder.sheet : holder.item
-  if (owner.metadataIds?.includes(id)) setKey(tx, owner, 'metadataIds', owner.metadataIds.filter((x) => x !== id))
+  const owner: { metadataIds?: number[] } =
+    holder.locationType === 'SPREADSHEET' ? ss : holder.locationType === 'SHEET' ? holder.sheet : holder.item
+  if (owner.metadataIds?.includes(id))
+    setKey(
+      tx,
+      owner,
+      'metadataIds',
+      owner.metadataIds.filter((x) => x !== id),
+    )
   deleteMetadataRecord(tx, ss, id)
 }
 
@@ -785,7 +837,15 @@ export function attachMetadata(tx: Tx, sheet: SheetData, dimension: Dimension, i
 }
 
 /** Sets row/column properties (hiddenByUser, pixelSize) for [start, end). */
-export function setDimensionProps(tx: Tx, sheet: SheetData, dimension: Dimension, start: number, end: number, props: DimensionProps, fields: readonly string[]): void {
+export function setDimensionProps(
+  tx: Tx,
+  sheet: SheetData,
+  dimension: Dimension,
+  start: number,
+  end: number,
+  props: DimensionProps,
+  fields: readonly string[],
+): void {
   const list = dimension === 'ROWS' ? sheet.rows : sheet.columns
   for (let i = start; i < end; i++) {
     let item: { props?: DimensionProps } | undefined = list[i]
@@ -811,7 +871,8 @@ export function setDimensionProps(tx: Tx, sheet: SheetData, dimension: Dimension
 
 /** Validates a DimensionRange against the sheet; `what` names the request for the message. */
 export function checkDimensionRange(start: unknown, end: unknown): { start: number; end: number } {
-  if (typeof start !== 'number' || typeof end !== 'number') throw invalidArgument('DimensionRange must specify both startIndex and endIndex')
+  if (typeof start !== 'number' || typeof end !== 'number')
+    throw invalidArgument('DimensionRange must specify both startIndex and endIndex')
   if (start < 0 || end < 0) throw invalidArgument('DimensionRange indexes must be >= 0')
   if (end <= start) throw invalidArgument('DimensionRange endIndex must be greater than startIndex')
   return { start, end }

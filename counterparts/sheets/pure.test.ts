@@ -82,11 +82,26 @@ describe('rendering and trimming (§4.3, §4.4)', () => {
     expect(renderValue(v, v, date, { valueRenderOption: 'FORMATTED_VALUE', dateTimeRenderOption: 'SERIAL_NUMBER' })).toBe('2020-01-01')
     expect(renderValue(v, v, date, { valueRenderOption: 'UNFORMATTED_VALUE', dateTimeRenderOption: 'SERIAL_NUMBER' })).toBe(43831)
     expect(renderValue(v, v, date, { valueRenderOption: 'UNFORMATTED_VALUE', dateTimeRenderOption: 'FORMATTED_STRING' })).toBe('2020-01-01')
-    expect(renderValue({ formulaValue: '=4/2' }, { numberValue: 2 }, undefined, { valueRenderOption: 'FORMULA', dateTimeRenderOption: 'SERIAL_NUMBER' })).toBe('=4/2')
-    expect(renderValue({ boolValue: true }, { boolValue: true }, undefined, { valueRenderOption: 'FORMATTED_VALUE', dateTimeRenderOption: 'SERIAL_NUMBER' })).toBe('TRUE')
+    expect(
+      renderValue({ formulaValue: '=4/2' }, { numberValue: 2 }, undefined, {
+        valueRenderOption: 'FORMULA',
+        dateTimeRenderOption: 'SERIAL_NUMBER',
+      }),
+    ).toBe('=4/2')
+    expect(
+      renderValue({ boolValue: true }, { boolValue: true }, undefined, {
+        valueRenderOption: 'FORMATTED_VALUE',
+        dateTimeRenderOption: 'SERIAL_NUMBER',
+      }),
+    ).toBe('TRUE')
   })
   test('trailing cells and rows go, interior empty rows are []', () => {
-    expect(trimBlock([[undefined, 'b2', undefined], [], [undefined], ['A4', undefined, undefined, 'D4'], [undefined]])).toEqual([['', 'b2'], [], [], ['A4', '', '', 'D4']])
+    expect(trimBlock([[undefined, 'b2', undefined], [], [undefined], ['A4', undefined, undefined, 'D4'], [undefined]])).toEqual([
+      ['', 'b2'],
+      [],
+      [],
+      ['A4', '', '', 'D4'],
+    ])
     expect(trimBlock([[undefined], []])).toEqual([])
   })
   test('formulas: arithmetic, references, errors, functions', () => {

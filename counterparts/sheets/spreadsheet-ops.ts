@@ -53,7 +53,16 @@ const DEFAULT_FORMAT = {
   padding: { top: 2, right: 3, bottom: 2, left: 3 },
   verticalAlignment: 'BOTTOM',
   wrapStrategy: 'OVERFLOW_CELL',
-  textFormat: { foregroundColor: {}, fontFamily: 'arial,sans,sans-serif', fontSize: 10, bold: false, italic: false, strikethrough: false, underline: false, foregroundColorStyle: { rgbColor: {} } },
+  textFormat: {
+    foregroundColor: {},
+    fontFamily: 'arial,sans,sans-serif',
+    fontSize: 10,
+    bold: false,
+    italic: false,
+    strikethrough: false,
+    underline: false,
+    foregroundColorStyle: { rgbColor: {} },
+  },
   backgroundColorStyle: { rgbColor: { red: 1, green: 1, blue: 1 } },
 }
 
@@ -94,7 +103,10 @@ export function metadataJson(record: DeveloperMetadataRecord, location: Metadata
 function cellJson(recalc: Recalc, sheet: SheetData, r: number, c: number, cell: CellData): Json {
   const out: Json = {}
   // A formula without a number format of its own shows its result as Sheets infers (a date for TODAY()).
-  const inferred = cell.userEnteredValue?.formulaValue !== undefined && !cell.userEnteredFormat?.numberFormat ? recalc.inferredFormat(cell.userEnteredValue, sheet) : undefined
+  const inferred =
+    cell.userEnteredValue?.formulaValue !== undefined && !cell.userEnteredFormat?.numberFormat
+      ? recalc.inferredFormat(cell.userEnteredValue, sheet)
+      : undefined
   if (cell.userEnteredValue) {
     out.userEnteredValue = cell.userEnteredValue
     const effective = effectiveValue(recalc, sheet, r, c)
@@ -114,20 +126,32 @@ function cellJson(recalc: Recalc, sheet: SheetData, r: number, c: number, cell: 
   return out
 }
 
-function dimensionJson(item: { props?: { hiddenByUser?: boolean; pixelSize?: number }; metadataIds?: number[] } | undefined, defaultSize: number, ss: SpreadsheetData, locations: Map<number, MetadataLocation>): Json {
+function dimensionJson(
+  item: { props?: { hiddenByUser?: boolean; pixelSize?: number }; metadataIds?: number[] } | undefined,
+  defaultSize: number,
+  ss: SpreadsheetData,
+  locations: Map<number, MetadataLocation>,
+): Json {
   const out: Json = {}
   if (item?.props?.hiddenByUser) out.hiddenByUser = true
   out.pixelSize = item?.props?.pixelSize ?? defaultSize
   const ids = item?.metadataIds ?? []
-  if (ids.length > 0) out.developerMetadata = ids.flatMap((id) => {
-    const record = ss.metadata.get(id)
-    const location = locations.get(id)
-    return record && location ? [metadataJson(record, location)] : []
-  })
+  if (ids.length > 0)
+    out.developerMetadata = ids.flatMap((id) => {
+      const record = ss.metadata.get(id)
+      const location = locations.get(id)
+      return record && location ? [metadataJson(record, location)] : []
+    })
   return out
 }
 
-function gridDataJson(ss: SpreadsheetData, sheet: SheetData, b: GridBounds, locations: Map<number, MetadataLocation>, recalc: Recalc): Json {
+function gridDataJson(
+  ss: SpreadsheetData,
+  sheet: SheetData,
+  b: GridBounds,
+  locations: Map<number, MetadataLocation>,
+  recalc: Recalc,
+): Json {
   const out: Json = {}
   if (b.startRow) out.startRow = b.startRow
   if (b.startColumn) out.startColumn = b.startColumn
@@ -177,7 +201,9 @@ export function spreadsheetJson(ss: SpreadsheetData, options: { ranges?: string[
   const sheets = selected.map((sheet) => {
     const out: Json = { properties: sheetPropertiesJson(sheet) }
     if (options.includeGridData) {
-      const blocks = perSheet.get(sheet) ?? [boundToGrid(undefined, sheet.properties.gridProperties.rowCount, sheet.properties.gridProperties.columnCount)]
+      const blocks = perSheet.get(sheet) ?? [
+        boundToGrid(undefined, sheet.properties.gridProperties.rowCount, sheet.properties.gridProperties.columnCount),
+      ]
       out.data = blocks.map((b) => gridDataJson(ss, sheet, b, locations, recalc))
     }
     // Keys in the order of the Sheet message, as Google writes them.
@@ -186,13 +212,21 @@ export function spreadsheetJson(ss: SpreadsheetData, options: { ranges?: string[
     if (sheet.protectedRanges.length > 0) out.protectedRanges = sheet.protectedRanges.map((p) => protectedRangeJson(p))
     if (sheet.basicFilter) out.basicFilter = sheet.basicFilter
     if (sheet.charts.length > 0) out.charts = sheet.charts
-    const sheetMeta = sheet.metadataIds.flatMap((id) => (ss.metadata.has(id) ? [metadataJson(ss.metadata.get(id)!, locations.get(id)!)] : []))
+    const sheetMeta = sheet.metadataIds.flatMap((id) =>
+      ss.metadata.has(id) ? [metadataJson(ss.metadata.get(id)!, locations.get(id)!)] : [],
+    )
     if (sheetMeta.length > 0) out.developerMetadata = sheetMeta
     return out
   })
   const out: Json = {
     spreadsheetId: ss.spreadsheetId,
-    properties: { title: ss.properties.title, locale: ss.properties.locale, autoRecalc: ss.properties.autoRecalc, timeZone: ss.properties.timeZone, defaultFormat: DEFAULT_FORMAT },
+    properties: {
+      title: ss.properties.title,
+      locale: ss.properties.locale,
+      autoRecalc: ss.properties.autoRecalc,
+      timeZone: ss.properties.timeZone,
+      defaultFormat: DEFAULT_FORMAT,
+    },
     sheets,
   }
   const topMeta = ss.metadataIds.flatMap((id) => (ss.metadata.has(id) ? [metadataJson(ss.metadata.get(id)!, locations.get(id)!)] : []))
@@ -214,17 +248,75 @@ function protectedRangeJson(p: SheetData['protectedRanges'][number]): Json {
 
 /** Every request name of the Request union, so unknown names and unimplemented ones differ. */
 const KNOWN_REQUESTS = new Set([
-  'updateSpreadsheetProperties', 'updateSheetProperties', 'updateDimensionProperties', 'updateNamedRange', 'repeatCell', 'addNamedRange',
-  'deleteNamedRange', 'addSheet', 'deleteSheet', 'autoFill', 'cutPaste', 'copyPaste', 'mergeCells', 'unmergeCells', 'updateBorders',
-  'updateCells', 'addFilterView', 'appendCells', 'clearBasicFilter', 'deleteDimension', 'deleteEmbeddedObject', 'deleteFilterView',
-  'duplicateFilterView', 'duplicateSheet', 'findReplace', 'insertDimension', 'insertRange', 'moveDimension', 'updateEmbeddedObjectPosition',
-  'pasteData', 'textToColumns', 'updateFilterView', 'deleteRange', 'appendDimension', 'addConditionalFormatRule', 'updateConditionalFormatRule',
-  'deleteConditionalFormatRule', 'sortRange', 'setDataValidation', 'setBasicFilter', 'addProtectedRange', 'updateProtectedRange',
-  'deleteProtectedRange', 'autoResizeDimensions', 'addChart', 'updateChartSpec', 'updateBanding', 'addBanding', 'deleteBanding',
-  'createDeveloperMetadata', 'updateDeveloperMetadata', 'deleteDeveloperMetadata', 'randomizeRange', 'addDimensionGroup',
-  'deleteDimensionGroup', 'updateDimensionGroup', 'trimWhitespace', 'deleteDuplicates', 'updateEmbeddedObjectBorder', 'addSlicer',
-  'updateSlicerSpec', 'addDataSource', 'updateDataSource', 'deleteDataSource', 'refreshDataSource', 'cancelDataSourceRefresh', 'addTable',
-  'updateTable', 'deleteTable',
+  'updateSpreadsheetProperties',
+  'updateSheetProperties',
+  'updateDimensionProperties',
+  'updateNamedRange',
+  'repeatCell',
+  'addNamedRange',
+  'deleteNamedRange',
+  'addSheet',
+  'deleteSheet',
+  'autoFill',
+  'cutPaste',
+  'copyPaste',
+  'mergeCells',
+  'unmergeCells',
+  'updateBorders',
+  'updateCells',
+  'addFilterView',
+  'appendCells',
+  'clearBasicFilter',
+  'deleteDimension',
+  'deleteEmbeddedObject',
+  'deleteFilterView',
+  'duplicateFilterView',
+  'duplicateSheet',
+  'findReplace',
+  'insertDimension',
+  'insertRange',
+  'moveDimension',
+  'updateEmbeddedObjectPosition',
+  'pasteData',
+  'textToColumns',
+  'updateFilterView',
+  'deleteRange',
+  'appendDimension',
+  'addConditionalFormatRule',
+  'updateConditionalFormatRule',
+  'deleteConditionalFormatRule',
+  'sortRange',
+  'setDataValidation',
+  'setBasicFilter',
+  'addProtectedRange',
+  'updateProtectedRange',
+  'deleteProtectedRange',
+  'autoResizeDimensions',
+  'addChart',
+  'updateChartSpec',
+  'updateBanding',
+  'addBanding',
+  'deleteBanding',
+  'createDeveloperMetadata',
+  'updateDeveloperMetadata',
+  'deleteDeveloperMetadata',
+  'randomizeRange',
+  'addDimensionGroup',
+  'deleteDimensionGroup',
+  'updateDimensionGroup',
+  'trimWhitespace',
+  'deleteDuplicates',
+  'updateEmbeddedObjectBorder',
+  'addSlicer',
+  'updateSlicerSpec',
+  'addDataSource',
+  'updateDataSource',
+  'deleteDataSource',
+  'refreshDataSource',
+  'cancelDataSourceRefresh',
+  'addTable',
+  'updateTable',
+  'deleteTable',
 ])
 
 function getPath(obj: unknown, path: readonly string[]): unknown {
@@ -305,7 +397,9 @@ function checkNumberFormatType(cell: unknown, index: number, requestPath: string
 function applyCellMask(ctx: Ctx, sheet: SheetData, r: number, c: number, source: unknown, paths: readonly string[], memo?: MaskMemo): void {
   const old = getCell(sheet, r, c) ?? {}
   const next = mergeMasked(old, source, paths, memo) as CellData & Json
-  for (const key of Object.keys(next)) if (next[key] === undefined || (typeof next[key] === 'object' && next[key] !== null && Object.keys(next[key] as object).length === 0)) delete next[key]
+  for (const key of Object.keys(next))
+    if (next[key] === undefined || (typeof next[key] === 'object' && next[key] !== null && Object.keys(next[key] as object).length === 0))
+      delete next[key]
   setCell(ctx.tx, sheet, r, c, Object.keys(next).length > 0 ? next : undefined)
 }
 
@@ -373,7 +467,11 @@ export function filterMetadata(ss: SpreadsheetData, filter: Json): number[] {
   const candidates =
     lookup && typeof lookup.metadataId === 'number'
       ? [lookup.metadataId]
-      : metadataCandidates(ss, typeof lookup?.metadataKey === 'string' ? lookup.metadataKey : undefined, typeof lookup?.metadataValue === 'string' ? lookup.metadataValue : undefined)
+      : metadataCandidates(
+          ss,
+          typeof lookup?.metadataKey === 'string' ? lookup.metadataKey : undefined,
+          typeof lookup?.metadataValue === 'string' ? lookup.metadataValue : undefined,
+        )
   for (const id of candidates) {
     const record = ss.metadata.get(id)
     const location = record ? locateMetadataId(ss, id) : undefined
@@ -405,7 +503,8 @@ const APPLIERS: Record<string, Applier> = {
       while (titles.has(`sheet${n}`)) n++
       title = `Sheet${n}`
     }
-    if (titles.has(title.toLowerCase())) throw invalidArgument(`A sheet with the name "${title}" already exists. Please enter another name.`)
+    if (titles.has(title.toLowerCase()))
+      throw invalidArgument(`A sheet with the name "${title}" already exists. Please enter another name.`)
     let sheetId = props.sheetId as number | undefined
     if (sheetId !== undefined && sheetById(ctx.ss, sheetId)) throw invalidArgument(`Sheet with id ${sheetId} already exists.`)
     if (sheetId === undefined) {
@@ -414,9 +513,18 @@ const APPLIERS: Record<string, Applier> = {
     }
     const grid = (props.gridProperties ?? {}) as Json
     const index = Math.min(typeof props.index === 'number' ? props.index : ctx.ss.sheets.length, ctx.ss.sheets.length)
-    const sheet = newSheet(sheetId, title, index, (grid.rowCount as number) || 1000, (grid.columnCount as number) || 26, props.hidden === true)
-    if (typeof grid.frozenRowCount === 'number' && grid.frozenRowCount > 0) sheet.properties.gridProperties.frozenRowCount = grid.frozenRowCount
-    if (typeof grid.frozenColumnCount === 'number' && grid.frozenColumnCount > 0) sheet.properties.gridProperties.frozenColumnCount = grid.frozenColumnCount
+    const sheet = newSheet(
+      sheetId,
+      title,
+      index,
+      (grid.rowCount as number) || 1000,
+      (grid.columnCount as number) || 26,
+      props.hidden === true,
+    )
+    if (typeof grid.frozenRowCount === 'number' && grid.frozenRowCount > 0)
+      sheet.properties.gridProperties.frozenRowCount = grid.frozenRowCount
+    if (typeof grid.frozenColumnCount === 'number' && grid.frozenColumnCount > 0)
+      sheet.properties.gridProperties.frozenColumnCount = grid.frozenColumnCount
     if (props.tabColorStyle !== undefined) sheet.properties.tabColorStyle = props.tabColorStyle
     splice(ctx.tx, ctx.ss.sheets, index, 0, [sheet])
     reindex(ctx)
@@ -426,8 +534,10 @@ const APPLIERS: Record<string, Applier> = {
   deleteSheet(ctx, body) {
     const sheet = sheetOrThrow(ctx.ss, body.sheetId)
     if (ctx.ss.sheets.length === 1) throw invalidArgument("You can't remove all the sheets in a document.")
-    if (ctx.ss.sheets.filter((s) => !s.properties.hidden && s !== sheet).length === 0) throw invalidArgument("You can't remove all the sheets in a document.")
-    for (const [id, holder] of ctx.ss.metadataIndex.holders) if (holder.locationType !== 'SPREADSHEET' && holder.sheet === sheet) dropMetadata(ctx.tx, ctx.ss, id)
+    if (ctx.ss.sheets.filter((s) => !s.properties.hidden && s !== sheet).length === 0)
+      throw invalidArgument("You can't remove all the sheets in a document.")
+    for (const [id, holder] of ctx.ss.metadataIndex.holders)
+      if (holder.locationType !== 'SPREADSHEET' && holder.sheet === sheet) dropMetadata(ctx.tx, ctx.ss, id)
     splice(ctx.tx, ctx.ss.sheets, ctx.ss.sheets.indexOf(sheet), 1, [])
     reindex(ctx)
     return undefined
@@ -449,7 +559,8 @@ const APPLIERS: Record<string, Applier> = {
     }
     if (has('hidden')) {
       const hidden = props.hidden === true
-      if (hidden && ctx.ss.sheets.every((s) => s === sheet || s.properties.hidden)) throw invalidArgument("You can't hide all the sheets in a document.")
+      if (hidden && ctx.ss.sheets.every((s) => s === sheet || s.properties.hidden))
+        throw invalidArgument("You can't hide all the sheets in a document.")
       setKey(ctx.tx, sheet.properties, 'hidden', hidden ? true : undefined)
     }
     if (has('tabColorStyle')) setKey(ctx.tx, sheet.properties, 'tabColorStyle', props.tabColorStyle)
@@ -489,7 +600,8 @@ const APPLIERS: Record<string, Applier> = {
     const props = (body.properties ?? {}) as Json
     const paths = requireFields(body.fields)
     for (const key of ['title', 'locale', 'timeZone', 'autoRecalc'] as const) {
-      if ((paths.includes('*') || paths.includes(key)) && typeof props[key] === 'string') setKey(ctx.tx, ctx.ss.properties, key, props[key] as string)
+      if ((paths.includes('*') || paths.includes(key)) && typeof props[key] === 'string')
+        setKey(ctx.tx, ctx.ss.properties, key, props[key] as string)
     }
     return undefined
   },
@@ -499,8 +611,17 @@ const APPLIERS: Record<string, Applier> = {
     const dimension = dimensionOf(range.dimension)
     const { start, end } = checkDimensionRange(range.startIndex, range.endIndex)
     const count = dimension === 'ROWS' ? sheet.properties.gridProperties.rowCount : sheet.properties.gridProperties.columnCount
-    if (body.inheritFromBefore === true && start === 0) throw invalidArgument(`Cannot inherit from before the first ${dimension === 'ROWS' ? 'row' : 'column'}.`)
-    if (start > count) throw exceedsGridLimits(formatOpenRange(sheet.properties.title, dimension === 'ROWS' ? { startRow: start, endRow: end } : { startColumn: start, endColumn: end }), sheet.properties.gridProperties.rowCount, sheet.properties.gridProperties.columnCount)
+    if (body.inheritFromBefore === true && start === 0)
+      throw invalidArgument(`Cannot inherit from before the first ${dimension === 'ROWS' ? 'row' : 'column'}.`)
+    if (start > count)
+      throw exceedsGridLimits(
+        formatOpenRange(
+          sheet.properties.title,
+          dimension === 'ROWS' ? { startRow: start, endRow: end } : { startColumn: start, endColumn: end },
+        ),
+        sheet.properties.gridProperties.rowCount,
+        sheet.properties.gridProperties.columnCount,
+      )
     insertDimension(ctx.tx, ctx.ss, sheet, dimension, start, end - start, body.inheritFromBefore === true, ctx.store.options.cellLimit)
     return undefined
   },
@@ -512,10 +633,14 @@ const APPLIERS: Record<string, Applier> = {
     const g = sheet.properties.gridProperties
     const count = dimension === 'ROWS' ? g.rowCount : g.columnCount
     const noun = dimension === 'ROWS' ? 'row' : 'column'
-    if (end > count) throw invalidArgument(`Cannot delete a ${noun} that doesn't exist. Tried to delete ${noun} index ${end - 1} but there are only ${count} ${noun}s.`)
+    if (end > count)
+      throw invalidArgument(
+        `Cannot delete a ${noun} that doesn't exist. Tried to delete ${noun} index ${end - 1} but there are only ${count} ${noun}s.`,
+      )
     if (start === 0 && end === count) throw invalidArgument(`You can't delete all the ${noun}s on the sheet.`)
     const frozen = (dimension === 'ROWS' ? g.frozenRowCount : g.frozenColumnCount) ?? 0
-    if (frozen > 0 && start <= frozen && end === count) throw invalidArgument(`Sorry, it is not possible to delete all non-frozen ${noun}s.`)
+    if (frozen > 0 && start <= frozen && end === count)
+      throw invalidArgument(`Sorry, it is not possible to delete all non-frozen ${noun}s.`)
     deleteDimension(ctx.tx, ctx.ss, sheet, dimension, start, end)
     return undefined
   },
@@ -525,7 +650,12 @@ const APPLIERS: Record<string, Applier> = {
     const length = body.length
     if (typeof length !== 'number' || length < 1) throw invalidArgument('length must be positive')
     const g = sheet.properties.gridProperties
-    setKey(ctx.tx, sheet.properties, 'gridProperties', dimension === 'ROWS' ? { ...g, rowCount: g.rowCount + length } : { ...g, columnCount: g.columnCount + length })
+    setKey(
+      ctx.tx,
+      sheet.properties,
+      'gridProperties',
+      dimension === 'ROWS' ? { ...g, rowCount: g.rowCount + length } : { ...g, columnCount: g.columnCount + length },
+    )
     assertCellLimit(ctx.ss, ctx.store.options.cellLimit)
     return undefined
   },
@@ -537,7 +667,10 @@ const APPLIERS: Record<string, Applier> = {
     const count = dimension === 'ROWS' ? g.rowCount : g.columnCount
     const start = (range.startIndex as number | undefined) ?? 0
     const end = Math.min((range.endIndex as number | undefined) ?? count, count)
-    if (start >= count) throw invalidArgument(`Invalid dimension range: startIndex ${start} is beyond the ${count} ${dimension === 'ROWS' ? 'rows' : 'columns'} of the sheet.`)
+    if (start >= count)
+      throw invalidArgument(
+        `Invalid dimension range: startIndex ${start} is beyond the ${count} ${dimension === 'ROWS' ? 'rows' : 'columns'} of the sheet.`,
+      )
     const paths = requireFields(body.fields).filter((p) => p !== 'developerMetadata')
     const fields = paths.includes('*') ? ['hiddenByUser', 'pixelSize'] : paths
     setDimensionProps(ctx.tx, sheet, dimension, start, end, (body.properties ?? {}) as Json, fields)
@@ -571,11 +704,18 @@ const APPLIERS: Record<string, Applier> = {
     const r0 = (start.rowIndex as number | undefined) ?? 0
     const c0 = (start.columnIndex as number | undefined) ?? 0
     const g = sheet.properties.gridProperties
-    if (r0 >= g.rowCount || c0 >= g.columnCount) throw exceedsGridLimits(formatOpenRange(sheet.properties.title, { startRow: r0, endRow: r0 + 1, startColumn: c0, endColumn: c0 + 1 }), g.rowCount, g.columnCount)
+    if (r0 >= g.rowCount || c0 >= g.columnCount)
+      throw exceedsGridLimits(
+        formatOpenRange(sheet.properties.title, { startRow: r0, endRow: r0 + 1, startColumn: c0, endColumn: c0 + 1 }),
+        g.rowCount,
+        g.columnCount,
+      )
     rows.forEach((row, i) => {
-      if (r0 + i >= g.rowCount) throw invalidArgument(`Attempting to write row: ${r0 + i}, beyond the last requested row of: ${g.rowCount - 1}`)
+      if (r0 + i >= g.rowCount)
+        throw invalidArgument(`Attempting to write row: ${r0 + i}, beyond the last requested row of: ${g.rowCount - 1}`)
       ;(row.values ?? []).forEach((cell, j) => {
-        if (c0 + j >= g.columnCount) throw invalidArgument(`Attempting to write column: ${c0 + j}, beyond the last requested column of: ${g.columnCount - 1}`)
+        if (c0 + j >= g.columnCount)
+          throw invalidArgument(`Attempting to write column: ${c0 + j}, beyond the last requested column of: ${g.columnCount - 1}`)
         applyCellMask(ctx, sheet, r0 + i, c0 + j, cell, paths)
       })
     })
@@ -627,12 +767,20 @@ const APPLIERS: Record<string, Applier> = {
   },
   createDeveloperMetadata(ctx, body) {
     const spec = (body.developerMetadata ?? {}) as Json
-    if (typeof spec.metadataKey !== 'string' || spec.metadataKey === '') throw invalidArgument('Developer metadata must have a metadataKey.')
-    if (spec.visibility !== 'DOCUMENT' && spec.visibility !== 'PROJECT') throw invalidArgument('Developer metadata must specify a visibility.')
+    if (typeof spec.metadataKey !== 'string' || spec.metadataKey === '')
+      throw invalidArgument('Developer metadata must have a metadataKey.')
+    if (spec.visibility !== 'DOCUMENT' && spec.visibility !== 'PROJECT')
+      throw invalidArgument('Developer metadata must specify a visibility.')
     let metadataId = spec.metadataId as number | undefined
-    if (metadataId !== undefined && ctx.ss.metadata.has(metadataId)) throw invalidArgument(`Developer metadata with id ${metadataId} already exists.`)
+    if (metadataId !== undefined && ctx.ss.metadata.has(metadataId))
+      throw invalidArgument(`Developer metadata with id ${metadataId} already exists.`)
     metadataId ??= newMetadataId(ctx)
-    const record: DeveloperMetadataRecord = { metadataId, metadataKey: spec.metadataKey, visibility: spec.visibility, ...(typeof spec.metadataValue === 'string' ? { metadataValue: spec.metadataValue } : {}) }
+    const record: DeveloperMetadataRecord = {
+      metadataId,
+      metadataKey: spec.metadataKey,
+      visibility: spec.visibility,
+      ...(typeof spec.metadataValue === 'string' ? { metadataValue: spec.metadataValue } : {}),
+    }
     const location = (spec.location ?? {}) as Json
     let where: MetadataLocation
     if (location.spreadsheet === true) {
@@ -649,7 +797,10 @@ const APPLIERS: Record<string, Applier> = {
       const { start, end } = checkDimensionRange(range.startIndex, range.endIndex)
       if (end - start !== 1) throw invalidArgument('Developer metadata can only be associated with a single row or column.')
       const count = dimension === 'ROWS' ? sheet.properties.gridProperties.rowCount : sheet.properties.gridProperties.columnCount
-      if (start >= count) throw invalidArgument(`Invalid dimension range: index ${start} is beyond the ${count} ${dimension === 'ROWS' ? 'rows' : 'columns'} of the sheet.`)
+      if (start >= count)
+        throw invalidArgument(
+          `Invalid dimension range: index ${start} is beyond the ${count} ${dimension === 'ROWS' ? 'rows' : 'columns'} of the sheet.`,
+        )
       const locationType = dimension === 'ROWS' ? 'ROW' : 'COLUMN'
       putMetadata(ctx.tx, ctx.ss, record, { locationType, sheet, index: start })
       where = { locationType, sheetId: sheet.properties.sheetId, index: start }
@@ -671,7 +822,8 @@ const APPLIERS: Record<string, Applier> = {
         if (typeof spec.metadataValue === 'string') next.metadataValue = spec.metadataValue
         else delete next.metadataValue
       }
-      if (paths.includes('visibility') && (spec.visibility === 'DOCUMENT' || spec.visibility === 'PROJECT')) next.visibility = spec.visibility
+      if (paths.includes('visibility') && (spec.visibility === 'DOCUMENT' || spec.visibility === 'PROJECT'))
+        next.visibility = spec.visibility
       replaceMetadata(ctx.tx, ctx.ss, next)
       updated.push(metadataJson(next, locateMetadataId(ctx.ss, id)!))
     }
@@ -764,7 +916,10 @@ export function searchDeveloperMetadata(ss: SpreadsheetData, body: Json): Json {
   }
   if (matched.size === 0) return {}
   return {
-    matchedDeveloperMetadata: [...matched].map(([id, dataFilters]) => ({ developerMetadata: metadataJson(ss.metadata.get(id)!, locateMetadataId(ss, id)!), dataFilters })),
+    matchedDeveloperMetadata: [...matched].map(([id, dataFilters]) => ({
+      developerMetadata: metadataJson(ss.metadata.get(id)!, locateMetadataId(ss, id)!),
+      dataFilters,
+    })),
   }
 }
 

@@ -74,7 +74,9 @@ export interface SheetsStore {
   random(): number
   /** A random non-negative int32 id, as Google gives sheets and protected ranges. */
   randomId(): number
-  readonly options: Required<Omit<SheetsStoreOptions, 'staticTokens' | 'faults' | 'now' | 'quota'>> & { quota: Required<QuotaOptions> | false }
+  readonly options: Required<Omit<SheetsStoreOptions, 'staticTokens' | 'faults' | 'now' | 'quota'>> & {
+    quota: Required<QuotaOptions> | false
+  }
   readonly spreadsheets: Map<string, SpreadsheetData>
   createSpreadsheet(init?: SpreadsheetInit): SpreadsheetData
   readonly auth: AuthState
@@ -91,7 +93,14 @@ export interface SheetsStore {
 
 function newSheet(sheetId: number, title: string, index: number, rowCount: number, columnCount: number, hidden?: boolean): SheetData {
   return {
-    properties: { sheetId, title, index, sheetType: 'GRID', gridProperties: { rowCount, columnCount }, ...(hidden ? { hidden: true } : {}) },
+    properties: {
+      sheetId,
+      title,
+      index,
+      sheetType: 'GRID',
+      gridProperties: { rowCount, columnCount },
+      ...(hidden ? { hidden: true } : {}),
+    },
     rows: [],
     columns: [],
     merges: [],
@@ -157,7 +166,12 @@ export function createSheetsStore(options: SheetsStoreOptions = {}): SheetsStore
       )
       const ss: SpreadsheetData = {
         spreadsheetId,
-        properties: { title: init.title ?? 'Untitled spreadsheet', locale: init.locale ?? 'en_US', timeZone: init.timeZone ?? 'Etc/GMT', autoRecalc: 'ON_CHANGE' },
+        properties: {
+          title: init.title ?? 'Untitled spreadsheet',
+          locale: init.locale ?? 'en_US',
+          timeZone: init.timeZone ?? 'Etc/GMT',
+          autoRecalc: 'ON_CHANGE',
+        },
         sheets,
         metadata: new Map(),
         metadataIds: [],

@@ -55,8 +55,20 @@ function enumValue<T extends string>(value: unknown, allowed: readonly T[], fall
 /** Validates the render options of a read (defaults FORMATTED_VALUE / SERIAL_NUMBER). */
 export function renderOptionsOf(valueRenderOption: unknown, dateTimeRenderOption: unknown, prefix = ''): RenderOptions {
   return {
-    valueRenderOption: enumValue<ValueRenderOption>(valueRenderOption, ['FORMATTED_VALUE', 'UNFORMATTED_VALUE', 'FORMULA'], 'FORMATTED_VALUE', `${prefix}value_render_option`, 'ValueRenderOption'),
-    dateTimeRenderOption: enumValue<DateTimeRenderOption>(dateTimeRenderOption, ['SERIAL_NUMBER', 'FORMATTED_STRING'], 'SERIAL_NUMBER', `${prefix}date_time_render_option`, 'DateTimeRenderOption'),
+    valueRenderOption: enumValue<ValueRenderOption>(
+      valueRenderOption,
+      ['FORMATTED_VALUE', 'UNFORMATTED_VALUE', 'FORMULA'],
+      'FORMATTED_VALUE',
+      `${prefix}value_render_option`,
+      'ValueRenderOption',
+    ),
+    dateTimeRenderOption: enumValue<DateTimeRenderOption>(
+      dateTimeRenderOption,
+      ['SERIAL_NUMBER', 'FORMATTED_STRING'],
+      'SERIAL_NUMBER',
+      `${prefix}date_time_render_option`,
+      'DateTimeRenderOption',
+    ),
   }
 }
 
@@ -73,7 +85,13 @@ export function valueInputOptionOf(value: unknown): ValueInputOption {
 }
 
 /** Renders a bounded block of a sheet, row-major, undefined for empty cells; formulas computed as of now. */
-export function readBlock(ss: SpreadsheetData, sheet: SheetData, b: GridBounds, render: RenderOptions, recalc: Recalc = recalcOf(ss)): (Scalar | undefined)[][] {
+export function readBlock(
+  ss: SpreadsheetData,
+  sheet: SheetData,
+  b: GridBounds,
+  render: RenderOptions,
+  recalc: Recalc = recalcOf(ss),
+): (Scalar | undefined)[][] {
   const formatted = render.valueRenderOption === 'FORMATTED_VALUE' || render.dateTimeRenderOption === 'FORMATTED_STRING'
   const out: (Scalar | undefined)[][] = []
   const lastRow = Math.min(b.endRow, sheet.rows.length)
@@ -111,14 +129,27 @@ export function boundedOf(resolved: ResolvedRange): GridBounds {
 }
 
 /** values.get of one range. */
-export function getValues(ss: SpreadsheetData, range: string, majorDimension: MajorDimension, render: RenderOptions, recalc?: Recalc): ValueRangeJson {
+export function getValues(
+  ss: SpreadsheetData,
+  range: string,
+  majorDimension: MajorDimension,
+  render: RenderOptions,
+  recalc?: Recalc,
+): ValueRangeJson {
   const resolved = resolveRange(ss, range)
   const b = boundedOf(resolved)
   return valueRangeOf(ss, resolved.sheet, b, majorDimension, render, recalc)
 }
 
 /** A bounded block as a ValueRange: echoed range, values rendered and trimmed like a read. */
-export function valueRangeOf(ss: SpreadsheetData, sheet: SheetData, b: GridBounds, majorDimension: MajorDimension, render: RenderOptions, recalc?: Recalc): ValueRangeJson {
+export function valueRangeOf(
+  ss: SpreadsheetData,
+  sheet: SheetData,
+  b: GridBounds,
+  majorDimension: MajorDimension,
+  render: RenderOptions,
+  recalc?: Recalc,
+): ValueRangeJson {
   const block = readBlock(ss, sheet, b, render, recalc)
   const values = trimBlock(majorDimension === 'COLUMNS' ? transpose(block) : block)
   const out: ValueRangeJson = { range: formatRange(sheet.properties.title, b), majorDimension }
@@ -167,13 +198,26 @@ export interface UpdateResult {
 /** Where a write may land: the bounded range, or the whole grid for a single-cell anchor. */
 function writeLimit(sheet: SheetData, bounds: Bounds | undefined): { endRow: number; endColumn: number } {
   const { rowCount, columnCount } = sheet.properties.gridProperties
-  const single = bounds !== undefined && bounds.endRow === (bounds.startRow ?? 0) + 1 && bounds.endColumn === (bounds.startColumn ?? 0) + 1 && bounds.startRow !== undefined && bounds.startColumn !== undefined
+  const single =
+    bounds !== undefined &&
+    bounds.endRow === (bounds.startRow ?? 0) + 1 &&
+    bounds.endColumn === (bounds.startColumn ?? 0) + 1 &&
+    bounds.startRow !== undefined &&
+    bounds.startColumn !== undefined
   if (bounds === undefined || single) return { endRow: rowCount, endColumn: columnCount }
   return { endRow: Math.min(bounds.endRow ?? rowCount, rowCount), endColumn: Math.min(bounds.endColumn ?? columnCount, columnCount) }
 }
 
 /** Stores one input into a cell, keeping its other parts; a parsed date/number style is set only on cells without a format. */
-export function writeInput(tx: Tx, ss: SpreadsheetData, sheet: SheetData, row: number, column: number, input: Scalar, option: ValueInputOption): void {
+export function writeInput(
+  tx: Tx,
+  ss: SpreadsheetData,
+  sheet: SheetData,
+  row: number,
+  column: number,
+  input: Scalar,
+  option: ValueInputOption,
+): void {
   const old = getCell(sheet, row, column)
   const parsed = parseInput(input, option, ss.properties.locale)
   const next: CellData = { ...(old ?? {}) }
@@ -189,7 +233,16 @@ export function writeInput(tx: Tx, ss: SpreadsheetData, sheet: SheetData, row: n
  * Writes a row-major block at (row, column) and reports Google's counts:
  * cells = non-null values, rows/columns = those holding one (§5.1).
  */
-export function writeBlock(tx: Tx, ss: SpreadsheetData, sheet: SheetData, row: number, column: number, values: Input[][], option: ValueInputOption, response: ResponseOptions | undefined): UpdateResult {
+export function writeBlock(
+  tx: Tx,
+  ss: SpreadsheetData,
+  sheet: SheetData,
+  row: number,
+  column: number,
+  values: Input[][],
+  option: ValueInputOption,
+  response: ResponseOptions | undefined,
+): UpdateResult {
   const rows = new Set<number>()
   const columns = new Set<number>()
   const written: [number, number][] = []
@@ -206,7 +259,12 @@ export function writeBlock(tx: Tx, ss: SpreadsheetData, sheet: SheetData, row: n
       written.push([row + i, column + j])
     })
   })
-  const extent: GridBounds = { startRow: row, endRow: row + Math.max(values.length, 1), startColumn: column, endColumn: column + Math.max(width, 1) }
+  const extent: GridBounds = {
+    startRow: row,
+    endRow: row + Math.max(values.length, 1),
+    startColumn: column,
+    endColumn: column + Math.max(width, 1),
+  }
   const result: UpdateResult = { updatedRange: formatRange(sheet.properties.title, extent), sheetId: sheet.properties.sheetId, written }
   if (rows.size > 0) result.updatedRows = rows.size
   if (columns.size > 0) result.updatedColumns = columns.size
@@ -229,7 +287,15 @@ export function rowMajor(values: Input[][], majorDimension: MajorDimension): Inp
  * values.update semantics for one range: start inside the grid, data inside
  * the range (or the grid, for an anchor cell), never grows the grid.
  */
-export function updateValues(tx: Tx, ss: SpreadsheetData, range: string, body: { values?: unknown; majorDimension?: unknown; range?: unknown }, option: ValueInputOption, response: ResponseOptions | undefined, valuesField: string): UpdateResult {
+export function updateValues(
+  tx: Tx,
+  ss: SpreadsheetData,
+  range: string,
+  body: { values?: unknown; majorDimension?: unknown; range?: unknown },
+  option: ValueInputOption,
+  response: ResponseOptions | undefined,
+  valuesField: string,
+): UpdateResult {
   const resolved = resolveRange(ss, range)
   if (typeof body.range === 'string' && body.range !== range) {
     const other = resolveRange(ss, body.range)
@@ -241,10 +307,13 @@ export function updateValues(tx: Tx, ss: SpreadsheetData, range: string, body: {
   const b = boundedOf(resolved)
   const limit = writeLimit(resolved.sheet, resolved.bounds)
   values.forEach((line, i) => {
-    if (b.startRow + i >= limit.endRow) throw invalidArgument(`Requested writing within range [${range}], but tried writing to row [${limit.endRow + 1}]`)
-    if (b.startColumn + line.length > limit.endColumn) throw invalidArgument(`Requested writing within range [${range}], but tried writing to column [${columnLetters(limit.endColumn)}]`)
+    if (b.startRow + i >= limit.endRow)
+      throw invalidArgument(`Requested writing within range [${range}], but tried writing to row [${limit.endRow + 1}]`)
+    if (b.startColumn + line.length > limit.endColumn)
+      throw invalidArgument(`Requested writing within range [${range}], but tried writing to column [${columnLetters(limit.endColumn)}]`)
   })
-  if (values.length === 0) return { updatedRange: formatRange(resolved.sheet.properties.title, b), sheetId: resolved.sheet.properties.sheetId, written: [] }
+  if (values.length === 0)
+    return { updatedRange: formatRange(resolved.sheet.properties.title, b), sheetId: resolved.sheet.properties.sheetId, written: [] }
   return writeBlock(tx, ss, resolved.sheet, b.startRow, b.startColumn, values, option, response)
 }
 
@@ -266,7 +335,12 @@ function connectedBlock(sheet: SheetData, row: number, column: number, seen: Set
     box.endRow = Math.max(box.endRow, r + 1)
     box.startColumn = Math.min(box.startColumn, c)
     box.endColumn = Math.max(box.endColumn, c + 1)
-    for (const [nr, nc] of [[r - 1, c], [r + 1, c], [r, c - 1], [r, c + 1]] as const) {
+    for (const [nr, nc] of [
+      [r - 1, c],
+      [r + 1, c],
+      [r, c - 1],
+      [r, c + 1],
+    ] as const) {
       if (nr < 0 || nc < 0 || nc >= width) continue
       const k = nr * width + nc
       if (seen.has(k) || !isFilled(sheet, nr, nc)) continue
@@ -330,7 +404,12 @@ export function appendValues(
   const out: AppendResult = { updates: { updatedRange: '', sheetId: sheet.properties.sheetId, written: [] } }
   if (table) out.tableRange = formatRange(sheet.properties.title, table)
   if (values.length === 0) {
-    out.updates.updatedRange = formatRange(sheet.properties.title, { startRow: Math.min(row, sheet.properties.gridProperties.rowCount - 1), endRow: Math.min(row, sheet.properties.gridProperties.rowCount - 1) + 1, startColumn: column, endColumn: column + 1 })
+    out.updates.updatedRange = formatRange(sheet.properties.title, {
+      startRow: Math.min(row, sheet.properties.gridProperties.rowCount - 1),
+      endRow: Math.min(row, sheet.properties.gridProperties.rowCount - 1) + 1,
+      startColumn: column,
+      endColumn: column + 1,
+    })
     return out
   }
   const grid = () => sheet.properties.gridProperties
@@ -376,7 +455,12 @@ export function clearValues(tx: Tx, ss: SpreadsheetData, range: string): { clear
  * "where at least one cell … was updated", so a row or column written by two
  * items counts once (A1:D1 plus A4:D4 is 2 rows, 4 columns, 8 cells, 1 sheet).
  */
-export function batchTotals(results: readonly { sheetId: number; written: readonly [number, number][] }[]): { totalUpdatedRows?: number; totalUpdatedColumns?: number; totalUpdatedCells?: number; totalUpdatedSheets?: number } {
+export function batchTotals(results: readonly { sheetId: number; written: readonly [number, number][] }[]): {
+  totalUpdatedRows?: number
+  totalUpdatedColumns?: number
+  totalUpdatedCells?: number
+  totalUpdatedSheets?: number
+} {
   const rows = new Set<string>()
   const columns = new Set<string>()
   const cells = new Set<string>()

@@ -17,7 +17,16 @@ export interface ExtendedValue {
 export type NumberFormatType = 'TEXT' | 'NUMBER' | 'PERCENT' | 'CURRENCY' | 'DATE' | 'TIME' | 'DATE_TIME' | 'SCIENTIFIC'
 
 /** The NumberFormatType enum (there is no DURATION: durations are TIME with an elapsed pattern). */
-export const NUMBER_FORMAT_TYPES: readonly NumberFormatType[] = ['TEXT', 'NUMBER', 'PERCENT', 'CURRENCY', 'DATE', 'TIME', 'DATE_TIME', 'SCIENTIFIC']
+export const NUMBER_FORMAT_TYPES: readonly NumberFormatType[] = [
+  'TEXT',
+  'NUMBER',
+  'PERCENT',
+  'CURRENCY',
+  'DATE',
+  'TIME',
+  'DATE_TIME',
+  'SCIENTIFIC',
+]
 
 export interface NumberFormat {
   type: NumberFormatType
@@ -136,7 +145,10 @@ export function parseUserEntered(text: string, locale = 'en_US'): ParsedInput {
   const plain = parseNumberText(trimmed)
   if (plain) {
     if (!plain.grouped) return { value: { numberValue: plain.value } }
-    return { value: { numberValue: plain.value }, numberFormat: { type: 'NUMBER', pattern: plain.decimals > 0 ? `#,##0.${'0'.repeat(plain.decimals)}` : '#,##0' } }
+    return {
+      value: { numberValue: plain.value },
+      numberFormat: { type: 'NUMBER', pattern: plain.decimals > 0 ? `#,##0.${'0'.repeat(plain.decimals)}` : '#,##0' },
+    }
   }
   const percent = /^([-+]?[\d,]*\.?\d+)\s*%$/.exec(trimmed)
   if (percent) {
@@ -247,7 +259,10 @@ export function formatDateTime(serial: number, pattern: string): string {
     else if (t === 's') out += String(p.second)
     else if (t === 'am/pm') out += p.hour < 12 ? 'AM' : 'PM'
     else if (t === 'a/p') out += p.hour < 12 ? 'A' : 'P'
-    else if (t.startsWith('.0')) out += `.${pad(p.millisecond, 3).slice(0, t.length - 1).padEnd(t.length - 1, '0')}`
+    else if (t.startsWith('.0'))
+      out += `.${pad(p.millisecond, 3)
+        .slice(0, t.length - 1)
+        .padEnd(t.length - 1, '0')}`
     else out += tokens[i]
   })
   return out
@@ -258,7 +273,10 @@ function groupThousands(digits: string): string {
 }
 
 function literalText(raw: string): string {
-  return raw.replace(/\[\$([^\]-]*)[^\]]*\]/g, '$1').replace(/"([^"]*)"/g, '$1').replace(/\\(.)/g, '$1')
+  return raw
+    .replace(/\[\$([^\]-]*)[^\]]*\]/g, '$1')
+    .replace(/"([^"]*)"/g, '$1')
+    .replace(/\\(.)/g, '$1')
 }
 
 /** Renders a number with a numeric pattern (`0`, `0.00`, `#,##0.00`, `0.00%`, `"$"#,##0.00`, `0.00E+00`). */
@@ -297,7 +315,11 @@ export function formatNumberPattern(value: number, pattern: string): string {
 export function formatAutomatic(value: number): string {
   if (Number.isInteger(value) && Math.abs(value) < 1e15) return String(value)
   const abs = Math.abs(value)
-  if (abs !== 0 && (abs >= 1e15 || abs < 1e-9)) return value.toExponential(5).replace(/\.?0+e/, 'e').replace('e', 'E')
+  if (abs !== 0 && (abs >= 1e15 || abs < 1e-9))
+    return value
+      .toExponential(5)
+      .replace(/\.?0+e/, 'e')
+      .replace('e', 'E')
   const s = String(Number(value.toPrecision(15)))
   if (!s.includes('e')) return s
   return value.toFixed(15).replace(/0+$/, '').replace(/\.$/, '')

@@ -67,9 +67,12 @@ export function createPasswordAuthenticator(): Authenticator {
       }
       const user = context.store.verifyPassword(username, password)
       if (!user) return oauthError(400, 'invalid_grant')
-      return Response.json({ token: context.store.issueToken(user.username) }, {
-        headers: { 'content-type': 'application/json; charset=utf-8' },
-      })
+      return Response.json(
+        { token: context.store.issueToken(user.username) },
+        {
+          headers: { 'content-type': 'application/json; charset=utf-8' },
+        },
+      )
     },
     async authenticate(request, context) {
       const token = bearerToken(request)

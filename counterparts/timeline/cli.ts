@@ -67,9 +67,10 @@ if (opts.tagSource !== 'service' && opts.tagSource !== 'other') {
 if (![400, 413, 500, 504].includes(opts.rangeRefusalStatus)) {
   program.error(`--range-refusal-status must be 400, 413, 500 or 504, got ${opts.rangeRefusalStatus}`)
 }
-if (opts.cloud && opts.ntlm) program.error('--cloud and --ntlm exclude each other: the cloud signs in with OpenID Connect, Windows servers with NTLM.')
-if (!opts.basePath.startsWith('/') || !opts.basePath.endsWith('/')) program.error(`--base-path must start and end with "/", got ${JSON.stringify(opts.basePath)}`)
-
+if (opts.cloud && opts.ntlm)
+  program.error('--cloud and --ntlm exclude each other: the cloud signs in with OpenID Connect, Windows servers with NTLM.')
+if (!opts.basePath.startsWith('/') || !opts.basePath.endsWith('/'))
+  program.error(`--base-path must start and end with "/", got ${JSON.stringify(opts.basePath)}`)
 
 const data = {
   users: opts.users,
@@ -194,9 +195,7 @@ if ('issuer' in server) {
       '  npm start -- export --config reference-ntlm.json',
       '',
       `  curl -i ${apiUrl}                          # 401, WWW-Authenticate: NTLM`,
-      ...(example
-        ? [`  curl --ntlm -u '${example.username}:${example.password}' -H 'Accept: ${mediaType}' ${apiUrl}/timelines`]
-        : []),
+      ...(example ? [`  curl --ntlm -u '${example.username}:${example.password}' -H 'Accept: ${mediaType}' ${apiUrl}/timelines`] : []),
     ]
   } else {
     lines = [

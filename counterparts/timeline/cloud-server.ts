@@ -73,7 +73,9 @@ export async function startCloudReferenceServer(options: CloudReferenceServerOpt
   const store = createTimelineStore(options)
   const seed = options.data === false ? undefined : seedStore(store, options.data ?? {})
   const account =
-    options.account ?? seed?.transfer?.username ?? (options.data && options.data.directoryUsers ? `EXAMPLE\\${STAFF.transfer.local}` : `${STAFF.transfer.local}@example.com`)
+    options.account ??
+    seed?.transfer?.username ??
+    (options.data && options.data.directoryUsers ? `EXAMPLE\\${STAFF.transfer.local}` : `${STAFF.transfer.local}@example.com`)
   if (!store.user(account)) store.addUser({ username: account, password: STAFF.transfer.password, role: 'contentEditor' })
 
   const op = await startOpenIdProvider({

@@ -160,12 +160,7 @@ function notFound(store: TimelineStore, url: URL): Response {
 }
 
 function methodNotAllowed(store: TimelineStore, allowed: string[]): Response {
-  return json(
-    store,
-    { errorCode: 'MethodNotAllowed', message: `Allowed: ${allowed.join(', ')}.` },
-    405,
-    { allow: allowed.join(', ') },
-  )
+  return json(store, { errorCode: 'MethodNotAllowed', message: `Allowed: ${allowed.join(', ')}.` }, 405, { allow: allowed.join(', ') })
 }
 
 function forbidden(store: TimelineStore, message: string): Response {
@@ -205,9 +200,7 @@ function sameUser(a: string, b: string): boolean {
 
 function listTimelines(store: TimelineStore, url: URL, apiUrl: string, user: UserRecord): Response {
   const filter = url.searchParams.get('timelineKey')?.toLowerCase()
-  const timelines = store
-    .timelines()
-    .filter((timeline) => canSee(user, timeline) && (filter === undefined || timeline.key === filter))
+  const timelines = store.timelines().filter((timeline) => canSee(user, timeline) && (filter === undefined || timeline.key === filter))
   return json(store, { timelines: timelines.map((timeline) => timelineJson(store, timeline, apiUrl)) })
 }
 
@@ -408,7 +401,10 @@ function mayManageTags(user: UserRecord): boolean {
 function readTagList(store: TimelineStore, url: URL, apiUrl: string, user: UserRecord): Response {
   if (url.searchParams.get('getAll')?.toLowerCase() === 'true') {
     if (!mayManageTags(user)) {
-      return forbidden(store, `User '${user.username}' (${user.role}) may not list all tag combinations; administrator or content editor needed.`)
+      return forbidden(
+        store,
+        `User '${user.username}' (${user.role}) may not list all tag combinations; administrator or content editor needed.`,
+      )
     }
     return tagListJson(store, store.allowedTagsListing(), apiUrl)
   }
@@ -417,9 +413,7 @@ function readTagList(store: TimelineStore, url: URL, apiUrl: string, user: UserR
 
 const TagListBody = z.object({
   tagcombinations: z.array(z.string()),
-  usertagcombinationlists: z
-    .array(z.object({ users: z.array(z.string()), tagcombinations: z.array(z.string()) }))
-    .optional(),
+  usertagcombinationlists: z.array(z.object({ users: z.array(z.string()), tagcombinations: z.array(z.string()) })).optional(),
 })
 
 async function writeTagList(store: TimelineStore, request: Request, apiUrl: string, user: UserRecord): Promise<Response> {
@@ -427,7 +421,12 @@ async function writeTagList(store: TimelineStore, request: Request, apiUrl: stri
     return forbidden(store, `User '${user.username}' (${user.role}) may not set tag combinations; administrator or content editor needed.`)
   }
   if (store.settings.tagSource !== 'service') {
-    return errorResponse(store, 409, 'Tags/SourceNotService', 'The server takes allowed tags from another source; set the tag combination source to Service.')
+    return errorResponse(
+      store,
+      409,
+      'Tags/SourceNotService',
+      'The server takes allowed tags from another source; set the tag combination source to Service.',
+    )
   }
   const raw = await readJson(request, false)
   if (!raw.ok) return errorResponse(store, 400, 'Validation', raw.problem)

@@ -29,7 +29,9 @@ const TYPE2_FLAGS = 0x00000001 | 0x00000004 | 0x00000200 | 0x00008000 | 0x000100
  * Authenticator for a server set up with Windows accounts. Users are the
  * store's directory-style users (`EXAMPLE\alice`) with their store passwords.
  */
-export function createNtlmAuthenticator(options: NtlmAuthenticatorOptions = {}): Authenticator & { connections: Map<string, ConnectionState> } {
+export function createNtlmAuthenticator(
+  options: NtlmAuthenticatorOptions = {},
+): Authenticator & { connections: Map<string, ConnectionState> } {
   const domain = options.domain ?? 'EXAMPLE'
   const computer = options.computer ?? 'TIMELINE'
   const connections = new Map<string, ConnectionState>()
@@ -121,9 +123,13 @@ function verifyType3(message: Buffer, challenge: Buffer, context: AuthContext): 
   const record = context.store.user(domain ? `${domain}\\${user}` : user) ?? context.store.user(user)
   if (!record) return undefined
   const ntHash = Buffer.from(md4.arrayBuffer(Buffer.from(record.password, 'utf16le')))
-  const ntowfv2 = createHmac('md5', ntHash).update(Buffer.from(user.toUpperCase() + domain, 'utf16le')).digest()
+  const ntowfv2 = createHmac('md5', ntHash)
+    .update(Buffer.from(user.toUpperCase() + domain, 'utf16le'))
+    .digest()
   const proof = ntResponse.subarray(0, 16)
   const blob = ntResponse.subarray(16)
-  const expected = createHmac('md5', ntowfv2).update(Buffer.concat([challenge, blob])).digest()
+  const expected = createHmac('md5', ntowfv2)
+    .update(Buffer.concat([challenge, blob]))
+    .digest()
   return timingSafeEqual(proof, expected) ? record.username : undefined
 }

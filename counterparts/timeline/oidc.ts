@@ -216,10 +216,10 @@ async function autoApprove(
 ): Promise<void> {
   const { params, session, grantId } = await provider.interactionDetails(req, res)
   const accountId: string = session?.accountId ?? settings.accountId
-  const grant = grantId
-    ? await provider.Grant.find(grantId)
-    : new provider.Grant({ accountId, clientId: params.client_id })
-  const requested = String(params.scope ?? '').split(' ').filter(Boolean)
+  const grant = grantId ? await provider.Grant.find(grantId) : new provider.Grant({ accountId, clientId: params.client_id })
+  const requested = String(params.scope ?? '')
+    .split(' ')
+    .filter(Boolean)
   grant.addOIDCScope(requested.filter((scope) => scope !== settings.resourceScope).join(' '))
   if (requested.includes(settings.resourceScope)) grant.addResourceScope(settings.audience, settings.resourceScope)
   const savedGrantId: string = await grant.save()

@@ -51,8 +51,26 @@ export interface SeedResult {
 }
 
 const FIRST_NAMES = [
-  'alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi', 'ivan', 'judy',
-  'karl', 'lena', 'mallory', 'nina', 'oscar', 'peggy', 'quinn', 'rupert', 'sybil', 'trent',
+  'alice',
+  'bob',
+  'carol',
+  'dave',
+  'erin',
+  'frank',
+  'grace',
+  'heidi',
+  'ivan',
+  'judy',
+  'karl',
+  'lena',
+  'mallory',
+  'nina',
+  'oscar',
+  'peggy',
+  'quinn',
+  'rupert',
+  'sybil',
+  'trent',
 ]
 const TEAMS = ['Design', 'Engineering', 'Support']
 
@@ -99,7 +117,10 @@ export function seedStore(store: TimelineStore, options: SeedOptions = {}): Seed
   if (!/^\d{4}-\d{2}-\d{2}$/.test(startDate)) {
     throw new TypeError(`Expected \`startDate\` to be YYYY-MM-DD, got ${JSON.stringify(startDate)}`)
   }
-  for (const [name, value] of [['users', userCount], ['days', days]] as const) {
+  for (const [name, value] of [
+    ['users', userCount],
+    ['days', days],
+  ] as const) {
     if (!Number.isInteger(value) || value < 0) throw new TypeError(`Expected \`${name}\` to be an integer >= 0, got \`${value}\``)
   }
   if (zones.length === 0) throw new TypeError('Expected `timeZones` to hold at least one zone')
@@ -142,8 +163,8 @@ export function seedStore(store: TimelineStore, options: SeedOptions = {}): Seed
       teams: [TEAMS[u % TEAMS.length]!],
     })
     const tags = store.createTimeline({ owner: record.username, kind: 'Tags' })
-    const usage = options.otherTimelines ?? true ? store.createTimeline({ owner: record.username, kind: 'ComputerUsage' }) : undefined
-    const apps = options.otherTimelines ?? true ? store.createTimeline({ owner: record.username, kind: 'Applications' }) : undefined
+    const usage = (options.otherTimelines ?? true) ? store.createTimeline({ owner: record.username, kind: 'ComputerUsage' }) : undefined
+    const apps = (options.otherTimelines ?? true) ? store.createTimeline({ owner: record.username, kind: 'Applications' }) : undefined
     result.users.push(describe(record, timeZone, tags.key))
 
     const add = (key: string, name: string, startMs: number, seconds: number, notes?: string, isActive?: boolean) => {
@@ -160,7 +181,13 @@ export function seedStore(store: TimelineStore, options: SeedOptions = {}): Seed
       const dstDay = tzOffset(timeZone, new Date(midnight)) !== tzOffset(timeZone, new Date(nextMidnight - 1))
       if (dstDay) {
         // Night work across the clock change: wall time and duration disagree on purpose.
-        add(tags.key, 'Initech, Support, On-call, :billable', zonedInstant(y, m, dd, 1, 30, timeZone), 2 * 3600, 'Night shift across the clock change')
+        add(
+          tags.key,
+          'Initech, Support, On-call, :billable',
+          zonedInstant(y, m, dd, 1, 30, timeZone),
+          2 * 3600,
+          'Night shift across the clock change',
+        )
       }
       if (weekend && random() < 0.8) continue
 

@@ -619,7 +619,10 @@ export function expandTagLines(lines: string[]): { ok: true; combinations: strin
     const depth = /^,*/.exec(line)![0].length
     const rest = line.slice(depth)
     if (depth > 0 && prefixes[depth - 1] === undefined) {
-      return { ok: false, problem: `line ${index + 1} ${JSON.stringify(raw)} starts with ${depth} comma(s) but no prefix line of that depth comes before it` }
+      return {
+        ok: false,
+        problem: `line ${index + 1} ${JSON.stringify(raw)} starts with ${depth} comma(s) but no prefix line of that depth comes before it`,
+      }
     }
     const prefix = depth > 0 ? prefixes[depth - 1]! : []
     if (rest.endsWith(',.')) {

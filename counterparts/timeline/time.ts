@@ -27,8 +27,7 @@ export function parseStart(raw: string): ParsedStart | undefined {
   return { ms, text }
 }
 
-const BOUND =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,7})?)?(Z|[+-]\d{2}:?\d{2}| \d{2}:?\d{2})?)?$/
+const BOUND = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,7})?)?(Z|[+-]\d{2}:?\d{2}| \d{2}:?\d{2})?)?$/
 
 export type BoundResult = { ok: true; ms: number } | { ok: false; problem: string }
 
@@ -77,14 +76,7 @@ export function zonedIso(ms: number, timeZone: string): string {
 }
 
 /** The instant of a local wall time in a zone. */
-export function zonedInstant(
-  year: number,
-  month: number,
-  day: number,
-  hour: number,
-  minute: number,
-  timeZone: string,
-): number {
+export function zonedInstant(year: number, month: number, day: number, hour: number, minute: number, timeZone: string): number {
   return new TZDate(year, month - 1, day, hour, minute, 0, 0, timeZone).getTime()
 }
 

@@ -15,7 +15,6 @@ import { packageVersion } from '../config/package-version.ts'
 
 export type { GlobalOptions } from './globals.ts'
 
-
 const DEFAULT_CONFIG = process.env.TIMELINE_SHEETS_CONFIG ?? 'timeline-sheets.json'
 
 export function buildProgram(): Command {
@@ -61,7 +60,7 @@ ${EXIT_CODES_HELP}`,
 
   program
     .command('export')
-    .description('Fill the target spreadsheet with tag activities; later runs follow the server\'s incremental links.')
+    .description("Fill the target spreadsheet with tag activities; later runs follow the server's incremental links.")
     .option('-t, --target <name>', 'only this target (default: every target in the config)')
     .option('-n, --dry-run', 'read both sides and show what would be written, write nothing', false)
     .option('--full', 'ignore cursors and re-read the whole window (a full reconcile by Key)', false)
@@ -85,12 +84,24 @@ Examples:
     command
       .option('-t, --target <name>', 'only this target (default: every target in the config)')
       .option('-n, --dry-run', 'show the plan, write nothing', false)
-      .option('--delete-missing', 'delete on the server the activities whose rows were removed from the sheet (default: only report them)', false)
+      .option(
+        '--delete-missing',
+        'delete on the server the activities whose rows were removed from the sheet (default: only report them)',
+        false,
+      )
       .option('--max-delete <n|n%>', 'most deletions one run may make: a count (200) or a share of the rows (50%)')
-      .option('--force', 'apply even when the plan looks like an accident (too many deletes, almost every row changed, an empty sheet)', false)
+      .option(
+        '--force',
+        'apply even when the plan looks like an accident (too many deletes, almost every row changed, an empty sheet)',
+        false,
+      )
       .option('--force-layout', 'apply even when the header row looks damaged', false)
       .option('--strict-tags', 'treat tags outside the allowed combinations as errors, not warnings', false)
-      .option('--overwrite-tags', "send the Allowed tags tab even though the server's list changed since the export (replaces that change)", false)
+      .option(
+        '--overwrite-tags',
+        "send the Allowed tags tab even though the server's list changed since the export (replaces that change)",
+        false,
+      )
 
   importFlags(
     program

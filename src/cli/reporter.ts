@@ -39,7 +39,12 @@ export function createReporter(options: ReporterOptions): Reporter {
   const line = (level: string, message: string, fields?: Record<string, unknown>) => {
     if (tty) {
       clearBar()
-      const extra = fields && Object.keys(fields).length ? ` (${Object.entries(fields).map(([k, v]) => `${k}: ${String(v)}`).join(', ')})` : ''
+      const extra =
+        fields && Object.keys(fields).length
+          ? ` (${Object.entries(fields)
+              .map(([k, v]) => `${k}: ${String(v)}`)
+              .join(', ')})`
+          : ''
       stderr.write(redactUserInfo(`${level === 'warn' ? 'warning: ' : ''}${message}${extra}\n`))
     } else {
       stderr.write(redactUserInfo(`${structured({ time: now().toISOString(), level, msg: message, ...fields })}\n`))
@@ -65,7 +70,7 @@ export function createReporter(options: ReporterOptions): Reporter {
         return
       }
       const step = total > 0 ? Math.floor((done / total) * 10) : 10
-      if (step !== lastStep.get(label) && (step > (lastStep.get(label) ?? -1))) {
+      if (step !== lastStep.get(label) && step > (lastStep.get(label) ?? -1)) {
         lastStep.set(label, step)
         line('info', label, { done, total })
       }

@@ -43,7 +43,11 @@ export function parseDeadline(text: string): number {
   return ms
 }
 
-export async function createSignIn(loaded: LoadedConfig, env: NodeJS.ProcessEnv = process.env, network: NetworkSettings = requestLimits(loaded)): Promise<SignIn> {
+export async function createSignIn(
+  loaded: LoadedConfig,
+  env: NodeJS.ProcessEnv = process.env,
+  network: NetworkSettings = requestLimits(loaded),
+): Promise<SignIn> {
   const { config } = loaded
   const auth: TimelineAuthConfig = config.timeline.auth
   const vendor = vendorIdentifiers(config.vendor)
@@ -134,7 +138,10 @@ export async function openTargetSpreadsheet(
   }
   const google = loaded.config.google
   if (!google) {
-    throw new TimelineSheetsError('TS_CONFIG_INVALID', `Target ${target.name} uses a Google spreadsheet but the config has no "google" section.`)
+    throw new TimelineSheetsError(
+      'TS_CONFIG_INVALID',
+      `Target ${target.name} uses a Google spreadsheet but the config has no "google" section.`,
+    )
   }
   const { createGoogleSpreadsheet } = await import('../sheets/google/backend.ts')
   const transport = createTransport(network)
@@ -147,7 +154,8 @@ export async function openTargetSpreadsheet(
     pace: { readsPerMinute: google.readsPerMinute, writesPerMinute: google.writesPerMinute },
     quota: { windowMs: google.quotaWindowMs },
     log: (event) => {
-      if (event.type === 'retry') reporter.info(`Google Sheets asked to slow down, retrying in ${Math.round(event.delayMs / 100) / 10} s`, { reason: event.reason })
+      if (event.type === 'retry')
+        reporter.info(`Google Sheets asked to slow down, retrying in ${Math.round(event.delayMs / 100) / 10} s`, { reason: event.reason })
       else reporter.debug('sheets', event as unknown as Record<string, unknown>)
     },
   })

@@ -40,28 +40,44 @@ export function parseConfig(text: string, file: string): Omit<LoadedConfig, 'fil
   }
   const result = configSchema.safeParse(json)
   if (!result.success) {
-    throw new TimelineSheetsError('TS_CONFIG_INVALID', `${file} has ${plural(result.error.issues.length, 'problem')}:\n${formatIssues(result.error.issues)}`, {
-      hint: 'See config.example.json for a complete example.',
-    })
+    throw new TimelineSheetsError(
+      'TS_CONFIG_INVALID',
+      `${file} has ${plural(result.error.issues.length, 'problem')}:\n${formatIssues(result.error.issues)}`,
+      {
+        hint: 'See config.example.json for a complete example.',
+      },
+    )
   }
   const config = result.data
   const names = new Set<string>()
   for (const [i, target] of config.targets.entries()) {
     if (names.has(target.name)) {
-      throw new TimelineSheetsError('TS_CONFIG_INVALID', `${file} has a problem:\n  - targets[${i}].name: "${target.name}" is used by another target`, {
-        hint: 'Give each target its own name; it keys locks and state.',
-      })
+      throw new TimelineSheetsError(
+        'TS_CONFIG_INVALID',
+        `${file} has a problem:\n  - targets[${i}].name: "${target.name}" is used by another target`,
+        {
+          hint: 'Give each target its own name; it keys locks and state.',
+        },
+      )
     }
     names.add(target.name)
     if (!isValidTimeZone(target.timeZone)) {
-      throw new TimelineSheetsError('TS_CONFIG_INVALID', `${file} has a problem:\n  - targets[${i}].timeZone: "${target.timeZone}" is not an IANA time zone`, {
-        hint: 'Use a zone such as Europe/Berlin, America/New_York or UTC.',
-      })
+      throw new TimelineSheetsError(
+        'TS_CONFIG_INVALID',
+        `${file} has a problem:\n  - targets[${i}].timeZone: "${target.timeZone}" is not an IANA time zone`,
+        {
+          hint: 'Use a zone such as Europe/Berlin, America/New_York or UTC.',
+        },
+      )
     }
     if (target.spreadsheet.kind === 'google' && !config.google) {
-      throw new TimelineSheetsError('TS_CONFIG_INVALID', `${file} has a problem:\n  - targets[${i}].spreadsheet: a Google spreadsheet needs a "google" section with its sign-in`, {
-        hint: 'Add "google": { "auth": { "mode": "service-account", "keyFile": "…" } }, or use { "kind": "workbook", "path": "…" }.',
-      })
+      throw new TimelineSheetsError(
+        'TS_CONFIG_INVALID',
+        `${file} has a problem:\n  - targets[${i}].spreadsheet: a Google spreadsheet needs a "google" section with its sign-in`,
+        {
+          hint: 'Add "google": { "auth": { "mode": "service-account", "keyFile": "…" } }, or use { "kind": "workbook", "path": "…" }.',
+        },
+      )
     }
   }
   const folder = path.dirname(file)

@@ -5,9 +5,7 @@
  */
 import { z } from 'zod'
 
-const envName = z
-  .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the name of an environment variable, such as TIMELINE_PASSWORD')
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the name of an environment variable, such as TIMELINE_PASSWORD')
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
 
@@ -23,7 +21,9 @@ const urlWithoutUserInfo = (instead: string) =>
     return url.username === '' && url.password === ''
   }, `must not contain a user name or password; ${instead}`)
 
-const serverUrl = urlWithoutUserInfo('put the user name in "username" and the password in the environment variable that "passwordEnv" names')
+const serverUrl = urlWithoutUserInfo(
+  'put the user name in "username" and the password in the environment variable that "passwordEnv" names',
+)
 const cloudUrl = urlWithoutUserInfo('put the client secret in the environment variable that "clientSecretEnv" names')
 
 /** Longest a timer can be set for (setTimeout's limit is about 24.8 days); a day is plenty for one request. */
@@ -45,7 +45,11 @@ const timeouts = z
     /** A whole request, redirects and body included. */
     totalMs: z.int().min(1).max(ONE_DAY_MS).default(120_000),
     /** The whole run (every target); unset: no deadline. `--deadline` on the command line wins. */
-    runMs: z.int().min(1).max(7 * ONE_DAY_MS).optional(),
+    runMs: z
+      .int()
+      .min(1)
+      .max(7 * ONE_DAY_MS)
+      .optional(),
   })
   .prefault({})
 
@@ -177,7 +181,10 @@ export const configSchema = z.strictObject({
   /** The JSON Schema an editor checks and completes the file with (config.schema.json); the tool ignores it. */
   $schema: z.string().optional(),
   /** Token in the API's identifiers: `manictime` for real servers, `service` as the spec writes it. */
-  vendor: z.string().regex(/^[a-z][a-z0-9-]*$/).default('manictime'),
+  vendor: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*$/)
+    .default('manictime'),
   timeline,
   google,
   /** Folder for cursors, run history, journals and locks (relative to the config file). */

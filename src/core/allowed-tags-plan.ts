@@ -26,7 +26,10 @@ export function planAllowedTags(snapshot: Snapshot, tabTitle: string, lastWritte
   if (fingerprint === lastWritten) return { kind: 'unchanged' }
   if (lastWritten === undefined) {
     if (!overwrite) {
-      return { kind: 'refused', message: `The ${tab.title} tab differs from the server, and this tool has no record of what it last exported, so it cannot tell your edits from changes on the server; nothing was sent. ${refusalWays(tab.title)}` }
+      return {
+        kind: 'refused',
+        message: `The ${tab.title} tab differs from the server, and this tool has no record of what it last exported, so it cannot tell your edits from changes on the server; nothing was sent. ${refusalWays(tab.title)}`,
+      }
     }
   }
   return { kind: 'send', allowed: read.allowed, fingerprint, overwrite }

@@ -37,7 +37,10 @@ export function rowsToAllowedTags(rows: readonly (readonly CellValue[])[], appli
     if (isEmptyCell(applies) && isEmptyCell(tags)) return
     const combination = cellText(tags).trim()
     if (combination === '') {
-      problems.push({ rowNumber, message: `Row ${rowNumber}: Tags is empty; write a combination such as "Client, Project" or delete the row` })
+      problems.push({
+        rowNumber,
+        message: `Row ${rowNumber}: Tags is empty; write a combination such as "Client, Project" or delete the row`,
+      })
       return
     }
     const who = cellText(applies).trim()
@@ -80,8 +83,10 @@ function parseAppliesTo(text: string): { ok: true; names: string[] } | { ok: fal
  * as tag sequences (spacing after commas does not matter), order kept.
  */
 export function allowedTagsFingerprint(allowed: AllowedTags): string {
-  const norm = (c: string) => c.split(',').map((t) => t.trim()).join(', ')
-  return fnv1a64Base64url(
-    JSON.stringify([allowed.everyone.map(norm), allowed.groups.map((g) => [g.appliesTo, g.combinations.map(norm)])]),
-  )
+  const norm = (c: string) =>
+    c
+      .split(',')
+      .map((t) => t.trim())
+      .join(', ')
+  return fnv1a64Base64url(JSON.stringify([allowed.everyone.map(norm), allowed.groups.map((g) => [g.appliesTo, g.combinations.map(norm)])]))
 }

@@ -22,8 +22,23 @@ const MAX_SERIAL = 2_958_465
  * cell holding one is not data, unless the tool wrote that very text (rows.ts).
  */
 export const SPREADSHEET_ERRORS: readonly string[] = [
-  '#N/A', '#REF!', '#DIV/0!', '#VALUE!', '#NAME?', '#NUM!', '#NULL!', '#ERROR!', '#SPILL!', '#CALC!',
-  '#GETTING_DATA', '#BLOCKED!', '#BUSY!', '#CONNECT!', '#FIELD!', '#UNKNOWN!', '#PYTHON!',
+  '#N/A',
+  '#REF!',
+  '#DIV/0!',
+  '#VALUE!',
+  '#NAME?',
+  '#NUM!',
+  '#NULL!',
+  '#ERROR!',
+  '#SPILL!',
+  '#CALC!',
+  '#GETTING_DATA',
+  '#BLOCKED!',
+  '#BUSY!',
+  '#CONNECT!',
+  '#FIELD!',
+  '#UNKNOWN!',
+  '#PYTHON!',
 ]
 const ERRORS = new Set(SPREADSHEET_ERRORS)
 
@@ -56,7 +71,8 @@ export function excerpt(text: string, max = 40): string {
   return cut.length < text.length ? `${clean}…` : clean
 }
 
-const UNPRINTABLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+const UNPRINTABLE =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
 
 /** A cell as display text (numbers as written, booleans as TRUE/FALSE). */
 export function cellText(value: CellValue | undefined): string {
@@ -121,7 +137,10 @@ export function readTimeCell(value: CellValue | undefined, options: TimeCellOpti
     }
     // Times count in whole seconds: 23:59:59.9 would be 24:00, which is the next day's 00:00.
     if (!options.allowDays && Math.round(value * SECONDS_PER_DAY) >= SECONDS_PER_DAY) {
-      return { ok: false, message: 'rounds to 24:00, which is midnight of the next day; type 23:59:59 at the latest, or the next day in Date and 00:00 here' }
+      return {
+        ok: false,
+        message: 'rounds to 24:00, which is midnight of the next day; type 23:59:59 at the latest, or the next day in Date and 00:00 here',
+      }
     }
     return { ok: true, value }
   }

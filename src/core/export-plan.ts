@@ -6,7 +6,16 @@
 import type { Activity, ActivityInput, AllowedTags } from './activity.ts'
 import { activityChanges, withChanges } from './changes.ts'
 import { allowedTagsFingerprint, allowedTagsToRows, rowsToAllowedTags } from './allowed-tags-sheet.ts'
-import { ACTIVITY_COLUMN, ALLOWED_TAGS_COLUMN, activitiesTab, allowedTagsTab, syncLogTab, timelineTab, validateHeader, type HeaderLayout } from './columns.ts'
+import {
+  ACTIVITY_COLUMN,
+  ALLOWED_TAGS_COLUMN,
+  activitiesTab,
+  allowedTagsTab,
+  syncLogTab,
+  timelineTab,
+  validateHeader,
+  type HeaderLayout,
+} from './columns.ts'
 import { withServerVersion } from './describe.ts'
 import { startsWithin } from './import-plan.ts'
 import { fingerprintOf } from './fingerprint.ts'
@@ -87,9 +96,13 @@ export function activitiesLayout(tab: TabData, spec: TabSpec): HeaderLayout {
   }
   const check = validateHeader(tab.header, spec)
   if (!check.ok) {
-    throw new TimelineSheetsError('TS_GUARD', `The ${tab.title} tab's header is damaged: ${check.problems.map((p) => p.message).join('; ')}.`, {
-      hint: 'Restore the header row (the names are listed above). Nothing was written.',
-    })
+    throw new TimelineSheetsError(
+      'TS_GUARD',
+      `The ${tab.title} tab's header is damaged: ${check.problems.map((p) => p.message).join('; ')}.`,
+      {
+        hint: 'Restore the header row (the names are listed above). Nothing was written.',
+      },
+    )
   }
   return check.layout
 }
@@ -263,7 +276,14 @@ export function planTimeline(change: TimelineDelta, ctx: PlanContext): Decision[
             kind: 'invalid',
             rowNumber: line.rowNumber,
             key,
-            problems: [{ code: 'duplicate-key', severity: 'error', column: 'Key', message: `Key: this activity is in rows ${refs.map((r) => r.rowNumber).join(', ')}; keep one row and delete the other copies` }],
+            problems: [
+              {
+                code: 'duplicate-key',
+                severity: 'error',
+                column: 'Key',
+                message: `Key: this activity is in rows ${refs.map((r) => r.rowNumber).join(', ')}; keep one row and delete the other copies`,
+              },
+            ],
           }
         }
       }
@@ -285,7 +305,8 @@ export function planTimeline(change: TimelineDelta, ctx: PlanContext): Decision[
     if (d.kind === 'conflict') return { ...d, reason: withServerVersion(d.reason, server.get(d.key)?.activity, ctx.timeZone) }
     // A row rewritten with the server's version says what changed in it.
     const before = d.kind === 'export-update' ? inRow.get(d.rowNumber) : undefined
-    if (d.kind === 'export-update' && before) return { ...d, reason: withChanges(d.reason, activityChanges(before, d.activity, ctx.timeZone)) }
+    if (d.kind === 'export-update' && before)
+      return { ...d, reason: withChanges(d.reason, activityChanges(before, d.activity, ctx.timeZone)) }
     return d
   })
 }
@@ -301,7 +322,8 @@ function reappend(d: Extract<Decision, { kind: 'report-missing' }>, server: Map<
     user: s.user,
     fingerprint: fingerprintOf(s),
     word: 'Done',
-    reason: 'This row had been removed from the sheet, but the activity still exists on the server, so it is shown again. Tick Delete to delete it.',
+    reason:
+      'This row had been removed from the sheet, but the activity still exists on the server, so it is shown again. Tick Delete to delete it.',
     sheet: 'missing',
     server: d.server,
     warnings: [],
@@ -311,7 +333,6 @@ function reappend(d: Extract<Decision, { kind: 'report-missing' }>, server: Map<
 function serialDayOf(iso: string, timeZone: string): number {
   return localDateToSerial(localDateOf(timeZone, parseOffsetInstant(iso).epochSeconds))
 }
-
 
 /** The server's allowed tags, or undefined when the account may not read everyone's (said in `warnings`). */
 /**
@@ -338,7 +359,9 @@ export function allowedTagsWrite(
     if (sheetFingerprint === serverFingerprint) return { write: undefined, outcome: 'unchanged', fingerprint: serverFingerprint }
     // A tab that differs from what the tool last wrote holds a manager's edits: never overwrite them.
     if (sheetFingerprint !== lastWritten) {
-      warnings.push(`The ${data.title} tab was edited and the edits are not imported yet; it was left as it is (run import or sync to send them).`)
+      warnings.push(
+        `The ${data.title} tab was edited and the edits are not imported yet; it was left as it is (run import or sync to send them).`,
+      )
       return { write: undefined, outcome: 'unchanged' }
     }
   }
@@ -363,4 +386,3 @@ export function keysOfRows(decisions: readonly Decision[], rows: ReadonlySet<num
   }
   return keys
 }
-

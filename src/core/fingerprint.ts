@@ -54,7 +54,10 @@ export function fingerprint(values: SyncedValues): string {
  * The fingerprint of an activity (as the server holds it, as a row asks for it, as a journal recorded it)
  * and its owner: the one way every part of the tool computes a Base.
  */
-export function fingerprintOf(of: { user: string; activity: { start: string; duration: number; tags: readonly string[]; notes: string | undefined } }): string {
+export function fingerprintOf(of: {
+  user: string
+  activity: { start: string; duration: number; tags: readonly string[]; notes: string | undefined }
+}): string {
   const a = of.activity
   return fingerprint({ user: of.user, start: a.start, duration: a.duration, tags: a.tags, notes: a.notes })
 }

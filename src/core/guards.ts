@@ -64,24 +64,28 @@ export function runGuards(plan: SyncPlan, facts: GuardFacts, options: GuardOptio
 function damagedLayout(facts: GuardFacts): GuardFailure[] {
   if (facts.headerProblems.length === 0) return []
   const what = facts.headerProblems.map((p) => p.message).join('; ')
-  return [{
-    guard: 'damaged-layout',
-    flag: '--force-layout',
-    count: facts.headerProblems.length,
-    total: facts.headerProblems.length,
-    message: `Safety abort: the Activities header is damaged (${what}). Without it rows cannot be matched to activities, so nothing was written. Repair the header, or run with --force-layout if you are sure.`,
-  }]
+  return [
+    {
+      guard: 'damaged-layout',
+      flag: '--force-layout',
+      count: facts.headerProblems.length,
+      total: facts.headerProblems.length,
+      message: `Safety abort: the Activities header is damaged (${what}). Without it rows cannot be matched to activities, so nothing was written. Repair the header, or run with --force-layout if you are sure.`,
+    },
+  ]
 }
 
 function emptySheet(facts: GuardFacts): GuardFailure[] {
   if (facts.sheetRowCount > 0 || facts.baseCount === 0) return []
-  return [{
-    guard: 'empty-sheet',
-    flag: '--force',
-    count: 0,
-    total: facts.baseCount,
-    message: `Safety abort: the Activities tab is empty but the last run left ${facts.baseCount} rows in it. A cleared or truncated sheet is not a request to delete; nothing was written. Run with --force if the sheet really should be empty.`,
-  }]
+  return [
+    {
+      guard: 'empty-sheet',
+      flag: '--force',
+      count: 0,
+      total: facts.baseCount,
+      message: `Safety abort: the Activities tab is empty but the last run left ${facts.baseCount} rows in it. A cleared or truncated sheet is not a request to delete; nothing was written. Run with --force if the sheet really should be empty.`,
+    },
+  ]
 }
 
 function tooManyDeletes(plan: SyncPlan, facts: GuardFacts, options: GuardOptions): GuardFailure[] {
@@ -96,13 +100,15 @@ function tooManyDeletes(plan: SyncPlan, facts: GuardFacts, options: GuardOptions
   return sides.flatMap(({ where, count }) => {
     const percent = (count * 100) / total
     if (count > maxCount || (count > small && percent > maxPercent)) {
-      return [{
-        guard: 'too-many-deletes' as const,
-        flag: '--max-delete',
-        count,
-        total: facts.baseCount,
-        message: `Safety abort: too many deletes ${where} (${count} of ${facts.baseCount}, ${Math.round(percent)}% > ${maxPercent}%). Nothing was written. Check the plan with --dry-run, then run with --max-delete ${Math.min(100, Math.ceil(percent))}% (or --force) if this is intended.`,
-      }]
+      return [
+        {
+          guard: 'too-many-deletes' as const,
+          flag: '--max-delete',
+          count,
+          total: facts.baseCount,
+          message: `Safety abort: too many deletes ${where} (${count} of ${facts.baseCount}, ${Math.round(percent)}% > ${maxPercent}%). Nothing was written. Check the plan with --dry-run, then run with --max-delete ${Math.min(100, Math.ceil(percent))}% (or --force) if this is intended.`,
+        },
+      ]
     }
     return []
   })
@@ -116,11 +122,13 @@ function almostEverythingChanged(plan: SyncPlan, facts: GuardFacts, options: Gua
   if (keyed < minRows || facts.baseCount < minRows) return []
   const percent = (changed * 100) / keyed
   if (percent <= maxPercent) return []
-  return [{
-    guard: 'almost-everything-changed',
-    flag: '--force',
-    count: changed,
-    total: keyed,
-    message: `Safety abort: ${changed} of ${keyed} rows (${Math.round(percent)}%) differ from the last sync. That usually means the spreadsheet's time zone or the configured time zone changed, not that a manager edited every row. Nothing was written. Check with --dry-run, then run with --force if the edits are real.`,
-  }]
+  return [
+    {
+      guard: 'almost-everything-changed',
+      flag: '--force',
+      count: changed,
+      total: keyed,
+      message: `Safety abort: ${changed} of ${keyed} rows (${Math.round(percent)}%) differ from the last sync. That usually means the spreadsheet's time zone or the configured time zone changed, not that a manager edited every row. Nothing was written. Check with --dry-run, then run with --force if the edits are real.`,
+    },
+  ]
 }

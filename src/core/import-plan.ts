@@ -2,7 +2,16 @@
 import { ACTIVITY_COLUMN as C, type HeaderLayout } from './columns.ts'
 import { fingerprintOf } from './fingerprint.ts'
 import { type Decision } from './plan.ts'
-import { activityKey, duplicateKeyProblem, parseActivityKey, parseRow, type KnownUser, type RowContext, type ServerActivity, type SheetLine } from './rows.ts'
+import {
+  activityKey,
+  duplicateKeyProblem,
+  parseActivityKey,
+  parseRow,
+  type KnownUser,
+  type RowContext,
+  type ServerActivity,
+  type SheetLine,
+} from './rows.ts'
 import { cellText, readDateCell } from './cells.ts'
 import { addDays, chunkWindows, localDateOf, parseOffsetInstant, serialToLocalDate, type TimeWindow } from './time.ts'
 import type { CellValue, TabData } from './sheet.ts'
@@ -18,7 +27,14 @@ interface Candidates {
   baseCellKeys: Set<string>
 }
 
-export function findCandidates(tab: TabData, layout: HeaderLayout, base: Readonly<Record<string, string>>, users: KnownUser[], timeZone: string, sheetKeys: Set<string>): Candidates {
+export function findCandidates(
+  tab: TabData,
+  layout: HeaderLayout,
+  base: Readonly<Record<string, string>>,
+  users: KnownUser[],
+  timeZone: string,
+  sheetKeys: Set<string>,
+): Candidates {
   const ctx: RowContext = { timeZone, users, server: new Map(), baseKeys: new Set([...sheetKeys, ...Object.keys(base)]) }
   const timelines = new Set<string>()
   const dates = new Map<string, Set<string>>()
@@ -60,7 +76,8 @@ export function findCandidates(tab: TabData, layout: HeaderLayout, base: Readonl
     if (!row || row.kind === 'discarded') continue
     if (row.kind === 'new') mark(row.values.timelineKey, row.values.input.start)
     else if (row.kind === 'delete') mark(row.timelineKey, dateCellStart(cells[layout.index[C.date]!]), row.key)
-    else if (row.values.fingerprint !== (base[row.key] ?? row.baseCell) || row.notices?.length) mark(row.values.timelineKey, row.values.input.start, row.key)
+    else if (row.values.fingerprint !== (base[row.key] ?? row.baseCell) || row.notices?.length)
+      mark(row.values.timelineKey, row.values.input.start, row.key)
   }
   return { timelines, dates, keys, baseCellKeys }
 }
@@ -112,14 +129,19 @@ export function within(date: string, window: TimeWindow, timeZone: string): bool
   return startsWithin(`${local}T12:00:00Z`, window)
 }
 
-
 export function startsWithin(start: string, window: TimeWindow): boolean {
   const t = parseOffsetInstant(start).epochSeconds
   return t >= parseOffsetInstant(window.from).epochSeconds && t < parseOffsetInstant(window.to).epochSeconds
 }
 
 /** Rows the planner sees: every row of an affected timeline that the reads cover, and every new or invalid row. */
-export function planLines(tab: TabData, layout: HeaderLayout, ctx: RowContext, affected: Set<string>, rangesByTimeline: Map<string, TimeWindow[]>): SheetLine[] {
+export function planLines(
+  tab: TabData,
+  layout: HeaderLayout,
+  ctx: RowContext,
+  affected: Set<string>,
+  rangesByTimeline: Map<string, TimeWindow[]>,
+): SheetLine[] {
   const lines: SheetLine[] = []
   const keyIndex = layout.index[C.key]!
   const rowsOfKey = rowsByKeyText(tab, layout)
@@ -145,7 +167,12 @@ export function planLines(tab: TabData, layout: HeaderLayout, ctx: RowContext, a
     if (!row) return
     if (row.kind === 'new' && !affected.has(row.values.timelineKey)) return
     // An activity the reads did not cover is unknown, not deleted: leave its row out.
-    if (row.kind === 'existing' && !ctx.server.has(row.key) && !(rangesByTimeline.get(row.values.timelineKey) ?? []).some((r) => startsWithin(row.values.input.start, r))) return
+    if (
+      row.kind === 'existing' &&
+      !ctx.server.has(row.key) &&
+      !(rangesByTimeline.get(row.values.timelineKey) ?? []).some((r) => startsWithin(row.values.input.start, r))
+    )
+      return
     lines.push({ kind: 'row', rowNumber, row })
   })
   return lines
@@ -158,7 +185,12 @@ export interface InterruptedPost {
   outcome?: { type: string; entityId?: number | undefined } | undefined
 }
 
-export function adoptInterrupted(decisions: Decision[], interrupted: readonly { writes: readonly (InterruptedPost & { intent: { op: string } })[] }[], server: Map<string, ServerActivity>, sheetKeys: Set<string>): Map<number, ServerActivity> {
+export function adoptInterrupted(
+  decisions: Decision[],
+  interrupted: readonly { writes: readonly (InterruptedPost & { intent: { op: string } })[] }[],
+  server: Map<string, ServerActivity>,
+  sheetKeys: Set<string>,
+): Map<number, ServerActivity> {
   const adoptions = new Map<number, ServerActivity>()
   const claimed = new Set<string>()
   const posts = interrupted.flatMap((run) => run.writes.filter((w) => w.intent.op === 'post'))
@@ -168,7 +200,10 @@ export function adoptInterrupted(decisions: Decision[], interrupted: readonly { 
       // A marked row is the row of the POST with its mark, whatever was typed into it since; an unmarked
       // one (written by an older version) is recognised by its values.
       if (w.intent.timelineKey !== d.timelineKey) continue
-      if (d.pending !== undefined ? w.intent.pending !== d.pending : w.intent.pending !== undefined || w.intent.fingerprint !== d.fingerprint) continue
+      if (
+        d.pending !== undefined ? w.intent.pending !== d.pending : w.intent.pending !== undefined || w.intent.fingerprint !== d.fingerprint
+      )
+        continue
       const posted = w.intent.fingerprint ?? d.fingerprint
       let found: ServerActivity | undefined
       if (w.outcome?.type === 'done' && w.outcome.entityId !== undefined) {

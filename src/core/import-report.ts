@@ -51,35 +51,63 @@ export function planView(
   }
   for (const d of decisions) {
     if (d.kind === 'import-post') {
-      writes.push({ kind: 'create', user: d.user, rowNumber: d.rowNumber, key: undefined, what: adoptions.has(d.rowNumber) ? `${describeInput(d.input)} (already created by an interrupted run: only its Key is written back)` : describeInput(d.input) })
+      writes.push({
+        kind: 'create',
+        user: d.user,
+        rowNumber: d.rowNumber,
+        key: undefined,
+        what: adoptions.has(d.rowNumber)
+          ? `${describeInput(d.input)} (already created by an interrupted run: only its Key is written back)`
+          : describeInput(d.input),
+      })
     } else if (d.kind === 'import-put') {
       const now = server.get(d.key)?.activity
       if (now) {
         const changes = activityChanges(now, d.input, timeZone)
-        writes.push({ kind: 'update', user: d.user, rowNumber: d.rowNumber, key: d.key, what: `${whenOf(now, timeZone)}: ${describeChanges(changes)}`, changes })
+        writes.push({
+          kind: 'update',
+          user: d.user,
+          rowNumber: d.rowNumber,
+          key: d.key,
+          what: `${whenOf(now, timeZone)}: ${describeChanges(changes)}`,
+          changes,
+        })
       } else writes.push({ kind: 'update', user: d.user, rowNumber: d.rowNumber, key: d.key, what: describeInput(d.input) })
     } else if (d.kind === 'import-delete') {
       const s = serverSide(d.key)
       writes.push({ kind: 'delete', user: s.user, rowNumber: d.rowNumber, key: d.key, what: `${s.what} (Delete ticked)` })
     } else if (d.kind === 'import-delete-missing') {
       const s = serverSide(d.key)
-      writes.push({ kind: 'delete-missing', user: s.user, rowNumber: undefined, key: d.key, what: `${s.what} (its row was removed from the sheet)` })
+      writes.push({
+        kind: 'delete-missing',
+        user: s.user,
+        rowNumber: undefined,
+        key: d.key,
+        what: `${s.what} (its row was removed from the sheet)`,
+      })
     }
   }
   const decided = new Set(decisions.flatMap((d) => ('key' in d && d.key !== undefined ? [d.key] : [])))
   return {
     target,
     writes,
-    conflicts: decisions.filter((d) => d.kind === 'conflict').map((d) => ({ rowNumber: 'rowNumber' in d ? d.rowNumber : undefined, key: d.key, reason: d.reason })),
-    invalid: decisions.filter((d) => d.kind === 'invalid').map((d) => ({ rowNumber: 'rowNumber' in d ? d.rowNumber : undefined, reason: d.reason })),
-    missing: [...new Set([...decisions.filter((d) => d.kind === 'report-missing').map((d) => d.key!), ...missingKeys.filter((k) => !decided.has(k))])],
+    conflicts: decisions
+      .filter((d) => d.kind === 'conflict')
+      .map((d) => ({ rowNumber: 'rowNumber' in d ? d.rowNumber : undefined, key: d.key, reason: d.reason })),
+    invalid: decisions
+      .filter((d) => d.kind === 'invalid')
+      .map((d) => ({ rowNumber: 'rowNumber' in d ? d.rowNumber : undefined, reason: d.reason })),
+    missing: [
+      ...new Set([
+        ...decisions.filter((d) => d.kind === 'report-missing').map((d) => d.key!),
+        ...missingKeys.filter((k) => !decided.has(k)),
+      ]),
+    ],
     tags: tags.kind,
     tagsMessage: 'message' in tags ? tags.message : undefined,
     guards,
   }
 }
-
-
 
 export function countOutcomes(outcomes: WriteOutcome[], decisions: Decision[], recovered: number): ImportCounts {
   const ok = outcomes.filter((o) => o.status === 'done' || o.status === 'adopted')

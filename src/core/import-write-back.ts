@@ -122,7 +122,9 @@ export function sheetWriteBack(
         const activity: ServerActivity = { activity: o.activity!, user: o.user ?? d.user }
         base.set(activityKey(activity.activity.timelineKey, activity.activity.entityId), fingerprintOf(activity))
         const before = d.kind === 'import-put' ? server.get(d.key)?.activity : undefined
-        const saved = before ? withChanges('Saved to the server.', activityChanges(before, activity.activity, target.timeZone)) : 'Saved to the server.'
+        const saved = before
+          ? withChanges('Saved to the server.', activityChanges(before, activity.activity, target.timeZone))
+          : 'Saved to the server.'
         const reason = d.kind === 'import-post' ? 'Created on the server.' : saved
         showServerVersion(d.rowNumber, activity, { word: 'Done', reason })
       } else {
@@ -150,7 +152,8 @@ export function sheetWriteBack(
         // An edit the server already holds (a run killed before its write-back): write the row
         // as the server has it, so the cells the tool owns (Duration) follow the edit too.
         if (d.sheet === 'changed' && s && fingerprintOf(s) === d.fingerprint) showServerVersion(d.rowNumber, s, statusOf(d))
-        else if (fresh.rows[where.row - 2]?.[layout.index[C.base]!] !== d.fingerprint) updates.push(...cellUpdatesFor(where.row, { [C.base]: d.fingerprint }, layout))
+        else if (fresh.rows[where.row - 2]?.[layout.index[C.base]!] !== d.fingerprint)
+          updates.push(...cellUpdatesFor(where.row, { [C.base]: d.fingerprint }, layout))
       }
     } else if (d.kind === 'export-remove' && d.sheet === 'deleted') {
       // Delete ticked and the activity is gone (a run killed after its DELETE): the wish is fulfilled.
@@ -158,7 +161,9 @@ export function sheetWriteBack(
       removeOrMark(d.rowNumber)
     }
   }
-  for (const rowNumber of notices.keys()) if (!statusWritten.has(rowNumber) && !deleteRows.includes(located.get(rowNumber)?.row ?? -1)) setStatus(rowNumber, { word: 'Done', reason: 'In step with the server.' })
+  for (const rowNumber of notices.keys())
+    if (!statusWritten.has(rowNumber) && !deleteRows.includes(located.get(rowNumber)?.row ?? -1))
+      setStatus(rowNumber, { word: 'Done', reason: 'In step with the server.' })
   return { write: { tab: fresh.title, keyColumn, updates, deleteRows }, base, lost }
 
   function removeOrMark(rowNumber: number): void {

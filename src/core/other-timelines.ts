@@ -20,7 +20,11 @@ export interface OtherTimelinesResult {
 export type OtherTimelineEntries = Map<string, { user: string; activity: Activity }[]>
 
 /** Timelines of `schemaShortName` (e.g. `ComputerUsage`) owned by the target's users. */
-export function timelinesOf<T extends { schemaName: string; ownerUsername: string }>(all: readonly T[], schemaName: string, users: string[]): T[] {
+export function timelinesOf<T extends { schemaName: string; ownerUsername: string }>(
+  all: readonly T[],
+  schemaName: string,
+  users: string[],
+): T[] {
   const wanted = new Set(users.map((u) => u.toLowerCase()))
   return all.filter((t) => t.schemaName === schemaName && (wanted.size === 0 || wanted.has(t.ownerUsername.toLowerCase())))
 }

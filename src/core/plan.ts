@@ -48,7 +48,17 @@ export type DecisionKind =
 /** Actions the table can name (options then turn some into their variants). */
 export type TableAction = Extract<
   DecisionKind,
-  'noop' | 'export-update' | 'export-append' | 'export-remove' | 'import-put' | 'import-post' | 'import-delete' | 'conflict' | 'invalid' | 'report-missing' | 'forget'
+  | 'noop'
+  | 'export-update'
+  | 'export-append'
+  | 'export-remove'
+  | 'import-put'
+  | 'import-post'
+  | 'import-delete'
+  | 'conflict'
+  | 'invalid'
+  | 'report-missing'
+  | 'forget'
 >
 
 export interface SyncRule {
@@ -68,21 +78,107 @@ export interface SyncRule {
  */
 export const SYNC_TABLE = [
   { sheet: 'unchanged', server: 'unchanged', word: 'Done', action: 'noop', reason: 'In step with the server.' },
-  { sheet: 'unchanged', server: 'changed', word: 'Done', action: 'export-update', reason: 'Changed on the server since the last sync; the row now shows the server version.' },
+  {
+    sheet: 'unchanged',
+    server: 'changed',
+    word: 'Done',
+    action: 'export-update',
+    reason: 'Changed on the server since the last sync; the row now shows the server version.',
+  },
   { sheet: 'unchanged', server: 'deleted', word: 'Deleted', action: 'export-remove', reason: 'Deleted on the server since the last sync.' },
-  { sheet: 'changed', server: 'unchanged', word: 'Done', action: 'import-put', reason: 'Edited in the sheet; the edit is saved to the server.' },
-  { sheet: 'changed', server: 'changed', word: 'Conflict', action: 'conflict', reason: 'Changed both here and on the server since the last sync, so nothing was written and your edit is kept. Make the row match the server version to accept it, or ask the operator.' },
-  { sheet: 'changed', server: 'deleted', word: 'Conflict', action: 'conflict', reason: 'Edited here but deleted on the server since the last sync, so nothing was written and your edit is kept. Clear Key and Base to add it again as a new activity, or delete the row.' },
-  { sheet: 'changed', server: 'added', word: 'Conflict', action: 'conflict', reason: 'The tool has no record of the last sync for this row and it differs from the server, so nothing was written. Make the row match the server, or clear Key and Base to add it as a new activity.' },
-  { sheet: 'changed', server: 'missing', word: 'Error', action: 'invalid', reason: 'This activity is not on the server and the tool has no record of it (a Key pasted from another sheet, or typed?), so nothing was written. Clear Key and Base to add the row as a new activity, or delete the row.' },
-  { sheet: 'deleted', server: 'unchanged', word: 'Deleted', action: 'import-delete', reason: 'Delete ticked; the activity is deleted on the server.' },
-  { sheet: 'deleted', server: 'changed', word: 'Conflict', action: 'conflict', reason: 'Delete ticked, but the activity changed on the server since the last sync, so it was not deleted. Untick Delete to see the server version, or tick it again after the next sync.' },
-  { sheet: 'deleted', server: 'deleted', word: 'Deleted', action: 'export-remove', reason: 'Delete ticked and already deleted on the server.' },
-  { sheet: 'deleted', server: 'added', word: 'Conflict', action: 'conflict', reason: 'Delete ticked, but the tool has no record of the last sync for this row, so it was not deleted. Untick Delete and tick it again after the next sync.' },
-  { sheet: 'deleted', server: 'missing', word: 'Error', action: 'invalid', reason: 'Delete ticked on an activity that is not on the server and that the tool has no record of (a Key pasted from another sheet, or typed?); nothing was deleted. Delete the row itself.' },
+  {
+    sheet: 'changed',
+    server: 'unchanged',
+    word: 'Done',
+    action: 'import-put',
+    reason: 'Edited in the sheet; the edit is saved to the server.',
+  },
+  {
+    sheet: 'changed',
+    server: 'changed',
+    word: 'Conflict',
+    action: 'conflict',
+    reason:
+      'Changed both here and on the server since the last sync, so nothing was written and your edit is kept. Make the row match the server version to accept it, or ask the operator.',
+  },
+  {
+    sheet: 'changed',
+    server: 'deleted',
+    word: 'Conflict',
+    action: 'conflict',
+    reason:
+      'Edited here but deleted on the server since the last sync, so nothing was written and your edit is kept. Clear Key and Base to add it again as a new activity, or delete the row.',
+  },
+  {
+    sheet: 'changed',
+    server: 'added',
+    word: 'Conflict',
+    action: 'conflict',
+    reason:
+      'The tool has no record of the last sync for this row and it differs from the server, so nothing was written. Make the row match the server, or clear Key and Base to add it as a new activity.',
+  },
+  {
+    sheet: 'changed',
+    server: 'missing',
+    word: 'Error',
+    action: 'invalid',
+    reason:
+      'This activity is not on the server and the tool has no record of it (a Key pasted from another sheet, or typed?), so nothing was written. Clear Key and Base to add the row as a new activity, or delete the row.',
+  },
+  {
+    sheet: 'deleted',
+    server: 'unchanged',
+    word: 'Deleted',
+    action: 'import-delete',
+    reason: 'Delete ticked; the activity is deleted on the server.',
+  },
+  {
+    sheet: 'deleted',
+    server: 'changed',
+    word: 'Conflict',
+    action: 'conflict',
+    reason:
+      'Delete ticked, but the activity changed on the server since the last sync, so it was not deleted. Untick Delete to see the server version, or tick it again after the next sync.',
+  },
+  {
+    sheet: 'deleted',
+    server: 'deleted',
+    word: 'Deleted',
+    action: 'export-remove',
+    reason: 'Delete ticked and already deleted on the server.',
+  },
+  {
+    sheet: 'deleted',
+    server: 'added',
+    word: 'Conflict',
+    action: 'conflict',
+    reason:
+      'Delete ticked, but the tool has no record of the last sync for this row, so it was not deleted. Untick Delete and tick it again after the next sync.',
+  },
+  {
+    sheet: 'deleted',
+    server: 'missing',
+    word: 'Error',
+    action: 'invalid',
+    reason:
+      'Delete ticked on an activity that is not on the server and that the tool has no record of (a Key pasted from another sheet, or typed?); nothing was deleted. Delete the row itself.',
+  },
   { sheet: 'added', server: 'missing', word: 'Done', action: 'import-post', reason: 'New row; the activity is created on the server.' },
-  { sheet: 'missing', server: 'unchanged', word: 'Done', action: 'report-missing', reason: 'The row for this activity is missing from the sheet; the activity was kept on the server. Tick Delete on its row to remove it.' },
-  { sheet: 'missing', server: 'changed', word: 'Done', action: 'report-missing', reason: 'The row for this activity is missing from the sheet and the activity changed on the server; it was kept.' },
+  {
+    sheet: 'missing',
+    server: 'unchanged',
+    word: 'Done',
+    action: 'report-missing',
+    reason:
+      'The row for this activity is missing from the sheet; the activity was kept on the server. Tick Delete on its row to remove it.',
+  },
+  {
+    sheet: 'missing',
+    server: 'changed',
+    word: 'Done',
+    action: 'report-missing',
+    reason: 'The row for this activity is missing from the sheet and the activity changed on the server; it was kept.',
+  },
   { sheet: 'missing', server: 'deleted', word: 'Deleted', action: 'forget', reason: 'Gone from the sheet and from the server.' },
   { sheet: 'missing', server: 'added', word: 'Done', action: 'export-append', reason: 'New on the server; added to the sheet.' },
 ] as const satisfies readonly SyncRule[]
@@ -112,8 +208,25 @@ export type Decision = Common &
     | { kind: 'export-append'; key: string; activity: Activity; user: string; fingerprint: string }
     | { kind: 'export-remove'; key: string; rowNumber: number }
     | { kind: 'export-mark-deleted'; key: string; rowNumber: number }
-    | { kind: 'import-put'; key: string; rowNumber: number; timelineKey: string; entityId: number; user: string; input: ActivityInput; fingerprint: string }
-    | { kind: 'import-post'; rowNumber: number; timelineKey: string; user: string; input: ActivityInput; fingerprint: string; pending?: string }
+    | {
+        kind: 'import-put'
+        key: string
+        rowNumber: number
+        timelineKey: string
+        entityId: number
+        user: string
+        input: ActivityInput
+        fingerprint: string
+      }
+    | {
+        kind: 'import-post'
+        rowNumber: number
+        timelineKey: string
+        user: string
+        input: ActivityInput
+        fingerprint: string
+        pending?: string
+      }
     | { kind: 'import-delete'; key: string; rowNumber: number; timelineKey: string; entityId: number }
     | { kind: 'import-delete-missing'; key: string; timelineKey: string; entityId: number }
     | { kind: 'conflict'; key: string; rowNumber: number }
@@ -181,19 +294,52 @@ function plan(
       const problems = line.problems.some((p) => p.severity === 'error') ? line.problems : [...line.problems, UNREADABLE]
       const first = problems.find((p) => p.severity === 'error')!
       decisions.push({
-        kind: 'invalid', key: line.key, rowNumber: line.rowNumber, problems,
-        word: 'Error', reason: first.message, sheet: 'changed', server: 'missing', warnings: [],
+        kind: 'invalid',
+        key: line.key,
+        rowNumber: line.rowNumber,
+        problems,
+        word: 'Error',
+        reason: first.message,
+        sheet: 'changed',
+        server: 'missing',
+        warnings: [],
       })
       continue
     }
     const row = line.row
     const notices = row.kind === 'existing' || row.kind === 'new' ? row.notices : undefined
     if (row.kind === 'discarded') {
-      decisions.push({ kind: 'noop', key: undefined, rowNumber: line.rowNumber, word: 'Deleted', reason: 'New row with Delete ticked: nothing was created.', sheet: 'added', server: 'missing', warnings: row.warnings })
+      decisions.push({
+        kind: 'noop',
+        key: undefined,
+        rowNumber: line.rowNumber,
+        word: 'Deleted',
+        reason: 'New row with Delete ticked: nothing was created.',
+        sheet: 'added',
+        server: 'missing',
+        warnings: row.warnings,
+      })
       continue
     }
     if (row.kind === 'new') {
-      decisions.push(adapt({ kind: 'import-post', rowNumber: line.rowNumber, timelineKey: row.values.timelineKey, user: row.values.user, input: row.values.input, fingerprint: row.values.fingerprint, ...(row.pending ? { pending: row.pending } : {}), ...fromRule('added', 'missing'), warnings: row.warnings, ...withNotices(notices) }, mode, options))
+      decisions.push(
+        adapt(
+          {
+            kind: 'import-post',
+            rowNumber: line.rowNumber,
+            timelineKey: row.values.timelineKey,
+            user: row.values.user,
+            input: row.values.input,
+            fingerprint: row.values.fingerprint,
+            ...(row.pending ? { pending: row.pending } : {}),
+            ...fromRule('added', 'missing'),
+            warnings: row.warnings,
+            ...withNotices(notices),
+          },
+          mode,
+          options,
+        ),
+      )
       continue
     }
     seen.add(row.key)
@@ -202,7 +348,14 @@ function plan(
       // Neither the server nor the state knows it: a made-up Key, never a deletion (module comment).
       const sheetSide: SideChange = row.kind === 'delete' ? 'deleted' : 'changed'
       const rule = fromRule(sheetSide, 'missing')
-      decisions.push({ kind: 'invalid', key: row.key, rowNumber: line.rowNumber, problems: [{ code: 'unknown-key', severity: 'error', column: 'Key', message: rule.reason }], ...rule, warnings: row.warnings })
+      decisions.push({
+        kind: 'invalid',
+        key: row.key,
+        rowNumber: line.rowNumber,
+        problems: [{ code: 'unknown-key', severity: 'error', column: 'Key', message: rule.reason }],
+        ...rule,
+        warnings: row.warnings,
+      })
       continue
     }
     // A row that still holds exactly what its own Base cell records was edited by nobody, even when the
@@ -211,41 +364,114 @@ function plan(
     const unedited = row.kind === 'existing' && row.baseCell !== undefined && row.values.fingerprint === row.baseCell
     const baseFp = unedited ? row.baseCell : (base.get(row.key) ?? row.baseCell)
     const serverSide = detectServer(baseFp, now)
-    const sheetSide: SideChange = row.kind === 'delete' ? 'deleted' : baseFp !== undefined && row.values.fingerprint === baseFp ? 'unchanged' : 'changed'
+    const sheetSide: SideChange =
+      row.kind === 'delete' ? 'deleted' : baseFp !== undefined && row.values.fingerprint === baseFp ? 'unchanged' : 'changed'
     const s = server.get(row.key)
     const rowFp = row.kind === 'existing' ? row.values.fingerprint : undefined
 
     // A two-sided change that ended in agreement is no conflict (and no write).
     // In step but unknown to the state (a run killed after its sheet write, before its state save): record the base.
-    if (rowFp !== undefined && now !== undefined && rowFp === now && (sheetSide === 'changed' || rowFp !== baseFp || row.baseCell !== now || base.get(row.key) !== now)) {
-      decisions.push({ kind: 'refresh-base', key: row.key, rowNumber: line.rowNumber, fingerprint: now, word: 'Done', reason: sheetSide === 'changed' ? 'Same change made here and on the server; nothing to write.' : 'In step with the server.', sheet: sheetSide, server: serverSide, warnings: row.warnings, ...withNotices(notices) })
+    if (
+      rowFp !== undefined &&
+      now !== undefined &&
+      rowFp === now &&
+      (sheetSide === 'changed' || rowFp !== baseFp || row.baseCell !== now || base.get(row.key) !== now)
+    ) {
+      decisions.push({
+        kind: 'refresh-base',
+        key: row.key,
+        rowNumber: line.rowNumber,
+        fingerprint: now,
+        word: 'Done',
+        reason: sheetSide === 'changed' ? 'Same change made here and on the server; nothing to write.' : 'In step with the server.',
+        sheet: sheetSide,
+        server: serverSide,
+        warnings: row.warnings,
+        ...withNotices(notices),
+      })
       continue
     }
     const rule = ruleFor(sheetSide, serverSide)
-    const common = { word: rule?.word ?? 'Error', reason: rule?.reason ?? 'Unexpected state.', sheet: sheetSide, server: serverSide, warnings: row.warnings, ...withNotices(notices) }
+    const common = {
+      word: rule?.word ?? 'Error',
+      reason: rule?.reason ?? 'Unexpected state.',
+      sheet: sheetSide,
+      server: serverSide,
+      warnings: row.warnings,
+      ...withNotices(notices),
+    }
     switch (rule?.action) {
       case 'noop':
         decisions.push({ kind: 'noop', key: row.key, rowNumber: line.rowNumber, ...common })
         break
       case 'export-update':
-        decisions.push(adapt({ kind: 'export-update', key: row.key, rowNumber: line.rowNumber, activity: s!.activity, user: s!.user, fingerprint: now!, ...common }, mode, options))
+        decisions.push(
+          adapt(
+            {
+              kind: 'export-update',
+              key: row.key,
+              rowNumber: line.rowNumber,
+              activity: s!.activity,
+              user: s!.user,
+              fingerprint: now!,
+              ...common,
+            },
+            mode,
+            options,
+          ),
+        )
         break
       case 'export-remove':
         decisions.push(adapt({ kind: 'export-remove', key: row.key, rowNumber: line.rowNumber, ...common }, mode, options))
         break
       case 'import-put': {
         const v = (row as Extract<typeof row, { kind: 'existing' }>).values
-        decisions.push(adapt({ kind: 'import-put', key: row.key, rowNumber: line.rowNumber, timelineKey: v.timelineKey, entityId: row.entityId, user: v.user, input: v.input, fingerprint: v.fingerprint, ...common }, mode, options))
+        decisions.push(
+          adapt(
+            {
+              kind: 'import-put',
+              key: row.key,
+              rowNumber: line.rowNumber,
+              timelineKey: v.timelineKey,
+              entityId: row.entityId,
+              user: v.user,
+              input: v.input,
+              fingerprint: v.fingerprint,
+              ...common,
+            },
+            mode,
+            options,
+          ),
+        )
         break
       }
       case 'import-delete':
-        decisions.push(adapt({ kind: 'import-delete', key: row.key, rowNumber: line.rowNumber, timelineKey: (row as Extract<typeof row, { kind: 'delete' }>).timelineKey, entityId: row.entityId, ...common }, mode, options))
+        decisions.push(
+          adapt(
+            {
+              kind: 'import-delete',
+              key: row.key,
+              rowNumber: line.rowNumber,
+              timelineKey: (row as Extract<typeof row, { kind: 'delete' }>).timelineKey,
+              entityId: row.entityId,
+              ...common,
+            },
+            mode,
+            options,
+          ),
+        )
         break
       case 'conflict':
         decisions.push({ kind: 'conflict', key: row.key, rowNumber: line.rowNumber, ...common })
         break
       default:
-        decisions.push({ kind: 'invalid', key: row.key, rowNumber: line.rowNumber, problems: [{ ...UNREADABLE, message: common.reason }], ...common })
+        decisions.push({
+          kind: 'invalid',
+          key: row.key,
+          rowNumber: line.rowNumber,
+          problems: [{ ...UNREADABLE, message: common.reason }],
+          ...common,
+        })
     }
   }
 
@@ -296,19 +522,46 @@ function adapt(d: Decision, mode: 'sync' | 'export', options: PlanOptions, s?: S
     return { kind: 'export-mark-deleted', key: d.key, rowNumber: d.rowNumber, ...keep, word: 'Deleted' }
   }
   if (d.kind === 'report-missing' && options.deleteMissing && mode === 'sync' && d.server === 'unchanged' && s) {
-    return { kind: 'import-delete-missing', key: d.key, timelineKey: s.activity.timelineKey, entityId: s.activity.entityId, ...keep, word: 'Deleted', reason: 'The row for this activity was removed from the sheet; the activity is deleted on the server (deleting missing rows is switched on).' }
+    return {
+      kind: 'import-delete-missing',
+      key: d.key,
+      timelineKey: s.activity.timelineKey,
+      entityId: s.activity.entityId,
+      ...keep,
+      word: 'Deleted',
+      reason:
+        'The row for this activity was removed from the sheet; the activity is deleted on the server (deleting missing rows is switched on).',
+    }
   }
   if (mode === 'export' && (d.kind === 'import-put' || d.kind === 'import-post' || d.kind === 'import-delete')) {
-    return { kind: 'noop', key: d.kind === 'import-post' ? undefined : d.key, rowNumber: d.rowNumber, ...keep, word: 'Waiting', reason: WAITING }
+    return {
+      kind: 'noop',
+      key: d.kind === 'import-post' ? undefined : d.key,
+      rowNumber: d.rowNumber,
+      ...keep,
+      word: 'Waiting',
+      reason: WAITING,
+    }
   }
   return d
 }
 
 function countKinds(decisions: readonly Decision[]): Record<DecisionKind, number> {
   const counts: Record<DecisionKind, number> = {
-    'noop': 0, 'refresh-base': 0, 'export-update': 0, 'export-append': 0, 'export-remove': 0, 'export-mark-deleted': 0,
-    'import-put': 0, 'import-post': 0, 'import-delete': 0, 'import-delete-missing': 0, 'conflict': 0, 'invalid': 0,
-    'report-missing': 0, 'forget': 0,
+    noop: 0,
+    'refresh-base': 0,
+    'export-update': 0,
+    'export-append': 0,
+    'export-remove': 0,
+    'export-mark-deleted': 0,
+    'import-put': 0,
+    'import-post': 0,
+    'import-delete': 0,
+    'import-delete-missing': 0,
+    conflict: 0,
+    invalid: 0,
+    'report-missing': 0,
+    forget: 0,
   }
   for (const d of decisions) counts[d.kind]++
   return counts

@@ -74,12 +74,7 @@ export function keyText(cells: readonly CellValue[], keyColumn: number | undefin
  * Where each of `rows` (1-based basis rows) is in `current`. Rows the basis
  * shows blank are found only at the same position and only while still blank.
  */
-export function locateRows(
-  basis: TabData,
-  current: TabData,
-  rows: readonly number[],
-  keyColumn?: number,
-): Map<number, RowWhereabouts> {
+export function locateRows(basis: TabData, current: TabData, rows: readonly number[], keyColumn?: number): Map<number, RowWhereabouts> {
   const out = new Map<number, RowWhereabouts>()
   const unique = [...new Set(rows)].sort((a, b) => a - b)
 
@@ -101,7 +96,12 @@ export function locateRows(
     const expect = basisCells(basis, row)
     if (expect.length === 0) {
       const now = current.rows[row - 2]
-      out.set(row, (now === undefined || now.length === 0) && row <= Math.max(current.gridRowCount, current.rows.length + 1) ? { kind: 'found', row } : { kind: 'gone' })
+      out.set(
+        row,
+        (now === undefined || now.length === 0) && row <= Math.max(current.gridRowCount, current.rows.length + 1)
+          ? { kind: 'found', row }
+          : { kind: 'gone' },
+      )
       continue
     }
     const here = current.rows[row - 2]

@@ -171,11 +171,7 @@ export function cellsToRow(cells: Partial<Record<string, CellValue>>, layout: He
  * into runs of adjacent columns, so extra columns managers added are never
  * overwritten.
  */
-export function cellUpdatesFor(
-  rowNumber: number,
-  cells: Partial<Record<string, CellValue>>,
-  layout: HeaderLayout,
-): CellUpdate[] {
+export function cellUpdatesFor(rowNumber: number, cells: Partial<Record<string, CellValue>>, layout: HeaderLayout): CellUpdate[] {
   const placed = Object.entries(cells)
     .flatMap(([name, value]) => {
       const column = layout.index[name]
@@ -258,7 +254,15 @@ export interface RowValues {
 
 /** A valid Activities row. */
 export type SheetActivity =
-  | { kind: 'existing'; key: string; entityId: number; baseCell: string | undefined; values: RowValues; warnings: RowProblem[]; notices?: RowNotice[] }
+  | {
+      kind: 'existing'
+      key: string
+      entityId: number
+      baseCell: string | undefined
+      values: RowValues
+      warnings: RowProblem[]
+      notices?: RowNotice[]
+    }
   | { kind: 'delete'; key: string; entityId: number; timelineKey: string; baseCell: string | undefined; warnings: RowProblem[] }
   /** `pending`: the mark an import wrote into the Key cell before creating the activity (decisions/0003). */
   | { kind: 'new'; values: RowValues; warnings: RowProblem[]; notices?: RowNotice[]; pending?: string }
@@ -266,9 +270,7 @@ export type SheetActivity =
   | { kind: 'discarded'; warnings: RowProblem[] }
 
 /** `row: null` is a blank row. */
-export type ParsedRow =
-  | { ok: true; row: SheetActivity | null }
-  | { ok: false; key: string | undefined; problems: RowProblem[] }
+export type ParsedRow = { ok: true; row: SheetActivity | null } | { ok: false; key: string | undefined; problems: RowProblem[] }
 
 const VALUE_COLUMNS = [C.user, C.date, C.start, C.end, C.tags, C.labels, C.notes, C.key] as const
 const TIME_HINT = 'type it like 13:45, 13:45:10 or 1:45 PM'
@@ -278,7 +280,12 @@ function dateHint(order: SlashDateOrder): string {
   return `type it like 2026-03-02 or ${order === 'mdy' ? '3/2/2026' : '2/3/2026'}`
 }
 
-function problem(code: RowProblemCode, column: ActivityColumn | undefined, message: string, severity: 'error' | 'warning' = 'error'): RowProblem {
+function problem(
+  code: RowProblemCode,
+  column: ActivityColumn | undefined,
+  message: string,
+  severity: 'error' | 'warning' = 'error',
+): RowProblem {
   return { code, severity, column, message: column ? `${column}: ${message}` : message }
 }
 
@@ -306,32 +313,57 @@ export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx:
   let key: { text: string; timelineKey: string; entityId: number } | undefined
   if (keyText !== '') {
     if (isErrorValue(keyText)) {
-      return invalid(keyText, [problem('error-value', C.key, `holds the spreadsheet error ${keyText} instead of the key the tool wrote; undo the change to the hidden Key column, or clear Key and Base to add this row as a new activity`)])
+      return invalid(keyText, [
+        problem(
+          'error-value',
+          C.key,
+          `holds the spreadsheet error ${keyText} instead of the key the tool wrote; undo the change to the hidden Key column, or clear Key and Base to add this row as a new activity`,
+        ),
+      ])
     }
     const parsed = parseActivityKey(keyText)
     if (!parsed) {
-      return invalid(keyText, [problem('bad-key', C.key, `"${excerpt(keyText)}" is not a key this tool wrote; undo the edit to the hidden Key column`)])
+      return invalid(keyText, [
+        problem('bad-key', C.key, `"${excerpt(keyText)}" is not a key this tool wrote; undo the edit to the hidden Key column`),
+      ])
     }
     if (!ctx.server.has(keyText) && !ctx.baseKeys.has(keyText)) {
       return invalid(keyText, [
-        problem('unknown-key', C.key, `activity ${excerpt(keyText)} does not exist (pasted from another sheet?); clear Key and Base to add this row as a new activity`),
+        problem(
+          'unknown-key',
+          C.key,
+          `activity ${excerpt(keyText)} does not exist (pasted from another sheet?); clear Key and Base to add this row as a new activity`,
+        ),
       ])
     }
     key = { text: keyText, ...parsed }
   }
   if (baseText !== undefined && isErrorValue(baseText)) {
-    problems.push(problem('error-value', C.base, `holds the spreadsheet error ${baseText} instead of the fingerprint the tool wrote; undo the change to the hidden Base column, or clear Key and Base to add this row as a new activity`))
+    problems.push(
+      problem(
+        'error-value',
+        C.base,
+        `holds the spreadsheet error ${baseText} instead of the fingerprint the tool wrote; undo the change to the hidden Base column, or clear Key and Base to add this row as a new activity`,
+      ),
+    )
   }
 
   if (ticked && key) {
     if (problems.length > 0) return invalid(key.text, problems)
-    return { ok: true, row: { kind: 'delete', key: key.text, entityId: key.entityId, timelineKey: key.timelineKey, baseCell: baseText, warnings: [] } }
+    return {
+      ok: true,
+      row: { kind: 'delete', key: key.text, entityId: key.entityId, timelineKey: key.timelineKey, baseCell: baseText, warnings: [] },
+    }
   }
   if (ticked) return problems.length > 0 ? invalid(undefined, problems) : { ok: true, row: { kind: 'discarded', warnings: [] } }
 
   if (key && [C.user, C.date, C.start, C.end, C.tags, C.labels, C.notes].every((c) => isEmptyCell(get(c)))) {
     return invalid(key.text, [
-      problem('row-cleared', undefined, 'This row was emptied but still belongs to an activity; to remove the activity tick Delete, otherwise undo the clearing'),
+      problem(
+        'row-cleared',
+        undefined,
+        'This row was emptied but still belongs to an activity; to remove the activity tick Delete, otherwise undo the clearing',
+      ),
     ])
   }
 
@@ -342,7 +374,9 @@ export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx:
   const notes = readNotes(get(C.notes), original?.activity, problems)
 
   // Formula- or error-looking text in free-text columns is what the tool wrote if the row still matches its Base.
-  const suspects = problems.filter((p) => (p.code === 'formula' || p.code === 'error-value') && (p.column === C.tags || p.column === C.labels || p.column === C.notes))
+  const suspects = problems.filter(
+    (p) => (p.code === 'formula' || p.code === 'error-value') && (p.column === C.tags || p.column === C.labels || p.column === C.notes),
+  )
   const hard = problems.filter((p) => p.severity === 'error' && !suspects.includes(p))
   if (hard.length > 0 || !user || !times || !tags) return invalid(key?.text, problems)
 
@@ -357,7 +391,8 @@ export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx:
   }
   const values: RowValues = { user: user.username, timelineKey: key?.timelineKey ?? user.tagsTimelineKey, input, fingerprint: fp }
   const notices = durationNotice(get(C.duration), times.duration, key !== undefined)
-  if (key) return { ok: true, row: { kind: 'existing', key: key.text, entityId: key.entityId, baseCell: baseText, values, warnings, ...notices } }
+  if (key)
+    return { ok: true, row: { kind: 'existing', key: key.text, entityId: key.entityId, baseCell: baseText, values, warnings, ...notices } }
   return { ok: true, row: { kind: 'new', values, warnings, ...notices, ...(pending ? { pending } : {}) } }
 
   function readTags(
@@ -367,12 +402,21 @@ export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx:
   ): { tags: string[]; allowedProblem: RowProblem | undefined } | undefined {
     const tagsCell = getCell(C.tags)
     const labelsCell = getCell(C.labels)
-    for (const [column, value] of [[C.tags, tagsCell], [C.labels, labelsCell]] as const) {
+    for (const [column, value] of [
+      [C.tags, tagsCell],
+      [C.labels, labelsCell],
+    ] as const) {
       const wrote = originalActivity && value === tagsToCells(originalActivity.tags)[column === C.tags ? 'tags' : 'labels']
       if (isFormula(value) && !wrote) {
         out.push(problem('formula', column, `holds a formula (${excerpt(value)}); type the tags as plain text`))
       } else if (isErrorValue(value) && !wrote) {
-        out.push(problem('error-value', column, `holds the spreadsheet error ${cellText(value).trim()}, not ${column === C.tags ? 'tags' : 'labels'}; type them as plain text, like ${column === C.tags ? '"Client, Project"' : '":billable"'}`))
+        out.push(
+          problem(
+            'error-value',
+            column,
+            `holds the spreadsheet error ${cellText(value).trim()}, not ${column === C.tags ? 'tags' : 'labels'}; type them as plain text, like ${column === C.tags ? '"Client, Project"' : '":billable"'}`,
+          ),
+        )
       }
     }
     const split = cellsToTags(cellText(tagsCell), cellText(labelsCell))
@@ -385,16 +429,27 @@ export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx:
     for (const p of validateTagLimits(combined)) {
       ok = false
       if (p.kind === 'too-many-tags') {
-        out.push(problem('too-many-tags', C.tags, `has ${p.count} tags with the labels; at most ${MAX_TAGS} are allowed — remove ${p.count - MAX_TAGS}`))
+        out.push(
+          problem(
+            'too-many-tags',
+            C.tags,
+            `has ${p.count} tags with the labels; at most ${MAX_TAGS} are allowed — remove ${p.count - MAX_TAGS}`,
+          ),
+        )
       } else {
-        out.push(problem('tag-too-long', C.tags, `the tag "${excerpt(p.tag)}" has ${p.length} characters; at most ${MAX_TAG_LENGTH} are allowed`))
+        out.push(
+          problem('tag-too-long', C.tags, `the tag "${excerpt(p.tag)}" has ${p.length} characters; at most ${MAX_TAG_LENGTH} are allowed`),
+        )
       }
     }
     if (!ok) return undefined
-    const tagsOut = originalActivity && sameTagsApartFromLabelPlacement(combined, originalActivity.tags) ? [...originalActivity.tags] : combined
+    const tagsOut =
+      originalActivity && sameTagsApartFromLabelPlacement(combined, originalActivity.tags) ? [...originalActivity.tags] : combined
     let allowedProblem: RowProblem | undefined
     if (ctx.allowedTags && user) {
-      const verdict = checkAllowedTags(tagsOut, user.username, ctx.allowedTags, user.teams ?? [], { userCanAppend: ctx.userCanAppend ?? false })
+      const verdict = checkAllowedTags(tagsOut, user.username, ctx.allowedTags, user.teams ?? [], {
+        userCanAppend: ctx.userCanAppend ?? false,
+      })
       if (!verdict.ok) {
         allowedProblem = problem(
           'tags-not-allowed',
@@ -414,8 +469,17 @@ function invalid(key: string | undefined, problems: RowProblem[]): ParsedRow {
 
 function checkboxProblem(value: CellValue | undefined): RowProblem {
   if (isFormula(value)) return problem('formula', C.delete, `holds a formula (${excerpt(value)}); tick or untick the box instead`)
-  if (isErrorValue(value)) return problem('error-value', C.delete, `holds the spreadsheet error ${cellText(value).trim()}; tick the box to delete, leave it empty to keep`)
-  return problem('bad-checkbox', C.delete, `"${excerpt(cellText(value))}" is not a tick; tick the box (or type TRUE or x) to delete, leave it empty to keep`)
+  if (isErrorValue(value))
+    return problem(
+      'error-value',
+      C.delete,
+      `holds the spreadsheet error ${cellText(value).trim()}; tick the box to delete, leave it empty to keep`,
+    )
+  return problem(
+    'bad-checkbox',
+    C.delete,
+    `"${excerpt(cellText(value))}" is not a tick; tick the box (or type TRUE or x) to delete, leave it empty to keep`,
+  )
 }
 
 /**
@@ -432,7 +496,14 @@ function durationNotice(value: CellValue | undefined, seconds: number, existing:
   }
   const typed = isEmptyCell(value) ? 'it was empty' : `it held "${excerpt(cellText(value))}"`
   return {
-    notices: [{ code: 'tool-cell-restored', column: C.duration, value: seconds / SECONDS_PER_DAY, message: `Duration is calculated by the tool; it was restored (${typed})` }],
+    notices: [
+      {
+        code: 'tool-cell-restored',
+        column: C.duration,
+        value: seconds / SECONDS_PER_DAY,
+        message: `Duration is calculated by the tool; it was restored (${typed})`,
+      },
+    ],
   }
 }
 
@@ -447,7 +518,13 @@ function readUser(
     return undefined
   }
   if (isErrorValue(value)) {
-    out.push(problem('error-value', C.user, `holds the spreadsheet error ${cellText(value).trim()}; type the user name${key ? ', or leave it empty' : ''}`))
+    out.push(
+      problem(
+        'error-value',
+        C.user,
+        `holds the spreadsheet error ${cellText(value).trim()}; type the user name${key ? ', or leave it empty' : ''}`,
+      ),
+    )
     return undefined
   }
   const typed = cellText(value).trim()
@@ -458,7 +535,13 @@ function readUser(
       return undefined
     }
     if (typed !== '' && findUser(typed, ctx.users) !== owner) {
-      out.push(problem('user-changed', C.user, `"${excerpt(typed)}" differs from the activity's owner ${owner.username}; an activity cannot move to another user — add a new row for ${excerpt(typed)} and tick Delete on this one`))
+      out.push(
+        problem(
+          'user-changed',
+          C.user,
+          `"${excerpt(typed)}" differs from the activity's owner ${owner.username}; an activity cannot move to another user — add a new row for ${excerpt(typed)} and tick Delete on this one`,
+        ),
+      )
       return undefined
     }
     return { ...owner, tagsTimelineKey: owner.tagsTimelineKey }
@@ -469,12 +552,27 @@ function readUser(
   }
   const user = findUser(typed, ctx.users)
   if (!user) {
-    const some = ctx.users.slice(0, 3).map((u) => u.username).join(', ')
-    out.push(problem('unknown-user', C.user, `"${excerpt(typed)}" is not a known user; use a user name as the server writes it${some ? ` (e.g. ${some})` : ''}`))
+    const some = ctx.users
+      .slice(0, 3)
+      .map((u) => u.username)
+      .join(', ')
+    out.push(
+      problem(
+        'unknown-user',
+        C.user,
+        `"${excerpt(typed)}" is not a known user; use a user name as the server writes it${some ? ` (e.g. ${some})` : ''}`,
+      ),
+    )
     return undefined
   }
   if (user.tagsTimelineKey === undefined) {
-    out.push(problem('user-without-tags-timeline', C.user, `${user.username} has no Tags timeline on the server, so time cannot be added for them; ask the operator to enable tagging for this user`))
+    out.push(
+      problem(
+        'user-without-tags-timeline',
+        C.user,
+        `${user.username} has no Tags timeline on the server, so time cannot be added for them; ask the operator to enable tagging for this user`,
+      ),
+    )
     return undefined
   }
   return { ...user, tagsTimelineKey: user.tagsTimelineKey }
@@ -499,7 +597,11 @@ function readTimes(
   out: RowProblem[],
 ): { start: string; duration: number } | undefined {
   const order = ctx.slashDateOrder ?? 'mdy'
-  const read = (column: ActivityColumn, reader: (v: CellValue | undefined) => { ok: true; value: number } | { ok: false; message: string }, hint: string): number | undefined => {
+  const read = (
+    column: ActivityColumn,
+    reader: (v: CellValue | undefined) => { ok: true; value: number } | { ok: false; message: string },
+    hint: string,
+  ): number | undefined => {
     const value = get(column)
     if (isFormula(value)) {
       out.push(problem('formula', column, `holds a formula (${excerpt(value)}); type the value itself`))
@@ -537,14 +639,22 @@ function readTimes(
   const result = sheetTimesToInterval(typed, ctx.timeZone, original ? { start: original.start } : undefined)
   if (!result.ok && result.problem === 'out-of-range') {
     const column = result.field === 'date' ? C.date : result.field === 'start' ? C.start : C.end
-    const hint = result.field === 'date' ? dateHint(order) : result.field === 'start' ? TIME_HINT : `${TIME_HINT}; an End of 1 or more carries whole days after Date`
+    const hint =
+      result.field === 'date'
+        ? dateHint(order)
+        : result.field === 'start'
+          ? TIME_HINT
+          : `${TIME_HINT}; an End of 1 or more carries whole days after Date`
     out.push(problem('out-of-range', column, `${result.message} — ${hint}`))
     return undefined
   }
   // A local time the clocks skip is refused, not moved: the manager meant some real time, and only they know which.
   const walls = typedWallSeconds(typed)
   let skipped = false
-  for (const [column, wall] of [[C.start, walls.start], [C.end, walls.end]] as const) {
+  for (const [column, wall] of [
+    [C.start, walls.start],
+    [C.end, walls.end],
+  ] as const) {
     const jump = clockJumpAt(ctx.timeZone, wall)
     if (!jump) continue
     skipped = true
@@ -602,7 +712,9 @@ function readNotes(value: CellValue | undefined, original: Activity | undefined,
   if (isFormula(value) && !wrote) {
     out.push(problem('formula', C.notes, `holds a formula (${excerpt(value)}); Notes must be plain text`))
   } else if (isErrorValue(value) && !wrote) {
-    out.push(problem('error-value', C.notes, `holds the spreadsheet error ${cellText(value).trim()}; type the note as plain text, or clear it`))
+    out.push(
+      problem('error-value', C.notes, `holds the spreadsheet error ${cellText(value).trim()}; type the note as plain text, or clear it`),
+    )
   }
   const text = cellText(value)
   if (original && normaliseNotes(text) === normaliseNotes(original.notes)) return original.notes

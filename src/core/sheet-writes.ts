@@ -112,7 +112,11 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
  * The cells of `wanted` that differ from the row as read: only those are written, so a cell a person
  * types into while the run writes is overwritten only when the run really had to change that very cell.
  */
-export function changedCells(current: readonly CellValue[], wanted: Partial<Record<string, CellValue>>, layout: HeaderLayout): Partial<Record<string, CellValue>> {
+export function changedCells(
+  current: readonly CellValue[],
+  wanted: Partial<Record<string, CellValue>>,
+  layout: HeaderLayout,
+): Partial<Record<string, CellValue>> {
   const out: Partial<Record<string, CellValue>> = {}
   for (const [name, value] of Object.entries(wanted)) {
     const i = layout.index[name]

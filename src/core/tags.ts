@@ -25,9 +25,7 @@ export interface SplitTags {
   labels: string[]
 }
 
-export type TagProblem =
-  | { kind: 'too-many-tags'; count: number }
-  | { kind: 'tag-too-long'; tag: string; length: number }
+export type TagProblem = { kind: 'too-many-tags'; count: number } | { kind: 'tag-too-long'; tag: string; length: number }
 
 /** Splits a server `name` (or a cell) on `,`, trims each tag and drops empty ones. */
 export function splitTagName(name: string): string[] {
@@ -122,9 +120,7 @@ export interface AllowedTagsOptions {
   userCanAppend?: boolean
 }
 
-export type AllowedTagsVerdict =
-  | { ok: true }
-  | { ok: false; reason: string; applicable: number }
+export type AllowedTagsVerdict = { ok: true } | { ok: false; reason: string; applicable: number }
 
 /**
  * Whether a user may use these tags. Labels are not checked (allowed lists
@@ -159,11 +155,7 @@ export function checkAllowedTags(
 }
 
 /** Allowed combinations that apply to a user, in list order. */
-export function applicableCombinations(
-  user: string,
-  allowed: AllowedTags,
-  userTeams: readonly string[],
-): AllowedCombination[] {
+export function applicableCombinations(user: string, allowed: AllowedTags, userTeams: readonly string[]): AllowedCombination[] {
   const me = fold(user)
   const teams = new Set(userTeams.map(fold))
   const applies = (id: string): boolean => {

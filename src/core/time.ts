@@ -99,8 +99,7 @@ const LAST_SPELLABLE_SERIAL = 2_958_465
 const FIRST_WALL_SECONDS = Date.parse('0000-01-01T00:00:00Z') / 1000
 const LAST_WALL_SECONDS = Date.UTC(9999, 11, 31, 23, 59, 59) / 1000
 
-const ISO_WITH_OFFSET =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:?\d{2})$/
+const ISO_WITH_OFFSET = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:?\d{2})$/
 const LOCAL_DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 
 /** Throws unless `timeZone` is an IANA zone (or offset) the runtime knows. */
@@ -146,8 +145,7 @@ export function parseOffsetInstant(iso: string): OffsetInstant {
   }
   const [, y, mo, d, h, mi, s, frac, off] = m as unknown as string[]
   const wall =
-    Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? 0)) / 1000 +
-    Math.round(Number(`0.${frac ?? '0'}`))
+    Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? 0)) / 1000 + Math.round(Number(`0.${frac ?? '0'}`))
   const offsetMinutes = off === 'Z' ? 0 : parseOffset(off!)
   return { epochSeconds: wall - offsetMinutes * 60, offsetMinutes }
 }
@@ -168,7 +166,10 @@ export function formatOffsetInstant(epochSeconds: number, offsetMinutes: number)
   const minutes = Math.round(offsetMinutes)
   const wallSeconds = epochSeconds + minutes * 60
   if (!Number.isFinite(wallSeconds) || wallSeconds < FIRST_WALL_SECONDS || wallSeconds > LAST_WALL_SECONDS) {
-    throw new TimelineSheetsError('TS_VALIDATION', `The instant ${epochSeconds} (epoch seconds) has no four-digit year in UTC${minutes < 0 ? '-' : '+'}${Math.abs(minutes)} minutes`)
+    throw new TimelineSheetsError(
+      'TS_VALIDATION',
+      `The instant ${epochSeconds} (epoch seconds) has no four-digit year in UTC${minutes < 0 ? '-' : '+'}${Math.abs(minutes)} minutes`,
+    )
   }
   const wall = new Date(wallSeconds * 1000).toISOString().slice(0, 19)
   const sign = minutes < 0 ? '-' : '+'
@@ -202,9 +203,7 @@ export function instantsForWall(timeZone: string, wallSeconds: number): number[]
 }
 
 export type WallResolution =
-  | { kind: 'exact'; epochSeconds: number }
-  | { kind: 'ambiguous'; candidates: [number, number] }
-  | { kind: 'gap'; epochSeconds: number }
+  { kind: 'exact'; epochSeconds: number } | { kind: 'ambiguous'; candidates: [number, number] } | { kind: 'gap'; epochSeconds: number }
 
 /** Resolves a wall-clock time; a non-existent one moves forward by the gap (02:30 → 03:30). */
 export function resolveWall(timeZone: string, wallSeconds: number): WallResolution {
@@ -336,11 +335,7 @@ export interface OriginalStart {
  * in whole seconds, following the End rule and the offset rules in the module
  * comment. Fails only when the end falls before the start.
  */
-export function sheetTimesToInterval(
-  input: SheetTimesInput,
-  timeZone: string,
-  original?: OriginalStart,
-): SheetToIntervalResult {
+export function sheetTimesToInterval(input: SheetTimesInput, timeZone: string, original?: OriginalStart): SheetToIntervalResult {
   const warnings: TimeWarning[] = []
   const outside = outOfRange(input)
   if (outside) return outside
@@ -350,8 +345,7 @@ export function sheetTimesToInterval(
   const hintSeconds = input.durationHint === undefined ? undefined : fractionToSeconds(input.durationHint)
 
   const startResolution = resolveWall(timeZone, startWall)
-  const startCandidates =
-    startResolution.kind === 'ambiguous' ? startResolution.candidates : [startResolution.epochSeconds]
+  const startCandidates = startResolution.kind === 'ambiguous' ? startResolution.candidates : [startResolution.epochSeconds]
 
   const endCandidates = endWallCandidates(day, input.start, input.end)
   const readings: Reading[] = []
@@ -388,28 +382,50 @@ export function sheetTimesToInterval(
   const startUndecided = new Set(tied.map((r) => r.startEpoch)).size > 1
   const endRes = best.endResolution
   const endUndecided =
-    endRes.kind === 'ambiguous' &&
-    endRes.candidates.every((c) => tied.some((r) => r.startEpoch === best.startEpoch && r.endEpoch === c))
+    endRes.kind === 'ambiguous' && endRes.candidates.every((c) => tied.some((r) => r.startEpoch === best.startEpoch && r.endEpoch === c))
 
   if (startResolution.kind === 'gap') {
-    warnings.push({ kind: 'nonexistent-time', field: 'start', typed: clock(startWall), usedAs: clock(wallSecondsAt(timeZone, best.startEpoch)) })
+    warnings.push({
+      kind: 'nonexistent-time',
+      field: 'start',
+      typed: clock(startWall),
+      usedAs: clock(wallSecondsAt(timeZone, best.startEpoch)),
+    })
   } else if (startResolution.kind === 'ambiguous' && startUndecided) {
     warnings.push({ kind: 'ambiguous-time', field: 'start', typed: clock(startWall), usedAs: describeInstant(timeZone, best.startEpoch) })
   }
   if (endRes.kind === 'gap') {
-    warnings.push({ kind: 'nonexistent-time', field: 'end', typed: clock(serialToWallSeconds(day + input.end)), usedAs: clock(wallSecondsAt(timeZone, best.endEpoch)) })
+    warnings.push({
+      kind: 'nonexistent-time',
+      field: 'end',
+      typed: clock(serialToWallSeconds(day + input.end)),
+      usedAs: clock(wallSecondsAt(timeZone, best.endEpoch)),
+    })
   } else if (endUndecided) {
-    warnings.push({ kind: 'ambiguous-time', field: 'end', typed: clock(serialToWallSeconds(day + input.end)), usedAs: describeInstant(timeZone, best.endEpoch) })
+    warnings.push({
+      kind: 'ambiguous-time',
+      field: 'end',
+      typed: clock(serialToWallSeconds(day + input.end)),
+      usedAs: describeInstant(timeZone, best.endEpoch),
+    })
   }
 
   const duration = best.endEpoch - best.startEpoch
   if (duration > MAX_ACTIVITY_SECONDS) return { ok: false, problem: 'out-of-range', field: 'end', message: LONGER_THAN_A_YEAR }
   const startOffset = chosenOffset(best.startEpoch, timeZone, originalInstant)
-  const start = originalInstant && best.startEpoch === originalInstant.epochSeconds ? original!.start : formatOffsetInstant(best.startEpoch, startOffset)
+  const start =
+    originalInstant && best.startEpoch === originalInstant.epochSeconds
+      ? original!.start
+      : formatOffsetInstant(best.startEpoch, startOffset)
   // The year the server records is the one the start's own offset reads (another device's offset may cross New Year).
   const year = Number(start.slice(0, 4))
   if (year < FIRST_START_YEAR || year > LAST_START_YEAR) {
-    return { ok: false, problem: 'out-of-range', field: 'date', message: `starts in ${year} as the activity's offset reads it; ${DAYS_ALLOWED}` }
+    return {
+      ok: false,
+      problem: 'out-of-range',
+      field: 'date',
+      message: `starts in ${year} as the activity's offset reads it; ${DAYS_ALLOWED}`,
+    }
   }
   return { ok: true, start, duration, warnings }
 }
@@ -428,7 +444,8 @@ function outOfRange(input: SheetTimesInput): Extract<SheetToIntervalResult, { pr
   }
   if (!Number.isFinite(end) || end < 0) return { ok: false, problem: 'out-of-range', field: 'end', message: 'is not a time of day' }
   // A day of slack for DST and the End rule; the exact length is checked once the instants are known.
-  if (end - start > MAX_ACTIVITY_SECONDS / SECONDS_PER_DAY + 1) return { ok: false, problem: 'out-of-range', field: 'end', message: LONGER_THAN_A_YEAR }
+  if (end - start > MAX_ACTIVITY_SECONDS / SECONDS_PER_DAY + 1)
+    return { ok: false, problem: 'out-of-range', field: 'end', message: LONGER_THAN_A_YEAR }
   return undefined
 }
 

@@ -47,9 +47,35 @@ export interface RecordedRun {
 
 /** One line of an undo plan: a write to make, or why nothing is written. */
 export type UndoItem =
-  | { kind: 'delete'; timelineKey: string; entityId: number; user: string; current: ActivityInput; currentFingerprint: string; reason: string }
-  | { kind: 'restore'; timelineKey: string; entityId: number; user: string; input: ActivityInput; fingerprint: string; current: ActivityInput; currentFingerprint: string; reason: string }
-  | { kind: 'recreate'; timelineKey: string; formerEntityId: number; user: string; input: ActivityInput; fingerprint: string; reason: string }
+  | {
+      kind: 'delete'
+      timelineKey: string
+      entityId: number
+      user: string
+      current: ActivityInput
+      currentFingerprint: string
+      reason: string
+    }
+  | {
+      kind: 'restore'
+      timelineKey: string
+      entityId: number
+      user: string
+      input: ActivityInput
+      fingerprint: string
+      current: ActivityInput
+      currentFingerprint: string
+      reason: string
+    }
+  | {
+      kind: 'recreate'
+      timelineKey: string
+      formerEntityId: number
+      user: string
+      input: ActivityInput
+      fingerprint: string
+      reason: string
+    }
   /** Already as before the run (gone, restored, re-created): nothing to write. */
   | { kind: 'nothing'; timelineKey: string | undefined; entityId: number | undefined; what: string; reason: string }
   /** Changed by someone since the run: left alone. */
@@ -67,7 +93,6 @@ export interface UndoPlanInput {
   /** Timelines that could be read now: timelineKey → owner's username. */
   owners: ReadonlyMap<string, string>
 }
-
 
 function values(v: RecordedValues | undefined): ActivityInput | undefined {
   return v && { tags: [...v.tags], notes: v.notes, start: v.start, duration: v.duration }
@@ -102,7 +127,14 @@ export function planUndo(input: UndoPlanInput): UndoItem[] {
   for (const { intent, outcome } of input.run.writes) {
     if (intent.op === 'tags') {
       if (outcome?.type === 'done') {
-        items.push({ kind: 'manual', timelineKey: undefined, entityId: undefined, what: 'allowed tags list', reason: 'The run replaced the allowed tags list; the journal keeps only fingerprints of it, so it cannot be put back. Restore the Allowed tags tab by hand and run import.' })
+        items.push({
+          kind: 'manual',
+          timelineKey: undefined,
+          entityId: undefined,
+          what: 'allowed tags list',
+          reason:
+            'The run replaced the allowed tags list; the journal keeps only fingerprints of it, so it cannot be put back. Restore the Allowed tags tab by hand and run import.',
+        })
       }
       continue
     }
@@ -111,7 +143,13 @@ export function planUndo(input: UndoPlanInput): UndoItem[] {
     const entityId = outcome?.type === 'done' ? (outcome.entityId ?? intent.entityId) : intent.entityId
     if (outcome?.type !== 'done') continue
     if (entityId === undefined) {
-      items.push({ kind: 'manual', timelineKey, entityId: undefined, what: describeIntent(intent), reason: 'The journal does not say which activity this write created; check it by hand.' })
+      items.push({
+        kind: 'manual',
+        timelineKey,
+        entityId: undefined,
+        what: describeIntent(intent),
+        reason: 'The journal does not say which activity this write created; check it by hand.',
+      })
       continue
     }
     const key = activityKey(timelineKey, entityId)
@@ -126,9 +164,22 @@ export function planUndo(input: UndoPlanInput): UndoItem[] {
     if (intent.op === 'tags' || outcome !== undefined || intent.timelineKey === undefined) continue
     if (intent.entityId !== undefined && completedKeys.has(activityKey(intent.timelineKey, intent.entityId))) continue
     if (runStopped) {
-      items.push({ kind: 'manual', timelineKey: intent.timelineKey, entityId: intent.entityId, what: describeIntent(intent), reason: 'The run was interrupted before the server answered this write, so it is unknown whether it happened; it is left alone. Check this activity by hand.' })
+      items.push({
+        kind: 'manual',
+        timelineKey: intent.timelineKey,
+        entityId: intent.entityId,
+        what: describeIntent(intent),
+        reason:
+          'The run was interrupted before the server answered this write, so it is unknown whether it happened; it is left alone. Check this activity by hand.',
+      })
     } else {
-      items.push({ kind: 'nothing', timelineKey: intent.timelineKey, entityId: intent.entityId, what: describeIntent(intent), reason: 'This write failed in that run; there is nothing to undo.' })
+      items.push({
+        kind: 'nothing',
+        timelineKey: intent.timelineKey,
+        entityId: intent.entityId,
+        what: describeIntent(intent),
+        reason: 'This write failed in that run; there is nothing to undo.',
+      })
     }
   }
 
@@ -140,31 +191,107 @@ export function planUndo(input: UndoPlanInput): UndoItem[] {
     const last = group.steps[group.steps.length - 1]!
     const what = describeSteps(group)
     if (owner === undefined) {
-      items.push({ kind: 'manual', timelineKey: group.timelineKey, entityId: group.entityId, what, reason: `The timeline ${group.timelineKey} is not visible to the signed-in account any more; nothing was undone there.` })
+      items.push({
+        kind: 'manual',
+        timelineKey: group.timelineKey,
+        entityId: group.entityId,
+        what,
+        reason: `The timeline ${group.timelineKey} is not visible to the signed-in account any more; nothing was undone there.`,
+      })
       continue
     }
-    const before: Side | undefined = first.intent.op === 'post' ? undefined : { input: values(first.intent.before), fingerprint: first.intent.beforeFingerprint }
-    const after: Side | undefined = last.intent.op === 'delete' ? undefined : { input: values(last.done.after), fingerprint: last.done.fingerprint }
+    const before: Side | undefined =
+      first.intent.op === 'post' ? undefined : { input: values(first.intent.before), fingerprint: first.intent.beforeFingerprint }
+    const after: Side | undefined =
+      last.intent.op === 'delete' ? undefined : { input: values(last.done.after), fingerprint: last.done.fingerprint }
     const current = input.server.get(key)
     const currentFp = current && fingerprintOf(current)
-    const isSide = (side: Side) => currentFp !== undefined && (currentFp === side.fingerprint || (side.input !== undefined && currentFp === fingerprintFor(owner, side.input)))
+    const isSide = (side: Side) =>
+      currentFp !== undefined &&
+      (currentFp === side.fingerprint || (side.input !== undefined && currentFp === fingerprintFor(owner, side.input)))
 
     if (!before && !after) {
-      items.push({ kind: 'nothing', timelineKey: group.timelineKey, entityId: group.entityId, what, reason: 'Created and deleted by the same run; nothing to undo.' })
+      items.push({
+        kind: 'nothing',
+        timelineKey: group.timelineKey,
+        entityId: group.entityId,
+        what,
+        reason: 'Created and deleted by the same run; nothing to undo.',
+      })
     } else if (!before && after) {
-      if (!current) items.push({ kind: 'nothing', timelineKey: group.timelineKey, entityId: group.entityId, what, reason: 'Created by the run and already gone from the server.' })
+      if (!current)
+        items.push({
+          kind: 'nothing',
+          timelineKey: group.timelineKey,
+          entityId: group.entityId,
+          what,
+          reason: 'Created by the run and already gone from the server.',
+        })
       else if (isSide(after)) {
         deleting.add(key)
-        items.push({ kind: 'delete', timelineKey: group.timelineKey, entityId: group.entityId, user: owner, current: toInput(current.activity), currentFingerprint: currentFp!, reason: 'Created by the run: deleted.' })
-      } else items.push({ kind: 'conflict', timelineKey: group.timelineKey, entityId: group.entityId, what, reason: 'Created by the run, but changed on the server since, so it was not deleted. Delete it by hand if it should go.' })
+        items.push({
+          kind: 'delete',
+          timelineKey: group.timelineKey,
+          entityId: group.entityId,
+          user: owner,
+          current: toInput(current.activity),
+          currentFingerprint: currentFp!,
+          reason: 'Created by the run: deleted.',
+        })
+      } else
+        items.push({
+          kind: 'conflict',
+          timelineKey: group.timelineKey,
+          entityId: group.entityId,
+          what,
+          reason: 'Created by the run, but changed on the server since, so it was not deleted. Delete it by hand if it should go.',
+        })
     } else if (before && !before.input) {
-      items.push({ kind: 'manual', timelineKey: group.timelineKey, entityId: group.entityId, what, reason: 'The journal has no copy of this activity as it was before the run, so it cannot be put back; check it by hand.' })
+      items.push({
+        kind: 'manual',
+        timelineKey: group.timelineKey,
+        entityId: group.entityId,
+        what,
+        reason: 'The journal has no copy of this activity as it was before the run, so it cannot be put back; check it by hand.',
+      })
     } else if (before && after) {
-      if (!current) items.push({ kind: 'conflict', timelineKey: group.timelineKey, entityId: group.entityId, what, reason: 'Updated by the run, but deleted (or moved to another day) on the server since, so it was not put back.' })
-      else if (isSide(before)) items.push({ kind: 'nothing', timelineKey: group.timelineKey, entityId: group.entityId, what, reason: 'Already back to its values from before the run.' })
+      if (!current)
+        items.push({
+          kind: 'conflict',
+          timelineKey: group.timelineKey,
+          entityId: group.entityId,
+          what,
+          reason: 'Updated by the run, but deleted (or moved to another day) on the server since, so it was not put back.',
+        })
+      else if (isSide(before))
+        items.push({
+          kind: 'nothing',
+          timelineKey: group.timelineKey,
+          entityId: group.entityId,
+          what,
+          reason: 'Already back to its values from before the run.',
+        })
       else if (isSide(after)) {
-        items.push({ kind: 'restore', timelineKey: group.timelineKey, entityId: group.entityId, user: owner, input: before.input!, fingerprint: fingerprintFor(owner, before.input!), current: toInput(current.activity), currentFingerprint: currentFp!, reason: 'Updated by the run: its values from before the run are put back.' })
-      } else items.push({ kind: 'conflict', timelineKey: group.timelineKey, entityId: group.entityId, what, reason: 'Updated by the run, but changed on the server again since, so it was not put back. Compare it with the values before the run by hand.' })
+        items.push({
+          kind: 'restore',
+          timelineKey: group.timelineKey,
+          entityId: group.entityId,
+          user: owner,
+          input: before.input!,
+          fingerprint: fingerprintFor(owner, before.input!),
+          current: toInput(current.activity),
+          currentFingerprint: currentFp!,
+          reason: 'Updated by the run: its values from before the run are put back.',
+        })
+      } else
+        items.push({
+          kind: 'conflict',
+          timelineKey: group.timelineKey,
+          entityId: group.entityId,
+          what,
+          reason:
+            'Updated by the run, but changed on the server again since, so it was not put back. Compare it with the values before the run by hand.',
+        })
     } else if (before) {
       recreations.push({ group, before, owner })
     }
@@ -186,9 +313,23 @@ export function planUndo(input: UndoPlanInput): UndoItem[] {
     const what = describeInput(restored)
     if (twin) {
       claimed.add(twin)
-      items.push({ kind: 'nothing', timelineKey: group.timelineKey, entityId: group.entityId, what, reason: `Deleted by the run and already there again (${twin}).` })
+      items.push({
+        kind: 'nothing',
+        timelineKey: group.timelineKey,
+        entityId: group.entityId,
+        what,
+        reason: `Deleted by the run and already there again (${twin}).`,
+      })
     } else {
-      items.push({ kind: 'recreate', timelineKey: group.timelineKey, formerEntityId: group.entityId, user: owner, input: restored, fingerprint: fingerprintFor(owner, restored), reason: 'Deleted by the run: created again (it gets a new id).' })
+      items.push({
+        kind: 'recreate',
+        timelineKey: group.timelineKey,
+        formerEntityId: group.entityId,
+        user: owner,
+        input: restored,
+        fingerprint: fingerprintFor(owner, restored),
+        reason: 'Deleted by the run: created again (it gets a new id).',
+      })
     }
   }
   return items
@@ -231,8 +372,6 @@ function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000)
 }
 
-
-
 function describeIntent(intent: IntentRecord): string {
   const v = intent.input ?? intent.before
   return v ? describeInput(values(v)!) : `${intent.op} (no values in the journal)`
@@ -243,4 +382,3 @@ function describeSteps(group: Group): string {
   const v = first.intent.before ?? first.done.after ?? first.intent.input
   return v ? describeInput(values(v)!) : ''
 }
-

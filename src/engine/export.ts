@@ -74,191 +74,241 @@ export interface ExportSummary {
 }
 
 export async function runExport(target: TargetConfig, deps: ExportDeps, options: ExportOptions = {}): Promise<ExportSummary> {
-  return withRun(target, deps, { command: 'export', dryRun: Boolean(options.dryRun), startOverOnOtherServer: Boolean(options.full) }, (frame) => exportInFrame(target, deps, options, frame))
+  return withRun(
+    target,
+    deps,
+    { command: 'export', dryRun: Boolean(options.dryRun), startOverOnOtherServer: Boolean(options.full) },
+    (frame) => exportInFrame(target, deps, options, frame),
+  )
 }
 
 async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: ExportOptions, frame: RunFrame): Promise<ExportSummary> {
-    const { runId, startedAt, state } = frame
-    let full = Boolean(options.full) || frame.fresh
-    if (frame.fresh) deps.reporter.info('No state for this target yet: reading the whole window and reconciling by Key.')
+  const { runId, startedAt, state } = frame
+  let full = Boolean(options.full) || frame.fresh
+  if (frame.fresh) deps.reporter.info('No state for this target yet: reading the whole window and reconciling by Key.')
 
-    const window = exportWindow(target, startedAt)
-    const warnings: string[] = []
+  const window = exportWindow(target, startedAt)
+  const warnings: string[] = []
 
-    // Timelines and users.
-    const tagsTimelines = await deps.client.tagsTimelines()
-    const wanted = new Set(target.users.map((u) => u.toLowerCase()))
-    const timelines = wanted.size === 0 ? tagsTimelines : tagsTimelines.filter((t) => wanted.has(t.ownerUsername.toLowerCase()))
-    for (const user of target.users) {
-      if (!tagsTimelines.some((t) => t.ownerUsername.toLowerCase() === user.toLowerCase())) {
-        warnings.push(`${user} has no Tags timeline visible to the signed-in account; nothing exported for them.`)
-      }
+  // Timelines and users.
+  const tagsTimelines = await deps.client.tagsTimelines()
+  const wanted = new Set(target.users.map((u) => u.toLowerCase()))
+  const timelines = wanted.size === 0 ? tagsTimelines : tagsTimelines.filter((t) => wanted.has(t.ownerUsername.toLowerCase()))
+  for (const user of target.users) {
+    if (!tagsTimelines.some((t) => t.ownerUsername.toLowerCase() === user.toLowerCase())) {
+      warnings.push(`${user} has no Tags timeline visible to the signed-in account; nothing exported for them.`)
     }
-    const users: KnownUser[] = tagsTimelines.map((t) => ({ username: t.ownerUsername, displayName: t.ownerDisplayName, tagsTimelineKey: t.timelineKey }))
+  }
+  const users: KnownUser[] = tagsTimelines.map((t) => ({
+    username: t.ownerUsername,
+    displayName: t.ownerDisplayName,
+    tagsTimelineKey: t.timelineKey,
+  }))
 
-    // Layout, only when it is new or changed (it costs a read and a write). A tab it had to make holds nothing yet.
-    const specs = tabSpecs(target)
-    const layoutHash = fnv1a64Base64url(JSON.stringify({ specs, timeZone: target.timeZone }))
-    let layoutChanged = false
-    if (state.layoutHash !== layoutHash && !options.dryRun) {
-      const report = await deps.spreadsheet.ensureLayout(specs, { timeZone: target.timeZone })
-      layoutChanged = report.changed
-      if (report.createdTabs.length) deps.reporter.info(`Created tabs: ${report.createdTabs.join(', ')}`)
-      if (report.createdTabs.includes(target.tabs.activities)) full = true
-    }
+  // Layout, only when it is new or changed (it costs a read and a write). A tab it had to make holds nothing yet.
+  const specs = tabSpecs(target)
+  const layoutHash = fnv1a64Base64url(JSON.stringify({ specs, timeZone: target.timeZone }))
+  let layoutChanged = false
+  if (state.layoutHash !== layoutHash && !options.dryRun) {
+    const report = await deps.spreadsheet.ensureLayout(specs, { timeZone: target.timeZone })
+    layoutChanged = report.changed
+    if (report.createdTabs.length) deps.reporter.info(`Created tabs: ${report.createdTabs.join(', ')}`)
+    if (report.createdTabs.includes(target.tabs.activities)) full = true
+  }
 
-    // The server first, the sheet last: every position planned on is read as late as possible, so
-    // a manager's sorting during a long server read cannot shift it (decisions/0003-rows-that-move.md).
-    const readServer = async (inFull: boolean): Promise<TimelineChanges[]> => {
-      let read = 0
-      deps.reporter.progress('Reading timelines', 0, timelines.length)
-      const out = await readEach(timelines, async (timeline) => {
-        const changes = await readTimelineChanges(deps.client, timeline, state.timelines[timeline.timelineKey], window, {
-          full: inFull,
-          now: startedAt,
-          lookBackEveryMs: options.lookBackEveryMs,
-        })
-        deps.reporter.progress('Reading timelines', ++read, timelines.length)
-        return changes
+  // The server first, the sheet last: every position planned on is read as late as possible, so
+  // a manager's sorting during a long server read cannot shift it (decisions/0003-rows-that-move.md).
+  const readServer = async (inFull: boolean): Promise<TimelineChanges[]> => {
+    let read = 0
+    deps.reporter.progress('Reading timelines', 0, timelines.length)
+    const out = await readEach(timelines, async (timeline) => {
+      const changes = await readTimelineChanges(deps.client, timeline, state.timelines[timeline.timelineKey], window, {
+        full: inFull,
+        now: startedAt,
+        lookBackEveryMs: options.lookBackEveryMs,
       })
-      deps.reporter.endProgress()
-      return out
-    }
-    let changes = await readServer(full)
-    const serverAllowed = await readServerAllowedTags(deps, warnings)
-    const otherEntries = target.otherTimelines.length > 0
+      deps.reporter.progress('Reading timelines', ++read, timelines.length)
+      return changes
+    })
+    deps.reporter.endProgress()
+    return out
+  }
+  let changes = await readServer(full)
+  const serverAllowed = await readServerAllowedTags(deps, warnings)
+  const otherEntries =
+    target.otherTimelines.length > 0
       ? await readOtherTimelines(deps.client, await deps.client.listTimelines(), target.otherTimelines, target.users, window)
       : undefined
 
-    let snapshot = await deps.spreadsheet.read(specs.map((s) => s.title))
-    const missingTabs = specs.filter((spec) => !snapshot.tabs[spec.title]?.exists).map((spec) => spec.title)
-    if (missingTabs.length > 0 && !options.dryRun && !layoutChanged) {
-      // A tab someone deleted or renamed since the layout was last applied: make it again.
-      const report = await deps.spreadsheet.ensureLayout(specs, { timeZone: target.timeZone })
-      layoutChanged = report.changed
-      if (missingTabs.includes(target.tabs.activities)) {
-        warnings.push(`The ${target.tabs.activities} tab was missing; it was made again and filled from the server (rows are matched by Key).`)
-        if (!full) changes = await readServer(true)
-      }
-      snapshot = await deps.spreadsheet.read(specs.map((s) => s.title))
+  let snapshot = await deps.spreadsheet.read(specs.map((s) => s.title))
+  const missingTabs = specs.filter((spec) => !snapshot.tabs[spec.title]?.exists).map((spec) => spec.title)
+  if (missingTabs.length > 0 && !options.dryRun && !layoutChanged) {
+    // A tab someone deleted or renamed since the layout was last applied: make it again.
+    const report = await deps.spreadsheet.ensureLayout(specs, { timeZone: target.timeZone })
+    layoutChanged = report.changed
+    if (missingTabs.includes(target.tabs.activities)) {
+      warnings.push(
+        `The ${target.tabs.activities} tab was missing; it was made again and filled from the server (rows are matched by Key).`,
+      )
+      if (!full) changes = await readServer(true)
     }
-    const activitiesData = requireTab(snapshot, target.tabs.activities, Boolean(options.dryRun))
-    const layout = activitiesLayout(activitiesData, specs[0]!)
+    snapshot = await deps.spreadsheet.read(specs.map((s) => s.title))
+  }
+  const activitiesData = requireTab(snapshot, target.tabs.activities, Boolean(options.dryRun))
+  const layout = activitiesLayout(activitiesData, specs[0]!)
 
-    // Rows that show an older version than the state knows (a workbook restored from its .bak): their
-    // timelines are read in full, so the rows are refreshed from the server rather than sent back.
-    const stale = staleTimelines(activitiesData, layout, state.base)
-    if (stale.size > 0) {
-      warnings.push(`Some rows show an older version than the last sync (was the sheet restored from a copy?); they were refreshed from the server.`)
-      changes = await readEach(changes, async (change) =>
-          change.mode === 'full' || !stale.has(change.timeline.timelineKey)
-            ? change
-            : readTimelineChanges(deps.client, change.timeline, state.timelines[change.timeline.timelineKey], window, { full: true, now: startedAt, lookBackEveryMs: options.lookBackEveryMs }),
+  // Rows that show an older version than the state knows (a workbook restored from its .bak): their
+  // timelines are read in full, so the rows are refreshed from the server rather than sent back.
+  const stale = staleTimelines(activitiesData, layout, state.base)
+  if (stale.size > 0) {
+    warnings.push(
+      `Some rows show an older version than the last sync (was the sheet restored from a copy?); they were refreshed from the server.`,
+    )
+    changes = await readEach(changes, async (change) =>
+      change.mode === 'full' || !stale.has(change.timeline.timelineKey)
+        ? change
+        : readTimelineChanges(deps.client, change.timeline, state.timelines[change.timeline.timelineKey], window, {
+            full: true,
+            now: startedAt,
+            lookBackEveryMs: options.lookBackEveryMs,
+          }),
+    )
+  }
+
+  // Plan per timeline over the rows it affects, then one write.
+  const today = localDateOf(target.timeZone, Math.floor(startedAt.getTime() / 1000))
+  // Grouped by timeline once: scanning every row and base key for each timeline cost O(timelines × rows).
+  const sheetIndex = indexRowsByKey(activitiesData, layout)
+  const baseKeys = baseKeysByTimeline(Object.keys(state.base))
+  const decisions: Decision[] = []
+  const planContext: PlanContext = {
+    base: state.base,
+    users,
+    timeZone: target.timeZone,
+    activitiesData,
+    layout,
+    sheetIndex,
+    baseKeys,
+    window: window.window,
+    deletedRows: target.deletedRows,
+  }
+  for (const change of changes) {
+    // A loop, not push(...): one timeline can hold more decisions than a call has room for arguments.
+    for (const d of planTimeline(change, planContext)) decisions.push(d)
+  }
+  if (frame.setAside) {
+    // Moved to another server: the old server's activities are not on this one, so their rows are planned,
+    // against the old state's bases, as deleted on the server (removed, or kept where a manager edited them).
+    const read = new Set(changes.map((c) => c.timeline.timelineKey))
+    const userIndex = layout.index[ACTIVITY_COLUMN.user]
+    const oldUsers: KnownUser[] = []
+    for (const [timelineKey, rows] of sheetIndex) {
+      const first = rows.values().next().value?.[0]?.cells[userIndex ?? -1]
+      if (!read.has(timelineKey) && typeof first === 'string')
+        oldUsers.push({ username: first, displayName: undefined, tagsTimelineKey: timelineKey })
+    }
+    const old: PlanContext = {
+      ...planContext,
+      users: oldUsers,
+      base: frame.setAside.base,
+      baseKeys: baseKeysByTimeline(Object.keys(frame.setAside.base)),
+    }
+    for (const timelineKey of sheetIndex.keys()) {
+      if (read.has(timelineKey)) continue
+      const deletedIds = [...(sheetIndex.get(timelineKey)?.keys() ?? [])].map((key) => Number(key.slice(timelineKey.length + 1)))
+      const gone: TimelineDelta = {
+        mode: 'incremental',
+        timeline: { timelineKey, ownerUsername: '' },
+        activities: [],
+        deletedIds,
+        lookBack: undefined,
+      }
+      for (const d of planTimeline(gone, old)) decisions.push(d)
+    }
+  }
+  const writes = activityWrites(decisions, { tab: activitiesData, layout, timeZone: target.timeZone, today })
+
+  const tabWrites: TabWrite[] = [{ ...writes.write, keyColumn: layout.index[ACTIVITY_COLUMN.key] }]
+  const allowed = allowedTagsWrite(serverAllowed, target.tabs.allowedTags, snapshot, state.allowedTagsFingerprint, warnings)
+  if (allowed.write) tabWrites.push(allowed.write)
+  if (otherEntries) for (const w of otherTimelineWrites(otherEntries, window, snapshot).writes) tabWrites.push(w)
+
+  const counts: RunCounts = {
+    created: writes.counts.appended,
+    updated: writes.counts.updated,
+    deleted: writes.counts.removed + writes.counts.marked,
+    conflicts: decisions.filter((d) => d.kind === 'conflict').length,
+    invalid: decisions.filter((d) => d.kind === 'invalid').length,
+    waiting: decisions.filter((d) => d.kind === 'noop' && d.sheet !== 'unchanged' && d.rowNumber !== undefined).length,
+  }
+  let result: ExportSummary['result'] = counts.conflicts + counts.invalid > 0 ? 'partial' : 'success'
+  const message = [...warnings, counts.waiting ? `${counts.waiting} edited rows wait for the next import.` : ''].filter(Boolean).join(' ')
+  const logTab = snapshot.tabs[target.tabs.syncLog]
+  if (logTab?.exists || !options.dryRun) {
+    tabWrites.push({
+      tab: target.tabs.syncLog,
+      appends: [syncLogRow({ when: startedAt, timeZone: target.timeZone, runId, command: 'export', result, counts, message })],
+    })
+  }
+
+  const meaningful = tabWrites.filter((w) => !isEmptyWrite(w))
+  if (!options.dryRun && meaningful.length > 0) {
+    crashPoint('export:before-sheet-write')
+    const report = await deps.spreadsheet.write(meaningful, snapshot)
+    crashPoint('export:after-sheet-write')
+    await frame.keepLock()
+    const skipped = report.skipped.filter((row) => row.tab === target.tabs.activities)
+    if (skipped.length > 0) {
+      // Rows a person changed while this run wrote: nothing landed there, so their base stays as it was
+      // and the next run decides them again on what they hold then.
+      for (const key of keysOfRows(decisions, new Set(skipped.map((row) => row.row)))) writes.base.delete(key)
+      result = 'incomplete'
+      warnings.push(
+        `${skipped.length} ${skipped.length === 1 ? 'row was' : 'rows were'} changed in the sheet while this run was writing (row ${skipped
+          .map((row) => row.row)
+          .slice(0, 10)
+          .join(
+            ', ',
+          )}${skipped.length > 10 ? ', …' : ''} as read); ${skipped.length === 1 ? 'it was' : 'they were'} left as ${skipped.length === 1 ? 'it is' : 'they are'}. Run again: the next run takes ${skipped.length === 1 ? 'it' : 'them'} up.`,
       )
     }
+  }
 
-    // Plan per timeline over the rows it affects, then one write.
-    const today = localDateOf(target.timeZone, Math.floor(startedAt.getTime() / 1000))
-    // Grouped by timeline once: scanning every row and base key for each timeline cost O(timelines × rows).
-    const sheetIndex = indexRowsByKey(activitiesData, layout)
-    const baseKeys = baseKeysByTimeline(Object.keys(state.base))
-    const decisions: Decision[] = []
-    const planContext: PlanContext = { base: state.base, users, timeZone: target.timeZone, activitiesData, layout, sheetIndex, baseKeys, window: window.window, deletedRows: target.deletedRows }
-    for (const change of changes) {
-      // A loop, not push(...): one timeline can hold more decisions than a call has room for arguments.
-      for (const d of planTimeline(change, planContext)) decisions.push(d)
+  // Only now that the sheet holds the changes do the cursors move.
+  if (!options.dryRun) {
+    for (const change of changes) state.timelines[change.timeline.timelineKey] = change.cursor
+    for (const [key, fp] of writes.base) {
+      if (fp === null) delete state.base[key]
+      else state.base[key] = fp
     }
-    if (frame.setAside) {
-      // Moved to another server: the old server's activities are not on this one, so their rows are planned,
-      // against the old state's bases, as deleted on the server (removed, or kept where a manager edited them).
-      const read = new Set(changes.map((c) => c.timeline.timelineKey))
-      const userIndex = layout.index[ACTIVITY_COLUMN.user]
-      const oldUsers: KnownUser[] = []
-      for (const [timelineKey, rows] of sheetIndex) {
-        const first = rows.values().next().value?.[0]?.cells[userIndex ?? -1]
-        if (!read.has(timelineKey) && typeof first === 'string') oldUsers.push({ username: first, displayName: undefined, tagsTimelineKey: timelineKey })
-      }
-      const old: PlanContext = { ...planContext, users: oldUsers, base: frame.setAside.base, baseKeys: baseKeysByTimeline(Object.keys(frame.setAside.base)) }
-      for (const timelineKey of sheetIndex.keys()) {
-        if (read.has(timelineKey)) continue
-        const deletedIds = [...(sheetIndex.get(timelineKey)?.keys() ?? [])].map((key) => Number(key.slice(timelineKey.length + 1)))
-        const gone: TimelineDelta = { mode: 'incremental', timeline: { timelineKey, ownerUsername: '' }, activities: [], deletedIds, lookBack: undefined }
-        for (const d of planTimeline(gone, old)) decisions.push(d)
-      }
-    }
-    const writes = activityWrites(decisions, { tab: activitiesData, layout, timeZone: target.timeZone, today })
+    state.layoutHash = layoutHash
+    if (allowed.fingerprint) state.allowedTagsFingerprint = allowed.fingerprint
+    await frame.save(result, summaryLine(counts))
+    crashPoint('export:after-state-save')
+  }
 
-    const tabWrites: TabWrite[] = [{ ...writes.write, keyColumn: layout.index[ACTIVITY_COLUMN.key] }]
-    const allowed = allowedTagsWrite(serverAllowed, target.tabs.allowedTags, snapshot, state.allowedTagsFingerprint, warnings)
-    if (allowed.write) tabWrites.push(allowed.write)
-    if (otherEntries) for (const w of otherTimelineWrites(otherEntries, window, snapshot).writes) tabWrites.push(w)
-
-    const counts: RunCounts = {
-      created: writes.counts.appended,
-      updated: writes.counts.updated,
-      deleted: writes.counts.removed + writes.counts.marked,
-      conflicts: decisions.filter((d) => d.kind === 'conflict').length,
-      invalid: decisions.filter((d) => d.kind === 'invalid').length,
-      waiting: decisions.filter((d) => d.kind === 'noop' && d.sheet !== 'unchanged' && d.rowNumber !== undefined).length,
-    }
-    let result: ExportSummary['result'] = counts.conflicts + counts.invalid > 0 ? 'partial' : 'success'
-    const message = [...warnings, counts.waiting ? `${counts.waiting} edited rows wait for the next import.` : ''].filter(Boolean).join(' ')
-    const logTab = snapshot.tabs[target.tabs.syncLog]
-    if (logTab?.exists || !options.dryRun) {
-      tabWrites.push({ tab: target.tabs.syncLog, appends: [syncLogRow({ when: startedAt, timeZone: target.timeZone, runId, command: 'export', result, counts, message })] })
-    }
-
-    const meaningful = tabWrites.filter((w) => !isEmptyWrite(w))
-    if (!options.dryRun && meaningful.length > 0) {
-      crashPoint('export:before-sheet-write')
-      const report = await deps.spreadsheet.write(meaningful, snapshot)
-      crashPoint('export:after-sheet-write')
-      await frame.keepLock()
-      const skipped = report.skipped.filter((row) => row.tab === target.tabs.activities)
-      if (skipped.length > 0) {
-        // Rows a person changed while this run wrote: nothing landed there, so their base stays as it was
-        // and the next run decides them again on what they hold then.
-        for (const key of keysOfRows(decisions, new Set(skipped.map((row) => row.row)))) writes.base.delete(key)
-        result = 'incomplete'
-        warnings.push(`${skipped.length} ${skipped.length === 1 ? 'row was' : 'rows were'} changed in the sheet while this run was writing (row ${skipped.map((row) => row.row).slice(0, 10).join(', ')}${skipped.length > 10 ? ', …' : ''} as read); ${skipped.length === 1 ? 'it was' : 'they were'} left as ${skipped.length === 1 ? 'it is' : 'they are'}. Run again: the next run takes ${skipped.length === 1 ? 'it' : 'them'} up.`)
-      }
-    }
-
-    // Only now that the sheet holds the changes do the cursors move.
-    if (!options.dryRun) {
-      for (const change of changes) state.timelines[change.timeline.timelineKey] = change.cursor
-      for (const [key, fp] of writes.base) {
-        if (fp === null) delete state.base[key]
-        else state.base[key] = fp
-      }
-      state.layoutHash = layoutHash
-      if (allowed.fingerprint) state.allowedTagsFingerprint = allowed.fingerprint
-      await frame.save(result, summaryLine(counts))
-      crashPoint('export:after-state-save')
-    }
-
-    return {
-      target: target.name,
-      runId,
-      dryRun: Boolean(options.dryRun),
-      result,
-      spreadsheet: deps.spreadsheet.describe(),
-      timelines: changes.map((c) => ({
-        timelineKey: c.timeline.timelineKey,
-        owner: c.timeline.ownerUsername,
-        mode: c.mode,
-        activitiesRead: c.activities.length + (c.mode === 'incremental' ? (c.lookBack?.activities.length ?? 0) : 0),
-        lookBack: c.mode === 'full' || Boolean(c.lookBack),
-      })),
-      counts,
-      allowedTags: allowed.outcome,
-      layoutChanged,
-      sheetsRequests: frame.sheetsRequests(),
-      warnings,
-      attention: decisions
-        .filter((d) => d.kind === 'conflict' || d.kind === 'invalid')
-        .map((d) => ({ rowNumber: 'rowNumber' in d ? d.rowNumber : undefined, key: d.key, reason: d.reason })),
-    }
+  return {
+    target: target.name,
+    runId,
+    dryRun: Boolean(options.dryRun),
+    result,
+    spreadsheet: deps.spreadsheet.describe(),
+    timelines: changes.map((c) => ({
+      timelineKey: c.timeline.timelineKey,
+      owner: c.timeline.ownerUsername,
+      mode: c.mode,
+      activitiesRead: c.activities.length + (c.mode === 'incremental' ? (c.lookBack?.activities.length ?? 0) : 0),
+      lookBack: c.mode === 'full' || Boolean(c.lookBack),
+    })),
+    counts,
+    allowedTags: allowed.outcome,
+    layoutChanged,
+    sheetsRequests: frame.sheetsRequests(),
+    warnings,
+    attention: decisions
+      .filter((d) => d.kind === 'conflict' || d.kind === 'invalid')
+      .map((d) => ({ rowNumber: 'rowNumber' in d ? d.rowNumber : undefined, key: d.key, reason: d.reason })),
+  }
 }
 
 async function readServerAllowedTags(deps: ExportDeps, warnings: string[]): Promise<AllowedTags | undefined> {
@@ -266,10 +316,11 @@ async function readServerAllowedTags(deps: ExportDeps, warnings: string[]): Prom
     return await deps.client.readAllowedTags({ all: true })
   } catch (error) {
     if (error instanceof TimelineSheetsError && error.code === 'TS_FORBIDDEN') {
-      warnings.push('The signed-in account may not read everyone\'s allowed tags (needs administrator or content editor); the Allowed tags tab was left as it is.')
+      warnings.push(
+        "The signed-in account may not read everyone's allowed tags (needs administrator or content editor); the Allowed tags tab was left as it is.",
+      )
       return undefined
     }
     throw error
   }
 }
-

@@ -23,7 +23,11 @@ interface ApplyContext {
   reporter: Reporter
 }
 
-export async function applyServerWrites(writes: ServerWrite[], adoptions: Map<number, ServerActivity>, ctx: ApplyContext): Promise<WriteOutcome[]> {
+export async function applyServerWrites(
+  writes: ServerWrite[],
+  adoptions: Map<number, ServerActivity>,
+  ctx: ApplyContext,
+): Promise<WriteOutcome[]> {
   const outcomes: WriteOutcome[] = []
   const byTimeline = new Map<string, ServerWrite[]>()
   for (const w of writes) {
@@ -60,8 +64,16 @@ function applyTimeline(timelineKey: string, writes: ServerWrite[], ctx: ApplyCon
     client: ctx.client,
     reporter: ctx.reporter,
     send: async (w) => {
-      const activity = await sendJournaled(journaled(w, ctx.server), timeline ?? w.timelineKey, ctx.client, ctx.journal, importCrashPoints(w))
-      return activity && (w.kind === 'import-post' || w.kind === 'import-put') ? { decision: w, status: 'done', activity, user: w.user } : { decision: w, status: 'done' }
+      const activity = await sendJournaled(
+        journaled(w, ctx.server),
+        timeline ?? w.timelineKey,
+        ctx.client,
+        ctx.journal,
+        importCrashPoints(w),
+      )
+      return activity && (w.kind === 'import-post' || w.kind === 'import-put')
+        ? { decision: w, status: 'done', activity, user: w.user }
+        : { decision: w, status: 'done' }
     },
     failed: failure,
     redecide: (rest, fresh) => {
@@ -73,7 +85,16 @@ function applyTimeline(timelineKey: string, writes: ServerWrite[], ctx: ApplyCon
         const before = w.kind === 'import-post' ? undefined : ctx.server.get(w.key)
         const now = w.kind === 'import-post' ? undefined : fresh.get(w.key)
         if (w.kind === 'import-post' || (before && now && fingerprintOf(before) === fingerprintOf(now)) || (!before && !now)) retry.push(w)
-        else settled.push({ decision: w, status: 'conflict', message: withServerVersion('Changed on the server while this import ran, so your edit was not saved and is kept here.', now?.activity, ctx.timeZone) })
+        else
+          settled.push({
+            decision: w,
+            status: 'conflict',
+            message: withServerVersion(
+              'Changed on the server while this import ran, so your edit was not saved and is kept here.',
+              now?.activity,
+              ctx.timeZone,
+            ),
+          })
       }
       for (const [k, v] of fresh) ctx.server.set(k, v)
       return { retry, settled }
@@ -85,9 +106,24 @@ function applyTimeline(timelineKey: string, writes: ServerWrite[], ctx: ApplyCon
 function journaled(w: ServerWrite, server: ReadonlyMap<string, ServerActivity>): JournaledWrite {
   switch (w.kind) {
     case 'import-post':
-      return { op: 'post', timelineKey: w.timelineKey, user: w.user, input: w.input, fingerprint: w.fingerprint, ...(w.pending ? { pending: w.pending } : {}) }
+      return {
+        op: 'post',
+        timelineKey: w.timelineKey,
+        user: w.user,
+        input: w.input,
+        fingerprint: w.fingerprint,
+        ...(w.pending ? { pending: w.pending } : {}),
+      }
     case 'import-put':
-      return { op: 'put', timelineKey: w.timelineKey, entityId: w.entityId, user: w.user, input: w.input, fingerprint: w.fingerprint, before: server.get(w.key) }
+      return {
+        op: 'put',
+        timelineKey: w.timelineKey,
+        entityId: w.entityId,
+        user: w.user,
+        input: w.input,
+        fingerprint: w.fingerprint,
+        before: server.get(w.key),
+      }
     case 'import-delete':
     case 'import-delete-missing': {
       const before = server.get(w.key)
@@ -105,5 +141,3 @@ export function failure(w: ServerWrite, error: unknown): WriteOutcome {
   const message = error instanceof TimelineSheetsError ? `${error.message}${error.hint ? ` ${error.hint}` : ''}` : String(error)
   return { decision: w, status: 'failed', message: `Not saved: ${message}` }
 }
-
-

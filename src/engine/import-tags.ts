@@ -6,7 +6,12 @@ import type { TargetState } from '../state/target-state.ts'
 import type { TimelineClient } from '../timeline/client.ts'
 import { crashPoint } from './crash-points.ts'
 
-export async function sendAllowedTags(client: TimelineClient, plan: Extract<TagsPlan, { kind: 'send' }>, state: TargetState, journal: Journal): Promise<TagsPlan> {
+export async function sendAllowedTags(
+  client: TimelineClient,
+  plan: Extract<TagsPlan, { kind: 'send' }>,
+  state: TargetState,
+  journal: Journal,
+): Promise<TagsPlan> {
   // The server replaces the whole list: re-read it and refuse a lost update.
   const current = allowedTagsFingerprint(await client.readAllowedTags({ all: true }))
   if (current === plan.fingerprint) {
@@ -15,7 +20,10 @@ export async function sendAllowedTags(client: TimelineClient, plan: Extract<Tags
     return { ...plan, message: 'Allowed tags sent to the server.' }
   }
   if (current !== state.allowedTagsFingerprint && !plan.overwrite) {
-    return { kind: 'refused', message: `The allowed tags were changed on the server since the last export, so your edits to the allowed tags were not sent (they would overwrite that change). ${refusalWays('Allowed tags')}` }
+    return {
+      kind: 'refused',
+      message: `The allowed tags were changed on the server since the last export, so your edits to the allowed tags were not sent (they would overwrite that change). ${refusalWays('Allowed tags')}`,
+    }
   }
   const id = await journal.intend({ op: 'tags', tagsBefore: current, tagsAfter: plan.fingerprint })
   crashPoint('import:before-tags-post')

@@ -29,7 +29,15 @@ import { planAllowedTags } from '../core/allowed-tags-plan.ts'
 import { sendAllowedTags } from './import-tags.ts'
 import { applyServerWrites } from './import-apply.ts'
 import { sheetWriteBack } from '../core/import-write-back.ts'
-import { countOutcomes, emptyCounts, emptyView, guardError, planView, type ImportCounts, type ImportPlanView } from '../core/import-report.ts'
+import {
+  countOutcomes,
+  emptyCounts,
+  emptyView,
+  guardError,
+  planView,
+  type ImportCounts,
+  type ImportPlanView,
+} from '../core/import-report.ts'
 import type { ServerWrite } from '../core/server-writes.ts'
 import { writePlanTab } from './plan-tab.ts'
 
@@ -93,8 +101,6 @@ export interface ImportOptions extends GuardOptions {
   overwriteTags?: boolean
 }
 
-
-
 export interface ImportSummary {
   target: string
   runId: string
@@ -110,240 +116,284 @@ export interface ImportSummary {
   sheetsRequests: { reads: number; writes: number }
 }
 
-
-
-
 export async function runImport(target: TargetConfig, deps: ImportDeps, options: ImportOptions = {}): Promise<ImportSummary> {
-  return withRun(target, deps, { command: 'import', dryRun: Boolean(options.dryRun) }, (frame) => importInFrame(target, deps, options, frame))
+  return withRun(target, deps, { command: 'import', dryRun: Boolean(options.dryRun) }, (frame) =>
+    importInFrame(target, deps, options, frame),
+  )
 }
 
 async function importInFrame(target: TargetConfig, deps: ImportDeps, options: ImportOptions, frame: RunFrame): Promise<ImportSummary> {
-    const { runId, startedAt, now, location, state, fresh: neverRun } = frame
-    const sheetsRequests = () => frame.sheetsRequests()
-    const interrupted = await unfinishedJournals(location.journalFolder)
-    if (interrupted.length) deps.reporter.info(`Finishing ${interrupted.length} interrupted run(s) first: ${interrupted.map((r) => r.runId).join(', ')}`)
+  const { runId, startedAt, now, location, state, fresh: neverRun } = frame
+  const sheetsRequests = () => frame.sheetsRequests()
+  const interrupted = await unfinishedJournals(location.journalFolder)
+  if (interrupted.length)
+    deps.reporter.info(`Finishing ${interrupted.length} interrupted run(s) first: ${interrupted.map((r) => r.runId).join(', ')}`)
 
-    const emptySummary = (): ImportSummary => ({
+  const emptySummary = (): ImportSummary => ({
+    target: target.name,
+    runId,
+    dryRun: Boolean(options.dryRun),
+    applied: false,
+    result: 'success',
+    plan: emptyView(target.name),
+    counts: emptyCounts(),
+    tags: { outcome: 'unchanged', message: undefined },
+    spreadsheet: deps.spreadsheet.describe(),
+    sheetsRequests: sheetsRequests(),
+  })
+  const specs = tabSpecs(target)
+  const snapshot = await deps.spreadsheet.read([target.tabs.activities, target.tabs.allowedTags, target.tabs.syncLog])
+  const tab = snapshot.tabs[target.tabs.activities]
+  if (!tab?.exists) {
+    if (neverRun && interrupted.length === 0) {
+      // A target never exported has nothing to import yet (the first nightly sync): the export creates the sheet.
+      deps.reporter.info(`Nothing to import yet: the spreadsheet has no "${target.tabs.activities}" tab; the export creates it.`)
+      return emptySummary()
+    }
+    throw new TimelineSheetsError(
+      'TS_SHEET_LAYOUT',
+      `The spreadsheet has no "${target.tabs.activities}" tab, though earlier runs wrote one.`,
+      {
+        hint: 'A tab was deleted or renamed. Rename it back, or run export --full to make it again (rows are matched by Key).',
+      },
+    )
+  }
+  const header = validateHeader(tab.header, specs[0]!)
+  const headerProblems: HeaderProblem[] = header.ok ? [] : header.problems
+  if (!header.ok) {
+    const guards = runGuards(
+      { decisions: [], counts: {} as never },
+      { headerProblems, sheetRowCount: tab.rows.length, baseCount: Object.keys(state.base).length },
+      options,
+    )
+    if (guards.length) throw guardError(guards)
+    throw new TimelineSheetsError('TS_SHEET_LAYOUT', 'The Activities header is damaged.')
+  }
+  const layout = header.layout
+
+  // Timelines and users.
+  const tagsTimelines = await deps.client.tagsTimelines()
+  const timelineByKey = new Map(tagsTimelines.map((t) => [t.timelineKey, t]))
+  const users: KnownUser[] = tagsTimelines.map((t) => ({
+    username: t.ownerUsername,
+    displayName: t.ownerDisplayName,
+    tagsTimelineKey: t.timelineKey,
+  }))
+  let allowed: AllowedTags | undefined
+  try {
+    allowed = await deps.client.readAllowedTags({ all: true })
+  } catch (error) {
+    if (!(error instanceof TimelineSheetsError && error.code === 'TS_FORBIDDEN')) throw error
+  }
+
+  // Pass 1: which rows ask for something (edited, ticked, new, invalid)?
+  const sheetKeys = new Set<string>()
+  for (const row of tab.rows) {
+    const k = row[layout.index[C.key]!]
+    if (typeof k === 'string' && k.trim()) sheetKeys.add(k.trim())
+  }
+  const candidates = findCandidates(tab, layout, state.base, users, target.timeZone, sheetKeys)
+  const affected = new Set<string>()
+  for (const c of candidates.timelines) affected.add(c)
+  const missingKeys = Object.keys(state.base).filter((k) => !sheetKeys.has(k))
+  if (options.deleteMissing) for (const k of missingKeys) affected.add(parseActivityKey(k)!.timelineKey)
+  for (const run of interrupted) for (const w of run.writes) if (w.intent.timelineKey) affected.add(w.intent.timelineKey)
+
+  // Server side of the affected timelines: the weeks their edited rows sit on; the whole window where
+  // rows went missing (--delete-missing), a run was interrupted, or an edited row's activity was not there.
+  const window = exportWindow(target, startedAt)
+  const fullTimelines = new Set<string>()
+  if (options.deleteMissing) for (const k of missingKeys) fullTimelines.add(parseActivityKey(k)!.timelineKey)
+  for (const run of interrupted) for (const w of run.writes) if (w.intent.timelineKey) fullTimelines.add(w.intent.timelineKey)
+  const server = new Map<string, ServerActivity>()
+  const rangesByTimeline = new Map<string, TimeWindow[]>()
+  const affectedTimelines = [...affected].flatMap((key) => timelineByKey.get(key) ?? [])
+  // Timelines at once (the client's pace bounds the requests); what they hold is taken in the timelines' order.
+  const reads = await readEach(affectedTimelines, async (timeline) => {
+    const key = timeline.timelineKey
+    const ranges = readRanges(target.timeZone, window.fromDate, window.days, candidates.dates.get(key) ?? new Set(), fullTimelines.has(key))
+    const found = await readRanged(deps.client, timeline, ranges)
+    const foundKeys = new Set(found.map((a) => activityKey(key, a.entityId)))
+    const lost = [...(candidates.keys.get(key) ?? [])].some((k) => !foundKeys.has(k))
+    if (!lost || fullTimelines.has(key)) return { timeline, found, ranges, whole: false }
+    // An edited row whose activity was not in the weeks read: it moved from another week. Read the rest,
+    // keeping the first read's lastChangeId, so a change made meanwhile is still caught on write.
+    const first = deps.client.lastChangeId(key)
+    const rest = restOfWindow(target.timeZone, window.fromDate, window.days, ranges)
+    found.push(...(await readRanged(deps.client, timeline, rest)))
+    deps.client.setLastChangeId(key, first)
+    return { timeline, found, ranges: [...ranges, ...rest], whole: true }
+  })
+  for (const { timeline, found, ranges, whole } of reads) {
+    for (const a of found) server.set(activityKey(timeline.timelineKey, a.entityId), { activity: a, user: timeline.ownerUsername })
+    if (whole) fullTimelines.add(timeline.timelineKey)
+    rangesByTimeline.set(timeline.timelineKey, ranges)
+  }
+
+  // Pass 2: the whole picture for the affected timelines.
+  const baseKeys = new Set<string>(Object.keys(state.base))
+  for (const k of candidates.baseCellKeys) baseKeys.add(k)
+  const ctx: RowContext = {
+    timeZone: target.timeZone,
+    users,
+    server,
+    baseKeys,
+    allowedTags: allowed,
+    allowedTagsSeverity: options.strictTags ? 'error' : 'warning',
+  }
+  const lines = planLines(tab, layout, ctx, affected, rangesByTimeline)
+  // Base only for what this run can judge: rows it plans, activities it read, and whole timelines read in full.
+  const judged = new Set<string>(server.keys())
+  for (const line of lines) if (line.kind === 'row' && 'key' in line.row) judged.add(line.row.key)
+  const base = new Map<string, string>()
+  for (const [k, fp] of Object.entries(state.base)) {
+    const timelineKey = k.split('/')[0]!
+    if (affected.has(timelineKey) && (judged.has(k) || fullTimelines.has(timelineKey))) base.set(k, fp)
+  }
+  const planned = planSync(base, lines, server, { deletedOnServer: target.deletedRows, deleteMissing: options.deleteMissing })
+  // A conflict the manager can act on: the Status shows what the server has now.
+  const plan = {
+    ...planned,
+    decisions: planned.decisions.map((d) =>
+      d.kind === 'conflict' ? { ...d, reason: withServerVersion(d.reason, server.get(d.key)?.activity, target.timeZone) } : d,
+    ),
+  }
+
+  // Adopt what an interrupted run already created instead of creating it again.
+  const adoptions = adoptInterrupted(plan.decisions, interrupted, server, sheetKeys)
+
+  const guards = runGuards(
+    plan,
+    { headerProblems, sheetRowCount: tab.rows.filter((r) => r.length > 0).length, baseCount: Object.keys(state.base).length },
+    options,
+  )
+  const tags = planAllowedTags(snapshot, target.tabs.allowedTags, state.allowedTagsFingerprint, Boolean(options.overwriteTags))
+  const view = planView(target.name, plan.decisions, adoptions, missingKeys, tags, guards, server, target.timeZone)
+
+  if (options.dryRun) {
+    if (options.planTab) await writePlanTab(deps.spreadsheet, view)
+    const needsPerson = view.conflicts.length + view.invalid.length > 0 || tags.kind === 'refused' || tags.kind === 'invalid'
+    return summary({ applied: false, result: guards.length ? 'refused' : needsPerson ? 'partial' : 'success', counts: emptyCounts() })
+  }
+  if (guards.length) throw guardError(guards)
+  if (deps.confirm && (view.writes.length > 0 || view.tags === 'send') && !(await deps.confirm(view))) {
+    return summary({ applied: false, result: 'success', counts: emptyCounts() })
+  }
+
+  // New rows are marked before their activities are created: the mark in the Key cell finds each row
+  // again afterwards, whatever a person types into it meanwhile, so no activity is created twice.
+  const serverWrites = plan.decisions.filter(
+    (d): d is ServerWrite =>
+      d.kind === 'import-put' || d.kind === 'import-post' || d.kind === 'import-delete' || d.kind === 'import-delete-missing',
+  )
+  const marking = await markNewRows(deps.spreadsheet, snapshot, tab, layout, serverWrites, adoptions, runId)
+  crashPoint('import:after-marks')
+  const writes = serverWrites
+    .filter((d) => d.kind !== 'import-post' || !marking.unmarked.has(d.rowNumber))
+    .map((d) => (d.kind === 'import-post' && marking.marks.has(d.rowNumber) ? { ...d, pending: marking.marks.get(d.rowNumber)! } : d))
+
+  // Server writes, journaled.
+  const journal = await openJournal(location.journalFolder, runId, 'import', now)
+  crashPoint('import:after-journal-open')
+  const outcomes = await applyServerWrites(writes, adoptions, {
+    client: deps.client,
+    journal,
+    server,
+    base: state.base,
+    timelineByKey,
+    rangesByTimeline,
+    timeZone: target.timeZone,
+    concurrency: deps.concurrency ?? 4,
+    reporter: deps.reporter,
+  })
+
+  // Allowed tags: one POST, only when the tab changed and the server did not.
+  let tagsOutcome = tags
+  if (tags.kind === 'send') {
+    tagsOutcome = await sendAllowedTags(deps.client, tags, state, journal)
+  }
+
+  // The sheet, read afresh: each planned row is found again there, and the write finds it once more when it lands.
+  crashPoint('import:before-sheet-write')
+  const fresh = await deps.spreadsheet.read([target.tabs.activities, target.tabs.syncLog])
+  const freshTab = fresh.tabs[target.tabs.activities]
+  if (!freshTab?.exists) {
+    throw new TimelineSheetsError(
+      'TS_SHEET_LAYOUT',
+      `The "${target.tabs.activities}" tab disappeared while this import ran; the server writes are done and journaled.`,
+      {
+        hint: 'Restore or rename the tab back, then run export --full: rows are matched by Key and nothing is created twice.',
+      },
+    )
+  }
+  const today = localDateOf(target.timeZone, Math.floor(startedAt.getTime() / 1000))
+  const sheetWrite = sheetWriteBack(tab, freshTab, layout, outcomes, plan.decisions, target, today, server, marking.marks)
+  const counts = countOutcomes(outcomes, plan.decisions, adoptions.size)
+  let result: ImportSummary['result'] =
+    counts.conflicts + counts.invalid + counts.failed > 0 || tagsOutcome.kind === 'refused' ? 'partial' : 'success'
+  const notes = [
+    tagsOutcome.message,
+    view.missing.length ? `${view.missing.length} rows are missing from the sheet (kept on the server).` : '',
+  ]
+  const tabWrites: TabWrite[] = [sheetWrite.write]
+  const report = await deps.spreadsheet.write(
+    tabWrites.filter((w) => !isEmptyWrite(w)),
+    fresh,
+  )
+  const unfinished = sheetWrite.lost.length + marking.unmarked.size + report.skipped.filter((r) => r.tab === target.tabs.activities).length
+  if (unfinished > 0) {
+    result = 'incomplete'
+    deps.reporter.warn(`Rows changed in the sheet while this import ran were left for the next run`, {
+      lost: sheetWrite.lost.join(' '),
+      unmarked: [...marking.unmarked].join(' '),
+      skipped: report.skipped.map((r) => `${r.row}:${r.reason}`).join(' '),
+    })
+    notes.push(
+      `${unfinished} ${unfinished === 1 ? 'row was' : 'rows were'} changed in the sheet while this import ran; ${unfinished === 1 ? 'its' : 'their'} Status was not written. Run again: the next run takes ${unfinished === 1 ? 'it' : 'them'} up.`,
+    )
+  }
+  const message = notes.filter(Boolean).join(' ')
+  // Its own write, after the one whose outcome it reports: appends need no position, so the same read serves.
+  await deps.spreadsheet.write(
+    [
+      {
+        tab: target.tabs.syncLog,
+        appends: [syncLogRow({ when: startedAt, timeZone: target.timeZone, runId, command: 'import', result, counts, message })],
+      },
+    ],
+    fresh,
+  )
+  crashPoint('import:after-sheet-write')
+
+  for (const [key, fp] of sheetWrite.base) {
+    if (fp === null) delete state.base[key]
+    else state.base[key] = fp
+  }
+  await frame.save(result, summaryLine(counts))
+  crashPoint('import:after-state-save')
+  await journal.end(result)
+  crashPoint('import:after-journal-end')
+  for (const run of interrupted) await closeJournal(run.file, `finished by ${runId}`, now())
+  if (interrupted.length) crashPoint('import:after-close-interrupted')
+  return summary({ applied: true, result, counts, tags: { outcome: tagsOutcome.kind, message: tagsOutcome.message } })
+
+  function summary(s: {
+    applied: boolean
+    result: ImportSummary['result']
+    counts: ImportSummary['counts']
+    tags?: ImportSummary['tags']
+  }): ImportSummary {
+    return {
       target: target.name,
       runId,
       dryRun: Boolean(options.dryRun),
-      applied: false,
-      result: 'success',
-      plan: emptyView(target.name),
-      counts: emptyCounts(),
-      tags: { outcome: 'unchanged', message: undefined },
+      applied: s.applied,
+      result: s.result,
+      plan: view,
+      counts: s.counts,
+      tags: s.tags ?? { outcome: view.tags, message: view.tagsMessage },
       spreadsheet: deps.spreadsheet.describe(),
       sheetsRequests: sheetsRequests(),
-    })
-    const specs = tabSpecs(target)
-    const snapshot = await deps.spreadsheet.read([target.tabs.activities, target.tabs.allowedTags, target.tabs.syncLog])
-    const tab = snapshot.tabs[target.tabs.activities]
-    if (!tab?.exists) {
-      if (neverRun && interrupted.length === 0) {
-        // A target never exported has nothing to import yet (the first nightly sync): the export creates the sheet.
-        deps.reporter.info(`Nothing to import yet: the spreadsheet has no "${target.tabs.activities}" tab; the export creates it.`)
-        return emptySummary()
-      }
-      throw new TimelineSheetsError('TS_SHEET_LAYOUT', `The spreadsheet has no "${target.tabs.activities}" tab, though earlier runs wrote one.`, {
-        hint: 'A tab was deleted or renamed. Rename it back, or run export --full to make it again (rows are matched by Key).',
-      })
     }
-    const header = validateHeader(tab.header, specs[0]!)
-    const headerProblems: HeaderProblem[] = header.ok ? [] : header.problems
-    if (!header.ok) {
-      const guards = runGuards({ decisions: [], counts: {} as never }, { headerProblems, sheetRowCount: tab.rows.length, baseCount: Object.keys(state.base).length }, options)
-      if (guards.length) throw guardError(guards)
-      throw new TimelineSheetsError('TS_SHEET_LAYOUT', 'The Activities header is damaged.')
-    }
-    const layout = header.layout
-
-    // Timelines and users.
-    const tagsTimelines = await deps.client.tagsTimelines()
-    const timelineByKey = new Map(tagsTimelines.map((t) => [t.timelineKey, t]))
-    const users: KnownUser[] = tagsTimelines.map((t) => ({ username: t.ownerUsername, displayName: t.ownerDisplayName, tagsTimelineKey: t.timelineKey }))
-    let allowed: AllowedTags | undefined
-    try {
-      allowed = await deps.client.readAllowedTags({ all: true })
-    } catch (error) {
-      if (!(error instanceof TimelineSheetsError && error.code === 'TS_FORBIDDEN')) throw error
-    }
-
-    // Pass 1: which rows ask for something (edited, ticked, new, invalid)?
-    const sheetKeys = new Set<string>()
-    for (const row of tab.rows) {
-      const k = row[layout.index[C.key]!]
-      if (typeof k === 'string' && k.trim()) sheetKeys.add(k.trim())
-    }
-    const candidates = findCandidates(tab, layout, state.base, users, target.timeZone, sheetKeys)
-    const affected = new Set<string>()
-    for (const c of candidates.timelines) affected.add(c)
-    const missingKeys = Object.keys(state.base).filter((k) => !sheetKeys.has(k))
-    if (options.deleteMissing) for (const k of missingKeys) affected.add(parseActivityKey(k)!.timelineKey)
-    for (const run of interrupted) for (const w of run.writes) if (w.intent.timelineKey) affected.add(w.intent.timelineKey)
-
-    // Server side of the affected timelines: the weeks their edited rows sit on; the whole window where
-    // rows went missing (--delete-missing), a run was interrupted, or an edited row's activity was not there.
-    const window = exportWindow(target, startedAt)
-    const fullTimelines = new Set<string>()
-    if (options.deleteMissing) for (const k of missingKeys) fullTimelines.add(parseActivityKey(k)!.timelineKey)
-    for (const run of interrupted) for (const w of run.writes) if (w.intent.timelineKey) fullTimelines.add(w.intent.timelineKey)
-    const server = new Map<string, ServerActivity>()
-    const rangesByTimeline = new Map<string, TimeWindow[]>()
-    const affectedTimelines = [...affected].flatMap((key) => timelineByKey.get(key) ?? [])
-    // Timelines at once (the client's pace bounds the requests); what they hold is taken in the timelines' order.
-    const reads = await readEach(affectedTimelines, async (timeline) => {
-      const key = timeline.timelineKey
-      const ranges = readRanges(target.timeZone, window.fromDate, window.days, candidates.dates.get(key) ?? new Set(), fullTimelines.has(key))
-      const found = await readRanged(deps.client, timeline, ranges)
-      const foundKeys = new Set(found.map((a) => activityKey(key, a.entityId)))
-      const lost = [...(candidates.keys.get(key) ?? [])].some((k) => !foundKeys.has(k))
-      if (!lost || fullTimelines.has(key)) return { timeline, found, ranges, whole: false }
-      // An edited row whose activity was not in the weeks read: it moved from another week. Read the rest,
-      // keeping the first read's lastChangeId, so a change made meanwhile is still caught on write.
-      const first = deps.client.lastChangeId(key)
-      const rest = restOfWindow(target.timeZone, window.fromDate, window.days, ranges)
-      found.push(...(await readRanged(deps.client, timeline, rest)))
-      deps.client.setLastChangeId(key, first)
-      return { timeline, found, ranges: [...ranges, ...rest], whole: true }
-    })
-    for (const { timeline, found, ranges, whole } of reads) {
-      for (const a of found) server.set(activityKey(timeline.timelineKey, a.entityId), { activity: a, user: timeline.ownerUsername })
-      if (whole) fullTimelines.add(timeline.timelineKey)
-      rangesByTimeline.set(timeline.timelineKey, ranges)
-    }
-
-    // Pass 2: the whole picture for the affected timelines.
-    const baseKeys = new Set<string>(Object.keys(state.base))
-    for (const k of candidates.baseCellKeys) baseKeys.add(k)
-    const ctx: RowContext = {
-      timeZone: target.timeZone,
-      users,
-      server,
-      baseKeys,
-      allowedTags: allowed,
-      allowedTagsSeverity: options.strictTags ? 'error' : 'warning',
-    }
-    const lines = planLines(tab, layout, ctx, affected, rangesByTimeline)
-    // Base only for what this run can judge: rows it plans, activities it read, and whole timelines read in full.
-    const judged = new Set<string>(server.keys())
-    for (const line of lines) if (line.kind === 'row' && 'key' in line.row) judged.add(line.row.key)
-    const base = new Map<string, string>()
-    for (const [k, fp] of Object.entries(state.base)) {
-      const timelineKey = k.split('/')[0]!
-      if (affected.has(timelineKey) && (judged.has(k) || fullTimelines.has(timelineKey))) base.set(k, fp)
-    }
-    const planned = planSync(base, lines, server, { deletedOnServer: target.deletedRows, deleteMissing: options.deleteMissing })
-    // A conflict the manager can act on: the Status shows what the server has now.
-    const plan = {
-      ...planned,
-      decisions: planned.decisions.map((d) => (d.kind === 'conflict' ? { ...d, reason: withServerVersion(d.reason, server.get(d.key)?.activity, target.timeZone) } : d)),
-    }
-
-    // Adopt what an interrupted run already created instead of creating it again.
-    const adoptions = adoptInterrupted(plan.decisions, interrupted, server, sheetKeys)
-
-    const guards = runGuards(plan, { headerProblems, sheetRowCount: tab.rows.filter((r) => r.length > 0).length, baseCount: Object.keys(state.base).length }, options)
-    const tags = planAllowedTags(snapshot, target.tabs.allowedTags, state.allowedTagsFingerprint, Boolean(options.overwriteTags))
-    const view = planView(target.name, plan.decisions, adoptions, missingKeys, tags, guards, server, target.timeZone)
-
-    if (options.dryRun) {
-      if (options.planTab) await writePlanTab(deps.spreadsheet, view)
-      const needsPerson = view.conflicts.length + view.invalid.length > 0 || tags.kind === 'refused' || tags.kind === 'invalid'
-      return summary({ applied: false, result: guards.length ? 'refused' : needsPerson ? 'partial' : 'success', counts: emptyCounts() })
-    }
-    if (guards.length) throw guardError(guards)
-    if (deps.confirm && (view.writes.length > 0 || view.tags === 'send') && !(await deps.confirm(view))) {
-      return summary({ applied: false, result: 'success', counts: emptyCounts() })
-    }
-
-    // New rows are marked before their activities are created: the mark in the Key cell finds each row
-    // again afterwards, whatever a person types into it meanwhile, so no activity is created twice.
-    const serverWrites = plan.decisions.filter((d): d is ServerWrite => d.kind === 'import-put' || d.kind === 'import-post' || d.kind === 'import-delete' || d.kind === 'import-delete-missing')
-    const marking = await markNewRows(deps.spreadsheet, snapshot, tab, layout, serverWrites, adoptions, runId)
-    crashPoint('import:after-marks')
-    const writes = serverWrites.filter((d) => d.kind !== 'import-post' || !marking.unmarked.has(d.rowNumber)).map((d) => (d.kind === 'import-post' && marking.marks.has(d.rowNumber) ? { ...d, pending: marking.marks.get(d.rowNumber)! } : d))
-
-    // Server writes, journaled.
-    const journal = await openJournal(location.journalFolder, runId, 'import', now)
-    crashPoint('import:after-journal-open')
-    const outcomes = await applyServerWrites(writes, adoptions, {
-      client: deps.client,
-      journal,
-      server,
-      base: state.base,
-      timelineByKey,
-      rangesByTimeline,
-      timeZone: target.timeZone,
-      concurrency: deps.concurrency ?? 4,
-      reporter: deps.reporter,
-    })
-
-    // Allowed tags: one POST, only when the tab changed and the server did not.
-    let tagsOutcome = tags
-    if (tags.kind === 'send') {
-      tagsOutcome = await sendAllowedTags(deps.client, tags, state, journal)
-    }
-
-    // The sheet, read afresh: each planned row is found again there, and the write finds it once more when it lands.
-    crashPoint('import:before-sheet-write')
-    const fresh = await deps.spreadsheet.read([target.tabs.activities, target.tabs.syncLog])
-    const freshTab = fresh.tabs[target.tabs.activities]
-    if (!freshTab?.exists) {
-      throw new TimelineSheetsError('TS_SHEET_LAYOUT', `The "${target.tabs.activities}" tab disappeared while this import ran; the server writes are done and journaled.`, {
-        hint: 'Restore or rename the tab back, then run export --full: rows are matched by Key and nothing is created twice.',
-      })
-    }
-    const today = localDateOf(target.timeZone, Math.floor(startedAt.getTime() / 1000))
-    const sheetWrite = sheetWriteBack(tab, freshTab, layout, outcomes, plan.decisions, target, today, server, marking.marks)
-    const counts = countOutcomes(outcomes, plan.decisions, adoptions.size)
-    let result: ImportSummary['result'] = counts.conflicts + counts.invalid + counts.failed > 0 || tagsOutcome.kind === 'refused' ? 'partial' : 'success'
-    const notes = [tagsOutcome.message, view.missing.length ? `${view.missing.length} rows are missing from the sheet (kept on the server).` : '']
-    const tabWrites: TabWrite[] = [sheetWrite.write]
-    const report = await deps.spreadsheet.write(tabWrites.filter((w) => !isEmptyWrite(w)), fresh)
-    const unfinished = sheetWrite.lost.length + marking.unmarked.size + report.skipped.filter((r) => r.tab === target.tabs.activities).length
-    if (unfinished > 0) {
-      result = 'incomplete'
-      deps.reporter.warn(`Rows changed in the sheet while this import ran were left for the next run`, {
-        lost: sheetWrite.lost.join(' '),
-        unmarked: [...marking.unmarked].join(' '),
-        skipped: report.skipped.map((r) => `${r.row}:${r.reason}`).join(' '),
-      })
-      notes.push(`${unfinished} ${unfinished === 1 ? 'row was' : 'rows were'} changed in the sheet while this import ran; ${unfinished === 1 ? 'its' : 'their'} Status was not written. Run again: the next run takes ${unfinished === 1 ? 'it' : 'them'} up.`)
-    }
-    const message = notes.filter(Boolean).join(' ')
-    // Its own write, after the one whose outcome it reports: appends need no position, so the same read serves.
-    await deps.spreadsheet.write([{ tab: target.tabs.syncLog, appends: [syncLogRow({ when: startedAt, timeZone: target.timeZone, runId, command: 'import', result, counts, message })] }], fresh)
-    crashPoint('import:after-sheet-write')
-
-    for (const [key, fp] of sheetWrite.base) {
-      if (fp === null) delete state.base[key]
-      else state.base[key] = fp
-    }
-    await frame.save(result, summaryLine(counts))
-    crashPoint('import:after-state-save')
-    await journal.end(result)
-    crashPoint('import:after-journal-end')
-    for (const run of interrupted) await closeJournal(run.file, `finished by ${runId}`, now())
-    if (interrupted.length) crashPoint('import:after-close-interrupted')
-    return summary({ applied: true, result, counts, tags: { outcome: tagsOutcome.kind, message: tagsOutcome.message } })
-
-    function summary(s: {
-      applied: boolean
-      result: ImportSummary['result']
-      counts: ImportSummary['counts']
-      tags?: ImportSummary['tags']
-    }): ImportSummary {
-      return {
-        target: target.name,
-        runId,
-        dryRun: Boolean(options.dryRun),
-        applied: s.applied,
-        result: s.result,
-        plan: view,
-        counts: s.counts,
-        tags: s.tags ?? { outcome: view.tags, message: view.tagsMessage },
-        spreadsheet: deps.spreadsheet.describe(),
-        sheetsRequests: sheetsRequests(),
-      }
-    }
+  }
 }

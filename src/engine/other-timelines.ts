@@ -22,9 +22,12 @@ export async function readOtherTimelines(
     for (const [i, read] of reads.entries()) {
       for (const activity of read.activities) entries.push({ user: timelines[i]!.ownerUsername, activity })
     }
-    entries.sort((a, b) => a.user.localeCompare(b.user) || parseOffsetInstant(a.activity.start).epochSeconds - parseOffsetInstant(b.activity.start).epochSeconds)
+    entries.sort(
+      (a, b) =>
+        a.user.localeCompare(b.user) ||
+        parseOffsetInstant(a.activity.start).epochSeconds - parseOffsetInstant(b.activity.start).epochSeconds,
+    )
     out.set(name, entries)
   }
   return out
 }
-

@@ -6,7 +6,18 @@ import type { CellValue, Spreadsheet } from '../sheets/port.ts'
 export async function writePlanTab(spreadsheet: Spreadsheet, view: ImportPlanView): Promise<void> {
   const title = 'Plan'
   await spreadsheet.ensureLayout(
-    [{ title, readOnly: true, columns: [{ name: 'Action', kind: 'text' }, { name: 'User', kind: 'text' }, { name: 'Row', kind: 'number' }, { name: 'What', kind: 'text', width: 480 }] }],
+    [
+      {
+        title,
+        readOnly: true,
+        columns: [
+          { name: 'Action', kind: 'text' },
+          { name: 'User', kind: 'text' },
+          { name: 'Row', kind: 'number' },
+          { name: 'What', kind: 'text', width: 480 },
+        ],
+      },
+    ],
     { timeZone: 'UTC' },
   )
   const snapshot = await spreadsheet.read([title])

@@ -8,7 +8,15 @@ import { describeServer, sameServer, type ServerAccount } from '../core/server-i
 import { TimelineSheetsError } from '../errors.ts'
 import type { RequestCounts } from '../sheets/port.ts'
 import { acquireLock, type Lock } from '../state/lock.ts'
-import { emptyState, loadState, saveState, stateLocation, type RunRecord, type StateLocation, type TargetState } from '../state/target-state.ts'
+import {
+  emptyState,
+  loadState,
+  saveState,
+  stateLocation,
+  type RunRecord,
+  type StateLocation,
+  type TargetState,
+} from '../state/target-state.ts'
 import type { TargetConfig } from '../config/schema.ts'
 import type { EngineDeps } from './deps.ts'
 
@@ -46,9 +54,15 @@ export interface FrameOptions {
  * Runs `body` holding the target's lock (unless the caller holds it, or on a dry run), saying so when a
  * stale lock was taken over; releases it however `body` ends.
  */
-export async function withTargetLock<T>(target: TargetConfig, deps: EngineDeps, options: FrameOptions, body: (keepLock: () => Promise<void>) => Promise<T>): Promise<T> {
+export async function withTargetLock<T>(
+  target: TargetConfig,
+  deps: EngineDeps,
+  options: FrameOptions,
+  body: (keepLock: () => Promise<void>) => Promise<T>,
+): Promise<T> {
   const location = stateLocation(deps.stateDir, target.name)
-  const lock: Lock | undefined = options.dryRun || deps.lockHeld ? undefined : await acquireLock(location.lockFile, { command: options.command })
+  const lock: Lock | undefined =
+    options.dryRun || deps.lockHeld ? undefined : await acquireLock(location.lockFile, { command: options.command })
   try {
     if (lock?.tookOver) deps.reporter.warn(`Took over a stale lock left by pid ${lock.tookOver.pid} (${lock.tookOver.command}).`)
     return await body(async () => {
@@ -60,7 +74,12 @@ export async function withTargetLock<T>(target: TargetConfig, deps: EngineDeps, 
 }
 
 /** Runs `body` inside the frame: the target's lock held, its state loaded, the lock released at the end. */
-export async function withRun<T>(target: TargetConfig, deps: EngineDeps, options: FrameOptions, body: (frame: RunFrame) => Promise<T>): Promise<T> {
+export async function withRun<T>(
+  target: TargetConfig,
+  deps: EngineDeps,
+  options: FrameOptions,
+  body: (frame: RunFrame) => Promise<T>,
+): Promise<T> {
   const now = deps.now ?? (() => new Date())
   const startedAt = now()
   const start = deps.spreadsheet.requestCounts()
@@ -74,7 +93,9 @@ export async function withRun<T>(target: TargetConfig, deps: EngineDeps, options
     const server = await deps.client.identity()
     if (state.server && !sameServer(state.server, server)) {
       if (!options.startOverOnOtherServer) throw stateOfAnotherServer(location.stateFile, target.name, state.server, server)
-      deps.reporter.warn(`The state of target ${target.name} was built from ${describeServer(state.server)}; it starts afresh for ${describeServer(server)}.`)
+      deps.reporter.warn(
+        `The state of target ${target.name} was built from ${describeServer(state.server)}; it starts afresh for ${describeServer(server)}.`,
+      )
       setAside = { server: state.server, base: state.base }
       state = emptyState(target.name)
       fresh = true
@@ -95,7 +116,14 @@ export async function withRun<T>(target: TargetConfig, deps: EngineDeps, options
       },
       keepLock,
       async save(result, summary) {
-        state.runs.push({ runId, command: options.command, startedAt: startedAt.toISOString(), finishedAt: now().toISOString(), result, summary })
+        state.runs.push({
+          runId,
+          command: options.command,
+          startedAt: startedAt.toISOString(),
+          finishedAt: now().toISOString(),
+          result,
+          summary,
+        })
         state.backendHints = deps.spreadsheet.exportHints?.() ?? state.backendHints
         await saveState(location, state)
       },
@@ -116,6 +144,9 @@ function stateOfAnotherServer(stateFile: string, target: string, was: ServerAcco
 
 /** `20261110T110000Z-k3f9`: when the run started, and a few random characters so two runs never share one. */
 export function newRunId(at: Date): string {
-  const stamp = at.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')
+  const stamp = at
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')
   return `${stamp}-${Math.random().toString(36).slice(2, 6)}`
 }

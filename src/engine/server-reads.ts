@@ -13,7 +13,6 @@ import type { ActivitiesRead, Activity, TimelineInfo } from '../timeline/model.t
 import type { TimelineCursor } from '../state/target-state.ts'
 import type { ExportWindow } from '../core/export-plan.ts'
 
-
 export type TimelineChanges =
   | {
       mode: 'full'
@@ -193,9 +192,13 @@ interface UpdatedRead extends RangeRead {
  */
 async function readUpdatedRange(client: TimelineClient, link: string, window: TimeWindow): Promise<UpdatedRead> {
   const deleted = new Set<number>()
-  const read = await readPlanned(window, (range, splittable) => client.readUpdated(retargetLink(link, range), { splittable }), (answer) => {
-    for (const id of answer.deletedActivityIds ?? []) deleted.add(id)
-  })
+  const read = await readPlanned(
+    window,
+    (range, splittable) => client.readUpdated(retargetLink(link, range), { splittable }),
+    (answer) => {
+      for (const id of answer.deletedActivityIds ?? []) deleted.add(id)
+    },
+  )
   return { ...read, deletedIds: [...deleted] }
 }
 
@@ -210,7 +213,6 @@ export function retargetLink(link: string, window: TimeWindow): string {
   url.searchParams.set('toTime', window.to)
   return url.toString()
 }
-
 
 /**
  * Reads the given ranges of one timeline, each run of touching ranges as one

@@ -19,7 +19,15 @@ import { readRanged } from './server-reads.ts'
 /** One write to the server. `before` is the activity as the run last read it (put, delete), for undo. */
 export type JournaledWrite =
   | { op: 'post'; timelineKey: string; user: string; input: ActivityInput; fingerprint: string; pending?: string }
-  | { op: 'put'; timelineKey: string; entityId: number; user: string; input: ActivityInput; fingerprint: string; before: ServerActivity | undefined }
+  | {
+      op: 'put'
+      timelineKey: string
+      entityId: number
+      user: string
+      input: ActivityInput
+      fingerprint: string
+      before: ServerActivity | undefined
+    }
   | { op: 'delete'; timelineKey: string; entityId: number; user: string | undefined; before: ServerActivity | undefined }
 
 /** Where a run may be made to die around one write (tests): before it is sent, after the answer, after the journal recorded it. */
@@ -30,29 +38,69 @@ export interface CrashPoints {
 }
 
 /** Sends one write, journaled; resolves with the activity the server answered (post, put). */
-export async function sendJournaled(write: JournaledWrite, timeline: TimelineInfo | string, client: TimelineClient, journal: Journal, points: CrashPoints): Promise<Activity | undefined> {
-  const before = write.op === 'post' ? {} : write.before ? { before: toInput(write.before.activity), beforeFingerprint: fingerprintOf(write.before) } : {}
+export async function sendJournaled(
+  write: JournaledWrite,
+  timeline: TimelineInfo | string,
+  client: TimelineClient,
+  journal: Journal,
+  points: CrashPoints,
+): Promise<Activity | undefined> {
+  const before =
+    write.op === 'post'
+      ? {}
+      : write.before
+        ? { before: toInput(write.before.activity), beforeFingerprint: fingerprintOf(write.before) }
+        : {}
   switch (write.op) {
     case 'post': {
-      const id = await journal.intend({ op: 'post', timelineKey: write.timelineKey, user: write.user, fingerprint: write.fingerprint, input: toInput(write.input), ...(write.pending ? { pending: write.pending } : {}) })
+      const id = await journal.intend({
+        op: 'post',
+        timelineKey: write.timelineKey,
+        user: write.user,
+        fingerprint: write.fingerprint,
+        input: toInput(write.input),
+        ...(write.pending ? { pending: write.pending } : {}),
+      })
       crashPoint(points.before)
       const activity = (await client.createActivity(timeline, write.input)).activity!
       crashPoint(points.after)
-      await journal.done(id, { entityId: activity.entityId, fingerprint: fingerprintOf({ activity, user: write.user }), after: toInput(activity) })
+      await journal.done(id, {
+        entityId: activity.entityId,
+        fingerprint: fingerprintOf({ activity, user: write.user }),
+        after: toInput(activity),
+      })
       crashPoint(points.recorded)
       return activity
     }
     case 'put': {
-      const id = await journal.intend({ op: 'put', timelineKey: write.timelineKey, entityId: write.entityId, user: write.user, fingerprint: write.fingerprint, input: toInput(write.input), ...before })
+      const id = await journal.intend({
+        op: 'put',
+        timelineKey: write.timelineKey,
+        entityId: write.entityId,
+        user: write.user,
+        fingerprint: write.fingerprint,
+        input: toInput(write.input),
+        ...before,
+      })
       crashPoint(points.before)
       const activity = (await client.updateActivity(timeline, write.entityId, write.input)).activity!
       crashPoint(points.after)
-      await journal.done(id, { entityId: activity.entityId, fingerprint: fingerprintOf({ activity, user: write.user }), after: toInput(activity) })
+      await journal.done(id, {
+        entityId: activity.entityId,
+        fingerprint: fingerprintOf({ activity, user: write.user }),
+        after: toInput(activity),
+      })
       crashPoint(points.recorded)
       return activity
     }
     case 'delete': {
-      const id = await journal.intend({ op: 'delete', timelineKey: write.timelineKey, entityId: write.entityId, user: write.user, ...before })
+      const id = await journal.intend({
+        op: 'delete',
+        timelineKey: write.timelineKey,
+        entityId: write.entityId,
+        user: write.user,
+        ...before,
+      })
       crashPoint(points.before)
       try {
         await client.deleteActivity(timeline, write.entityId)
@@ -110,7 +158,8 @@ export async function writeTimeline<W, O>(writes: W[], ctx: TimelineWrites<W, O>
         // Another writer changed this timeline: read it again, then decide afresh what is left.
         ctx.reporter.info(`The timeline of ${ctx.timeline.ownerUsername} changed while ${ctx.doing}; re-reading it.`)
         const fresh = new Map<string, ServerActivity>()
-        for (const a of await readRanged(ctx.client, ctx.timeline, ctx.ranges)) fresh.set(activityKey(ctx.timeline.timelineKey, a.entityId), { activity: a, user: ctx.timeline.ownerUsername })
+        for (const a of await readRanged(ctx.client, ctx.timeline, ctx.ranges))
+          fresh.set(activityKey(ctx.timeline.timelineKey, a.entityId), { activity: a, user: ctx.timeline.ownerUsername })
         const next = ctx.redecide(pending.slice(i), fresh)
         for (const o of next.settled) outcomes.push(o)
         retry = next.retry

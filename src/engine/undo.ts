@@ -17,7 +17,17 @@ import { syncLogRow } from '../core/sync-log.ts'
 import type { TimeWindow } from '../core/time.ts'
 import { planUndo, startDatesOf, undoReadRanges, type UndoItem, type UndoWriteItem } from '../core/undo-plan.ts'
 import { TimelineSheetsError } from '../errors.ts'
-import { closeJournal, journalExists, journalFile, openJournal, readJournal, recentJournals, unfinishedJournals, type JournalRun, type RecentRun } from '../state/journal.ts'
+import {
+  closeJournal,
+  journalExists,
+  journalFile,
+  openJournal,
+  readJournal,
+  recentJournals,
+  unfinishedJournals,
+  type JournalRun,
+  type RecentRun,
+} from '../state/journal.ts'
 import { stateLocation } from '../state/target-state.ts'
 import type { TargetConfig } from '../config/schema.ts'
 import type { EngineDeps } from './deps.ts'
@@ -25,7 +35,6 @@ import { runExport, type ExportSummary } from './export.ts'
 import { withRun, type RunFrame } from './run.ts'
 import { readEach, readRanged } from './server-reads.ts'
 import { sendJournaled, writeTimeline, type CrashPoints, type JournaledWrite } from './server-writer.ts'
-
 
 export interface UndoDeps extends Omit<EngineDeps, 'lockHeld'> {
   /** Asked before anything is written (a terminal prompt); resolves true to apply. Absent: apply. */
@@ -80,153 +89,206 @@ export function hasJournal(stateDir: string, target: string, runId: string): Pro
 /** The TS_USAGE error for a run id this target has no journal of, listing the recent ones. */
 export async function unknownRunError(stateDir: string, target: string, runId: string): Promise<TimelineSheetsError> {
   const recent = await recentRuns(stateDir, target)
-  const list = recent.length ? recent.map((r) => `  ${r.runId}  ${r.command}${r.ended ? '' : ' (unfinished)'}`).join('\n') : '  (none: no import has written to the server for this target yet)'
-  return new TimelineSheetsError('TS_USAGE', `No run "${runId}" in the journal of target ${target}. The most recent runs that wrote to the server:\n${list}`, {
-    hint: 'Run ids are in the Sync log tab and in the output of import and sync (--json: runId). Only runs that wrote to the server can be undone.',
-  })
+  const list = recent.length
+    ? recent.map((r) => `  ${r.runId}  ${r.command}${r.ended ? '' : ' (unfinished)'}`).join('\n')
+    : '  (none: no import has written to the server for this target yet)'
+  return new TimelineSheetsError(
+    'TS_USAGE',
+    `No run "${runId}" in the journal of target ${target}. The most recent runs that wrote to the server:\n${list}`,
+    {
+      hint: 'Run ids are in the Sync log tab and in the output of import and sync (--json: runId). Only runs that wrote to the server can be undone.',
+    },
+  )
 }
 
 /** Reverts one run's server writes for a target, then (by default) exports so the sheet shows the result. */
 export async function runUndo(target: TargetConfig, undoRunId: string, deps: UndoDeps, options: UndoOptions = {}): Promise<UndoSummary> {
   if (!(await hasJournal(deps.stateDir, target.name, undoRunId))) throw await unknownRunError(deps.stateDir, target.name, undoRunId)
-  return withRun(target, deps, { command: 'undo', dryRun: Boolean(options.dryRun) }, (frame) => undoInFrame(target, undoRunId, deps, options, frame))
+  return withRun(target, deps, { command: 'undo', dryRun: Boolean(options.dryRun) }, (frame) =>
+    undoInFrame(target, undoRunId, deps, options, frame),
+  )
 }
 
-async function undoInFrame(target: TargetConfig, undoRunId: string, deps: UndoDeps, options: UndoOptions, frame: RunFrame): Promise<UndoSummary> {
-    const { runId, startedAt, now, location } = frame
-    const run = await readJournal(journalFile(location.journalFolder, undoRunId))
-    if (!run.ended) deps.reporter.warn(`The run ${undoRunId} did not finish (it was killed or is being finished by the next import); writes without an answer are left for a person.`)
+async function undoInFrame(
+  target: TargetConfig,
+  undoRunId: string,
+  deps: UndoDeps,
+  options: UndoOptions,
+  frame: RunFrame,
+): Promise<UndoSummary> {
+  const { runId, startedAt, now, location } = frame
+  const run = await readJournal(journalFile(location.journalFolder, undoRunId))
+  if (!run.ended)
+    deps.reporter.warn(
+      `The run ${undoRunId} did not finish (it was killed or is being finished by the next import); writes without an answer are left for a person.`,
+    )
 
-    // The server now, around the days the run touched.
-    const tagsTimelines = await deps.client.tagsTimelines()
-    const timelineByKey = new Map(tagsTimelines.map((t) => [t.timelineKey, t]))
-    const owners = new Map<string, string>()
-    const server = new Map<string, ServerActivity>()
-    const rangesByTimeline = new Map<string, TimeWindow[]>()
-    const touched = [...startDatesOf(run, target.timeZone)].flatMap(([timelineKey, dates]) => {
-      const timeline = timelineByKey.get(timelineKey)
-      return timeline ? [{ timeline, ranges: undoReadRanges(target.timeZone, dates) }] : []
+  // The server now, around the days the run touched.
+  const tagsTimelines = await deps.client.tagsTimelines()
+  const timelineByKey = new Map(tagsTimelines.map((t) => [t.timelineKey, t]))
+  const owners = new Map<string, string>()
+  const server = new Map<string, ServerActivity>()
+  const rangesByTimeline = new Map<string, TimeWindow[]>()
+  const touched = [...startDatesOf(run, target.timeZone)].flatMap(([timelineKey, dates]) => {
+    const timeline = timelineByKey.get(timelineKey)
+    return timeline ? [{ timeline, ranges: undoReadRanges(target.timeZone, dates) }] : []
+  })
+  // Timelines at once (the client's pace bounds the requests); what they hold is taken in the run's order.
+  const reads = await readEach(touched, ({ timeline, ranges }) => readRanged(deps.client, timeline, ranges))
+  for (const [i, { timeline, ranges }] of touched.entries()) {
+    owners.set(timeline.timelineKey, timeline.ownerUsername)
+    rangesByTimeline.set(timeline.timelineKey, ranges)
+    for (const a of reads[i]!) server.set(activityKey(timeline.timelineKey, a.entityId), { activity: a, user: timeline.ownerUsername })
+  }
+
+  let items = planUndo({ run, server, owners })
+  const view = () => planView(target.name, run, items, owners, target.timeZone)
+
+  if (options.dryRun) return summary({ applied: false, items, failures: [], exported: undefined })
+  const writes = items.filter(isWrite)
+  if (deps.confirm && writes.length > 0 && !(await deps.confirm(view())))
+    return summary({ applied: false, items, failures: [], exported: undefined })
+
+  const interrupted = (await unfinishedJournals(location.journalFolder)).filter(
+    (r) => r.command === 'undo' && r.undoes === undoRunId && r.runId !== runId,
+  )
+  const journal = await openJournal(location.journalFolder, runId, 'undo', now, { undoes: undoRunId })
+  const failures: UndoSummary['failures'] = []
+  const done: UndoWriteItem[] = []
+  /** The latest plan of each timeline (a concurrency rejection plans one timeline again). */
+  const latest = new Map<string | undefined, UndoItem[]>()
+  for (const i of items) latest.set(i.timelineKey, [...(latest.get(i.timelineKey) ?? []), i])
+  let count = 0
+  for (const timelineKey of new Set(writes.map((w) => w.timelineKey))) {
+    const timeline = timelineByKey.get(timelineKey)!
+    await writeTimeline<UndoWriteItem, void>((latest.get(timelineKey) ?? []).filter(isWrite), {
+      timeline,
+      doing: 'undoing',
+      ranges: rangesByTimeline.get(timelineKey)!,
+      client: deps.client,
+      reporter: deps.reporter,
+      send: async (item) => {
+        await sendJournaled(undoWrite(item), timeline, deps.client, journal, UNDO_CRASH_POINTS)
+        done.push(item)
+      },
+      failed: (item, error) => {
+        failures.push({ key: itemKey(item), what: itemWhat(item), reason: errorText(error) })
+      },
+      // Someone else wrote to this timeline meanwhile: decide afresh, from the run's journal, what is left.
+      redecide: (_rest, fresh) => {
+        for (const key of [...server.keys()]) if (key.startsWith(`${timelineKey}/`)) server.delete(key)
+        for (const [key, s] of fresh) server.set(key, s)
+        const planned = planUndo({ run, server, owners }).filter((i) => i.timelineKey === timelineKey)
+        latest.set(timelineKey, planned)
+        return { retry: planned.filter(isWrite), settled: [] }
+      },
+      onSent: () => deps.reporter.progress('Undoing on the server', ++count, writes.length),
     })
-    // Timelines at once (the client's pace bounds the requests); what they hold is taken in the run's order.
-    const reads = await readEach(touched, ({ timeline, ranges }) => readRanged(deps.client, timeline, ranges))
-    for (const [i, { timeline, ranges }] of touched.entries()) {
-      owners.set(timeline.timelineKey, timeline.ownerUsername)
-      rangesByTimeline.set(timeline.timelineKey, ranges)
-      for (const a of reads[i]!) server.set(activityKey(timeline.timelineKey, a.entityId), { activity: a, user: timeline.ownerUsername })
+  }
+  deps.reporter.endProgress()
+  // What happened: the writes made, and each timeline's latest word on the rest (minus what this run itself settled).
+  items = [...done, ...[...latest.values()].flat().filter((i) => !isWrite(i) && !(i.kind === 'nothing' && alreadyDone(i, done)))]
+
+  const result: UndoSummary['result'] =
+    failures.length + items.filter((i) => i.kind === 'conflict' || i.kind === 'manual').length > 0 ? 'partial' : 'success'
+  const counts = countOf(items, done, failures)
+  const message = `undo of ${undoRunId}: deleted ${counts.deleted}, put back ${counts.restored}, created again ${counts.recreated}, conflicts ${counts.conflicts}, by hand ${counts.manual}, failed ${counts.failed}`
+
+  // The Sync log says that this run happened (the export that follows adds its own row).
+  const logSnapshot = await deps.spreadsheet.read([target.tabs.syncLog])
+  if (logSnapshot.tabs[target.tabs.syncLog]?.exists) {
+    const write = {
+      tab: target.tabs.syncLog,
+      appends: [
+        syncLogRow({
+          when: startedAt,
+          timeZone: target.timeZone,
+          runId,
+          command: 'undo',
+          result,
+          counts: {
+            created: counts.recreated,
+            updated: counts.restored,
+            deleted: counts.deleted,
+            conflicts: counts.conflicts,
+            invalid: 0,
+            waiting: 0,
+            failed: counts.failed,
+          },
+          message,
+        }),
+      ],
     }
+    if (!isEmptyWrite(write)) await deps.spreadsheet.write([write], logSnapshot)
+  }
+  await frame.save(result, message)
+  await journal.end(result, `undo of ${undoRunId}`)
+  for (const earlier of interrupted) await closeJournal(earlier.file, `finished by ${runId}`, now())
 
-    let items = planUndo({ run, server, owners })
-    const view = () => planView(target.name, run, items, owners, target.timeZone)
+  let exported: ExportSummary | undefined
+  if (options.export !== false) {
+    deps.reporter.info(`Exporting ${target.name} so the sheet shows the reverted state`)
+    // In full: an incremental read may not report the deletions an undo makes.
+    exported = await runExport(
+      target,
+      { client: deps.client, spreadsheet: deps.spreadsheet, stateDir: deps.stateDir, reporter: deps.reporter, now, lockHeld: true },
+      { full: true },
+    )
+  }
+  return summary({ applied: true, items, failures, exported, done })
 
-    if (options.dryRun) return summary({ applied: false, items, failures: [], exported: undefined })
-    const writes = items.filter(isWrite)
-    if (deps.confirm && writes.length > 0 && !(await deps.confirm(view()))) return summary({ applied: false, items, failures: [], exported: undefined })
-
-    const interrupted = (await unfinishedJournals(location.journalFolder)).filter((r) => r.command === 'undo' && r.undoes === undoRunId && r.runId !== runId)
-    const journal = await openJournal(location.journalFolder, runId, 'undo', now, { undoes: undoRunId })
-    const failures: UndoSummary['failures'] = []
-    const done: UndoWriteItem[] = []
-    /** The latest plan of each timeline (a concurrency rejection plans one timeline again). */
-    const latest = new Map<string | undefined, UndoItem[]>()
-    for (const i of items) latest.set(i.timelineKey, [...(latest.get(i.timelineKey) ?? []), i])
-    let count = 0
-    for (const timelineKey of new Set(writes.map((w) => w.timelineKey))) {
-      const timeline = timelineByKey.get(timelineKey)!
-      await writeTimeline<UndoWriteItem, void>((latest.get(timelineKey) ?? []).filter(isWrite), {
-        timeline,
-        doing: 'undoing',
-        ranges: rangesByTimeline.get(timelineKey)!,
-        client: deps.client,
-        reporter: deps.reporter,
-        send: async (item) => {
-          await sendJournaled(undoWrite(item), timeline, deps.client, journal, UNDO_CRASH_POINTS)
-          done.push(item)
-        },
-        failed: (item, error) => {
-          failures.push({ key: itemKey(item), what: itemWhat(item), reason: errorText(error) })
-        },
-        // Someone else wrote to this timeline meanwhile: decide afresh, from the run's journal, what is left.
-        redecide: (_rest, fresh) => {
-          for (const key of [...server.keys()]) if (key.startsWith(`${timelineKey}/`)) server.delete(key)
-          for (const [key, s] of fresh) server.set(key, s)
-          const planned = planUndo({ run, server, owners }).filter((i) => i.timelineKey === timelineKey)
-          latest.set(timelineKey, planned)
-          return { retry: planned.filter(isWrite), settled: [] }
-        },
-        onSent: () => deps.reporter.progress('Undoing on the server', ++count, writes.length),
-      })
+  function summary(s: {
+    applied: boolean
+    items: UndoItem[]
+    failures: UndoSummary['failures']
+    exported: ExportSummary | undefined
+    done?: UndoWriteItem[]
+  }): UndoSummary {
+    const counts = countOf(s.items, s.done ?? [], s.failures)
+    const needsPerson = counts.conflicts + counts.manual + counts.failed > 0 || s.exported?.result === 'partial'
+    return {
+      target: target.name,
+      runId,
+      undoes: undoRunId,
+      dryRun: Boolean(options.dryRun),
+      applied: s.applied,
+      result: needsPerson ? 'partial' : 'success',
+      plan: planView(target.name, run, s.items, owners, target.timeZone),
+      counts,
+      failures: s.failures,
+      exported: s.exported,
+      spreadsheet: deps.spreadsheet.describe(),
     }
-    deps.reporter.endProgress()
-    // What happened: the writes made, and each timeline's latest word on the rest (minus what this run itself settled).
-    items = [
-      ...done,
-      ...[...latest.values()].flat().filter((i) => !isWrite(i) && !(i.kind === 'nothing' && alreadyDone(i, done))),
-    ]
-
-    const result: UndoSummary['result'] = failures.length + items.filter((i) => i.kind === 'conflict' || i.kind === 'manual').length > 0 ? 'partial' : 'success'
-    const counts = countOf(items, done, failures)
-    const message = `undo of ${undoRunId}: deleted ${counts.deleted}, put back ${counts.restored}, created again ${counts.recreated}, conflicts ${counts.conflicts}, by hand ${counts.manual}, failed ${counts.failed}`
-
-    // The Sync log says that this run happened (the export that follows adds its own row).
-    const logSnapshot = await deps.spreadsheet.read([target.tabs.syncLog])
-    if (logSnapshot.tabs[target.tabs.syncLog]?.exists) {
-      const write = {
-        tab: target.tabs.syncLog,
-        appends: [
-          syncLogRow({
-            when: startedAt,
-            timeZone: target.timeZone,
-            runId,
-            command: 'undo',
-            result,
-            counts: { created: counts.recreated, updated: counts.restored, deleted: counts.deleted, conflicts: counts.conflicts, invalid: 0, waiting: 0, failed: counts.failed },
-            message,
-          }),
-        ],
-      }
-      if (!isEmptyWrite(write)) await deps.spreadsheet.write([write], logSnapshot)
-    }
-    await frame.save(result, message)
-    await journal.end(result, `undo of ${undoRunId}`)
-    for (const earlier of interrupted) await closeJournal(earlier.file, `finished by ${runId}`, now())
-
-    let exported: ExportSummary | undefined
-    if (options.export !== false) {
-      deps.reporter.info(`Exporting ${target.name} so the sheet shows the reverted state`)
-      // In full: an incremental read may not report the deletions an undo makes.
-      exported = await runExport(target, { client: deps.client, spreadsheet: deps.spreadsheet, stateDir: deps.stateDir, reporter: deps.reporter, now, lockHeld: true }, { full: true })
-    }
-    return summary({ applied: true, items, failures, exported, done })
-
-    function summary(s: { applied: boolean; items: UndoItem[]; failures: UndoSummary['failures']; exported: ExportSummary | undefined; done?: UndoWriteItem[] }): UndoSummary {
-      const counts = countOf(s.items, s.done ?? [], s.failures)
-      const needsPerson = counts.conflicts + counts.manual + counts.failed > 0 || s.exported?.result === 'partial'
-      return {
-        target: target.name,
-        runId,
-        undoes: undoRunId,
-        dryRun: Boolean(options.dryRun),
-        applied: s.applied,
-        result: needsPerson ? 'partial' : 'success',
-        plan: planView(target.name, run, s.items, owners, target.timeZone),
-        counts,
-        failures: s.failures,
-        exported: s.exported,
-        spreadsheet: deps.spreadsheet.describe(),
-      }
-    }
+  }
 }
 
 const UNDO_CRASH_POINTS: CrashPoints = { before: 'undo:before-write', after: 'undo:after-write', recorded: 'undo:after-write-recorded' }
 
 /** An undo item as the journaled write it is; the activity as read now is what the journal keeps as `before`. */
 function undoWrite(item: UndoWriteItem): JournaledWrite {
-  const current = (entityId: number, input: ActivityInput): ServerActivity => ({ activity: { ...input, timelineKey: item.timelineKey, entityId, isActive: undefined }, user: item.user })
+  const current = (entityId: number, input: ActivityInput): ServerActivity => ({
+    activity: { ...input, timelineKey: item.timelineKey, entityId, isActive: undefined },
+    user: item.user,
+  })
   switch (item.kind) {
     case 'delete':
-      return { op: 'delete', timelineKey: item.timelineKey, entityId: item.entityId, user: item.user, before: current(item.entityId, item.current) }
+      return {
+        op: 'delete',
+        timelineKey: item.timelineKey,
+        entityId: item.entityId,
+        user: item.user,
+        before: current(item.entityId, item.current),
+      }
     case 'restore':
-      return { op: 'put', timelineKey: item.timelineKey, entityId: item.entityId, user: item.user, input: item.input, fingerprint: item.fingerprint, before: current(item.entityId, item.current) }
+      return {
+        op: 'put',
+        timelineKey: item.timelineKey,
+        entityId: item.entityId,
+        user: item.user,
+        input: item.input,
+        fingerprint: item.fingerprint,
+        before: current(item.entityId, item.current),
+      }
     case 'recreate':
       return { op: 'post', timelineKey: item.timelineKey, user: item.user, input: item.input, fingerprint: item.fingerprint }
   }
@@ -237,7 +299,8 @@ function isWrite(i: UndoItem): i is UndoWriteItem {
 }
 
 function alreadyDone(i: Extract<UndoItem, { kind: 'nothing' }>, done: UndoWriteItem[]): boolean {
-  for (const d of done) if (d.timelineKey === i.timelineKey && (d.kind === 'recreate' ? d.formerEntityId : d.entityId) === i.entityId) return true
+  for (const d of done)
+    if (d.timelineKey === i.timelineKey && (d.kind === 'recreate' ? d.formerEntityId : d.entityId) === i.entityId) return true
   return false
 }
 
@@ -251,8 +314,6 @@ function countOf(items: UndoItem[], done: UndoWriteItem[], failures: UndoSummary
     failed: failures.length,
   }
 }
-
-
 
 function itemKey(item: UndoWriteItem): string {
   return activityKey(item.timelineKey, item.kind === 'recreate' ? item.formerEntityId : item.entityId)
@@ -269,14 +330,32 @@ function errorText(error: unknown): string {
 function planView(target: string, run: JournalRun, items: UndoItem[], owners: ReadonlyMap<string, string>, timeZone: string): UndoPlanView {
   const key = (i: { timelineKey: string | undefined; entityId: number | undefined }) =>
     i.timelineKey !== undefined && i.entityId !== undefined ? activityKey(i.timelineKey, i.entityId) : undefined
-  const user = (i: { timelineKey: string | undefined }) => (i.timelineKey === undefined ? undefined : (owners.get(i.timelineKey) ?? i.timelineKey))
+  const user = (i: { timelineKey: string | undefined }) =>
+    i.timelineKey === undefined ? undefined : (owners.get(i.timelineKey) ?? i.timelineKey)
   const command = run.undoes ? `undo of ${run.undoes}` : run.command
-  const view: UndoPlanView = { target, undoes: run.runId, command, unfinished: !run.ended, writes: [], nothing: [], conflicts: [], manual: [] }
+  const view: UndoPlanView = {
+    target,
+    undoes: run.runId,
+    command,
+    unfinished: !run.ended,
+    writes: [],
+    nothing: [],
+    conflicts: [],
+    manual: [],
+  }
   for (const i of items) {
     if (i.kind === 'restore') {
       const changes = activityChanges(i.current, i.input, timeZone)
-      view.writes.push({ kind: i.kind, key: itemKey(i), user: i.user, what: `${whenOf(i.current, timeZone)}: ${describeChanges(changes)}`, reason: i.reason, changes })
-    } else if (i.kind === 'delete' || i.kind === 'recreate') view.writes.push({ kind: i.kind, key: itemKey(i), user: i.user, what: itemWhat(i), reason: i.reason })
+      view.writes.push({
+        kind: i.kind,
+        key: itemKey(i),
+        user: i.user,
+        what: `${whenOf(i.current, timeZone)}: ${describeChanges(changes)}`,
+        reason: i.reason,
+        changes,
+      })
+    } else if (i.kind === 'delete' || i.kind === 'recreate')
+      view.writes.push({ kind: i.kind, key: itemKey(i), user: i.user, what: itemWhat(i), reason: i.reason })
     else if (i.kind === 'nothing') view.nothing.push({ key: key(i), user: user(i), what: i.what, reason: i.reason })
     else if (i.kind === 'conflict') view.conflicts.push({ key: key(i)!, user: user(i), what: i.what, reason: i.reason })
     else view.manual.push({ key: key(i), user: user(i), what: i.what, reason: i.reason })

@@ -29,9 +29,7 @@ export function createPace(options: Partial<PaceOptions> = {}): Pace {
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new TypeError(`Expected \`concurrency\` to be an integer >= 1, got \`${concurrency}\``)
   }
-  const queue = new PQueue(
-    Number.isFinite(intervalCap) ? { concurrency, intervalCap, interval, strict: true } : { concurrency },
-  )
+  const queue = new PQueue(Number.isFinite(intervalCap) ? { concurrency, intervalCap, interval, strict: true } : { concurrency })
   let heldUntil = 0
   return {
     async run<T>(task: () => Promise<T>): Promise<T> {

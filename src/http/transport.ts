@@ -189,9 +189,13 @@ export function createTransport(options: TransportOptions = {}): Transport {
         response.body?.cancel().catch(() => undefined)
         const target = redirectTarget(current, response.status, location)
         if (hops >= maxRedirects) {
-          throw new TimelineSheetsError('TS_UNSAFE_REDIRECT', `${current.method} ${redactUrl(original.url)} was redirected more than ${maxRedirects} times; not followed further`, {
-            hint: 'Check the server URL in the config; a redirect loop usually means a misconfigured server or proxy.',
-          })
+          throw new TimelineSheetsError(
+            'TS_UNSAFE_REDIRECT',
+            `${current.method} ${redactUrl(original.url)} was redirected more than ${maxRedirects} times; not followed further`,
+            {
+              hint: 'Check the server URL in the config; a redirect loop usually means a misconfigured server or proxy.',
+            },
+          )
         }
         current = new Request(target, { method: current.method, headers: current.headers, signal: current.signal })
       }
@@ -213,9 +217,13 @@ export function redirectTarget(request: Request, status: number, location: strin
   try {
     to = new URL(location, from)
   } catch {
-    throw new TimelineSheetsError('TS_UNSAFE_REDIRECT', `${request.method} ${redactUrl(request.url)} answered ${status} with a Location that is not a URL; not followed`, {
-      hint: 'Check the server URL in the config; a proxy or a wrong address may be answering.',
-    })
+    throw new TimelineSheetsError(
+      'TS_UNSAFE_REDIRECT',
+      `${request.method} ${redactUrl(request.url)} answered ${status} with a Location that is not a URL; not followed`,
+      {
+        hint: 'Check the server URL in the config; a proxy or a wrong address may be answering.',
+      },
+    )
   }
   if (to.origin !== from.origin) {
     throw new TimelineSheetsError(
@@ -234,7 +242,10 @@ export function redirectTarget(request: Request, status: number, location: strin
     )
   }
   if (to.username || to.password) {
-    throw new TimelineSheetsError('TS_UNSAFE_REDIRECT', `${request.method} ${redactUrl(request.url)} answered ${status}, a redirect to a URL with a user name or password; not followed`)
+    throw new TimelineSheetsError(
+      'TS_UNSAFE_REDIRECT',
+      `${request.method} ${redactUrl(request.url)} answered ${status}, a redirect to a URL with a user name or password; not followed`,
+    )
   }
   return to.href
 }

@@ -34,7 +34,12 @@ export const LOGIN_HINT = 'Run `timeline-sheets login` to sign in to the cloud a
 
 const OWNER_ONLY = 0o600
 
-const tokenFileContext = (file: string, action: 'read' | 'write'): FileContext => ({ what: 'the token file', file, action, setting: 'timeline.auth.tokenFile' })
+const tokenFileContext = (file: string, action: 'read' | 'write'): FileContext => ({
+  what: 'the token file',
+  file,
+  action,
+  setting: 'timeline.auth.tokenFile',
+})
 
 /**
  * Reads and validates the token file. Returns undefined when it does not exist.
@@ -46,7 +51,10 @@ export async function readTokenFile(file: string): Promise<TokenFile | undefined
     info = await stat(file)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw fileAccessError(error, tokenFileContext(file, 'read')) ?? new TimelineSheetsError('TS_STATE', `Cannot read the token file ${file}`, { cause: error })
+    throw (
+      fileAccessError(error, tokenFileContext(file, 'read')) ??
+      new TimelineSheetsError('TS_STATE', `Cannot read the token file ${file}`, { cause: error })
+    )
   }
   assertOwnerOnly(file, info.mode)
   const text = await withFileAccess(tokenFileContext(file, 'read'), () => readFile(file, 'utf8'))

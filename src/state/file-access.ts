@@ -72,7 +72,13 @@ export function fileAccessError(error: unknown, context: FileContext): FileAcces
       )
     }
     case 'EROFS':
-      return new FileAccessError(errno, failed, `${start}: the file system is read-only (EROFS)`, `Use a writable disk${elsewhere('a folder on one')}.`, error)
+      return new FileAccessError(
+        errno,
+        failed,
+        `${start}: the file system is read-only (EROFS)`,
+        `Use a writable disk${elsewhere('a folder on one')}.`,
+        error,
+      )
     case 'ENOTDIR':
       return new FileAccessError(
         errno,
@@ -93,7 +99,11 @@ export function fileAccessError(error: unknown, context: FileContext): FileAcces
 }
 
 /** Says which permission is missing where, checking the path and the folders above it. */
-function missingPermission(file: string, action: 'read' | 'write' | 'use', login: string): { sentence: string; grant: string; command: string } {
+function missingPermission(
+  file: string,
+  action: 'read' | 'write' | 'use',
+  login: string,
+): { sentence: string; grant: string; command: string } {
   const exists = existsSync(file)
   if (exists && !allowed(file, action === 'read' ? constants.R_OK : constants.R_OK | constants.W_OK)) {
     const kind = isFolder(file) ? 'folder' : 'file'

@@ -33,9 +33,13 @@ export async function writeOwnerOnlyFile(file: string, content: string): Promise
     await unlink(temp).catch(() => undefined)
     const refused = fileAccessError(error, { what: 'the token file', file, action: 'write', setting: 'google.auth.tokenFile' })
     if (refused) throw refused
-    throw new TimelineSheetsError('TS_STATE', `Cannot write the token file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
-      hint: 'Check that the directory exists and this user may write to it.',
-    })
+    throw new TimelineSheetsError(
+      'TS_STATE',
+      `Cannot write the token file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      {
+        hint: 'Check that the directory exists and this user may write to it.',
+      },
+    )
   }
 }
 
@@ -48,9 +52,13 @@ export async function readStoredToken(file: string): Promise<StoredToken | undef
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     const refused = fileAccessError(error, { what: 'the token file', file, action: 'read', setting: 'google.auth.tokenFile' })
     if (refused) throw refused
-    throw new TimelineSheetsError('TS_STATE', `Cannot read the token file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, {
-      hint: 'Check the file permissions, or delete it and run `timeline-sheets login` again.',
-    })
+    throw new TimelineSheetsError(
+      'TS_STATE',
+      `Cannot read the token file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      {
+        hint: 'Check the file permissions, or delete it and run `timeline-sheets login` again.',
+      },
+    )
   }
   const mode = (await stat(file)).mode & 0o777
   // A token file others can read is fixed rather than refused: the secret is

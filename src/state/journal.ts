@@ -20,7 +20,10 @@ const activityInput = z.object({
 
 const record = z.discriminatedUnion('type', [
   z.object({
-    type: z.literal('start'), runId: z.string(), command: z.string(), at: z.string(),
+    type: z.literal('start'),
+    runId: z.string(),
+    command: z.string(),
+    at: z.string(),
     /** An undo run: the run whose writes it reverts. */
     undoes: z.string().optional(),
   }),
@@ -70,7 +73,13 @@ export interface Journal {
   end(result: string, note?: string): Promise<void>
 }
 
-export async function openJournal(folder: string, runId: string, command: string, now: () => Date = () => new Date(), extra: { undoes?: string } = {}): Promise<Journal> {
+export async function openJournal(
+  folder: string,
+  runId: string,
+  command: string,
+  now: () => Date = () => new Date(),
+  extra: { undoes?: string } = {},
+): Promise<Journal> {
   const file = journalFile(folder, runId)
   const context = { what: 'the journal', file, action: 'write', setting: 'stateDir' } as const
   await withFileAccess(context, () => mkdir(folder, { recursive: true, mode: 0o700 }))
@@ -193,7 +202,11 @@ const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
 export async function recentJournals(folder: string, limit = 10): Promise<RecentRun[]> {
   let names: string[]
   try {
-    names = (await readdir(folder)).filter((n) => n.endsWith('.jsonl')).sort().reverse().slice(0, limit)
+    names = (await readdir(folder))
+      .filter((n) => n.endsWith('.jsonl'))
+      .sort()
+      .reverse()
+      .slice(0, limit)
   } catch {
     return []
   }

@@ -91,7 +91,9 @@ export interface LoadedState {
 }
 
 export async function loadState(location: StateLocation, target: string): Promise<LoadedState> {
-  const found = await withFileAccess({ what: 'the state file', file: location.stateFile, action: 'read', setting: 'stateDir' }, () => readFileAtomic(location.stateFile))
+  const found = await withFileAccess({ what: 'the state file', file: location.stateFile, action: 'read', setting: 'stateDir' }, () =>
+    readFileAtomic(location.stateFile),
+  )
   if (!found) return { state: emptyState(target), fresh: true, recoveredFrom: undefined }
   let json: unknown
   try {

@@ -436,4 +436,3 @@ function describeTimeline(info: TimelineInfo): string {
 function invalidInput(message: string): TimelineSheetsError {
   return new TimelineSheetsError('TS_VALIDATION', message, { hint: 'Fix the row and run again.' })
 }
-

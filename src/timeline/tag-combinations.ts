@@ -72,9 +72,7 @@ export function assertSerialisable(allowed: AllowedTags): void {
         throw invalid(`An empty tag combination ${where(group)} cannot be stored.`)
       }
       if (isAppliesToEntry(combination)) {
-        throw invalid(
-          `The tag combination ${JSON.stringify(combination)} ${where(group)} looks like a user or team entry.`,
-        )
+        throw invalid(`The tag combination ${JSON.stringify(combination)} ${where(group)} looks like a user or team entry.`)
       }
     }
   }
@@ -82,9 +80,7 @@ export function assertSerialisable(allowed: AllowedTags): void {
   allowed.groups.forEach((group, index) => {
     for (const entry of group.appliesTo) {
       if (!isAppliesToEntry(entry)) {
-        throw invalid(
-          `${JSON.stringify(entry)} ${where(index)} is not a user or team: write users as [DOMAIN\\user] and teams as {Team}.`,
-        )
+        throw invalid(`${JSON.stringify(entry)} ${where(index)} is not a user or team: write users as [DOMAIN\\user] and teams as {Team}.`)
       }
     }
     checkCombinations(group.combinations, index)

@@ -24,10 +24,11 @@ async function rejection(promise: Promise<unknown>): Promise<TimelineSheetsError
   return error as TimelineSheetsError
 }
 
-const exists = (file: string) => access(file).then(
-  () => true,
-  () => false,
-)
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  )
 
 describe('cloud login failures', () => {
   it('refuses a callback whose state differs, answers "Login error" and writes nothing', async () => {
@@ -112,7 +113,9 @@ describe('cloud login failures', () => {
     try {
       const port = (busy.address() as AddressInfo).port
       const options = cloud.clientOptions('post', 'busy.json')
-      const error = await rejection(runCloudLogin({ ...options, callbackUrl: `http://127.0.0.1:${port}`, openBrowser: async () => undefined }))
+      const error = await rejection(
+        runCloudLogin({ ...options, callbackUrl: `http://127.0.0.1:${port}`, openBrowser: async () => undefined }),
+      )
       expect(error.code).toBe('TS_AUTH_FAILED')
       expect(error.message).toContain('EADDRINUSE')
     } finally {

@@ -84,8 +84,12 @@ describe('NTLM sign-in against an NTLMv2-verifying server', () => {
 
   it('serialises concurrent requests on its one connection', async () => {
     const signIn = open({ baseUrl: echo.url })
-    const responses = await Promise.all([1, 2, 3].map((n) => signIn.send(new Request(`${echo.url}api/${n}`, { method: 'POST', body: String(n) }))))
-    expect(await Promise.all(responses.map((response) => response.json()))).toEqual([1, 2, 3].map((n) => ({ user: 'EXAMPLE\\alice', body: String(n) })))
+    const responses = await Promise.all(
+      [1, 2, 3].map((n) => signIn.send(new Request(`${echo.url}api/${n}`, { method: 'POST', body: String(n) }))),
+    )
+    expect(await Promise.all(responses.map((response) => response.json()))).toEqual(
+      [1, 2, 3].map((n) => ({ user: 'EXAMPLE\\alice', body: String(n) })),
+    )
   })
 
   it('answers TS_AUTH_FAILED for a wrong password, without the password in the error', async () => {
@@ -171,7 +175,9 @@ describe('NTLM counterpart', () => {
     Buffer.from('NTLMSSP\0', 'ascii').copy(type3)
     type3.writeUInt32LE(3, 8)
     const result = await authenticator.authenticate(
-      new Request('http://127.0.0.1/api', { headers: { authorization: `NTLM ${type3.toString('base64')}`, [CONNECTION_HEADER]: 'fresh-99' } }),
+      new Request('http://127.0.0.1/api', {
+        headers: { authorization: `NTLM ${type3.toString('base64')}`, [CONNECTION_HEADER]: 'fresh-99' },
+      }),
       context('http://127.0.0.1/api'),
     )
     expect(result.ok).toBe(false)

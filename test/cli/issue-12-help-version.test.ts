@@ -38,7 +38,10 @@ describe('issue 12: --version', () => {
 
 describe('issue 12: --help', () => {
   const program = buildProgram()
-  const helps = [['timeline-sheets', program.helpInformation()] as const, ...program.commands.map((c) => [c.name(), c.helpInformation()] as const)]
+  const helps = [
+    ['timeline-sheets', program.helpInformation()] as const,
+    ...program.commands.map((c) => [c.name(), c.helpInformation()] as const),
+  ]
 
   it('covers every command', () => {
     expect(helps.map(([name]) => name)).toEqual(['timeline-sheets', 'export', 'import', 'sync', 'undo', 'login'])
@@ -53,7 +56,8 @@ describe('issue 12: --help', () => {
   it.each(helps.slice(1))('%s: shows the global options too', (_name, help) => {
     const global = help.slice(help.indexOf('Global Options:'))
     expect(help).toContain('Global Options:')
-    for (const flag of ['--config <file>', '--json', '--verbose', '--quiet', '--deadline <duration>', '--version']) expect(global).toContain(flag)
+    for (const flag of ['--config <file>', '--json', '--verbose', '--quiet', '--deadline <duration>', '--version'])
+      expect(global).toContain(flag)
   })
 })
 

@@ -18,7 +18,9 @@ let env: Record<string, string>
 let auth: Record<string, unknown>
 
 beforeAll(async () => {
-  server = await startReferenceServer({ data: { users: 2, days: 10, startDate: '2026-11-01', timeZones: [timeZone], otherTimelines: false } })
+  server = await startReferenceServer({
+    data: { users: 2, days: 10, startDate: '2026-11-01', timeZones: [timeZone], otherTimelines: false },
+  })
   folder = await tempFolder('json')
   auth = { mode: 'password', baseUrl: server.url, username: server.credentials.transfer!.username }
   env = { TIMELINE_PASSWORD: server.credentials.transfer!.password }

@@ -22,16 +22,22 @@ function sink() {
 describe('redactUserInfo', () => {
   it.each([
     ['http://user:secret@host/api', 'http://***@host/api'],
-    ['Request cannot be constructed from a URL that includes credentials: https://u:p@x.test:8443/a?b=c', 'Request cannot be constructed from a URL that includes credentials: https://***@x.test:8443/a?b=c'],
+    [
+      'Request cannot be constructed from a URL that includes credentials: https://u:p@x.test:8443/a?b=c',
+      'Request cannot be constructed from a URL that includes credentials: https://***@x.test:8443/a?b=c',
+    ],
     ['two: http://a:b@h1/ and ftp://c@h2/x', 'two: http://***@h1/ and ftp://***@h2/x'],
     ['a password with an @: http://u:p@ss@host/', 'a password with an @: http://***@host/'],
   ])('%s', (text, expected) => {
     expect(redactUserInfo(text)).toBe(expected)
   })
 
-  it.each(['http://host/path/@team', 'http://host/?mail=a@b.example', 'mail me at a@b.example', 'http://host:8080/x'])('leaves %s alone', (text) => {
-    expect(redactUserInfo(text)).toBe(text)
-  })
+  it.each(['http://host/path/@team', 'http://host/?mail=a@b.example', 'mail me at a@b.example', 'http://host:8080/x'])(
+    'leaves %s alone',
+    (text) => {
+      expect(redactUserInfo(text)).toBe(text)
+    },
+  )
 })
 
 describe('the reporter', () => {

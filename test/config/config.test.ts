@@ -83,7 +83,10 @@ describe('workbook protection', () => {
     const on = parseConfig(JSON.stringify(minimal), '/cfg/x.json').config.targets[0]!.spreadsheet
     expect(on).toEqual({ kind: 'workbook', path: 'team-a.xlsx', protect: true })
     const off = parseConfig(
-      JSON.stringify({ ...minimal, targets: [{ ...minimal.targets[0], spreadsheet: { kind: 'workbook', path: 'x.xlsx', protect: false } }] }),
+      JSON.stringify({
+        ...minimal,
+        targets: [{ ...minimal.targets[0], spreadsheet: { kind: 'workbook', path: 'x.xlsx', protect: false } }],
+      }),
       '/cfg/x.json',
     ).config.targets[0]!.spreadsheet
     expect(off).toMatchObject({ protect: false })

@@ -24,12 +24,42 @@ function refusal(json: unknown): TimelineSheetsError {
 
 describe('issue 8 item 8: no credentials in URLs', () => {
   it.each([
-    ['password baseUrl', { timeline: { auth: { ...password, baseUrl: 'http://user:secret-pw@timeline.example.com/' } } }, 'timeline.auth.baseUrl', 'passwordEnv'],
-    ['a user name alone', { timeline: { auth: { ...password, baseUrl: 'https://transfer@timeline.example.com' } } }, 'timeline.auth.baseUrl', 'passwordEnv'],
-    ['ntlm baseUrl', { timeline: { auth: { mode: 'ntlm', baseUrl: 'https://EXAMPLE%5Cbob:secret-pw@timeline.example.com', username: 'EXAMPLE\\bob' } } }, 'timeline.auth.baseUrl', 'passwordEnv'],
-    ['cloud apiUrl', { timeline: { auth: { ...cloud, apiUrl: 'https://client:secret-pw@api.example.com' } } }, 'timeline.auth.apiUrl', 'clientSecretEnv'],
-    ['cloud authority', { timeline: { auth: { ...cloud, authority: 'https://client:secret-pw@login.example.com' } } }, 'timeline.auth.authority', 'clientSecretEnv'],
-    ['cloud callbackUrl', { timeline: { auth: { ...cloud, callbackUrl: 'http://me:secret-pw@127.0.0.1:4040' } } }, 'timeline.auth.callbackUrl', 'clientSecretEnv'],
+    [
+      'password baseUrl',
+      { timeline: { auth: { ...password, baseUrl: 'http://user:secret-pw@timeline.example.com/' } } },
+      'timeline.auth.baseUrl',
+      'passwordEnv',
+    ],
+    [
+      'a user name alone',
+      { timeline: { auth: { ...password, baseUrl: 'https://transfer@timeline.example.com' } } },
+      'timeline.auth.baseUrl',
+      'passwordEnv',
+    ],
+    [
+      'ntlm baseUrl',
+      { timeline: { auth: { mode: 'ntlm', baseUrl: 'https://EXAMPLE%5Cbob:secret-pw@timeline.example.com', username: 'EXAMPLE\\bob' } } },
+      'timeline.auth.baseUrl',
+      'passwordEnv',
+    ],
+    [
+      'cloud apiUrl',
+      { timeline: { auth: { ...cloud, apiUrl: 'https://client:secret-pw@api.example.com' } } },
+      'timeline.auth.apiUrl',
+      'clientSecretEnv',
+    ],
+    [
+      'cloud authority',
+      { timeline: { auth: { ...cloud, authority: 'https://client:secret-pw@login.example.com' } } },
+      'timeline.auth.authority',
+      'clientSecretEnv',
+    ],
+    [
+      'cloud callbackUrl',
+      { timeline: { auth: { ...cloud, callbackUrl: 'http://me:secret-pw@127.0.0.1:4040' } } },
+      'timeline.auth.callbackUrl',
+      'clientSecretEnv',
+    ],
     [
       'google rootUrl',
       { timeline: { auth: password }, google: { auth: { mode: 'adc' }, rootUrl: 'https://key:secret-pw@sheets.example.com/' } },

@@ -276,7 +276,13 @@ export function describeSpreadsheetContract(
         const report = await sheet.write(
           [
             { tab: ACTIVITIES, appends: [activityRow(1)] },
-            { tab: ALLOWED, appends: [['everyone', 'Client, Project, Task'], ['{Team}', 'Internal, Admin']] },
+            {
+              tab: ALLOWED,
+              appends: [
+                ['everyone', 'Client, Project, Task'],
+                ['{Team}', 'Internal, Admin'],
+              ],
+            },
             { tab: LOG, appends: [[45293.5, 'export', 1, 'run-1']] },
           ],
           basis,
@@ -287,7 +293,10 @@ export function describeSpreadsheetContract(
           [LOG]: { firstRow: 2, count: 1 },
         })
         const after = await sheet.read([ACTIVITIES, ALLOWED, LOG])
-        expect(tab(after, ALLOWED).rows).toEqual([['everyone', 'Client, Project, Task'], ['{Team}', 'Internal, Admin']])
+        expect(tab(after, ALLOWED).rows).toEqual([
+          ['everyone', 'Client, Project, Task'],
+          ['{Team}', 'Internal, Admin'],
+        ])
         expect(tab(after, LOG).rows).toEqual([[45293.5, 'export', 1, 'run-1']])
         expect(tab(after, ACTIVITIES).rows).toEqual([activityRow(1)])
       })
@@ -329,10 +338,7 @@ export function describeSpreadsheetContract(
       it('drops trailing empty cells and rows, keeps interior empty cells as null and empty rows as []', async () => {
         await laidOut()
         const basis = await sheet.read([ALLOWED])
-        await sheet.write(
-          [{ tab: ALLOWED, appends: [['everyone', null, null], [], [null, 'only tags'], [null, ''], ['', null]] }],
-          basis,
-        )
+        await sheet.write([{ tab: ALLOWED, appends: [['everyone', null, null], [], [null, 'only tags'], [null, ''], ['', null]] }], basis)
         const data = tab(await sheet.read([ALLOWED]), ALLOWED)
         expect(data.rows).toEqual([['everyone'], [], [null, 'only tags']])
       })
@@ -388,8 +394,22 @@ export function describeSpreadsheetContract(
         const basis = await sheet.read([LOG, ACTIVITIES])
         await sheet.write(
           [
-            { tab: LOG, appends: [[45293.5, 'export', 0, 'a'], [45293.5, 'import', -3.25, 'b'], [45293.5, 'x', 1234567.891, 'c'], [45293.5, 'y', 0.1 + 0.2, 'd']] },
-            { tab: ACTIVITIES, appends: [[...activityRow(1).slice(0, 8), true], [...activityRow(2).slice(0, 8), false]] },
+            {
+              tab: LOG,
+              appends: [
+                [45293.5, 'export', 0, 'a'],
+                [45293.5, 'import', -3.25, 'b'],
+                [45293.5, 'x', 1234567.891, 'c'],
+                [45293.5, 'y', 0.1 + 0.2, 'd'],
+              ],
+            },
+            {
+              tab: ACTIVITIES,
+              appends: [
+                [...activityRow(1).slice(0, 8), true],
+                [...activityRow(2).slice(0, 8), false],
+              ],
+            },
           ],
           basis,
         )
@@ -446,7 +466,12 @@ export function describeSpreadsheetContract(
           // Notes in the reverse order of the keys, so sorting by Notes reverses the rows.
           const reversed = [...data.rows].reverse()
           await sheet.write(
-            [{ tab: ACTIVITIES, updates: reversed.map((row, i) => ({ row: rowOfKey(data, String(row[KEY])), column: NOTES, values: [`n${i}`] })) }],
+            [
+              {
+                tab: ACTIVITIES,
+                updates: reversed.map((row, i) => ({ row: rowOfKey(data, String(row[KEY])), column: NOTES, values: [`n${i}`] })),
+              },
+            ],
             basis,
           )
           await manager().sortRows(ACTIVITIES, 'Notes')
@@ -454,7 +479,10 @@ export function describeSpreadsheetContract(
           expect(keysOf(sorted)).toEqual(['tags-alice/5', 'tags-alice/4', 'tags-alice/3', 'tags-alice/2', 'tags-alice/1'])
           expect(sorted.header).toEqual(HEADER)
           const target = rowOfKey(sorted, 'tags-alice/2')
-          await sheet.write([{ tab: ACTIVITIES, updates: [{ row: target, column: 9, values: ['conflict: both sides changed'] }] }], await sheet.read([ACTIVITIES]))
+          await sheet.write(
+            [{ tab: ACTIVITIES, updates: [{ row: target, column: 9, values: ['conflict: both sides changed'] }] }],
+            await sheet.read([ACTIVITIES]),
+          )
           const after = tab(await sheet.read([ACTIVITIES]), ACTIVITIES)
           expect(after.rows[rowOfKey(after, 'tags-alice/2') - 2]![9]).toBe('conflict: both sides changed')
           expect(after.rows.filter((row) => row[9] !== 'ok')).toHaveLength(1)
@@ -466,10 +494,14 @@ export function describeSpreadsheetContract(
           const data = tab(await sheet.read([ACTIVITIES]), ACTIVITIES)
           expect(keysOf(data)).toEqual(['tags-alice/1', undefined, 'tags-alice/2', 'tags-alice/3'])
           expect(data.rows[1]).toEqual([])
-          await sheet.write([{ tab: ACTIVITIES, deleteRows: [rowOfKey(data, 'tags-alice/3')], appends: [activityRow(4)] }], { tabs: { [ACTIVITIES]: data } })
+          await sheet.write([{ tab: ACTIVITIES, deleteRows: [rowOfKey(data, 'tags-alice/3')], appends: [activityRow(4)] }], {
+            tabs: { [ACTIVITIES]: data },
+          })
           const after = tab(await sheet.read([ACTIVITIES]), ACTIVITIES)
           expect(keysOf(after)).toEqual(
-            removal === 'empty' ? ['tags-alice/1', undefined, 'tags-alice/2', undefined, 'tags-alice/4'] : ['tags-alice/1', undefined, 'tags-alice/2', 'tags-alice/4'],
+            removal === 'empty'
+              ? ['tags-alice/1', undefined, 'tags-alice/2', undefined, 'tags-alice/4']
+              : ['tags-alice/1', undefined, 'tags-alice/2', 'tags-alice/4'],
           )
         })
 
@@ -479,7 +511,13 @@ export function describeSpreadsheetContract(
           /** Updates the Notes of every basis row to `n:<its key>`, addressed by basis position. */
           const noteEveryRow = (basis: Snapshot) =>
             sheet.write(
-              [{ tab: ACTIVITIES, keyColumn: KEY, updates: tab(basis, ACTIVITIES).rows.map((row, i) => ({ row: i + 2, column: NOTES, values: [`n:${String(row[KEY])}`] })) }],
+              [
+                {
+                  tab: ACTIVITIES,
+                  keyColumn: KEY,
+                  updates: tab(basis, ACTIVITIES).rows.map((row, i) => ({ row: i + 2, column: NOTES, values: [`n:${String(row[KEY])}`] })),
+                },
+              ],
               basis,
             )
 
@@ -487,7 +525,10 @@ export function describeSpreadsheetContract(
             await withRows(5)
             // Notes in the reverse order of the keys, so sorting by Notes reverses the rows.
             const first = await sheet.read([ACTIVITIES])
-            await sheet.write([{ tab: ACTIVITIES, updates: [2, 3, 4, 5, 6].map((row) => ({ row, column: NOTES, values: [`z${8 - row}`] })) }], first)
+            await sheet.write(
+              [{ tab: ACTIVITIES, updates: [2, 3, 4, 5, 6].map((row) => ({ row, column: NOTES, values: [`z${8 - row}`] })) }],
+              first,
+            )
             const basis = await sheet.read([ACTIVITIES])
             await manager().sortRows(ACTIVITIES, 'Notes')
             const report = await noteEveryRow(basis)
@@ -532,7 +573,10 @@ export function describeSpreadsheetContract(
           it('writes the cells a manager did not touch in a row they typed into, and keeps what they typed', async () => {
             const basis = await withRows(3)
             await manager().editCell(ACTIVITIES, 3, 6, ':edited-meanwhile')
-            const report = await sheet.write([{ tab: ACTIVITIES, keyColumn: KEY, updates: [{ row: 3, column: NOTES, values: ['written'] }] }], basis)
+            const report = await sheet.write(
+              [{ tab: ACTIVITIES, keyColumn: KEY, updates: [{ row: 3, column: NOTES, values: ['written'] }] }],
+              basis,
+            )
             expect(report.skipped).toEqual([])
             const after = tab(await sheet.read([ACTIVITIES]), ACTIVITIES)
             expect(after.rows[1]![6]).toBe(':edited-meanwhile')
@@ -550,10 +594,16 @@ export function describeSpreadsheetContract(
           it('removes the row it read, not the one a sort put at that position', async () => {
             await withRows(4)
             const first = await sheet.read([ACTIVITIES])
-            await sheet.write([{ tab: ACTIVITIES, updates: [2, 3, 4, 5].map((row) => ({ row, column: NOTES, values: [`z${9 - row}`] })) }], first)
+            await sheet.write(
+              [{ tab: ACTIVITIES, updates: [2, 3, 4, 5].map((row) => ({ row, column: NOTES, values: [`z${9 - row}`] })) }],
+              first,
+            )
             const basis = await sheet.read([ACTIVITIES])
             await manager().sortRows(ACTIVITIES, 'Notes')
-            const report = await sheet.write([{ tab: ACTIVITIES, keyColumn: KEY, deleteRows: [rowOfKey(tab(basis, ACTIVITIES), 'tags-alice/2')] }], basis)
+            const report = await sheet.write(
+              [{ tab: ACTIVITIES, keyColumn: KEY, deleteRows: [rowOfKey(tab(basis, ACTIVITIES), 'tags-alice/2')] }],
+              basis,
+            )
             expect(report.skipped).toEqual([])
             const after = withoutEmptyRows(tab(await sheet.read([ACTIVITIES]), ACTIVITIES), removal)
             expect(keysOf(after)).toEqual(['tags-alice/4', 'tags-alice/3', 'tags-alice/1'])
@@ -570,7 +620,16 @@ export function describeSpreadsheetContract(
             await manager().sortRows(ACTIVITIES, 'Notes')
             const data = tab(basis, ACTIVITIES)
             const report = await sheet.write(
-              [{ tab: ACTIVITIES, keyColumn: KEY, updates: [{ row: 3, column: 9, values: ['status of the original'] }, { row: 5, column: 9, values: ['status of the copy'] }] }],
+              [
+                {
+                  tab: ACTIVITIES,
+                  keyColumn: KEY,
+                  updates: [
+                    { row: 3, column: 9, values: ['status of the original'] },
+                    { row: 5, column: 9, values: ['status of the copy'] },
+                  ],
+                },
+              ],
               basis,
             )
             expect(data.rows[3]![NOTES]).toBe('pasted copy')
@@ -589,7 +648,10 @@ export function describeSpreadsheetContract(
             await manager().editCell(ACTIVITIES, 2, KEY, 'garbled')
             await manager().editCell(ACTIVITIES, 4, KEY, 'tags-alice/1')
             const basis = await sheet.read([ACTIVITIES])
-            const report = await sheet.write([{ tab: ACTIVITIES, keyColumn: KEY, updates: [{ row: 4, column: NOTES, values: ['for the row holding the Key now'] }] }], basis)
+            const report = await sheet.write(
+              [{ tab: ACTIVITIES, keyColumn: KEY, updates: [{ row: 4, column: NOTES, values: ['for the row holding the Key now'] }] }],
+              basis,
+            )
             expect(report.skipped).toEqual([])
             const after = tab(await sheet.read([ACTIVITIES]), ACTIVITIES)
             expect(after.rows[2]![NOTES]).toBe('for the row holding the Key now')
@@ -602,7 +664,10 @@ export function describeSpreadsheetContract(
             await sheet.write([{ tab: ACTIVITIES, appends: [typed] }], basis0)
             const basis = await sheet.read([ACTIVITIES])
             await manager().sortRows(ACTIVITIES, 'Notes')
-            const report = await sheet.write([{ tab: ACTIVITIES, keyColumn: KEY, updates: [{ row: 4, column: KEY, values: ['tags-alice/99', 'fp-99'] }] }], basis)
+            const report = await sheet.write(
+              [{ tab: ACTIVITIES, keyColumn: KEY, updates: [{ row: 4, column: KEY, values: ['tags-alice/99', 'fp-99'] }] }],
+              basis,
+            )
             expect(report.skipped).toEqual([])
             const after = tab(await sheet.read([ACTIVITIES]), ACTIVITIES)
             const row = after.rows.find((r) => r[NOTES] === 'a new row typed by a manager')!

@@ -73,8 +73,20 @@ describe('typed times', () => {
 
 describe('Delete checkbox', () => {
   it.each([
-    [true, true], ['TRUE', true], ['x', true], ['X', true], ['yes', true], [1, true], ['✓', true],
-    [false, false], [null, false], ['', false], ['FALSE', false], [0, false], ['no', false], [undefined, false],
+    [true, true],
+    ['TRUE', true],
+    ['x', true],
+    ['X', true],
+    ['yes', true],
+    [1, true],
+    ['✓', true],
+    [false, false],
+    [null, false],
+    ['', false],
+    ['FALSE', false],
+    [0, false],
+    ['no', false],
+    [undefined, false],
   ] as const)('%j → %s', (cell, ticked) => {
     expect(readCheckboxCell(cell)).toEqual({ ok: true, value: ticked })
   })

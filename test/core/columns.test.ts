@@ -14,7 +14,20 @@ import { HEADER } from './fixtures.ts'
 describe('tab specs', () => {
   it('lays out Activities with tool-owned columns hidden and protected', () => {
     const tab = activitiesTab()
-    expect(tab.columns.map((c) => c.name)).toEqual(['User', 'Date', 'Start', 'End', 'Duration', 'Tags', 'Labels', 'Notes', 'Delete', 'Status', 'Key', 'Base'])
+    expect(tab.columns.map((c) => c.name)).toEqual([
+      'User',
+      'Date',
+      'Start',
+      'End',
+      'Duration',
+      'Tags',
+      'Labels',
+      'Notes',
+      'Delete',
+      'Status',
+      'Key',
+      'Base',
+    ])
     expect(tab.statusColumn).toBe('Status')
     const by = Object.fromEntries(tab.columns.map((c) => [c.name, c]))
     expect(by.Date?.kind).toBe('date')
@@ -33,7 +46,18 @@ describe('tab specs', () => {
     expect(allowedTagsTab().columns.map((c) => c.name)).toEqual(['Applies to', 'Tags'])
     const log = syncLogTab()
     expect(log.readOnly).toBe(true)
-    expect(log.columns.map((c) => c.name)).toEqual(['When', 'Run', 'Command', 'Result', 'Created', 'Updated', 'Deleted', 'Conflicts', 'Invalid', 'Message'])
+    expect(log.columns.map((c) => c.name)).toEqual([
+      'When',
+      'Run',
+      'Command',
+      'Result',
+      'Created',
+      'Updated',
+      'Deleted',
+      'Conflicts',
+      'Invalid',
+      'Message',
+    ])
     const other = timelineTab('Computer usage')
     expect(other).toMatchObject({ title: 'Computer usage', readOnly: true })
     expect(other.columns.map((c) => c.name)).toEqual(['User', 'Date', 'Start', 'End', 'Duration', 'Name'])
@@ -62,7 +86,9 @@ describe('finding columns by header', () => {
     const header = HEADER.filter((h) => h !== 'Key')
     expect(validateHeader(header, activitiesTab())).toEqual({
       ok: false,
-      problems: [{ kind: 'missing', column: 'Key', message: expect.stringMatching(/^Column "Key" is missing from the Activities tab header/) }],
+      problems: [
+        { kind: 'missing', column: 'Key', message: expect.stringMatching(/^Column "Key" is missing from the Activities tab header/) },
+      ],
     })
   })
 
@@ -70,7 +96,15 @@ describe('finding columns by header', () => {
     const header = HEADER.map((h) => (h === 'Notes' ? 'Comments' : h))
     expect(validateHeader(header, activitiesTab())).toEqual({
       ok: false,
-      problems: [{ kind: 'renamed', column: 'Notes', found: 'Comments', position: 7, message: 'Column "Notes" is missing; column H is headed "Comments" — rename it back to "Notes"' }],
+      problems: [
+        {
+          kind: 'renamed',
+          column: 'Notes',
+          found: 'Comments',
+          position: 7,
+          message: 'Column "Notes" is missing; column H is headed "Comments" — rename it back to "Notes"',
+        },
+      ],
     })
   })
 
@@ -78,7 +112,9 @@ describe('finding columns by header', () => {
     const check = validateHeader([...HEADER, 'tags'], activitiesTab())
     expect(check).toEqual({
       ok: false,
-      problems: [{ kind: 'duplicated', column: 'Tags', positions: [5, 12], message: 'Column "Tags" appears 2 times (columns F, M); keep one' }],
+      problems: [
+        { kind: 'duplicated', column: 'Tags', positions: [5, 12], message: 'Column "Tags" appears 2 times (columns F, M); keep one' },
+      ],
     })
   })
 

@@ -22,8 +22,16 @@ describe('fingerprint', () => {
       for (const byte of new TextEncoder().encode(text)) hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn
       return Buffer.from(hash.toString(16).padStart(16, '0'), 'hex').toString('base64url')
     }
-    const texts = ['foobar', 'Ärger über Öl', '日本語のメモ', 'emoji 😀 and \ud800 lone \udc00', '\u0000\u007f\u0080\uffff', 'x'.repeat(1000)]
-    for (let i = 0; i < 500; i++) texts.push(String.fromCharCode(...Array.from({ length: i % 40 }, (_, j) => (i * 7919 + j * 104729) % 0xffff)))
+    const texts = [
+      'foobar',
+      'Ärger über Öl',
+      '日本語のメモ',
+      'emoji 😀 and \ud800 lone \udc00',
+      '\u0000\u007f\u0080\uffff',
+      'x'.repeat(1000),
+    ]
+    for (let i = 0; i < 500; i++)
+      texts.push(String.fromCharCode(...Array.from({ length: i % 40 }, (_, j) => (i * 7919 + j * 104729) % 0xffff)))
     for (const text of texts) expect(fnv1a64Base64url(text)).toBe(reference(text))
   })
 

@@ -26,7 +26,9 @@ export function activity(over: Partial<Activity> = {}): Activity {
 }
 
 export function serverMap(...items: { activity: Activity; user?: string }[]): Map<string, ServerActivity> {
-  return new Map(items.map((i) => [activityKey(i.activity.timelineKey, i.activity.entityId), { activity: i.activity, user: i.user ?? 'ACME\\anna' }]))
+  return new Map(
+    items.map((i) => [activityKey(i.activity.timelineKey, i.activity.entityId), { activity: i.activity, user: i.user ?? 'ACME\\anna' }]),
+  )
 }
 
 export const HEADER = activitiesTab().columns.map((c) => c.name)

@@ -4,10 +4,37 @@ import type { Decision, DecisionKind, SideChange, SyncPlan } from '../../src/cor
 
 function planOf(entries: [DecisionKind, number, SideChange?][]): SyncPlan {
   const decisions = entries.flatMap(([kind, n, sheet]) =>
-    Array.from({ length: n }, (_, i) => ({ kind, key: `t/${kind}${i}`, rowNumber: i + 2, reason: '', sheet: sheet ?? 'unchanged', server: 'unchanged', warnings: [] }) as unknown as Decision),
+    Array.from(
+      { length: n },
+      (_, i) =>
+        ({
+          kind,
+          key: `t/${kind}${i}`,
+          rowNumber: i + 2,
+          reason: '',
+          sheet: sheet ?? 'unchanged',
+          server: 'unchanged',
+          warnings: [],
+        }) as unknown as Decision,
+    ),
   )
   const counts = Object.fromEntries(
-    ['noop', 'refresh-base', 'export-update', 'export-append', 'export-remove', 'export-mark-deleted', 'import-put', 'import-post', 'import-delete', 'import-delete-missing', 'conflict', 'invalid', 'report-missing', 'forget'].map((k) => [k, decisions.filter((d) => d.kind === k).length]),
+    [
+      'noop',
+      'refresh-base',
+      'export-update',
+      'export-append',
+      'export-remove',
+      'export-mark-deleted',
+      'import-put',
+      'import-post',
+      'import-delete',
+      'import-delete-missing',
+      'conflict',
+      'invalid',
+      'report-missing',
+      'forget',
+    ].map((k) => [k, decisions.filter((d) => d.kind === k).length]),
   ) as Record<DecisionKind, number>
   return { decisions, counts }
 }
@@ -16,15 +43,36 @@ const facts = (over: Partial<GuardFacts> = {}): GuardFacts => ({ headerProblems:
 
 describe('guards', () => {
   it('pass an ordinary plan', () => {
-    expect(runGuards(planOf([['noop', 15], ['import-put', 3, 'changed'], ['import-delete', 2, 'deleted']]), facts())).toEqual([])
+    expect(
+      runGuards(
+        planOf([
+          ['noop', 15],
+          ['import-put', 3, 'changed'],
+          ['import-delete', 2, 'deleted'],
+        ]),
+        facts(),
+      ),
+    ).toEqual([])
   })
 
   it('stop too many deletes on the server by share, naming --max-delete', () => {
-    const f = runGuards(planOf([['noop', 9], ['import-delete', 11, 'deleted']]), facts())
-    expect(f).toEqual([{
-      guard: 'too-many-deletes', flag: '--max-delete', count: 11, total: 20,
-      message: 'Safety abort: too many deletes on the server (11 of 20, 55% > 50%). Nothing was written. Check the plan with --dry-run, then run with --max-delete 55% (or --force) if this is intended.',
-    }])
+    const f = runGuards(
+      planOf([
+        ['noop', 9],
+        ['import-delete', 11, 'deleted'],
+      ]),
+      facts(),
+    )
+    expect(f).toEqual([
+      {
+        guard: 'too-many-deletes',
+        flag: '--max-delete',
+        count: 11,
+        total: 20,
+        message:
+          'Safety abort: too many deletes on the server (11 of 20, 55% > 50%). Nothing was written. Check the plan with --dry-run, then run with --max-delete 55% (or --force) if this is intended.',
+      },
+    ])
   })
 
   it('count deletions of missing rows and removals from the sheet too', () => {
@@ -57,16 +105,32 @@ describe('guards', () => {
   })
 
   it('stop when almost every row changed (a time zone accident), naming --force', () => {
-    const f = runGuards(planOf([['import-put', 19, 'changed'], ['noop', 1]]), facts())
+    const f = runGuards(
+      planOf([
+        ['import-put', 19, 'changed'],
+        ['noop', 1],
+      ]),
+      facts(),
+    )
     expect(f.map((g) => [g.guard, g.flag, g.count, g.total])).toEqual([['almost-everything-changed', '--force', 19, 20]])
     expect(f[0]?.message).toMatch(/time zone/)
-    expect(runGuards(planOf([['import-put', 18, 'changed'], ['noop', 2]]), facts())).toEqual([])
+    expect(
+      runGuards(
+        planOf([
+          ['import-put', 18, 'changed'],
+          ['noop', 2],
+        ]),
+        facts(),
+      ),
+    ).toEqual([])
     expect(runGuards(planOf([['import-put', 9, 'changed']]), facts({ baseCount: 9, sheetRowCount: 9 }))).toEqual([])
   })
 
   it('are all skipped by --force except the layout guard', () => {
     const plan = planOf([['import-delete', 20, 'deleted']])
     expect(runGuards(plan, facts({ sheetRowCount: 0 }), { force: true })).toEqual([])
-    expect(runGuards(plan, facts({ headerProblems: [{ kind: 'no-header', message: 'x' }] }), { force: true }).map((g) => g.guard)).toEqual(['damaged-layout'])
+    expect(runGuards(plan, facts({ headerProblems: [{ kind: 'no-header', message: 'x' }] }), { force: true }).map((g) => g.guard)).toEqual([
+      'damaged-layout',
+    ])
   })
 })

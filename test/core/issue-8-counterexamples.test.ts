@@ -23,14 +23,31 @@ function messages(parsed: ParsedRow): string[] {
 describe('shrunk counterexamples (issue 8)', () => {
   it('a new row in Monrovia, whose offset then had seconds (43 min 8 s), is read without throwing', () => {
     // The counterexample was 1900-03-01 00:00; Monrovia kept an offset of 44 min 30 s until 1972, inside the days the tool takes.
-    for (const cells of [{ Date: '1970-01-01', Start: '00:00', End: '01:00' }, { Date: '1971-05-01', Start: '10:00', End: '11:00' }]) {
+    for (const cells of [
+      { Date: '1970-01-01', Start: '00:00', End: '01:00' },
+      { Date: '1971-05-01', Start: '10:00', End: '11:00' },
+    ]) {
       const parsed = parseRow(newRow(cells), layout, context({ timeZone: 'Africa/Monrovia' }))
-      expect(parsed).toMatchObject({ ok: true, row: { kind: 'new', values: { input: { start: expect.stringMatching(/^19\d\d-\d\d-\d\dT\d\d:\d\d:\d\d[+-]00:4[345]$/), duration: 3600 } } } })
+      expect(parsed).toMatchObject({
+        ok: true,
+        row: {
+          kind: 'new',
+          values: { input: { start: expect.stringMatching(/^19\d\d-\d\d-\d\dT\d\d:\d\d:\d\d[+-]00:4[345]$/), duration: 3600 } },
+        },
+      })
     }
   })
 
   it('#N/A in Notes of an existing row is refused when the server changed its notes and Base is garbled (-0)', () => {
-    const a: Activity = { timelineKey: 'tl-anna', entityId: 2, tags: ['Internal'], notes: '#N/A (server)', start: '2026-03-29T01:30:00+01:00', duration: 7200, isActive: true }
+    const a: Activity = {
+      timelineKey: 'tl-anna',
+      entityId: 2,
+      tags: ['Internal'],
+      notes: '#N/A (server)',
+      start: '2026-03-29T01:30:00+01:00',
+      duration: 7200,
+      isActive: true,
+    }
     const key = activityKey('tl-anna', 2)
     const cells = cellsToRow({ ...activityToCells(a, 'ACME\\anna', 'UTC'), Notes: '#N/A', Base: -0 }, layout)
     const parsed = parseRow(cells, layout, context({ timeZone: 'UTC', server: serverMap({ activity: a }), baseKeys: new Set([key]) }))
@@ -38,8 +55,14 @@ describe('shrunk counterexamples (issue 8)', () => {
   })
 
   it('#N/A in Notes and #n/a in Tags of a new row are refused', () => {
-    expect(parseRow(newRow({ Notes: '#N/A' }), layout, context({ timeZone: 'Pacific/Apia' }))).toMatchObject({ ok: false, problems: [{ code: 'error-value', column: 'Notes' }] })
-    expect(parseRow(newRow({ Tags: ' #n/a ' }), layout, context())).toMatchObject({ ok: false, problems: [{ code: 'error-value', column: 'Tags' }] })
+    expect(parseRow(newRow({ Notes: '#N/A' }), layout, context({ timeZone: 'Pacific/Apia' }))).toMatchObject({
+      ok: false,
+      problems: [{ code: 'error-value', column: 'Notes' }],
+    })
+    expect(parseRow(newRow({ Tags: ' #n/a ' }), layout, context())).toMatchObject({
+      ok: false,
+      problems: [{ code: 'error-value', column: 'Tags' }],
+    })
   })
 
   it('a tag of control characters or emoji over 200 characters gets a short, printable message', () => {
@@ -64,7 +87,15 @@ describe('shrunk counterexamples (issue 8)', () => {
   })
 
   it('the Key-on-two-rows problem comes first, so the Status names the other row even when the row has other problems', () => {
-    const a: Activity = { timelineKey: 'tl-anna', entityId: 1, tags: ['Acme'], notes: undefined, start: '2026-03-02T09:00:00+01:00', duration: 5400, isActive: true }
+    const a: Activity = {
+      timelineKey: 'tl-anna',
+      entityId: 1,
+      tags: ['Acme'],
+      notes: undefined,
+      start: '2026-03-02T09:00:00+01:00',
+      duration: 5400,
+      isActive: true,
+    }
     const ctx = context({ server: serverMap({ activity: a }), baseKeys: new Set([activityKey('tl-anna', 1)]) })
     const own = activityToCells(a, 'ACME\\anna', 'Europe/Berlin')
     const lines = parseSheet([cellsToRow({ ...own, Delete: 'perhaps' }, layout), cellsToRow(own, layout)], layout, ctx)
@@ -72,29 +103,60 @@ describe('shrunk counterexamples (issue 8)', () => {
   })
 
   it('two edited rows with the same Key handed to the planner unrefused plan no PUT', () => {
-    const a: Activity = { timelineKey: 'tl-ben', entityId: 5, tags: ['Globex'], notes: 'night', start: '2026-03-02T23:30:00+01:00', duration: 172_860, isActive: true }
+    const a: Activity = {
+      timelineKey: 'tl-ben',
+      entityId: 5,
+      tags: ['Globex'],
+      notes: 'night',
+      start: '2026-03-02T23:30:00+01:00',
+      duration: 172_860,
+      isActive: true,
+    }
     const key = activityKey('tl-ben', 5)
     const ctx = context({ server: serverMap({ activity: a, user: 'ACME\\ben' }), baseKeys: new Set([key]) })
     const own = activityToCells(a, 'ACME\\ben', 'Europe/Berlin')
-    const lines: SheetLine[] = [cellsToRow({ ...own, Notes: 'one' }, layout), cellsToRow({ ...own, Notes: 'two' }, layout)].map((cells, i) => {
-      const parsed = parseRow(cells, layout, ctx)
-      if (!parsed.ok || !parsed.row) throw new Error('expected a valid row')
-      return { kind: 'row', rowNumber: i + 2, row: parsed.row }
-    })
+    const lines: SheetLine[] = [cellsToRow({ ...own, Notes: 'one' }, layout), cellsToRow({ ...own, Notes: 'two' }, layout)].map(
+      (cells, i) => {
+        const parsed = parseRow(cells, layout, ctx)
+        if (!parsed.ok || !parsed.row) throw new Error('expected a valid row')
+        return { kind: 'row', rowNumber: i + 2, row: parsed.row }
+      },
+    )
     const plan = planSync(new Map([[key, own.Base as string]]), lines, ctx.server)
     expect(plan.decisions.map((d) => d.kind)).toEqual(['invalid', 'invalid'])
   })
 
   it('Delete ticked on a made-up Key carrying a Base cell is not "already deleted on the server" (the row would go)', () => {
-    const lines: SheetLine[] = [{ kind: 'row', rowNumber: 2, row: { kind: 'delete', key: 'tl-anna/999', entityId: 999, timelineKey: 'tl-anna', baseCell: 'AAAAAAAAAAA', warnings: [] } }]
+    const lines: SheetLine[] = [
+      {
+        kind: 'row',
+        rowNumber: 2,
+        row: { kind: 'delete', key: 'tl-anna/999', entityId: 999, timelineKey: 'tl-anna', baseCell: 'AAAAAAAAAAA', warnings: [] },
+      },
+    ]
     expect(planSync(new Map(), lines, new Map()).decisions).toMatchObject([{ kind: 'invalid', problems: [{ code: 'unknown-key' }] }])
   })
 
   it('a row whose Key was cleared but whose Base still matches is a new row: formula and error text in it are refused', () => {
-    const a: Activity = { timelineKey: 'tl-anna', entityId: 3, tags: ['=A1+1', ':#REF!'], notes: '=IMPORTDATA("x")', start: '2026-10-25T02:30:00+02:00', duration: 1800, isActive: true }
+    const a: Activity = {
+      timelineKey: 'tl-anna',
+      entityId: 3,
+      tags: ['=A1+1', ':#REF!'],
+      notes: '=IMPORTDATA("x")',
+      start: '2026-10-25T02:30:00+02:00',
+      duration: 1800,
+      isActive: true,
+    }
     const cells = cellsToRow({ ...activityToCells(a, 'ACME\\anna', 'Australia/Lord_Howe'), Key: null }, layout)
-    const parsed = parseRow(cells, layout, context({ timeZone: 'Australia/Lord_Howe', server: serverMap({ activity: a }), baseKeys: new Set([activityKey('tl-anna', 3)]) }))
+    const parsed = parseRow(
+      cells,
+      layout,
+      context({ timeZone: 'Australia/Lord_Howe', server: serverMap({ activity: a }), baseKeys: new Set([activityKey('tl-anna', 3)]) }),
+    )
     expect(parsed.ok).toBe(false)
-    expect(parsed.ok ? [] : parsed.problems.map((p) => [p.code, p.column])).toEqual([['formula', 'Tags'], ['formula', 'Notes']])
+    expect(parsed.ok ? [] : parsed.problems.map((p) => [p.code, p.column])).toEqual([
+      ['formula', 'Tags'],
+      ['formula', 'Notes'],
+    ])
   })
 })

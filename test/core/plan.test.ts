@@ -15,7 +15,12 @@ function fp(a: Activity): string {
 }
 
 function values(a: Activity): RowValues {
-  return { user: USER, timelineKey: a.timelineKey, input: { tags: a.tags, notes: a.notes, start: a.start, duration: a.duration }, fingerprint: fp(a) }
+  return {
+    user: USER,
+    timelineKey: a.timelineKey,
+    input: { tags: a.tags, notes: a.notes, start: a.start, duration: a.duration },
+    fingerprint: fp(a),
+  }
 }
 
 function existing(a: Activity, baseCell: string | undefined, rowNumber = 2): SheetLine {
@@ -36,16 +41,23 @@ function server(...activities: Activity[]): Map<string, ServerActivity> {
 }
 
 /** Builds base, sheet and server for one cell of the table. */
-function scenario(sheet: SideChange, srv: SideChange): { base: Map<string, string>; lines: SheetLine[]; current: Map<string, ServerActivity> } {
+function scenario(
+  sheet: SideChange,
+  srv: SideChange,
+): { base: Map<string, string>; lines: SheetLine[]; current: Map<string, ServerActivity> } {
   const knownToBase = srv === 'unchanged' || srv === 'changed' || srv === 'deleted'
   const base = new Map(knownToBase ? [[KEY, fp(BASE_ACTIVITY)]] : [])
   const baseCell = knownToBase ? fp(BASE_ACTIVITY) : undefined
   const current = srv === 'unchanged' ? server(BASE_ACTIVITY) : srv === 'changed' || srv === 'added' ? server(SERVER_EDIT) : server()
   const lines: SheetLine[] =
-    sheet === 'unchanged' ? [existing(BASE_ACTIVITY, baseCell)]
-      : sheet === 'changed' ? [existing(SHEET_EDIT, baseCell)]
-        : sheet === 'deleted' ? [ticked(baseCell)]
-          : sheet === 'added' ? [newLine()]
+    sheet === 'unchanged'
+      ? [existing(BASE_ACTIVITY, baseCell)]
+      : sheet === 'changed'
+        ? [existing(SHEET_EDIT, baseCell)]
+        : sheet === 'deleted'
+          ? [ticked(baseCell)]
+          : sheet === 'added'
+            ? [newLine()]
             : []
   return { base, lines, current }
 }
@@ -62,20 +74,39 @@ describe('decisions/0000-product.md §3, cell by cell', () => {
     expect(ruleFor('added', 'changed')).toBeUndefined()
   })
 
-  it.each(SYNC_TABLE.map((r) => [r.sheet, r.server, r.action, r] as const))('sheet %s, server %s → %s', (sheetSide, serverSide, action, rule) => {
-    const { base, lines, current } = scenario(sheetSide, serverSide)
-    const d = only(planSync(base, lines, current).decisions)
-    expect(d.kind).toBe(action)
-    expect(d.sheet).toBe(sheetSide)
-    expect(d.server).toBe(serverSide)
-    expect(d.reason).toBe(rule.reason)
-  })
+  it.each(SYNC_TABLE.map((r) => [r.sheet, r.server, r.action, r] as const))(
+    'sheet %s, server %s → %s',
+    (sheetSide, serverSide, action, rule) => {
+      const { base, lines, current } = scenario(sheetSide, serverSide)
+      const d = only(planSync(base, lines, current).decisions)
+      expect(d.kind).toBe(action)
+      expect(d.sheet).toBe(sheetSide)
+      expect(d.server).toBe(serverSide)
+      expect(d.reason).toBe(rule.reason)
+    },
+  )
 
   it('writes what each action needs', () => {
     const put = only(planSync(...args(scenario('changed', 'unchanged'))).decisions)
-    expect(put).toMatchObject({ kind: 'import-put', key: KEY, rowNumber: 2, timelineKey: ANNA_TL, entityId: 7, user: USER, input: values(SHEET_EDIT).input, fingerprint: fp(SHEET_EDIT) })
+    expect(put).toMatchObject({
+      kind: 'import-put',
+      key: KEY,
+      rowNumber: 2,
+      timelineKey: ANNA_TL,
+      entityId: 7,
+      user: USER,
+      input: values(SHEET_EDIT).input,
+      fingerprint: fp(SHEET_EDIT),
+    })
     const update = only(planSync(...args(scenario('unchanged', 'changed'))).decisions)
-    expect(update).toMatchObject({ kind: 'export-update', key: KEY, rowNumber: 2, activity: SERVER_EDIT, user: USER, fingerprint: fp(SERVER_EDIT) })
+    expect(update).toMatchObject({
+      kind: 'export-update',
+      key: KEY,
+      rowNumber: 2,
+      activity: SERVER_EDIT,
+      user: USER,
+      fingerprint: fp(SERVER_EDIT),
+    })
     const post = only(planSync(...args(scenario('added', 'missing'))).decisions)
     expect(post).toMatchObject({ kind: 'import-post', rowNumber: 3, timelineKey: ANNA_TL, user: USER, input: { tags: ['Internal'] } })
     const del = only(planSync(...args(scenario('deleted', 'unchanged'))).decisions)
@@ -94,7 +125,14 @@ describe('beyond the table', () => {
 
   it('turns the same change on both sides into a Base refresh, not a conflict', () => {
     const d = only(planSync(base, [existing(SERVER_EDIT, fp(BASE_ACTIVITY))], server(SERVER_EDIT)).decisions)
-    expect(d).toMatchObject({ kind: 'refresh-base', key: KEY, rowNumber: 2, fingerprint: fp(SERVER_EDIT), sheet: 'changed', server: 'changed' })
+    expect(d).toMatchObject({
+      kind: 'refresh-base',
+      key: KEY,
+      rowNumber: 2,
+      fingerprint: fp(SERVER_EDIT),
+      sheet: 'changed',
+      server: 'changed',
+    })
   })
 
   it('refreshes when the tool has no record but sheet and server agree', () => {
@@ -160,13 +198,20 @@ describe('beyond the table', () => {
 
   it('deletes a missing row only when the operator allows it and the server did not change', () => {
     expect(only(planSync(base, [], server(BASE_ACTIVITY)).decisions).kind).toBe('report-missing')
-    expect(only(planSync(base, [], server(BASE_ACTIVITY), { deleteMissing: true }).decisions)).toMatchObject({ kind: 'import-delete-missing', key: KEY, timelineKey: ANNA_TL, entityId: 7 })
+    expect(only(planSync(base, [], server(BASE_ACTIVITY), { deleteMissing: true }).decisions)).toMatchObject({
+      kind: 'import-delete-missing',
+      key: KEY,
+      timelineKey: ANNA_TL,
+      entityId: 7,
+    })
     expect(only(planSync(base, [], server(SERVER_EDIT), { deleteMissing: true }).decisions).kind).toBe('report-missing')
   })
 
   it('reports an invalid row with its first error, and keeps its activity out of export and missing', () => {
     const invalid: SheetLine = {
-      kind: 'invalid', rowNumber: 4, key: KEY,
+      kind: 'invalid',
+      rowNumber: 4,
+      key: KEY,
       problems: [
         { code: 'tags-not-allowed', severity: 'warning', column: 'Tags', message: 'Tags: warning' },
         { code: 'unparseable-time', severity: 'error', column: 'Start', message: 'Start: "x" is not a time' },
@@ -183,7 +228,8 @@ describe('beyond the table', () => {
 
   it('passes row warnings on for the Status column', () => {
     const line = newLine()
-    if (line.kind === 'row') line.row.warnings.push({ code: 'nonexistent-time', severity: 'warning', column: 'Start', message: 'Start: moved' })
+    if (line.kind === 'row')
+      line.row.warnings.push({ code: 'nonexistent-time', severity: 'warning', column: 'Start', message: 'Start: moved' })
     expect(only(planSync(new Map(), [line], server()).decisions).warnings).toHaveLength(1)
   })
 
@@ -191,7 +237,11 @@ describe('beyond the table', () => {
     const other = activity({ entityId: 8 })
     const fresh = activity({ entityId: 9 })
     const gone = activityKey(ANNA_TL, 10)
-    const b = new Map([[KEY, fp(BASE_ACTIVITY)], [activityKey(ANNA_TL, 8), fp(other)], [gone, 'x']])
+    const b = new Map([
+      [KEY, fp(BASE_ACTIVITY)],
+      [activityKey(ANNA_TL, 8), fp(other)],
+      [gone, 'x'],
+    ])
     const p = planSync(b, [existing(SHEET_EDIT, fp(BASE_ACTIVITY)), newLine()], server(BASE_ACTIVITY, other, fresh))
     expect(p.decisions.map((d) => d.kind)).toEqual(['import-put', 'import-post', 'report-missing', 'export-append', 'forget'])
     expect(p.counts).toMatchObject({ 'import-put': 1, 'import-post': 1, 'report-missing': 1, 'export-append': 1, forget: 1, conflict: 0 })
@@ -203,7 +253,10 @@ describe('export-only runs', () => {
   const WAITING = 'Waiting for the next import (sync) to send this edit to the server.'
 
   it('never overwrites an edit that has not been imported', () => {
-    expect(only(planExport(base, [existing(SHEET_EDIT, fp(BASE_ACTIVITY))], server(BASE_ACTIVITY)).decisions)).toMatchObject({ kind: 'noop', reason: WAITING })
+    expect(only(planExport(base, [existing(SHEET_EDIT, fp(BASE_ACTIVITY))], server(BASE_ACTIVITY)).decisions)).toMatchObject({
+      kind: 'noop',
+      reason: WAITING,
+    })
     const both = only(planExport(base, [existing(SHEET_EDIT, fp(BASE_ACTIVITY))], server(SERVER_EDIT)).decisions)
     expect(both.kind).toBe('conflict')
     expect(both.reason).toMatch(/on the server/)
@@ -211,7 +264,10 @@ describe('export-only runs', () => {
 
   it('leaves new rows and ticked deletes for the import', () => {
     expect(only(planExport(new Map(), [newLine()], server()).decisions)).toMatchObject({ kind: 'noop', rowNumber: 3, reason: WAITING })
-    expect(only(planExport(base, [ticked(fp(BASE_ACTIVITY))], server(BASE_ACTIVITY)).decisions)).toMatchObject({ kind: 'noop', reason: WAITING })
+    expect(only(planExport(base, [ticked(fp(BASE_ACTIVITY))], server(BASE_ACTIVITY)).decisions)).toMatchObject({
+      kind: 'noop',
+      reason: WAITING,
+    })
   })
 
   it('still exports server changes and never deletes missing rows on the server', () => {

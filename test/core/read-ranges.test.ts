@@ -33,10 +33,7 @@ describe('issue 10: read ranges', () => {
 
   it('joins touching and overlapping ranges, sorted, and keeps apart ones apart', () => {
     const weeks = chunkWindows('Europe/Berlin', '2026-03-02', 35, 7)
-    expect(mergeRanges([weeks[3]!, weeks[0]!, weeks[1]!])).toEqual([
-      { from: weeks[0]!.from, to: weeks[1]!.to },
-      weeks[3],
-    ])
+    expect(mergeRanges([weeks[3]!, weeks[0]!, weeks[1]!])).toEqual([{ from: weeks[0]!.from, to: weeks[1]!.to }, weeks[3]])
     expect(mergeRanges(weeks)).toEqual([windowForDays('Europe/Berlin', '2026-03-02', 35)])
     const a = { from: '2026-03-01T00:00:00Z', to: '2026-03-05T00:00:00Z' }
     const inside = { from: '2026-03-02T00:00:00+01:00', to: '2026-03-03T00:00:00+01:00' }

@@ -5,7 +5,13 @@ import { locateRows, sameCells } from '../../src/core/row-identity.ts'
 import type { CellValue, TabData } from '../../src/core/sheet.ts'
 
 const KEY = 2
-const tab = (rows: CellValue[][]): TabData => ({ title: 'Activities', exists: true, header: ['User', 'Notes', 'Key'], rows, gridRowCount: rows.length + 1 })
+const tab = (rows: CellValue[][]): TabData => ({
+  title: 'Activities',
+  exists: true,
+  header: ['User', 'Notes', 'Key'],
+  rows,
+  gridRowCount: rows.length + 1,
+})
 const row = (n: number, notes = `note ${n}`): CellValue[] => ['alice', notes, `tl/${n}`]
 
 describe('locateRows', () => {

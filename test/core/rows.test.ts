@@ -23,7 +23,10 @@ const A = activity()
 const KEY = activityKey(ANNA_TL, 7)
 
 function ctxWith(...activities: Activity[]): RowContext {
-  return context({ server: serverMap(...activities.map((a) => ({ activity: a }))), baseKeys: new Set(activities.map((a) => activityKey(a.timelineKey, a.entityId))) })
+  return context({
+    server: serverMap(...activities.map((a) => ({ activity: a }))),
+    baseKeys: new Set(activities.map((a) => activityKey(a.timelineKey, a.entityId))),
+  })
 }
 
 function rowOf(a: Activity, change: Partial<Record<string, CellValue>> = {}): CellValue[] {
@@ -109,7 +112,12 @@ describe('row → activity, round trip', () => {
         key: KEY,
         entityId: 7,
         baseCell: activityToCells(a, 'ACME\\anna', ZONE).Base,
-        values: { user: 'ACME\\anna', timelineKey: ANNA_TL, input: { tags: a.tags, notes: a.notes, start: a.start, duration: a.duration }, fingerprint: activityToCells(a, 'ACME\\anna', ZONE).Base },
+        values: {
+          user: 'ACME\\anna',
+          timelineKey: ANNA_TL,
+          input: { tags: a.tags, notes: a.notes, start: a.start, duration: a.duration },
+          fingerprint: activityToCells(a, 'ACME\\anna', ZONE).Base,
+        },
         warnings: [],
       },
     })
@@ -117,7 +125,10 @@ describe('row → activity, round trip', () => {
 
   it('reads an edited time in the zone, keeping the activity recorded there in the zone', () => {
     const parsed = parseRow(rowOf(A, { Start: '10:00', End: '12:15' }), layout, ctxWith(A))
-    expect(parsed).toMatchObject({ ok: true, row: { kind: 'existing', values: { input: { start: '2026-03-02T10:00:00+01:00', duration: 8100, tags: A.tags } } } })
+    expect(parsed).toMatchObject({
+      ok: true,
+      row: { kind: 'existing', values: { input: { start: '2026-03-02T10:00:00+01:00', duration: 8100, tags: A.tags } } },
+    })
   })
 
   it('reads edited tags and labels in server order, and notes', () => {
@@ -126,7 +137,11 @@ describe('row → activity, round trip', () => {
   })
 
   it('reads a new row typed by a person', () => {
-    const parsed = parseRow(newRow({ User: 'ben ito', Date: '3/2/2026', Start: '1:45 PM', End: '15:00', Labels: ':billable', Notes: 0 }), layout, context())
+    const parsed = parseRow(
+      newRow({ User: 'ben ito', Date: '3/2/2026', Start: '1:45 PM', End: '15:00', Labels: ':billable', Notes: 0 }),
+      layout,
+      context(),
+    )
     expect(parsed).toEqual({
       ok: true,
       row: {
@@ -135,7 +150,13 @@ describe('row → activity, round trip', () => {
           user: 'ACME\\ben',
           timelineKey: BEN_TL,
           input: { tags: ['Acme', 'Website', ':billable'], notes: '0', start: '2026-03-02T13:45:00+01:00', duration: 4500 },
-          fingerprint: fingerprint({ user: 'ACME\\ben', tags: ['Acme', 'Website', ':billable'], notes: '0', start: '2026-03-02T13:45:00+01:00', duration: 4500 }),
+          fingerprint: fingerprint({
+            user: 'ACME\\ben',
+            tags: ['Acme', 'Website', ':billable'],
+            notes: '0',
+            start: '2026-03-02T13:45:00+01:00',
+            duration: 4500,
+          }),
         },
         warnings: [],
       },
@@ -155,28 +176,133 @@ describe('row rules', () => {
     ['missing Date', newRow({ Date: null }), context(), 'missing-value', 'Date', /^Date: is empty; type it like 2026-03-02 or 3\/2\/2026$/],
     ['missing Start', newRow({ Start: '' }), context(), 'missing-value', 'Start', /^Start: is empty; type it like 13:45/],
     ['missing End', newRow({ End: null }), context(), 'missing-value', 'End', /^End: is empty/],
-    ['unparseable Date', newRow({ Date: '31/02/2026' }), context({ slashDateOrder: 'dmy' }), 'unparseable-date', 'Date', /^Date: "31\/02\/2026" is not a real date — type it like 2026-03-02 or 2\/3\/2026/],
-    ['date with a time', newRow({ Date: localDateToSerial('2026-03-02') + 0.25 }), context(), 'unparseable-date', 'Date', /holds a time as well as a date/],
-    ['unparseable Start', newRow({ Start: '25:99' }), context(), 'unparseable-time', 'Start', /^Start: "25:99" is not a time — type it like 13:45, 13:45:10 or 1:45 PM$/],
+    [
+      'unparseable Date',
+      newRow({ Date: '31/02/2026' }),
+      context({ slashDateOrder: 'dmy' }),
+      'unparseable-date',
+      'Date',
+      /^Date: "31\/02\/2026" is not a real date — type it like 2026-03-02 or 2\/3\/2026/,
+    ],
+    [
+      'date with a time',
+      newRow({ Date: localDateToSerial('2026-03-02') + 0.25 }),
+      context(),
+      'unparseable-date',
+      'Date',
+      /holds a time as well as a date/,
+    ],
+    [
+      'unparseable Start',
+      newRow({ Start: '25:99' }),
+      context(),
+      'unparseable-time',
+      'Start',
+      /^Start: "25:99" is not a time — type it like 13:45, 13:45:10 or 1:45 PM$/,
+    ],
     ['unparseable End', newRow({ End: 'soon' }), context(), 'unparseable-time', 'End', /^End: "soon" is not a time/],
-    ['end before start', newRow({ Date: '2026-03-29', Start: '02:30', End: '03:15' }), context(), 'end-before-start', 'End', /^End: is before Start/],
-    ['end before start by an hour (swapped times, not a 23-hour night)', newRow({ Start: '14:00', End: '13:00' }), context(), 'end-before-start', 'End', /^End: is before Start, which would make this a 23-hour activity ending the next day; check the times/],
-    ['more than 10 tags', newRow({ Tags: 'a,b,c,d,e,f,g,h,i', Labels: ':x, :y' }), context(), 'too-many-tags', 'Tags', /^Tags: has 11 tags with the labels; at most 10 are allowed — remove 1$/],
-    ['a tag over 200 characters', newRow({ Tags: `Acme, ${'x'.repeat(201)}` }), context(), 'tag-too-long', 'Tags', /has 201 characters; at most 200 are allowed/],
+    [
+      'end before start',
+      newRow({ Date: '2026-03-29', Start: '02:30', End: '03:15' }),
+      context(),
+      'end-before-start',
+      'End',
+      /^End: is before Start/,
+    ],
+    [
+      'end before start by an hour (swapped times, not a 23-hour night)',
+      newRow({ Start: '14:00', End: '13:00' }),
+      context(),
+      'end-before-start',
+      'End',
+      /^End: is before Start, which would make this a 23-hour activity ending the next day; check the times/,
+    ],
+    [
+      'more than 10 tags',
+      newRow({ Tags: 'a,b,c,d,e,f,g,h,i', Labels: ':x, :y' }),
+      context(),
+      'too-many-tags',
+      'Tags',
+      /^Tags: has 11 tags with the labels; at most 10 are allowed — remove 1$/,
+    ],
+    [
+      'a tag over 200 characters',
+      newRow({ Tags: `Acme, ${'x'.repeat(201)}` }),
+      context(),
+      'tag-too-long',
+      'Tags',
+      /has 201 characters; at most 200 are allowed/,
+    ],
     ['no tags', newRow({ Tags: ' , ' }), context(), 'no-tags', 'Tags', /^Tags: is empty; a tag activity needs at least one tag/],
     ['no user on a new row', newRow({ User: '' }), context(), 'missing-value', 'User', /^User: is empty; type the user/],
-    ['unknown user', newRow({ User: 'ACME\\zoe' }), context(), 'unknown-user', 'User', /^User: "ACME\\zoe" is not a known user; use a user name as the server writes it \(e.g. ACME\\anna, ACME\\ben, ACME\\carl\)$/],
-    ['user without a Tags timeline', newRow({ User: 'ACME\\carl' }), context(), 'user-without-tags-timeline', 'User', /ACME\\carl has no Tags timeline on the server/],
-    ['user changed on an existing row', rowOf(A, { User: 'ACME\\ben' }), ctx, 'user-changed', 'User', /cannot move to another user — add a new row for ACME\\ben and tick Delete on this one/],
+    [
+      'unknown user',
+      newRow({ User: 'ACME\\zoe' }),
+      context(),
+      'unknown-user',
+      'User',
+      /^User: "ACME\\zoe" is not a known user; use a user name as the server writes it \(e.g. ACME\\anna, ACME\\ben, ACME\\carl\)$/,
+    ],
+    [
+      'user without a Tags timeline',
+      newRow({ User: 'ACME\\carl' }),
+      context(),
+      'user-without-tags-timeline',
+      'User',
+      /ACME\\carl has no Tags timeline on the server/,
+    ],
+    [
+      'user changed on an existing row',
+      rowOf(A, { User: 'ACME\\ben' }),
+      ctx,
+      'user-changed',
+      'User',
+      /cannot move to another user — add a new row for ACME\\ben and tick Delete on this one/,
+    ],
     ['a key the tool did not write', rowOf(A, { Key: 'nonsense' }), ctx, 'bad-key', 'Key', /^Key: "nonsense" is not a key this tool wrote/],
-    ['a key that does not exist', rowOf(A, { Key: `${ANNA_TL}/999` }), ctx, 'unknown-key', 'Key', /activity tl-anna\/999 does not exist.*clear Key and Base/],
-    ['a formula in Date', newRow({ Date: '=TODAY()' }), context(), 'formula', 'Date', /^Date: holds a formula \(=TODAY\(\)\); type the value itself$/],
+    [
+      'a key that does not exist',
+      rowOf(A, { Key: `${ANNA_TL}/999` }),
+      ctx,
+      'unknown-key',
+      'Key',
+      /activity tl-anna\/999 does not exist.*clear Key and Base/,
+    ],
+    [
+      'a formula in Date',
+      newRow({ Date: '=TODAY()' }),
+      context(),
+      'formula',
+      'Date',
+      /^Date: holds a formula \(=TODAY\(\)\); type the value itself$/,
+    ],
     ['a formula in User', newRow({ User: '=A1' }), context(), 'formula', 'User', /^User: holds a formula/],
-    ['a new formula in Notes', rowOf(A, { Notes: '=HYPERLINK("x")' }), ctx, 'formula', 'Notes', /^Notes: holds a formula .*; Notes must be plain text$/],
+    [
+      'a new formula in Notes',
+      rowOf(A, { Notes: '=HYPERLINK("x")' }),
+      ctx,
+      'formula',
+      'Notes',
+      /^Notes: holds a formula .*; Notes must be plain text$/,
+    ],
     ['a formula in Tags of a new row', newRow({ Tags: '=B2' }), context(), 'formula', 'Tags', /^Tags: holds a formula/],
-    ['a bad Delete value', newRow({ Delete: 'perhaps' }), context(), 'bad-checkbox', 'Delete', /^Delete: "perhaps" is not a tick; tick the box/],
+    [
+      'a bad Delete value',
+      newRow({ Delete: 'perhaps' }),
+      context(),
+      'bad-checkbox',
+      'Delete',
+      /^Delete: "perhaps" is not a tick; tick the box/,
+    ],
     ['a formula in Delete', rowOf(A, { Delete: '=TRUE()' }), ctx, 'formula', 'Delete', /^Delete: holds a formula/],
-    ['a cleared row that keeps its Key', cellsToRow({ Key: KEY, Base: 'x', Status: 'ok' }, layout), ctx, 'row-cleared', undefined, /emptied but still belongs to an activity; to remove the activity tick Delete/],
+    [
+      'a cleared row that keeps its Key',
+      cellsToRow({ Key: KEY, Base: 'x', Status: 'ok' }, layout),
+      ctx,
+      'row-cleared',
+      undefined,
+      /emptied but still belongs to an activity; to remove the activity tick Delete/,
+    ],
   ]
   it.each(cases)('%s', (_name, cells, c, code, column, message) => {
     const parsed = parseRow(cells, layout, c)
@@ -190,7 +316,11 @@ describe('row rules', () => {
 
   it('reports every problem of a row at once', () => {
     const parsed = parseRow(newRow({ User: 'ACME\\zoe', Date: 'x', Start: 'y', Tags: '' }), layout, context())
-    expect(problemsOf(parsed).map((p) => p.code).sort()).toEqual(['no-tags', 'unknown-user', 'unparseable-date', 'unparseable-time'])
+    expect(
+      problemsOf(parsed)
+        .map((p) => p.code)
+        .sort(),
+    ).toEqual(['no-tags', 'unknown-user', 'unparseable-date', 'unparseable-time'])
   })
 
   it('accepts a formula-looking note the tool wrote (equal to the server value)', () => {
@@ -202,12 +332,18 @@ describe('row rules', () => {
     const synced = activity({ notes: '=1+1' })
     const cells = rowOf(synced)
     const serverNow = activity({ notes: 'changed on the server' })
-    expect(parseRow(cells, layout, ctxWith(serverNow))).toMatchObject({ ok: true, row: { kind: 'existing', values: { input: { notes: '=1+1' } } } })
+    expect(parseRow(cells, layout, ctxWith(serverNow))).toMatchObject({
+      ok: true,
+      row: { kind: 'existing', values: { input: { notes: '=1+1' } } },
+    })
   })
 
   it('ignores blank rows (Status, Duration and Base leftovers included)', () => {
     expect(parseRow([], layout, context())).toEqual({ ok: true, row: null })
-    expect(parseRow(cellsToRow({ Status: 'old', Duration: 0.1, Delete: false, Notes: '  ' }, layout), layout, context())).toEqual({ ok: true, row: null })
+    expect(parseRow(cellsToRow({ Status: 'old', Duration: 0.1, Delete: false, Notes: '  ' }, layout), layout, context())).toEqual({
+      ok: true,
+      row: null,
+    })
   })
 
   it('discards a new row with Delete ticked', () => {
@@ -217,7 +353,14 @@ describe('row rules', () => {
   it('deletes by Key alone when Delete is ticked, whatever the other cells say', () => {
     expect(parseRow(rowOf(A, { Delete: true, Start: 'garbage', Tags: '' }), layout, ctxWith(A))).toEqual({
       ok: true,
-      row: { kind: 'delete', key: KEY, entityId: 7, timelineKey: ANNA_TL, baseCell: activityToCells(A, 'ACME\\anna', ZONE).Base, warnings: [] },
+      row: {
+        kind: 'delete',
+        key: KEY,
+        entityId: 7,
+        timelineKey: ANNA_TL,
+        baseCell: activityToCells(A, 'ACME\\anna', ZONE).Base,
+        warnings: [],
+      },
     })
   })
 
@@ -231,7 +374,12 @@ describe('row rules', () => {
     const warned = parseRow(newRow({}), layout, context({ allowedTags }))
     expect(warned.ok).toBe(true)
     expect(problemsOf(warned)).toEqual([
-      { code: 'tags-not-allowed', severity: 'warning', column: 'Tags', message: 'Tags: "Acme, Website" is not in the allowed tags for ACME\\anna; pick a combination from the dropdown (Allowed tags tab)' },
+      {
+        code: 'tags-not-allowed',
+        severity: 'warning',
+        column: 'Tags',
+        message: 'Tags: "Acme, Website" is not in the allowed tags for ACME\\anna; pick a combination from the dropdown (Allowed tags tab)',
+      },
     ])
     const refused = parseRow(newRow({}), layout, context({ allowedTags, allowedTagsSeverity: 'error' }))
     expect(refused.ok).toBe(false)
@@ -243,10 +391,23 @@ describe('row rules', () => {
     const gap = parseRow(newRow({ Date: '2026-03-29', Start: '02:30', End: '04:00' }), layout, context())
     expect(gap.ok).toBe(false)
     expect(problemsOf(gap)).toEqual([
-      { code: 'nonexistent-time', severity: 'error', column: 'Start', message: 'Start: 02:30 does not exist on 2026-03-29: the clocks jump from 02:00 to 03:00 that night; type a time that exists (before 02:00 or from 03:00 on)' },
+      {
+        code: 'nonexistent-time',
+        severity: 'error',
+        column: 'Start',
+        message:
+          'Start: 02:30 does not exist on 2026-03-29: the clocks jump from 02:00 to 03:00 that night; type a time that exists (before 02:00 or from 03:00 on)',
+      },
     ])
     const twice = parseRow(newRow({ Date: '2026-10-25', Start: '02:30', End: '04:00' }), layout, context())
-    expect(problemsOf(twice)).toEqual([{ code: 'ambiguous-time', severity: 'warning', column: 'Start', message: 'Start: 02:30 happens twice on this day (the clocks go back); 02:30 (UTC+02:00) was used' }])
+    expect(problemsOf(twice)).toEqual([
+      {
+        code: 'ambiguous-time',
+        severity: 'warning',
+        column: 'Start',
+        message: 'Start: 02:30 happens twice on this day (the clocks go back); 02:30 (UTC+02:00) was used',
+      },
+    ])
   })
 })
 
@@ -254,8 +415,19 @@ describe('whole sheet', () => {
   it('numbers rows from 2, skips blanks and refuses a Key that appears twice', () => {
     const b = activity({ entityId: 8 })
     const lines = parseSheet([rowOf(A), [], rowOf(b), rowOf(A, { Notes: 'copy' }), newRow({})], layout, ctxWith(A, b))
-    expect(lines.map((l) => [l.kind, l.rowNumber])).toEqual([['invalid', 2], ['row', 4], ['invalid', 5], ['row', 6]])
+    expect(lines.map((l) => [l.kind, l.rowNumber])).toEqual([
+      ['invalid', 2],
+      ['row', 4],
+      ['invalid', 5],
+      ['row', 6],
+    ])
     const dup = lines[0]
-    expect(dup).toMatchObject({ kind: 'invalid', key: KEY, problems: [{ code: 'duplicate-key', column: 'Key', message: expect.stringMatching(/^Key: this activity is in rows 2, 5; keep one row/) }] })
+    expect(dup).toMatchObject({
+      kind: 'invalid',
+      key: KEY,
+      problems: [
+        { code: 'duplicate-key', column: 'Key', message: expect.stringMatching(/^Key: this activity is in rows 2, 5; keep one row/) },
+      ],
+    })
   })
 })

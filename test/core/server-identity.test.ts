@@ -8,10 +8,19 @@ describe('sameServer', () => {
     expect(sameServer({ entryUrl: 'https://t.example.com/api' }, { entryUrl: 'https://other.example.com/api' })).toBe(false)
     expect(sameServer({ entryUrl: 'https://t.example.com/api' }, { entryUrl: 'http://t.example.com/api' })).toBe(false)
     expect(sameServer({ entryUrl: 'https://t.example.com/a/api' }, { entryUrl: 'https://t.example.com/b/api' })).toBe(false)
-    expect(sameServer({ entryUrl: 'https://t.example.com/api', account: 'EXAMPLE\\Bridge' }, { entryUrl: 'https://t.example.com/api', account: 'example\\bridge' })).toBe(true)
-    expect(sameServer({ entryUrl: 'https://t.example.com/api', account: 'alice' }, { entryUrl: 'https://t.example.com/api', account: 'bob' })).toBe(false)
+    expect(
+      sameServer(
+        { entryUrl: 'https://t.example.com/api', account: 'EXAMPLE\\Bridge' },
+        { entryUrl: 'https://t.example.com/api', account: 'example\\bridge' },
+      ),
+    ).toBe(true)
+    expect(
+      sameServer({ entryUrl: 'https://t.example.com/api', account: 'alice' }, { entryUrl: 'https://t.example.com/api', account: 'bob' }),
+    ).toBe(false)
     // A cloud account is its own server URL; the configuration names no account.
-    expect(sameServer({ entryUrl: 'https://api.example.com/c/1/', account: undefined }, { entryUrl: 'https://api.example.com/c/2/' })).toBe(false)
+    expect(sameServer({ entryUrl: 'https://api.example.com/c/1/', account: undefined }, { entryUrl: 'https://api.example.com/c/2/' })).toBe(
+      false,
+    )
   })
 
   it('is reflexive and symmetric for any URL and account', () => {

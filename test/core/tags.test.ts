@@ -80,7 +80,11 @@ describe('allowed tags', () => {
   })
 
   it('says which tags are not allowed for whom', () => {
-    expect(checkAllowedTags(['Nope'], 'ACME\\ben', allowed, [])).toEqual({ ok: false, applicable: 2, reason: '"Nope" is not in the allowed tags for ACME\\ben' })
+    expect(checkAllowedTags(['Nope'], 'ACME\\ben', allowed, [])).toEqual({
+      ok: false,
+      applicable: 2,
+      reason: '"Nope" is not in the allowed tags for ACME\\ben',
+    })
   })
 
   it('allows everything when no list applies', () => {
@@ -91,7 +95,10 @@ describe('allowed tags', () => {
 describe('labels typed in both columns', () => {
   it('keeps one of each label, whichever column it was typed in', async () => {
     const { cellsToTags } = await import('../../src/core/tags.ts')
-    expect(cellsToTags('Acme, Website, :billable, :urgent', ':billable')).toEqual({ hierarchy: ['Acme', 'Website'], labels: [':billable', ':urgent'] })
+    expect(cellsToTags('Acme, Website, :billable, :urgent', ':billable')).toEqual({
+      hierarchy: ['Acme', 'Website'],
+      labels: [':billable', ':urgent'],
+    })
     expect(cellsToTags('Acme', ':Billable, billable')).toEqual({ hierarchy: ['Acme'], labels: [':Billable'] })
   })
 })

@@ -136,7 +136,11 @@ describe('the End rule', () => {
     expect(serialToLocalDate(t.date)).toBe('2026-03-02')
     expect(t.start).toBeCloseTo(23 / 24, 12)
     expect(t.end).toBeCloseTo(1 / 24, 12)
-    expect(sheetTimesToInterval({ date: t.date, start: t.start, end: t.end }, zone)).toMatchObject({ ok: true, start: '2026-03-02T23:00:00+01:00', duration: 2 * HOUR })
+    expect(sheetTimesToInterval({ date: t.date, start: t.start, end: t.end }, zone)).toMatchObject({
+      ok: true,
+      start: '2026-03-02T23:00:00+01:00',
+      duration: 2 * HOUR,
+    })
   })
 
   it('reads End = Start as zero length, and carries whole days in End for 24 h or more', () => {
@@ -144,18 +148,29 @@ describe('the End rule', () => {
     expect(zero.end).toBe(zero.start)
     const long = activityToSheetTimes('2026-03-02T10:00:00+01:00', DAY + 2 * HOUR, zone)
     expect(long.end).toBeCloseTo(1 + 12 / 24, 12)
-    expect(sheetTimesToInterval({ date: long.date, start: long.start, end: long.end }, zone)).toMatchObject({ ok: true, duration: DAY + 2 * HOUR })
+    expect(sheetTimesToInterval({ date: long.date, start: long.start, end: long.end }, zone)).toMatchObject({
+      ok: true,
+      duration: DAY + 2 * HOUR,
+    })
   })
 
   it('counts real seconds across the spring change (01:00–04:00 is 2 h)', () => {
     const date = localDateToSerial('2026-03-29')
-    expect(sheetTimesToInterval({ date, start: 1 / 24, end: 4 / 24 }, zone)).toMatchObject({ ok: true, start: '2026-03-29T01:00:00+01:00', duration: 2 * HOUR })
+    expect(sheetTimesToInterval({ date, start: 1 / 24, end: 4 / 24 }, zone)).toMatchObject({
+      ok: true,
+      start: '2026-03-29T01:00:00+01:00',
+      duration: 2 * HOUR,
+    })
   })
 
   it('uses Duration to read a short activity that ends "before" it starts in the autumn repeated hour', () => {
     const t = activityToSheetTimes('2026-10-25T02:45:00+02:00', 1800, zone)
     expect(t.end).toBeLessThan(t.start)
-    expect(sheetTimesToInterval({ ...t, durationHint: t.duration }, zone)).toMatchObject({ ok: true, start: '2026-10-25T02:45:00+02:00', duration: 1800 })
+    expect(sheetTimesToInterval({ ...t, durationHint: t.duration }, zone)).toMatchObject({
+      ok: true,
+      start: '2026-10-25T02:45:00+02:00',
+      duration: 1800,
+    })
   })
 
   it('resolves a non-existent 02:30 forward to 03:30 and warns', () => {
@@ -194,25 +209,37 @@ describe('offsets written back', () => {
   it('takes the zone offset at the new time for an activity recorded in the zone moved across DST', () => {
     const original = '2026-03-28T10:00:00+01:00'
     const date = localDateToSerial('2026-03-30')
-    expect(sheetTimesToInterval({ date, start: 10 / 24, end: 11 / 24 }, zone, { start: original })).toMatchObject({ start: '2026-03-30T10:00:00+02:00', duration: HOUR })
+    expect(sheetTimesToInterval({ date, start: 10 / 24, end: 11 / 24 }, zone, { start: original })).toMatchObject({
+      start: '2026-03-30T10:00:00+02:00',
+      duration: HOUR,
+    })
   })
 
   it('keeps the original offset for an activity recorded elsewhere', () => {
     const original = '2026-03-02T14:00:00+05:30' // 09:30 in Berlin
     const date = localDateToSerial('2026-03-02')
-    expect(sheetTimesToInterval({ date, start: 10 / 24, end: 11 / 24 }, zone, { start: original })).toMatchObject({ start: '2026-03-02T14:30:00+05:30', duration: HOUR })
+    expect(sheetTimesToInterval({ date, start: 10 / 24, end: 11 / 24 }, zone, { start: original })).toMatchObject({
+      start: '2026-03-02T14:30:00+05:30',
+      duration: HOUR,
+    })
   })
 
   it('uses the zone offset for new rows', () => {
     const date = localDateToSerial('2026-07-01')
-    expect(sheetTimesToInterval({ date, start: 0.5, end: 0.75 }, 'America/New_York')).toMatchObject({ start: '2026-07-01T12:00:00-04:00', duration: 6 * HOUR })
+    expect(sheetTimesToInterval({ date, start: 0.5, end: 0.75 }, 'America/New_York')).toMatchObject({
+      start: '2026-07-01T12:00:00-04:00',
+      duration: 6 * HOUR,
+    })
   })
 })
 
 describe('read windows', () => {
   it('spans local days with explicit offsets across DST', () => {
     expect(windowForDays('Europe/Berlin', '2026-03-29', 1)).toEqual({ from: '2026-03-29T00:00:00+01:00', to: '2026-03-30T00:00:00+02:00' })
-    expect(windowForDays('America/New_York', '2026-10-31', 2)).toEqual({ from: '2026-10-31T00:00:00-04:00', to: '2026-11-02T00:00:00-05:00' })
+    expect(windowForDays('America/New_York', '2026-10-31', 2)).toEqual({
+      from: '2026-10-31T00:00:00-04:00',
+      to: '2026-11-02T00:00:00-05:00',
+    })
   })
 
   it('starts a day whose midnight does not exist at the end of the gap', () => {
@@ -258,7 +285,9 @@ describe('zone offsets from the quarter-hour cache', () => {
       for (let t = center - 7200; t <= center + 7200; t += 60) {
         // Ask twice: the second answer comes from the cache.
         zoneOffsetMinutes(zone, t)
-        expect(zoneOffsetMinutes(zone, t + 7), `${zone} ${new Date((t + 7) * 1000).toISOString()}`).toBe(tzOffset(zone, new Date((t + 7) * 1000)))
+        expect(zoneOffsetMinutes(zone, t + 7), `${zone} ${new Date((t + 7) * 1000).toISOString()}`).toBe(
+          tzOffset(zone, new Date((t + 7) * 1000)),
+        )
       }
     }
   })

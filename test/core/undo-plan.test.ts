@@ -15,7 +15,12 @@ const TL = 'tl-alice'
 const OWNER = 'alice'
 const owners = new Map([[TL, OWNER]])
 
-const v = (notes: string, start = '2026-11-09T09:00:00+01:00', tags = ['Acme', 'Build']): ActivityInput => ({ tags, notes, start, duration: 3600 })
+const v = (notes: string, start = '2026-11-09T09:00:00+01:00', tags = ['Acme', 'Build']): ActivityInput => ({
+  tags,
+  notes,
+  start,
+  duration: 3600,
+})
 const fp = (input: ActivityInput) => fingerprintFor(OWNER, input)
 
 /** Builds a journal: each write is [intent fields, done fields or undefined (no answer)]. */
@@ -34,14 +39,28 @@ function journal(writes: [Record<string, unknown>, Record<string, unknown> | und
 }
 
 const post = (id: number, input: ActivityInput) =>
-  [{ op: 'post', timelineKey: TL, user: OWNER, fingerprint: fp(input), input }, { entityId: id, fingerprint: fp(input), after: input }] as [Record<string, unknown>, Record<string, unknown>]
+  [
+    { op: 'post', timelineKey: TL, user: OWNER, fingerprint: fp(input), input },
+    { entityId: id, fingerprint: fp(input), after: input },
+  ] as [Record<string, unknown>, Record<string, unknown>]
 const put = (id: number, before: ActivityInput, after: ActivityInput) =>
-  [{ op: 'put', timelineKey: TL, entityId: id, user: OWNER, fingerprint: fp(after), input: after, before, beforeFingerprint: fp(before) }, { entityId: id, fingerprint: fp(after), after }] as [Record<string, unknown>, Record<string, unknown>]
+  [
+    { op: 'put', timelineKey: TL, entityId: id, user: OWNER, fingerprint: fp(after), input: after, before, beforeFingerprint: fp(before) },
+    { entityId: id, fingerprint: fp(after), after },
+  ] as [Record<string, unknown>, Record<string, unknown>]
 const del = (id: number, before: ActivityInput) =>
-  [{ op: 'delete', timelineKey: TL, entityId: id, user: OWNER, before, beforeFingerprint: fp(before) }, { entityId: id }] as [Record<string, unknown>, Record<string, unknown>]
+  [{ op: 'delete', timelineKey: TL, entityId: id, user: OWNER, before, beforeFingerprint: fp(before) }, { entityId: id }] as [
+    Record<string, unknown>,
+    Record<string, unknown>,
+  ]
 
 function serverOf(...activities: [number, ActivityInput][]): Map<string, ServerActivity> {
-  return new Map(activities.map(([id, a]) => [activityKey(TL, id), { activity: { timelineKey: TL, entityId: id, ...a, isActive: undefined }, user: OWNER }]))
+  return new Map(
+    activities.map(([id, a]) => [
+      activityKey(TL, id),
+      { activity: { timelineKey: TL, entityId: id, ...a, isActive: undefined }, user: OWNER },
+    ]),
+  )
 }
 
 const kinds = (items: UndoItem[]) => items.map((i) => i.kind)
@@ -50,17 +69,71 @@ describe('planUndo: each completed write against the server now', () => {
   const before = v('before')
   const after = v('after')
   const other = v('someone else')
-  const cases: { name: string; run: JournalRun; server: Map<string, ServerActivity>; expected: UndoItem['kind'][]; check?: (items: UndoItem[]) => void }[] = [
-    { name: 'post, unchanged since → delete it', run: journal([post(10, after)]), server: serverOf([10, after]), expected: ['delete'], check: (i) => expect(i[0]).toMatchObject({ entityId: 10, currentFingerprint: fp(after) }) },
-    { name: 'post, changed since → conflict, nothing written', run: journal([post(10, after)]), server: serverOf([10, other]), expected: ['conflict'] },
+  const cases: {
+    name: string
+    run: JournalRun
+    server: Map<string, ServerActivity>
+    expected: UndoItem['kind'][]
+    check?: (items: UndoItem[]) => void
+  }[] = [
+    {
+      name: 'post, unchanged since → delete it',
+      run: journal([post(10, after)]),
+      server: serverOf([10, after]),
+      expected: ['delete'],
+      check: (i) => expect(i[0]).toMatchObject({ entityId: 10, currentFingerprint: fp(after) }),
+    },
+    {
+      name: 'post, changed since → conflict, nothing written',
+      run: journal([post(10, after)]),
+      server: serverOf([10, other]),
+      expected: ['conflict'],
+    },
     { name: 'post, already gone → nothing to do', run: journal([post(10, after)]), server: serverOf(), expected: ['nothing'] },
-    { name: 'put, unchanged since → put before back', run: journal([put(11, before, after)]), server: serverOf([11, after]), expected: ['restore'], check: (i) => expect(i[0]).toMatchObject({ entityId: 11, input: before, fingerprint: fp(before), current: after }) },
-    { name: 'put, changed since → conflict', run: journal([put(11, before, after)]), server: serverOf([11, other]), expected: ['conflict'] },
-    { name: 'put, gone since → conflict (not re-created)', run: journal([put(11, before, after)]), server: serverOf(), expected: ['conflict'] },
-    { name: 'put, already back to before (undo ran) → nothing', run: journal([put(11, before, after)]), server: serverOf([11, before]), expected: ['nothing'] },
-    { name: 'delete, still gone → create it again', run: journal([del(12, before)]), server: serverOf(), expected: ['recreate'], check: (i) => expect(i[0]).toMatchObject({ formerEntityId: 12, input: before, fingerprint: fp(before) }) },
-    { name: 'delete, a different activity on that day → still created again', run: journal([del(12, before)]), server: serverOf([40, other]), expected: ['recreate'] },
-    { name: 'delete, an identical activity is there again (undo ran twice) → nothing', run: journal([del(12, before)]), server: serverOf([41, before]), expected: ['nothing'] },
+    {
+      name: 'put, unchanged since → put before back',
+      run: journal([put(11, before, after)]),
+      server: serverOf([11, after]),
+      expected: ['restore'],
+      check: (i) => expect(i[0]).toMatchObject({ entityId: 11, input: before, fingerprint: fp(before), current: after }),
+    },
+    {
+      name: 'put, changed since → conflict',
+      run: journal([put(11, before, after)]),
+      server: serverOf([11, other]),
+      expected: ['conflict'],
+    },
+    {
+      name: 'put, gone since → conflict (not re-created)',
+      run: journal([put(11, before, after)]),
+      server: serverOf(),
+      expected: ['conflict'],
+    },
+    {
+      name: 'put, already back to before (undo ran) → nothing',
+      run: journal([put(11, before, after)]),
+      server: serverOf([11, before]),
+      expected: ['nothing'],
+    },
+    {
+      name: 'delete, still gone → create it again',
+      run: journal([del(12, before)]),
+      server: serverOf(),
+      expected: ['recreate'],
+      check: (i) => expect(i[0]).toMatchObject({ formerEntityId: 12, input: before, fingerprint: fp(before) }),
+    },
+    {
+      name: 'delete, a different activity on that day → still created again',
+      run: journal([del(12, before)]),
+      server: serverOf([40, other]),
+      expected: ['recreate'],
+    },
+    {
+      name: 'delete, an identical activity is there again (undo ran twice) → nothing',
+      run: journal([del(12, before)]),
+      server: serverOf([41, before]),
+      expected: ['nothing'],
+    },
   ]
   for (const c of cases) {
     it(c.name, () => {
@@ -71,7 +144,12 @@ describe('planUndo: each completed write against the server now', () => {
   }
 
   it('a put compares the server with the answer the run got, also when only the after values match (user spelled differently)', () => {
-    const run = journal([[{ op: 'put', timelineKey: TL, entityId: 11, user: 'ALICE', fingerprint: 'x', input: after, before, beforeFingerprint: 'y' }, { entityId: 11, fingerprint: 'not-this', after }]])
+    const run = journal([
+      [
+        { op: 'put', timelineKey: TL, entityId: 11, user: 'ALICE', fingerprint: 'x', input: after, before, beforeFingerprint: 'y' },
+        { entityId: 11, fingerprint: 'not-this', after },
+      ],
+    ])
     expect(kinds(planUndo({ run, server: serverOf([11, after]), owners }))).toEqual(['restore'])
   })
 })
@@ -113,7 +191,9 @@ describe('planUndo: runs with several writes', () => {
   })
 
   it('created then updated by the run → one delete; created then deleted → nothing', () => {
-    expect(kinds(planUndo({ run: journal([post(30, v('a')), put(30, v('a'), v('b'))]), server: serverOf([30, v('b')]), owners }))).toEqual(['delete'])
+    expect(kinds(planUndo({ run: journal([post(30, v('a')), put(30, v('a'), v('b'))]), server: serverOf([30, v('b')]), owners }))).toEqual([
+      'delete',
+    ])
     expect(kinds(planUndo({ run: journal([post(31, v('a')), del(31, v('a'))]), server: serverOf(), owners }))).toEqual(['nothing'])
   })
 })
@@ -140,7 +220,13 @@ describe('planUndo: what cannot be undone is said, never guessed', () => {
   })
 
   it('a put or delete whose journal has no copy of the values before is left for a person', () => {
-    const run = journal([[{ op: 'delete', timelineKey: TL, entityId: 12 }, { entityId: 12 }], [{ op: 'put', timelineKey: TL, entityId: 13, user: OWNER, fingerprint: fp(v('b')), input: v('b') }, { entityId: 13, fingerprint: fp(v('b')), after: v('b') }]])
+    const run = journal([
+      [{ op: 'delete', timelineKey: TL, entityId: 12 }, { entityId: 12 }],
+      [
+        { op: 'put', timelineKey: TL, entityId: 13, user: OWNER, fingerprint: fp(v('b')), input: v('b') },
+        { entityId: 13, fingerprint: fp(v('b')), after: v('b') },
+      ],
+    ])
     expect(kinds(planUndo({ run, server: serverOf([13, v('b')]), owners }))).toEqual(['manual', 'manual'])
   })
 
@@ -155,11 +241,21 @@ describe('undo of an undo', () => {
     const b = v('b')
     const undoRun = journal([
       [{ op: 'delete', timelineKey: TL, entityId: 20, user: OWNER, before: b, beforeFingerprint: fp(b) }, { entityId: 20 }],
-      [{ op: 'put', timelineKey: TL, entityId: 11, user: OWNER, fingerprint: fp(a), input: a, before: b, beforeFingerprint: fp(b) }, { entityId: 11, fingerprint: fp(a), after: a }],
-      [{ op: 'post', timelineKey: TL, user: OWNER, fingerprint: fp(a), input: a }, { entityId: 50, fingerprint: fp(a), after: a }],
+      [
+        { op: 'put', timelineKey: TL, entityId: 11, user: OWNER, fingerprint: fp(a), input: a, before: b, beforeFingerprint: fp(b) },
+        { entityId: 11, fingerprint: fp(a), after: a },
+      ],
+      [
+        { op: 'post', timelineKey: TL, user: OWNER, fingerprint: fp(a), input: a },
+        { entityId: 50, fingerprint: fp(a), after: a },
+      ],
     ])
     const items = planUndo({ run: undoRun, server: serverOf([11, a], [50, a]), owners })
-    expect(items.map((i) => [i.kind, 'input' in i ? i.input.notes : undefined]).sort()).toEqual([['delete', undefined], ['recreate', 'b'], ['restore', 'b']])
+    expect(items.map((i) => [i.kind, 'input' in i ? i.input.notes : undefined]).sort()).toEqual([
+      ['delete', undefined],
+      ['recreate', 'b'],
+      ['restore', 'b'],
+    ])
   })
 })
 
@@ -174,7 +270,10 @@ describe('read ranges around the days the run touched', () => {
       const days = (parseOffsetInstant(r.to).epochSeconds - parseOffsetInstant(r.from).epochSeconds) / 86400
       expect(days).toBeLessThanOrEqual(7)
     }
-    const long = undoReadRanges('UTC', Array.from({ length: 12 }, (_, i) => `2026-01-${String(i + 1).padStart(2, '0')}`))
+    const long = undoReadRanges(
+      'UTC',
+      Array.from({ length: 12 }, (_, i) => `2026-01-${String(i + 1).padStart(2, '0')}`),
+    )
     expect(long.length).toBe(2)
     expect(long[1]!.from).toBe('2026-01-07T00:00:00+00:00')
   })

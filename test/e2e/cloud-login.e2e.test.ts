@@ -125,7 +125,7 @@ describe('cloud sign-in and export through the CLI, end to end', () => {
     expect(cloud.tokenRequests.at(-1)?.body.grant_type).toBe('authorization_code')
   })
 
-  it('export signs in from the token file, with no browser, and fills the sheet with everyone\'s activities', async () => {
+  it("export signs in from the token file, with no browser, and fills the sheet with everyone's activities", async () => {
     const grantsBefore = cloud.tokenRequests.length
     const run = await runCli(['export', '--config', setup.configFile, '--json'], env)
     outputs.push(run)
@@ -158,7 +158,10 @@ describe('cloud sign-in and export through the CLI, end to end', () => {
     expect(run.code, run.stderr).toBe(0)
     expect(onlyRun(run).result).toBe('success')
     expect(refreshGrants()).toBe(refreshesBefore + 1)
-    expect(cloud.tokenRequests.at(-1)).toMatchObject({ status: 200, body: { grant_type: 'refresh_token', refresh_token: before.refreshToken } })
+    expect(cloud.tokenRequests.at(-1)).toMatchObject({
+      status: 200,
+      body: { grant_type: 'refresh_token', refresh_token: before.refreshToken },
+    })
 
     const after = await storedToken(setup.tokenFile)
     expect(after.refreshToken).not.toBe(before.refreshToken)
@@ -175,7 +178,10 @@ describe('cloud sign-in and export through the CLI, end to end', () => {
     const run = await runCli(['export', '--config', setup.configFile, '--json'], env)
     outputs.push(run)
     expect(run.code, run.stderr).toBe(0)
-    expect(cloud.tokenRequests.at(-1)).toMatchObject({ status: 200, body: { grant_type: 'refresh_token', refresh_token: before.refreshToken } })
+    expect(cloud.tokenRequests.at(-1)).toMatchObject({
+      status: 200,
+      body: { grant_type: 'refresh_token', refresh_token: before.refreshToken },
+    })
     // Presenting a used refresh token again would have revoked the grant.
     expect(cloud.grantErrors).toEqual([])
   })

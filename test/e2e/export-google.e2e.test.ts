@@ -51,9 +51,24 @@ beforeAll(async () => {
   server.store.createActivity(first!, { tags: 'Internal, Admin, Email', start: '2026-10-25T02:30:00+01:00', duration: 1800 })
   server.store.createActivity(first!, { tags: 'Initech, Support, On-call', start: '2026-11-02T23:30:00+01:00', duration: 5400 })
   // Text Google would turn into a formula or a number if typed.
-  const formula = server.store.createActivity(first!, { tags: 'Acme Corp, Website, Build', notes: texts.formula, start: '2026-11-03T10:00:00+01:00', duration: 900 })
-  const zeros = server.store.createActivity(second!, { tags: texts.zeros, notes: texts.zeros, start: '2026-11-04T10:00:00+01:00', duration: 900 })
-  const phone = server.store.createActivity(second!, { tags: 'Globex, Support, Call', notes: texts.phone, start: '2026-11-04T11:00:00+01:00', duration: 900 })
+  const formula = server.store.createActivity(first!, {
+    tags: 'Acme Corp, Website, Build',
+    notes: texts.formula,
+    start: '2026-11-03T10:00:00+01:00',
+    duration: 900,
+  })
+  const zeros = server.store.createActivity(second!, {
+    tags: texts.zeros,
+    notes: texts.zeros,
+    start: '2026-11-04T10:00:00+01:00',
+    duration: 900,
+  })
+  const phone = server.store.createActivity(second!, {
+    tags: 'Globex, Support, Call',
+    notes: texts.phone,
+    start: '2026-11-04T11:00:00+01:00',
+    duration: 900,
+  })
   textKeys.formula = `${first}/${formula.id}`
   textKeys.zeros = `${second}/${zeros.id}`
   textKeys.phone = `${second}/${phone.id}`
@@ -68,7 +83,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (Object.keys(measured).length > 0) {
-    const lines = Object.entries(measured).map(([step, s]) => `  ${step}: total ${s.total} (reads ${s.reads}, writes ${s.writes}) ${JSON.stringify(s.byMethod)}${s.faultsInjected ? `, faults ${s.faultsInjected}` : ''}`)
+    const lines = Object.entries(measured).map(
+      ([step, s]) =>
+        `  ${step}: total ${s.total} (reads ${s.reads}, writes ${s.writes}) ${JSON.stringify(s.byMethod)}${s.faultsInjected ? `, faults ${s.faultsInjected}` : ''}`,
+    )
     console.log(`Sheets requests per step:\n${lines.join('\n')}`)
   }
   await server?.close()
@@ -89,7 +107,12 @@ function expectedKeys(to = '2026-11-11T00:00:00+01:00'): string[] {
 }
 
 /** Runs an export and records the Sheets requests the fake saw for it. */
-async function exportRun(step: string, now: string, extraEnv: Record<string, string> = {}, args: string[] = ['--json']): Promise<{ run: CliRun; stats: SheetsStats; ms: number }> {
+async function exportRun(
+  step: string,
+  now: string,
+  extraEnv: Record<string, string> = {},
+  args: string[] = ['--json'],
+): Promise<{ run: CliRun; stats: SheetsStats; ms: number }> {
   fake.store.resetStats()
   const started = Date.now()
   const run = await runCli(['export', '--config', configFile, '--now', now, ...args], { ...env, ...extraEnv })
@@ -127,12 +150,16 @@ describe('export into a Google spreadsheet (Sheets fake), end to end', () => {
     for (const name of ['Key', 'Base']) expect(sheet.columns[col(name)]?.props?.hiddenByUser, name).toBe(true)
     for (const name of ['User', 'Tags', 'Notes']) expect(sheet.columns[col(name)]?.props?.hiddenByUser ?? false, name).toBe(false)
     const sheetId = sheet.properties.sheetId
-    const header = sheet.protectedRanges.find((p) => (p.range.sheetId ?? 0) === sheetId && p.range.startRowIndex === 0 && p.range.endRowIndex === 1)
+    const header = sheet.protectedRanges.find(
+      (p) => (p.range.sheetId ?? 0) === sheetId && p.range.startRowIndex === 0 && p.range.endRowIndex === 1,
+    )
     expect(header, 'protected header row').toBeDefined()
     for (const name of ['Key', 'Base']) {
       const i = col(name)
       expect(
-        sheet.protectedRanges.some((p) => p.range.startColumnIndex === i && p.range.endColumnIndex === i + 1 && p.range.startRowIndex === undefined),
+        sheet.protectedRanges.some(
+          (p) => p.range.startColumnIndex === i && p.range.endColumnIndex === i + 1 && p.range.startRowIndex === undefined,
+        ),
         `protected ${name} column`,
       ).toBe(true)
     }
@@ -163,7 +190,9 @@ describe('export into a Google spreadsheet (Sheets fake), end to end', () => {
       for (const name of ['User', 'Key', 'Base']) expect(r[col(name)]?.kind).toBe('text')
     }
     // Both 02:30s of the DST night are there, as the same local time.
-    const dstNight = keyed.filter((r) => r[col('Date')]?.value === DST_DAY && Math.abs((r[col('Start')]?.value as number) - 2.5 / 24) < 1e-9)
+    const dstNight = keyed.filter(
+      (r) => r[col('Date')]?.value === DST_DAY && Math.abs((r[col('Start')]?.value as number) - 2.5 / 24) < 1e-9,
+    )
     expect(dstNight).toHaveLength(2)
     const overnight = keyed.find((r) => r[col('Date')]?.value === 46328 && Math.abs((r[col('Start')]?.value as number) - 23.5 / 24) < 1e-9)
     expect(overnight?.[col('End')]?.value).toBeCloseTo(1 / 24, 9)
@@ -199,9 +228,19 @@ describe('export into a Google spreadsheet (Sheets fake), end to end', () => {
     expect(sorted.rows[3]).toEqual([]) // sheet row 5 is blank
 
     const [first, second] = timelines
-    const created = server.store.createActivity(first!, { tags: 'Globex, Migration, Analysis', notes: 'new on the server', start: '2026-11-10T09:00:00+01:00', duration: 3600 })
+    const created = server.store.createActivity(first!, {
+      tags: 'Globex, Migration, Analysis',
+      notes: 'new on the server',
+      start: '2026-11-10T09:00:00+01:00',
+      duration: 3600,
+    })
     const victim = server.store.overlapping(second!, Date.parse('2026-11-05T00:00:00Z'), Date.parse('2026-11-06T00:00:00Z'))[0]!
-    server.store.updateActivity(second!, victim.id, { tags: 'Initech, Support, Tickets', notes: 'changed on the server', start: victim.start, duration: victim.duration })
+    server.store.updateActivity(second!, victim.id, {
+      tags: 'Initech, Support, Tickets',
+      notes: 'changed on the server',
+      start: victim.start,
+      duration: victim.duration,
+    })
     // The server does not list deletions on incremental reads: only the look-back re-read can see this one.
     const doomed = server.store.overlapping(first!, Date.parse('2026-11-06T00:00:00Z'), Date.parse('2026-11-07T00:00:00Z'))[0]!
     server.store.deleteActivity(first!, doomed.id)
@@ -243,7 +282,11 @@ describe('export into a Google spreadsheet (Sheets fake), end to end', () => {
 
   it('a run killed between the sheet write and the cursor save leaves no duplicate after the rerun', async () => {
     const [first] = timelines
-    const late = server.store.createActivity(first!, { tags: 'Acme Corp, Website, Build', start: '2026-11-11T07:00:00+01:00', duration: 2700 })
+    const late = server.store.createActivity(first!, {
+      tags: 'Acme Corp, Website, Build',
+      start: '2026-11-11T07:00:00+01:00',
+      duration: 2700,
+    })
     const crashed = await exportRun('4a crashed export', LATER, { TIMELINE_SHEETS_CRASH_AT: 'export:after-sheet-write' }, [])
     expect(crashed.run.code).toBe(137)
     const midway = activities()
@@ -260,7 +303,12 @@ describe('export into a Google spreadsheet (Sheets fake), end to end', () => {
 
   it('a 429 storm from Sheets slows the run down, says it is retrying, and still ends with the right rows', async () => {
     const [, second] = timelines
-    const fresh = server.store.createActivity(second!, { tags: 'Globex, Support, Call', notes: 'during the storm', start: '2026-11-11T07:30:00+01:00', duration: 600 })
+    const fresh = server.store.createActivity(second!, {
+      tags: 'Globex, Support, Call',
+      notes: 'during the storm',
+      start: '2026-11-11T07:30:00+01:00',
+      duration: 600,
+    })
     fake.store.faults.inject({ status: 429, times: 3, requestClass: 'read' })
     fake.store.faults.inject({ status: 429, times: 2, requestClass: 'write' })
     const { run, stats, ms } = await exportRun('5 429 storm', LATER)
@@ -281,7 +329,12 @@ describe('export into a Google spreadsheet (Sheets fake), end to end', () => {
 
   it('writes applied and then answered 503 are retried without duplicating or removing other rows', async () => {
     const [first, second] = timelines
-    const added = server.store.createActivity(first!, { tags: 'Initech, Support, Tickets', notes: 'added before the 503', start: '2026-11-12T06:00:00+01:00', duration: 1200 })
+    const added = server.store.createActivity(first!, {
+      tags: 'Initech, Support, Tickets',
+      notes: 'added before the 503',
+      start: '2026-11-12T06:00:00+01:00',
+      duration: 1200,
+    })
     // Deleted behind the incremental link; the look-back re-read (due again at LATEST) finds it: a row delete.
     const gone = server.store.overlapping(second!, Date.parse('2026-11-09T00:00:00Z'), Date.parse('2026-11-10T00:00:00Z'))[0]!
     server.store.deleteActivity(second!, gone.id)
@@ -319,7 +372,12 @@ describe('export into a Google spreadsheet (Sheets fake), end to end', () => {
     // Grow the sheet by 60 rows, then export them.
     for (let i = 0; i < 60; i++) {
       const key = [first, second, third][i % 3]!
-      server.store.createActivity(key, { tags: 'Acme Corp, Website, Build', notes: `bulk ${i}`, start: `2026-11-0${1 + (i % 9)}T${String(6 + Math.floor(i / 9)).padStart(2, '0')}:15:00+01:00`, duration: 300 })
+      server.store.createActivity(key, {
+        tags: 'Acme Corp, Website, Build',
+        notes: `bulk ${i}`,
+        start: `2026-11-0${1 + (i % 9)}T${String(6 + Math.floor(i / 9)).padStart(2, '0')}:15:00+01:00`,
+        duration: 300,
+      })
     }
     const grown = await exportRun('7a export of 60 new rows', LATEST)
     expect(grown.run.code, grown.run.stderr).toBe(0)

@@ -122,9 +122,19 @@ describe('export into a local workbook, end to end', () => {
     const sorted = await sheetRows()
 
     const [first, second] = timelines
-    const created = server.store.createActivity(first!, { tags: 'Globex, Migration, Analysis', notes: 'new on the server', start: '2026-11-10T09:00:00+01:00', duration: 3600 })
+    const created = server.store.createActivity(first!, {
+      tags: 'Globex, Migration, Analysis',
+      notes: 'new on the server',
+      start: '2026-11-10T09:00:00+01:00',
+      duration: 3600,
+    })
     const victim = server.store.overlapping(second!, Date.parse('2026-11-05T00:00:00Z'), Date.parse('2026-11-06T00:00:00Z'))[0]!
-    server.store.updateActivity(second!, victim.id, { tags: 'Initech, Support, Tickets', notes: 'changed on the server', start: victim.start, duration: victim.duration })
+    server.store.updateActivity(second!, victim.id, {
+      tags: 'Initech, Support, Tickets',
+      notes: 'changed on the server',
+      start: victim.start,
+      duration: victim.duration,
+    })
     const doomed = server.store.overlapping(first!, Date.parse('2026-11-06T00:00:00Z'), Date.parse('2026-11-07T00:00:00Z'))[0]!
     server.store.deleteActivity(first!, doomed.id)
 
@@ -152,7 +162,10 @@ describe('export into a local workbook, end to end', () => {
   it('a run killed between the sheet write and the cursor save creates no duplicate when run again', async () => {
     const [first] = timelines
     server.store.createActivity(first!, { tags: 'Acme Corp, Website, Build', start: '2026-11-11T07:00:00+01:00', duration: 2700 })
-    const crashed = await runCli(['export', '--config', configFile, '--now', LATER], { ...env, TIMELINE_SHEETS_CRASH_AT: 'export:after-sheet-write' })
+    const crashed = await runCli(['export', '--config', configFile, '--now', LATER], {
+      ...env,
+      TIMELINE_SHEETS_CRASH_AT: 'export:after-sheet-write',
+    })
     expect(crashed.code).toBe(137)
     const midway = await sheetRows()
     expect([...midway.keys].sort()).toEqual(expectedKeys('2026-11-12T00:00:00+01:00'))

@@ -8,7 +8,19 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { CliRun } from './cli.ts'
-import { CASE_BUDGET_MS, journalText, observe, prepareTemplate, SETUP_BUDGET_MS, startCase, withoutIds, type CaseFaults, type Outcome, type Template, uninterruptedOutcome } from './sync-scenario.ts'
+import {
+  CASE_BUDGET_MS,
+  journalText,
+  observe,
+  prepareTemplate,
+  SETUP_BUDGET_MS,
+  startCase,
+  withoutIds,
+  type CaseFaults,
+  type Outcome,
+  type Template,
+  uninterruptedOutcome,
+} from './sync-scenario.ts'
 
 const MAX_RUNS = 8
 
@@ -58,32 +70,41 @@ const CASES: [string, CaseFaults][] = [
 
 describe.concurrent('sync with 20% of requests to each service failing (Google backend over the Sheets fake)', () => {
   for (const [name, setup] of CASES) {
-    it(`${name}: reruns reach the fault-free final state`, async () => {
-      const c = await startCase(template, setup)
-      const runs: CliRun[] = []
-      try {
-        while (runs.length < MAX_RUNS) {
-          const run = await c.sync()
-          runs.push(run)
-          if (run.code === 0) break
-          // Only "run again" outcomes are acceptable on the way: failed (1) or partly done (3).
-          expect([1, 3], `run ${runs.length} exited ${run.code}:\n${run.stderr.slice(-3000)}`).toContain(run.code)
+    it(
+      `${name}: reruns reach the fault-free final state`,
+      async () => {
+        const c = await startCase(template, setup)
+        const runs: CliRun[] = []
+        try {
+          while (runs.length < MAX_RUNS) {
+            const run = await c.sync()
+            runs.push(run)
+            if (run.code === 0) break
+            // Only "run again" outcomes are acceptable on the way: failed (1) or partly done (3).
+            expect([1, 3], `run ${runs.length} exited ${run.code}:\n${run.stderr.slice(-3000)}`).toContain(run.code)
+          }
+          const codes = runs.map((r) => r.code)
+          expect(codes.at(-1), `exit codes ${codes.join(', ')}:\n${runs.at(-1)!.stderr.slice(-3000)}\n${await journalText(c)}`).toBe(0)
+          const timelineFaults = c.server.faults.counts()
+          const sheetsFaults = c.fake!.store.stats().faultsInjected
+          console.log(
+            `${name}: exit codes ${codes.join(', ')}; timeline faults ${JSON.stringify(timelineFaults)}; sheets faults ${sheetsFaults}`,
+          )
+          // The dice did fire: this is no fault-free run in disguise.
+          expect(timelineFaults.rateLimited + timelineFaults.serverErrors + timelineFaults.dropped + sheetsFaults).toBeGreaterThan(2)
+          if (setup.timeline?.drop?.next) expect(timelineFaults.dropped).toBeGreaterThan(0)
+          if (setup.sheets?.some((r) => r.applyThenFail && r.times)) expect(sheetsFaults).toBeGreaterThan(1)
+          const outcome = await observe(c)
+          expect(
+            outcome.keyed.map(([k]) => k).every((k) => k in outcome.identities),
+            'every Key names an activity the server holds',
+          ).toBe(true)
+          expect(withoutIds(outcome), `exit codes ${codes.join(', ')}`).toEqual(withoutIds(baseline))
+        } finally {
+          await c.close()
         }
-        const codes = runs.map((r) => r.code)
-        expect(codes.at(-1), `exit codes ${codes.join(', ')}:\n${runs.at(-1)!.stderr.slice(-3000)}\n${await journalText(c)}`).toBe(0)
-        const timelineFaults = c.server.faults.counts()
-        const sheetsFaults = c.fake!.store.stats().faultsInjected
-        console.log(`${name}: exit codes ${codes.join(', ')}; timeline faults ${JSON.stringify(timelineFaults)}; sheets faults ${sheetsFaults}`)
-        // The dice did fire: this is no fault-free run in disguise.
-        expect(timelineFaults.rateLimited + timelineFaults.serverErrors + timelineFaults.dropped + sheetsFaults).toBeGreaterThan(2)
-        if (setup.timeline?.drop?.next) expect(timelineFaults.dropped).toBeGreaterThan(0)
-        if (setup.sheets?.some((r) => r.applyThenFail && r.times)) expect(sheetsFaults).toBeGreaterThan(1)
-        const outcome = await observe(c)
-        expect(outcome.keyed.map(([k]) => k).every((k) => k in outcome.identities), 'every Key names an activity the server holds').toBe(true)
-        expect(withoutIds(outcome), `exit codes ${codes.join(', ')}`).toEqual(withoutIds(baseline))
-      } finally {
-        await c.close()
-      }
-    }, CASE_BUDGET_MS)
+      },
+      CASE_BUDGET_MS,
+    )
   }
 })

@@ -27,7 +27,8 @@ export interface StoredTab {
 function storedCell(value: ExtendedValue | undefined): StoredCell {
   if (!value) return { value: null, kind: 'empty' }
   if (value.formulaValue !== undefined) return { value: value.formulaValue, kind: 'formula' }
-  if (value.stringValue !== undefined) return value.stringValue === '' ? { value: null, kind: 'empty' } : { value: value.stringValue, kind: 'text' }
+  if (value.stringValue !== undefined)
+    return value.stringValue === '' ? { value: null, kind: 'empty' } : { value: value.stringValue, kind: 'text' }
   if (value.numberValue !== undefined) return { value: value.numberValue, kind: 'number' }
   if (value.boolValue !== undefined) return { value: value.boolValue, kind: 'bool' }
   if (value.errorValue) return { value: value.errorValue.message, kind: 'error' }

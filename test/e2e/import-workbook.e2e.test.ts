@@ -20,7 +20,11 @@ let env: Record<string, string>
 let alice: { username: string; tagsTimelineKey: string }
 
 beforeAll(async () => {
-  ;({ server, configFile, workbookFile, env } = await startWorkbookTarget('import', { users: 2, days: 12, startDate: '2026-10-30', timeZones: [timeZone] }, { timeZone, window: { days: 10, lookBackDays: 3 } }))
+  ;({ server, configFile, workbookFile, env } = await startWorkbookTarget(
+    'import',
+    { users: 2, days: 12, startDate: '2026-10-30', timeZones: [timeZone] },
+    { timeZone, window: { days: 10, lookBackDays: 3 } },
+  ))
   const first = server.credentials.users[0]!
   alice = { username: first.username, tagsTimelineKey: first.tagsTimelineKey! }
   const run = await runCli(['export', '--config', configFile, '--now', NOW], env)
@@ -56,7 +60,12 @@ describe('import and sync from a local workbook, end to end', () => {
     await manager.editCell('Activities', ticked.row, col('Delete'), true)
     const newRow = tab.rows.length + 2
     for (const [name, value] of [
-      ['User', alice.username], ['Date', '2026-11-09'], ['Start', '14:00'], ['End', '15:30'], ['Tags', 'Globex, Migration, Analysis'], ['Notes', '=not a formula?'],
+      ['User', alice.username],
+      ['Date', '2026-11-09'],
+      ['Start', '14:00'],
+      ['End', '15:30'],
+      ['Tags', 'Globex, Migration, Analysis'],
+      ['Notes', '=not a formula?'],
     ] as const) {
       await manager.editCell('Activities', newRow, col(name), value)
     }
@@ -100,7 +109,12 @@ describe('import and sync from a local workbook, end to end', () => {
     const entityId = Number(key.split('/')[1])
     await manager.editCell('Activities', index + 2, col('Notes'), 'manager version')
     const current = server.store.activity(alice.tagsTimelineKey, entityId)!
-    server.store.updateActivity(alice.tagsTimelineKey, entityId, { tags: server.store.tagsOf(alice.tagsTimelineKey, current), notes: 'server version', start: current.start, duration: current.duration })
+    server.store.updateActivity(alice.tagsTimelineKey, entityId, {
+      tags: server.store.tagsOf(alice.tagsTimelineKey, current),
+      notes: 'server version',
+      start: current.start,
+      duration: current.duration,
+    })
 
     const run = await runCli(['sync', '--config', configFile, '--now', NOW, '--json'], env)
     expect(run.code, run.stderr).toBe(3)
@@ -114,7 +128,9 @@ describe('import and sync from a local workbook, end to end', () => {
   it('--dry-run --plan-tab writes the plan into a Plan tab for review, and nothing else', async () => {
     const { tab, col } = await activities()
     // Not the first of alice's rows: that one holds the conflict of the test before.
-    const index = tab.rows.findIndex((r, i) => i > 0 && r[col('User')] === alice.username && r[col('Key')] && !String(r[col('Status')] ?? '').includes('Changed both'))
+    const index = tab.rows.findIndex(
+      (r, i) => i > 0 && r[col('User')] === alice.username && r[col('Key')] && !String(r[col('Status')] ?? '').includes('Changed both'),
+    )
     await managerEditing(workbookFile).editCell('Activities', index + 2, col('Notes'), 'for the plan tab')
     const run = await runCli(['import', '--config', configFile, '--now', NOW, '--dry-run', '--plan-tab'], env)
     // 3: the conflict of the test before is still waiting for a person.

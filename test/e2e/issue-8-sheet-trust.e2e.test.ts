@@ -22,7 +22,11 @@ afterEach(async () => {
 })
 
 async function start(name: string): Promise<WorkbookTarget> {
-  world = await startWorkbookTarget(name, { users: 1, days: 6, startDate: '2026-11-03', timeZones: [timeZone] }, { timeZone, window: { days: 10, lookBackDays: 3 } })
+  world = await startWorkbookTarget(
+    name,
+    { users: 1, days: 6, startDate: '2026-11-03', timeZones: [timeZone] },
+    { timeZone, window: { days: 10, lookBackDays: 3 } },
+  )
   const run = await runCli(['export', '--config', world.configFile, '--now', NOW], world.env)
   expect(run.code, run.stderr).toBe(0)
   return world
@@ -86,7 +90,12 @@ describe('issue 8, item 4: restoring the workbook .bak', () => {
     const key = tab.rows[0]![col('Key')] as string
     const [timelineKey, entityId] = [key.split('/')[0]!, Number(key.split('/')[1])]
     const current = server.store.activity(timelineKey, entityId)!
-    server.store.updateActivity(timelineKey, entityId, { tags: server.store.tagsOf(timelineKey, current), notes: 'changed on the server', start: current.start, duration: current.duration })
+    server.store.updateActivity(timelineKey, entityId, {
+      tags: server.store.tagsOf(timelineKey, current),
+      notes: 'changed on the server',
+      start: current.start,
+      duration: current.duration,
+    })
 
     const second = await runCli(['export', '--config', configFile, '--now', NOW, '--full'], env)
     expect(second.code, second.stderr).toBe(0)

@@ -42,7 +42,11 @@ let world: WorkbookTarget
 let stateDir: string
 
 beforeAll(async () => {
-  world = await startWorkbookTarget('unwritable-state', { users: 1, days: 3, startDate: '2026-11-06', timeZones: ['UTC'] }, { timeZone: 'UTC', window: { days: 3, lookBackDays: 1 } })
+  world = await startWorkbookTarget(
+    'unwritable-state',
+    { users: 1, days: 3, startDate: '2026-11-06', timeZones: ['UTC'] },
+    { timeZone: 'UTC', window: { days: 3, lookBackDays: 1 } },
+  )
   stateDir = path.join(world.folder, 'state')
   await mkdir(stateDir)
   // The workbook's folder stays writable for the other user; only the state folder refuses.
@@ -56,14 +60,17 @@ afterAll(async () => {
 })
 
 describe('issue 8 item 9: an unwritable state folder', () => {
-  it.each([['export'], ['sync'], ['import', '--yes']])('%s: names the path and the missing permission, exit 2, no "bug"', async (...args) => {
-    const run = await runAsOtherUser([...args, '--config', world.configFile, '--now', '2026-11-10T11:00:00Z'], world.env)
-    expect(run.code, run.stderr).toBe(2)
-    expect(run.stderr).toContain(`error: Cannot write the lock file ${path.join(stateDir, 'team', 'lock')}: permission denied (EACCES)`)
-    expect(run.stderr).toContain(`may not create or change files in the folder ${stateDir}`)
-    expect(run.stderr).toMatch(/hint: Give \S+ write permission on the folder .* or set "stateDir" in the config/)
-    expect(run.stderr).not.toMatch(/bug/i)
-  })
+  it.each([['export'], ['sync'], ['import', '--yes']])(
+    '%s: names the path and the missing permission, exit 2, no "bug"',
+    async (...args) => {
+      const run = await runAsOtherUser([...args, '--config', world.configFile, '--now', '2026-11-10T11:00:00Z'], world.env)
+      expect(run.code, run.stderr).toBe(2)
+      expect(run.stderr).toContain(`error: Cannot write the lock file ${path.join(stateDir, 'team', 'lock')}: permission denied (EACCES)`)
+      expect(run.stderr).toContain(`may not create or change files in the folder ${stateDir}`)
+      expect(run.stderr).toMatch(/hint: Give \S+ write permission on the folder .* or set "stateDir" in the config/)
+      expect(run.stderr).not.toMatch(/bug/i)
+    },
+  )
 
   it('a state folder path that runs through a file: ENOTDIR, exit 2', async () => {
     const blocker = path.join(world.folder, 'not-a-folder')

@@ -5,7 +5,16 @@
  * write, then run clean, ends exactly as an uninterrupted run does.
  */
 import { beforeAll, describe, it } from 'vitest'
-import { CASE_BUDGET_MS, prepareTemplate, runKillCase, SETUP_BUDGET_MS, type KillCase, type Outcome, type Template, uninterruptedOutcome } from './sync-scenario.ts'
+import {
+  CASE_BUDGET_MS,
+  prepareTemplate,
+  runKillCase,
+  SETUP_BUDGET_MS,
+  type KillCase,
+  type Outcome,
+  type Template,
+  uninterruptedOutcome,
+} from './sync-scenario.ts'
 
 const CASES: KillCase[] = [
   { kills: ['import:after-post#2'] },

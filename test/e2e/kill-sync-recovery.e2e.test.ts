@@ -6,7 +6,16 @@
  * left to do. Each case starts from an identical fresh setup (sync-scenario.ts).
  */
 import { beforeAll, describe, expect, it } from 'vitest'
-import { CASE_BUDGET_MS, prepareTemplate, runKillCase, type KillCase, type Outcome, type Template, SETUP_BUDGET_MS, uninterruptedOutcome } from './sync-scenario.ts'
+import {
+  CASE_BUDGET_MS,
+  prepareTemplate,
+  runKillCase,
+  type KillCase,
+  type Outcome,
+  type Template,
+  SETUP_BUDGET_MS,
+  uninterruptedOutcome,
+} from './sync-scenario.ts'
 
 const SINGLE = [
   'import:after-marks#1',

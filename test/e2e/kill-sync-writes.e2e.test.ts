@@ -7,7 +7,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { onlyRun } from './cli.ts'
-import { CASE_BUDGET_MS, expectScenarioApplied, observe, passes, prepareTemplate, runKillCase, startCase, type Outcome, type Template, SETUP_BUDGET_MS } from './sync-scenario.ts'
+import {
+  CASE_BUDGET_MS,
+  expectScenarioApplied,
+  observe,
+  passes,
+  prepareTemplate,
+  runKillCase,
+  startCase,
+  type Outcome,
+  type Template,
+  SETUP_BUDGET_MS,
+} from './sync-scenario.ts'
 
 /** The scenario writes 4 POSTs, 8 PUTs and 2 DELETEs (two timelines, written side by side). */
 const KILLS = [

@@ -64,7 +64,7 @@ describe('export with a Windows account (NTLM), end to end', () => {
     }
   })
 
-  it('the right password exports every team member\'s activities', async () => {
+  it("the right password exports every team member's activities", async () => {
     const transfer = server.credentials.transfer!
     const setup = await ntlmConfig('ntlm', transfer.username)
     const run = await runCli(['export', '--config', setup.configFile, '--json'], { TIMELINE_PASSWORD: transfer.password })
@@ -91,7 +91,7 @@ describe('export with a Windows account (NTLM), end to end', () => {
     expect(onlyRun(again).counts).toMatchObject({ created: 0, updated: 0, deleted: 0 })
   })
 
-  it('a user name without the domain takes it from the server\'s challenge', async () => {
+  it("a user name without the domain takes it from the server's challenge", async () => {
     const transfer = server.credentials.transfer!
     const setup = await ntlmConfig('ntlm-bare', 'transfer')
     const run = await runCli(['export', '--config', setup.configFile, '--json'], { TIMELINE_PASSWORD: transfer.password })

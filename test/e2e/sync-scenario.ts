@@ -59,8 +59,23 @@ const MANAGER = {
   editDates: [serial('2026-11-03'), serial('2026-11-06')] as const,
   newRows: (user: string, i: number): Record<string, CellValue> =>
     [
-      { User: user, Date: serial('2026-11-07'), Start: 9 / 24, End: 10.5 / 24, Tags: 'Globex, Migration, Analysis', Notes: `kill scenario new ${i}a` },
-      { User: user, Date: '2026-11-08', Start: '14:00', End: '15:15', Tags: 'Acme Corp, Website, Review', Labels: ':billable', Notes: `0042 kept as text ${i}b` },
+      {
+        User: user,
+        Date: serial('2026-11-07'),
+        Start: 9 / 24,
+        End: 10.5 / 24,
+        Tags: 'Globex, Migration, Analysis',
+        Notes: `kill scenario new ${i}a`,
+      },
+      {
+        User: user,
+        Date: '2026-11-08',
+        Start: '14:00',
+        End: '15:15',
+        Tags: 'Acme Corp, Website, Review',
+        Labels: ':billable',
+        Notes: `0042 kept as text ${i}b`,
+      },
     ][i % 2]!,
   allowedTagsLine: ['everyone', 'Globex, Migration, Kill scenario'] as const,
 }
@@ -74,10 +89,20 @@ function serverChanges(server: ReferenceServer): void {
     return store.overlapping(key, from, from + 86_400_000).filter((a) => a.startMs >= from)
   }
   const updated = onDay(alice!, '2026-11-05')[0]!
-  store.updateActivity(alice!, updated.id, { tags: store.tagsOf(alice!, updated), notes: 'changed on the server', start: updated.start, duration: updated.duration })
+  store.updateActivity(alice!, updated.id, {
+    tags: store.tagsOf(alice!, updated),
+    notes: 'changed on the server',
+    start: updated.start,
+    duration: updated.duration,
+  })
   const doomed = onDay(bob!, '2026-11-10')[0]!
   store.deleteActivity(bob!, doomed.id)
-  store.createActivity(bob!, { tags: 'Initech, Support, Tickets', notes: 'new on the server', start: '2026-11-10T16:00:00+01:00', duration: 2700 })
+  store.createActivity(bob!, {
+    tags: 'Initech, Support, Tickets',
+    notes: 'new on the server',
+    start: '2026-11-10T16:00:00+01:00',
+    duration: 2700,
+  })
 }
 
 export interface Template {
@@ -130,7 +155,9 @@ export async function prepareTemplate(backend: Backend): Promise<Template> {
       const col = (name: string) => header.indexOf(name)
       const cells: { row: number; column: string; value: CellValue }[] = []
       for (const user of users) {
-        const mine = rows.map((r, i) => ({ r, row: i + 2 })).filter(({ r }) => r[col('User')] === user && MANAGER.editDates.includes(r[col('Date')] as never))
+        const mine = rows
+          .map((r, i) => ({ r, row: i + 2 }))
+          .filter(({ r }) => r[col('User')] === user && MANAGER.editDates.includes(r[col('Date')] as never))
         expect(mine.length, `rows of ${user} on the edit dates`).toBeGreaterThanOrEqual(5)
         const [notes, tags, end, start, ticked] = mine
         cells.push({ row: notes!.row, column: 'Notes', value: `edited by the manager for ${user}` })
@@ -166,7 +193,12 @@ export async function prepareTemplate(backend: Backend): Promise<Template> {
       const rows = tab.rows.map((r) => r.map((c) => c.value))
       const { cells, col } = plan(tab.header as string[], rows)
       for (const c of cells) {
-        manager.editCell(SPREADSHEET_ID, 'Activities', `${String.fromCharCode(65 + col(c.column))}${c.row}`, c.value as string | number | boolean)
+        manager.editCell(
+          SPREADSHEET_ID,
+          'Activities',
+          `${String.fromCharCode(65 + col(c.column))}${c.row}`,
+          c.value as string | number | boolean,
+        )
       }
       const allowed = storedTab(fake!.store, SPREADSHEET_ID, 'Allowed tags')
       manager.pasteBlock(SPREADSHEET_ID, 'Allowed tags', `A${allowed.rows.length + 2}`, [[...MANAGER.allowedTagsLine]])
@@ -199,7 +231,8 @@ export interface Case {
 export async function startCase(template: Template, faults: CaseFaults = {}): Promise<Case> {
   const server = await startReferenceServer({ data: SEED, faultSeed: faults.seed ?? 11 })
   serverChanges(server)
-  const fake = template.backend === 'google' ? await startSheetsFake({ quota: false, staticToken: TOKEN, seed: faults.seed ?? 11 }) : undefined
+  const fake =
+    template.backend === 'google' ? await startSheetsFake({ quota: false, staticToken: TOKEN, seed: faults.seed ?? 11 }) : undefined
   if (fake) fake.store.spreadsheets.set(SPREADSHEET_ID, structuredClone(template.spreadsheet!))
   const folder = await tempFolder(`kill-case-${template.backend}`)
   await cp(template.folder, folder, { recursive: true })
@@ -215,7 +248,10 @@ export async function startCase(template: Template, faults: CaseFaults = {}): Pr
     server,
     fake,
     sync: (crashAt, extraArgs = []) =>
-      runCli(['sync', '--config', config, '--now', SYNC_AT, '--json', ...extraArgs], { ...envFor(server), ...(crashAt ? { TIMELINE_SHEETS_CRASH_AT: crashAt } : {}) }),
+      runCli(['sync', '--config', config, '--now', SYNC_AT, '--json', ...extraArgs], {
+        ...envFor(server),
+        ...(crashAt ? { TIMELINE_SHEETS_CRASH_AT: crashAt } : {}),
+      }),
     close: async () => {
       await server.close()
       await fake?.close()
@@ -247,8 +283,12 @@ export async function observe(c: Case): Promise<Outcome> {
   const server: Record<string, string[]> = {}
   const identities: Record<string, string> = {}
   for (const t of store.timelines().filter((t) => t.kind === 'Tags')) {
-    server[t.owner] = store.activities(t.key).map((a) => [a.id, a.start, a.duration, store.tagsOf(t.key, a).join(', '), a.notes ?? ''].join(' | ')).sort()
-    for (const a of store.activities(t.key)) identities[`${t.key}/${a.id}`] = [t.owner, a.start, a.duration, store.tagsOf(t.key, a).join(', '), a.notes ?? ''].join(' | ')
+    server[t.owner] = store
+      .activities(t.key)
+      .map((a) => [a.id, a.start, a.duration, store.tagsOf(t.key, a).join(', '), a.notes ?? ''].join(' | '))
+      .sort()
+    for (const a of store.activities(t.key))
+      identities[`${t.key}/${a.id}`] = [t.owner, a.start, a.duration, store.tagsOf(t.key, a).join(', '), a.notes ?? ''].join(' | ')
   }
   let header: CellValue[]
   let rows: CellValue[][]
@@ -269,7 +309,9 @@ export async function observe(c: Case): Promise<Outcome> {
   const keyed: [string, string][] = []
   const keyless: string[] = []
   for (const row of rows) {
-    const cells = header.map((name, i) => (i === statusIndex ? undefined : [name, normal(row[i])])).filter((x) => x !== undefined && x[1] !== null)
+    const cells = header
+      .map((name, i) => (i === statusIndex ? undefined : [name, normal(row[i])]))
+      .filter((x) => x !== undefined && x[1] !== null)
     if (cells.length === 0) continue
     const key = row[keyIndex]
     if (typeof key === 'string' && key.trim()) keyed.push([key.trim(), JSON.stringify(cells)])
@@ -278,7 +320,10 @@ export async function observe(c: Case): Promise<Outcome> {
   keyed.sort((a, b) => a[0].localeCompare(b[0]) || a[1].localeCompare(b[1]))
   keyless.sort()
   const stateDir = path.join(c.folder, 'state', TARGET)
-  const state = JSON.parse(await readFile(path.join(stateDir, 'state.json'), 'utf8')) as { base: Record<string, string>; allowedTagsFingerprint?: string }
+  const state = JSON.parse(await readFile(path.join(stateDir, 'state.json'), 'utf8')) as {
+    base: Record<string, string>
+    allowedTagsFingerprint?: string
+  }
   return {
     server,
     allowedTags: store.allowedTagsListing(),
@@ -301,12 +346,18 @@ export async function observe(c: Case): Promise<Outcome> {
 export function withoutIds(o: Outcome): unknown {
   const who = (key: string) => o.identities[key] ?? `unknown ${key}`
   return {
-    server: Object.fromEntries(Object.entries(o.server).map(([owner, lines]) => [owner, lines.map((l) => l.replace(/^\d+ \| /, '')).sort()])),
+    server: Object.fromEntries(
+      Object.entries(o.server).map(([owner, lines]) => [owner, lines.map((l) => l.replace(/^\d+ \| /, '')).sort()]),
+    ),
     allowedTags: o.allowedTags,
-    keyed: o.keyed.map(([key, cells]) => [who(key), cells.split(JSON.stringify(key)).join(JSON.stringify(who(key)))]).sort((a, b) => String(a).localeCompare(String(b))),
+    keyed: o.keyed
+      .map(([key, cells]) => [who(key), cells.split(JSON.stringify(key)).join(JSON.stringify(who(key)))])
+      .sort((a, b) => String(a).localeCompare(String(b))),
     keyless: o.keyless,
     allowedTagsTab: o.allowedTagsTab,
-    base: Object.entries(o.base).map(([key, fp]) => `${who(key)} → ${fp}`).sort(),
+    base: Object.entries(o.base)
+      .map(([key, fp]) => `${who(key)} → ${fp}`)
+      .sort(),
     allowedTagsFingerprint: o.allowedTagsFingerprint,
     unfinishedJournals: o.unfinishedJournals,
   }
@@ -334,7 +385,8 @@ export function expectScenarioApplied(o: Outcome, template: Template): void {
   expect(users).toHaveLength(2)
   for (const user of users) {
     expect(o.server[user]!.filter((line) => line.endsWith(`| edited by the manager for ${user}`))).toHaveLength(1)
-    for (const note of ['kill scenario new 0a', '0042 kept as text 1b']) expect(o.server[user]!.filter((line) => line.endsWith(`| ${note}`))).toHaveLength(1)
+    for (const note of ['kill scenario new 0a', '0042 kept as text 1b'])
+      expect(o.server[user]!.filter((line) => line.endsWith(`| ${note}`))).toHaveLength(1)
   }
   expect(all.filter((line) => line.endsWith('| changed on the server'))).toHaveLength(1)
   expect(all.filter((line) => line.endsWith('| new on the server'))).toHaveLength(1)

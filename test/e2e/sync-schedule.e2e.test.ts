@@ -25,7 +25,10 @@ afterAll(async () => {
 
 describe('sync on a schedule', () => {
   it('runs on every tick and stops after the current run on SIGTERM, exit 0', async () => {
-    const child = spawn(process.execPath, [CLI, 'sync', '--config', configFile, '--cron', '* * * * * *'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [CLI, 'sync', '--config', configFile, '--cron', '* * * * * *'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stderr = ''
     let stdout = ''
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))

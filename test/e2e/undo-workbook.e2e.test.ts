@@ -24,7 +24,11 @@ let env: Record<string, string>
 let alice: { username: string; tagsTimelineKey: string }
 
 beforeAll(async () => {
-  ;({ server, configFile, workbookFile, env } = await startWorkbookTarget('undo', { users: 2, days: 12, startDate: '2026-10-30', timeZones: [timeZone] }, { timeZone, window: { days: 10, lookBackDays: 3 } }))
+  ;({ server, configFile, workbookFile, env } = await startWorkbookTarget(
+    'undo',
+    { users: 2, days: 12, startDate: '2026-10-30', timeZones: [timeZone] },
+    { timeZone, window: { days: 10, lookBackDays: 3 } },
+  ))
   const first = server.credentials.users[0]!
   alice = { username: first.username, tagsTimelineKey: first.tagsTimelineKey! }
   const run = await runCli(['export', '--config', configFile, '--now', NOW], env)
@@ -42,7 +46,8 @@ function serverValues(): string[] {
   const out: string[] = []
   for (const t of server.store.timelines()) {
     if (t.kind !== 'Tags') continue
-    for (const a of server.store.activities(t.key)) out.push(JSON.stringify([t.key, server.store.tagsOf(t.key, a), a.notes ?? '', a.startMs, a.duration]))
+    for (const a of server.store.activities(t.key))
+      out.push(JSON.stringify([t.key, server.store.tagsOf(t.key, a), a.notes ?? '', a.startMs, a.duration]))
   }
   return out.sort()
 }
@@ -79,7 +84,14 @@ describe('undo of an import, end to end', () => {
     await manager.editCell('Activities', aliceRows[0]!.row, col('Notes'), 'Corrected by the manager')
     await manager.editCell('Activities', aliceRows[1]!.row, col('Delete'), true)
     const newRow = tab.rows.length + 2
-    for (const [name, value] of [['User', alice.username], ['Date', '2026-11-09'], ['Start', '14:00'], ['End', '15:30'], ['Tags', 'Globex, Migration, Analysis'], ['Notes', 'added by the manager']] as const) {
+    for (const [name, value] of [
+      ['User', alice.username],
+      ['Date', '2026-11-09'],
+      ['Start', '14:00'],
+      ['End', '15:30'],
+      ['Tags', 'Globex, Migration, Analysis'],
+      ['Notes', 'added by the manager'],
+    ] as const) {
       await manager.editCell('Activities', newRow, col(name), value)
     }
     const run = await cli('import', '--yes', '--json')
@@ -124,7 +136,9 @@ describe('undo of an import, end to end', () => {
     expect(serverValues()).toEqual(beforeImport)
 
     expect(server.store.activity(alice.tagsTimelineKey, idOf(editedKey))?.notes).toBe(editedNotes)
-    const recreated = server.store.activities(alice.tagsTimelineKey).filter((a) => a.start === ticked.start && a.duration === ticked.duration && a.notes === ticked.notes && a.id !== idOf(tickedKey))
+    const recreated = server.store
+      .activities(alice.tagsTimelineKey)
+      .filter((a) => a.start === ticked.start && a.duration === ticked.duration && a.notes === ticked.notes && a.id !== idOf(tickedKey))
     expect(recreated).toHaveLength(1)
 
     const sheet = await activities()
@@ -177,7 +191,12 @@ describe('undo of an import, end to end', () => {
     const runId = onlyRun(imported).runId as string
 
     const current = server.store.activity(timelineKey, idOf(keyA))!
-    server.store.updateActivity(timelineKey, idOf(keyA), { tags: server.store.tagsOf(timelineKey, current), notes: 'changed on the server', start: current.start, duration: current.duration })
+    server.store.updateActivity(timelineKey, idOf(keyA), {
+      tags: server.store.tagsOf(timelineKey, current),
+      notes: 'changed on the server',
+      start: current.start,
+      duration: current.duration,
+    })
 
     const run = await cli('undo', runId, '--yes', '--json')
     expect(run.code, run.stderr + run.stdout).toBe(3)
@@ -201,7 +220,14 @@ describe('undo of an import, end to end', () => {
     await manager.editCell('Activities', rows[2]!.row, col('Notes'), 'second edit')
     await manager.editCell('Activities', rows[3]!.row, col('Delete'), true)
     const newRow = tab.rows.length + 2
-    for (const [name, value] of [['User', alice.username], ['Date', '2026-11-08'], ['Start', '10:00'], ['End', '10:45'], ['Tags', 'Globex, Migration, Analysis'], ['Notes', 'another new row']] as const) {
+    for (const [name, value] of [
+      ['User', alice.username],
+      ['Date', '2026-11-08'],
+      ['Start', '10:00'],
+      ['End', '10:45'],
+      ['Tags', 'Globex, Migration, Analysis'],
+      ['Notes', 'another new row'],
+    ] as const) {
       await manager.editCell('Activities', newRow, col(name), value)
     }
     const imported = await cli('import', '--yes', '--json')
@@ -211,7 +237,10 @@ describe('undo of an import, end to end', () => {
 
     // Killed after its 2nd write, then (run again) after the one write left: each time the answer is lost.
     for (const nth of [2, 1]) {
-      const killed = await runCli(['undo', runId, '--yes', '--config', configFile, '--now', NOW], { ...env, TIMELINE_SHEETS_CRASH_AT: `undo:after-write#${nth}` })
+      const killed = await runCli(['undo', runId, '--yes', '--config', configFile, '--now', NOW], {
+        ...env,
+        TIMELINE_SHEETS_CRASH_AT: `undo:after-write#${nth}`,
+      })
       expect(killed.code, killed.stderr).toBe(137)
     }
     const rerun = await cli('undo', runId, '--yes', '--json')

@@ -21,5 +21,11 @@ export async function startWorkbookTarget(name: string, data: SeedOptions, targe
     stateDir: 'state',
     targets: [{ name: 'team', spreadsheet: { kind: 'workbook', path: 'team.xlsx' }, ...target }],
   })
-  return { server, folder, configFile, workbookFile: path.join(folder, 'team.xlsx'), env: { TIMELINE_PASSWORD: server.credentials.transfer!.password } }
+  return {
+    server,
+    folder,
+    configFile,
+    workbookFile: path.join(folder, 'team.xlsx'),
+    env: { TIMELINE_PASSWORD: server.credentials.transfer!.password },
+  }
 }

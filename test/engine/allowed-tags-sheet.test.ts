@@ -27,7 +27,14 @@ describe('Allowed tags tab', () => {
   })
 
   it('names the row and says what would be right', () => {
-    const read = rowsToAllowedTags([['alice', 'Acme'], ['{Support}', '']], 0, 1)
+    const read = rowsToAllowedTags(
+      [
+        ['alice', 'Acme'],
+        ['{Support}', ''],
+      ],
+      0,
+      1,
+    )
     expect(read.ok).toBe(false)
     if (read.ok) return
     expect(read.problems.map((p) => p.message)).toEqual([

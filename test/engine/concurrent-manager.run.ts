@@ -14,7 +14,18 @@ for (let s = 1; s <= seeds; s++) {
     const problems = [...f.misplaced, ...f.lost, ...f.wronglyRemoved, ...f.inconsistent]
     if (problems.length || f.lostInTheSameInstant.length) {
       bad++
-      console.log(`seed ${s} trial ${i}:`, JSON.stringify({ misplaced: f.misplaced, lost: f.lost, gap: f.lostInTheSameInstant, removed: f.wronglyRemoved, inconsistent: f.inconsistent }), '\n   ', f.story.join(' | '))
+      console.log(
+        `seed ${s} trial ${i}:`,
+        JSON.stringify({
+          misplaced: f.misplaced,
+          lost: f.lost,
+          gap: f.lostInTheSameInstant,
+          removed: f.wronglyRemoved,
+          inconsistent: f.inconsistent,
+        }),
+        '\n   ',
+        f.story.join(' | '),
+      )
     }
   })
 }

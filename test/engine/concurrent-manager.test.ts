@@ -18,18 +18,14 @@ function summarise(backend: Backend, found: TrialFindings[]): string {
 }
 
 describe.each(['google', 'workbook'] as const)('a manager working during runs (%s)', (backend) => {
-  it(
-    `${WORLDS[backend] * TRIALS_PER_WORLD} seeded trials: nothing misplaced, lost or wrongly removed, and a clean sync ends in step`,
-    async () => {
-      const found: TrialFindings[] = []
-      for (let seed = 1; seed <= WORLDS[backend]; seed++) found.push(...(await trials(backend, seed, TRIALS_PER_WORLD)))
-      console.log(summarise(backend, found))
-      const problems = found.flatMap((f, i) => {
-        const list = [...f.misplaced, ...f.lost, ...f.wronglyRemoved, ...f.inconsistent]
-        return list.length ? [`trial ${i}: ${list.join('; ')}\n  ${f.story.join(' | ')}`] : []
-      })
-      expect(problems, problems.slice(0, 5).join('\n')).toEqual([])
-    },
-    600_000,
-  )
+  it(`${WORLDS[backend] * TRIALS_PER_WORLD} seeded trials: nothing misplaced, lost or wrongly removed, and a clean sync ends in step`, async () => {
+    const found: TrialFindings[] = []
+    for (let seed = 1; seed <= WORLDS[backend]; seed++) found.push(...(await trials(backend, seed, TRIALS_PER_WORLD)))
+    console.log(summarise(backend, found))
+    const problems = found.flatMap((f, i) => {
+      const list = [...f.misplaced, ...f.lost, ...f.wronglyRemoved, ...f.inconsistent]
+      return list.length ? [`trial ${i}: ${list.join('; ')}\n  ${f.story.join(' | ')}`] : []
+    })
+    expect(problems, problems.slice(0, 5).join('\n')).toEqual([])
+  }, 600_000)
 })

@@ -95,7 +95,12 @@ export async function startWorld(backend: Backend, seed: number): Promise<World>
   const person = seeded.users[0]!
   const timelineKey = person.tagsTimelineKey!
   for (const a of store.activities(timelineKey)) {
-    store.updateActivity(timelineKey, a.id, { tags: store.tagsOf(timelineKey, a), notes: `srv:${timelineKey}/${a.id}:v0`, start: a.start, duration: a.duration })
+    store.updateActivity(timelineKey, a.id, {
+      tags: store.tagsOf(timelineKey, a),
+      notes: `srv:${timelineKey}/${a.id}:v0`,
+      start: a.start,
+      duration: a.duration,
+    })
   }
 
   const hookState: World['hook'] = { armed: undefined, count: 0, lastLabel: '', firedBefore: undefined }
@@ -116,7 +121,12 @@ export async function startWorld(backend: Backend, seed: number): Promise<World>
   servers.push(timeline)
   const folder = await mkdtemp(path.join(tmpdir(), `ts-concurrent-${backend}-`))
   const transfer = seeded.transfer!
-  const signIn = passwordSignIn({ baseUrl: timeline.url, username: transfer.username, password: transfer.password, vendor: vendorIdentifiers('manictime') })
+  const signIn = passwordSignIn({
+    baseUrl: timeline.url,
+    username: transfer.username,
+    password: transfer.password,
+    vendor: vendorIdentifiers('manictime'),
+  })
   const client = createTimelineClient({ signIn })
 
   let spreadsheet: () => Spreadsheet
@@ -199,7 +209,13 @@ export type Command = 'export' | 'import' | 'sync'
 
 /** Runs a command in process, as the CLI wires it; returns the run's result (or the error's message). */
 async function runCommand(world: World, command: Command): Promise<string> {
-  const deps = { client: world.client, spreadsheet: world.spreadsheet(), stateDir: world.stateDir, reporter: silentReporter, now: () => NOW }
+  const deps = {
+    client: world.client,
+    spreadsheet: world.spreadsheet(),
+    stateDir: world.stateDir,
+    reporter: silentReporter,
+    now: () => NOW,
+  }
   try {
     if (command === 'export') return (await runExport(world.target, deps)).result
     if (command === 'import') return (await runImport(world.target, deps)).result
@@ -241,7 +257,15 @@ function identity(header: string[], row: CellValue[]): string | undefined {
 
 /** One trial; `random` is seeded per trial. */
 export async function trial(world: World, expected: Expectations, random: () => number, command: Command): Promise<TrialFindings> {
-  const f: TrialFindings = { misplaced: [], lost: [], lostInTheSameInstant: [], wronglyRemoved: [], inconsistent: [], incomplete: false, story: [] }
+  const f: TrialFindings = {
+    misplaced: [],
+    lost: [],
+    lostInTheSameInstant: [],
+    wronglyRemoved: [],
+    inconsistent: [],
+    incomplete: false,
+    story: [],
+  }
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!
   const { store, timelineKey } = world
 
@@ -250,7 +274,12 @@ export async function trial(world: World, expected: Expectations, random: () => 
   if (live.length > 0 && random() < 0.7) {
     const a = pick(live)
     const key = `${timelineKey}/${a.id}`
-    store.updateActivity(timelineKey, a.id, { tags: store.tagsOf(timelineKey, a), notes: `srv:${key}:v${expected.nextVersion++}`, start: a.start, duration: a.duration })
+    store.updateActivity(timelineKey, a.id, {
+      tags: store.tagsOf(timelineKey, a),
+      notes: `srv:${key}:v${expected.nextVersion++}`,
+      start: a.start,
+      duration: a.duration,
+    })
     f.story.push(`server updates ${key}`)
   }
   if (live.length > 4 && random() < 0.3) {
@@ -262,16 +291,31 @@ export async function trial(world: World, expected: Expectations, random: () => 
   }
   if (random() < 0.3) {
     const template = pick(store.activities(timelineKey))
-    const created = store.createActivity(timelineKey, { tags: store.tagsOf(timelineKey, template), notes: 'pending', start: template.start, duration: 600 })
+    const created = store.createActivity(timelineKey, {
+      tags: store.tagsOf(timelineKey, template),
+      notes: 'pending',
+      start: template.start,
+      duration: 600,
+    })
     const key = `${timelineKey}/${created.id}`
-    store.updateActivity(timelineKey, created.id, { tags: store.tagsOf(timelineKey, created), notes: `srv:${key}:v0`, start: created.start, duration: created.duration })
+    store.updateActivity(timelineKey, created.id, {
+      tags: store.tagsOf(timelineKey, created),
+      notes: `srv:${key}:v0`,
+      start: created.start,
+      duration: created.duration,
+    })
     f.story.push(`server creates ${key}`)
   }
 
   // … and so does the sheet.
   const typeEdit = async (when: string): Promise<string> => {
     const { header, rows } = await world.read()
-    const keyed = rows.map((r, i) => ({ r, row: i + 2 })).filter(({ r }) => typeof r[col(header, 'Key')] === 'string' && /\/\d+$/.test(String(r[col(header, 'Key')])) && r[col(header, 'Delete')] !== true)
+    const keyed = rows
+      .map((r, i) => ({ r, row: i + 2 }))
+      .filter(
+        ({ r }) =>
+          typeof r[col(header, 'Key')] === 'string' && /\/\d+$/.test(String(r[col(header, 'Key')])) && r[col(header, 'Delete')] !== true,
+      )
     if (keyed.length === 0) return 'nothing to edit'
     const { r, row } = pick(keyed)
     const key = String(r[col(header, 'Key')])
@@ -283,7 +327,9 @@ export async function trial(world: World, expected: Expectations, random: () => 
   if (random() < 0.6) f.story.push(`manager ${await typeEdit('before the run')}`)
   if (random() < 0.25) {
     const { header, rows } = await world.read()
-    const keyed = rows.map((r, i) => ({ r, row: i + 2 })).filter(({ r }) => typeof r[col(header, 'Key')] === 'string' && /\/\d+$/.test(String(r[col(header, 'Key')])))
+    const keyed = rows
+      .map((r, i) => ({ r, row: i + 2 }))
+      .filter(({ r }) => typeof r[col(header, 'Key')] === 'string' && /\/\d+$/.test(String(r[col(header, 'Key')])))
     if (keyed.length > 3) {
       const { r, row } = pick(keyed)
       const key = String(r[col(header, 'Key')])
@@ -298,7 +344,20 @@ export async function trial(world: World, expected: Expectations, random: () => 
     const row = rows.length + 2
     const notes = `new:${expected.nextNew++}`
     const template = pick(store.activities(timelineKey))
-    const cells: [string, CellValue][] = [['User', world.user], ['Date', '2026-11-09'], ['Start', `${8 + Math.floor(random() * 8)}:00`], ['End', `${16 + Math.floor(random() * 3)}:30`], ['Tags', store.tagsOf(timelineKey, template).filter((t) => !t.startsWith(':')).join(', ')], ['Notes', notes]]
+    const cells: [string, CellValue][] = [
+      ['User', world.user],
+      ['Date', '2026-11-09'],
+      ['Start', `${8 + Math.floor(random() * 8)}:00`],
+      ['End', `${16 + Math.floor(random() * 3)}:30`],
+      [
+        'Tags',
+        store
+          .tagsOf(timelineKey, template)
+          .filter((t) => !t.startsWith(':'))
+          .join(', '),
+      ],
+      ['Notes', notes],
+    ]
     for (const [name, value] of cells) await world.manager.editCell(TAB, row, col(header, name), value)
     expected.newRows.add(notes)
     f.story.push(`manager adds a row ${notes}`)
@@ -341,7 +400,11 @@ export async function trial(world: World, expected: Expectations, random: () => 
       }
       if (kind === 'type-new') {
         // A person still working on a row they added, while the import creates its activity.
-        const fresh = rows.map((r, i) => ({ r, row: i + 2 })).filter(({ r }) => String(r[col(header, 'Notes')] ?? '').startsWith('new:') && !/\/\d+$/.test(String(r[col(header, 'Key')] ?? '')))
+        const fresh = rows
+          .map((r, i) => ({ r, row: i + 2 }))
+          .filter(
+            ({ r }) => String(r[col(header, 'Notes')] ?? '').startsWith('new:') && !/\/\d+$/.test(String(r[col(header, 'Key')] ?? '')),
+          )
         if (fresh.length === 0) return typeEdit('during the run')
         const { row } = pick(fresh)
         await world.manager.editCell(TAB, row, col(header, 'Labels'), ':typed-late')
@@ -351,7 +414,10 @@ export async function trial(world: World, expected: Expectations, random: () => 
     },
   }
   const result = await runCommand(world, command)
-  const action = world.hook.armed === undefined ? `a manager ${kind} before request ${at} (${world.hook.firedBefore})` : `no action (${world.hook.count} requests)`
+  const action =
+    world.hook.armed === undefined
+      ? `a manager ${kind} before request ${at} (${world.hook.firedBefore})`
+      : `no action (${world.hook.count} requests)`
   world.hook.armed = undefined
   f.story.push(`${command} → ${result}; ${action}`)
   f.incomplete = result === 'incomplete'

@@ -29,12 +29,21 @@ export interface EngineFixture {
   spreadsheet(): Spreadsheet
 }
 
-export async function startEngineFixture(data: SeedOptions, target: Record<string, unknown>, serverOptions: ReferenceServerOptions = {}): Promise<EngineFixture> {
+export async function startEngineFixture(
+  data: SeedOptions,
+  target: Record<string, unknown>,
+  serverOptions: ReferenceServerOptions = {},
+): Promise<EngineFixture> {
   const server = await startReferenceServer({ ...serverOptions, data: { timeZones: ['Europe/Berlin'], otherTimelines: false, ...data } })
   const folder = await mkdtemp(path.join(tmpdir(), 'ts-engine-'))
   const file = path.join(folder, 'team.xlsx')
   const transfer = server.credentials.transfer!
-  const signIn = passwordSignIn({ baseUrl: server.url, username: transfer.username, password: transfer.password, vendor: vendorIdentifiers('manictime') })
+  const signIn = passwordSignIn({
+    baseUrl: server.url,
+    username: transfer.username,
+    password: transfer.password,
+    vendor: vendorIdentifiers('manictime'),
+  })
   const activityReads: string[] = []
   const counting: SignIn = {
     mode: signIn.mode,

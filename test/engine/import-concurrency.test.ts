@@ -15,7 +15,13 @@ let world: EngineFixture
 
 beforeAll(async () => {
   world = await startEngineFixture({ users: 1, days: 5, startDate: '2026-11-05' }, { window: { days: 7 } })
-  await runExport(world.target, { client: world.client, spreadsheet: world.spreadsheet(), stateDir: world.stateDir, reporter: silentReporter, now })
+  await runExport(world.target, {
+    client: world.client,
+    spreadsheet: world.spreadsheet(),
+    stateDir: world.stateDir,
+    reporter: silentReporter,
+    now,
+  })
 })
 
 afterAll(async () => {
@@ -40,7 +46,12 @@ describe('import against a concurrent writer', () => {
       nth: 2,
       run: (store) => {
         const a = store.activity(timelineKey, touchedId)!
-        store.updateActivity(timelineKey, touchedId, { tags: store.tagsOf(timelineKey, a), notes: 'someone else', start: a.start, duration: a.duration })
+        store.updateActivity(timelineKey, touchedId, {
+          tags: store.tagsOf(timelineKey, a),
+          notes: 'someone else',
+          start: a.start,
+          duration: a.duration,
+        })
       },
     })
 

@@ -39,7 +39,13 @@ describe('where the importer reads', () => {
     const index = tab.rows.findIndex((r) => r[col('User')] === alice && (r[col('Date')] as number) >= localDateToSerial('2026-11-05'))
     await managerEditing(file).editCell('Activities', index + 2, col('Notes'), 'late edit')
     activityReads.length = 0
-    const summary = await runImport(target, { client, spreadsheet: createWorkbookSpreadsheet({ path: file }), stateDir, reporter: silentReporter, now })
+    const summary = await runImport(target, {
+      client,
+      spreadsheet: createWorkbookSpreadsheet({ path: file }),
+      stateDir,
+      reporter: silentReporter,
+      now,
+    })
     expect(summary.counts).toMatchObject({ updated: 1, conflicts: 0 })
     expect(activityReads).toHaveLength(1)
   })
@@ -52,7 +58,13 @@ describe('where the importer reads', () => {
     const key = tab.rows[index]![col('Key')] as string
     await managerEditing(file).editCell('Activities', index + 2, col('Date'), localDateToSerial('2026-11-06'))
     activityReads.length = 0
-    const summary = await runImport(target, { client, spreadsheet: createWorkbookSpreadsheet({ path: file }), stateDir, reporter: silentReporter, now })
+    const summary = await runImport(target, {
+      client,
+      spreadsheet: createWorkbookSpreadsheet({ path: file }),
+      stateDir,
+      reporter: silentReporter,
+      now,
+    })
     expect(summary.counts).toMatchObject({ updated: 1, conflicts: 0, failed: 0 })
     expect(activityReads.length).toBeGreaterThan(1)
     const moved = server.store.activity(bob.tagsTimelineKey!, Number(key.split('/')[1]))!
@@ -63,14 +75,31 @@ describe('where the importer reads', () => {
     const { server, client, target, file, stateDir } = fixture()
     const alice = server.credentials.users[0]!
     const target0 = server.store.activities(alice.tagsTimelineKey!).find((a) => a.start >= '2026-11-03')!
-    server.store.updateActivity(alice.tagsTimelineKey!, target0.id, { tags: server.store.tagsOf(alice.tagsTimelineKey!, target0), notes: '=IMPORTDATA(x)', start: target0.start, duration: target0.duration })
-    await runExport(target, { client, spreadsheet: createWorkbookSpreadsheet({ path: file }), stateDir, reporter: silentReporter, now: () => new Date('2026-11-11T09:00:00Z') })
+    server.store.updateActivity(alice.tagsTimelineKey!, target0.id, {
+      tags: server.store.tagsOf(alice.tagsTimelineKey!, target0),
+      notes: '=IMPORTDATA(x)',
+      start: target0.start,
+      duration: target0.duration,
+    })
+    await runExport(target, {
+      client,
+      spreadsheet: createWorkbookSpreadsheet({ path: file }),
+      stateDir,
+      reporter: silentReporter,
+      now: () => new Date('2026-11-11T09:00:00Z'),
+    })
     const { tab, col } = await rows()
     const key = `${alice.tagsTimelineKey}/${target0.id}`
     const index = tab.rows.findIndex((r) => r[col('Key')] === key)
     expect(tab.rows[index]![col('Notes')]).toBe('=IMPORTDATA(x)')
     await managerEditing(file).editCell('Activities', index + 2, col('Tags'), 'Acme Corp, Audit, Fieldwork')
-    const summary = await runImport(target, { client, spreadsheet: createWorkbookSpreadsheet({ path: file }), stateDir, reporter: silentReporter, now })
+    const summary = await runImport(target, {
+      client,
+      spreadsheet: createWorkbookSpreadsheet({ path: file }),
+      stateDir,
+      reporter: silentReporter,
+      now,
+    })
     expect(summary.counts, JSON.stringify(summary.plan)).toMatchObject({ updated: 1, invalid: 0, conflicts: 0 })
     expect(server.store.activity(alice.tagsTimelineKey!, target0.id)!.notes).toBe('=IMPORTDATA(x)')
   })

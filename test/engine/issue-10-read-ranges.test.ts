@@ -190,7 +190,8 @@ describe('issue 10: whole-window reads', () => {
     const first = await fullRead(w, alice)
     const all = w.store.overlapping(alice.timelineKey, Date.parse(w.window.window.from), Date.parse(w.window.window.to))
     const [early, late, gone] = [all[0]!, all[all.length - 1]!, all[1]!]
-    for (const a of [early, late]) w.store.updateActivity(alice.timelineKey, a.id, { tags: 'Changed', start: a.start, duration: a.duration })
+    for (const a of [early, late])
+      w.store.updateActivity(alice.timelineKey, a.id, { tags: 'Changed', start: a.start, duration: a.duration })
     w.store.deleteActivity(alice.timelineKey, gone.id)
     const next = await readTimelineChanges(w.client, alice, first.cursor, w.window, { full: false, now: NOW })
     if (next.mode !== 'incremental') throw new Error('expected an incremental read')
@@ -206,7 +207,8 @@ describe('issue 10: whole-window reads', () => {
     w.faults.addConcurrentWriter({
       before: { method: 'GET', path: '/activities' },
       nth: 3,
-      run: (store) => void store.createActivity(alice.timelineKey, { tags: 'Someone, Else', start: '2026-03-20T09:00:00+01:00', duration: 600 }),
+      run: (store) =>
+        void store.createActivity(alice.timelineKey, { tags: 'Someone, Else', start: '2026-03-20T09:00:00+01:00', duration: 600 }),
     })
     const weeks = [w.window.window]
     await readRanged(w.client, alice, weeks)

@@ -44,7 +44,13 @@ const keysInSheet = async () => {
 
 describe('a state bound to its server', () => {
   it('stops a run against another server before it reads or writes, and export --full starts afresh', async () => {
-    const deps = (world: EngineFixture, reporter: Reporter = silentReporter) => ({ client: world.client, spreadsheet: a.spreadsheet(), stateDir: a.stateDir, reporter, now })
+    const deps = (world: EngineFixture, reporter: Reporter = silentReporter) => ({
+      client: world.client,
+      spreadsheet: a.spreadsheet(),
+      stateDir: a.stateDir,
+      reporter,
+      now,
+    })
     const first = await runExport(a.target, deps(a))
     expect(first.counts.created).toBeGreaterThan(0)
     const state = JSON.parse(await readFile(stateLocation(a.stateDir, a.target.name).stateFile, 'utf8'))
@@ -93,7 +99,13 @@ describe('a state bound to its server', () => {
     const state = JSON.parse(await readFile(file, 'utf8'))
     delete state.server
     await writeFile(file, JSON.stringify(state))
-    const again = await runExport(b.target, { client: b.client, spreadsheet: b.spreadsheet(), stateDir: b.stateDir, reporter: silentReporter, now })
+    const again = await runExport(b.target, {
+      client: b.client,
+      spreadsheet: b.spreadsheet(),
+      stateDir: b.stateDir,
+      reporter: silentReporter,
+      now,
+    })
     expect(again.timelines.every((t) => t.mode === 'incremental')).toBe(true)
     expect(JSON.parse(await readFile(file, 'utf8')).server.entryUrl).toBe(entryOf(b))
   })

@@ -54,7 +54,8 @@ function serverNotes(): Map<string, string | undefined> {
   const notes = new Map<string, string | undefined>()
   for (const user of world.server.credentials.users) {
     const key = user.tagsTimelineKey!
-    for (const a of world.server.store.activities(key)) notes.set(`${key}/${a.id}`, `${a.start} ${a.duration} ${world.server.store.tagsOf(key, a).join(', ')} ${a.notes ?? ''}`)
+    for (const a of world.server.store.activities(key))
+      notes.set(`${key}/${a.id}`, `${a.start} ${a.duration} ${world.server.store.tagsOf(key, a).join(', ')} ${a.notes ?? ''}`)
   }
   return notes
 }
@@ -71,7 +72,8 @@ describe('issue 8 item 3: a Key on two rows', () => {
 
     const dry = await importNow(true)
     expect(dry.plan.invalid.map((i) => i.rowNumber).sort((a, b) => a! - b!)).toEqual([source + 2, copyAt])
-    for (const i of dry.plan.invalid) expect(i.reason).toMatch(new RegExp(`^Key: this activity is in rows ${source + 2}, ${copyAt}; keep one row`))
+    for (const i of dry.plan.invalid)
+      expect(i.reason).toMatch(new RegExp(`^Key: this activity is in rows ${source + 2}, ${copyAt}; keep one row`))
     expect(dry.plan.writes.filter((w) => w.key === key)).toEqual([])
 
     await putCells([{ row: copyAt, cells: Object.fromEntries(tab.header.map((name) => [name as string, null])) }])
@@ -82,8 +84,12 @@ describe('issue 8 item 3: a Key on two rows', () => {
     const keyed = tab.rows.flatMap((r, i) => (typeof r[col('Key')] === 'string' ? [i + 2] : []))
     const [first, second] = [keyed[0]!, keyed[3]!]
     const key = tab.rows[first - 2]![col('Key')] as string
-    const original = (row: number, names: string[]) => Object.fromEntries(names.map((n) => [n, tab.rows[row - 2]![col(n)] as ExcelJS.CellValue]))
-    const restore = [{ row: first, cells: original(first, ['Notes']) }, { row: second, cells: original(second, ['Key', 'Date', 'Notes']) }]
+    const original = (row: number, names: string[]) =>
+      Object.fromEntries(names.map((n) => [n, tab.rows[row - 2]![col(n)] as ExcelJS.CellValue]))
+    const restore = [
+      { row: first, cells: original(first, ['Notes']) },
+      { row: second, cells: original(second, ['Key', 'Date', 'Notes']) },
+    ]
     const before = serverNotes()
     // Row `first`: Notes edited. Row `second`: gets `first`'s Key, a new Date and new Notes.
     await putCells([
@@ -105,7 +111,14 @@ describe('issue 8 items 5, 6 and 7: hostile cells make their rows invalid; the r
     const alice = world.server.credentials.users[0]!
     const existing = tab.rows.findIndex((r) => r[col('User')] === alice.username && typeof r[col('Key')] === 'string') + 2
     const first = tab.rows.length + 2
-    const newRow = (over: Record<string, ExcelJS.CellValue>) => ({ User: alice.username, Date: '2026-11-09', Start: '09:00', End: '10:00', Tags: 'Acme Corp, Website', ...over })
+    const newRow = (over: Record<string, ExcelJS.CellValue>) => ({
+      User: alice.username,
+      Date: '2026-11-09',
+      Start: '09:00',
+      End: '10:00',
+      Tags: 'Acme Corp, Website',
+      ...over,
+    })
     const hostile: Record<string, ExcelJS.CellValue>[] = [
       newRow({ Date: '9999-12-31', Start: '23:00', End: '01:00' }),
       newRow({ Start: 0.99999999884 }),

@@ -17,7 +17,13 @@ let world: EngineFixture
 
 beforeAll(async () => {
   world = await startEngineFixture({ users: 1, days: 3, startDate: '2026-11-06' }, { window: { days: 7 } })
-  await runExport(world.target, { client: world.client, spreadsheet: world.spreadsheet(), stateDir: world.stateDir, reporter: silentReporter, now })
+  await runExport(world.target, {
+    client: world.client,
+    spreadsheet: world.spreadsheet(),
+    stateDir: world.stateDir,
+    reporter: silentReporter,
+    now,
+  })
 })
 
 afterAll(async () => {
@@ -34,8 +40,18 @@ describe('a new row edited while its activity is created', () => {
     const col = (name: string) => tab.header.indexOf(name)
     const row = tab.rows.length + 2
     const template = server.store.activities(timelineKey)[0]!
-    const tags = server.store.tagsOf(timelineKey, template).filter((t) => !t.startsWith(':')).join(', ')
-    for (const [name, value] of [['User', user.username], ['Date', '2026-11-09'], ['Start', '14:00'], ['End', '15:00'], ['Tags', tags], ['Notes', 'a new row']] as const) {
+    const tags = server.store
+      .tagsOf(timelineKey, template)
+      .filter((t) => !t.startsWith(':'))
+      .join(', ')
+    for (const [name, value] of [
+      ['User', user.username],
+      ['Date', '2026-11-09'],
+      ['Start', '14:00'],
+      ['End', '15:00'],
+      ['Tags', tags],
+      ['Notes', 'a new row'],
+    ] as const) {
       await manager.editCell('Activities', row, col(name), value)
     }
 
@@ -49,7 +65,13 @@ describe('a new row edited while its activity is created', () => {
       },
     }
     const spreadsheet = createWorkbookSpreadsheet({ path: file, fileSystem })
-    const summary = await runImport(world.target, { client: world.client, spreadsheet, stateDir: world.stateDir, reporter: silentReporter, now })
+    const summary = await runImport(world.target, {
+      client: world.client,
+      spreadsheet,
+      stateDir: world.stateDir,
+      reporter: silentReporter,
+      now,
+    })
     expect(summary.counts.created).toBe(1)
 
     const created = server.store.activities(timelineKey).filter((a) => a.notes === 'a new row')
@@ -61,7 +83,13 @@ describe('a new row edited while its activity is created', () => {
     expect(rows[0]![col('Labels')]).toBe(':typed-late')
 
     // The next import sends the label typed meanwhile to the same activity; nothing is created again.
-    const again = await runImport(world.target, { client: world.client, spreadsheet: world.spreadsheet(), stateDir: world.stateDir, reporter: silentReporter, now })
+    const again = await runImport(world.target, {
+      client: world.client,
+      spreadsheet: world.spreadsheet(),
+      stateDir: world.stateDir,
+      reporter: silentReporter,
+      now,
+    })
     expect(again.counts).toMatchObject({ created: 0, updated: 1 })
     expect(server.store.activities(timelineKey).filter((a) => a.notes === 'a new row')).toHaveLength(1)
     expect(server.store.tagsOf(timelineKey, server.store.activity(timelineKey, created[0]!.id)!)).toContain(':typed-late')
@@ -73,7 +101,13 @@ describe('a new row edited while its activity is created', () => {
     const col = (name: string) => tab.header.indexOf(name)
     const duration = tab.rows[0]![col('Duration')]
     await managerEditing(file).editCell('Activities', 2, col('Duration'), 'about an hour')
-    await runImport(world.target, { client: world.client, spreadsheet: world.spreadsheet(), stateDir: world.stateDir, reporter: silentReporter, now })
+    await runImport(world.target, {
+      client: world.client,
+      spreadsheet: world.spreadsheet(),
+      stateDir: world.stateDir,
+      reporter: silentReporter,
+      now,
+    })
     const row = (await world.spreadsheet().read(['Activities'])).tabs['Activities']!.rows[0]!
     expect(row[col('Duration')]).toBeCloseTo(duration as number, 8)
     expect(String(row[col('Status')])).toContain('Duration is calculated by the tool; it was restored')

@@ -22,8 +22,20 @@ import type { Activity, ActivityInput, TimelineInfo } from '../../src/timeline/m
 
 const TL = 'tl-1'
 const OWNER = 'alice'
-const info: TimelineInfo = { timelineKey: TL, ownerUsername: OWNER, ownerDisplayName: 'Alice', schemaName: 'ManicTime/Tags', lastChangeId: '1,a', timestamp: undefined, links: [] }
-const target = { name: 'team', timeZone: 'Europe/Berlin', tabs: { activities: 'Activities', allowedTags: 'Allowed tags', syncLog: 'Sync log' } } as unknown as TargetConfig
+const info: TimelineInfo = {
+  timelineKey: TL,
+  ownerUsername: OWNER,
+  ownerDisplayName: 'Alice',
+  schemaName: 'ManicTime/Tags',
+  lastChangeId: '1,a',
+  timestamp: undefined,
+  links: [],
+}
+const target = {
+  name: 'team',
+  timeZone: 'Europe/Berlin',
+  tabs: { activities: 'Activities', allowedTags: 'Allowed tags', syncLog: 'Sync log' },
+} as unknown as TargetConfig
 const v = (notes: string): ActivityInput => ({ tags: ['Acme', 'Build'], notes, start: '2026-11-09T09:00:00+01:00', duration: 3600 })
 const fp = (input: ActivityInput) => fingerprintFor(OWNER, input)
 
@@ -45,7 +57,12 @@ function fakeServer(initial: [number, ActivityInput][]) {
     tagsTimelines: async () => [info],
     readActivities: async () => {
       calls.push('read')
-      return { timeline: info, activities: [...activities.values()].map((a) => ({ ...a, tags: [...a.tags] })), deletedActivityIds: undefined, updatedActivitiesUrl: undefined }
+      return {
+        timeline: info,
+        activities: [...activities.values()].map((a) => ({ ...a, tags: [...a.tags] })),
+        deletedActivityIds: undefined,
+        updatedActivitiesUrl: undefined,
+      }
     },
     setLastChangeId: () => undefined,
     createActivity: async (_t: unknown, input: ActivityInput) => {
@@ -84,7 +101,16 @@ async function importJournal(stateDir: string): Promise<string> {
   const j = await openJournal(folder, '20261110T110000Z-imp1', 'import')
   let id = await j.intend({ op: 'post', timelineKey: TL, user: OWNER, fingerprint: fp(v('a1')), input: v('a1') })
   await j.done(id, { entityId: 10, fingerprint: fp(v('a1')), after: v('a1') })
-  id = await j.intend({ op: 'put', timelineKey: TL, entityId: 11, user: OWNER, fingerprint: fp(v('b1')), input: v('b1'), before: v('b0'), beforeFingerprint: fp(v('b0')) })
+  id = await j.intend({
+    op: 'put',
+    timelineKey: TL,
+    entityId: 11,
+    user: OWNER,
+    fingerprint: fp(v('b1')),
+    input: v('b1'),
+    before: v('b0'),
+    beforeFingerprint: fp(v('b0')),
+  })
   await j.done(id, { entityId: 11, fingerprint: fp(v('b1')), after: v('b1') })
   id = await j.intend({ op: 'delete', timelineKey: TL, entityId: 12, user: OWNER, before: v('c0'), beforeFingerprint: fp(v('c0')) })
   await j.done(id, { entityId: 12 })
@@ -98,10 +124,19 @@ describe('runUndo', () => {
   it('re-reads after a concurrency rejection: what changed meanwhile is a conflict, the rest is undone and journaled', async () => {
     const stateDir = await mkdtemp(path.join(tmpdir(), 'undo-run-'))
     const runId = await importJournal(stateDir)
-    const fake = fakeServer([[10, v('a1')], [11, v('b1')], [20, v('unrelated')]])
+    const fake = fakeServer([
+      [10, v('a1')],
+      [11, v('b1')],
+      [20, v('unrelated')],
+    ])
     // Someone edits activity 11 just as the undo sends its first write.
     fake.onNextWrite(() => fake.activities.set(11, { timelineKey: TL, entityId: 11, ...v('edited meanwhile'), isActive: undefined }))
-    const summary = await runUndo(target, runId, { client: fake.client, spreadsheet, stateDir, reporter: silentReporter, runId: '20261110T120000Z-und1' }, { export: false })
+    const summary = await runUndo(
+      target,
+      runId,
+      { client: fake.client, spreadsheet, stateDir, reporter: silentReporter, runId: '20261110T120000Z-und1' },
+      { export: false },
+    )
 
     expect(summary.result).toBe('partial')
     expect(summary.counts).toMatchObject({ deleted: 1, restored: 0, recreated: 1, conflicts: 1, failed: 0 })
@@ -111,7 +146,12 @@ describe('runUndo', () => {
 
     const journal = await readJournal(journalFile(stateLocation(stateDir, target.name).journalFolder, '20261110T120000Z-und1'))
     expect(journal).toMatchObject({ command: 'undo', undoes: runId, ended: true })
-    expect(journal.writes.filter((w) => w.outcome?.type === 'done').map((w) => w.intent.op).sort()).toEqual(['delete', 'post'])
+    expect(
+      journal.writes
+        .filter((w) => w.outcome?.type === 'done')
+        .map((w) => w.intent.op)
+        .sort(),
+    ).toEqual(['delete', 'post'])
   })
 
   it('an undo killed after re-creating an activity, run again, creates nothing twice and closes the interrupted journal', async () => {
@@ -121,9 +161,17 @@ describe('runUndo', () => {
     // The killed undo: deleted 10 and put 11 back, sent the POST for 12 (it landed as 100), then died.
     const killed = await openJournal(folder, '20261110T115900Z-kill', 'undo', undefined, { undoes: runId })
     await killed.intend({ op: 'post', timelineKey: TL, user: OWNER, fingerprint: fp(v('c0')), input: v('c0') })
-    const fake = fakeServer([[11, v('b0')], [100, v('c0')]])
+    const fake = fakeServer([
+      [11, v('b0')],
+      [100, v('c0')],
+    ])
 
-    const summary = await runUndo(target, runId, { client: fake.client, spreadsheet, stateDir, reporter: silentReporter }, { export: false })
+    const summary = await runUndo(
+      target,
+      runId,
+      { client: fake.client, spreadsheet, stateDir, reporter: silentReporter },
+      { export: false },
+    )
     expect(summary.result).toBe('success')
     expect(summary.plan.writes).toEqual([])
     expect(summary.plan.nothing).toHaveLength(3)
@@ -135,9 +183,17 @@ describe('runUndo', () => {
   it('an unknown run id is a usage error that lists the recent runs; a dry run writes nothing and takes no lock', async () => {
     const stateDir = await mkdtemp(path.join(tmpdir(), 'undo-run-'))
     const runId = await importJournal(stateDir)
-    const fake = fakeServer([[10, v('a1')], [11, v('b1')]])
-    await expect(runUndo(target, 'nope', { client: fake.client, spreadsheet, stateDir, reporter: silentReporter })).rejects.toMatchObject({ code: 'TS_USAGE', message: expect.stringContaining(runId) })
-    await expect(runUndo(target, '../team/journal/x', { client: fake.client, spreadsheet, stateDir, reporter: silentReporter })).rejects.toMatchObject({ code: 'TS_USAGE' })
+    const fake = fakeServer([
+      [10, v('a1')],
+      [11, v('b1')],
+    ])
+    await expect(runUndo(target, 'nope', { client: fake.client, spreadsheet, stateDir, reporter: silentReporter })).rejects.toMatchObject({
+      code: 'TS_USAGE',
+      message: expect.stringContaining(runId),
+    })
+    await expect(
+      runUndo(target, '../team/journal/x', { client: fake.client, spreadsheet, stateDir, reporter: silentReporter }),
+    ).rejects.toMatchObject({ code: 'TS_USAGE' })
     const dry = await runUndo(target, runId, { client: fake.client, spreadsheet, stateDir, reporter: silentReporter }, { dryRun: true })
     expect(dry.applied).toBe(false)
     expect(dry.plan.writes.map((w) => w.kind).sort()).toEqual(['delete', 'recreate', 'restore'])
@@ -147,8 +203,17 @@ describe('runUndo', () => {
   it('declined at the prompt: nothing is written', async () => {
     const stateDir = await mkdtemp(path.join(tmpdir(), 'undo-run-'))
     const runId = await importJournal(stateDir)
-    const fake = fakeServer([[10, v('a1')], [11, v('b1')]])
-    const summary = await runUndo(target, runId, { client: fake.client, spreadsheet, stateDir, reporter: silentReporter, confirm: async () => false })
+    const fake = fakeServer([
+      [10, v('a1')],
+      [11, v('b1')],
+    ])
+    const summary = await runUndo(target, runId, {
+      client: fake.client,
+      spreadsheet,
+      stateDir,
+      reporter: silentReporter,
+      confirm: async () => false,
+    })
     expect(summary.applied).toBe(false)
     expect(fake.calls.filter((c) => c !== 'read')).toEqual([])
   })

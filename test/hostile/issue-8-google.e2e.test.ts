@@ -22,7 +22,9 @@ interface GoogleWorld {
 }
 
 async function inGoogleWorld(name: string, test: (world: GoogleWorld) => Promise<void>): Promise<void> {
-  const server = await startReferenceServer({ data: { users: 1, days: 3, startDate: '2026-11-06', timeZones: ['UTC'], otherTimelines: false } })
+  const server = await startReferenceServer({
+    data: { users: 1, days: 3, startDate: '2026-11-06', timeZones: ['UTC'], otherTimelines: false },
+  })
   const fake = await startSheetsFake({ quota: false })
   const proxy = await startHostileProxy(fake.rootUrl)
   const witness = await startWitness()
@@ -32,7 +34,13 @@ async function inGoogleWorld(name: string, test: (world: GoogleWorld) => Promise
     const clientEmail = 'bridge@project.iam.gserviceaccount.com'
     fake.store.auth.registerServiceAccount({ clientEmail, publicKey: await exportSPKI(pair.publicKey) })
     const folder = await tempFolder(`hostile-google-${name}`)
-    const key = { type: 'service_account', client_email: clientEmail, private_key: await exportPKCS8(pair.privateKey), private_key_id: 'kid-1', token_uri: `${proxy.url}token` }
+    const key = {
+      type: 'service_account',
+      client_email: clientEmail,
+      private_key: await exportPKCS8(pair.privateKey),
+      private_key_id: 'kid-1',
+      token_uri: `${proxy.url}token`,
+    }
     await writeFile(path.join(folder, 'sa.json'), JSON.stringify(key))
     const configFile = await writeConfig(folder, {
       timeline: { auth: { mode: 'password', baseUrl: server.url, username: server.credentials.transfer!.username } },
@@ -56,12 +64,16 @@ describe.concurrent('issue 8 items 1 and 2: Google', () => {
     'the service-account token request redirected (307) to another host: refused, the assertion never sent there',
     () =>
       inGoogleWorld('token-307', async ({ proxy, witness, run }) => {
-        proxy.setRule((r) => (r.method === 'POST' && r.path === '/token' ? { kind: 'redirect', status: 307, location: `${witness.origin}/token` } : undefined))
+        proxy.setRule((r) =>
+          r.method === 'POST' && r.path === '/token' ? { kind: 'redirect', status: 307, location: `${witness.origin}/token` } : undefined,
+        )
         const result = await run(['export'])
         // First: nothing reached the other host, whatever the message says.
         expect(witness.seen).toEqual([])
         expect(result.code).toBe(1)
-        expect(errorLine(result)).toContain(`POST ${proxy.origin}/token answered 307, a redirect from ${proxy.origin} to another origin, ${witness.origin}`)
+        expect(errorLine(result)).toContain(
+          `POST ${proxy.origin}/token answered 307, a redirect from ${proxy.origin} to another origin, ${witness.origin}`,
+        )
       }),
     TEST_BUDGET_MS,
   )
@@ -70,12 +82,18 @@ describe.concurrent('issue 8 items 1 and 2: Google', () => {
     'a Sheets API call with the bearer token redirected (302) to another host: refused, no token there',
     () =>
       inGoogleWorld('data-302', async ({ proxy, witness, run }) => {
-        proxy.setRule((r) => (r.path.startsWith('/v4/') ? { kind: 'redirect', status: 302, location: `${witness.origin}${r.path}` } : undefined))
+        proxy.setRule((r) =>
+          r.path.startsWith('/v4/') ? { kind: 'redirect', status: 302, location: `${witness.origin}${r.path}` } : undefined,
+        )
         const result = await run(['export'])
         // First: nothing reached the other host, whatever the message says.
         expect(witness.seen).toEqual([])
         expect(result.code).toBe(1)
-        expect(errorLine(result)).toMatch(new RegExp(`answered 302, a redirect from ${proxy.origin.replace(/\./g, '\\.')} to another origin, ${witness.origin.replace(/\./g, '\\.')}`))
+        expect(errorLine(result)).toMatch(
+          new RegExp(
+            `answered 302, a redirect from ${proxy.origin.replace(/\./g, '\\.')} to another origin, ${witness.origin.replace(/\./g, '\\.')}`,
+          ),
+        )
         expect(proxy.seen.some((r) => r.path.startsWith('/v4/') && r.headers.authorization?.startsWith('Bearer '))).toBe(true)
       }),
     TEST_BUDGET_MS,
@@ -102,7 +120,11 @@ describe.concurrent('issue 8 items 1 and 2: Google', () => {
         proxy.setRule((r) => (r.method === 'POST' && r.path === '/token' ? { kind: 'trickle', intervalMs: 2_000 } : undefined))
         const result = await run(['--deadline', '6s', 'export'])
         expect(result.code).toBe(1)
-        expect(errorLine(result)).toMatch(new RegExp(`POST ${proxy.origin.replace(/\./g, '\\.')}/token: the answer stopped arriving: nothing for 1 s \\(idle-body timeout, timeouts\\.idleBodyMs\\)`))
+        expect(errorLine(result)).toMatch(
+          new RegExp(
+            `POST ${proxy.origin.replace(/\./g, '\\.')}/token: the answer stopped arriving: nothing for 1 s \\(idle-body timeout, timeouts\\.idleBodyMs\\)`,
+          ),
+        )
       }),
     TEST_BUDGET_MS,
   )

@@ -29,7 +29,12 @@ describe.concurrent('issue 8: hostile answers end cleanly', () => {
         const { proxy } = world
         proxy.setRule((r) =>
           r.headers.authorization
-            ? { kind: 'answer', status: 401, headers: { 'www-authenticate': 'Bearer' }, body: JSON.stringify({ links: [{ rel: 'manictime/token', href: '/api/token' }] }) }
+            ? {
+                kind: 'answer',
+                status: 401,
+                headers: { 'www-authenticate': 'Bearer' },
+                body: JSON.stringify({ links: [{ rel: 'manictime/token', href: '/api/token' }] }),
+              }
             : undefined,
         )
         const run = await world.run(['export'])
@@ -45,7 +50,11 @@ describe.concurrent('issue 8: hostile answers end cleanly', () => {
     'malformed JSON in a 200: the URL and what came instead, exit 1',
     () =>
       inWorld('malformed', async (world) => {
-        world.proxy.setRule((r) => (r.method === 'GET' && r.path === '/api/timelines' ? { kind: 'answer', status: 200, body: '{"timelines": [{"timelineKey": ' } : undefined))
+        world.proxy.setRule((r) =>
+          r.method === 'GET' && r.path === '/api/timelines'
+            ? { kind: 'answer', status: 200, body: '{"timelines": [{"timelineKey": ' }
+            : undefined,
+        )
         const run = await world.run(['export'])
         expect(run.code).toBe(1)
         expect(errorLine(run)).toContain(`Unexpected response from ${world.proxy.origin}/api/timelines: (body) expected JSON`)
@@ -55,9 +64,21 @@ describe.concurrent('issue 8: hostile answers end cleanly', () => {
 
   it.each([
     ['a negative duration', firstActivity((v) => void ((v['timeInterval'] as Json)['duration'] = -3600)), /timeInterval\.duration/],
-    ['a start in the year 9999', firstActivity((v) => void ((v['timeInterval'] as Json)['start'] = '9999-12-31T23:00:00+01:00')), /timeInterval\.start/],
-    ['a start on the 45th of the 13th month', firstActivity((v) => void ((v['timeInterval'] as Json)['start'] = '2026-13-45T10:00:00+01:00')), /timeInterval\.start/],
-    ['a duration of a thousand years', firstActivity((v) => void ((v['timeInterval'] as Json)['duration'] = 1000 * 366 * 86_400)), /timeInterval\.duration/],
+    [
+      'a start in the year 9999',
+      firstActivity((v) => void ((v['timeInterval'] as Json)['start'] = '9999-12-31T23:00:00+01:00')),
+      /timeInterval\.start/,
+    ],
+    [
+      'a start on the 45th of the 13th month',
+      firstActivity((v) => void ((v['timeInterval'] as Json)['start'] = '2026-13-45T10:00:00+01:00')),
+      /timeInterval\.start/,
+    ],
+    [
+      'a duration of a thousand years',
+      firstActivity((v) => void ((v['timeInterval'] as Json)['duration'] = 1000 * 366 * 86_400)),
+      /timeInterval\.duration/,
+    ],
     ['an entity id beyond 2^53', firstActivity((_v, e) => void (e['entityId'] = 2 ** 60)), /entityId/],
     ['a duration of 1e300', firstActivity((v) => void ((v['timeInterval'] as Json)['duration'] = 1e300)), /timeInterval\.duration/],
   ])(
@@ -97,7 +118,11 @@ describe.concurrent('issue 8 item 8: no URL with a user name or password is ever
         const url = new URL(world.proxy.url)
         url.username = 'transfer'
         url.password = 'url-secret-42'
-        const config = { timeline: { auth: { mode: 'password', baseUrl: url.toString(), username: 'transfer' } }, stateDir: 'state', targets: [{ name: 't', spreadsheet: { kind: 'workbook', path: 't.xlsx' }, timeZone: 'UTC' }] }
+        const config = {
+          timeline: { auth: { mode: 'password', baseUrl: url.toString(), username: 'transfer' } },
+          stateDir: 'state',
+          targets: [{ name: 't', spreadsheet: { kind: 'workbook', path: 't.xlsx' }, timeZone: 'UTC' }],
+        }
         const { writeConfig } = await import('../e2e/cli.ts')
         await writeConfig(world.folder, config)
         for (const args of [['export'], ['--verbose', 'export'], ['--verbose', '--json', 'import', '--dry-run']]) {

@@ -13,7 +13,11 @@ describe.concurrent('issue 8 item 1: no credential follows a redirect to another
     () =>
       inWorld('token-307', async (world) => {
         const { witness, proxy } = world
-        proxy.setRule((r) => (r.method === 'POST' && r.path === '/api/token' ? { kind: 'redirect', status: 307, location: `${witness.origin}/api/token` } : undefined))
+        proxy.setRule((r) =>
+          r.method === 'POST' && r.path === '/api/token'
+            ? { kind: 'redirect', status: 307, location: `${witness.origin}/api/token` }
+            : undefined,
+        )
         const run = await world.run(['export'])
         // First: nothing reached the other host, whatever the message says.
         expect(witness.seen).toEqual([])
@@ -31,7 +35,9 @@ describe.concurrent('issue 8 item 1: no credential follows a redirect to another
     () =>
       inWorld('token-308', async (world) => {
         const { proxy } = world
-        proxy.setRule((r) => (r.method === 'POST' && r.path === '/api/token' ? { kind: 'redirect', status: 308, location: '/api/token-moved' } : undefined))
+        proxy.setRule((r) =>
+          r.method === 'POST' && r.path === '/api/token' ? { kind: 'redirect', status: 308, location: '/api/token-moved' } : undefined,
+        )
         const run = await world.run(['export'])
         expect(run.code).toBe(1)
         expect(errorLine(run)).toMatch(/POST is never redirected/)
@@ -45,7 +51,11 @@ describe.concurrent('issue 8 item 1: no credential follows a redirect to another
     () =>
       inWorld('data-302', async (world) => {
         const { witness, proxy } = world
-        proxy.setRule((r) => (r.method === 'GET' && r.path.startsWith('/api/timelines') ? { kind: 'redirect', status: 302, location: `${witness.origin}${r.path}` } : undefined))
+        proxy.setRule((r) =>
+          r.method === 'GET' && r.path.startsWith('/api/timelines')
+            ? { kind: 'redirect', status: 302, location: `${witness.origin}${r.path}` }
+            : undefined,
+        )
         const run = await world.run(['export'])
         // First: nothing reached the other host, whatever the message says.
         expect(witness.seen).toEqual([])
@@ -62,7 +72,9 @@ describe.concurrent('issue 8 item 1: no credential follows a redirect to another
     () =>
       inWorld('entry-301', async (world) => {
         const { witness, proxy } = world
-        proxy.setRule((r) => (r.method === 'GET' && r.path === '/api' ? { kind: 'redirect', status: 301, location: `${witness.origin}/api` } : undefined))
+        proxy.setRule((r) =>
+          r.method === 'GET' && r.path === '/api' ? { kind: 'redirect', status: 301, location: `${witness.origin}/api` } : undefined,
+        )
         const run = await world.run(['export'])
         // First: nothing reached the other host, whatever the message says.
         expect(witness.seen).toEqual([])

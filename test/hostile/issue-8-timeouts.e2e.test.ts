@@ -21,7 +21,9 @@ describe.concurrent('issue 8 item 2: every request has timeouts', () => {
         proxy.setRule((r) => (r.method === 'GET' && timelinesList(r.path) ? { kind: 'hang' } : undefined))
         const run = await world.run(['export'])
         expect(run.code).toBe(1)
-        expect(errorLine(run)).toBe(`error: GET ${proxy.origin}/api/timelines: no answer within 1 s (first-byte timeout, timeouts.firstByteMs)`)
+        expect(errorLine(run)).toBe(
+          `error: GET ${proxy.origin}/api/timelines: no answer within 1 s (first-byte timeout, timeouts.firstByteMs)`,
+        )
         expect(run.stderr).toMatch(/hint: Run again/)
         // One attempt and the retry policy's five repeats.
         expect(proxy.seen.filter((r) => timelinesList(r.path)).length).toBe(6)
@@ -37,7 +39,9 @@ describe.concurrent('issue 8 item 2: every request has timeouts', () => {
         proxy.setRule((r) => (r.method === 'GET' && r.path.includes('/activities') ? { kind: 'trickle', intervalMs: 2_000 } : undefined))
         const run = await world.run(['export'])
         expect(run.code).toBe(1)
-        expect(errorLine(run)).toMatch(/^error: GET http:\/\/127\.0\.0\.1:\d+\/api\/timelines\/[^ ]+\/activities\?[^ ]+: the answer stopped arriving: nothing for 1 s \(idle-body timeout, timeouts\.idleBodyMs\)$/)
+        expect(errorLine(run)).toMatch(
+          /^error: GET http:\/\/127\.0\.0\.1:\d+\/api\/timelines\/[^ ]+\/activities\?[^ ]+: the answer stopped arriving: nothing for 1 s \(idle-body timeout, timeouts\.idleBodyMs\)$/,
+        )
       }),
     TEST_BUDGET_MS,
   )
@@ -50,7 +54,9 @@ describe.concurrent('issue 8 item 2: every request has timeouts', () => {
         proxy.setRule((r) => (r.method === 'GET' && timelinesList(r.path) ? { kind: 'endless', intervalMs: 50 } : undefined))
         const run = await world.run(['export'])
         expect(run.code).toBe(1)
-        expect(errorLine(run)).toBe(`error: GET ${proxy.origin}/api/timelines: not finished within 3 s (whole-request timeout, timeouts.totalMs)`)
+        expect(errorLine(run)).toBe(
+          `error: GET ${proxy.origin}/api/timelines: not finished within 3 s (whole-request timeout, timeouts.totalMs)`,
+        )
       }),
     TEST_BUDGET_MS,
   )
@@ -81,7 +87,14 @@ describe.concurrent('issue 8 item 2: every request has timeouts', () => {
         const user = tab.rows[0]![col('User')] as string
         const manager = managerEditing(world.workbookFile)
         const newRow = tab.rows.length + 2
-        for (const [name, value] of [['User', user], ['Date', '2026-11-09'], ['Start', '14:00'], ['End', '15:30'], ['Tags', 'Globex, Migration'], ['Notes', 'new']] as const) {
+        for (const [name, value] of [
+          ['User', user],
+          ['Date', '2026-11-09'],
+          ['Start', '14:00'],
+          ['End', '15:30'],
+          ['Tags', 'Globex, Migration'],
+          ['Notes', 'new'],
+        ] as const) {
           await manager.editCell('Activities', newRow, col(name), value)
         }
         const { proxy } = world

@@ -155,7 +155,10 @@ export async function startWitness(): Promise<Witness> {
   const server = http.createServer((req, res) => {
     void readBody(req).then((body) => {
       seen.push({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: body.toString() })
-      const answer = req.method === 'POST' ? { token: 'witness-token', access_token: 'witness-token', expires_in: 3600 } : { timelines: [], links: [], valueRanges: [] }
+      const answer =
+        req.method === 'POST'
+          ? { token: 'witness-token', access_token: 'witness-token', expires_in: 3600 }
+          : { timelines: [], links: [], valueRanges: [] }
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer))
     })
   })

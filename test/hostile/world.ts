@@ -50,7 +50,14 @@ export async function startHostileWorld(name: string, config: Record<string, unk
     timeline: { auth: { mode: 'password', baseUrl: proxy.url, username: server.credentials.transfer!.username } },
     stateDir: 'state',
     timeouts: TEST_TIMEOUTS,
-    targets: [{ name: 'team', spreadsheet: { kind: 'workbook', path: 'team.xlsx' }, timeZone: 'Europe/Berlin', window: { days: 7, lookBackDays: 2 } }],
+    targets: [
+      {
+        name: 'team',
+        spreadsheet: { kind: 'workbook', path: 'team.xlsx' },
+        timeZone: 'Europe/Berlin',
+        window: { days: 7, lookBackDays: 2 },
+      },
+    ],
     ...config,
   })
   const env = { TIMELINE_PASSWORD: password }
@@ -73,7 +80,11 @@ export async function startHostileWorld(name: string, config: Record<string, unk
 }
 
 /** Runs `test` in a fresh world and closes it afterwards (tests in a file may then run concurrently). */
-export async function inWorld(name: string, test: (world: HostileWorld) => Promise<void>, config: Record<string, unknown> = {}): Promise<void> {
+export async function inWorld(
+  name: string,
+  test: (world: HostileWorld) => Promise<void>,
+  config: Record<string, unknown> = {},
+): Promise<void> {
   const world = await startHostileWorld(name, config)
   try {
     await test(world)

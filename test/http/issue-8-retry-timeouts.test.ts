@@ -38,7 +38,11 @@ describe('Timeline: a timeout counts like a 503', () => {
 
 describe('Google: a timeout inside a GaxiosError counts like a 503', () => {
   /** What gaxios makes of an error thrown by its fetchImplementation. */
-  const gaxiosWrapping = (cause: Error) => Object.assign(new Error(cause.message, { cause }), { config: { url: 'https://sheets.googleapis.com/v4/x', method: 'POST' }, code: (cause as { code?: string }).code })
+  const gaxiosWrapping = (cause: Error) =>
+    Object.assign(new Error(cause.message, { cause }), {
+      config: { url: 'https://sheets.googleapis.com/v4/x', method: 'POST' },
+      code: (cause as { code?: string }).code,
+    })
   const context = { now: 0, quotaWindowMs: 60_000 }
 
   test('repeated, and its answer counted as possibly lost (a structural write is checked before it is repeated)', () => {
@@ -49,13 +53,18 @@ describe('Google: a timeout inside a GaxiosError counts like a 503', () => {
     expect(failure?.networkCode).toBeDefined()
   })
 
-  test('the token request\'s own timeout (not wrapped) is repeated too; the deadline is final', () => {
+  test("the token request's own timeout (not wrapped) is repeated too; the deadline is final", () => {
     expect(classifySheetsFailure(timeout('idleBody', 'POST'), context)).toMatchObject({ retry: true })
     expect(classifySheetsFailure(gaxiosWrapping(timeout('deadline')), context)).toEqual({ retry: false })
   })
 
-  test('the user reads the transport\'s message, naming the URL and the limit', () => {
-    const error = toSheetsError(gaxiosWrapping(timeout('firstByte')), { spreadsheetId: 'abc', operation: 'values.batchGet', principal: undefined, secrets: [] })
+  test("the user reads the transport's message, naming the URL and the limit", () => {
+    const error = toSheetsError(gaxiosWrapping(timeout('firstByte')), {
+      spreadsheetId: 'abc',
+      operation: 'values.batchGet',
+      principal: undefined,
+      secrets: [],
+    })
     expect(error.code).toBe('TS_TIMEOUT')
     expect(error.message).toContain('(first-byte timeout, timeouts.firstByteMs)')
   })
@@ -63,7 +72,10 @@ describe('Google: a timeout inside a GaxiosError counts like a 503', () => {
   test('a refused redirect is final and says so', () => {
     const refused = new TimelineSheetsError('TS_UNSAFE_REDIRECT', 'GET … answered 302, a redirect from a to another origin, b')
     expect(classifySheetsFailure(gaxiosWrapping(refused), context)).toEqual({ retry: false })
-    expect(toSheetsError(gaxiosWrapping(refused), { spreadsheetId: 'abc', operation: 'spreadsheets.get', principal: undefined, secrets: [] }).code).toBe('TS_UNSAFE_REDIRECT')
+    expect(
+      toSheetsError(gaxiosWrapping(refused), { spreadsheetId: 'abc', operation: 'spreadsheets.get', principal: undefined, secrets: [] })
+        .code,
+    ).toBe('TS_UNSAFE_REDIRECT')
   })
 })
 
@@ -81,7 +93,9 @@ describe('the retry policy stops at the run deadline', () => {
     ).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(TimelineSheetsError)
     expect((error as TimelineSheetsError).code).toBe('TS_TIMEOUT')
-    expect((error as Error).message).toMatch(/^The run's deadline passed \(--deadline 1s\) while it waited to repeat a request; the last attempt had failed: GET https:\/\/timeline\.example\.com\/api\/timelines: no answer within 30 s/)
+    expect((error as Error).message).toMatch(
+      /^The run's deadline passed \(--deadline 1s\) while it waited to repeat a request; the last attempt had failed: GET https:\/\/timeline\.example\.com\/api\/timelines: no answer within 30 s/,
+    )
     expect(attempts).toBeLessThan(100)
   })
 

@@ -23,7 +23,12 @@ describe('transport under msw', () => {
   })
 
   test('a mocked answer that never comes ends at the first-byte timeout', async () => {
-    msw.use(http.get('http://timeline.test/api', async () => { await delay('infinite'); return HttpResponse.json({}) }))
+    msw.use(
+      http.get('http://timeline.test/api', async () => {
+        await delay('infinite')
+        return HttpResponse.json({})
+      }),
+    )
     const error = await send(new Request('http://timeline.test/api')).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(RequestTimeoutError)
     expect((error as RequestTimeoutError).limit).toBe('firstByte')

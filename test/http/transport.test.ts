@@ -98,7 +98,11 @@ describe('issue 8 item 1: redirects', () => {
       else res.writeHead(308, { location: '/api/token' }).end()
     })
     const send = createTransport({ timeouts: SMALL })
-    const form = () => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=password&username=u&password=hunter2' })
+    const form = () => ({
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=password&username=u&password=hunter2',
+    })
     const cross = await failure(send(new Request(`${server.origin}/api/token`, form())))
     expect(cross.code).toBe('TS_UNSAFE_REDIRECT')
     expect(cross.message).toContain(other.origin)
@@ -114,7 +118,9 @@ describe('issue 8 item 1: redirects', () => {
       if (req.url === '/old') res.writeHead(302, { location: '/new' }).end()
       else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: req.url }))
     })
-    const response = await createTransport({ timeouts: SMALL })(new Request(`${server.origin}/old`, { headers: { authorization: 'Bearer t' } }))
+    const response = await createTransport({ timeouts: SMALL })(
+      new Request(`${server.origin}/old`, { headers: { authorization: 'Bearer t' } }),
+    )
     expect(await response.json()).toEqual({ path: '/new' })
     expect(server.seen.map((s) => [s.url, s.authorization])).toEqual([
       ['/old', 'Bearer t'],
@@ -134,7 +140,9 @@ describe('issue 8 item 1: redirects', () => {
     const other = await witness()
     const server = await serve((_req, res) => res.writeHead(302, { location: `${other.origin}/v4/spreadsheets/x` }).end())
     const fetchLike = asFetch(createTransport({ timeouts: SMALL }))
-    const error = await failure(fetchLike(`${server.origin}/v4/spreadsheets/x`, { redirect: 'follow', headers: { authorization: 'Bearer ya29.x' } }))
+    const error = await failure(
+      fetchLike(`${server.origin}/v4/spreadsheets/x`, { redirect: 'follow', headers: { authorization: 'Bearer ya29.x' } }),
+    )
     expect(error.code).toBe('TS_UNSAFE_REDIRECT')
     expect(other.seen).toEqual([])
   })
@@ -147,7 +155,9 @@ describe('issue 8 item 2: timeouts', () => {
     expect(error).toBeInstanceOf(RequestTimeoutError)
     expect((error as RequestTimeoutError).limit).toBe('firstByte')
     expect(error.code).toBe('TS_TIMEOUT')
-    expect(error.message).toBe(`GET ${server.origin}/api/timelines?password=***: no answer within 400 ms (first-byte timeout, timeouts.firstByteMs)`)
+    expect(error.message).toBe(
+      `GET ${server.origin}/api/timelines?password=***: no answer within 400 ms (first-byte timeout, timeouts.firstByteMs)`,
+    )
     expect((error as RequestTimeoutError).unsent).toBe(false)
   })
 

@@ -34,7 +34,9 @@ function run(command: string, args: string[]): Promise<{ code: number | null; st
 
 async function sourceFiles(folder: string): Promise<string[]> {
   const entries = await readdir(folder, { withFileTypes: true, recursive: true })
-  return entries.filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')).map((e) => path.join(e.parentPath, e.name))
+  return entries
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.d.ts'))
+    .map((e) => path.join(e.parentPath, e.name))
 }
 
 describe('issue 12: the package', () => {
@@ -62,7 +64,9 @@ describe('issue 12: the package', () => {
     const packed = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'])
     expect(packed.code, packed.stderr).toBe(0)
     const files = (JSON.parse(packed.stdout) as [{ files: { path: string }[] }])[0].files.map((f) => f.path)
-    expect(files).toEqual(expect.arrayContaining(['bin/timeline-sheets.js', 'package.json', 'README.md', 'config.example.json', 'config.schema.json']))
+    expect(files).toEqual(
+      expect.arrayContaining(['bin/timeline-sheets.js', 'package.json', 'README.md', 'config.example.json', 'config.schema.json']),
+    )
     const stray = files.filter((f) => /(^|\/)(test|counterparts|src|bench|scripts|decisions|demo)\/|\.ts$|\.xlsx$|\.bak$/.test(f))
     expect(stray).toEqual([])
   }, 60_000)
@@ -77,18 +81,33 @@ describe('issue 12: the package', () => {
   describe('the installed command checks the Node it runs on against engines', () => {
     const bin = path.join(root, pkg.bin['timeline-sheets']!)
     const on = (version: string) =>
-      run(process.execPath, ['--import', `data:text/javascript,Object.defineProperty(process.versions,"node",{value:"${version}"})`, bin, '--version'])
+      run(process.execPath, [
+        '--import',
+        `data:text/javascript,Object.defineProperty(process.versions,"node",{value:"${version}"})`,
+        bin,
+        '--version',
+      ])
 
-    it.each(['20.19.0', '22.11.0', '18.20.4'])('refuses Node %s with what it needs and exit code 2', async (version) => {
-      const refused = await on(version)
-      expect(refused.code).toBe(2)
-      expect(refused.stdout).toBe('')
-      expect(refused.stderr).toContain(`timeline-sheets needs Node 22.12.0 or newer (engines.node "${pkg.engines.node}"); this is Node ${version}`)
-    }, 60_000)
+    it.each(['20.19.0', '22.11.0', '18.20.4'])(
+      'refuses Node %s with what it needs and exit code 2',
+      async (version) => {
+        const refused = await on(version)
+        expect(refused.code).toBe(2)
+        expect(refused.stdout).toBe('')
+        expect(refused.stderr).toContain(
+          `timeline-sheets needs Node 22.12.0 or newer (engines.node "${pkg.engines.node}"); this is Node ${version}`,
+        )
+      },
+      60_000,
+    )
 
-    it.each(['22.12.0', '24.0.0'])('goes on under Node %s', async (version) => {
-      const accepted = await on(version)
-      expect(accepted.stderr).not.toContain('needs Node')
-    }, 60_000)
+    it.each(['22.12.0', '24.0.0'])(
+      'goes on under Node %s',
+      async (version) => {
+        const accepted = await on(version)
+        expect(accepted.stderr).not.toContain('needs Node')
+      },
+      60_000,
+    )
   })
 })

@@ -12,7 +12,17 @@ import { activityKey, activityToCells, type KnownUser, type RowContext, type Ser
 import type { CellValue } from '../../src/sheets/port.ts'
 import type { Activity, AllowedTags } from '../../src/timeline/model.ts'
 
-export const ZONES = ['Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Apia', 'America/Santiago', 'Africa/Monrovia', 'Pacific/Kiritimati', 'UTC'] as const
+export const ZONES = [
+  'Europe/Berlin',
+  'America/New_York',
+  'Australia/Lord_Howe',
+  'Asia/Kathmandu',
+  'Pacific/Apia',
+  'America/Santiago',
+  'Africa/Monrovia',
+  'Pacific/Kiritimati',
+  'UTC',
+] as const
 
 export const USERS: KnownUser[] = [
   { username: 'ACME\\anna', displayName: 'Anna Schmidt', tagsTimelineKey: 'tl-anna', teams: ['Design'] },
@@ -22,16 +32,69 @@ export const USERS: KnownUser[] = [
 
 /** Server activities, some ordinary and some made to look like what a sheet refuses. */
 export const ACTIVITIES: Activity[] = [
-  { timelineKey: 'tl-anna', entityId: 1, tags: ['Acme', 'Website', ':billable'], notes: 'Kick-off', start: '2026-03-02T09:00:00+01:00', duration: 5400, isActive: true },
-  { timelineKey: 'tl-anna', entityId: 2, tags: ['Internal'], notes: '#N/A', start: '2026-03-29T01:30:00+01:00', duration: 7200, isActive: true },
-  { timelineKey: 'tl-anna', entityId: 3, tags: ['=A1+1', ':#REF!'], notes: '=IMPORTDATA("x")', start: '2026-10-25T02:30:00+02:00', duration: 1800, isActive: true },
-  { timelineKey: 'tl-ben', entityId: 4, tags: ['Globex', 'Support'], notes: undefined, start: '2026-03-02T14:00:00+05:45', duration: 0, isActive: true },
-  { timelineKey: 'tl-ben', entityId: 5, tags: ['Globex'], notes: 'night', start: '2026-03-02T23:30:00+01:00', duration: 2 * 86_400 + 60, isActive: true },
-  { timelineKey: 'tl-ben', entityId: 6, tags: ['Far'], notes: 'last day', start: '2999-12-31T09:00:00+01:00', duration: 3600, isActive: true },
+  {
+    timelineKey: 'tl-anna',
+    entityId: 1,
+    tags: ['Acme', 'Website', ':billable'],
+    notes: 'Kick-off',
+    start: '2026-03-02T09:00:00+01:00',
+    duration: 5400,
+    isActive: true,
+  },
+  {
+    timelineKey: 'tl-anna',
+    entityId: 2,
+    tags: ['Internal'],
+    notes: '#N/A',
+    start: '2026-03-29T01:30:00+01:00',
+    duration: 7200,
+    isActive: true,
+  },
+  {
+    timelineKey: 'tl-anna',
+    entityId: 3,
+    tags: ['=A1+1', ':#REF!'],
+    notes: '=IMPORTDATA("x")',
+    start: '2026-10-25T02:30:00+02:00',
+    duration: 1800,
+    isActive: true,
+  },
+  {
+    timelineKey: 'tl-ben',
+    entityId: 4,
+    tags: ['Globex', 'Support'],
+    notes: undefined,
+    start: '2026-03-02T14:00:00+05:45',
+    duration: 0,
+    isActive: true,
+  },
+  {
+    timelineKey: 'tl-ben',
+    entityId: 5,
+    tags: ['Globex'],
+    notes: 'night',
+    start: '2026-03-02T23:30:00+01:00',
+    duration: 2 * 86_400 + 60,
+    isActive: true,
+  },
+  {
+    timelineKey: 'tl-ben',
+    entityId: 6,
+    tags: ['Far'],
+    notes: 'last day',
+    start: '2999-12-31T09:00:00+01:00',
+    duration: 3600,
+    isActive: true,
+  },
 ]
 
 export function serverOf(activities: readonly Activity[]): Map<string, ServerActivity> {
-  return new Map(activities.map((a) => [activityKey(a.timelineKey, a.entityId), { activity: a, user: a.timelineKey === 'tl-anna' ? 'ACME\\anna' : 'ACME\\ben' }]))
+  return new Map(
+    activities.map((a) => [
+      activityKey(a.timelineKey, a.entityId),
+      { activity: a, user: a.timelineKey === 'tl-anna' ? 'ACME\\anna' : 'ACME\\ben' },
+    ]),
+  )
 }
 
 /** Characters people and programs put into cells: controls, surrogate halves, RTL marks, emoji. */
@@ -49,12 +112,38 @@ export const anyString = fc.oneof(
 )
 
 /** 40,000 to 60,000 characters of one kind: the longest a Google cell holds is 50,000. */
-export const hugeString = fc.tuple(fc.constantFrom('x', ' ', ',', '=', '\u0000', '😀', ':a, '), fc.integer({ min: 40_000, max: 60_000 })).map(([unit, n]) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n))
+export const hugeString = fc
+  .tuple(fc.constantFrom('x', ' ', ',', '=', '\u0000', '😀', ':a, '), fc.integer({ min: 40_000, max: 60_000 }))
+  .map(([unit, n]) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n))
 
 /** Numbers of any size: -0, subnormals, ±1e308, NaN and infinities (a broken file), plausible serials and fractions. */
 export const anyNumber = fc.oneof(
   fc.double(),
-  fc.constantFrom(-0, 0, 5e-324, -5e-324, 1e308, -1e308, Number.MAX_SAFE_INTEGER, 2_958_465, 2_958_466, 25_568, 25_569, 401_768, 401_769, 60, 61, 1, -1, 0.99999999884, 1 / 86_400 / 3, 46_110, 46_110.5, 366, 367),
+  fc.constantFrom(
+    -0,
+    0,
+    5e-324,
+    -5e-324,
+    1e308,
+    -1e308,
+    Number.MAX_SAFE_INTEGER,
+    2_958_465,
+    2_958_466,
+    25_568,
+    25_569,
+    401_768,
+    401_769,
+    60,
+    61,
+    1,
+    -1,
+    0.99999999884,
+    1 / 86_400 / 3,
+    46_110,
+    46_110.5,
+    366,
+    367,
+  ),
   fc.integer({ min: -10, max: 3_000_000 }),
   fc.double({ min: 0, max: 3, noNaN: true }),
   fc.double({ min: 45_000, max: 47_000, noNaN: true }),
@@ -65,15 +154,58 @@ export const errorLiteral = fc.oneof(
   fc.constantFrom(...SPREADSHEET_ERRORS).map((e) => ` ${e.toLowerCase()} `),
 )
 
-export const formula = fc.oneof(fc.constantFrom('=TODAY()', '=1/0', '=A1', '=HYPERLINK("x")', '=TRUE()', ' =SUM(1,2)'), anyString.map((s) => `=${s}`))
+export const formula = fc.oneof(
+  fc.constantFrom('=TODAY()', '=1/0', '=A1', '=HYPERLINK("x")', '=TRUE()', ' =SUM(1,2)'),
+  anyString.map((s) => `=${s}`),
+)
 
 /** Text that means something in one column or another, so that rows get past the first check often. */
 export const plausibleText = fc.constantFrom(
-  '2026-03-02', '3/2/2026', '02.03.2026', '2026-03-29', '2026-10-25', '9999-12-31', '2999-12-31', '3000-01-01', '1970-01-01', '1969-12-31', '1899-12-31', '0001-01-01', '2026-02-30',
-  '09:00', '10:30', '02:30', '24:00', '23:59:59', '1:45 PM', '9 AM', '12:00 am', '25:99',
-  'ACME\\anna', 'acme\\ANNA', 'Anna Schmidt', 'ACME\\ben', 'ACME\\carl', 'ACME\\zoe',
-  'Acme, Website', 'Acme, Website, :billable', ':billable', 'billable', ' , ', 'a,b,c,d,e,f,g,h,i,j,k',
-  'TRUE', 'FALSE', 'x', 'yes', 'no', '✓', 'perhaps', 'NaN', 'Infinity', '-0', '1e308',
+  '2026-03-02',
+  '3/2/2026',
+  '02.03.2026',
+  '2026-03-29',
+  '2026-10-25',
+  '9999-12-31',
+  '2999-12-31',
+  '3000-01-01',
+  '1970-01-01',
+  '1969-12-31',
+  '1899-12-31',
+  '0001-01-01',
+  '2026-02-30',
+  '09:00',
+  '10:30',
+  '02:30',
+  '24:00',
+  '23:59:59',
+  '1:45 PM',
+  '9 AM',
+  '12:00 am',
+  '25:99',
+  'ACME\\anna',
+  'acme\\ANNA',
+  'Anna Schmidt',
+  'ACME\\ben',
+  'ACME\\carl',
+  'ACME\\zoe',
+  'Acme, Website',
+  'Acme, Website, :billable',
+  ':billable',
+  'billable',
+  ' , ',
+  'a,b,c,d,e,f,g,h,i,j,k',
+  'TRUE',
+  'FALSE',
+  'x',
+  'yes',
+  'no',
+  '✓',
+  'perhaps',
+  'NaN',
+  'Infinity',
+  '-0',
+  '1e308',
 )
 
 /** One cell of any kind. */
@@ -99,7 +231,12 @@ export const anyKey: fc.Arbitrary<CellValue> = fc.oneof(
 
 /** Bases: the fingerprint of some activity (its own or another's), garbled, or empty. */
 export const anyBase: fc.Arbitrary<CellValue> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom(...ACTIVITIES.map((a) => fingerprintOf({ activity: a, user: a.timelineKey === 'tl-anna' ? 'ACME\\anna' : 'ACME\\ben' }))) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      ...ACTIVITIES.map((a) => fingerprintOf({ activity: a, user: a.timelineKey === 'tl-anna' ? 'ACME\\anna' : 'ACME\\ben' })),
+    ),
+  },
   { weight: 2, arbitrary: fc.constantFrom(null, 'AAAAAAAAAAA', 'garbled') },
   { weight: 2, arbitrary: anyCell },
 )
@@ -116,19 +253,36 @@ const COLUMNS = activitiesTab().columns.map((c) => c.name)
  * or cells drawn freely; Key and Base from their own generators.
  */
 export function anyRow(timeZone: string): fc.Arbitrary<Record<string, CellValue>> {
-  const free = fc.record(Object.fromEntries(COLUMNS.map((c) => [c, c === 'Key' ? anyKey : c === 'Base' ? anyBase : anyCell])) as Record<string, fc.Arbitrary<CellValue>>)
+  const free = fc.record(
+    Object.fromEntries(COLUMNS.map((c) => [c, c === 'Key' ? anyKey : c === 'Base' ? anyBase : anyCell])) as Record<
+      string,
+      fc.Arbitrary<CellValue>
+    >,
+  )
   const edited = fc
     .tuple(fc.constantFrom(...ACTIVITIES), fc.dictionary(fc.constantFrom(...COLUMNS), anyCell, { maxKeys: 3 }))
     .map(([a, changes]) => ({ ...toolRow(a, timeZone), ...changes }))
   const fresh = fc
-    .tuple(fc.constantFrom('ACME\\anna', 'ACME\\ben', 'Ben Ito'), plausibleText, plausibleText, plausibleText, fc.dictionary(fc.constantFrom(...COLUMNS), anyCell, { maxKeys: 2 }))
-    .map(([User, Date, Start, End, changes]) => ({ User, Date, Start, End, Tags: 'Acme, Website', ...changes }) as Record<string, CellValue>)
+    .tuple(
+      fc.constantFrom('ACME\\anna', 'ACME\\ben', 'Ben Ito'),
+      plausibleText,
+      plausibleText,
+      plausibleText,
+      fc.dictionary(fc.constantFrom(...COLUMNS), anyCell, { maxKeys: 2 }),
+    )
+    .map(
+      ([User, Date, Start, End, changes]) => ({ User, Date, Start, End, Tags: 'Acme, Website', ...changes }) as Record<string, CellValue>,
+    )
   return fc.oneof(free, edited, fresh)
 }
 
 /** The header in any order, with managers' own columns in between. */
 export const anyLayout: fc.Arbitrary<HeaderLayout> = fc
-  .tuple(fc.shuffledSubarray(COLUMNS, { minLength: COLUMNS.length }), fc.array(fc.constantFrom('Comment', 'Checked', ''), { maxLength: 3 }), fc.nat())
+  .tuple(
+    fc.shuffledSubarray(COLUMNS, { minLength: COLUMNS.length }),
+    fc.array(fc.constantFrom('Comment', 'Checked', ''), { maxLength: 3 }),
+    fc.nat(),
+  )
   .map(([order, extra, at]) => {
     const header: string[] = [...order]
     extra.forEach((name, i) => header.splice((at + i) % (header.length + 1), 0, name))
@@ -149,7 +303,10 @@ export function placeRow(cells: Record<string, CellValue>, layout: HeaderLayout,
 
 const allowedTags: fc.Arbitrary<AllowedTags | undefined> = fc.oneof(
   fc.constant(undefined),
-  fc.constant<AllowedTags>({ everyone: ['Acme, Website', 'Internal,.'], groups: [{ appliesTo: ['[ACME\\anna]', '{Design}'], combinations: ['Globex'] }] }),
+  fc.constant<AllowedTags>({
+    everyone: ['Acme, Website', 'Internal,.'],
+    groups: [{ appliesTo: ['[ACME\\anna]', '{Design}'], combinations: ['Globex'] }],
+  }),
   fc.array(anyString, { maxLength: 3 }).map((everyone): AllowedTags => ({ everyone, groups: [] })),
 )
 

@@ -7,8 +7,25 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { cellText, excerpt, isEmptyCell, isErrorValue, isFormula, readCheckboxCell, readDateCell, readTimeCell } from '../../src/core/cells.ts'
-import { applicableCombinations, cellsToTags, checkAllowedTags, combineTags, parseCombination, splitTagName, validateTagLimits } from '../../src/core/tags.ts'
+import {
+  cellText,
+  excerpt,
+  isEmptyCell,
+  isErrorValue,
+  isFormula,
+  readCheckboxCell,
+  readDateCell,
+  readTimeCell,
+} from '../../src/core/cells.ts'
+import {
+  applicableCombinations,
+  cellsToTags,
+  checkAllowedTags,
+  combineTags,
+  parseCombination,
+  splitTagName,
+  validateTagLimits,
+} from '../../src/core/tags.ts'
 import {
   activityToSheetTimes,
   chunkWindows,
@@ -94,18 +111,25 @@ describe('tags over any text (issue 8)', () => {
 describe('time conversion over any numbers (issue 8)', () => {
   it('gives a start that reads back, within the representable range, or says out of range', () => {
     fc.assert(
-      fc.property(anyNumber, anyNumber, anyNumber, fc.option(anyNumber, { nil: undefined }), fc.constantFrom(...ZONES), (date, start, end, durationHint, zone) => {
-        const r = sheetTimesToInterval({ date, start, end, durationHint }, zone)
-        if (!r.ok) {
-          expect(['end-before-start', 'out-of-range']).toContain(r.problem)
-          return
-        }
-        parseOffsetInstant(r.start)
-        expect(Number.isSafeInteger(r.duration) && r.duration >= 0).toBe(true)
-        // What the Timeline client accepts back from the server (src/timeline/schemas.ts).
-        expect(isPlausibleStart(r.start), r.start).toBe(true)
-        expect(r.duration).toBeLessThanOrEqual(MAX_ACTIVITY_SECONDS)
-      }),
+      fc.property(
+        anyNumber,
+        anyNumber,
+        anyNumber,
+        fc.option(anyNumber, { nil: undefined }),
+        fc.constantFrom(...ZONES),
+        (date, start, end, durationHint, zone) => {
+          const r = sheetTimesToInterval({ date, start, end, durationHint }, zone)
+          if (!r.ok) {
+            expect(['end-before-start', 'out-of-range']).toContain(r.problem)
+            return
+          }
+          parseOffsetInstant(r.start)
+          expect(Number.isSafeInteger(r.duration) && r.duration >= 0).toBe(true)
+          // What the Timeline client accepts back from the server (src/timeline/schemas.ts).
+          expect(isPlausibleStart(r.start), r.start).toBe(true)
+          expect(r.duration).toBeLessThanOrEqual(MAX_ACTIVITY_SECONDS)
+        },
+      ),
       { numRuns: RUNS },
     )
   })
@@ -127,13 +151,19 @@ describe('time conversion over any numbers (issue 8)', () => {
 
   it('reads windows and clock jumps on any day without leaving four-digit years', () => {
     fc.assert(
-      fc.property(fc.integer({ min: FIRST_DATE_SERIAL, max: LAST_DATE_SERIAL }), fc.integer({ min: 1, max: 60 }), fc.constantFrom(...ZONES), fc.double({ min: 0, max: 1, noNaN: true }), (serial, days, zone, hour) => {
-        for (const w of chunkWindows(zone, serialToLocalDate(serial), days)) {
-          expect(parseOffsetInstant(w.from).epochSeconds).toBeLessThan(parseOffsetInstant(w.to).epochSeconds)
-        }
-        const jump = clockJumpAt(zone, (serial - 25_569) * 86_400 + Math.round(hour * 86_400))
-        if (jump) expect(jump.from).toMatch(/^\d\d:\d\d/)
-      }),
+      fc.property(
+        fc.integer({ min: FIRST_DATE_SERIAL, max: LAST_DATE_SERIAL }),
+        fc.integer({ min: 1, max: 60 }),
+        fc.constantFrom(...ZONES),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (serial, days, zone, hour) => {
+          for (const w of chunkWindows(zone, serialToLocalDate(serial), days)) {
+            expect(parseOffsetInstant(w.from).epochSeconds).toBeLessThan(parseOffsetInstant(w.to).epochSeconds)
+          }
+          const jump = clockJumpAt(zone, (serial - 25_569) * 86_400 + Math.round(hour * 86_400))
+          if (jump) expect(jump.from).toMatch(/^\d\d:\d\d/)
+        },
+      ),
       { numRuns: 200 },
     )
   })

@@ -15,16 +15,22 @@ const ALL = serverOf(ACTIVITIES)
 const WRITES = new Set(['import-put', 'import-post', 'import-delete', 'import-delete-missing'])
 
 /** Base: a few of the state's fingerprints (current, outdated or garbage) for keys on the sheet or not. */
-const anyBase = fc.array(
-  fc.tuple(
-    fc.constantFrom(...ACTIVITIES.map((a) => activityKey(a.timelineKey, a.entityId)), 'tl-anna/999'),
-    fc.oneof(fc.constantFrom(...[...ALL.values()].map(fingerprintOf)), fc.constant('outdated000')),
-  ),
-  { maxLength: 6 },
-).map((entries) => new Map(entries))
+const anyBase = fc
+  .array(
+    fc.tuple(
+      fc.constantFrom(...ACTIVITIES.map((a) => activityKey(a.timelineKey, a.entityId)), 'tl-anna/999'),
+      fc.oneof(fc.constantFrom(...[...ALL.values()].map(fingerprintOf)), fc.constant('outdated000')),
+    ),
+    { maxLength: 6 },
+  )
+  .map((entries) => new Map(entries))
 
 /** Lines as the engine may hand them over: one parse per row, duplicates not yet refused. */
-function linesOf(rows: ReturnType<typeof placeRow>[], layout: Parameters<typeof parseRow>[1], ctx: Parameters<typeof parseRow>[2]): SheetLine[] {
+function linesOf(
+  rows: ReturnType<typeof placeRow>[],
+  layout: Parameters<typeof parseRow>[1],
+  ctx: Parameters<typeof parseRow>[2],
+): SheetLine[] {
   const lines: SheetLine[] = []
   rows.forEach((cells, i) => {
     const parsed = parseRow(cells, layout, ctx)
@@ -88,9 +94,15 @@ describe('planner over hostile sheets (issue 8)', () => {
   it('calls no Key deleted on the server that the state never knew', () => {
     fc.assert(
       fc.property(
-        anyServer.chain((server) => anyContext(server)).chain((ctx) => fc.tuple(fc.constant(ctx), anyLayout, fc.array(anyRow(ctx.timeZone), { maxLength: 10 }), anyBase)),
+        anyServer
+          .chain((server) => anyContext(server))
+          .chain((ctx) => fc.tuple(fc.constant(ctx), anyLayout, fc.array(anyRow(ctx.timeZone), { maxLength: 10 }), anyBase)),
         ([ctx, layout, rows, base]) => {
-          const lines = parseSheet(rows.map((r) => placeRow(r, layout)), layout, ctx)
+          const lines = parseSheet(
+            rows.map((r) => placeRow(r, layout)),
+            layout,
+            ctx,
+          )
           for (const d of planSync(base, lines, ctx.server).decisions) {
             if (d.server === 'deleted' && 'key' in d) expect(base.has(d.key!), `${d.kind} ${d.key}: ${d.reason}`).toBe(true)
           }

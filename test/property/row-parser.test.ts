@@ -61,7 +61,9 @@ describe('row parser over hostile cells (issue 8)', () => {
   it('never throws; an invalid row says why; a valid row asks only for what can be held', () => {
     fc.assert(
       fc.property(
-        anyServer.chain((server) => anyContext(server)).chain((ctx) => fc.tuple(fc.constant(ctx), anyLayout, anyRow(ctx.timeZone), anyCell)),
+        anyServer
+          .chain((server) => anyContext(server))
+          .chain((ctx) => fc.tuple(fc.constant(ctx), anyLayout, anyRow(ctx.timeZone), anyCell)),
         ([ctx, layout, cells, extra]) => {
           checkParsed(parseRow(placeRow(cells, layout, extra), layout, ctx), ctx)
         },
@@ -72,9 +74,14 @@ describe('row parser over hostile cells (issue 8)', () => {
 
   it('never throws on a row of any length holding anything at all', () => {
     fc.assert(
-      fc.property(anyServer.chain((server) => anyContext(server)), anyLayout, fc.array(anyCell, { maxLength: 20 }), (ctx, layout, cells) => {
-        checkParsed(parseRow(cells, layout, ctx), ctx)
-      }),
+      fc.property(
+        anyServer.chain((server) => anyContext(server)),
+        anyLayout,
+        fc.array(anyCell, { maxLength: 20 }),
+        (ctx, layout, cells) => {
+          checkParsed(parseRow(cells, layout, ctx), ctx)
+        },
+      ),
       { numRuns: RUNS },
     )
   })
@@ -83,11 +90,14 @@ describe('row parser over hostile cells (issue 8)', () => {
     const server = serverOf(ACTIVITIES)
     fc.assert(
       fc.property(
-        anyContext(server).chain((ctx) => fc.tuple(fc.constant(ctx), anyLayout, fc.array(anyRow(ctx.timeZone), { minLength: 1, maxLength: 12 }))),
+        anyContext(server).chain((ctx) =>
+          fc.tuple(fc.constant(ctx), anyLayout, fc.array(anyRow(ctx.timeZone), { minLength: 1, maxLength: 12 })),
+        ),
         ([ctx, layout, rows]) => {
           const cells = rows.map((r) => placeRow(r, layout))
           const lines = parseSheet(cells, layout, ctx)
-          const keyOf = (line: (typeof lines)[number]) => (line.kind === 'invalid' ? line.key : 'key' in line.row ? line.row.key : undefined)
+          const keyOf = (line: (typeof lines)[number]) =>
+            line.kind === 'invalid' ? line.key : 'key' in line.row ? line.row.key : undefined
           const count = new Map<string, number>()
           for (const line of lines) {
             const key = keyOf(line)
@@ -99,7 +109,12 @@ describe('row parser over hostile cells (issue 8)', () => {
             expect(line.kind).toBe('invalid')
             if (line.kind === 'invalid') {
               expect(line.problems[0]!.code).toBe('duplicate-key')
-              expect(line.problems[0]!.message).toContain(`rows ${lines.filter((l) => keyOf(l) === key).map((l) => l.rowNumber).join(', ')}`)
+              expect(line.problems[0]!.message).toContain(
+                `rows ${lines
+                  .filter((l) => keyOf(l) === key)
+                  .map((l) => l.rowNumber)
+                  .join(', ')}`,
+              )
             }
           }
           for (const line of lines) if (line.kind === 'invalid') checkParsed({ ok: false, key: line.key, problems: line.problems }, ctx)

@@ -91,9 +91,7 @@ describe('home and timelines', () => {
     ['bob', 1],
   ] as const)('shows %s %i timelines', async (who, count) => {
     const { call } = fixture()
-    const { timelines } = await body<{ timelines: unknown[] }>(
-      await call('GET', '/api/timelines', { as: USERS[who].username }),
-    )
+    const { timelines } = await body<{ timelines: unknown[] }>(await call('GET', '/api/timelines', { as: USERS[who].username }))
     expect(timelines).toHaveLength(count)
   })
 
@@ -332,7 +330,10 @@ describe('activity writes', () => {
     })
     expect(updated.status).toBe(200)
     const afterUpdate = await body(updated)
-    expect(activitiesOf(afterUpdate)[0]).toMatchObject({ entityId: id, values: { name: 'A, B', timeInterval: { start: '2026-03-29T09:00:00-05:00', duration: 90 } } })
+    expect(activitiesOf(afterUpdate)[0]).toMatchObject({
+      entityId: id,
+      values: { name: 'A, B', timeInterval: { start: '2026-03-29T09:00:00-05:00', duration: 90 } },
+    })
     expect(afterUpdate.lastChangeId).toMatch(/^2,/)
     const deleted = await call('DELETE', path(keys.alice, `/${id}`), {
       as: USERS.editor.username,
@@ -460,7 +461,10 @@ describe('activity writes', () => {
     const { call, keys } = fixture()
     const create = await call('POST', path('nope'), { as: USERS.admin.username, body: activityBody('A', '2026-03-29T10:00:00Z', 1) })
     expect(create.status).toBe(404)
-    const update = await call('PUT', path(keys.alice, '/999'), { as: USERS.admin.username, body: activityBody('A', '2026-03-29T10:00:00Z', 1) })
+    const update = await call('PUT', path(keys.alice, '/999'), {
+      as: USERS.admin.username,
+      body: activityBody('A', '2026-03-29T10:00:00Z', 1),
+    })
     expect(update.status).toBe(404)
     expect(await update.json()).toMatchObject({ errorCode: 'NotFound' })
     expect((await call('DELETE', path(keys.alice, '/999'), { as: USERS.admin.username })).status).toBe(404)

@@ -35,9 +35,7 @@ describe('on-premise password flow', () => {
 
   it('issues a 32-hex token as application/json and accepts it', async () => {
     const { handler, call } = fixture()
-    const response = await handler(
-      tokenRequest({ grant_type: 'password', username: 'ALICE@example.com', password: USERS.alice.password }),
-    )
+    const response = await handler(tokenRequest({ grant_type: 'password', username: 'ALICE@example.com', password: USERS.alice.password }))
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toMatch(/^application\/json/)
     const { token } = (await response.json()) as { token: string }
@@ -129,10 +127,7 @@ describe('authenticator seam', () => {
     expect(await refused.json()).toEqual({ links: [{ rel: 'manictime/token', href: `${BASE}/acct-1/api/token` }] })
     const { handler } = fixture({}, { basePath: '/acct-1/' })
     const token = await handler(
-      tokenRequest(
-        { grant_type: 'password', username: USERS.alice.username, password: USERS.alice.password },
-        `${BASE}/acct-1/api/token`,
-      ),
+      tokenRequest({ grant_type: 'password', username: USERS.alice.username, password: USERS.alice.password }, `${BASE}/acct-1/api/token`),
     )
     const { token: value } = (await token.json()) as { token: string }
     const home = await handler(new Request(`${BASE}/acct-1/api`, { headers: { authorization: `Bearer ${value}` } }))

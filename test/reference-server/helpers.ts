@@ -31,10 +31,7 @@ export const USERS = {
 export type UserName = keyof typeof USERS
 
 /** A store with five users (one per role, two plain users), a Tags timeline each for alice and bob. */
-export function fixture(
-  storeOptions: TimelineStoreOptions = {},
-  handlerOptions: Omit<TimelineHandlerOptions, 'faults'> = {},
-): Fixture {
+export function fixture(storeOptions: TimelineStoreOptions = {}, handlerOptions: Omit<TimelineHandlerOptions, 'faults'> = {}): Fixture {
   const store = createTimelineStore(storeOptions)
   for (const user of Object.values(USERS)) store.addUser(user)
   const keys = {

@@ -29,12 +29,7 @@ describe('seedStore', () => {
     expect(result.transfer).toMatchObject({ username: 'transfer@example.com', password: STAFF.transfer.password, role: 'contentEditor' })
     expect(result.admin?.role).toBe('administrator')
     expect(result.reader?.role).toBe('contentReader')
-    expect(result.users.map((u) => u.username)).toEqual([
-      'alice@example.com',
-      'bob@example.com',
-      'carol@example.com',
-      'dave@example.com',
-    ])
+    expect(result.users.map((u) => u.username)).toEqual(['alice@example.com', 'bob@example.com', 'carol@example.com', 'dave@example.com'])
     expect(store.verifyPassword('alice@example.com', 'alice-password')).toBeDefined()
     for (const user of result.users) {
       expect(['Tags', 'ComputerUsage', 'Applications'].map((kind) => store.timelineOf(user.username, kind as 'Tags')?.kind)).toEqual([

@@ -30,9 +30,7 @@ describe('entity model', () => {
     expect(timeline.groups.size).toBe(2)
     expect(timeline.groupLists.size).toBe(2)
     expect(store.tagsOf(key, b)).toEqual(['Acme', 'Website'])
-    expect(timeline.groupLists.get(c.groupListId!)!.groupIds).toEqual(
-      [...timeline.groupLists.get(a.groupListId!)!.groupIds].reverse(),
-    )
+    expect(timeline.groupLists.get(c.groupListId!)!.groupIds).toEqual([...timeline.groupLists.get(a.groupListId!)!.groupIds].reverse())
   })
 
   it('gives activities, groups and groupLists ids from one increasing per-timeline counter', () => {
@@ -145,9 +143,7 @@ describe('validation', () => {
     const tags = Array.from({ length: 10 }, (_, i) => `${i}`.padEnd(200, 'x'))
     const activity = store.createActivity(key, { tags, start: '2026-03-29T01:30+01:00', duration: 0 })
     expect(activity.start).toBe('2026-03-29T01:30:00+01:00')
-    expect(store.createActivity(key, { tags: 'A', start: '2026-03-29T01:30:00Z', duration: 0 }).start).toBe(
-      '2026-03-29T01:30:00+00:00',
-    )
+    expect(store.createActivity(key, { tags: 'A', start: '2026-03-29T01:30:00Z', duration: 0 }).start).toBe('2026-03-29T01:30:00+00:00')
   })
 
   it('answers 404 for an unknown timeline or activity', () => {

@@ -76,9 +76,7 @@ describe('POST tagcombinationlist', () => {
     })
     expect(store.allowedTags()).toEqual({
       everyone: ['project, task1', 'project, task2'],
-      groups: [
-        { appliesTo: ['[alice@example.com]', '{Support}'], combinations: ['Client, Design, Task1', 'Client, Review,.'] },
-      ],
+      groups: [{ appliesTo: ['[alice@example.com]', '{Support}'], combinations: ['Client, Design, Task1', 'Client, Review,.'] }],
     })
     const bob = await body<TagList>(await call('GET', '/api/tagcombinationlist', { as: USERS.bob.username }))
     expect(bob.tagCombinations).toEqual(['project, task1', 'project, task2', 'Client, Design, Task1', 'Client, Review,.'])
@@ -112,7 +110,11 @@ describe('POST tagcombinationlist', () => {
   it.each([
     ['no tagCombinations', { userTagCombinationLists: [] }, /tagCombinations/],
     ['a line without its prefix', { tagCombinations: [',orphan'] }, /tagCombinations: line 1/],
-    ['a bad user list', { tagCombinations: [], userTagCombinationLists: [{ users: ['x'], tagCombinations: [',,deep'] }] }, /userTagCombinationLists\[0\]/],
+    [
+      'a bad user list',
+      { tagCombinations: [], userTagCombinationLists: [{ users: ['x'], tagCombinations: [',,deep'] }] },
+      /userTagCombinationLists\[0\]/,
+    ],
     ['a user list for nobody', { tagCombinations: [], userTagCombinationLists: [{ users: [], tagCombinations: ['A'] }] }, /users is empty/],
     ['not JSON', 'nope', /not valid JSON/],
   ])('refuses %s with 400 Validation and keeps the list', async (_name, payload, message) => {

@@ -94,7 +94,8 @@ function workbookDriver(folder: string): Driver {
         const index = names.indexOf(header)
         const rows: unknown[][] = []
         for (let r = 2; r <= sheet.rowCount; r++) rows.push((sheet.getRow(r).values as unknown[]).slice())
-        const rank = (v: unknown) => (v === null || v === undefined || v === '' ? 3 : typeof v === 'number' || v instanceof Date ? 0 : typeof v === 'boolean' ? 2 : 1)
+        const rank = (v: unknown) =>
+          v === null || v === undefined || v === '' ? 3 : typeof v === 'number' || v instanceof Date ? 0 : typeof v === 'boolean' ? 2 : 1
         const compare = (a: unknown, b: unknown): number => {
           const [ra, rb] = [rank(a), rank(b)]
           if (ra !== rb || ra === 3) return ra - rb
@@ -176,7 +177,9 @@ async function googleDriver(): Promise<Driver> {
       const sheet = sheetOf(tab)
       const tx = beginTx()
       const g = sheet.properties.gridProperties
-      setKey(tx, sheet, 'basicFilter', { range: gridRangeOf(sheet.properties.sheetId, { startRow: 0, endRow: g.rowCount, startColumn: 0, endColumn: width }) })
+      setKey(tx, sheet, 'basicFilter', {
+        range: gridRangeOf(sheet.properties.sheetId, { startRow: 0, endRow: g.rowCount, startColumn: 0, endColumn: width }),
+      })
       for (const r of hiddenRows) setDimensionProps(tx, sheet, 'ROWS', r - 1, r, { hiddenByUser: true }, ['hiddenByUser'])
     },
     close: () => fake.close(),

@@ -99,7 +99,13 @@ export function parseScenario(source: string): Line[] {
     if (text.startsWith('|')) {
       const last = lines[lines.length - 1]
       if (!last) throw new ScenarioError(`line ${index + 1}: a table row needs a command above it`)
-      last.table.push(text.replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim()))
+      last.table.push(
+        text
+          .replace(/^\|/, '')
+          .replace(/\|$/, '')
+          .split('|')
+          .map((c) => c.trim()),
+      )
       return
     }
     lines.push({ number: index + 1, text, words: tokenize(text), table: [] })
@@ -178,7 +184,10 @@ class Scenario {
     const { spreadsheet, ...google } = this.driver.config
     this.configFile = await writeConfig(this.work, {
       // One timeline written at a time, so journals (and the undo plans built from them) keep one order.
-      timeline: { auth: { mode: 'password', baseUrl: this.server.url, username: this.server.credentials.transfer!.username }, pace: { concurrency: 1 } },
+      timeline: {
+        auth: { mode: 'password', baseUrl: this.server.url, username: this.server.credentials.transfer!.username },
+        pace: { concurrency: 1 },
+      },
       ...google,
       stateDir: 'state',
       targets: [
@@ -195,7 +204,8 @@ class Scenario {
       try {
         await this.step(line)
       } catch (error) {
-        if (error instanceof ScenarioError) throw new Error(`scenario.txt line ${line.number} (${line.text}): ${error.message}`, { cause: error })
+        if (error instanceof ScenarioError)
+          throw new Error(`scenario.txt line ${line.number} (${line.text}): ${error.message}`, { cause: error })
         throw error
       }
     }
@@ -289,7 +299,14 @@ class Scenario {
       case 'paste-rows':
         return this.pasteRows(line, named)
       case 'server-create':
-        this.createOnServer({ ref: named.get('ref'), user: need('user'), tags: need('tags'), start: need('start'), duration: Number(need('duration')), notes: named.get('notes') })
+        this.createOnServer({
+          ref: named.get('ref'),
+          user: need('user'),
+          tags: need('tags'),
+          start: need('start'),
+          duration: Number(need('duration')),
+          notes: named.get('notes'),
+        })
         return
       case 'server-update':
         this.serverUpdate(named)
@@ -299,7 +316,11 @@ class Scenario {
         const nth = Number(named.get('nth') ?? '1')
         const update = new Map(named)
         update.delete('nth')
-        this.server.faults.addConcurrentWriter({ before: { writesOnly: true, path: '/activities' }, nth, run: () => this.serverUpdate(update) })
+        this.server.faults.addConcurrentWriter({
+          before: { writesOnly: true, path: '/activities' },
+          nth,
+          run: () => this.serverUpdate(update),
+        })
         return
       }
       case 'server-delete': {
@@ -348,7 +369,8 @@ class Scenario {
       .replace(/\b\d{8}T\d{6}Z-[a-z0-9]+\b/g, '{run-id}')
       .replace(/\btime=\d{4}-\d{2}-\d{2}T[\d:.]+Z/g, 'time={now}')
       .replace(/(127\.0\.0\.1|localhost):\d+/g, '$1:{port}')
-      .split(this.work).join('{dir}')
+      .split(this.work)
+      .join('{dir}')
       .replace(/^(\s*spreadsheet: ).*$/gm, '$1{spreadsheet}')
       .replace(/Sheets requests: \d+ reads, \d+ writes/g, 'Sheets requests: {n} reads, {n} writes')
   }
@@ -466,7 +488,13 @@ class Scenario {
     }
     if (title !== ACTIVITIES) {
       const when = tab.header.indexOf('When')
-      const rows = tab.rows.map((cells) => tab.header.map((h, i) => (i === when ? '{now}' : typeof cells[i] === 'number' ? String(cells[i]) : this.normalise(show(h, cells[i] ?? null)))).join('\t'))
+      const rows = tab.rows.map((cells) =>
+        tab.header
+          .map((h, i) =>
+            i === when ? '{now}' : typeof cells[i] === 'number' ? String(cells[i]) : this.normalise(show(h, cells[i] ?? null)),
+          )
+          .join('\t'),
+      )
       return `${[tab.header.join('\t'), ...rows].join('\n')}\n`
     }
     const keyColumn = tab.header.indexOf('Key')
@@ -485,10 +513,22 @@ class Scenario {
   private renderServer(): string {
     const store = this.server.store
     const lines = ['Key\tUser\tStart\tDuration\tTags\tNotes']
-    const timelines = store.timelines().filter((t) => t.kind === 'Tags').sort((a, b) => a.owner.localeCompare(b.owner))
+    const timelines = store
+      .timelines()
+      .filter((t) => t.kind === 'Tags')
+      .sort((a, b) => a.owner.localeCompare(b.owner))
     for (const t of timelines) {
       for (const a of store.activities(t.key)) {
-        lines.push([`${this.placeholders.get(t.key) ?? t.key}/${a.id}`, t.owner, a.start, String(a.duration), store.tagsOf(t.key, a).join(', '), escape(a.notes ?? '')].join('\t'))
+        lines.push(
+          [
+            `${this.placeholders.get(t.key) ?? t.key}/${a.id}`,
+            t.owner,
+            a.start,
+            String(a.duration),
+            store.tagsOf(t.key, a).join(', '),
+            escape(a.notes ?? ''),
+          ].join('\t'),
+        )
       }
     }
     lines.push('', 'Allowed tags (getAll listing):')
@@ -526,7 +566,8 @@ export function show(column: string, value: CellValue): string {
   if (value === null) return ''
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE'
   // `Conflict (2026-11-22): …`, and the `2026-11-22: …` of earlier versions.
-  if (typeof value === 'string') return escape(column === 'Status' ? value.replace(/^(\w+ \()?\d{4}-\d{2}-\d{2}(\))?: /, '$1{stamp}$2: ') : value)
+  if (typeof value === 'string')
+    return escape(column === 'Status' ? value.replace(/^(\w+ \()?\d{4}-\d{2}-\d{2}(\))?: /, '$1{stamp}$2: ') : value)
   if (column === 'Date' && Number.isInteger(value)) return new Date((value - SERIAL_OF_UNIX_EPOCH) * 86_400_000).toISOString().slice(0, 10)
   if (column === 'Start' || column === 'End' || column === 'Duration') {
     const total = Math.round(value * 86_400)
@@ -545,4 +586,3 @@ export function show(column: string, value: CellValue): string {
 function escape(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/\r/g, '\\r').replace(/\n/g, '\\n').replace(/\t/g, '\\t')
 }
-

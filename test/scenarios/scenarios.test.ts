@@ -52,8 +52,12 @@ describe.each(folders)('scenario %s', (name) => {
         continue
       }
       const expectedFile = existsSync(override) ? override : path.join(golden, file)
-      const expected = existsSync(expectedFile) ? await readFile(expectedFile, 'utf8') : `(missing ${path.relative(here, expectedFile)}; run with UPDATE_GOLDEN=1)`
-      expect(out[field], `${name}/${path.relative(folder, expectedFile)} on the ${backend} backend (UPDATE_GOLDEN=1 rewrites it)`).toBe(expected)
+      const expected = existsSync(expectedFile)
+        ? await readFile(expectedFile, 'utf8')
+        : `(missing ${path.relative(here, expectedFile)}; run with UPDATE_GOLDEN=1)`
+      expect(out[field], `${name}/${path.relative(folder, expectedFile)} on the ${backend} backend (UPDATE_GOLDEN=1 rewrites it)`).toBe(
+        expected,
+      )
     }
   })
 })

@@ -70,7 +70,7 @@ describe('service-account key file', () => {
     expect(isTimelineSheetsError(missing) && missing.code).toBe('TS_CONFIG_NOT_FOUND')
   })
 
-  it('signs an RS256 assertion for the key\'s token_uri, valid one hour, with the spreadsheets scope only', async () => {
+  it("signs an RS256 assertion for the key's token_uri, valid one hour, with the spreadsheets scope only", async () => {
     const assertion = await buildJwtAssertion(key, 1_700_000_000)
     const { payload } = await jwtVerify(assertion, await import('jose').then((j) => j.importSPKI(publicPem, 'RS256')), {
       audience: key.token_uri,
@@ -125,7 +125,13 @@ describe('service-account token request', () => {
     expect((busy as HttpError).status).toBe(503)
     const shape = await caught(requestServiceAccountToken(key, { fetch: async () => Response.json({ token_type: 'Bearer' }) }))
     expect(isTimelineSheetsError(shape) && shape.code).toBe('TS_RESPONSE_INVALID')
-    const down = await caught(requestServiceAccountToken(key, { fetch: async () => { throw new TypeError('fetch failed') } }))
+    const down = await caught(
+      requestServiceAccountToken(key, {
+        fetch: async () => {
+          throw new TypeError('fetch failed')
+        },
+      }),
+    )
     expect(isTimelineSheetsError(down) && down.code).toBe('TS_NETWORK')
   })
 
@@ -169,7 +175,15 @@ describe('token files', () => {
 
   it('installed app: uses a stored refresh token without a browser, and asks for login when none is stored', async () => {
     const file = path.join(dir, 'token.json')
-    const options = { clientId: 'cid', clientSecret: 'csecret', tokenFile: file, interactive: false, openBrowser: async () => { throw new Error('no browser') } }
+    const options = {
+      clientId: 'cid',
+      clientSecret: 'csecret',
+      tokenFile: file,
+      interactive: false,
+      openBrowser: async () => {
+        throw new Error('no browser')
+      },
+    }
     const required = await caught(signInWithInstalledApp(options))
     expect(isTimelineSheetsError(required) && required.code).toBe('TS_AUTH_REQUIRED')
     await writeOwnerOnlyFile(file, JSON.stringify({ type: 'authorized_user', client_id: 'cid', refresh_token: 'rt-1' }))
@@ -188,7 +202,7 @@ describe('application default credentials', () => {
     expect(signIn).toMatchObject({ mode: 'service-account', principal: key.client_email })
   })
 
-  it('uses an authorized_user file from gcloud\'s well-known place', async () => {
+  it("uses an authorized_user file from gcloud's well-known place", async () => {
     const file = path.join(dir, '.config', 'gcloud', 'application_default_credentials.json')
     await writeOwnerOnlyFile(file, JSON.stringify({ type: 'authorized_user', client_id: 'c', client_secret: 's', refresh_token: 'r' }))
     const signIn = await signInWithApplicationDefault({ env: {}, home: dir })
@@ -200,7 +214,9 @@ describe('application default credentials', () => {
     const none = await caught(signInWithApplicationDefault({ env: {}, home: dir }))
     expect(isTimelineSheetsError(none) && none.code).toBe('TS_AUTH_REQUIRED')
     expect((none as { hint: string }).hint).toMatch(/service-account key.*GOOGLE_APPLICATION_CREDENTIALS.*login/s)
-    const named = await caught(signInWithApplicationDefault({ env: { GOOGLE_APPLICATION_CREDENTIALS: path.join(dir, 'x.json') }, home: dir }))
+    const named = await caught(
+      signInWithApplicationDefault({ env: { GOOGLE_APPLICATION_CREDENTIALS: path.join(dir, 'x.json') }, home: dir }),
+    )
     expect((named as Error).message).toContain('x.json')
     const external = path.join(dir, 'ext.json')
     await writeFile(external, JSON.stringify({ type: 'external_account' }))

@@ -42,8 +42,21 @@ const TABS: TabSpec[] = [
       { name: 'Key', kind: 'text', hidden: true, protected: true },
     ],
   },
-  { title: 'Allowed tags', columns: [{ name: 'Applies to', kind: 'text' }, { name: 'Tags', kind: 'text' }] },
-  { title: 'Sync log', readOnly: true, columns: [{ name: 'When', kind: 'datetime' }, { name: 'Rows', kind: 'number' }] },
+  {
+    title: 'Allowed tags',
+    columns: [
+      { name: 'Applies to', kind: 'text' },
+      { name: 'Tags', kind: 'text' },
+    ],
+  },
+  {
+    title: 'Sync log',
+    readOnly: true,
+    columns: [
+      { name: 'When', kind: 'datetime' },
+      { name: 'Rows', kind: 'number' },
+    ],
+  },
 ]
 const LAYOUT = { timeZone: 'Europe/Berlin' }
 
@@ -55,7 +68,10 @@ interface Setup {
   sleeps: number[]
 }
 
-function setup(storeOptions: SheetsStoreOptions = {}, backend: Partial<GoogleSpreadsheetOptions> & { retry?: Partial<RetryOptions> } = {}): Setup {
+function setup(
+  storeOptions: SheetsStoreOptions = {},
+  backend: Partial<GoogleSpreadsheetOptions> & { retry?: Partial<RetryOptions> } = {},
+): Setup {
   const store = createSheetsStore({ staticTokens: [TOKEN], quota: false, ...storeOptions })
   server.resetHandlers(mswHandlerFor(ROOT, createSheetsHandler(store)))
   const spreadsheetId = store.createSpreadsheet().spreadsheetId
@@ -87,21 +103,29 @@ const KEY = 8
 async function withRows(s: Setup, count: number, keyed = false): Promise<Snapshot> {
   await s.sheet.ensureLayout(TABS, LAYOUT)
   const empty = await s.sheet.read(['Activities'])
-  await s.sheet.write([{ tab: 'Activities', ...(keyed ? { keyColumn: KEY } : {}), appends: Array.from({ length: count }, (_, i) => row(i + 1)) }], empty)
+  await s.sheet.write(
+    [{ tab: 'Activities', ...(keyed ? { keyColumn: KEY } : {}), appends: Array.from({ length: count }, (_, i) => row(i + 1)) }],
+    empty,
+  )
   return s.sheet.read(['Activities'])
 }
 
 /** Developer metadata with this key, as values sorted, straight from the fake's store. */
 function metadataValues(s: Setup, key: string): string[] {
   const ss = s.store.spreadsheets.get(s.spreadsheetId)!
-  return [...ss.metadata.values()].filter((m) => m.metadataKey === key).map((m) => m.metadataValue ?? '').sort()
+  return [...ss.metadata.values()]
+    .filter((m) => m.metadataKey === key)
+    .map((m) => m.metadataValue ?? '')
+    .sort()
 }
 
 /** The Key of the row each anchor sits on, checked against the anchor's value. */
 function anchorsOnTheirRows(s: Setup): boolean {
   const ss = s.store.spreadsheets.get(s.spreadsheetId)!
   const sheet = ss.sheets.find((sh) => sh.properties.title === 'Activities')!
-  return sheet.rows.every((r) => (r?.metadataIds ?? []).every((id) => ss.metadata.get(id)?.metadataValue === r?.cells[KEY]?.userEnteredValue?.stringValue))
+  return sheet.rows.every((r) =>
+    (r?.metadataIds ?? []).every((id) => ss.metadata.get(id)?.metadataValue === r?.cells[KEY]?.userEnteredValue?.stringValue),
+  )
 }
 
 function rowOf(snapshot: Snapshot, key: string): number {
@@ -186,7 +210,11 @@ describe('request economy', () => {
       ],
       basis,
     )
-    expect(s.store.stats()).toMatchObject({ reads: 1, writes: 2, byMethod: { BatchGetValues: 1, BatchUpdateValuesByDataFilter: 1, BatchUpdateSpreadsheet: 1 } })
+    expect(s.store.stats()).toMatchObject({
+      reads: 1,
+      writes: 2,
+      byMethod: { BatchGetValues: 1, BatchUpdateValuesByDataFilter: 1, BatchUpdateSpreadsheet: 1 },
+    })
     expect(report).toEqual({ appended: { Activities: { firstRow: 7, count: 1 } }, skipped: [] })
     const after = await s.sheet.read(['Activities'])
     expect(keys(after)).toEqual([undefined, 'key/2', undefined, 'key/4', 'key/5', 'key/6'])
@@ -199,10 +227,22 @@ describe('request economy', () => {
     expect(metadataValues(s, 'timeline-sheets:row')).toEqual(['key/1', 'key/2', 'key/3', 'key/4', 'key/5'])
     s.store.resetStats()
     const report = await s.sheet.write(
-      [{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 5, column: 5, values: ['fourth, edited'] }], deleteRows: [2, 4], appends: [row(6)] }],
+      [
+        {
+          tab: 'Activities',
+          keyColumn: KEY,
+          updates: [{ row: 5, column: 5, values: ['fourth, edited'] }],
+          deleteRows: [2, 4],
+          appends: [row(6)],
+        },
+      ],
       basis,
     )
-    expect(s.store.stats()).toMatchObject({ reads: 1, writes: 2, byMethod: { BatchGetValuesByDataFilter: 1, BatchUpdateValuesByDataFilter: 1, BatchUpdateSpreadsheet: 1 } })
+    expect(s.store.stats()).toMatchObject({
+      reads: 1,
+      writes: 2,
+      byMethod: { BatchGetValuesByDataFilter: 1, BatchUpdateValuesByDataFilter: 1, BatchUpdateSpreadsheet: 1 },
+    })
     expect(report).toEqual({ appended: { Activities: { firstRow: 7, count: 1 } }, skipped: [] })
     const after = await s.sheet.read(['Activities'])
     expect(keys(after)).toEqual([undefined, 'key/2', undefined, 'key/4', 'key/5', 'key/6'])
@@ -218,17 +258,28 @@ describe('request economy', () => {
     expect(metadataValues(s, 'timeline-sheets:row')).toEqual([])
     createManager(s.store).sortTab(s.spreadsheetId, 'Activities', 5, 'DESCENDING')
     s.store.resetStats()
-    const report = await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 2, column: 7, values: ['first, found'] }] }], basis)
+    const report = await s.sheet.write(
+      [{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 2, column: 7, values: ['first, found'] }] }],
+      basis,
+    )
     expect(report.skipped).toEqual([])
     // Look up (nothing anchored), read the tab, claim, read the claim back, write.
-    expect(s.store.stats().byMethod).toEqual({ BatchGetValuesByDataFilter: 2, BatchGetValues: 1, BatchUpdateSpreadsheet: 1, BatchUpdateValuesByDataFilter: 1 })
+    expect(s.store.stats().byMethod).toEqual({
+      BatchGetValuesByDataFilter: 2,
+      BatchGetValues: 1,
+      BatchUpdateSpreadsheet: 1,
+      BatchUpdateValuesByDataFilter: 1,
+    })
     const after = await s.sheet.read(['Activities'])
     expect(after.tabs['Activities']!.rows.find((r) => r[KEY] === 'key/1')![7]).toBe('first, found')
     expect(metadataValues(s, 'timeline-sheets:row')).toEqual(['key/1'])
     expect(anchorsOnTheirRows(s)).toBe(true)
     // Next time the anchor is there: no tab read, no claim.
     s.store.resetStats()
-    await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, updates: [{ row: rowOf(after, 'key/1'), column: 7, values: ['again'] }] }], after)
+    await s.sheet.write(
+      [{ tab: 'Activities', keyColumn: KEY, updates: [{ row: rowOf(after, 'key/1'), column: 7, values: ['again'] }] }],
+      after,
+    )
     expect(s.store.stats().byMethod).toEqual({ BatchGetValuesByDataFilter: 1, BatchUpdateValuesByDataFilter: 1 })
   })
 
@@ -240,7 +291,12 @@ describe('request economy', () => {
     s.store.resetStats()
     const report = await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 4, column: 8, values: ['key/3'] }] }], basis)
     expect(report.skipped).toEqual([])
-    expect(s.store.stats().byMethod).toEqual({ BatchGetValues: 1, BatchUpdateSpreadsheet: 1, BatchGetValuesByDataFilter: 1, BatchUpdateValuesByDataFilter: 1 })
+    expect(s.store.stats().byMethod).toEqual({
+      BatchGetValues: 1,
+      BatchUpdateSpreadsheet: 1,
+      BatchGetValuesByDataFilter: 1,
+      BatchUpdateValuesByDataFilter: 1,
+    })
     expect(keys(await s.sheet.read(['Activities']))).toEqual(['key/1', 'key/2', 'key/3'])
     expect(metadataValues(s, 'timeline-sheets:row')).toEqual(['key/1', 'key/2', 'key/3'])
   })
@@ -256,13 +312,19 @@ describe('request economy', () => {
     createManager(s.store).editCell(s.spreadsheetId, 'Activities', 'F4', 'typed meanwhile')
     const marked = await s.sheet.read(['Activities'])
     createManager(s.store).sortTab(s.spreadsheetId, 'Activities', 5, 'DESCENDING')
-    const report = await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 4, column: 7, values: ['Created on the server.', 'key/3'] }] }], marked)
+    const report = await s.sheet.write(
+      [{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 4, column: 7, values: ['Created on the server.', 'key/3'] }] }],
+      marked,
+    )
     expect(report.skipped).toEqual([])
     expect(metadataValues(s, 'timeline-sheets:row')).toEqual(['key/1', 'key/2', 'key/3'])
     expect(anchorsOnTheirRows(s)).toBe(true)
     const after = await s.sheet.read(['Activities'])
     s.store.resetStats()
-    await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, updates: [{ row: rowOf(after, 'key/3'), column: 7, values: ['again'] }] }], after)
+    await s.sheet.write(
+      [{ tab: 'Activities', keyColumn: KEY, updates: [{ row: rowOf(after, 'key/3'), column: 7, values: ['again'] }] }],
+      after,
+    )
     expect(s.store.stats().byMethod).toEqual({ BatchGetValuesByDataFilter: 1, BatchUpdateValuesByDataFilter: 1 })
   })
 
@@ -271,7 +333,17 @@ describe('request economy', () => {
     const basis = await withRows(s, 3, true)
     createManager(s.store).editCell(s.spreadsheetId, 'Activities', 'E3', 'typed meanwhile')
     const report = await s.sheet.write(
-      [{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 3, column: 7, values: ['status written'] }, { row: 3, column: 4, values: ['tags planned'] }], deleteRows: [4] }],
+      [
+        {
+          tab: 'Activities',
+          keyColumn: KEY,
+          updates: [
+            { row: 3, column: 7, values: ['status written'] },
+            { row: 3, column: 4, values: ['tags planned'] },
+          ],
+          deleteRows: [4],
+        },
+      ],
       basis,
     )
     expect(report.skipped).toEqual([{ tab: 'Activities', row: 3, reason: 'changed' }])
@@ -293,7 +365,19 @@ describe('request economy', () => {
     copy[5] = 'pasted copy'
     await s.sheet.write([{ tab: 'Activities', appends: [copy] }], first)
     const basis = await s.sheet.read(['Activities'])
-    const report = await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 3, column: 7, values: ['original'] }, { row: 4, column: 7, values: ['copy'] }] }], basis)
+    const report = await s.sheet.write(
+      [
+        {
+          tab: 'Activities',
+          keyColumn: KEY,
+          updates: [
+            { row: 3, column: 7, values: ['original'] },
+            { row: 4, column: 7, values: ['copy'] },
+          ],
+        },
+      ],
+      basis,
+    )
     expect(report.skipped).toEqual([])
     const after = (await s.sheet.read(['Activities'])).tabs['Activities']!.rows
     expect(after.map((r) => [r[5], r[7]])).toEqual([
@@ -308,20 +392,26 @@ describe('request economy', () => {
 
   it('a row deleted just before the claims land: the claim that hit another row is tried again, so the new row still gets its Key', async () => {
     let armed = false
-    const s = setup({}, {
-      log: (event) => {
-        // A person deletes the first row at the very moment the claims leave.
-        if (armed && event.type === 'request' && event.operation === 'spreadsheets.batchUpdate') {
-          armed = false
-          createManager(s.store).deleteRows(s.spreadsheetId, 'Activities', 2)
-        }
+    const s = setup(
+      {},
+      {
+        log: (event) => {
+          // A person deletes the first row at the very moment the claims leave.
+          if (armed && event.type === 'request' && event.operation === 'spreadsheets.batchUpdate') {
+            armed = false
+            createManager(s.store).deleteRows(s.spreadsheetId, 'Activities', 2)
+          }
+        },
       },
-    })
+    )
     const first = await withRows(s, 3, true)
     await s.sheet.write([{ tab: 'Activities', appends: [['DOMAIN\\new', 45300, 0.5, 0.1, 'Client', 'typed by a manager']] }], first)
     const basis = await s.sheet.read(['Activities'])
     armed = true
-    const report = await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 5, column: 7, values: ['Created on the server.', 'key/99'] }] }], basis)
+    const report = await s.sheet.write(
+      [{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 5, column: 7, values: ['Created on the server.', 'key/99'] }] }],
+      basis,
+    )
     expect(report.skipped).toEqual([])
     const after = (await s.sheet.read(['Activities'])).tabs['Activities']!.rows
     expect(after.map((r) => [r[5], r[KEY]])).toEqual([
@@ -338,13 +428,35 @@ describe('request economy', () => {
     const basis = await withRows(s, 2, true)
     // A person copies the tab with its anchors (as a duplicate might): the same Keys now anchor rows in "Copy".
     const api = directClient(signInWithStaticToken(TOKEN).client, ROOT)
-    await api.spreadsheets.batchUpdate({ spreadsheetId: s.spreadsheetId, requestBody: { requests: [{ addSheet: { properties: { title: 'Copy', sheetId: 77 } } }] } })
-    await api.spreadsheets.values.update({ spreadsheetId: s.spreadsheetId, range: "'Copy'!A2", valueInputOption: 'RAW', requestBody: { values: [row(1), row(2)] } })
     await api.spreadsheets.batchUpdate({
       spreadsheetId: s.spreadsheetId,
-      requestBody: { requests: [1, 2].map((n) => ({ createDeveloperMetadata: { developerMetadata: { metadataKey: 'timeline-sheets:row', metadataValue: `key/${n}`, visibility: 'DOCUMENT', location: { dimensionRange: { sheetId: 77, dimension: 'ROWS', startIndex: n, endIndex: n + 1 } } } } })) },
+      requestBody: { requests: [{ addSheet: { properties: { title: 'Copy', sheetId: 77 } } }] },
     })
-    const report = await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 3, column: 7, values: ['mine only'] }] }], basis)
+    await api.spreadsheets.values.update({
+      spreadsheetId: s.spreadsheetId,
+      range: "'Copy'!A2",
+      valueInputOption: 'RAW',
+      requestBody: { values: [row(1), row(2)] },
+    })
+    await api.spreadsheets.batchUpdate({
+      spreadsheetId: s.spreadsheetId,
+      requestBody: {
+        requests: [1, 2].map((n) => ({
+          createDeveloperMetadata: {
+            developerMetadata: {
+              metadataKey: 'timeline-sheets:row',
+              metadataValue: `key/${n}`,
+              visibility: 'DOCUMENT',
+              location: { dimensionRange: { sheetId: 77, dimension: 'ROWS', startIndex: n, endIndex: n + 1 } },
+            },
+          },
+        })),
+      },
+    })
+    const report = await s.sheet.write(
+      [{ tab: 'Activities', keyColumn: KEY, updates: [{ row: 3, column: 7, values: ['mine only'] }] }],
+      basis,
+    )
     expect(report.skipped).toEqual([])
     expect((await s.sheet.read(['Activities'])).tabs['Activities']!.rows[1]![7]).toBe('mine only')
     const copy = await api.spreadsheets.values.get({ spreadsheetId: s.spreadsheetId, range: "'Copy'!H3" })
@@ -358,15 +470,25 @@ describe('request economy', () => {
   })
 
   it('a sort between the read-back and the value write still lands every cell on its own row', async () => {
-    const s = setup({}, {
-      log: (event) => {
-        // A person sorts at the very moment the value write leaves.
-        if (event.type === 'request' && event.operation === 'values.batchUpdateByDataFilter') createManager(s.store).sortTab(s.spreadsheetId, 'Activities', 5, 'DESCENDING')
+    const s = setup(
+      {},
+      {
+        log: (event) => {
+          // A person sorts at the very moment the value write leaves.
+          if (event.type === 'request' && event.operation === 'values.batchUpdateByDataFilter')
+            createManager(s.store).sortTab(s.spreadsheetId, 'Activities', 5, 'DESCENDING')
+        },
       },
-    })
+    )
     const basis = await withRows(s, 4, true)
     const report = await s.sheet.write(
-      [{ tab: 'Activities', keyColumn: KEY, updates: [2, 3, 4, 5].map((r) => ({ row: r, column: 7, values: [`status of key/${r - 1}`] })) }],
+      [
+        {
+          tab: 'Activities',
+          keyColumn: KEY,
+          updates: [2, 3, 4, 5].map((r) => ({ row: r, column: 7, values: [`status of key/${r - 1}`] })),
+        },
+      ],
       basis,
     )
     expect(report.skipped).toEqual([])
@@ -379,7 +501,14 @@ describe('request economy', () => {
     const s = setup()
     await withRows(s, 4, true)
     const hints = s.sheet.exportHints!()
-    expect(hints).toMatchObject({ rowFormats: { Activities: { Date: { numberFormat: { type: 'DATE', pattern: 'yyyy-mm-dd' } }, Delete: { dataValidation: { condition: { type: 'BOOLEAN' } } } } } })
+    expect(hints).toMatchObject({
+      rowFormats: {
+        Activities: {
+          Date: { numberFormat: { type: 'DATE', pattern: 'yyyy-mm-dd' } },
+          Delete: { dataValidation: { condition: { type: 'BOOLEAN' } } },
+        },
+      },
+    })
     const later = createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: ROOT })
     later.importHints!(hints)
     const basis = await later.read(['Activities'])
@@ -414,7 +543,12 @@ describe('request economy', () => {
   it('stale hints (the tab was made again under a new id) cost one request, never a wrong write', async () => {
     const s = setup()
     await withRows(s, 4, true)
-    const later = createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: ROOT, retry: { sleep: async () => undefined } })
+    const later = createGoogleSpreadsheet({
+      spreadsheetId: s.spreadsheetId,
+      auth: signInWithStaticToken(TOKEN),
+      rootUrl: ROOT,
+      retry: { sleep: async () => undefined },
+    })
     later.importHints!({ sheetIds: { Activities: 987654 } })
     const basis = await later.read(['Activities'])
     s.store.resetStats()
@@ -474,7 +608,10 @@ describe('request economy', () => {
       expect(date?.userEnteredFormat?.numberFormat).toEqual({ type: 'DATE', pattern: 'yyyy-mm-dd' })
       expect(start?.userEnteredFormat?.numberFormat).toEqual({ type: 'TIME', pattern: 'hh:mm' })
       expect(duration?.userEnteredFormat?.numberFormat).toEqual({ type: 'TIME', pattern: '[h]:mm' })
-      expect(tags?.dataValidation).toMatchObject({ condition: { type: 'ONE_OF_RANGE', values: [{ userEnteredValue: "='Allowed tags'!$B$2:$B" }] }, showCustomUi: true })
+      expect(tags?.dataValidation).toMatchObject({
+        condition: { type: 'ONE_OF_RANGE', values: [{ userEnteredValue: "='Allowed tags'!$B$2:$B" }] },
+        showCustomUi: true,
+      })
       expect(notes?.userEnteredFormat?.wrapStrategy).toBe('WRAP')
       expect(checkbox?.dataValidation).toEqual({ condition: { type: 'BOOLEAN' }, strict: true })
       expect(checkbox?.userEnteredValue).toEqual({ boolValue: false })
@@ -505,7 +642,11 @@ describe('values round-trip as written', () => {
     expect(snapshot.tabs['Activities']!.rows.slice(1).map((r) => r[0])).toEqual(texts)
     // FORMULA rendering shows a formula as its text too, so check the stored values unformatted.
     const api = directClient(signInWithStaticToken(TOKEN).client, ROOT)
-    const { data } = await api.spreadsheets.values.get({ spreadsheetId: s.spreadsheetId, range: "'Activities'!A3:A9", valueRenderOption: 'UNFORMATTED_VALUE' })
+    const { data } = await api.spreadsheets.values.get({
+      spreadsheetId: s.spreadsheetId,
+      range: "'Activities'!A3:A9",
+      valueRenderOption: 'UNFORMATTED_VALUE',
+    })
     expect(data.values?.map((r) => r[0])).toEqual(texts)
   })
 
@@ -562,7 +703,10 @@ describe('quota and faults', () => {
     const s = setup()
     const basis = await withRows(s, 2, true)
     s.store.faults.inject({ status: 503, method: 'BatchUpdateValuesByDataFilter', applyThenFail: true })
-    const report = await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, appends: [row(3)], updates: [{ row: 2, column: 5, values: ['edited'] }] }], basis)
+    const report = await s.sheet.write(
+      [{ tab: 'Activities', keyColumn: KEY, appends: [row(3)], updates: [{ row: 2, column: 5, values: ['edited'] }] }],
+      basis,
+    )
     expect(report.appended).toEqual({ Activities: { firstRow: 4, count: 1 } })
     const after = await s.sheet.read(['Activities'])
     expect(keys(after)).toEqual(['key/1', 'key/2', 'key/3'])
@@ -592,11 +736,14 @@ describe('quota and faults', () => {
     expect(s.events).toContainEqual({ type: 'structural-repeat', outcome: 'applied' })
   })
 
-  it('rows without a Key added after an emptied row, then 503: the look is not fooled by the write\'s own changes', async () => {
+  it("rows without a Key added after an emptied row, then 503: the look is not fooled by the write's own changes", async () => {
     const s = setup()
     const basis = await withRows(s, 3)
     s.store.faults.inject({ status: 503, method: 'BatchUpdateSpreadsheet', applyThenFail: true })
-    await s.sheet.write([{ tab: 'Activities', deleteRows: [3], updates: [{ row: 2, column: 5, values: ['edited'] }], appends: [row(4)] }], basis)
+    await s.sheet.write(
+      [{ tab: 'Activities', deleteRows: [3], updates: [{ row: 2, column: 5, values: ['edited'] }], appends: [row(4)] }],
+      basis,
+    )
     const after = await s.sheet.read(['Activities'])
     expect(keys(after)).toEqual(['key/1', undefined, 'key/3', 'key/4'])
     expect(after.tabs['Activities']!.rows[0]![5]).toBe('edited')
@@ -615,15 +762,18 @@ describe('quota and faults', () => {
   it('a manager edit between the lost answer and the repeat of rows without anchors: stops instead of guessing', async () => {
     const api = directClient(signInWithStaticToken(TOKEN).client, ROOT)
     let edited = false
-    const s: Setup = setup({}, {
-      retry: {
-        sleep: async () => {
-          if (edited) return
-          edited = true
-          await managerActionsOverApi(api, s.spreadsheetId).insertBlankRow('Activities', 2)
+    const s: Setup = setup(
+      {},
+      {
+        retry: {
+          sleep: async () => {
+            if (edited) return
+            edited = true
+            await managerActionsOverApi(api, s.spreadsheetId).insertBlankRow('Activities', 2)
+          },
         },
       },
-    })
+    )
     const basis = await withRows(s, 4)
     s.store.faults.inject({ status: 503, method: 'BatchUpdateSpreadsheet' })
     const error = await caught(s.sheet.write([{ tab: 'Activities', appends: [row(5)] }], basis))
@@ -635,15 +785,18 @@ describe('quota and faults', () => {
   it('with anchors, a manager edit between the lost answer and the repeat does not matter: the anchors tell', async () => {
     const api = directClient(signInWithStaticToken(TOKEN).client, ROOT)
     let edited = false
-    const s: Setup = setup({}, {
-      retry: {
-        sleep: async () => {
-          if (edited) return
-          edited = true
-          await managerActionsOverApi(api, s.spreadsheetId).insertBlankRow('Activities', 2)
+    const s: Setup = setup(
+      {},
+      {
+        retry: {
+          sleep: async () => {
+            if (edited) return
+            edited = true
+            await managerActionsOverApi(api, s.spreadsheetId).insertBlankRow('Activities', 2)
+          },
         },
       },
-    })
+    )
     const basis = await withRows(s, 4, true)
     s.store.faults.inject({ status: 503, method: 'BatchUpdateSpreadsheet', applyThenFail: true })
     await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, appends: [row(5)] }], basis)
@@ -675,7 +828,13 @@ describe('errors say what to do', () => {
   it('403: share the spreadsheet with the service account as editor', async () => {
     const pair = await generateKeyPair('RS256', { extractable: true })
     const s = setup({ faults: [{ status: 403 }] })
-    const key: ServiceAccountKey = { type: 'service_account', client_email: 'bridge@p.iam.gserviceaccount.com', private_key: await exportPKCS8(pair.privateKey), private_key_id: 'k', token_uri: `${ROOT}token` }
+    const key: ServiceAccountKey = {
+      type: 'service_account',
+      client_email: 'bridge@p.iam.gserviceaccount.com',
+      private_key: await exportPKCS8(pair.privateKey),
+      private_key_id: 'k',
+      token_uri: `${ROOT}token`,
+    }
     s.store.auth.registerServiceAccount({ clientEmail: key.client_email, publicKey: await exportSPKI(pair.publicKey) })
     const sheet = createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithServiceAccount(key), rootUrl: ROOT })
     const error = await caught(sheet.read(['Sheet1']))
@@ -685,15 +844,23 @@ describe('errors say what to do', () => {
 
   it('401: the credentials were refused, and the token is not in the message', async () => {
     const s = setup()
-    const sheet = createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithStaticToken('ya29.not-known-here'), rootUrl: ROOT })
+    const sheet = createGoogleSpreadsheet({
+      spreadsheetId: s.spreadsheetId,
+      auth: signInWithStaticToken('ya29.not-known-here'),
+      rootUrl: ROOT,
+    })
     const error = await caught(sheet.read(['Sheet1']))
     expect((error as HttpError).status).toBe(401)
     expect((error as HttpError).hint).toContain('credentials')
-    expect(JSON.stringify({ m: (error as Error).message, d: (error as HttpError).data, h: (error as HttpError).hint })).not.toContain('ya29.not-known-here')
+    expect(JSON.stringify({ m: (error as Error).message, d: (error as HttpError).data, h: (error as HttpError).hint })).not.toContain(
+      'ya29.not-known-here',
+    )
   })
 
   it('refuses a spreadsheet id that cannot be one before any request', () => {
-    expect(() => createGoogleSpreadsheet({ spreadsheetId: 'https://docs.google.com/x', auth: signInWithStaticToken(TOKEN) })).toThrow(/not a Google spreadsheet id/)
+    expect(() => createGoogleSpreadsheet({ spreadsheetId: 'https://docs.google.com/x', auth: signInWithStaticToken(TOKEN) })).toThrow(
+      /not a Google spreadsheet id/,
+    )
   })
 })
 
@@ -704,7 +871,13 @@ describe('service-account sign-in against the fake token endpoint', () => {
   beforeAll(async () => {
     const pair = await generateKeyPair('RS256', { extractable: true })
     publicPem = await exportSPKI(pair.publicKey)
-    key = { type: 'service_account', client_email: 'sync@proj.iam.gserviceaccount.com', private_key: await exportPKCS8(pair.privateKey), private_key_id: 'kid-9', token_uri: `${ROOT}token` }
+    key = {
+      type: 'service_account',
+      client_email: 'sync@proj.iam.gserviceaccount.com',
+      private_key: await exportPKCS8(pair.privateKey),
+      private_key_id: 'kid-9',
+      token_uri: `${ROOT}token`,
+    }
   })
 
   beforeEach(() => undefined)
@@ -724,7 +897,12 @@ describe('service-account sign-in against the fake token endpoint', () => {
     const s = setup()
     s.store.auth.registerServiceAccount({ clientEmail: key.client_email, publicKey: publicPem })
     server.use(http.post(`${ROOT}token`, () => HttpResponse.json({ error: 'backend_error' }, { status: 503 }), { once: true }))
-    const sheet = createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithServiceAccount(key), rootUrl: ROOT, retry: { sleep: async (ms) => void s.sleeps.push(ms) } })
+    const sheet = createGoogleSpreadsheet({
+      spreadsheetId: s.spreadsheetId,
+      auth: signInWithServiceAccount(key),
+      rootUrl: ROOT,
+      retry: { sleep: async (ms) => void s.sleeps.push(ms) },
+    })
     await sheet.read(['Sheet1'])
     expect(s.sleeps).toHaveLength(1)
     expect(s.store.auth.tokenRequests()).toHaveLength(1)
@@ -732,7 +910,11 @@ describe('service-account sign-in against the fake token endpoint', () => {
 
   it('invalid_grant (unknown account) fails with TS_AUTH_FAILED and is not retried', async () => {
     const s = setup()
-    const sheet = createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithServiceAccount(key, { source: '/keys/sa.json' }), rootUrl: ROOT })
+    const sheet = createGoogleSpreadsheet({
+      spreadsheetId: s.spreadsheetId,
+      auth: signInWithServiceAccount(key, { source: '/keys/sa.json' }),
+      rootUrl: ROOT,
+    })
     const error = await caught(sheet.read(['Sheet1']))
     expect(isTimelineSheetsError(error) && error.code).toBe('TS_AUTH_FAILED')
     expect((error as Error).message).toContain('/keys/sa.json')

@@ -7,16 +7,27 @@ function gaxiosError(status: number, body: unknown, extra: { headers?: Headers; 
   const error = new Error((body as { error?: { message?: string } })?.error?.message ?? 'failed') as Error & Record<string, unknown>
   error.name = 'GaxiosError'
   error.status = status
-  error.config = { url: extra.url ?? 'https://sheets.googleapis.com/v4/spreadsheets/sid/values:batchGet', method: 'GET', headers: { Authorization: 'Bearer ya29.secret-token' } }
+  error.config = {
+    url: extra.url ?? 'https://sheets.googleapis.com/v4/spreadsheets/sid/values:batchGet',
+    method: 'GET',
+    headers: { Authorization: 'Bearer ya29.secret-token' },
+  }
   error.response = { status, data: body, headers: extra.headers ?? new Headers() }
   return error
 }
 
 function googleBody(code: number, status: string, message: string, reason?: string) {
-  return { error: { code, message, status, ...(reason ? { details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason }] } : {}) } }
+  return {
+    error: { code, message, status, ...(reason ? { details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason }] } : {}) },
+  }
 }
 
-const context = { spreadsheetId: 'sid123', operation: 'values.batchGet', principal: 'bridge@proj.iam.gserviceaccount.com', secrets: ['ya29.secret-token'] }
+const context = {
+  spreadsheetId: 'sid123',
+  operation: 'values.batchGet',
+  principal: 'bridge@proj.iam.gserviceaccount.com',
+  secrets: ['ya29.secret-token'],
+}
 
 describe('quotaWaitMs', () => {
   it('waits until the end of the current quota window plus a little jitter', () => {
@@ -72,7 +83,9 @@ describe('toSheetsError', () => {
     expect(error).toBeInstanceOf(HttpError)
     expect(error.code).toBe('TS_SHEETS_API')
     expect((error as HttpError).status).toBe(404)
-    expect(error.message).toBe('Google Sheets answered 404 NOT_FOUND for spreadsheet sid123 (values.batchGet): Requested entity was not found.')
+    expect(error.message).toBe(
+      'Google Sheets answered 404 NOT_FOUND for spreadsheet sid123 (values.batchGet): Requested entity was not found.',
+    )
     expect(error.hint).toContain('sid123')
     expect(error.hint).toContain('bridge@proj.iam.gserviceaccount.com')
   })
@@ -83,15 +96,23 @@ describe('toSheetsError', () => {
   })
 
   it('403 variants: API disabled, scope missing', () => {
-    expect(toSheetsError(gaxiosError(403, googleBody(403, 'PERMISSION_DENIED', 'disabled', 'SERVICE_DISABLED')), context).hint).toContain('Enable the Google Sheets API')
-    expect(toSheetsError(gaxiosError(403, googleBody(403, 'PERMISSION_DENIED', 'scopes', 'ACCESS_TOKEN_SCOPE_INSUFFICIENT')), context).hint).toContain('scope')
+    expect(toSheetsError(gaxiosError(403, googleBody(403, 'PERMISSION_DENIED', 'disabled', 'SERVICE_DISABLED')), context).hint).toContain(
+      'Enable the Google Sheets API',
+    )
+    expect(
+      toSheetsError(gaxiosError(403, googleBody(403, 'PERMISSION_DENIED', 'scopes', 'ACCESS_TOKEN_SCOPE_INSUFFICIENT')), context).hint,
+    ).toContain('scope')
   })
 
   it('401, 429, 5xx and 400 each get a hint', () => {
     expect(toSheetsError(gaxiosError(401, googleBody(401, 'UNAUTHENTICATED', 'bad')), context).hint).toContain('credentials')
     expect(toSheetsError(gaxiosError(429, googleBody(429, 'RESOURCE_EXHAUSTED', 'quota')), context).hint).toContain('quota')
-    expect(toSheetsError(gaxiosError(503, googleBody(503, 'UNAVAILABLE', 'The service is currently unavailable.')), context).hint).toContain('safe to repeat')
-    expect(toSheetsError(gaxiosError(400, googleBody(400, 'INVALID_ARGUMENT', 'Unable to parse range: X')), context).message).toContain('Unable to parse range: X')
+    expect(
+      toSheetsError(gaxiosError(503, googleBody(503, 'UNAVAILABLE', 'The service is currently unavailable.')), context).hint,
+    ).toContain('safe to repeat')
+    expect(toSheetsError(gaxiosError(400, googleBody(400, 'INVALID_ARGUMENT', 'Unable to parse range: X')), context).message).toContain(
+      'Unable to parse range: X',
+    )
   })
 
   it('never carries the token: not in the message, not as cause', () => {

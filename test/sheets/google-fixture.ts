@@ -30,14 +30,22 @@ export function managerActionsOverApi(api: sheets_v4.Sheets, spreadsheetId: stri
       if (index < 0) throw new Error(`No column ${column} in ${tab}`)
       await api.spreadsheets.batchUpdate({
         spreadsheetId,
-        requestBody: { requests: [{ sortRange: { range: { sheetId, startRowIndex: 1 }, sortSpecs: [{ dimensionIndex: index, sortOrder: 'ASCENDING' }] } }] },
+        requestBody: {
+          requests: [
+            { sortRange: { range: { sheetId, startRowIndex: 1 }, sortSpecs: [{ dimensionIndex: index, sortOrder: 'ASCENDING' }] } },
+          ],
+        },
       })
     },
     async insertBlankRow(tab, row) {
       const sheetId = await sheetIdOf(api, spreadsheetId, tab)
       await api.spreadsheets.batchUpdate({
         spreadsheetId,
-        requestBody: { requests: [{ insertDimension: { range: { sheetId, dimension: 'ROWS', startIndex: row - 1, endIndex: row }, inheritFromBefore: true } }] },
+        requestBody: {
+          requests: [
+            { insertDimension: { range: { sheetId, dimension: 'ROWS', startIndex: row - 1, endIndex: row }, inheritFromBefore: true } },
+          ],
+        },
       })
     },
     async deleteRow(tab, row) {
@@ -70,7 +78,8 @@ export async function resetSpreadsheet(api: sheets_v4.Sheets, spreadsheetId: str
   if (!existing.some((s) => s.properties?.title === keep)) requests.push({ addSheet: { properties: { title: keep } } })
   for (const s of existing) if (s.properties?.title !== keep) requests.push({ deleteSheet: { sheetId: s.properties?.sheetId ?? 0 } })
   for (const m of data.developerMetadata ?? []) {
-    if (m.metadataKey === LAYOUT_METADATA_KEY) requests.push({ deleteDeveloperMetadata: { dataFilter: { developerMetadataLookup: { metadataId: m.metadataId ?? 0 } } } })
+    if (m.metadataKey === LAYOUT_METADATA_KEY)
+      requests.push({ deleteDeveloperMetadata: { dataFilter: { developerMetadataLookup: { metadataId: m.metadataId ?? 0 } } } })
   }
   if (requests.length > 0) await api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests } })
   await api.spreadsheets.values.clear({ spreadsheetId, range: quoteTitle(keep), requestBody: {} })

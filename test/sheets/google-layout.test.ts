@@ -30,14 +30,29 @@ const activities: TabSpec = {
     { name: 'Key', kind: 'text', hidden: true, protected: true },
   ],
 }
-const allowed: TabSpec = { title: 'Allowed tags', columns: [{ name: 'Applies to', kind: 'text' }, { name: 'Tags', kind: 'text' }] }
-const log: TabSpec = { title: 'Sync log', readOnly: true, columns: [{ name: 'When', kind: 'datetime' }, { name: 'Count', kind: 'number' }] }
+const allowed: TabSpec = {
+  title: 'Allowed tags',
+  columns: [
+    { name: 'Applies to', kind: 'text' },
+    { name: 'Tags', kind: 'text' },
+  ],
+}
+const log: TabSpec = {
+  title: 'Sync log',
+  readOnly: true,
+  columns: [
+    { name: 'When', kind: 'datetime' },
+    { name: 'Count', kind: 'number' },
+  ],
+}
 const tabs = [activities, allowed, log]
 const options = { timeZone: 'Europe/Ljubljana' }
 
 const empty: SpreadsheetState = {
   timeZone: 'Etc/GMT',
-  sheets: [{ sheetId: 0, title: 'Sheet1', rowCount: 1000, columnCount: 26, frozenRowCount: 0, protectedRanges: [], conditionalFormats: [] }],
+  sheets: [
+    { sheetId: 0, title: 'Sheet1', rowCount: 1000, columnCount: 26, frozenRowCount: 0, protectedRanges: [], conditionalFormats: [] },
+  ],
   layoutMetadata: undefined,
 }
 
@@ -68,7 +83,9 @@ describe('planLayout on a new spreadsheet', () => {
   })
 
   it('writes the header as string values', () => {
-    const header = plan.requests.find((r) => r.updateCells && r.updateCells.range?.sheetId === plan.sheetIds.get('Activities'))!.updateCells!
+    const header = plan.requests.find(
+      (r) => r.updateCells && r.updateCells.range?.sheetId === plan.sheetIds.get('Activities'),
+    )!.updateCells!
     expect(header.rows![0]!.values!.map((v) => v.userEnteredValue)).toEqual(activities.columns.map((c) => ({ stringValue: c.name })))
     expect(header.range).toMatchObject({ startRowIndex: 0, endRowIndex: 1, startColumnIndex: 0, endColumnIndex: 9 })
   })
@@ -111,21 +128,33 @@ describe('planLayout on a new spreadsheet', () => {
 
   it('colours rows by the word their status starts with, one rule per word of the core (issue 11)', () => {
     const rules = plan.requests.filter((r) => r.addConditionalFormatRule).map((r) => r.addConditionalFormatRule!.rule!)
-    expect(rules.map((r) => r.booleanRule!.condition!.values![0]!.userEnteredValue)).toEqual(STATUS_RULES.map((r) => statusRuleFormula(r.word, 7, 1)))
+    expect(rules.map((r) => r.booleanRule!.condition!.values![0]!.userEnteredValue)).toEqual(
+      STATUS_RULES.map((r) => statusRuleFormula(r.word, 7, 1)),
+    )
     expect(rules.map((r) => r.booleanRule!.condition!.type)).toEqual(STATUS_RULES.map(() => 'CUSTOM_FORMULA'))
     expect(statusRuleFormula('Conflict', 7)).toBe('=LEFT($H1,8)="Conflict"')
     const conflict = rules[STATUS_RULES.findIndex((r) => r.word === 'Conflict')]!
-    expect(conflict.booleanRule!.format).toEqual({ backgroundColor: googleColor('FFE0A0'), textFormat: { foregroundColor: googleColor('6B4500') } })
+    expect(conflict.booleanRule!.format).toEqual({
+      backgroundColor: googleColor('FFE0A0'),
+      textFormat: { foregroundColor: googleColor('6B4500') },
+    })
     expect(googleColor('FF8000')).toEqual({ red: 1, green: 0.502, blue: 0 })
     // From the header down: rows inserted under the header stay inside the range (the header's "Status" meets no rule).
     expect(rules[0]!.ranges).toEqual([{ sheetId: plan.sheetIds.get('Activities'), startColumnIndex: 0, endColumnIndex: 9 }])
   })
 
   it('sets the time zone and records the layout hash last', () => {
-    expect(plan.requests).toContainEqual({ updateSpreadsheetProperties: { properties: { timeZone: 'Europe/Ljubljana' }, fields: 'timeZone' } })
+    expect(plan.requests).toContainEqual({
+      updateSpreadsheetProperties: { properties: { timeZone: 'Europe/Ljubljana' }, fields: 'timeZone' },
+    })
     expect(plan.requests[plan.requests.length - 1]).toEqual({
       createDeveloperMetadata: {
-        developerMetadata: { metadataKey: LAYOUT_METADATA_KEY, metadataValue: layoutHash(tabs, options), location: { spreadsheet: true }, visibility: 'DOCUMENT' },
+        developerMetadata: {
+          metadataKey: LAYOUT_METADATA_KEY,
+          metadataValue: layoutHash(tabs, options),
+          location: { spreadsheet: true },
+          visibility: 'DOCUMENT',
+        },
       },
     })
   })
@@ -155,12 +184,35 @@ describe('planLayout on an existing spreadsheet', () => {
   it('finds moved columns by name and adds missing headers after the last one, never over another column', () => {
     const state: SpreadsheetState = {
       timeZone: 'Europe/Ljubljana',
-      sheets: [{ sheetId: 5, title: 'Allowed tags', rowCount: 100, columnCount: 2, frozenRowCount: 1, protectedRanges: [], conditionalFormats: [] }],
+      sheets: [
+        {
+          sheetId: 5,
+          title: 'Allowed tags',
+          rowCount: 100,
+          columnCount: 2,
+          frozenRowCount: 1,
+          protectedRanges: [],
+          conditionalFormats: [],
+        },
+      ],
       layoutMetadata: { metadataId: 9, value: 'old' },
     }
-    const spec: TabSpec = { title: 'Allowed tags', columns: [{ name: 'Applies to', kind: 'text' }, { name: 'Tags', kind: 'text' }, { name: 'Note', kind: 'text' }] }
+    const spec: TabSpec = {
+      title: 'Allowed tags',
+      columns: [
+        { name: 'Applies to', kind: 'text' },
+        { name: 'Tags', kind: 'text' },
+        { name: 'Note', kind: 'text' },
+      ],
+    }
     const plan = planLayout([spec], { timeZone: 'Europe/Ljubljana' }, state, new Map([['Allowed tags', ['Tags', 'Applies to']]]))
-    expect(plan.columns.get('Allowed tags')).toEqual(new Map([['Tags', 0], ['Applies to', 1], ['Note', 2]]))
+    expect(plan.columns.get('Allowed tags')).toEqual(
+      new Map([
+        ['Tags', 0],
+        ['Applies to', 1],
+        ['Note', 2],
+      ]),
+    )
     expect(kinds(plan.requests)).not.toContain('addSheet')
     expect(plan.requests).toContainEqual({ appendDimension: { sheetId: 5, dimension: 'COLUMNS', length: 1 } })
     const header = plan.requests.filter((r) => r.updateCells).map((r) => r.updateCells!)
@@ -198,7 +250,10 @@ describe('planLayout on an existing spreadsheet', () => {
             .filter((r) => r.addProtectedRange?.protectedRange?.range?.sheetId === id)
             .map((r, i) => ({ ...r.addProtectedRange!.protectedRange!, protectedRangeId: 100 + i })),
           conditionalFormats: [
-            { ranges: [{ sheetId: id, startRowIndex: 1, startColumnIndex: 0, endColumnIndex: 9 }], booleanRule: { condition: { type: 'CUSTOM_FORMULA', values: [{ userEnteredValue: '=A2>3' }] } } },
+            {
+              ranges: [{ sheetId: id, startRowIndex: 1, startColumnIndex: 0, endColumnIndex: 9 }],
+              booleanRule: { condition: { type: 'CUSTOM_FORMULA', values: [{ userEnteredValue: '=A2>3' }] } },
+            },
             ...first.requests.filter((r) => r.addConditionalFormatRule).map((r) => r.addConditionalFormatRule!.rule!),
           ],
         },
@@ -206,10 +261,15 @@ describe('planLayout on an existing spreadsheet', () => {
       layoutMetadata: undefined,
     }
     const header = activities.columns.map((c) => c.name)
-    const again = planLayout([activities, allowed], options, { ...state, sheets: [...state.sheets, { ...empty.sheets[0]!, sheetId: 3, title: 'Allowed tags', frozenRowCount: 1 }] }, new Map([
-      ['Activities', header],
-      ['Allowed tags', ['Applies to', 'Tags']],
-    ]))
+    const again = planLayout(
+      [activities, allowed],
+      options,
+      { ...state, sheets: [...state.sheets, { ...empty.sheets[0]!, sheetId: 3, title: 'Allowed tags', frozenRowCount: 1 }] },
+      new Map([
+        ['Activities', header],
+        ['Allowed tags', ['Applies to', 'Tags']],
+      ]),
+    )
     const forActivities = again.requests.filter((r) => JSON.stringify(r).includes(`"sheetId":${id}`))
     expect(kinds(forActivities)).not.toContain('addProtectedRange')
     expect(kinds(forActivities)).not.toContain('addConditionalFormatRule')
@@ -217,15 +277,24 @@ describe('planLayout on an existing spreadsheet', () => {
 
     // The Status column moved one to the right: our rules go (not the manager's), new ones come.
     const moved = [...header.slice(0, 7), 'Extra', ...header.slice(7)]
-    const replanned = planLayout([activities, allowed], options, { ...state, sheets: [...state.sheets, { ...empty.sheets[0]!, sheetId: 3, title: 'Allowed tags' }] }, new Map([
-      ['Activities', moved],
-      ['Allowed tags', ['Applies to', 'Tags']],
-    ]))
+    const replanned = planLayout(
+      [activities, allowed],
+      options,
+      { ...state, sheets: [...state.sheets, { ...empty.sheets[0]!, sheetId: 3, title: 'Allowed tags' }] },
+      new Map([
+        ['Activities', moved],
+        ['Allowed tags', ['Applies to', 'Tags']],
+      ]),
+    )
     const deletes = replanned.requests.filter((r) => r.deleteConditionalFormatRule).map((r) => r.deleteConditionalFormatRule!.index)
     expect(deletes).toEqual(STATUS_RULES.map((_, i) => STATUS_RULES.length - i))
     // Status and Key moved: their protections are replaced; header and Duration stay.
-    expect(replanned.requests.filter((r) => r.deleteProtectedRange).map((r) => r.deleteProtectedRange!.protectedRangeId)).toEqual([102, 103])
-    const added = replanned.requests.filter((r) => r.addProtectedRange?.protectedRange?.range?.sheetId === id).map((r) => r.addProtectedRange!.protectedRange!)
+    expect(replanned.requests.filter((r) => r.deleteProtectedRange).map((r) => r.deleteProtectedRange!.protectedRangeId)).toEqual([
+      102, 103,
+    ])
+    const added = replanned.requests
+      .filter((r) => r.addProtectedRange?.protectedRange?.range?.sheetId === id)
+      .map((r) => r.addProtectedRange!.protectedRange!)
     expect(added.map((p) => [p.description, p.range?.startColumnIndex])).toEqual([
       ['timeline-sheets: Activities / Status', 8],
       ['timeline-sheets: Activities / Key', 9],
@@ -240,24 +309,40 @@ describe('issue 11: status rules of an earlier version', () => {
     const range = { sheetId: id, startRowIndex: 1, startColumnIndex: 0, endColumnIndex: 9 }
     const rule = (formula: string): sheets_v4.Schema$ConditionalFormatRule => ({
       ranges: [range],
-      booleanRule: { condition: { type: 'CUSTOM_FORMULA', values: [{ userEnteredValue: formula }] }, format: { backgroundColor: { red: 1 } } },
+      booleanRule: {
+        condition: { type: 'CUSTOM_FORMULA', values: [{ userEnteredValue: formula }] },
+        format: { backgroundColor: { red: 1 } },
+      },
     })
     const state: SpreadsheetState = {
       timeZone: options.timeZone,
       sheets: [
-        { sheetId: id, title: 'Activities', rowCount: 1000, columnCount: 9, frozenRowCount: 1, protectedRanges: [], conditionalFormats: [
-          rule('=ISNUMBER(SEARCH("conflict",$H2))'), rule('=ISNUMBER(SEARCH("error",$H2))'), rule('=A2>3'),
-        ] },
+        {
+          sheetId: id,
+          title: 'Activities',
+          rowCount: 1000,
+          columnCount: 9,
+          frozenRowCount: 1,
+          protectedRanges: [],
+          conditionalFormats: [rule('=ISNUMBER(SEARCH("conflict",$H2))'), rule('=ISNUMBER(SEARCH("error",$H2))'), rule('=A2>3')],
+        },
         { ...empty.sheets[0]!, sheetId: 3, title: 'Allowed tags', frozenRowCount: 1 },
       ],
       layoutMetadata: undefined,
     }
-    const again = planLayout([activities, allowed], options, state, new Map([
-      ['Activities', activities.columns.map((c) => c.name)],
-      ['Allowed tags', ['Applies to', 'Tags']],
-    ]))
+    const again = planLayout(
+      [activities, allowed],
+      options,
+      state,
+      new Map([
+        ['Activities', activities.columns.map((c) => c.name)],
+        ['Allowed tags', ['Applies to', 'Tags']],
+      ]),
+    )
     expect(again.requests.filter((r) => r.deleteConditionalFormatRule).map((r) => r.deleteConditionalFormatRule!.index)).toEqual([1, 0])
-    const added = again.requests.filter((r) => r.addConditionalFormatRule).map((r) => r.addConditionalFormatRule!.rule!.booleanRule!.condition!.values![0]!.userEnteredValue)
+    const added = again.requests
+      .filter((r) => r.addConditionalFormatRule)
+      .map((r) => r.addConditionalFormatRule!.rule!.booleanRule!.condition!.values![0]!.userEnteredValue)
     expect(added).toEqual(STATUS_RULES.map((r) => statusRuleFormula(r.word, 7, 1)))
   })
 })
@@ -266,9 +351,19 @@ describe('layout hash and state', () => {
   it('is current only when the hash matches and every tab exists', () => {
     const hash = layoutHash(tabs, options)
     const sheets = tabs.map((t, i) => ({ ...empty.sheets[0]!, sheetId: i + 1, title: t.title }))
-    expect(layoutIsCurrent(tabs, options, { timeZone: options.timeZone, sheets, layoutMetadata: { metadataId: 1, value: hash } })).toBe(true)
-    expect(layoutIsCurrent(tabs, options, { timeZone: options.timeZone, sheets: sheets.slice(1), layoutMetadata: { metadataId: 1, value: hash } })).toBe(false)
-    expect(layoutIsCurrent(tabs, { timeZone: 'UTC' }, { timeZone: options.timeZone, sheets, layoutMetadata: { metadataId: 1, value: hash } })).toBe(false)
+    expect(layoutIsCurrent(tabs, options, { timeZone: options.timeZone, sheets, layoutMetadata: { metadataId: 1, value: hash } })).toBe(
+      true,
+    )
+    expect(
+      layoutIsCurrent(tabs, options, {
+        timeZone: options.timeZone,
+        sheets: sheets.slice(1),
+        layoutMetadata: { metadataId: 1, value: hash },
+      }),
+    ).toBe(false)
+    expect(
+      layoutIsCurrent(tabs, { timeZone: 'UTC' }, { timeZone: options.timeZone, sheets, layoutMetadata: { metadataId: 1, value: hash } }),
+    ).toBe(false)
   })
 
   it('reads sheet id 0 that proto3 JSON leaves out', () => {

@@ -75,11 +75,20 @@ describe('installed-app sign-in', () => {
     expect((await viaFirst.read(['Sheet1'])).tabs['Sheet1']!.exists).toBe(true)
 
     // A later run: no browser, the stored refresh token buys an access token.
-    const later = await signInWithInstalledApp(options(visits, { openBrowser: async () => { throw new Error('must not open a browser') } }))
+    const later = await signInWithInstalledApp(
+      options(visits, {
+        openBrowser: async () => {
+          throw new Error('must not open a browser')
+        },
+      }),
+    )
     const before = fake.store.auth.tokenRequests().length
     const viaLater = createGoogleSpreadsheet({ spreadsheetId, auth: later, rootUrl: fake.rootUrl })
     expect((await viaLater.read(['Sheet1'])).tabs['Sheet1']!.exists).toBe(true)
-    const grants = fake.store.auth.tokenRequests().slice(before).map((r) => r.grantType)
+    const grants = fake.store.auth
+      .tokenRequests()
+      .slice(before)
+      .map((r) => r.grantType)
     expect(grants).toEqual(['refresh_token'])
   })
 
@@ -100,7 +109,9 @@ describe('installed-app sign-in', () => {
     })
     const denied = await signInWithInstalledApp(options(visits, { openBrowser: declined })).catch((e: unknown) => e)
     expect((denied as { hint?: string }).hint).toContain('Consent was declined')
-    const silent = await signInWithInstalledApp(options(visits, { openBrowser: async () => undefined, timeoutMs: 200 })).catch((e: unknown) => e)
+    const silent = await signInWithInstalledApp(options(visits, { openBrowser: async () => undefined, timeoutMs: 200 })).catch(
+      (e: unknown) => e,
+    )
     expect((silent as Error).message).toContain('No answer from the browser')
   })
 
@@ -112,14 +123,18 @@ describe('installed-app sign-in', () => {
   })
 })
 
-describeSpreadsheetContract('google (Sheets fake on loopback, manager edits through the API)', async () => {
-  const spreadsheetId = fake.store.createSpreadsheet({ sheets: [{ title: 'Sheet1' }, { title: 'Leftover' }] }).spreadsheetId
-  const auth = signInWithStaticToken(fake.staticToken)
-  const api = directClient(auth.client, fake.rootUrl)
-  await resetSpreadsheet(api, spreadsheetId)
-  return {
-    spreadsheet: createGoogleSpreadsheet({ spreadsheetId, auth, rootUrl: fake.rootUrl }),
-    cleanup: async () => undefined,
-    actAsManager: managerActionsOverApi(api, spreadsheetId),
-  }
-}, { removal: 'empty' })
+describeSpreadsheetContract(
+  'google (Sheets fake on loopback, manager edits through the API)',
+  async () => {
+    const spreadsheetId = fake.store.createSpreadsheet({ sheets: [{ title: 'Sheet1' }, { title: 'Leftover' }] }).spreadsheetId
+    const auth = signInWithStaticToken(fake.staticToken)
+    const api = directClient(auth.client, fake.rootUrl)
+    await resetSpreadsheet(api, spreadsheetId)
+    return {
+      spreadsheet: createGoogleSpreadsheet({ spreadsheetId, auth, rootUrl: fake.rootUrl }),
+      cleanup: async () => undefined,
+      actAsManager: managerActionsOverApi(api, spreadsheetId),
+    }
+  },
+  { removal: 'empty' },
+)

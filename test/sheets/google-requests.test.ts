@@ -87,7 +87,7 @@ describe('cells', () => {
   })
 
   it('refuses a number JSON cannot carry, naming the cell', () => {
-    const error = thrown(() => cellToApi(Number.NaN, "Activities!C5"))
+    const error = thrown(() => cellToApi(Number.NaN, 'Activities!C5'))
     expect(isTimelineSheetsError(error) && error.code).toBe('TS_VALIDATION')
     expect((error as Error).message).toContain('Activities!C5')
   })
@@ -129,7 +129,12 @@ describe('row anchors', () => {
     })
     expect(createAnchor({ metadataKey: ROW_CLAIM_KEY, value: 'c1' }, 7, 5)).toEqual({
       createDeveloperMetadata: {
-        developerMetadata: { metadataKey: 'timeline-sheets:claim', metadataValue: 'c1', location: { dimensionRange: { sheetId: 7, dimension: 'ROWS', startIndex: 4, endIndex: 5 } }, visibility: 'DOCUMENT' },
+        developerMetadata: {
+          metadataKey: 'timeline-sheets:claim',
+          metadataValue: 'c1',
+          location: { dimensionRange: { sheetId: 7, dimension: 'ROWS', startIndex: 4, endIndex: 5 } },
+          visibility: 'DOCUMENT',
+        },
       },
     })
   })
@@ -141,20 +146,50 @@ describe('row anchors', () => {
       { valueRange: { range: 'Activities!A9:L9', values: [['u', 45293, '', 'x']] }, dataFilters: [k1] },
       { valueRange: { range: 'Activities!A3:L3', values: [['v']] }, dataFilters: [k2] },
       { valueRange: { range: 'Activities!A4:L4' }, dataFilters: [k2] },
-      { valueRange: { range: 'Activities!A1:L1', values: [['User']] }, dataFilters: [{ gridRange: { sheetId: 7, startRowIndex: 0, endRowIndex: 1 } }] },
+      {
+        valueRange: { range: 'Activities!A1:L1', values: [['User']] },
+        dataFilters: [{ gridRange: { sheetId: 7, startRowIndex: 0, endRowIndex: 1 } }],
+      },
     ])
-    expect(rows.get('timeline-sheets:row\u0000k1')).toEqual([{ title: 'Activities', row: 9, columnCount: 12, cells: ['u', 45293, null, 'x'] }])
+    expect(rows.get('timeline-sheets:row\u0000k1')).toEqual([
+      { title: 'Activities', row: 9, columnCount: 12, cells: ['u', 45293, null, 'x'] },
+    ])
     expect(rows.get('timeline-sheets:row\u0000k2')?.map((r) => r.row)).toEqual([3, 4])
     expect(rows.size).toBe(2)
   })
 })
 
 describe('planTabs', () => {
-  const rows = [['a', 'n1', 'k1'], ['b', 'n2', 'k2'], ['c', 'n3', 'k1']] // sheet rows 2–4; k1 on two rows
+  const rows = [
+    ['a', 'n1', 'k1'],
+    ['b', 'n2', 'k2'],
+    ['c', 'n3', 'k1'],
+  ] // sheet rows 2–4; k1 on two rows
 
   it('gathers the rows a write addresses, with their Key and whether it names one row only', () => {
-    const [t] = planTabs([{ tab: 'Activities', keyColumn: 2, updates: [{ row: 3, column: 1, values: ['x'] }, { row: 2, column: 0, values: ['y'] }], deleteRows: [3] }], basisOf(tab('Activities', rows)))
-    expect([...t!.targets.values()].map((x) => ({ row: x.row, key: x.key, identifying: x.identifying, updates: x.updates.length, remove: x.remove }))).toEqual([
+    const [t] = planTabs(
+      [
+        {
+          tab: 'Activities',
+          keyColumn: 2,
+          updates: [
+            { row: 3, column: 1, values: ['x'] },
+            { row: 2, column: 0, values: ['y'] },
+          ],
+          deleteRows: [3],
+        },
+      ],
+      basisOf(tab('Activities', rows)),
+    )
+    expect(
+      [...t!.targets.values()].map((x) => ({
+        row: x.row,
+        key: x.key,
+        identifying: x.identifying,
+        updates: x.updates.length,
+        remove: x.remove,
+      })),
+    ).toEqual([
       { row: 3, key: 'k2', identifying: true, updates: 1, remove: true },
       { row: 2, key: 'k1', identifying: false, updates: 1, remove: false },
     ])
@@ -169,7 +204,18 @@ describe('planTabs', () => {
       [thrown(() => planTabs([{ tab: 'Activities', deleteRows: [11] }], basis)), 'TS_INTERNAL'],
       [thrown(() => planTabs([{ tab: 'Activities', updates: [{ row: 0, column: 0, values: ['x'] }] }], basis)), 'TS_INTERNAL'],
       [thrown(() => planTabs([{ tab: 'Activities', updates: [{ row: 2, column: 0, values: [Number.NaN] }] }], basis)), 'TS_VALIDATION'],
-      [thrown(() => planTabs([{ tab: 'Activities', appends: [['x']] }, { tab: 'Activities', appends: [['y']] }], basis)), 'TS_INTERNAL'],
+      [
+        thrown(() =>
+          planTabs(
+            [
+              { tab: 'Activities', appends: [['x']] },
+              { tab: 'Activities', appends: [['y']] },
+            ],
+            basis,
+          ),
+        ),
+        'TS_INTERNAL',
+      ],
     ]
     for (const [error, code] of cases) expect(isTimelineSheetsError(error) && error.code).toBe(code)
   })
@@ -183,25 +229,63 @@ describe('appendChunks: rows the tool adds (issue 8 items 10 and 11; issue 11, f
     Delete: { dataValidation: { condition: { type: 'BOOLEAN' }, strict: true } },
   }
   function state(rows: TabData['rows'], keyed = true) {
-    const [t] = planTabs([{ tab: 'Activities', ...(keyed ? { keyColumn: 4 } : {}), appends: [['x']] }], basisOf({ title: 'Activities', exists: true, header, rows, gridRowCount: 1000 }))
+    const [t] = planTabs(
+      [{ tab: 'Activities', ...(keyed ? { keyColumn: 4 } : {}), appends: [['x']] }],
+      basisOf({ title: 'Activities', exists: true, header, rows, gridRowCount: 1000 }),
+    )
     t!.sheetId = 7
     return t!
   }
 
   it('inserts after the last data row, formats each column, writes RAW values and anchors each row with a new Key, in one batch', () => {
     const t = state([['old', 45000, 'n', false, 'k0']])
-    const [chunk, ...rest] = appendChunks(t, [['u', 45293, '=1+1', false, 'k1'], ['v', null, 'plain']], 2, formats, 2_000_000)
+    const [chunk, ...rest] = appendChunks(
+      t,
+      [
+        ['u', 45293, '=1+1', false, 'k1'],
+        ['v', null, 'plain'],
+      ],
+      2,
+      formats,
+      2_000_000,
+    )
     expect(rest).toEqual([])
     expect(chunk!.requests).toEqual([
       { insertDimension: { range: { sheetId: 7, dimension: 'ROWS', startIndex: 2, endIndex: 4 }, inheritFromBefore: true } },
-      { repeatCell: { range: { sheetId: 7, startRowIndex: 2, endRowIndex: 4, startColumnIndex: 1, endColumnIndex: 2 }, cell: { userEnteredFormat: { numberFormat: { type: 'DATE', pattern: 'yyyy-mm-dd' } } }, fields: ROW_FORMAT_FIELDS } },
-      { repeatCell: { range: { sheetId: 7, startRowIndex: 2, endRowIndex: 4, startColumnIndex: 2, endColumnIndex: 3 }, cell: { userEnteredFormat: { numberFormat: { type: 'TEXT' }, wrapStrategy: 'WRAP' } }, fields: ROW_FORMAT_FIELDS } },
-      { repeatCell: { range: { sheetId: 7, startRowIndex: 2, endRowIndex: 4, startColumnIndex: 3, endColumnIndex: 4 }, cell: { dataValidation: { condition: { type: 'BOOLEAN' }, strict: true } }, fields: ROW_FORMAT_FIELDS } },
+      {
+        repeatCell: {
+          range: { sheetId: 7, startRowIndex: 2, endRowIndex: 4, startColumnIndex: 1, endColumnIndex: 2 },
+          cell: { userEnteredFormat: { numberFormat: { type: 'DATE', pattern: 'yyyy-mm-dd' } } },
+          fields: ROW_FORMAT_FIELDS,
+        },
+      },
+      {
+        repeatCell: {
+          range: { sheetId: 7, startRowIndex: 2, endRowIndex: 4, startColumnIndex: 2, endColumnIndex: 3 },
+          cell: { userEnteredFormat: { numberFormat: { type: 'TEXT' }, wrapStrategy: 'WRAP' } },
+          fields: ROW_FORMAT_FIELDS,
+        },
+      },
+      {
+        repeatCell: {
+          range: { sheetId: 7, startRowIndex: 2, endRowIndex: 4, startColumnIndex: 3, endColumnIndex: 4 },
+          cell: { dataValidation: { condition: { type: 'BOOLEAN' }, strict: true } },
+          fields: ROW_FORMAT_FIELDS,
+        },
+      },
       {
         updateCells: {
           start: { sheetId: 7, rowIndex: 2, columnIndex: 0 },
           rows: [
-            { values: [{ userEnteredValue: { stringValue: 'u' } }, { userEnteredValue: { numberValue: 45293 } }, { userEnteredValue: { stringValue: '=1+1' } }, { userEnteredValue: { boolValue: false } }, { userEnteredValue: { stringValue: 'k1' } }] },
+            {
+              values: [
+                { userEnteredValue: { stringValue: 'u' } },
+                { userEnteredValue: { numberValue: 45293 } },
+                { userEnteredValue: { stringValue: '=1+1' } },
+                { userEnteredValue: { boolValue: false } },
+                { userEnteredValue: { stringValue: 'k1' } },
+              ],
+            },
             { values: [{ userEnteredValue: { stringValue: 'v' } }, {}, { userEnteredValue: { stringValue: 'plain' } }] },
           ],
           fields: 'userEnteredValue',
@@ -213,9 +297,23 @@ describe('appendChunks: rows the tool adds (issue 8 items 10 and 11; issue 11, f
 
   it('never inherits formats from the header row, and anchors no Key the tab or the batch already holds twice', () => {
     const t = state([])
-    const [chunk] = appendChunks(t, [['a', 1, 'n', false, 'dup'], ['b', 2, 'n', false, 'dup'], ['c', 3, 'n', false, 'ok']], 1, undefined, 2_000_000)
-    expect(chunk!.requests[0]).toEqual({ insertDimension: { range: { sheetId: 7, dimension: 'ROWS', startIndex: 1, endIndex: 4 }, inheritFromBefore: false } })
-    expect(chunk!.requests.filter((r) => r.createDeveloperMetadata).map((r) => r.createDeveloperMetadata?.developerMetadata?.metadataValue)).toEqual(['ok'])
+    const [chunk] = appendChunks(
+      t,
+      [
+        ['a', 1, 'n', false, 'dup'],
+        ['b', 2, 'n', false, 'dup'],
+        ['c', 3, 'n', false, 'ok'],
+      ],
+      1,
+      undefined,
+      2_000_000,
+    )
+    expect(chunk!.requests[0]).toEqual({
+      insertDimension: { range: { sheetId: 7, dimension: 'ROWS', startIndex: 1, endIndex: 4 }, inheritFromBefore: false },
+    })
+    expect(
+      chunk!.requests.filter((r) => r.createDeveloperMetadata).map((r) => r.createDeveloperMetadata?.developerMetadata?.metadataValue),
+    ).toEqual(['ok'])
     expect(chunk!.requests.some((r) => r.repeatCell)).toBe(false)
   })
 
@@ -226,10 +324,26 @@ describe('appendChunks: rows the tool adds (issue 8 items 10 and 11; issue 11, f
 
   it('150,000 rows of 12 columns: chunks under the payload limit, rows and anchors contiguous, nothing spread into a call', () => {
     const wide = [...header, 'F', 'G', 'H', 'I', 'J', 'K', 'L']
-    const [t] = planTabs([{ tab: 'Activities', keyColumn: 4, appends: [['x']] }], basisOf({ title: 'Activities', exists: true, header: wide, rows: [], gridRowCount: 1000 }))
+    const [t] = planTabs(
+      [{ tab: 'Activities', keyColumn: 4, appends: [['x']] }],
+      basisOf({ title: 'Activities', exists: true, header: wide, rows: [], gridRowCount: 1000 }),
+    )
     t!.sheetId = 7
     const count = 150_000
-    const rows = Array.from({ length: count }, (_, i) => ['DOMAIN\\alice', 45293 + (i % 30), `note ${i}`, false, `tags-alice/${i}`, 0.375, 0.5, 0.125, 'Client, Project', ':billable', 'ok', `fp-${i}`])
+    const rows = Array.from({ length: count }, (_, i) => [
+      'DOMAIN\\alice',
+      45293 + (i % 30),
+      `note ${i}`,
+      false,
+      `tags-alice/${i}`,
+      0.375,
+      0.5,
+      0.125,
+      'Client, Project',
+      ':billable',
+      'ok',
+      `fp-${i}`,
+    ])
     const limit = 2_000_000
     const chunks = appendChunks(t!, rows, 1, formats, limit)
     expect(chunks.length).toBeGreaterThan(10)

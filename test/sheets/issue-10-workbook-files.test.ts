@@ -153,7 +153,13 @@ describe('issue 10: a workbook a manager saved in LibreOffice', () => {
     await editActivities(file)
     const after = await zipRecords(file)
     const tools = ['xl/worksheets/sheet1.xml', 'xl/worksheets/sheet2.xml', 'xl/worksheets/sheet3.xml', 'xl/styles.xml']
-    expect(changedEntries(before, after, [...before.keys()].filter((name) => !tools.includes(name)))).toEqual([])
+    expect(
+      changedEntries(
+        before,
+        after,
+        [...before.keys()].filter((name) => !tools.includes(name)),
+      ),
+    ).toEqual([])
     expect(before.has('xl/worksheets/sheet4.xml') && before.has('docProps/custom.xml')).toBe(true)
     const expected = fixtureRows()
     expected[1]![7] = 'Edited in LibreOffice'
@@ -202,8 +208,19 @@ describe('issue 10: a workbook shaped as Excel saves it', () => {
 
   const row = (key: number, notes: CellValue, extra: { del?: boolean; status?: CellValue; formula: string }): CellValue[] => [
     // Times and durations read as their millisecond, whatever digits Excel wrote.
-    'DOMAIN\\alice', 46027, 0.375, 10 / 24, 1 / 24, 'Acme, Website, Build', null, notes,
-    extra.del ?? false, extra.status ?? null, `tags-alice/${key}`, `fp-${key}`, `=${extra.formula}`,
+    'DOMAIN\\alice',
+    46027,
+    0.375,
+    10 / 24,
+    1 / 24,
+    'Acme, Website, Build',
+    null,
+    notes,
+    extra.del ?? false,
+    extra.status ?? null,
+    `tags-alice/${key}`,
+    `fp-${key}`,
+    `=${extra.formula}`,
   ]
 
   it('reads shared strings (rich text, a phonetic guide), inline strings, errors, booleans and a shared formula', async () => {

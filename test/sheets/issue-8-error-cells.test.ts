@@ -15,7 +15,11 @@ import { context, layoutOf } from '../core/fixtures.ts'
 const layout = layoutOf()
 
 function rowWith(column: string, value: ReturnType<typeof toCellValue>) {
-  return parseRow(cellsToRow({ User: 'ACME\\anna', Date: '2026-03-02', Start: '09:00', End: '10:30', Tags: 'Acme', [column]: value }, layout), layout, context())
+  return parseRow(
+    cellsToRow({ User: 'ACME\\anna', Date: '2026-03-02', Start: '09:00', End: '10:30', Tags: 'Acme', [column]: value }, layout),
+    layout,
+    context(),
+  )
 }
 
 describe('error cells from each backend', () => {
@@ -36,6 +40,9 @@ describe('error cells from each backend', () => {
     }
     expect(toCellValue(-0)).toBe(-0)
     expect(toCellValue(Number.MAX_VALUE)).toBe(Number.MAX_VALUE)
-    expect(rowWith('Date', toCellValue(Number.NaN))).toMatchObject({ ok: false, problems: [{ code: 'error-value', column: 'Date', message: expect.stringContaining('#NUM!') }] })
+    expect(rowWith('Date', toCellValue(Number.NaN))).toMatchObject({
+      ok: false,
+      problems: [{ code: 'error-value', column: 'Date', message: expect.stringContaining('#NUM!') }],
+    })
   })
 })

@@ -50,7 +50,10 @@ async function serve(host: string, answer: (req: http.IncomingMessage, res: http
   return entry
 }
 
-const witness = () => serve('127.0.0.2', (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"access_token":"ya29.w","expires_in":3600}'))
+const witness = () =>
+  serve('127.0.0.2', (_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"access_token":"ya29.w","expires_in":3600}'),
+  )
 
 describe('issue 8 item 1: Google token requests follow no redirect', () => {
   it('the refresh of an authorized_user sign-in redirected to another host: refused, the refresh token and client secret never sent there', async () => {
@@ -58,8 +61,16 @@ describe('issue 8 item 1: Google token requests follow no redirect', () => {
     const google = await serve('127.0.0.1', (_req, res) => res.writeHead(307, { location: `${other.origin}/token` }).end())
     const dir = await mkdtemp(path.join(tmpdir(), 'ts-issue-8-adc-'))
     const file = path.join(dir, 'adc.json')
-    await writeFile(file, JSON.stringify({ type: 'authorized_user', client_id: 'cid', client_secret: 'client-secret-x', refresh_token: 'refresh-token-x' }))
-    const signIn = await signInWithApplicationDefault({ env: { GOOGLE_APPLICATION_CREDENTIALS: file }, home: dir, tokenUrl: `${google.origin}/token`, transport: createTransport() })
+    await writeFile(
+      file,
+      JSON.stringify({ type: 'authorized_user', client_id: 'cid', client_secret: 'client-secret-x', refresh_token: 'refresh-token-x' }),
+    )
+    const signIn = await signInWithApplicationDefault({
+      env: { GOOGLE_APPLICATION_CREDENTIALS: file },
+      home: dir,
+      tokenUrl: `${google.origin}/token`,
+      transport: createTransport(),
+    })
     const sheet = createGoogleSpreadsheet({ spreadsheetId: 'abcdefghij', auth: signIn, rootUrl: `${google.origin}/`, retry: { limit: 0 } })
     const error = await sheet.read(['Activities']).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(TimelineSheetsError)
@@ -72,7 +83,13 @@ describe('issue 8 item 1: Google token requests follow no redirect', () => {
   it('the JWT-bearer token POST redirected within its own origin: refused, the assertion sent once', async () => {
     const google = await serve('127.0.0.1', (_req, res) => res.writeHead(308, { location: '/token2' }).end())
     const pair = await generateKeyPair('RS256', { extractable: true })
-    const key = { type: 'service_account' as const, client_email: 'b@p.iam.gserviceaccount.com', private_key: await exportPKCS8(pair.privateKey), private_key_id: 'k', token_uri: `${google.origin}/token` }
+    const key = {
+      type: 'service_account' as const,
+      client_email: 'b@p.iam.gserviceaccount.com',
+      private_key: await exportPKCS8(pair.privateKey),
+      private_key_id: 'k',
+      token_uri: `${google.origin}/token`,
+    }
     const error = await requestServiceAccountToken(key, { transport: createTransport() }).catch((e: unknown) => e)
     expect((error as TimelineSheetsError).code).toBe('TS_UNSAFE_REDIRECT')
     expect(google.seen.map((r) => r.url)).toEqual(['/token'])
@@ -83,8 +100,16 @@ describe('issue 8 item 2: Google token requests have timeouts', () => {
   it('a token endpoint that never answers ends at the first-byte timeout, naming the URL', async () => {
     const google = await serve('127.0.0.1', () => undefined)
     const pair = await generateKeyPair('RS256', { extractable: true })
-    const key = { type: 'service_account' as const, client_email: 'b@p.iam.gserviceaccount.com', private_key: await exportPKCS8(pair.privateKey), private_key_id: 'k', token_uri: `${google.origin}/token` }
-    const error = await requestServiceAccountToken(key, { transport: createTransport({ timeouts: { firstByteMs: 300 } }) }).catch((e: unknown) => e)
+    const key = {
+      type: 'service_account' as const,
+      client_email: 'b@p.iam.gserviceaccount.com',
+      private_key: await exportPKCS8(pair.privateKey),
+      private_key_id: 'k',
+      token_uri: `${google.origin}/token`,
+    }
+    const error = await requestServiceAccountToken(key, { transport: createTransport({ timeouts: { firstByteMs: 300 } }) }).catch(
+      (e: unknown) => e,
+    )
     expect(error).toBeInstanceOf(RequestTimeoutError)
     expect((error as Error).message).toBe(`POST ${google.origin}/token: no answer within 300 ms (first-byte timeout, timeouts.firstByteMs)`)
   })

@@ -14,10 +14,22 @@ describe('text through a workbook save', () => {
     try {
       const sheet = fixture.spreadsheet
       await sheet.ensureLayout(CONTRACT_TABS, { timeZone: 'UTC' })
-      const odd = ['bell\u0007 and tab\tand NUL\u0000', 'typed _x0001_ and _x005F_ and _x000a_', 'not a char \ufffe\uffff', 'lone \ud800 high and \udc00 low', 'CR\r\nLF\nend']
-      const notes = Array.from({ length: 3000 }, (_, i) => `${i} ${'😀é漢'.repeat(1 + (i % 37))} ${odd[i % odd.length]} ${'x'.repeat(i % 101)}`)
+      const odd = [
+        'bell\u0007 and tab\tand NUL\u0000',
+        'typed _x0001_ and _x005F_ and _x000a_',
+        'not a char \ufffe\uffff',
+        'lone \ud800 high and \udc00 low',
+        'CR\r\nLF\nend',
+      ]
+      const notes = Array.from(
+        { length: 3000 },
+        (_, i) => `${i} ${'😀é漢'.repeat(1 + (i % 37))} ${odd[i % odd.length]} ${'x'.repeat(i % 101)}`,
+      )
       const basis = await sheet.read(['Activities'])
-      await sheet.write([{ tab: 'Activities', appends: notes.map((n, i) => ['alice', 45300, 0.5, 0.6, null, 'T', null, n, false, null, `k/${i}`]) }], basis)
+      await sheet.write(
+        [{ tab: 'Activities', appends: notes.map((n, i) => ['alice', 45300, 0.5, 0.6, null, 'T', null, n, false, null, `k/${i}`]) }],
+        basis,
+      )
       const rows = (await createWorkbookSpreadsheet({ path: fixture.file }).read(['Activities'])).tabs['Activities']!.rows
       const wrong = rows.map((r, i) => (r[7] === notes[i] ? undefined : i)).filter((i) => i !== undefined)
       expect(wrong).toEqual([])

@@ -47,7 +47,9 @@ describe('renumberRow', () => {
   })
 
   it('moves prefixed elements and leaves a row without references as it was', () => {
-    expect(renumberRow('<x:row r="5"><x:c r="A5"><x:v>1</x:v></x:c></x:row>', 5, 4)).toBe('<x:row r="4"><x:c r="A4"><x:v>1</x:v></x:c></x:row>')
+    expect(renumberRow('<x:row r="5"><x:c r="A5"><x:v>1</x:v></x:c></x:row>', 5, 4)).toBe(
+      '<x:row r="4"><x:c r="A4"><x:v>1</x:v></x:c></x:row>',
+    )
     expect(renumberRow('<row><c><v>1</v></c></row>', 5, 4)).toBe('<row><c><v>1</v></c></row>')
   })
 })

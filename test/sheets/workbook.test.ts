@@ -49,11 +49,15 @@ async function expectWorkbookError(promise: Promise<unknown>, ...parts: string[]
   return typed
 }
 
-async function laidOutWith(rows: number, options: Parameters<typeof createWorkbookFixture>[0] = {}): Promise<{ made: WorkbookFixture; basis: Snapshot }> {
+async function laidOutWith(
+  rows: number,
+  options: Parameters<typeof createWorkbookFixture>[0] = {},
+): Promise<{ made: WorkbookFixture; basis: Snapshot }> {
   const made = await fixture(options)
   await made.spreadsheet.ensureLayout(CONTRACT_TABS, LAYOUT)
   const empty = await made.spreadsheet.read(['Activities'])
-  if (rows > 0) await made.spreadsheet.write([{ tab: 'Activities', appends: Array.from({ length: rows }, (_, i) => activityRow(i + 1)) }], empty)
+  if (rows > 0)
+    await made.spreadsheet.write([{ tab: 'Activities', appends: Array.from({ length: rows }, (_, i) => activityRow(i + 1)) }], empty)
   return { made, basis: await made.spreadsheet.read(['Activities']) }
 }
 
@@ -88,7 +92,13 @@ describe('the saved file, reopened with exceljs', () => {
     const { made } = await laidOutWith(2)
     const workbook = await reopen(made.file)
     const sheet = sheetOf(workbook, 'Activities')
-    expect(internals(sheet).sheetProtection).toMatchObject({ sheet: true, sort: true, autoFilter: true, insertRows: true, deleteRows: true })
+    expect(internals(sheet).sheetProtection).toMatchObject({
+      sheet: true,
+      sort: true,
+      autoFilter: true,
+      insertRows: true,
+      deleteRows: true,
+    })
     expect(sheet.getCell('H1').protection?.locked).not.toBe(false)
     expect(sheet.getCell('H2').protection?.locked).toBe(false)
     expect(sheet.getColumn(8).protection?.locked).toBe(false)
@@ -106,7 +116,11 @@ describe('the saved file, reopened with exceljs', () => {
     const { made } = await laidOutWith(2)
     const sheet = sheetOf(await reopen(made.file), 'Activities')
     expect(sheet.getCell('I2').dataValidation).toMatchObject({ type: 'list', formulae: ['"TRUE,FALSE"'], errorStyle: 'warning' })
-    expect(sheet.getCell('F2').dataValidation).toMatchObject({ type: 'list', formulae: ["'Allowed tags'!$B$2:$B$1000"], errorStyle: 'warning' })
+    expect(sheet.getCell('F2').dataValidation).toMatchObject({
+      type: 'list',
+      formulae: ["'Allowed tags'!$B$2:$B$1000"],
+      errorStyle: 'warning',
+    })
     expect(sheet.getCell('F1000').dataValidation).toMatchObject({ type: 'list' })
     expect(sheet.getCell('F1').dataValidation).toBeUndefined()
   })
@@ -122,7 +136,10 @@ describe('the saved file, reopened with exceljs', () => {
     const formattings = internals(sheetOf(await reopen(made.file), 'Activities')).conditionalFormattings
     expect(formattings).toHaveLength(1)
     expect(formattings[0]!.ref).toBe('A2:L1048576')
-    expect(formattings[0]!.rules.map((rule) => rule.formulae?.[0])).toEqual(['ISNUMBER(SEARCH("error",$J2))', 'ISNUMBER(SEARCH("conflict",$J2))'])
+    expect(formattings[0]!.rules.map((rule) => rule.formulae?.[0])).toEqual([
+      'ISNUMBER(SEARCH("error",$J2))',
+      'ISNUMBER(SEARCH("conflict",$J2))',
+    ])
     expect(JSON.stringify(formattings[0]!.rules.map((rule) => rule.style))).toContain('FFFFE0A0')
   })
 
@@ -149,7 +166,9 @@ describe('the saved file, reopened with exceljs', () => {
       sheet.getCell('B1').value = 'Applies to'
       sheet.getCell('C1').value = 'Comment'
     })
-    const specs = CONTRACT_TABS.map((tab) => (tab.title === 'Allowed tags' ? { ...tab, columns: [...tab.columns, { name: 'Since', kind: 'date' as const }] } : tab))
+    const specs = CONTRACT_TABS.map((tab) =>
+      tab.title === 'Allowed tags' ? { ...tab, columns: [...tab.columns, { name: 'Since', kind: 'date' as const }] } : tab,
+    )
     expect((await made.spreadsheet.ensureLayout(specs, LAYOUT)).changed).toBe(true)
     const snapshot = await made.spreadsheet.read(['Allowed tags'])
     expect(snapshot.tabs['Allowed tags']!.header).toEqual(['Tags', 'Applies to', 'Comment', 'Since'])
@@ -163,7 +182,9 @@ describe('the saved file, reopened with exceljs', () => {
     const error = await made.spreadsheet.ensureLayout(specs, LAYOUT).catch((caught: unknown) => caught)
     expect(error).toMatchObject({ code: 'TS_SHEET_LAYOUT' })
     expect((error as Error).message).toContain('Nowhere')
-    expect(await made.spreadsheet.read(['T'])).toEqual({ tabs: { T: { title: 'T', exists: false, header: [], rows: [], gridRowCount: 0 } } })
+    expect(await made.spreadsheet.read(['T'])).toEqual({
+      tabs: { T: { title: 'T', exists: false, header: [], rows: [], gridRowCount: 0 } },
+    })
   })
 
   it('refuses a status column that is not one of the tab’s columns', async () => {
@@ -243,7 +264,10 @@ describe('writes', () => {
     const { made, basis } = await laidOutWith(3)
     await made.actAsManager.deleteRow('Activities', 2)
     // Since issue 8 (decisions/0003) a stale position is followed or skipped row by row instead of refusing the whole write.
-    const report = await made.spreadsheet.write([{ tab: 'Activities', updates: [{ row: 2, column: 9, values: ['meant for row 1'] }] }], basis)
+    const report = await made.spreadsheet.write(
+      [{ tab: 'Activities', updates: [{ row: 2, column: 9, values: ['meant for row 1'] }] }],
+      basis,
+    )
     expect(report.skipped).toEqual([{ tab: 'Activities', row: 2, reason: 'gone' }])
     const rows = (await made.spreadsheet.read(['Activities'])).tabs['Activities']!.rows
     expect(rows.map((row) => row[9])).toEqual(['ok', 'ok'])

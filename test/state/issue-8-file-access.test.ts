@@ -33,10 +33,12 @@ async function refusal(promise: Promise<unknown>): Promise<FileAccessError> {
   return error as FileAccessError
 }
 
-describe('issue 8 item 9: each of the tool\'s files is named when the system refuses it', () => {
+describe("issue 8 item 9: each of the tool's files is named when the system refuses it", () => {
   it('the lock file', async () => {
     const error = await refusal(acquireLock(path.join(await blockedFolder(), 'team', 'lock'), { command: 'export' }))
-    expect(error.message).toMatch(/^Cannot write the lock file .*\/a-file\/state\/team\/lock: a part of the path .* is a file, not a folder \(ENOTDIR\)$/)
+    expect(error.message).toMatch(
+      /^Cannot write the lock file .*\/a-file\/state\/team\/lock: a part of the path .* is a file, not a folder \(ENOTDIR\)$/,
+    )
     expect(error.hint).toContain('"stateDir"')
     expect(toCliFailure(error).exitCode).toBe(2)
   })
@@ -44,7 +46,9 @@ describe('issue 8 item 9: each of the tool\'s files is named when the system ref
   it('the state file, read and written', async () => {
     const location = stateLocation(await blockedFolder(), 'team')
     expect((await refusal(loadState(location, 'team'))).message).toMatch(/^Cannot read the state file .*state\.json: .*ENOTDIR/)
-    expect((await refusal(saveState(location, emptyState('team')))).message).toMatch(/^Cannot write the state file .*state\.json: .*ENOTDIR/)
+    expect((await refusal(saveState(location, emptyState('team')))).message).toMatch(
+      /^Cannot write the state file .*state\.json: .*ENOTDIR/,
+    )
   })
 
   it('the journal, and a journal folder that cannot be listed (it would hide an interrupted run)', async () => {
@@ -68,7 +72,11 @@ describe('issue 8 item 9: which refusal, which exit code', () => {
   it.each(['EACCES', 'EPERM'])('%s: permission denied, the user, the fix; exit 2 (running again changes nothing)', (code) => {
     const error = fileAccessError(errno(code, '/srv/ts/state/team/state.json.new'), context)!
     expect(error.code).toBe('TS_FILE_ACCESS')
-    expect(error.message).toMatch(new RegExp(`^Cannot write the state file /srv/ts/state/team/state\\.json: permission denied \\(${code}\\); the user running timeline-sheets \\(.+\\) may not`))
+    expect(error.message).toMatch(
+      new RegExp(
+        `^Cannot write the state file /srv/ts/state/team/state\\.json: permission denied \\(${code}\\); the user running timeline-sheets \\(.+\\) may not`,
+      ),
+    )
     expect(error.hint).toMatch(/^Give \S+ write permission on .*, or set "stateDir" in the config to a place it may write\.$/)
     expect(toCliFailure(error).exitCode).toBe(2)
   })

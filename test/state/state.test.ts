@@ -47,7 +47,10 @@ describe('target state', () => {
   it('refuses a corrupt or foreign state file with the path and a way out', async () => {
     const location = stateLocation(await tempDir(), 'team-a')
     await writeFileAtomic(location.stateFile, '{oops')
-    await expect(loadState(location, 'team-a')).rejects.toMatchObject({ code: 'TS_STATE', message: expect.stringContaining(location.stateFile) })
+    await expect(loadState(location, 'team-a')).rejects.toMatchObject({
+      code: 'TS_STATE',
+      message: expect.stringContaining(location.stateFile),
+    })
     await writeFileAtomic(location.stateFile, JSON.stringify({ ...emptyState('team-b') }))
     await expect(loadState(location, 'team-a')).rejects.toThrow(/belongs to target "team-b"/)
     await writeFileAtomic(location.stateFile, JSON.stringify({ ...emptyState('team-a'), version: 99 }))
@@ -85,7 +88,16 @@ describe('lock', () => {
 
   it('keeps a live lock on another host until it expires', async () => {
     const file = path.join(await tempDir(), 'lock')
-    await writeFile(file, JSON.stringify({ pid: 1, host: 'elsewhere', command: 'sync', createdAt: 'x', expiresAt: new Date(Date.now() + 60_000).toISOString() }))
+    await writeFile(
+      file,
+      JSON.stringify({
+        pid: 1,
+        host: 'elsewhere',
+        command: 'sync',
+        createdAt: 'x',
+        expiresAt: new Date(Date.now() + 60_000).toISOString(),
+      }),
+    )
     await expect(acquireLock(file, { command: 'export', isAlive: () => false })).rejects.toMatchObject({ code: 'TS_LOCKED' })
   })
 })

@@ -63,7 +63,9 @@ export function scriptedBrowser(options: ScriptedBrowserOptions = {}): ScriptedB
           for (const line of response.headers.getSetCookie()) remember(cookies, line)
           const location = response.headers.get('location')
           if (response.status < 300 || response.status >= 400 || !location) {
-            throw new Error(`login page ${url.pathname} answered ${response.status} without a redirect: ${(await response.text()).slice(0, 200)}`)
+            throw new Error(
+              `login page ${url.pathname} answered ${response.status} without a redirect: ${(await response.text()).slice(0, 200)}`,
+            )
           }
           await response.body?.cancel()
           url = new URL(location, url)

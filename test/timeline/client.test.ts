@@ -92,7 +92,9 @@ describe('navigation', () => {
     const client = createTimelineClient({ signIn })
     const [timeline] = await client.listTimelines()
     const bare = { ...timeline!, links: [] }
-    await expect(client.readActivities(bare, { from: '2026-03-29T00:00:00Z', to: '2026-03-30T00:00:00Z' })).rejects.toMatchObject({ code: 'TS_LINK_MISSING' })
+    await expect(client.readActivities(bare, { from: '2026-03-29T00:00:00Z', to: '2026-03-30T00:00:00Z' })).rejects.toMatchObject({
+      code: 'TS_LINK_MISSING',
+    })
     await expect(client.createActivity(bare, INPUT)).rejects.toMatchObject({ code: 'TS_LINK_MISSING' })
   })
 

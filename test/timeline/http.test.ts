@@ -2,12 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { ConcurrencyError, HttpError, TimelineSheetsError } from '../../src/errors.ts'
 import { createPace } from '../../src/http/pace.ts'
 import type { SignIn } from '../../src/timeline/auth/sign-in.ts'
-import {
-  classifyTimelineError,
-  createTimelineHttp,
-  processTimelineResponse,
-  type TimelineCall,
-} from '../../src/timeline/http.ts'
+import { classifyTimelineError, createTimelineHttp, processTimelineResponse, type TimelineCall } from '../../src/timeline/http.ts'
 import { vendorIdentifiers } from '../../src/timeline/vendor.ts'
 import { BASE, json } from './fixtures.ts'
 
@@ -94,7 +89,9 @@ describe('status codes become typed errors', () => {
   }
 
   test('401 after sign-in → TS_AUTH_FAILED', async () => {
-    const error = await failure(processTimelineResponse({ method: 'GET', url: URL_ }, new Response('', { status: 401, headers: { 'www-authenticate': 'Bearer' } })))
+    const error = await failure(
+      processTimelineResponse({ method: 'GET', url: URL_ }, new Response('', { status: 401, headers: { 'www-authenticate': 'Bearer' } })),
+    )
     expect(error.code).toBe('TS_AUTH_FAILED')
     expect((error as HttpError).status).toBe(401)
   })
@@ -108,7 +105,9 @@ describe('status codes become typed errors', () => {
   })
 
   test('404 → TS_NOT_FOUND', async () => {
-    const error = await failure(processTimelineResponse(write, json({ errorCode: 'NotFound', message: 'No such timeline' }, { status: 404 })))
+    const error = await failure(
+      processTimelineResponse(write, json({ errorCode: 'NotFound', message: 'No such timeline' }, { status: 404 })),
+    )
     expect(error.code).toBe('TS_NOT_FOUND')
     expect(error.message).toContain('No such timeline')
   })
@@ -126,7 +125,10 @@ describe('status codes become typed errors', () => {
 
   test('409 on a call that is not an activity write stays an HttpError with the server message', async () => {
     const error = await failure(
-      processTimelineResponse({ method: 'POST', url: `${BASE}/api/tagcombinationlist`, body: {} }, json({ errorCode: 'Tags/SourceNotService', message: 'Tag source is not the service' }, { status: 409 })),
+      processTimelineResponse(
+        { method: 'POST', url: `${BASE}/api/tagcombinationlist`, body: {} },
+        json({ errorCode: 'Tags/SourceNotService', message: 'Tag source is not the service' }, { status: 409 }),
+      ),
     )
     expect(error).not.toBeInstanceOf(ConcurrencyError)
     expect(error.code).toBe('TS_HTTP')
@@ -134,10 +136,14 @@ describe('status codes become typed errors', () => {
   })
 
   test('400 schema constraint names the timeline; 400 validation keeps the message; other 4xx is TS_HTTP', async () => {
-    const constraint = await failure(processTimelineResponse(write, json({ errorCode: 'TimelineConstraint/SchemaNotAllowed', message: 'Only Tags' }, { status: 400 })))
+    const constraint = await failure(
+      processTimelineResponse(write, json({ errorCode: 'TimelineConstraint/SchemaNotAllowed', message: 'Only Tags' }, { status: 400 })),
+    )
     expect(constraint.code).toBe('TS_TIMELINE_CONSTRAINT')
     expect(constraint.message).toContain('timeline of alice')
-    const validation = await failure(processTimelineResponse(write, json({ errorCode: 'Validation', message: 'Duration must not be negative' }, { status: 400 })))
+    const validation = await failure(
+      processTimelineResponse(write, json({ errorCode: 'Validation', message: 'Duration must not be negative' }, { status: 400 })),
+    )
     expect(validation.code).toBe('TS_VALIDATION')
     expect(validation.message).toContain('Duration must not be negative')
     const other = await failure(processTimelineResponse({ method: 'GET', url: URL_ }, new Response('I am a teapot', { status: 418 })))
@@ -185,7 +191,12 @@ describe('retry classification', () => {
   })
 
   test('POST is not retried after an ambiguous 5xx or a dropped connection', async () => {
-    for (const answer of [new Response('', { status: 503 }), new Response('', { status: 504 }), networkError('ECONNRESET'), new TypeError('fetch failed')]) {
+    for (const answer of [
+      new Response('', { status: 503 }),
+      new Response('', { status: 504 }),
+      networkError('ECONNRESET'),
+      new TypeError('fetch failed'),
+    ]) {
       const { http, seen } = setup([answer, json({})])
       await expect(http.json({ method: 'POST', url: URL_, body: {} })).rejects.toBeInstanceOf(TimelineSheetsError)
       expect(seen).toHaveLength(1)

@@ -14,7 +14,8 @@ import { activityEntities, BASE, timelineBody } from './fixtures.ts'
 const URL_ = `${BASE}/api/timelines/k/activities?fromTime=2026-03-01T00:00:00Z&toTime=2026-04-01T00:00:00Z`
 
 function read(timeInterval: Record<string, unknown>) {
-  return () => processActivitiesResponse(URL_, vendorIdentifiers(), { ...timelineBody(), entities: activityEntities(1, ['A'], { timeInterval }) })
+  return () =>
+    processActivitiesResponse(URL_, vendorIdentifiers(), { ...timelineBody(), entities: activityEntities(1, ['A'], { timeInterval }) })
 }
 
 describe('activity values outside what a working day can be', () => {
@@ -28,18 +29,18 @@ describe('activity values outside what a working day can be', () => {
     ['2026-03-29T10:00:00+25:00', 'an offset of 25 hours'],
   ])('start %s (%s) is refused, naming the field', (start) => {
     expect(read({ start, duration: 60 })).toThrow(ResponseShapeError)
-    expect(read({ start, duration: 60 })).toThrow(/entities\[0\]\.values\.timeInterval\.start expected a real date and time between 1970 and 2999/)
+    expect(read({ start, duration: 60 })).toThrow(
+      /entities\[0\]\.values\.timeInterval\.start expected a real date and time between 1970 and 2999/,
+    )
   })
 
-  test.each([
-    ['2026-03-29T01:30:00+01:00'],
-    ['2028-02-29T10:00:00Z'],
-    ['2026-03-29T01:30:00.125-05:30'],
-    ['2026-03-29T01:30+0100'],
-  ])('start %s is accepted', (start) => {
-    expect(isPlausibleStart(start)).toBe(true)
-    expect(read({ start, duration: 60 })).not.toThrow()
-  })
+  test.each([['2026-03-29T01:30:00+01:00'], ['2028-02-29T10:00:00Z'], ['2026-03-29T01:30:00.125-05:30'], ['2026-03-29T01:30+0100']])(
+    'start %s is accepted',
+    (start) => {
+      expect(isPlausibleStart(start)).toBe(true)
+      expect(read({ start, duration: 60 })).not.toThrow()
+    },
+  )
 
   test.each([[-1], [MAX_ACTIVITY_SECONDS + 1], [1e300], [1.5]])('duration %d is refused', (duration) => {
     expect(read({ start: '2026-03-29T01:30:00+01:00', duration })).toThrow(/timeInterval\.duration/)

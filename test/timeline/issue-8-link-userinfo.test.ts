@@ -12,6 +12,8 @@ describe('links with a user name or password', () => {
     } catch (error) {
       message = (error as Error).message
     }
-    expect(message).toBe(`Unexpected response from ${BASE}/api: links[0].href must not hold a user name or password (the link is not shown)`)
+    expect(message).toBe(
+      `Unexpected response from ${BASE}/api: links[0].href must not hold a user name or password (the link is not shown)`,
+    )
   })
 })

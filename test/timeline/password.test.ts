@@ -114,7 +114,11 @@ test('Bearer alongside Negotiate is not Windows-only', () => {
 describe('processPasswordTokenResponse', () => {
   test('invalid_grant → wrong username or password, naming user and server', async () => {
     const error = await failure(
-      processPasswordTokenResponse('http://timeline.test/api/token', 'bot@example.com', Response.json({ error: 'invalid_grant' }, { status: 400 })),
+      processPasswordTokenResponse(
+        'http://timeline.test/api/token',
+        'bot@example.com',
+        Response.json({ error: 'invalid_grant' }, { status: 400 }),
+      ),
     )
     expect(error.code).toBe('TS_AUTH_FAILED')
     expect(error.message).toBe('Wrong username or password for bot@example.com at http://timeline.test')
@@ -133,7 +137,13 @@ describe('passwordSignIn', () => {
   test.each(['manictime', 'service'])('vendor %s: challenge, form post, bearer on each call, token cached', async (token) => {
     const vendor = vendorIdentifiers(token)
     const server = fakeServer({ vendor })
-    const signIn = passwordSignIn({ baseUrl: 'http://timeline.test/', username: 'bot@example.com', password: PASSWORD, vendor, fetch: server.fetch })
+    const signIn = passwordSignIn({
+      baseUrl: 'http://timeline.test/',
+      username: 'bot@example.com',
+      password: PASSWORD,
+      vendor,
+      fetch: server.fetch,
+    })
     expect(signIn.mode).toBe('password')
     expect(await signIn.entryUrl()).toBe(ENTRY)
     const first = await signIn.send(new Request('http://timeline.test/api/timelines'))
@@ -150,7 +160,13 @@ describe('passwordSignIn', () => {
 
   test('a revoked token: signs in again once and replays the body', async () => {
     const server = fakeServer()
-    const signIn = passwordSignIn({ baseUrl: 'http://timeline.test', username: 'u', password: PASSWORD, vendor: vendorIdentifiers(), fetch: server.fetch })
+    const signIn = passwordSignIn({
+      baseUrl: 'http://timeline.test',
+      username: 'u',
+      password: PASSWORD,
+      vendor: vendorIdentifiers(),
+      fetch: server.fetch,
+    })
     await signIn.send(new Request('http://timeline.test/api/x'))
     server.revokeAll()
     const replayed = await signIn.send(new Request('http://timeline.test/api/x', { method: 'PUT', body: 'payload' }))
@@ -168,7 +184,13 @@ describe('passwordSignIn', () => {
       }
       return challenge()
     }) as typeof globalThis.fetch
-    const signIn = passwordSignIn({ baseUrl: 'http://timeline.test', username: 'u', password: PASSWORD, vendor: vendorIdentifiers(), fetch })
+    const signIn = passwordSignIn({
+      baseUrl: 'http://timeline.test',
+      username: 'u',
+      password: PASSWORD,
+      vendor: vendorIdentifiers(),
+      fetch,
+    })
     const response = await signIn.send(new Request('http://timeline.test/api/timelines'))
     expect(response.status).toBe(401)
     expect(tokenPosts).toBe(2)
@@ -176,14 +198,26 @@ describe('passwordSignIn', () => {
 
   test('concurrent first calls share one sign-in', async () => {
     const server = fakeServer()
-    const signIn = passwordSignIn({ baseUrl: 'http://timeline.test', username: 'u', password: PASSWORD, vendor: vendorIdentifiers(), fetch: server.fetch })
+    const signIn = passwordSignIn({
+      baseUrl: 'http://timeline.test',
+      username: 'u',
+      password: PASSWORD,
+      vendor: vendorIdentifiers(),
+      fetch: server.fetch,
+    })
     await Promise.all([1, 2, 3].map(() => signIn.send(new Request('http://timeline.test/api/x'))))
     expect(server.log.filter((line) => line === 'POST /api/token')).toHaveLength(1)
   })
 
   test('wrong password → TS_AUTH_FAILED without the password; a failed sign-in is not cached', async () => {
     const server = fakeServer()
-    const signIn = passwordSignIn({ baseUrl: 'http://timeline.test', username: 'bot', password: 'wrong-password', vendor: vendorIdentifiers(), fetch: server.fetch })
+    const signIn = passwordSignIn({
+      baseUrl: 'http://timeline.test',
+      username: 'bot',
+      password: 'wrong-password',
+      vendor: vendorIdentifiers(),
+      fetch: server.fetch,
+    })
     const error = await failure(signIn.send(new Request('http://timeline.test/api/x')))
     expect(error.code).toBe('TS_AUTH_FAILED')
     expect(error.message).toContain('bot at http://timeline.test')
@@ -194,14 +228,26 @@ describe('passwordSignIn', () => {
 
   test('token link on another origin: the password is never sent', async () => {
     const server = fakeServer({ tokenHref: 'http://evil.test/api/token' })
-    const signIn = passwordSignIn({ baseUrl: 'http://timeline.test', username: 'u', password: PASSWORD, vendor: vendorIdentifiers(), fetch: server.fetch })
+    const signIn = passwordSignIn({
+      baseUrl: 'http://timeline.test',
+      username: 'u',
+      password: PASSWORD,
+      vendor: vendorIdentifiers(),
+      fetch: server.fetch,
+    })
     expect((await failure(signIn.send(new Request('http://timeline.test/api/x')))).code).toBe('TS_UNSAFE_TOKEN_LINK')
     expect(server.forms).toHaveLength(0)
   })
 
   test('Windows sign-in server → TS_AUTH_REQUIRED', async () => {
     const server = fakeServer({ authenticate: 'NTLM' })
-    const signIn = passwordSignIn({ baseUrl: 'http://timeline.test', username: 'u', password: PASSWORD, vendor: vendorIdentifiers(), fetch: server.fetch })
+    const signIn = passwordSignIn({
+      baseUrl: 'http://timeline.test',
+      username: 'u',
+      password: PASSWORD,
+      vendor: vendorIdentifiers(),
+      fetch: server.fetch,
+    })
     expect((await failure(signIn.send(new Request('http://timeline.test/api/x')))).code).toBe('TS_AUTH_REQUIRED')
   })
 
@@ -209,7 +255,13 @@ describe('passwordSignIn', () => {
     const fetch = (async () => {
       throw new TypeError(`fetch failed ${PASSWORD}`, { cause: { code: 'ECONNREFUSED' } })
     }) as typeof globalThis.fetch
-    const signIn = passwordSignIn({ baseUrl: 'http://timeline.test', username: 'u', password: PASSWORD, vendor: vendorIdentifiers(), fetch })
+    const signIn = passwordSignIn({
+      baseUrl: 'http://timeline.test',
+      username: 'u',
+      password: PASSWORD,
+      vendor: vendorIdentifiers(),
+      fetch,
+    })
     const error = await failure(signIn.send(new Request('http://timeline.test/api/x')))
     expect(error.code).toBe('TS_NETWORK')
     expect(error.message).not.toContain(PASSWORD)
@@ -217,7 +269,13 @@ describe('passwordSignIn', () => {
 
   test('secrets() holds the password (and the token once issued)', async () => {
     const server = fakeServer()
-    const signIn = passwordSignIn({ baseUrl: 'http://timeline.test', username: 'u', password: PASSWORD, vendor: vendorIdentifiers(), fetch: server.fetch })
+    const signIn = passwordSignIn({
+      baseUrl: 'http://timeline.test',
+      username: 'u',
+      password: PASSWORD,
+      vendor: vendorIdentifiers(),
+      fetch: server.fetch,
+    })
     expect(signIn.secrets()).toEqual([PASSWORD])
     await signIn.send(new Request('http://timeline.test/api/x'))
     expect(signIn.secrets()).toEqual([PASSWORD, TOKEN_A])

@@ -104,7 +104,12 @@ async function failure(promise: Promise<unknown>): Promise<TimelineSheetsError> 
 }
 
 const RANGE = { from: '2026-03-23T00:00:00+01:00', to: '2026-03-26T00:00:00+01:00' }
-const INPUT: ActivityInput = { tags: ['Acme Corp', 'Website', 'Build', ':billable'], notes: 'first', start: '2026-03-24T09:00:00+01:00', duration: 1800 }
+const INPUT: ActivityInput = {
+  tags: ['Acme Corp', 'Website', 'Build', ':billable'],
+  notes: 'first',
+  start: '2026-03-24T09:00:00+01:00',
+  duration: 1800,
+}
 
 async function aliceTags(client: TimelineClient, w: World): Promise<TimelineInfo> {
   const timeline = await client.findTagsTimeline(w.seed.users[0]!.username)
@@ -214,7 +219,8 @@ describe('writes', () => {
     const stale = client.lastChangeId(alice.timelineKey)
     w.faults.addConcurrentWriter({
       before: { method: 'POST', path: '/activities' },
-      run: (store) => void store.createActivity(alice.timelineKey, { tags: 'Other, Writer', start: '2026-03-24T12:00:00+01:00', duration: 60 }),
+      run: (store) =>
+        void store.createActivity(alice.timelineKey, { tags: 'Other, Writer', start: '2026-03-24T12:00:00+01:00', duration: 60 }),
     })
     const count = w.store.activities(alice.timelineKey).length
     const error = await failure(client.createActivity(alice, INPUT))
@@ -269,7 +275,11 @@ describe('writes', () => {
     const byKey = await failure(client.readActivities('00000000-0000-4000-8000-000000000000', RANGE))
     expect(byKey.code).toBe('TS_NOT_FOUND')
     const alice = await aliceTags(client, w)
-    const ghost = { ...alice, timelineKey: 'ghost', links: alice.links.map((l) => ({ ...l, href: l.href.replace(alice.timelineKey, 'ghost') })) }
+    const ghost = {
+      ...alice,
+      timelineKey: 'ghost',
+      links: alice.links.map((l) => ({ ...l, href: l.href.replace(alice.timelineKey, 'ghost') })),
+    }
     expect((await failure(client.readActivities(ghost, RANGE))).code).toBe('TS_NOT_FOUND')
     expect((await failure(client.deleteActivity(alice, 999_999))).code).toBe('TS_NOT_FOUND')
   })
@@ -289,7 +299,9 @@ describe('writes', () => {
     const alice = await aliceTags(client, w)
     // The client refuses what it can see is wrong before sending.
     expect((await failure(client.createActivity(alice, { ...INPUT, duration: -5 }))).code).toBe('TS_VALIDATION')
-    expect((await failure(client.createActivity(alice, { ...INPUT, tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }))).code).toBe('TS_VALIDATION')
+    expect((await failure(client.createActivity(alice, { ...INPUT, tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }))).code).toBe(
+      'TS_VALIDATION',
+    )
     expect(w.recorded.filter((r) => r.method === 'POST' && r.url.includes('/activities'))).toHaveLength(0)
   })
 })
@@ -318,7 +330,10 @@ describe('sign-in', () => {
     const w = world()
     msw.use(
       mswHttp.get(`${BASE}api`, () =>
-        Response.json({ links: [{ rel: 'manictime/token', href: 'http://evil.test/api/token' }] }, { status: 401, headers: { 'www-authenticate': 'Bearer' } }),
+        Response.json(
+          { links: [{ rel: 'manictime/token', href: 'http://evil.test/api/token' }] },
+          { status: 401, headers: { 'www-authenticate': 'Bearer' } },
+        ),
       ),
     )
     const error = await failure(w.client().listTimelines())
@@ -333,7 +348,11 @@ describe('incremental reads', () => {
     const alice = await aliceTags(client, w)
     const first = await client.readActivities(alice, RANGE)
     const [changed, removed] = first.activities
-    w.store.updateActivity(alice.timelineKey, changed!.entityId, { tags: 'Initech, Support, Tickets', start: changed!.start, duration: 900 })
+    w.store.updateActivity(alice.timelineKey, changed!.entityId, {
+      tags: 'Initech, Support, Tickets',
+      start: changed!.start,
+      duration: 900,
+    })
     w.store.deleteActivity(alice.timelineKey, removed!.entityId)
     const next = await client.readUpdated(first.updatedActivitiesUrl!)
     return { client, alice, changed: changed!, removed: removed!, next }
@@ -342,7 +361,9 @@ describe('incremental reads', () => {
   test('without deletion reports: the changed activity only, no deletion list', async () => {
     const w = world()
     const { client, alice, changed, next } = await changeAfterRead(w)
-    expect(next.activities.map((a) => [a.entityId, a.tags, a.duration])).toEqual([[changed.entityId, ['Initech', 'Support', 'Tickets'], 900]])
+    expect(next.activities.map((a) => [a.entityId, a.tags, a.duration])).toEqual([
+      [changed.entityId, ['Initech', 'Support', 'Tickets'], 900],
+    ])
     expect(next.deletedActivityIds).toBeUndefined()
     expect(client.lastChangeId(alice.timelineKey)).toBe(w.store.lastChangeId(alice.timelineKey))
     const again = await client.readUpdated(next.updatedActivitiesUrl!)

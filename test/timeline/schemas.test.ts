@@ -73,7 +73,11 @@ describe('processActivitiesResponse', () => {
     const read = processActivitiesResponse(URL_, vendor, {
       ...timelineBody({ schema: 'ManicTime/ComputerUsage' }),
       entities: [
-        { entityType: 'activity', entityId: 3, values: { groupId: 4, isActive: false, timeInterval: { start: '2026-01-01T08:00:00Z', duration: 5 } } },
+        {
+          entityType: 'activity',
+          entityId: 3,
+          values: { groupId: 4, isActive: false, timeInterval: { start: '2026-01-01T08:00:00Z', duration: 5 } },
+        },
         { entityType: 'group', entityId: 4, values: { key: 'ManicTime/Away', name: 'Away' } },
       ],
     })
@@ -126,7 +130,10 @@ describe('processActivitiesResponse', () => {
 
 describe('processWriteResponse', () => {
   test('create: the one activity in the answer; delete: none', () => {
-    const created = processWriteResponse(`${BASE}/api/x`, { ...timelineBody({ lastChangeId: '8,1' }), entities: activityEntities(20, ['A']) })
+    const created = processWriteResponse(`${BASE}/api/x`, {
+      ...timelineBody({ lastChangeId: '8,1' }),
+      entities: activityEntities(20, ['A']),
+    })
     expect(created.activity?.entityId).toBe(20)
     expect(created.timeline.lastChangeId).toBe('8,1')
     const deleted = processWriteResponse(`${BASE}/api/x`, { ...timelineBody({ lastChangeId: '9,1' }), entities: [] }, 20)

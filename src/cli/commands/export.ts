@@ -25,10 +25,14 @@ export async function runExportCommand(globals: GlobalOptions, options: ExportCo
     reporter.info(`Exporting ${target.name}${options.dryRun ? ' (dry run: nothing is written)' : ''}`)
     const spreadsheet = await openTargetSpreadsheet(loaded, target, reporter, process.env, network)
     summaries.push(
-      await runExport(target, { client, spreadsheet, stateDir: loaded.resolvePath(loaded.config.stateDir), reporter, now: clockFor(globals) }, {
-        dryRun: options.dryRun,
-        full: options.full,
-      }),
+      await runExport(
+        target,
+        { client, spreadsheet, stateDir: loaded.resolvePath(loaded.config.stateDir), reporter, now: clockFor(globals) },
+        {
+          dryRun: options.dryRun,
+          full: options.full,
+        },
+      ),
     )
   }
   const exitCode = exportExitCode(summaries)

@@ -14,7 +14,9 @@ export function formatExportSummary(s: ExportSummary): string {
   lines.push(`  spreadsheet: ${s.spreadsheet}`)
   const full = s.timelines.filter((t) => t.mode === 'full').length
   const activities = s.timelines.reduce((n, t) => n + t.activitiesRead, 0)
-  lines.push(`  timelines: ${s.timelines.length} (${full} read in full, ${s.timelines.length - full} incremental), ${activities} activities read`)
+  lines.push(
+    `  timelines: ${s.timelines.length} (${full} read in full, ${s.timelines.length - full} incremental), ${activities} activities read`,
+  )
   lines.push(
     `  ${verb}: ${s.counts.created} new rows, ${s.counts.updated} updated, ${s.counts.deleted} removed or marked deleted; allowed tags ${s.allowedTags}`,
   )
@@ -50,34 +52,49 @@ export function formatImportPlan(plan: ImportPlanView): string {
     if (plan.invalid.length > 20) lines.push(`    … and ${plan.invalid.length - 20} more`)
   }
   if (plan.missing.length) {
-    lines.push(`  ${plural(plan.missing.length, 'activity', 'activities')} without a row in the sheet ${plan.missing.length === 1 ? 'stays' : 'stay'} on the server (--delete-missing deletes them)`)
+    lines.push(
+      `  ${plural(plan.missing.length, 'activity', 'activities')} without a row in the sheet ${plan.missing.length === 1 ? 'stays' : 'stay'} on the server (--delete-missing deletes them)`,
+    )
   }
   for (const g of plan.guards) lines.push(`  SAFETY STOP: ${g.message}`)
   return lines.join('\n')
 }
 
 export function formatImportSummary(s: ImportSummary): string {
-  const head = s.dryRun ? `Dry run of import ${s.target} (${s.runId}): nothing was written` : `Import ${s.target} (${s.runId}): ${s.applied ? s.result : 'not applied'}`
+  const head = s.dryRun
+    ? `Dry run of import ${s.target} (${s.runId}): nothing was written`
+    : `Import ${s.target} (${s.runId}): ${s.applied ? s.result : 'not applied'}`
   const lines = [head, formatImportPlan(s.plan)]
   if (s.applied) {
     lines.push(
       `Done: ${s.counts.created} created, ${s.counts.updated} updated, ${s.counts.deleted} deleted, ${plural(s.counts.conflicts, 'conflict')}, ${plural(s.counts.invalid, 'invalid row')}, ${s.counts.failed} failed${s.counts.recovered ? `, ${s.counts.recovered} finished from an interrupted run` : ''}`,
     )
-    if (s.tags.outcome !== 'unchanged') lines.push(`Allowed tags: ${s.tags.outcome === 'send' ? 'sent' : s.tags.outcome}${s.tags.message ? ` — ${s.tags.message}` : ''}`)
+    if (s.tags.outcome !== 'unchanged')
+      lines.push(`Allowed tags: ${s.tags.outcome === 'send' ? 'sent' : s.tags.outcome}${s.tags.message ? ` — ${s.tags.message}` : ''}`)
   }
   lines.push(`Sheets requests: ${s.sheetsRequests.reads} reads, ${s.sheetsRequests.writes} writes`)
   return lines.join('\n')
 }
 
-const UNDO_VERB: Record<UndoPlanView['writes'][number]['kind'], string> = { delete: 'delete', restore: 'put back', recreate: 'create again' }
+const UNDO_VERB: Record<UndoPlanView['writes'][number]['kind'], string> = {
+  delete: 'delete',
+  restore: 'put back',
+  recreate: 'create again',
+}
 
 /** The undo plan: the writes, what is already undone, and what is left for a person. */
 export function formatUndoPlan(plan: UndoPlanView): string {
   const lines: string[] = [`Undo plan for ${plan.target}: run ${plan.undoes} (${plan.command}${plan.unfinished ? ', unfinished' : ''})`]
   if (plan.writes.length === 0) lines.push('  nothing to write to the server')
-  lines.push(...linesPerPerson(plan.writes.map((w) => ({ person: w.user, line: `${UNDO_VERB[w.kind].padEnd(13)} ${w.what}` })), LINES_PER_PERSON))
+  lines.push(
+    ...linesPerPerson(
+      plan.writes.map((w) => ({ person: w.user, line: `${UNDO_VERB[w.kind].padEnd(13)} ${w.what}` })),
+      LINES_PER_PERSON,
+    ),
+  )
   // Who and when, not the Key: `anna 2026-11-03 09:00 1:00 Acme: reason`.
-  const named = (n: { key: string | undefined; user: string | undefined; what: string }) => [n.user ?? n.key, n.what].filter(Boolean).join(' ')
+  const named = (n: { key: string | undefined; user: string | undefined; what: string }) =>
+    [n.user ?? n.key, n.what].filter(Boolean).join(' ')
   if (plan.nothing.length) {
     lines.push(`  ${plan.nothing.length} already as before the run (nothing to do):`)
     for (const n of plan.nothing.slice(0, 20)) lines.push(`    ${named(n)}: ${n.reason}`)
@@ -101,7 +118,9 @@ export function formatUndoSummary(s: UndoSummary): string {
     : `Undo ${s.undoes} on ${s.target} (${s.runId}): ${s.applied ? s.result : 'not applied'}`
   const lines = [head, formatUndoPlan(s.plan)]
   if (s.applied) {
-    lines.push(`Done: ${s.counts.deleted} deleted, ${s.counts.restored} put back, ${s.counts.recreated} created again, ${s.counts.conflicts} conflicts, ${s.counts.manual} left for a person, ${s.counts.failed} failed`)
+    lines.push(
+      `Done: ${s.counts.deleted} deleted, ${s.counts.restored} put back, ${s.counts.recreated} created again, ${s.counts.conflicts} conflicts, ${s.counts.manual} left for a person, ${s.counts.failed} failed`,
+    )
     for (const f of s.failures) lines.push(`  failed ${f.key} ${f.what}: ${f.reason}`)
   }
   if (s.exported) lines.push(formatExportSummary(s.exported))

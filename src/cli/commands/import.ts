@@ -61,7 +61,10 @@ export async function runImportCommand(globals: GlobalOptions, options: ImportCo
 }
 
 export function importOptions(
-  options: Pick<ImportCommandOptions, 'dryRun' | 'planTab' | 'deleteMissing' | 'maxDelete' | 'force' | 'forceLayout' | 'strictTags' | 'overwriteTags'>,
+  options: Pick<
+    ImportCommandOptions,
+    'dryRun' | 'planTab' | 'deleteMissing' | 'maxDelete' | 'force' | 'forceLayout' | 'strictTags' | 'overwriteTags'
+  >,
 ): ImportOptions {
   return {
     overwriteTags: options.overwriteTags,

@@ -17,19 +17,29 @@ export async function runLoginCommand(globals: GlobalOptions, options: { browser
   if (options.google) {
     const google = loaded.config.google
     if (!google || google.auth.mode !== 'installed-app') {
-      throw new TimelineSheetsError('TS_USAGE', 'login --google needs "google": { "auth": { "mode": "installed-app", … } } in the config.', {
-        hint: 'Service accounts and application default credentials need no login.',
-      })
+      throw new TimelineSheetsError(
+        'TS_USAGE',
+        'login --google needs "google": { "auth": { "mode": "installed-app", … } } in the config.',
+        {
+          hint: 'Service accounts and application default credentials need no login.',
+        },
+      )
     }
     const signIn = await googleSignIn(loaded, google, process.env, true)
-    reporter.result(`Signed in to Google; the refresh token is stored in ${loaded.resolvePath(google.auth.tokenFile)}.`, { google: signIn.mode })
+    reporter.result(`Signed in to Google; the refresh token is stored in ${loaded.resolvePath(google.auth.tokenFile)}.`, {
+      google: signIn.mode,
+    })
     return EXIT.success
   }
   const auth = loaded.config.timeline.auth
   if (auth.mode !== 'cloud') {
-    throw new TimelineSheetsError('TS_USAGE', `login is for cloud sign-in; this config signs in with "${auth.mode}", which needs no browser.`, {
-      hint: 'Set the password in the environment variable the config names, and run export directly.',
-    })
+    throw new TimelineSheetsError(
+      'TS_USAGE',
+      `login is for cloud sign-in; this config signs in with "${auth.mode}", which needs no browser.`,
+      {
+        hint: 'Set the password in the environment variable the config names, and run export directly.',
+      },
+    )
   }
   const { runCloudLogin } = await import('../../timeline/auth/login.ts')
   const result = await runCloudLogin({ ...cloudOptions(loaded, auth, process.env), callbackUrl: auth.callbackUrl, openBrowser })

@@ -51,7 +51,9 @@ export async function runSyncCommand(globals: GlobalOptions, options: SyncComman
     })
   }
   job.resume()
-  reporter.info(`Syncing on schedule "${schedule}"; next run ${job.nextRun()?.toISOString() ?? 'never'}. Ctrl-C stops after the current run.`)
+  reporter.info(
+    `Syncing on schedule "${schedule}"; next run ${job.nextRun()?.toISOString() ?? 'never'}. Ctrl-C stops after the current run.`,
+  )
   await new Promise<void>((resolve) => {
     const stop = () => {
       job.stop()
@@ -78,7 +80,9 @@ async function syncOnce(globals: GlobalOptions, options: SyncCommandOptions, rep
   }
   const exitCode = syncExitCode(results)
   reporter.result(
-    results.map((r) => [formatImportSummary(r.imported), r.exported ? formatExportSummary(r.exported) : ''].filter(Boolean).join('\n')).join('\n\n'),
+    results
+      .map((r) => [formatImportSummary(r.imported), r.exported ? formatExportSummary(r.exported) : ''].filter(Boolean).join('\n'))
+      .join('\n\n'),
     runsJson(results, exitCode),
   )
   return exitCode
@@ -94,16 +98,25 @@ function syncExitCode(results: SyncSummary[]): ExitCode {
 /** `30m`, `2h`, `1d` as a cron expression. */
 export function everyToCron(every: string): string {
   const m = /^(\d+)\s*(m|min|h|d)$/i.exec(every.trim())
-  if (!m) throw new TimelineSheetsError('TS_USAGE', `--every ${every} is not understood.`, { hint: 'Use minutes, hours or days: 30m, 2h, 1d.' })
+  if (!m)
+    throw new TimelineSheetsError('TS_USAGE', `--every ${every} is not understood.`, { hint: 'Use minutes, hours or days: 30m, 2h, 1d.' })
   const n = Number(m[1])
   const unit = m[2]!.toLowerCase()
   if (n < 1) throw new TimelineSheetsError('TS_USAGE', `--every needs at least 1 ${unit}.`)
   if (unit === 'm' || unit === 'min') {
-    if (n >= 60 || 60 % n !== 0) throw new TimelineSheetsError('TS_USAGE', `--every ${every}: minutes must divide an hour (1, 2, 5, 10, 15, 20, 30); use hours for more.`)
+    if (n >= 60 || 60 % n !== 0)
+      throw new TimelineSheetsError(
+        'TS_USAGE',
+        `--every ${every}: minutes must divide an hour (1, 2, 5, 10, 15, 20, 30); use hours for more.`,
+      )
     return `*/${n} * * * *`
   }
   if (unit === 'h') {
-    if (n >= 24 || 24 % n !== 0) throw new TimelineSheetsError('TS_USAGE', `--every ${every}: hours must divide a day (1, 2, 3, 4, 6, 8, 12); use --cron for other schedules.`)
+    if (n >= 24 || 24 % n !== 0)
+      throw new TimelineSheetsError(
+        'TS_USAGE',
+        `--every ${every}: hours must divide a day (1, 2, 3, 4, 6, 8, 12); use --cron for other schedules.`,
+      )
     return `0 */${n} * * *`
   }
   if (n !== 1) throw new TimelineSheetsError('TS_USAGE', `--every ${every}: use --cron for schedules longer than a day.`)

@@ -60,7 +60,11 @@ async function targetOfRun(targets: TargetConfig[], name: string | undefined, st
   for (const t of candidates) if (await hasJournal(stateDir, t.name, runId)) found.push(t)
   if (found.length === 1) return found[0]!
   if (found.length > 1) {
-    throw new TimelineSheetsError('TS_USAGE', `The run ${runId} is in the journal of several targets: ${found.map((t) => t.name).join(', ')}.`, { hint: 'Name one with --target.' })
+    throw new TimelineSheetsError(
+      'TS_USAGE',
+      `The run ${runId} is in the journal of several targets: ${found.map((t) => t.name).join(', ')}.`,
+      { hint: 'Name one with --target.' },
+    )
   }
   if (candidates.length === 1) throw await unknownRunError(stateDir, candidates[0]!.name, runId)
   throw new TimelineSheetsError('TS_USAGE', `No target has a run "${runId}" in its journal.`, {

@@ -61,9 +61,7 @@ export function parseRangeEcho(range: string): RangeEcho {
     })
   }
   const title =
-    rawTitle.startsWith("'") && rawTitle.endsWith("'") && rawTitle.length >= 2
-      ? rawTitle.slice(1, -1).split("''").join("'")
-      : rawTitle
+    rawTitle.startsWith("'") && rawTitle.endsWith("'") && rawTitle.length >= 2 ? rawTitle.slice(1, -1).split("''").join("'") : rawTitle
   return {
     title,
     startRow: Number(match[2]),

@@ -23,7 +23,16 @@ export interface ApiFailure {
   data: unknown
 }
 
-const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'UND_ERR_SOCKET', 'ECONNABORTED'])
+const NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'UND_ERR_SOCKET',
+  'ECONNABORTED',
+])
 
 /**
  * The transport's own error (a timeout, a refused redirect, a body that broke
@@ -32,7 +41,9 @@ const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE
 export function transportFailure(error: unknown): TimelineSheetsError | undefined {
   for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
     if (current instanceof TimelineSheetsError) {
-      return current instanceof RequestTimeoutError || current.code === 'TS_NETWORK' || current.code === 'TS_UNSAFE_REDIRECT' ? current : undefined
+      return current instanceof RequestTimeoutError || current.code === 'TS_NETWORK' || current.code === 'TS_UNSAFE_REDIRECT'
+        ? current
+        : undefined
     }
     current = (current as { cause?: unknown }).cause
   }
@@ -127,7 +138,8 @@ export function classifySheetsFailure(error: unknown, context: ClassifyContext):
   }
   // Timeouts count like a 503 (every Sheets call the backend makes is safe to repeat, or checked first); the deadline ends the run.
   const own = transportFailure(error)
-  if (own instanceof RequestTimeoutError) return own.limit === 'deadline' ? { retry: false } : { retry: true, reason: `${own.limit} timeout` }
+  if (own instanceof RequestTimeoutError)
+    return own.limit === 'deadline' ? { retry: false } : { retry: true, reason: `${own.limit} timeout` }
   if (own?.code === 'TS_NETWORK') return { retry: true, reason: 'the connection broke' }
   if (own) return { retry: false }
   const failure = readApiFailure(error)
@@ -184,9 +196,13 @@ export function toSheetsError(error: unknown, context: ErrorContext): TimelineSh
     })
   }
   if (failure.status === undefined) {
-    return new TimelineSheetsError('TS_NETWORK', scrub(`Could not reach Google Sheets for ${where}: ${failure.networkCode ?? failure.message}`), {
-      hint: 'Check the network connection and any proxy, then run again.',
-    })
+    return new TimelineSheetsError(
+      'TS_NETWORK',
+      scrub(`Could not reach Google Sheets for ${where}: ${failure.networkCode ?? failure.message}`),
+      {
+        hint: 'Check the network connection and any proxy, then run again.',
+      },
+    )
   }
   const statusText = failure.googleStatus ? `${failure.status} ${failure.googleStatus}` : String(failure.status)
   return new HttpError(

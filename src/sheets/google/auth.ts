@@ -170,19 +170,32 @@ export async function requestServiceAccountToken(key: ServiceAccountKey, options
   }
   if (!response.ok) {
     const oauth = z.object({ error: z.string(), error_description: z.string().optional() }).safeParse(body)
-    const what = oauth.success ? `${oauth.data.error}${oauth.data.error_description ? `: ${oauth.data.error_description}` : ''}` : `HTTP ${response.status}`
+    const what = oauth.success
+      ? `${oauth.data.error}${oauth.data.error_description ? `: ${oauth.data.error_description}` : ''}`
+      : `HTTP ${response.status}`
     if (response.status === 429 || response.status >= 500) {
       throw new HttpError(
-        { status: response.status, method: 'POST', url: key.token_uri, data: body, code: 'TS_AUTH_FAILED', message: `The Google token endpoint answered ${what}` },
+        {
+          status: response.status,
+          method: 'POST',
+          url: key.token_uri,
+          data: body,
+          code: 'TS_AUTH_FAILED',
+          message: `The Google token endpoint answered ${what}`,
+        },
         { hint: 'Google sign-in is having trouble; run again later.' },
       )
     }
-    throw new TimelineSheetsError('TS_AUTH_FAILED', `Google refused the service-account key ${key.private_key_id} of ${key.client_email} (${source}): ${what}`, {
-      hint:
-        oauth.success && oauth.data.error === 'invalid_grant'
-          ? 'The key was deleted or disabled, or this computer\'s clock is wrong. Check the clock, or create a new key for the service account.'
-          : 'Check the service-account key file and that the account still exists.',
-    })
+    throw new TimelineSheetsError(
+      'TS_AUTH_FAILED',
+      `Google refused the service-account key ${key.private_key_id} of ${key.client_email} (${source}): ${what}`,
+      {
+        hint:
+          oauth.success && oauth.data.error === 'invalid_grant'
+            ? "The key was deleted or disabled, or this computer's clock is wrong. Check the clock, or create a new key for the service account."
+            : 'Check the service-account key file and that the account still exists.',
+      },
+    )
   }
   const parsed = tokenResponseSchema.safeParse(body)
   if (!parsed.success) {
@@ -252,7 +265,12 @@ function installedClient(options: InstalledAppOptions, redirectUri?: string): OA
   })
 }
 
-function refreshTokenSignIn(mode: 'installed-app' | 'authorized-user', client: OAuth2Client, refreshToken: string, clientSecret: string): GoogleSignIn {
+function refreshTokenSignIn(
+  mode: 'installed-app' | 'authorized-user',
+  client: OAuth2Client,
+  refreshToken: string,
+  clientSecret: string,
+): GoogleSignIn {
   client.setCredentials({ refresh_token: refreshToken })
   return {
     mode,
@@ -302,23 +320,36 @@ export async function loginWithInstalledApp(options: InstalledAppOptions): Promi
       ;({ tokens } = await client.getToken({ code, codeVerifier, redirect_uri: redirectUri }))
     } catch (error) {
       const data = (error as { response?: { data?: { error?: string; error_description?: string } } }).response?.data
-      throw new TimelineSheetsError('TS_AUTH_FAILED', `Google refused the sign-in code: ${data?.error ?? (error as Error).message}${data?.error_description ? `: ${data.error_description}` : ''}`, {
-        hint: 'Run `timeline-sheets login` again and finish the consent within a few minutes.',
-      })
+      throw new TimelineSheetsError(
+        'TS_AUTH_FAILED',
+        `Google refused the sign-in code: ${data?.error ?? (error as Error).message}${data?.error_description ? `: ${data.error_description}` : ''}`,
+        {
+          hint: 'Run `timeline-sheets login` again and finish the consent within a few minutes.',
+        },
+      )
     }
     if (!tokens.refresh_token) {
       throw new TimelineSheetsError('TS_AUTH_FAILED', 'Google signed in but gave no refresh token', {
         hint: 'Remove timeline-sheets from https://myaccount.google.com/permissions and run `timeline-sheets login` again.',
       })
     }
-    const record: StoredToken = { type: 'authorized_user', client_id: options.clientId, refresh_token: tokens.refresh_token, ...(tokens.scope ? { scope: tokens.scope } : {}) }
+    const record: StoredToken = {
+      type: 'authorized_user',
+      client_id: options.clientId,
+      refresh_token: tokens.refresh_token,
+      ...(tokens.scope ? { scope: tokens.scope } : {}),
+    }
     await writeStoredToken(options.tokenFile, record)
     client.setCredentials(tokens)
     return {
       mode: 'installed-app',
       client,
       principal: undefined,
-      secrets: () => [record.refresh_token, options.clientSecret, ...(client.credentials.access_token ? [client.credentials.access_token] : [])],
+      secrets: () => [
+        record.refresh_token,
+        options.clientSecret,
+        ...(client.credentials.access_token ? [client.credentials.access_token] : []),
+      ],
     }
   } finally {
     await callback.close()
@@ -347,17 +378,24 @@ async function listenForCallback(port: number, state: string, timeoutMs: number)
     }
     if (params.get('state') !== state) {
       page('Sign-in refused: the answer does not belong to this login. Close this window and run the login again.', 400)
-      settle.reject(new TimelineSheetsError('TS_AUTH_FAILED', 'The Google sign-in answer carried a wrong state', {
-        hint: 'Another sign-in was in progress, or the redirect was forged. Run `timeline-sheets login` again.',
-      }))
+      settle.reject(
+        new TimelineSheetsError('TS_AUTH_FAILED', 'The Google sign-in answer carried a wrong state', {
+          hint: 'Another sign-in was in progress, or the redirect was forged. Run `timeline-sheets login` again.',
+        }),
+      )
       return
     }
     const error = params.get('error')
     if (error) {
       page('Sign-in was not completed. You can close this window.', 400)
-      settle.reject(new TimelineSheetsError('TS_AUTH_FAILED', `Google sign-in ended with ${error}`, {
-        hint: error === 'access_denied' ? 'Consent was declined. Run `timeline-sheets login` again and allow access to Google Sheets.' : 'Run `timeline-sheets login` again.',
-      }))
+      settle.reject(
+        new TimelineSheetsError('TS_AUTH_FAILED', `Google sign-in ended with ${error}`, {
+          hint:
+            error === 'access_denied'
+              ? 'Consent was declined. Run `timeline-sheets login` again and allow access to Google Sheets.'
+              : 'Run `timeline-sheets login` again.',
+        }),
+      )
       return
     }
     page('Signed in to Google Sheets. You can close this window.', 200)
@@ -368,9 +406,11 @@ async function listenForCallback(port: number, state: string, timeoutMs: number)
     server.listen(port, '127.0.0.1', () => resolve())
   })
   const timer = setTimeout(() => {
-    settle.reject(new TimelineSheetsError('TS_AUTH_FAILED', `No answer from the browser within ${Math.round(timeoutMs / 1000)} s`, {
-      hint: 'Run `timeline-sheets login` again and complete the consent in the browser window it opens.',
-    }))
+    settle.reject(
+      new TimelineSheetsError('TS_AUTH_FAILED', `No answer from the browser within ${Math.round(timeoutMs / 1000)} s`, {
+        hint: 'Run `timeline-sheets login` again and complete the consent in the browser window it opens.',
+      }),
+    )
   }, timeoutMs)
   timer.unref()
   return {
@@ -434,9 +474,13 @@ export async function signInWithApplicationDefault(options: ApplicationDefaultOp
     const parsed = authorizedUserSchema.safeParse(json)
     if (!parsed.success) {
       const issue = parsed.error.issues[0]
-      throw new TimelineSheetsError('TS_CONFIG_INVALID', `The Google credentials file ${file} is not usable: field "${issue?.path.join('.') ?? ''}" ${issue?.message ?? 'is invalid'}`, {
-        hint: 'Run `gcloud auth application-default login` again, or use a service-account key.',
-      })
+      throw new TimelineSheetsError(
+        'TS_CONFIG_INVALID',
+        `The Google credentials file ${file} is not usable: field "${issue?.path.join('.') ?? ''}" ${issue?.message ?? 'is invalid'}`,
+        {
+          hint: 'Run `gcloud auth application-default login` again, or use a service-account key.',
+        },
+      )
     }
     const client = oauthClient(options.transport, {
       clientId: parsed.data.client_id,
@@ -445,7 +489,11 @@ export async function signInWithApplicationDefault(options: ApplicationDefaultOp
     })
     return refreshTokenSignIn('authorized-user', client, parsed.data.refresh_token, parsed.data.client_secret)
   }
-  throw new TimelineSheetsError('TS_CONFIG_INVALID', `The Google credentials file ${file} has type ${JSON.stringify(type)}, which timeline-sheets cannot use`, {
-    hint: 'Use a service-account key (type service_account) or an authorized_user file, or `timeline-sheets login`.',
-  })
+  throw new TimelineSheetsError(
+    'TS_CONFIG_INVALID',
+    `The Google credentials file ${file} has type ${JSON.stringify(type)}, which timeline-sheets cannot use`,
+    {
+      hint: 'Use a service-account key (type service_account) or an authorized_user file, or `timeline-sheets login`.',
+    },
+  )
 }

@@ -13,11 +13,30 @@ import { HttpError, TimelineSheetsError } from '../../errors.ts'
 import { createPace, type Pace } from '../../http/pace.ts'
 import { asFetch, createTransport, type Transport } from '../../http/transport.ts'
 import { retry, retryOptions, type RetryEvent, type RetryOptions, type RetryVerdict } from '../../http/retry.ts'
-import type { CellValue, LayoutOptions, LayoutReport, RequestCounts, Snapshot, Spreadsheet, TabData, TabSpec, TabWrite, WriteReport } from '../port.ts'
+import type {
+  CellValue,
+  LayoutOptions,
+  LayoutReport,
+  RequestCounts,
+  Snapshot,
+  Spreadsheet,
+  TabData,
+  TabSpec,
+  TabWrite,
+  WriteReport,
+} from '../port.ts'
 import { parseGridEcho, quoteTitle } from './a1.ts'
 import { classifySheetsFailure, readApiFailure, toSheetsError } from './api-errors.ts'
 import type { GoogleSignIn } from './auth.ts'
-import { LAYOUT_FIELDS, layoutIsCurrent, planLayout, readSpreadsheetState, type LayoutPlan, type RowFormats, type SpreadsheetState } from './layout.ts'
+import {
+  LAYOUT_FIELDS,
+  layoutIsCurrent,
+  planLayout,
+  readSpreadsheetState,
+  type LayoutPlan,
+  type RowFormats,
+  type SpreadsheetState,
+} from './layout.ts'
 import { batchGetParams, cellFromApi, DEFAULT_MAX_PAYLOAD_BYTES } from './requests.ts'
 import { applyWrite, StaleSheetIdError, type StructuralOutcome, type WriteDeps } from './write.ts'
 
@@ -125,7 +144,11 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   const classifyFor =
     (lane: 'read' | 'write') =>
     (error: unknown): RetryVerdict => {
-      const verdict = classifySheetsFailure(error, { now: now(), quotaWindowMs, ...(options.quota?.random ? { random: options.quota.random } : {}) })
+      const verdict = classifySheetsFailure(error, {
+        now: now(),
+        quotaWindowMs,
+        ...(options.quota?.random ? { random: options.quota.random } : {}),
+      })
       // A 429 stops the whole lane, so queued calls do not spend the next window too.
       if (verdict.retry && verdict.retryAfterMs !== undefined && readApiFailure(error)?.status === 429) {
         heldUntil[lane] = Math.max(heldUntil[lane], now() + verdict.retryAfterMs)
@@ -158,9 +181,13 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   const toTabs = (tabs: string[], data: unknown): Map<string, TabData> => {
     const parsed = batchGetSchema.safeParse(data)
     if (!parsed.success || (parsed.data.valueRanges ?? []).length !== tabs.length) {
-      throw new TimelineSheetsError('TS_RESPONSE_INVALID', `Google Sheets answered values.batchGet for spreadsheet ${spreadsheetId} without one value range per tab`, {
-        hint: 'The Sheets API answered in a shape this version does not understand.',
-      })
+      throw new TimelineSheetsError(
+        'TS_RESPONSE_INVALID',
+        `Google Sheets answered values.batchGet for spreadsheet ${spreadsheetId} without one value range per tab`,
+        {
+          hint: 'The Sheets API answered in a shape this version does not understand.',
+        },
+      )
     }
     const out = new Map<string, TabData>()
     parsed.data.valueRanges!.forEach((range, i) => {
@@ -177,9 +204,13 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     const data = await call('read', 'spreadsheets.get', () => api.spreadsheets.get({ spreadsheetId, fields }))
     const parsed = sheetListSchema.safeParse(data)
     if (!parsed.success) {
-      throw new TimelineSheetsError('TS_RESPONSE_INVALID', `Google Sheets answered spreadsheets.get for spreadsheet ${spreadsheetId} without its list of tabs`, {
-        hint: 'The Sheets API answered in a shape this version does not understand.',
-      })
+      throw new TimelineSheetsError(
+        'TS_RESPONSE_INVALID',
+        `Google Sheets answered spreadsheets.get for spreadsheet ${spreadsheetId} without its list of tabs`,
+        {
+          hint: 'The Sheets API answered in a shape this version does not understand.',
+        },
+      )
     }
     for (const sheet of parsed.data.sheets ?? []) sheetIds.set(sheet.properties.title, sheet.properties.sheetId ?? 0)
     return data as sheets_v4.Schema$Spreadsheet
@@ -218,21 +249,31 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
    * refused before anything happens): then `check` looks first, and the batch
    * is repeated only if it was not applied.
    */
-  const structuralBatch = async (requests: sheets_v4.Schema$Request[], check: () => Promise<StructuralOutcome>, touched: readonly string[]): Promise<void> => {
+  const structuralBatch = async (
+    requests: sheets_v4.Schema$Request[],
+    check: () => Promise<StructuralOutcome>,
+    touched: readonly string[],
+  ): Promise<void> => {
     let answerLost = false
     await withRetry('write', 'spreadsheets.batchUpdate', async (attempt) => {
       if (answerLost) {
         const outcome = await check()
         if (outcome === 'diverged') {
-          throw new TimelineSheetsError('TS_SHEETS_API', `The tabs ${touched.map((t) => `"${t}"`).join(', ')} of spreadsheet ${spreadsheetId} changed while rows were being added; the change was not repeated`, {
-            hint: 'Someone edited the sheet during the run. Run again: the next run reads the sheet afresh.',
-          })
+          throw new TimelineSheetsError(
+            'TS_SHEETS_API',
+            `The tabs ${touched.map((t) => `"${t}"`).join(', ')} of spreadsheet ${spreadsheetId} changed while rows were being added; the change was not repeated`,
+            {
+              hint: 'Someone edited the sheet during the run. Run again: the next run reads the sheet afresh.',
+            },
+          )
         }
         options.log?.({ type: 'structural-repeat', outcome })
         if (outcome === 'applied') return
       }
       try {
-        await send('write', 'spreadsheets.batchUpdate', attempt, () => api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests } }))
+        await send('write', 'spreadsheets.batchUpdate', attempt, () =>
+          api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests } }),
+        )
       } catch (error) {
         answerLost = answerMayBeLost(error)
         throw error
@@ -244,9 +285,13 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     if (tabs.some((t) => !sheetIds.has(t))) await refreshSheetIds()
     const missing = tabs.filter((t) => !sheetIds.has(t))
     if (missing.length > 0) {
-      throw new TimelineSheetsError('TS_SHEET_LAYOUT', `The tabs ${missing.map((t) => `"${t}"`).join(', ')} no longer exist in spreadsheet ${spreadsheetId}`, {
-        hint: 'A tab was deleted or renamed during the run. Run again: the layout step creates it.',
-      })
+      throw new TimelineSheetsError(
+        'TS_SHEET_LAYOUT',
+        `The tabs ${missing.map((t) => `"${t}"`).join(', ')} no longer exist in spreadsheet ${spreadsheetId}`,
+        {
+          hint: 'A tab was deleted or renamed during the run. Run again: the layout step creates it.',
+        },
+      )
     }
     return new Map(tabs.map((t) => [t, sheetIds.get(t)!]))
   }
@@ -276,13 +321,18 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
       // Tab ids from an earlier run's hints may be stale (a tab deleted and made again): learn them afresh, once.
       const stale =
         error instanceof StaleSheetIdError ||
-        (error instanceof TimelineSheetsError && /No grid with id|No sheet with id|updateSheetProperties: A sheet with the name/i.test(error.message))
+        (error instanceof TimelineSheetsError &&
+          /No grid with id|No sheet with id|updateSheetProperties: A sheet with the name/i.test(error.message))
       if (!stale) throw error
       if (!hintedIds) {
-        throw new TimelineSheetsError('TS_SHEETS_API', `A tab of spreadsheet ${spreadsheetId} was deleted, made again or renamed while rows were being written; nothing more was written`, {
-          hint: 'Someone changed the tabs during the run. Run again: the next run reads the sheet afresh.',
-          cause: error,
-        })
+        throw new TimelineSheetsError(
+          'TS_SHEETS_API',
+          `A tab of spreadsheet ${spreadsheetId} was deleted, made again or renamed while rows were being written; nothing more was written`,
+          {
+            hint: 'Someone changed the tabs during the run. Run again: the next run reads the sheet afresh.',
+            cause: error,
+          },
+        )
       }
       hintedIds = false
       await refreshSheetIds()
@@ -324,7 +374,9 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
       }
       const requests = plan!.requests
       try {
-        await send('write', 'spreadsheets.batchUpdate', attempt, () => api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests } }))
+        await send('write', 'spreadsheets.batchUpdate', attempt, () =>
+          api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests } }),
+        )
       } catch (error) {
         answerLost = answerMayBeLost(error)
         throw error
@@ -353,7 +405,8 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
         hintedIds = sheetIds.size > 0
       }
       const formats = hintsSchema.shape.rowFormats.safeParse((hints as { rowFormats?: unknown })?.rowFormats)
-      if (formats.success && rowFormats.size === 0) for (const [title, byColumn] of Object.entries(formats.data ?? {})) rowFormats.set(title, byColumn as RowFormats)
+      if (formats.success && rowFormats.size === 0)
+        for (const [title, byColumn] of Object.entries(formats.data ?? {})) rowFormats.set(title, byColumn as RowFormats)
     },
   }
 }

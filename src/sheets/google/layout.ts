@@ -148,7 +148,11 @@ function ruleEssence(rule: sheets_v4.Schema$ConditionalFormatRule): string {
   const b = rule.booleanRule
   const color = (c: sheets_v4.Schema$Color | undefined) => [c?.red, c?.green, c?.blue].map((v) => Math.round((v ?? 0) * 100))
   const format = b?.format
-  return JSON.stringify([b?.condition?.values?.[0]?.userEnteredValue, color(format?.backgroundColor), color(format?.textFormat?.foregroundColor)])
+  return JSON.stringify([
+    b?.condition?.values?.[0]?.userEnteredValue,
+    color(format?.backgroundColor),
+    color(format?.textFormat?.foregroundColor),
+  ])
 }
 
 /** What the cells of one column carry in every data row: number format, wrap, checkbox or dropdown. */
@@ -223,7 +227,10 @@ export function planLayout(
       }
       if (existing.frozenRowCount !== 1) {
         requests.push({
-          updateSheetProperties: { properties: { sheetId, gridProperties: { frozenRowCount: 1 } }, fields: 'gridProperties.frozenRowCount' },
+          updateSheetProperties: {
+            properties: { sheetId, gridProperties: { frozenRowCount: 1 } },
+            fields: 'gridProperties.frozenRowCount',
+          },
         })
       }
     } else {
@@ -232,7 +239,11 @@ export function planLayout(
       createdTabs.push(spec.title)
       requests.push({
         addSheet: {
-          properties: { sheetId, title: spec.title, gridProperties: { rowCount: 1000, columnCount: Math.max(width, 1), frozenRowCount: 1 } },
+          properties: {
+            sheetId,
+            title: spec.title,
+            gridProperties: { rowCount: 1000, columnCount: Math.max(width, 1), frozenRowCount: 1 },
+          },
         },
       })
     }
@@ -254,9 +265,7 @@ export function planLayout(
   for (const { spec, sheetId, existing, width } of perTab) {
     const positions = columns.get(spec.title)!
     const protections = new Map(
-      (existing?.protectedRanges ?? [])
-        .filter((p) => p.description?.startsWith(DESCRIPTION_PREFIX))
-        .map((p) => [p.description!, p]),
+      (existing?.protectedRanges ?? []).filter((p) => p.description?.startsWith(DESCRIPTION_PREFIX)).map((p) => [p.description!, p]),
     )
     const protect = (description: string, range: sheets_v4.Schema$GridRange) => {
       const full = `${DESCRIPTION_PREFIX}${description}`
@@ -280,9 +289,10 @@ export function planLayout(
       const index = positions.get(column.name)!
       const body = { sheetId, startRowIndex: 1, startColumnIndex: index, endColumnIndex: index + 1 }
       const format = numberFormatFor(column.kind)
-      const formatFields = [format ? 'userEnteredFormat.numberFormat' : undefined, column.wrap ? 'userEnteredFormat.wrapStrategy' : undefined].filter(
-        (f): f is string => f !== undefined,
-      )
+      const formatFields = [
+        format ? 'userEnteredFormat.numberFormat' : undefined,
+        column.wrap ? 'userEnteredFormat.wrapStrategy' : undefined,
+      ].filter((f): f is string => f !== undefined)
       if (formatFields.length > 0) {
         requests.push({
           repeatCell: {
@@ -294,7 +304,11 @@ export function planLayout(
       }
       const rule = validationFor(column, spec.title, columns)
       if (rule) requests.push({ setDataValidation: { range: body, rule } })
-      formats[column.name] = { ...(format ? { numberFormat: format } : {}), ...(column.wrap ? { wrapStrategy: 'WRAP' as const } : {}), ...(rule ? { dataValidation: rule } : {}) }
+      formats[column.name] = {
+        ...(format ? { numberFormat: format } : {}),
+        ...(column.wrap ? { wrapStrategy: 'WRAP' as const } : {}),
+        ...(rule ? { dataValidation: rule } : {}),
+      }
       const dimension: sheets_v4.Schema$DimensionProperties = {}
       const dimensionFields: string[] = []
       if (column.hidden) {
@@ -314,14 +328,19 @@ export function planLayout(
           },
         })
       }
-      if (column.protected && !spec.readOnly) protect(`${spec.title} / ${column.name}`, { sheetId, startColumnIndex: index, endColumnIndex: index + 1 })
+      if (column.protected && !spec.readOnly)
+        protect(`${spec.title} / ${column.name}`, { sheetId, startColumnIndex: index, endColumnIndex: index + 1 })
     }
     if (spec.statusColumn !== undefined) {
       const statusIndex = positions.get(spec.statusColumn)
       if (statusIndex === undefined) {
-        throw new TimelineSheetsError('TS_SHEET_LAYOUT', `The status column "${spec.statusColumn}" of the tab "${spec.title}" is not one of its columns`, {
-          hint: 'This is a bug in the tab specification: statusColumn must name a column of the same tab.',
-        })
+        throw new TimelineSheetsError(
+          'TS_SHEET_LAYOUT',
+          `The status column "${spec.statusColumn}" of the tab "${spec.title}" is not one of its columns`,
+          {
+            hint: 'This is a bug in the tab specification: statusColumn must name a column of the same tab.',
+          },
+        )
       }
       // The core's rules (status.ts), one per word; ours are recognised by their formula, a manager's own rules stay.
       const ours = (existing?.conditionalFormats ?? []).map((rule, i) => ({ rule, i })).filter(({ rule }) => isOurStatusRule(rule))
@@ -350,7 +369,12 @@ export function planLayout(
         }
       : {
           createDeveloperMetadata: {
-            developerMetadata: { metadataKey: LAYOUT_METADATA_KEY, metadataValue: hash, location: { spreadsheet: true }, visibility: 'DOCUMENT' },
+            developerMetadata: {
+              metadataKey: LAYOUT_METADATA_KEY,
+              metadataValue: hash,
+              location: { spreadsheet: true },
+              visibility: 'DOCUMENT',
+            },
           },
         },
   )

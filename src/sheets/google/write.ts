@@ -125,7 +125,9 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
   const claimValue = deps.claimValue ?? (() => randomUUID())
 
   // Sheet ids: every keyed tab looks its rows up by sheet, and every tab that grows needs one.
-  const needIds = tabs.filter((t) => (t.keyColumn !== undefined && keyedTargets(t).length > 0) || (t.write.appends?.length ?? 0) > 0 || needsColumns(deps, t) > 0)
+  const needIds = tabs.filter(
+    (t) => (t.keyColumn !== undefined && keyedTargets(t).length > 0) || (t.write.appends?.length ?? 0) > 0 || needsColumns(deps, t) > 0,
+  )
   if (needIds.length > 0) {
     const ids = await deps.sheetIds(needIds.map((t) => t.write.tab))
     for (const t of needIds) t.sheetId = ids.get(t.write.tab)
@@ -138,7 +140,8 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
     const filters: sheets_v4.Schema$DataFilter[] = []
     for (const t of lookups) {
       filters.push({ gridRange: { sheetId: t.sheetId!, startRowIndex: 0, endRowIndex: 1 } })
-      for (const target of keyedTargets(t)) if (target.identifying) filters.push(anchorFilter({ metadataKey: ROW_ANCHOR_KEY, value: target.key! }))
+      for (const target of keyedTargets(t))
+        if (target.identifying) filters.push(anchorFilter({ metadataKey: ROW_ANCHOR_KEY, value: target.key! }))
     }
     const answer = await lookUp(deps, filters)
     for (const t of lookups) confirmIds(deps, t, answer.headers)
@@ -179,9 +182,13 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
     for (const t of toRead) {
       const current = fresh.get(t.write.tab)
       if (!current?.exists) {
-        throw new TimelineSheetsError('TS_SHEET_LAYOUT', `The tab "${t.write.tab}" of spreadsheet ${deps.spreadsheetId} disappeared during the run`, {
-          hint: 'A tab was deleted or renamed during the run. Run again: the layout step creates it.',
-        })
+        throw new TimelineSheetsError(
+          'TS_SHEET_LAYOUT',
+          `The tab "${t.write.tab}" of spreadsheet ${deps.spreadsheetId} disappeared during the run`,
+          {
+            hint: 'A tab was deleted or renamed during the run. Run again: the layout step creates it.',
+          },
+        )
       }
       t.current = current
       locatePending(t, current, claimValue, skip)
@@ -192,9 +199,14 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
     grown = true
 
     // A claim is kept only where it sits on the row it was meant for.
-    const claimed = tabs.flatMap((t) => [...t.targets.values()].filter((target) => target.claim && !target.anchor).map((target) => ({ t, target })))
+    const claimed = tabs.flatMap((t) =>
+      [...t.targets.values()].filter((target) => target.claim && !target.anchor).map((target) => ({ t, target })),
+    )
     if (claimed.length === 0) continue
-    const answer = await lookUp(deps, claimed.map(({ target }) => anchorFilter(target.claim!.ref)))
+    const answer = await lookUp(
+      deps,
+      claimed.map(({ target }) => anchorFilter(target.claim!.ref)),
+    )
     for (const { t, target } of claimed) {
       const claim = target.claim!
       const rows = answer.rows.get(refId(claim.ref)) ?? []
@@ -249,7 +261,9 @@ export function planTabs(writes: readonly TabWrite[], basis: Snapshot): TabState
       })
     }
     if (write.keyColumn !== undefined && (!Number.isInteger(write.keyColumn) || write.keyColumn < 0)) {
-      throw new TimelineSheetsError('TS_INTERNAL', `Invalid key column ${write.keyColumn} for "${write.tab}"`, { hint: 'The key column is a 0-based index, as read.' })
+      throw new TimelineSheetsError('TS_INTERNAL', `Invalid key column ${write.keyColumn} for "${write.tab}"`, {
+        hint: 'The key column is a 0-based index, as read.',
+      })
     }
     const basisKeys = new Map<string, number>()
     if (write.keyColumn !== undefined) {
@@ -287,7 +301,8 @@ export function planTabs(writes: readonly TabWrite[], basis: Snapshot): TabState
       }
       targetOf(row).remove = true
     }
-    for (const [i, row] of (write.appends ?? []).entries()) row.forEach((value, j) => cellToApi(value, `${write.tab} appended row ${i + 1}, cell ${j + 1}`))
+    for (const [i, row] of (write.appends ?? []).entries())
+      row.forEach((value, j) => cellToApi(value, `${write.tab} appended row ${i + 1}, cell ${j + 1}`))
     out.push(t)
   }
   return out
@@ -300,14 +315,21 @@ function keyedTargets(t: TabState): Target[] {
 
 /** Targets not yet found again: unanchored, unclaimed keyed rows, and positional ones without a confirmed position. */
 function pendingTargets(t: TabState): Target[] {
-  return [...t.targets.values()].filter((target) => (target.updates.length > 0 || target.remove) && !target.anchor && !target.claim && target.now === undefined)
+  return [...t.targets.values()].filter(
+    (target) => (target.updates.length > 0 || target.remove) && !target.anchor && !target.claim && target.now === undefined,
+  )
 }
 
 /** Rounds of finding and claiming rows by content: a claim that landed on another row is tried again twice. */
 const CLAIM_ROUNDS = 3
 
 /** Finds pending rows in a fresh read: keyed rows get a claim there, positional rows their position. */
-function locatePending(t: TabState, current: TabData, claimValue: () => string, skip: (t: TabState, row: number, reason: SkippedRow['reason']) => void): void {
+function locatePending(
+  t: TabState,
+  current: TabData,
+  claimValue: () => string,
+  skip: (t: TabState, row: number, reason: SkippedRow['reason']) => void,
+): void {
   const pending = pendingTargets(t)
   const header = pending.filter((target) => target.row === 1)
   for (const target of header) {
@@ -320,7 +342,12 @@ function locatePending(t: TabState, current: TabData, claimValue: () => string, 
     }
   }
   const rows = pending.filter((target) => target.row >= 2)
-  const where = locateRows(t.basis, current, rows.map((target) => target.row), t.keyColumn)
+  const where = locateRows(
+    t.basis,
+    current,
+    rows.map((target) => target.row),
+    t.keyColumn,
+  )
   for (const target of rows) {
     const found = where.get(target.row)
     // A row found by its unique Key after a person typed into it is claimed too; its cells are checked through the claim.
@@ -357,7 +384,12 @@ function locatePending(t: TabState, current: TabData, claimValue: () => string, 
  * and no removal. Skips what it leaves out. False when nothing of the write is
  * left for this row, or it is not the row.
  */
-function accepts(t: TabState, target: Target, echo: RowEcho, skip: (t: TabState, row: number, reason: SkippedRow['reason']) => void): boolean {
+function accepts(
+  t: TabState,
+  target: Target,
+  echo: RowEcho,
+  skip: (t: TabState, row: number, reason: SkippedRow['reason']) => void,
+): boolean {
   if (sameCells(echo.cells, target.cells)) return true
   if (!target.identifying || keyText(echo.cells, t.keyColumn) !== target.key) return false
   if (target.remove) {
@@ -366,7 +398,13 @@ function accepts(t: TabState, target: Target, echo: RowEcho, skip: (t: TabState,
     target.updates = []
     return true
   }
-  const keep = target.updates.filter((u) => writableCells(target.cells, echo.cells, u.values.map((_, i) => u.column + i)))
+  const keep = target.updates.filter((u) =>
+    writableCells(
+      target.cells,
+      echo.cells,
+      u.values.map((_, i) => u.column + i),
+    ),
+  )
   if (keep.length < target.updates.length) skip(t, target.row, 'changed')
   target.updates = keep
   return true
@@ -453,7 +491,12 @@ function preparingParts(deps: WriteDeps, tabs: readonly TabState[], withColumns:
   for (const t of withColumns ? tabs : []) {
     const grow = needsColumns(deps, t)
     const known = deps.columnCount(t.write.tab) ?? 0
-    if (grow > 0) parts.push(structuralPart(t, [{ appendDimension: { sheetId: t.sheetId!, dimension: 'COLUMNS', length: grow } }], { columns: { before: known, after: known + grow } }))
+    if (grow > 0)
+      parts.push(
+        structuralPart(t, [{ appendDimension: { sheetId: t.sheetId!, dimension: 'COLUMNS', length: grow } }], {
+          columns: { before: known, after: known + grow },
+        }),
+      )
   }
   for (const t of tabs) {
     for (const target of t.targets.values()) {
@@ -533,7 +576,13 @@ function structuralPart(tab: TabState, requests: sheets_v4.Schema$Request[], ext
  * validation, the values as updateCells (RAW: `stringValue` is never parsed),
  * and an anchor for each row with a Key that is new to the tab.
  */
-export function appendChunks(t: TabState, rows: readonly (readonly CellValue[])[], start: number, formats: RowFormats | undefined, maxBytes: number): StructuralPart[] {
+export function appendChunks(
+  t: TabState,
+  rows: readonly (readonly CellValue[])[],
+  start: number,
+  formats: RowFormats | undefined,
+  maxBytes: number,
+): StructuralPart[] {
   const sheetId = t.sheetId!
   const keyed = t.keyColumn !== undefined
   const keyCounts = new Map<string, number>()
@@ -573,7 +622,17 @@ export function appendChunks(t: TabState, rows: readonly (readonly CellValue[])[
       requests.push({
         repeatCell: {
           range: { sheetId, startRowIndex: at, endRowIndex: at + count, startColumnIndex: column, endColumnIndex: column + 1 },
-          cell: { ...(format.numberFormat || format.wrapStrategy ? { userEnteredFormat: { ...(format.numberFormat ? { numberFormat: format.numberFormat } : {}), ...(format.wrapStrategy ? { wrapStrategy: format.wrapStrategy } : {}) } } : {}), ...(format.dataValidation ? { dataValidation: format.dataValidation } : {}) },
+          cell: {
+            ...(format.numberFormat || format.wrapStrategy
+              ? {
+                  userEnteredFormat: {
+                    ...(format.numberFormat ? { numberFormat: format.numberFormat } : {}),
+                    ...(format.wrapStrategy ? { wrapStrategy: format.wrapStrategy } : {}),
+                  },
+                }
+              : {}),
+            ...(format.dataValidation ? { dataValidation: format.dataValidation } : {}),
+          },
           fields: ROW_FORMAT_FIELDS,
         },
       })
@@ -591,10 +650,13 @@ export function appendChunks(t: TabState, rows: readonly (readonly CellValue[])[
   // Room for the insert and format requests of a chunk.
   const overhead = 300 + columnFormats.reduce((n, c) => n + jsonBytes(c.format) + 200, 0)
   rows.forEach((cells, i) => {
-    const rowData: sheets_v4.Schema$RowData = { values: cells.map((value, j) => cellData(value, `${t.write.tab} appended row ${i + 1}, cell ${j + 1}`)) }
+    const rowData: sheets_v4.Schema$RowData = {
+      values: cells.map((value, j) => cellData(value, `${t.write.tab} appended row ${i + 1}, cell ${j + 1}`)),
+    }
     const key = keyed ? keyText(cells, t.keyColumn) : undefined
     // A Key the tab or this batch already holds would give two rows one anchor: such rows get none.
-    const ref: AnchorRef | undefined = key !== undefined && keyCounts.get(key) === 1 && !t.basisKeys.has(key) ? { metadataKey: ROW_ANCHOR_KEY, value: key } : undefined
+    const ref: AnchorRef | undefined =
+      key !== undefined && keyCounts.get(key) === 1 && !t.basisKeys.has(key) ? { metadataKey: ROW_ANCHOR_KEY, value: key } : undefined
     // The anchor's row number may change by a chunk boundary; its size by a digit or two at most.
     const rowBytes = jsonBytes(rowData) + (ref ? jsonBytes(createAnchor(ref, sheetId, at + rows.length)) : 0) + 2
     if (chunkRows.length > 0 && bytes + rowBytes + overhead > maxBytes) flush()
@@ -638,7 +700,9 @@ function withTitleChecks(deps: WriteDeps, parts: readonly StructuralPart[]): Str
   for (const p of parts) {
     if (!checked.has(p.tab) && !deps.idConfirmed(p.tab.write.tab)) {
       const { requests, ...rest } = p
-      const check: sheets_v4.Schema$Request = { updateSheetProperties: { properties: { sheetId: p.tab.sheetId!, title: p.tab.write.tab }, fields: 'title' } }
+      const check: sheets_v4.Schema$Request = {
+        updateSheetProperties: { properties: { sheetId: p.tab.sheetId!, title: p.tab.write.tab }, fields: 'title' },
+      }
       out.push({ ...rest, requests: [check, ...requests], bytes: p.bytes + jsonBytes(check) })
     } else {
       out.push(p)
@@ -655,12 +719,23 @@ function withTitleChecks(deps: WriteDeps, parts: readonly StructuralPart[]): Str
  * they sit where they were inserted, not applied when the grid is as before;
  * anything else means a person changed the tab meanwhile.
  */
-async function structuralLook(deps: WriteDeps, batch: readonly StructuralPart[], earlier: Map<TabState, Insert[]>): Promise<StructuralOutcome> {
+async function structuralLook(
+  deps: WriteDeps,
+  batch: readonly StructuralPart[],
+  earlier: Map<TabState, Insert[]>,
+): Promise<StructuralOutcome> {
   const anchors = batch.flatMap((p) => p.anchors.map((a) => ({ ...a, tab: p.tab })))
   if (anchors.length > 0) {
     const sample = anchors.length > 2 ? [anchors[0]!, anchors[anchors.length - 1]!] : anchors
-    const answer = await lookUp(deps, sample.map((a) => anchorFilter(a.ref)))
-    const found = sample.some((a) => (answer.rows.get(refId(a.ref)) ?? []).some((r) => r.title === a.tab.write.tab && (a.cells === undefined || sameCells(r.cells, a.cells))))
+    const answer = await lookUp(
+      deps,
+      sample.map((a) => anchorFilter(a.ref)),
+    )
+    const found = sample.some((a) =>
+      (answer.rows.get(refId(a.ref)) ?? []).some(
+        (r) => r.title === a.tab.write.tab && (a.cells === undefined || sameCells(r.cells, a.cells)),
+      ),
+    )
     return found ? 'applied' : 'not-applied'
   }
   // Only anchor deletions: repeating them deletes nothing more.
@@ -679,7 +754,8 @@ async function structuralLook(deps: WriteDeps, batch: readonly StructuralPart[],
     const columns = batch.find((p) => p.tab === t && p.columns)?.columns
     const columnsNow = deps.columnCount(t.write.tab)
     applied &&= current.gridRowCount === gridAfter && landed && (columns === undefined || columnsNow === columns.after)
-    untouched &&= current.gridRowCount === gridBefore && (inserts.length === 0 || !landed) && (columns === undefined || columnsNow === columns.before)
+    untouched &&=
+      current.gridRowCount === gridBefore && (inserts.length === 0 || !landed) && (columns === undefined || columnsNow === columns.before)
   }
   if (applied) return 'applied'
   if (untouched) return 'not-applied'
@@ -695,7 +771,11 @@ interface ValueItem {
   ref?: AnchorRef
 }
 
-async function writeValues(deps: WriteDeps, tabs: readonly TabState[], skip: (t: TabState, row: number, reason: SkippedRow['reason']) => void): Promise<void> {
+async function writeValues(
+  deps: WriteDeps,
+  tabs: readonly TabState[],
+  skip: (t: TabState, row: number, reason: SkippedRow['reason']) => void,
+): Promise<void> {
   const items: ValueItem[] = []
   for (const t of tabs) {
     for (const target of t.targets.values()) {
@@ -703,16 +783,34 @@ async function writeValues(deps: WriteDeps, tabs: readonly TabState[], skip: (t:
         if (target.remove) t.cleanup.push(anchorFilter(target.anchor))
         const values = rowValues(target, target.echo.cells.length, t.write.tab)
         if (values === undefined) continue
-        items.push({ range: { dataFilter: anchorFilter(target.anchor), majorDimension: 'ROWS', values: [values] }, tab: t, target, ref: target.anchor })
+        items.push({
+          range: { dataFilter: anchorFilter(target.anchor), majorDimension: 'ROWS', values: [values] },
+          tab: t,
+          target,
+          ref: target.anchor,
+        })
       } else if (target.now !== undefined) {
         if (target.remove) {
           const width = target.nowCells?.length ?? 0
-          if (width > 0) items.push({ range: { dataFilter: { a1Range: a1Range(t.write.tab, target.now, 0, 1, width) }, majorDimension: 'ROWS', values: [new Array(width).fill('')] }, tab: t, target })
+          if (width > 0)
+            items.push({
+              range: {
+                dataFilter: { a1Range: a1Range(t.write.tab, target.now, 0, 1, width) },
+                majorDimension: 'ROWS',
+                values: [new Array(width).fill('')],
+              },
+              tab: t,
+              target,
+            })
           continue
         }
         for (const update of target.updates) {
           const where = a1Range(t.write.tab, target.now, update.column, 1, update.values.length)
-          items.push({ range: { dataFilter: { a1Range: where }, majorDimension: 'ROWS', values: [update.values.map((v) => cellToApi(v, where))] }, tab: t, target })
+          items.push({
+            range: { dataFilter: { a1Range: where }, majorDimension: 'ROWS', values: [update.values.map((v) => cellToApi(v, where))] },
+            tab: t,
+            target,
+          })
         }
       }
     }
@@ -725,7 +823,12 @@ async function writeValues(deps: WriteDeps, tabs: readonly TabState[], skip: (t:
         requestBody: { valueInputOption: 'RAW', data: batch.map((item) => item.range) },
       }),
     )
-    const written = new Set((data?.responses ?? []).map((r) => (r.dataFilter ? refOfFilter(r.dataFilter) : undefined)).filter((r) => r !== undefined).map(refId))
+    const written = new Set(
+      (data?.responses ?? [])
+        .map((r) => (r.dataFilter ? refOfFilter(r.dataFilter) : undefined))
+        .filter((r) => r !== undefined)
+        .map(refId),
+    )
     for (const item of batch) {
       if (item.ref && !written.has(refId(item.ref))) {
         // The row went between the read-back and the write: nothing was written to it.
@@ -755,4 +858,3 @@ function rowValues(target: Target, heldWidth: number, tab: string): (string | nu
   }
   return values
 }
-

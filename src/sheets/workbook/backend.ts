@@ -24,9 +24,28 @@ import type {
   TabWrite,
   WriteReport,
 } from '../port.ts'
-import { BookChange, emptyBook, openBook, readSharedStrings, readStyles, sheetNameProblem, sheetText, type Book, type BookSheet } from './book.ts'
+import {
+  BookChange,
+  emptyBook,
+  openBook,
+  readSharedStrings,
+  readStyles,
+  sheetNameProblem,
+  sheetText,
+  type Book,
+  type BookSheet,
+} from './book.ts'
 import { cellAddress, isWritableValue } from './cells.ts'
-import { fileError, isWrittenFile, nodeFileSystem, saveAtomically, SavedMeanwhile, sameStamp, type FileStamp, type WorkbookFileSystem } from './file.ts'
+import {
+  fileError,
+  isWrittenFile,
+  nodeFileSystem,
+  saveAtomically,
+  SavedMeanwhile,
+  sameStamp,
+  type FileStamp,
+  type WorkbookFileSystem,
+} from './file.ts'
 import { extendValidations, layOutTab, type TabState } from './layout.ts'
 import { Columns, NEW_SHEET_FRAME, SheetParts, dimension, setDimension } from './sheet-parts.ts'
 import { SheetFormatError, cellContent, parseRow, scanSheet } from './sheet-xml.ts'
@@ -182,7 +201,11 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
     if (stamp !== undefined && isWrittenFile(stamp, written)) {
       const book = openBook(data, file)
       const strings = previous?.sharedStrings
-      cache = { book, stamp, ...(strings !== undefined && book.sharedStringsPart === previous?.book.sharedStringsPart ? { sharedStrings: strings } : {}) }
+      cache = {
+        book,
+        stamp,
+        ...(strings !== undefined && book.sharedStringsPart === previous?.book.sharedStringsPart ? { sharedStrings: strings } : {}),
+      }
     } else {
       cache = undefined
     }
@@ -200,9 +223,13 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
       } catch (error) {
         if (!(error instanceof SavedMeanwhile)) throw error
         if (attempt >= 3) {
-          throw new TimelineSheetsError('TS_WORKBOOK', `The workbook ${file} was saved by someone else each time this run tried to write it; nothing was written`, {
-            hint: 'Close the workbook in Excel or LibreOffice (or wait until nobody saves it), then run again.',
-          })
+          throw new TimelineSheetsError(
+            'TS_WORKBOOK',
+            `The workbook ${file} was saved by someone else each time this run tried to write it; nothing was written`,
+            {
+              hint: 'Close the workbook in Excel or LibreOffice (or wait until nobody saves it), then run again.',
+            },
+          )
         }
       }
     }
@@ -249,7 +276,8 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
       for (const column of spec.columns) {
         const source = column.dropdown?.tab
         const sheet = source === undefined ? undefined : book.sheets.find((candidate) => candidate.name === source)
-        if (loaded !== undefined && sheet !== undefined && !headers.has(sheet.name)) headers.set(sheet.name, (await tabState(loaded, sheet)).header)
+        if (loaded !== undefined && sheet !== undefined && !headers.has(sheet.name))
+          headers.set(sheet.name, (await tabState(loaded, sheet)).header)
       }
     }
     let changed = loaded === undefined
@@ -268,14 +296,18 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
       changed = true
       const out = new PartCompressor(sheet.part)
       const result = await reading(() =>
-        rewriteSheet(existing === undefined ? undefined : sheetText(book, existing), {
-          rows: layout.rows,
-          remove: new Set(),
-          columnStyle: (column) => layout.columns.style(column + 1),
-          restyle: layout.restyle,
-          prefix: () => state.parts.prefix(),
-          suffix: () => state.parts.suffix(),
-        }, out),
+        rewriteSheet(
+          existing === undefined ? undefined : sheetText(book, existing),
+          {
+            rows: layout.rows,
+            remove: new Set(),
+            columnStyle: (column) => layout.columns.style(column + 1),
+            restyle: layout.restyle,
+            prefix: () => state.parts.prefix(),
+            suffix: () => state.parts.suffix(),
+          },
+          out,
+        ),
       )
       change.setPart(await out.finish())
       if (result.hadFormulas) change.dropCalcChain()
@@ -324,7 +356,11 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
   }
 
   /** Updates, then appends after the last row, then removals, in one pass over the tab's sheet. */
-  async function applyTabWrite(book: Book, plan: TabWritePlan, change: BookChange): Promise<{ firstRow: number; count: number } | undefined> {
+  async function applyTabWrite(
+    book: Book,
+    plan: TabWritePlan,
+    change: BookChange,
+  ): Promise<{ firstRow: number; count: number } | undefined> {
     const { write, lastRow } = plan
     const rows = new Map<number, RowChange>()
     let widest = 0
@@ -350,24 +386,28 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
     let columns: Columns | undefined
     const out = new PartCompressor(plan.sheet.part)
     const result = await reading(() =>
-      rewriteSheet(sheetText(book, plan.sheet), {
-        rows,
-        remove,
-        columnStyle: (column) => columns?.style(column + 1),
-        prefix: (old) => {
-          const parts = asParts({ prefix: old, suffix: '</worksheet>' })
-          columns = new Columns(parts.get('cols'))
-          const used = dimension(parts)
-          const rowsAfter = Math.max(plan.gridRowCount, used.rows, lastRow + appends.length) - remove.size
-          setDimension(parts, rowsAfter, Math.max(used.columns, widest))
-          return parts.prefix()
+      rewriteSheet(
+        sheetText(book, plan.sheet),
+        {
+          rows,
+          remove,
+          columnStyle: (column) => columns?.style(column + 1),
+          prefix: (old) => {
+            const parts = asParts({ prefix: old, suffix: '</worksheet>' })
+            columns = new Columns(parts.get('cols'))
+            const used = dimension(parts)
+            const rowsAfter = Math.max(plan.gridRowCount, used.rows, lastRow + appends.length) - remove.size
+            setDimension(parts, rowsAfter, Math.max(used.columns, widest))
+            return parts.prefix()
+          },
+          suffix: (old, last) => {
+            const parts = asParts({ prefix: '<worksheet>', suffix: old })
+            extendValidations(parts, last)
+            return parts.suffix()
+          },
         },
-        suffix: (old, last) => {
-          const parts = asParts({ prefix: '<worksheet>', suffix: old })
-          extendValidations(parts, last)
-          return parts.suffix()
-        },
-      }, out),
+        out,
+      ),
     )
     change.setPart(await out.finish())
     if (result.hadFormulas) change.dropCalcChain()
@@ -392,7 +432,8 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
         return snapshot
       }),
 
-    write: (writes: TabWrite[], basis: Snapshot): Promise<WriteReport> => serialised(() => againIfSavedMeanwhile(() => writeOnce(writes, basis))),
+    write: (writes: TabWrite[], basis: Snapshot): Promise<WriteReport> =>
+      serialised(() => againIfSavedMeanwhile(() => writeOnce(writes, basis))),
 
     requestCounts: () => ({ ...counts }),
   }
@@ -421,7 +462,9 @@ function checkNewTab(title: string, sheets: readonly BookSheet[]): void {
   if (problem === undefined && clash === undefined) return
   throw new TimelineSheetsError(
     'TS_SHEET_LAYOUT',
-    problem !== undefined ? `Cannot make a tab named "${title}": ${problem}` : `Cannot make a tab named "${title}": the workbook has a tab "${clash!.name}", and Excel does not tell names apart by case`,
+    problem !== undefined
+      ? `Cannot make a tab named "${title}": ${problem}`
+      : `Cannot make a tab named "${title}": the workbook has a tab "${clash!.name}", and Excel does not tell names apart by case`,
     { hint: 'Choose another tab title in the config (targets[].tabs).' },
   )
 }
@@ -510,13 +553,15 @@ function relocate(plan: TabWritePlan, basis: Snapshot, skipped: SkippedRow[], no
     skip(u.row, 'gone')
     return []
   })
-  plan.deleteRows = plan.deleteRows.flatMap((r) => {
-    // A row someone changed since the read is not removed.
-    const found = where.get(r)
-    if (found?.kind === 'found') return [found.row]
-    skip(r, found?.kind === 'changed' ? 'changed' : 'gone')
-    return []
-  }).sort((a, b) => b - a)
+  plan.deleteRows = plan.deleteRows
+    .flatMap((r) => {
+      // A row someone changed since the read is not removed.
+      const found = where.get(r)
+      if (found?.kind === 'found') return [found.row]
+      skip(r, found?.kind === 'changed' ? 'changed' : 'gone')
+      return []
+    })
+    .sort((a, b) => b - a)
   plan.write = { ...plan.write, updates }
   plan.lastRow = now.rows.length > 0 ? now.rows.length + 1 : now.header.length > 0 ? 1 : 0
   plan.gridRowCount = now.gridRowCount

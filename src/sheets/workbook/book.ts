@@ -11,7 +11,17 @@ import { richText } from './sheet-xml.ts'
 import { Styles, DEFAULT_STYLES_XML } from './styles.ts'
 import { XmlPartError, splitRoot, topLevel } from './xml-parts.ts'
 import { escapeXml, parseAttributes } from './xml-text.ts'
-import { compressPart, entryBytes, entryText, readZip, writeZip, type CompressedPart, type ZipArchive, type ZipEntry, type ZipItem } from './zip.ts'
+import {
+  compressPart,
+  entryBytes,
+  entryText,
+  readZip,
+  writeZip,
+  type CompressedPart,
+  type ZipArchive,
+  type ZipEntry,
+  type ZipItem,
+} from './zip.ts'
 
 const MAIN_NS = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main'
 const RELATIONSHIPS_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships'
@@ -110,7 +120,9 @@ export function openBook(bytes: Uint8Array, file: string): Book {
   const workbookXml = text(workbookPart)
   if (workbookXml === undefined) throw new XmlPartError(`it has no workbook part (${workbookPart}); it may be a Word or PowerPoint file`)
   const relsPart = relsPartOf(workbookPart)
-  const relsXml = text(relsPart) ?? '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>'
+  const relsXml =
+    text(relsPart) ??
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>'
   const folder = workbookPart.slice(0, workbookPart.lastIndexOf('/') + 1)
   const rels = relationships(relsXml)
   const byId = new Map(rels.map((rel) => [rel.id, rel]))
@@ -224,7 +236,8 @@ function relationships(xml: string): Relationship[] {
     const id = attributes.get('Id')
     const type = attributes.get('Type')
     const target = attributes.get('Target')
-    if (id !== undefined && type !== undefined && target !== undefined) out.push({ id, type, target, external: attributes.get('TargetMode') === 'External' })
+    if (id !== undefined && type !== undefined && target !== undefined)
+      out.push({ id, type, target, external: attributes.get('TargetMode') === 'External' })
   }
   return out
 }
@@ -280,7 +293,10 @@ export class BookChange {
 
   /** Adds a tab at the end (so the positions defined names refer to stay); returns where its part goes. */
   addSheet(name: string): BookSheet {
-    const taken = new Set([...(this.book.archive?.entries ?? []).map((entry) => entry.name.toLowerCase()), ...this.#added.map((sheet) => sheet.part.toLowerCase())])
+    const taken = new Set([
+      ...(this.book.archive?.entries ?? []).map((entry) => entry.name.toLowerCase()),
+      ...this.#added.map((sheet) => sheet.part.toLowerCase()),
+    ])
     let n = 1
     while (taken.has(`xl/worksheets/sheet${n}.xml`)) n++
     const sheet = { name, part: `xl/worksheets/sheet${n}.xml` }
@@ -320,7 +336,9 @@ export class BookChange {
     let contentTypesXml = book.contentTypesXml
     if (this.#added.length > 0) {
       const ids = new Set([...relsXml.matchAll(/\bId\s*=\s*["']([^"']*)["']/g)].map((match) => match[1]))
-      const sheetIds = [...workbookXml.matchAll(/<(?:[\w.-]+:)?sheet\b[^>]*?\bsheetId\s*=\s*["'](\d+)["']/g)].map((match) => Number(match[1]))
+      const sheetIds = [...workbookXml.matchAll(/<(?:[\w.-]+:)?sheet\b[^>]*?\bsheetId\s*=\s*["'](\d+)["']/g)].map((match) =>
+        Number(match[1]),
+      )
       let sheetId = sheetIds.reduce((max, id) => Math.max(max, id), 0)
       const folder = book.workbookPart.slice(0, book.workbookPart.lastIndexOf('/') + 1)
       const relsPrefix = namespacePrefix(workbookXml, RELATIONSHIPS_NS)
@@ -338,7 +356,13 @@ export class BookChange {
         relElements += `<Relationship Id="rId${rel}" Type="${WORKSHEET_TYPE}" Target="${escapeXml(relativeTarget(folder, sheet.part))}"/>`
         overrides += `<Override PartName="/${escapeXml(sheet.part)}" ContentType="${WORKSHEET_CONTENT}"/>`
       }
-      workbookXml = appendToChild(workbookXml, 'sheets', sheetElements, ['fileVersion', 'fileSharing', 'workbookPr', 'workbookProtection', 'bookViews'])
+      workbookXml = appendToChild(workbookXml, 'sheets', sheetElements, [
+        'fileVersion',
+        'fileSharing',
+        'workbookPr',
+        'workbookProtection',
+        'bookViews',
+      ])
       relsXml = appendToRoot(relsXml, relElements)
       contentTypesXml = appendToRoot(contentTypesXml, overrides)
     }
@@ -347,8 +371,14 @@ export class BookChange {
       let rel = 1
       while (ids.has(`rId${rel}`)) rel++
       const folder = book.workbookPart.slice(0, book.workbookPart.lastIndexOf('/') + 1)
-      relsXml = appendToRoot(relsXml, `<Relationship Id="rId${rel}" Type="${REL}/styles" Target="${escapeXml(relativeTarget(folder, this.#newStyles))}"/>`)
-      contentTypesXml = appendToRoot(contentTypesXml, `<Override PartName="/${escapeXml(this.#newStyles)}" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>`)
+      relsXml = appendToRoot(
+        relsXml,
+        `<Relationship Id="rId${rel}" Type="${REL}/styles" Target="${escapeXml(relativeTarget(folder, this.#newStyles))}"/>`,
+      )
+      contentTypesXml = appendToRoot(
+        contentTypesXml,
+        `<Override PartName="/${escapeXml(this.#newStyles)}" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/>`,
+      )
     }
     if (this.#dropCalcChain && book.calcChainPart !== undefined) {
       const target = book.calcChainPart
@@ -414,7 +444,9 @@ function appendToChild(xml: string, name: string, content: string, after: readon
   if (at >= 0) {
     const element = children[at]!.xml
     const selfClosing = /\/>$/.test(element) && !element.includes('</')
-    children[at]!.xml = selfClosing ? `${element.slice(0, -2)}>${content}</${root.prefix}${name}>` : element.replace(/(<\/[\w:.-]+>)$/, `${content}$1`)
+    children[at]!.xml = selfClosing
+      ? `${element.slice(0, -2)}>${content}</${root.prefix}${name}>`
+      : element.replace(/(<\/[\w:.-]+>)$/, `${content}$1`)
   } else {
     let index = 0
     children.forEach((piece, i) => {

@@ -73,7 +73,12 @@ export function backupPath(file: string): string {
  * the previous version copied to `<file>.bak`, then renamed over the file.
  * The rename is the only step that changes `file`, and it is atomic.
  */
-export async function saveAtomically(fs: WorkbookFileSystem, file: string, data: Uint8Array, expected?: FileStamp | null): Promise<FileStamp | undefined> {
+export async function saveAtomically(
+  fs: WorkbookFileSystem,
+  file: string,
+  data: Uint8Array,
+  expected?: FileStamp | null,
+): Promise<FileStamp | undefined> {
   const folder = path.dirname(file)
   const temp = path.join(folder, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`)
   let written: FileStamp | undefined
@@ -96,7 +101,9 @@ export async function saveAtomically(fs: WorkbookFileSystem, file: string, data:
 
 /** Whether `now` is the very file `written` was (a rename keeps inode, size and modification time). */
 export function isWrittenFile(now: FileStamp | undefined, written: FileStamp | undefined): boolean {
-  return now !== undefined && written !== undefined && now.ino === written.ino && now.size === written.size && now.mtimeMs === written.mtimeMs
+  return (
+    now !== undefined && written !== undefined && now.ino === written.ino && now.size === written.size && now.mtimeMs === written.mtimeMs
+  )
 }
 
 /** The file on disk is no longer the one the write was applied to; nothing was replaced. */

@@ -8,7 +8,16 @@
  */
 import { TimelineSheetsError } from '../../errors.ts'
 import type { CellValue, ColumnKind, ColumnSpec, TabSpec } from '../port.ts'
-import { Columns, type SheetParts, dimension, readValidations, setDimension, singleColumnRange, validationXml, writeValidations } from './sheet-parts.ts'
+import {
+  Columns,
+  type SheetParts,
+  dimension,
+  readValidations,
+  setDimension,
+  singleColumnRange,
+  validationXml,
+  writeValidations,
+} from './sheet-parts.ts'
 import { columnName } from './sheet-xml.ts'
 import type { RowChange } from './sheet-write.ts'
 import type { StylePatch, Styles } from './styles.ts'
@@ -108,7 +117,10 @@ export function layOutTab(
     const index = indexByName.get(column.name)!
     const patch = columnPatch(column, spec, columns.get(index + 1), styles)
     if (patch.width !== undefined || patch.hidden !== undefined) {
-      columns.set(index + 1, { ...(patch.width === undefined ? {} : { width: patch.width, customWidth: '1' }), ...(patch.hidden === undefined ? {} : { hidden: patch.hidden ? '1' : undefined }) })
+      columns.set(index + 1, {
+        ...(patch.width === undefined ? {} : { width: patch.width, customWidth: '1' }),
+        ...(patch.hidden === undefined ? {} : { hidden: patch.hidden ? '1' : undefined }),
+      })
       changed = true
     }
     if (patch.style !== undefined) {
@@ -124,7 +136,11 @@ export function layOutTab(
   for (let index = 0; index <= lastColumn; index++) {
     // A cell made now starts from its column's format as it was, as a typed cell does.
     const created = headerCells[index] !== undefined
-    const base = state.headerStyles.has(index) ? state.headerStyles.get(index) : created ? oldColumns.style(index + 1) : columns.style(index + 1)
+    const base = state.headerStyles.has(index)
+      ? state.headerStyles.get(index)
+      : created
+        ? oldColumns.style(index + 1)
+        : columns.style(index + 1)
     if (!created && styles.bold(base) && styles.locked(base)) continue
     headerStyles.set(index, styles.derive(base, { bold: true, locked: true }))
     changed = true
@@ -142,9 +158,13 @@ export function layOutTab(
   if (spec.statusColumn !== undefined) {
     const statusIndex = indexByName.get(spec.statusColumn)
     if (statusIndex === undefined) {
-      throw new TimelineSheetsError('TS_SHEET_LAYOUT', `Tab "${spec.title}" names status column "${spec.statusColumn}", which is not one of its columns`, {
-        hint: 'This is a bug in the tab definition: the status column must be one of the tab’s columns.',
-      })
+      throw new TimelineSheetsError(
+        'TS_SHEET_LAYOUT',
+        `Tab "${spec.title}" names status column "${spec.statusColumn}", which is not one of its columns`,
+        {
+          hint: 'This is a bug in the tab definition: the status column must be one of the tab’s columns.',
+        },
+      )
     }
     if (applyStatusColours(parts, statusIndex, lastColumn, styles)) changed = true
   }
@@ -177,7 +197,12 @@ function excelWidth(pixels: number): number {
 }
 
 /** What a column needs changed: width and visibility of the column, and its format (which its cells get too). */
-function columnPatch(column: ColumnSpec, tab: TabSpec, current: ReadonlyMap<string, string>, styles: Styles): { width?: string; hidden?: boolean; style?: StylePatch } {
+function columnPatch(
+  column: ColumnSpec,
+  tab: TabSpec,
+  current: ReadonlyMap<string, string>,
+  styles: Styles,
+): { width?: string; hidden?: boolean; style?: StylePatch } {
   const out: { width?: string; hidden?: boolean; style?: StylePatch } = {}
   if (column.width !== undefined && Number(current.get('width')) !== excelWidth(column.width)) out.width = String(excelWidth(column.width))
   const hidden = current.get('hidden')
@@ -199,7 +224,8 @@ function freezeHeader(parts: SheetParts): boolean {
   const pane = first === undefined ? undefined : topLevel(elementContent(first.xml)).find((piece) => piece.name === 'pane')
   const attributes = pane === undefined ? undefined : parseAttributes(startTagAttributes(pane.xml))
   if (attributes?.get('state') === 'frozen' && attributes.get('ySplit') === '1' && Number(attributes.get('xSplit') ?? 0) === 0) return false
-  const content = '<pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/><selection pane="bottomLeft" activeCell="A2" sqref="A2"/>'
+  const content =
+    '<pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/><selection pane="bottomLeft" activeCell="A2" sqref="A2"/>'
   // The manager's other view settings (zoom, the selected tab) stay; the pane and selection are ours.
   const view = first === undefined ? `<sheetView workbookViewId="0">${content}</sheetView>` : withContent(first.xml, content)
   parts.set('sheetViews', `<sheetViews>${view}</sheetViews>`)
@@ -231,11 +257,19 @@ function desiredValidation(
   const quoted = `'${column.dropdown.tab.replaceAll("'", "''")}'`
   const letter = columnName(source)
   // A warning, not a block: a manager may need a tag the list does not have yet.
-  return { formula1: `${quoted}!$${letter}$2:$${letter}$1000`, errorTitle: column.name, error: `Not in the list on "${column.dropdown.tab}". Keep it anyway?` }
+  return {
+    formula1: `${quoted}!$${letter}$2:$${letter}$1000`,
+    errorTitle: column.name,
+    error: `Not in the list on "${column.dropdown.tab}". Keep it anyway?`,
+  }
 }
 
 /** 0-based column of a dropdown's source: on the tab as it is, else in its spec. */
-function sourceColumn(dropdown: { tab: string; column: string }, allSpecs: readonly TabSpec[], headerOf: (title: string) => CellValue[] | undefined): number | undefined {
+function sourceColumn(
+  dropdown: { tab: string; column: string },
+  allSpecs: readonly TabSpec[],
+  headerOf: (title: string) => CellValue[] | undefined,
+): number | undefined {
   const found = headerOf(dropdown.tab)?.indexOf(dropdown.column) ?? -1
   if (found >= 0) return found
   const spec = allSpecs.find((candidate) => candidate.title === dropdown.tab)
@@ -275,7 +309,12 @@ function applyValidation(parts: SheetParts, index: number, desired: DesiredValid
 
 function sameValidation(attributes: ReadonlyMap<string, string>, formula1: string | undefined, desired: string): boolean {
   const show = attributes.get('showErrorMessage')
-  return attributes.get('type') === 'list' && formula1 === desired && (attributes.get('errorStyle') ?? 'stop') === 'warning' && (show === '1' || show === 'true')
+  return (
+    attributes.get('type') === 'list' &&
+    formula1 === desired &&
+    (attributes.get('errorStyle') ?? 'stop') === 'warning' &&
+    (show === '1' || show === 'true')
+  )
 }
 
 /** After rows were added, stretches the tool's column validations (rows 2…) to cover them. */
@@ -333,7 +372,8 @@ function applyStatusColours(parts: SheetParts, statusIndex: number, lastColumn: 
   // After the manager's own rules, so their priorities keep their order.
   let priority = others.reduce((max, formatting) => Math.max(max, ...ruleFormulas(formatting).priorities), 0)
   const rules = (['error', 'conflict'] as const).map(
-    (word, i) => `<cfRule type="expression" dxfId="${styles.fillFormat(STATUS_FILLS[word])}" priority="${++priority}"><formula>${escapeXml(formulas[i]!)}</formula></cfRule>`,
+    (word, i) =>
+      `<cfRule type="expression" dxfId="${styles.fillFormat(STATUS_FILLS[word])}" priority="${++priority}"><formula>${escapeXml(formulas[i]!)}</formula></cfRule>`,
   )
   parts.setAll('conditionalFormatting', [...others, `<conditionalFormatting sqref="${sqref}">${rules.join('')}</conditionalFormatting>`])
   return true
@@ -351,4 +391,3 @@ function applyProtection(parts: SheetParts, readOnly: boolean): boolean {
   parts.set('sheetProtection', `<sheetProtection sheet="1"${allowed.map((key) => ` ${key}="0"`).join('')}/>`)
   return true
 }
-

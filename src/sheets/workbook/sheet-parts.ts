@@ -11,11 +11,45 @@ import { attributes, decodeXml, escapeXml, parseAttributes } from './xml-text.ts
 
 /** CT_Worksheet's sequence: where each element goes. */
 const ORDER = [
-  'sheetPr', 'dimension', 'sheetViews', 'sheetFormatPr', 'cols', 'sheetData', 'sheetCalcPr', 'sheetProtection', 'protectedRanges',
-  'scenarios', 'autoFilter', 'sortState', 'dataConsolidate', 'customSheetViews', 'mergeCells', 'phoneticPr', 'conditionalFormatting',
-  'dataValidations', 'hyperlinks', 'printOptions', 'pageMargins', 'pageSetup', 'headerFooter', 'rowBreaks', 'colBreaks',
-  'customProperties', 'cellWatches', 'ignoredErrors', 'smartTags', 'drawing', 'legacyDrawing', 'legacyDrawingHF', 'drawingHF',
-  'picture', 'oleObjects', 'controls', 'webPublishItems', 'tableParts', 'extLst',
+  'sheetPr',
+  'dimension',
+  'sheetViews',
+  'sheetFormatPr',
+  'cols',
+  'sheetData',
+  'sheetCalcPr',
+  'sheetProtection',
+  'protectedRanges',
+  'scenarios',
+  'autoFilter',
+  'sortState',
+  'dataConsolidate',
+  'customSheetViews',
+  'mergeCells',
+  'phoneticPr',
+  'conditionalFormatting',
+  'dataValidations',
+  'hyperlinks',
+  'printOptions',
+  'pageMargins',
+  'pageSetup',
+  'headerFooter',
+  'rowBreaks',
+  'colBreaks',
+  'customProperties',
+  'cellWatches',
+  'ignoredErrors',
+  'smartTags',
+  'drawing',
+  'legacyDrawing',
+  'legacyDrawingHF',
+  'drawingHF',
+  'picture',
+  'oleObjects',
+  'controls',
+  'webPublishItems',
+  'tableParts',
+  'extLst',
 ]
 
 /** A new tab's part before the layout: no rows, the page margins Excel writes. */
@@ -35,10 +69,14 @@ export class SheetParts {
   readonly #tail: string
 
   constructor(frame: SheetFrame) {
-    const root = /<([A-Za-z_][\w:.-]*)(?:[^>"']|"[^"]*"|'[^']*')*?>/.exec(frame.prefix.replace(/<\?[\s\S]*?\?>|<!--[\s\S]*?-->/g, (text) => ' '.repeat(text.length)))
+    const root = /<([A-Za-z_][\w:.-]*)(?:[^>"']|"[^"]*"|'[^']*')*?>/.exec(
+      frame.prefix.replace(/<\?[\s\S]*?\?>|<!--[\s\S]*?-->/g, (text) => ' '.repeat(text.length)),
+    )
     if (root === null || localName(root[1]!) !== 'worksheet') throw new XmlPartError('a tab part has no <worksheet> element')
     if (root[1]!.includes(':')) {
-      throw new XmlPartError('a tab part writes its elements with a namespace prefix, which this tool does not edit (save the workbook once in Excel or LibreOffice)')
+      throw new XmlPartError(
+        'a tab part writes its elements with a namespace prefix, which this tool does not edit (save the workbook once in Excel or LibreOffice)',
+      )
     }
     const headEnd = root.index + root[0].length
     this.#head = frame.prefix.slice(0, headEnd)
@@ -59,7 +97,9 @@ export class SheetParts {
   }
 
   all(name: string): string[] {
-    return this.#list(name).filter((piece) => piece.name === name).map((piece) => piece.xml)
+    return this.#list(name)
+      .filter((piece) => piece.name === name)
+      .map((piece) => piece.xml)
   }
 
   /** Replaces every element of that name with `xml` (or removes them all), in its place in the order. */
@@ -173,12 +213,21 @@ export function readValidations(parts: SheetParts): Validation[] {
     .filter((piece) => piece.name === 'dataValidation')
     .map((piece) => {
       const formula = topLevel(elementContent(piece.xml)).find((child) => child.name === 'formula1')
-      return { attributes: parseAttributes(startTagAttributes(piece.xml)), formula1: formula === undefined ? undefined : decodeXml(elementContent(formula.xml)), xml: piece.xml }
+      return {
+        attributes: parseAttributes(startTagAttributes(piece.xml)),
+        formula1: formula === undefined ? undefined : decodeXml(elementContent(formula.xml)),
+        xml: piece.xml,
+      }
     })
 }
 
 export function writeValidations(parts: SheetParts, validations: readonly Validation[]): void {
-  parts.set('dataValidations', validations.length === 0 ? undefined : `<dataValidations count="${validations.length}">${validations.map((v) => v.xml).join('')}</dataValidations>`)
+  parts.set(
+    'dataValidations',
+    validations.length === 0
+      ? undefined
+      : `<dataValidations count="${validations.length}">${validations.map((v) => v.xml).join('')}</dataValidations>`,
+  )
 }
 
 /** A validation element from its attributes and first formula. */

@@ -57,7 +57,11 @@ export interface RewriteResult {
 }
 
 /** Rewrites the sheet whose text `source` gives (undefined: a new, empty sheet) into `out`. */
-export async function rewriteSheet(source: AsyncIterable<string> | undefined, rewrite: SheetRewrite, out: PartCompressor): Promise<RewriteResult> {
+export async function rewriteSheet(
+  source: AsyncIterable<string> | undefined,
+  rewrite: SheetRewrite,
+  out: PartCompressor,
+): Promise<RewriteResult> {
   const pending = [...rewrite.rows.keys()].sort((a, b) => a - b)
   const removed = [...rewrite.remove].sort((a, b) => a - b)
   let nextPending = 0
@@ -100,28 +104,32 @@ export async function rewriteSheet(source: AsyncIterable<string> | undefined, re
   if (source === undefined) {
     await out.write(`${rewrite.prefix(NEW_SHEET_FRAME.prefix)}<sheetData>`)
   } else {
-    const frame = await scanSheet(source, (xml) => {
-      const numbered = ROW_NUMBER.exec(xml.slice(0, xml.indexOf('>') + 1))
-      const number = numbered === null ? previous + 1 : Number(numbered[1])
-      previous = number
-      if (!hadFormulas && (xml.includes('<f') || xml.includes(':f'))) hadFormulas = true
-      newRowsBefore(number)
-      const change = rewrite.rows.get(number)
-      if (change !== undefined && pending[nextPending] === number) nextPending++
-      const shared = xml.includes('t="shared"') || xml.includes("t='shared'")
-      if (rewrite.remove.has(number)) {
-        // Its shared formulas' first cells still give the others their formula.
-        if (shared) for (const cell of parseRow(xml, number - 1).cells) rememberShared(cell, number, formulas)
-        return
-      }
-      const target = number - removedUpTo(number)
-      if (change === undefined && rewrite.restyle === undefined && !shared && numbered !== null) {
-        emit(target === number ? xml : renumberRow(xml, number, target), target)
-      } else {
-        emit(buildRow(parseRow(xml, number - 1), target, change, rewrite, formulas), target)
-      }
-      return undefined
-    }, { onPrefix: (prefix) => batch.push(`${rewrite.prefix(prefix)}<sheetData>`), afterChunk: flush })
+    const frame = await scanSheet(
+      source,
+      (xml) => {
+        const numbered = ROW_NUMBER.exec(xml.slice(0, xml.indexOf('>') + 1))
+        const number = numbered === null ? previous + 1 : Number(numbered[1])
+        previous = number
+        if (!hadFormulas && (xml.includes('<f') || xml.includes(':f'))) hadFormulas = true
+        newRowsBefore(number)
+        const change = rewrite.rows.get(number)
+        if (change !== undefined && pending[nextPending] === number) nextPending++
+        const shared = xml.includes('t="shared"') || xml.includes("t='shared'")
+        if (rewrite.remove.has(number)) {
+          // Its shared formulas' first cells still give the others their formula.
+          if (shared) for (const cell of parseRow(xml, number - 1).cells) rememberShared(cell, number, formulas)
+          return
+        }
+        const target = number - removedUpTo(number)
+        if (change === undefined && rewrite.restyle === undefined && !shared && numbered !== null) {
+          emit(target === number ? xml : renumberRow(xml, number, target), target)
+        } else {
+          emit(buildRow(parseRow(xml, number - 1), target, change, rewrite, formulas), target)
+        }
+        return undefined
+      },
+      { onPrefix: (prefix) => batch.push(`${rewrite.prefix(prefix)}<sheetData>`), afterChunk: flush },
+    )
     suffix = frame.suffix
   }
   // Appended rows come last: a thousand at a time, so only that many wait as text.
@@ -256,10 +264,15 @@ function keptCell(cell: RawCell, oldRow: number, target: number, style: number |
         const first = formulas.get(shared.group)
         formula = first === undefined ? '' : shiftFormula(first.text, oldRow - first.row, cell.column - first.column)
       }
-      inner = inner.replace(/<((?:[\w.-]+:)?)f\b(?:[^>"']|"[^"]*"|'[^']*')*?(?:\/>|>[\s\S]*?<\/(?:[\w.-]+:)?f>)/, formula === '' ? '' : `<$1f>${escapeXml(formula)}</$1f>`)
+      inner = inner.replace(
+        /<((?:[\w.-]+:)?)f\b(?:[^>"']|"[^"]*"|'[^']*')*?(?:\/>|>[\s\S]*?<\/(?:[\w.-]+:)?f>)/,
+        formula === '' ? '' : `<$1f>${escapeXml(formula)}</$1f>`,
+      )
     } else if (target !== oldRow) {
-      inner = inner.replace(/(<(?:[\w.-]+:)?f\b[^>]*?\bref\s*=\s*["'])([^"']*)/, (_whole, start: string, ref: string) =>
-        `${start}${ref.replace(/([A-Za-z]{1,3}\$?)(\d+)/g, (_w, column: string, row: string) => `${column}${Number(row) + target - oldRow}`)}`,
+      inner = inner.replace(
+        /(<(?:[\w.-]+:)?f\b[^>]*?\bref\s*=\s*["'])([^"']*)/,
+        (_whole, start: string, ref: string) =>
+          `${start}${ref.replace(/([A-Za-z]{1,3}\$?)(\d+)/g, (_w, column: string, row: string) => `${column}${Number(row) + target - oldRow}`)}`,
       )
     }
   }

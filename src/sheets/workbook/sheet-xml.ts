@@ -25,7 +25,11 @@ export interface ScanHooks {
 }
 
 /** Reads a worksheet's text piece by piece, handing over each row; returns the text around the rows. */
-export async function scanSheet(chunks: AsyncIterable<string>, onRow: RowSink, hooks: ScanHooks = {}): Promise<SheetFrame & { stopped: boolean }> {
+export async function scanSheet(
+  chunks: AsyncIterable<string>,
+  onRow: RowSink,
+  hooks: ScanHooks = {},
+): Promise<SheetFrame & { stopped: boolean }> {
   const scanner = new SheetScanner(onRow, hooks.onPrefix)
   for await (const chunk of chunks) {
     if (scanner.feed(chunk)) return { ...scanner.frame(), stopped: true }
@@ -227,7 +231,8 @@ export function parseRow(xml: string, previous: number): RawRow {
   const attributes = xml.slice(nameEnd, selfClosing ? tagEnd - 1 : tagEnd)
   const numbered = attributeValue(attributes, 'r')
   const number = numbered === undefined ? previous + 1 : Number(numbered)
-  if (!Number.isSafeInteger(number) || number < 1 || number > MAX_ROWS) throw new SheetFormatError(`a row has the number ${numbered ?? number}`)
+  if (!Number.isSafeInteger(number) || number < 1 || number > MAX_ROWS)
+    throw new SheetFormatError(`a row has the number ${numbered ?? number}`)
   const cells: RawCell[] = []
   if (selfClosing) return { number, attributes, cells }
   const cellOpen = `<${prefix}c`
@@ -258,7 +263,14 @@ export function parseRow(xml: string, previous: number): RawRow {
     const reference = attributeValue(cellAttributes, 'r')
     column = reference === undefined ? column + 1 : referenceColumn(reference)
     const style = attributeValue(cellAttributes, 's')
-    cells.push({ column, attributes: cellAttributes, inner, type: attributeValue(cellAttributes, 't'), style: style === undefined ? undefined : Number(style), prefix })
+    cells.push({
+      column,
+      attributes: cellAttributes,
+      inner,
+      type: attributeValue(cellAttributes, 't'),
+      style: style === undefined ? undefined : Number(style),
+      prefix,
+    })
   }
   return { number, attributes, cells }
 }
@@ -408,7 +420,8 @@ export function sharedFormula(attributes: string): { group: string; ref: string 
 }
 
 // A cell reference not inside a string, a sheet name or a longer name (a function such as LOG10 is followed by `(`).
-const FORMULA_TOKEN = /"(?:[^"]|"")*"|'(?:[^']|'')*'|\[[^\]]*\]|(?<![\w.$])(\$?)([A-Za-z]{1,3})(\$?)(\d{1,7})(?![\w(!.])|(?<![\w.$])(\$?)(\d{1,7}):(\$?)(\d{1,7})(?![\w(])|(?<![\w.$])(\$?)([A-Za-z]{1,3}):(\$?)([A-Za-z]{1,3})(?![\w(])/g
+const FORMULA_TOKEN =
+  /"(?:[^"]|"")*"|'(?:[^']|'')*'|\[[^\]]*\]|(?<![\w.$])(\$?)([A-Za-z]{1,3})(\$?)(\d{1,7})(?![\w(!.])|(?<![\w.$])(\$?)(\d{1,7}):(\$?)(\d{1,7})(?![\w(])|(?<![\w.$])(\$?)([A-Za-z]{1,3}):(\$?)([A-Za-z]{1,3})(?![\w(])/g
 
 /** A formula moved by `rows` and `columns`, as Excel derives a shared formula's cells from its first cell. */
 export function shiftFormula(formula: string, rows: number, columns: number): string {

@@ -90,7 +90,12 @@ export class Styles {
     const children = topLevel(root.content)
     const list = (name: ListName): StyleList => {
       const element = children.find((piece) => piece.name === name)
-      const items = element === undefined ? [] : topLevel(elementContent(element.xml)).filter((piece) => piece.name === ITEM[name]).map((piece) => piece.xml)
+      const items =
+        element === undefined
+          ? []
+          : topLevel(elementContent(element.xml))
+              .filter((piece) => piece.name === ITEM[name])
+              .map((piece) => piece.xml)
       return { items, added: [] }
     }
     this.#lists = { numFmts: list('numFmts'), fonts: list('fonts'), cellXfs: list('cellXfs'), dxfs: list('dxfs') }
@@ -229,7 +234,11 @@ export class Styles {
         const open = /^<([\w:.-]+)((?:[^>"']|"[^"]*"|'[^']*')*?)\/?>/.exec(element.xml)!
         children[at] = { name, xml: withAttribute(`<${open[1]}${open[2]}>${content}</${open[1]}>`, 'count', count) }
       } else {
-        insertInOrder(children, { name, xml: `<${this.#prefix}${name} count="${count}">${list.added.join('')}</${this.#prefix}${name}>` }, ORDER)
+        insertInOrder(
+          children,
+          { name, xml: `<${this.#prefix}${name} count="${count}">${list.added.join('')}</${this.#prefix}${name}>` },
+          ORDER,
+        )
       }
     }
     return root.head + children.map((piece) => piece.xml).join('') + root.tail
@@ -258,7 +267,13 @@ interface Xf {
 
 function parseXf(xml: string): Xf {
   const open = /^<([\w:.-]+)/.exec(xml)
-  const xf: Xf = { name: open?.[1] ?? 'xf', attributes: parseAttributes(startTagAttributes(xml)), alignment: new Map(), protection: new Map(), rest: '' }
+  const xf: Xf = {
+    name: open?.[1] ?? 'xf',
+    attributes: parseAttributes(startTagAttributes(xml)),
+    alignment: new Map(),
+    protection: new Map(),
+    rest: '',
+  }
   for (const child of topLevel(elementContent(xml))) {
     if (child.name === 'alignment') xf.alignment = parseAttributes(startTagAttributes(child.xml))
     else if (child.name === 'protection') xf.protection = parseAttributes(startTagAttributes(child.xml))
@@ -268,7 +283,10 @@ function parseXf(xml: string): Xf {
 }
 
 function sorted(map: Map<string, string>): string {
-  return [...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`).join(' ')
+  return [...map]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ')
 }
 
 function canonical(xf: Xf): string {

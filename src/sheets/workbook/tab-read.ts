@@ -6,7 +6,17 @@
  */
 import type { CellValue, TabData } from '../port.ts'
 import { dateToSerial, toCellValue, trimRow, trimRows } from './cells.ts'
-import { cellContent, columnIndex, formulaText, parseRow, scanSheet, sharedFormula, shiftFormula, type RawCell, type SheetFrame } from './sheet-xml.ts'
+import {
+  cellContent,
+  columnIndex,
+  formulaText,
+  parseRow,
+  scanSheet,
+  sharedFormula,
+  shiftFormula,
+  type RawCell,
+  type SheetFrame,
+} from './sheet-xml.ts'
 import { decodeCellText, decodeXml, parseAttributes } from './xml-text.ts'
 
 /** The first cell of each shared formula group seen so far: its formula and where it is. */
@@ -69,7 +79,8 @@ export function readCell(cell: RawCell, row: number, context: ReadContext, formu
       const number = Number(text)
       // Excel keeps a date or time to the millisecond; a writer's float noise (exceljs writes 0.6 as
       // 0.6000000000021828) must not make a row look edited, so a date cell reads as its millisecond.
-      if (content.style !== undefined && content.style > 0 && context.isDateStyle(content.style)) return toCellValue(serialToMillisecond(number))
+      if (content.style !== undefined && content.style > 0 && context.isDateStyle(content.style))
+        return toCellValue(serialToMillisecond(number))
       return toCellValue(number)
     }
   }
@@ -105,7 +116,11 @@ export function rowValues(cells: readonly RawCell[], row: number, context: ReadC
 }
 
 /** Reads a whole tab. */
-export async function readTab(title: string, chunks: AsyncIterable<string>, context: ReadContext): Promise<TabData & { frame: SheetFrame }> {
+export async function readTab(
+  title: string,
+  chunks: AsyncIterable<string>,
+  context: ReadContext,
+): Promise<TabData & { frame: SheetFrame }> {
   const formulas: SharedFormulas = new Map()
   const rows: CellValue[][] = []
   let header: CellValue[] = []

@@ -75,7 +75,13 @@ export function splitRoot(xml: string): RootSplit {
     const colon = qualified.indexOf(':')
     const prefix = colon < 0 ? '' : qualified.slice(0, colon + 1)
     const headEnd = match.index + whole.length
-    if (selfClosing === '/') return { head: xml.slice(0, match.index) + whole.slice(0, -2) + '>', content: '', tail: `</${qualified}>` + xml.slice(headEnd), prefix }
+    if (selfClosing === '/')
+      return {
+        head: xml.slice(0, match.index) + whole.slice(0, -2) + '>',
+        content: '',
+        tail: `</${qualified}>` + xml.slice(headEnd),
+        prefix,
+      }
     const end = xml.lastIndexOf(`</${qualified}`)
     if (end < headEnd) throw new XmlPartError(`its <${qualified}> element is not closed`)
     return { head: xml.slice(0, headEnd), content: xml.slice(headEnd, end), tail: xml.slice(end), prefix }

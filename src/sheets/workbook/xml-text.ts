@@ -12,7 +12,8 @@
 
 // A lone surrogate, a control character XML 1.0 forbids (and CR, which an XML reader turns into LF),
 // U+FFFE/U+FFFF, or a literal `_xHHHH_`.
-const NEEDS_EXCEL_ESCAPE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|[\u0000-\u0008\u000b-\u000d\u000e-\u001f\ufffe\uffff]|_(?=x[0-9A-Fa-f]{4}_)/g
+const NEEDS_EXCEL_ESCAPE =
+  /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|[\u0000-\u0008\u000b-\u000d\u000e-\u001f\ufffe\uffff]|_(?=x[0-9A-Fa-f]{4}_)/g
 
 function excelEscape(c: string): string {
   return `_x${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}_`
@@ -23,7 +24,8 @@ export function excelEscapeText(text: string): string {
   return text.replace(NEEDS_EXCEL_ESCAPE, excelEscape)
 }
 
-const CELL_TEXT = /[&<>\r]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|_(?=x[0-9A-Fa-f]{4}_)/g
+const CELL_TEXT =
+  /[&<>\r]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|_(?=x[0-9A-Fa-f]{4}_)/g
 
 /** Cell text (`<t>`), escaped for XML and for Excel, in one pass. */
 export function escapeCellText(text: string): string {
@@ -43,7 +45,8 @@ export function escapeCellText(text: string): string {
   })
 }
 
-const ATTRIBUTE = /[&<>"\r\n\t]|[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
+const ATTRIBUTE =
+  /[&<>"\r\n\t]|[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g
 
 /** An attribute value (between double quotes) or a formula's text; characters XML cannot hold are dropped. */
 export function escapeXml(text: string): string {

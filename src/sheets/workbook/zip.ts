@@ -66,16 +66,19 @@ export function readZip(bytes: Uint8Array): ZipArchive {
     const locator = end - 20
     if (locator < 0 || data.getUint32(locator, true) !== ZIP64_LOCATOR) throw new ZipFormatError('its zip64 directory locator is missing')
     const zip64End = toNumber(data.getBigUint64(locator + 8, true))
-    if (zip64End + 56 > bytes.byteLength || data.getUint32(zip64End, true) !== ZIP64_END) throw new ZipFormatError('its zip64 directory record is missing')
+    if (zip64End + 56 > bytes.byteLength || data.getUint32(zip64End, true) !== ZIP64_END)
+      throw new ZipFormatError('its zip64 directory record is missing')
     count = toNumber(data.getBigUint64(zip64End + 32, true))
     directorySize = toNumber(data.getBigUint64(zip64End + 40, true))
     directoryOffset = toNumber(data.getBigUint64(zip64End + 48, true))
   }
-  if (directoryOffset + directorySize > bytes.byteLength) throw new ZipFormatError('its central directory lies past the end of the file (truncated?)')
+  if (directoryOffset + directorySize > bytes.byteLength)
+    throw new ZipFormatError('its central directory lies past the end of the file (truncated?)')
   const entries: ZipEntry[] = []
   let at = directoryOffset
   for (let i = 0; i < count; i++) {
-    if (at + 46 > bytes.byteLength || data.getUint32(at, true) !== CENTRAL_HEADER) throw new ZipFormatError(`central directory record ${i + 1} is damaged`)
+    if (at + 46 > bytes.byteLength || data.getUint32(at, true) !== CENTRAL_HEADER)
+      throw new ZipFormatError(`central directory record ${i + 1} is damaged`)
     const flags = data.getUint16(at + 8, true)
     const method = data.getUint16(at + 10, true)
     const crc = data.getUint32(at + 16, true)
@@ -98,7 +101,8 @@ export function readZip(bytes: Uint8Array): ZipArchive {
         zip64Offset = true
       }
     }
-    if (localStart + 30 > bytes.byteLength || data.getUint32(localStart, true) !== LOCAL_HEADER) throw new ZipFormatError(`the entry ${name} is damaged`)
+    if (localStart + 30 > bytes.byteLength || data.getUint32(localStart, true) !== LOCAL_HEADER)
+      throw new ZipFormatError(`the entry ${name} is damaged`)
     const dataStart = localStart + 30 + data.getUint16(localStart + 26, true) + data.getUint16(localStart + 28, true)
     const dataEnd = dataStart + compressedSize
     if (dataEnd > bytes.byteLength) throw new ZipFormatError(`the entry ${name} runs past the end of the file (truncated?)`)
@@ -136,7 +140,7 @@ function findEndOfCentral(data: DataView): number {
 }
 
 function zip64Fields(data: DataView, start: number, length: number): number[] {
-  for (let at = start; at + 4 <= start + length; ) {
+  for (let at = start; at + 4 <= start + length;) {
     const id = data.getUint16(at, true)
     const size = data.getUint16(at + 2, true)
     if (id === 0x0001) {
@@ -159,7 +163,8 @@ function compressedData(archive: ZipArchive, entry: ZipEntry): Uint8Array {
 }
 
 function checkMethod(entry: ZipEntry): void {
-  if (entry.method !== 0 && entry.method !== 8) throw new ZipFormatError(`the part ${entry.name} is compressed with method ${entry.method}, which an .xlsx never uses`)
+  if (entry.method !== 0 && entry.method !== 8)
+    throw new ZipFormatError(`the part ${entry.name} is compressed with method ${entry.method}, which an .xlsx never uses`)
 }
 
 /** A whole (small) entry, uncompressed. */
@@ -313,7 +318,8 @@ export function writeZip(source: ZipArchive | undefined, items: readonly ZipItem
       continue
     }
     const { name, crc, size, data } = item.part
-    if (data.byteLength >= MAX_32 || size >= MAX_32) throw new ZipFormatError(`the part ${name} would be larger than 4 GB, which this tool cannot write`)
+    if (data.byteLength >= MAX_32 || size >= MAX_32)
+      throw new ZipFormatError(`the part ${name} would be larger than 4 GB, which this tool cannot write`)
     const nameBytes = Buffer.from(name, 'utf8')
     const flags = /^[\x20-\x7e]*$/.test(name) ? 0 : FLAG_UTF8
     const local = new Uint8Array(30 + nameBytes.byteLength)
@@ -349,7 +355,8 @@ export function writeZip(source: ZipArchive | undefined, items: readonly ZipItem
     centrals.push(central)
     offset += local.byteLength + data.byteLength
   }
-  if (items.length > MAX_16 || offset > MAX_32) throw new ZipFormatError('the workbook would need the zip64 format, which this tool cannot write')
+  if (items.length > MAX_16 || offset > MAX_32)
+    throw new ZipFormatError('the workbook would need the zip64 format, which this tool cannot write')
   const directoryOffset = offset
   let directorySize = 0
   for (const central of centrals) directorySize += central.byteLength

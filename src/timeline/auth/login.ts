@@ -80,9 +80,13 @@ export async function runCloudLogin(options: CloudLoginOptions): Promise<CloudLo
     if (url.searchParams.get('state') !== state) {
       answer(res, 400, 'Login error')
       finish(
-        new TimelineSheetsError('TS_AUTH_FAILED', `The login callback at ${callback.origin} carried a state that this login did not send; refused`, {
-          hint: 'Run `timeline-sheets login` again and finish it in the browser window it opens.',
-        }),
+        new TimelineSheetsError(
+          'TS_AUTH_FAILED',
+          `The login callback at ${callback.origin} carried a state that this login did not send; refused`,
+          {
+            hint: 'Run `timeline-sheets login` again and finish it in the browser window it opens.',
+          },
+        ),
       )
       return
     }
@@ -187,9 +191,13 @@ function listen(server: http.Server, callback: URL): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       reject(
-        new TimelineSheetsError('TS_AUTH_FAILED', `Cannot listen for the login callback on ${callback.host}${error.code ? ` (${error.code})` : ''}`, {
-          hint: 'Another program uses that port. Free it, or register and configure another callbackUrl.',
-        }),
+        new TimelineSheetsError(
+          'TS_AUTH_FAILED',
+          `Cannot listen for the login callback on ${callback.host}${error.code ? ` (${error.code})` : ''}`,
+          {
+            hint: 'Another program uses that port. Free it, or register and configure another callbackUrl.',
+          },
+        ),
       )
     })
     server.listen(Number(callback.port || 80), callback.hostname.replace(/^\[|\]$/g, ''), () => resolve())

@@ -182,16 +182,23 @@ function splitAccount(username: string, domain: string | undefined): { user: str
 function notNtlm(origin: string, offered: AuthChallenge[]): TimelineSheetsError {
   const schemes = offered.map((challenge) => challenge.scheme)
   if (schemes.includes('negotiate')) {
-    return new TimelineSheetsError('TS_AUTH_FAILED', `${origin} asks for Kerberos (Negotiate) only, which timeline-sheets does not support`, {
-      hint: 'Enable NTLM for the Timeline server in IIS (Windows Authentication providers), or see src/timeline/auth/README.md.',
-    })
+    return new TimelineSheetsError(
+      'TS_AUTH_FAILED',
+      `${origin} asks for Kerberos (Negotiate) only, which timeline-sheets does not support`,
+      {
+        hint: 'Enable NTLM for the Timeline server in IIS (Windows Authentication providers), or see src/timeline/auth/README.md.',
+      },
+    )
   }
   if (schemes.includes('bearer')) {
     return new TimelineSheetsError('TS_AUTH_FAILED', `${origin} does not use Windows accounts: it asks for a Bearer token`, {
       hint: 'Set the sign-in mode to password (server-managed users) in the configuration.',
     })
   }
-  return new TimelineSheetsError('TS_AUTH_FAILED', `${origin} refused the request without offering NTLM (${schemes.join(', ') || 'no challenge'})`)
+  return new TimelineSheetsError(
+    'TS_AUTH_FAILED',
+    `${origin} refused the request without offering NTLM (${schemes.join(', ') || 'no challenge'})`,
+  )
 }
 
 /**

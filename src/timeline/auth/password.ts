@@ -68,15 +68,11 @@ export async function processTokenLinkResponse(
   if (asksForWindowsSignIn(response)) {
     discard(response)
     const challenge = response.headers.get('www-authenticate') ?? ''
-    throw new TimelineSheetsError(
-      'TS_AUTH_REQUIRED',
-      `${redactUrl(entryUrl)} uses Windows sign-in (${challenge}), not a password token`,
-      {
-        hint: /\bNTLM\b/i.test(challenge)
-          ? 'Set the auth mode to "ntlm" in the config for this server.'
-          : 'The server asks for Kerberos (Negotiate) only, which timeline-sheets does not support: enable NTLM for the site, or use a server-managed user with the password mode.',
-      },
-    )
+    throw new TimelineSheetsError('TS_AUTH_REQUIRED', `${redactUrl(entryUrl)} uses Windows sign-in (${challenge}), not a password token`, {
+      hint: /\bNTLM\b/i.test(challenge)
+        ? 'Set the auth mode to "ntlm" in the config for this server.'
+        : 'The server asks for Kerberos (Negotiate) only, which timeline-sheets does not support: enable NTLM for the site, or use a server-managed user with the password mode.',
+    })
   }
   const body = parseBody(TokenLinkBodySchema, await readJson(response, entryUrl), entryUrl)
   const rel = vendor.rel('token')
@@ -98,12 +94,7 @@ export async function processTokenLinkResponse(
 }
 
 /** The password grant form post. */
-export function passwordTokenRequest(
-  tokenUrl: string,
-  vendor: VendorIdentifiers,
-  username: string,
-  password: string,
-): Request {
+export function passwordTokenRequest(tokenUrl: string, vendor: VendorIdentifiers, username: string, password: string): Request {
   return new Request(tokenUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', accept: `${vendor.mediaType}, application/json` },
@@ -112,11 +103,7 @@ export function passwordTokenRequest(
 }
 
 /** Reads the token answer; 400 `invalid_grant` means a wrong username or password. */
-export async function processPasswordTokenResponse(
-  tokenUrl: string,
-  username: string,
-  response: Response,
-): Promise<string> {
+export async function processPasswordTokenResponse(tokenUrl: string, username: string, response: Response): Promise<string> {
   const server = new URL(tokenUrl).origin
   if (!response.ok) {
     const text = await response.text()
