@@ -8,7 +8,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startReferenceServer, type ReferenceServer } from '../../counterparts/timeline/server.ts'
 import { createWorkbookSpreadsheet } from '../../src/sheets/workbook/backend.ts'
-import { runCli, tempFolder, writeConfig } from './cli.ts'
+import { onlyRun, runCli, tempFolder, writeConfig } from './cli.ts'
 
 const timeZone = 'Europe/Berlin'
 const NOW = '2026-11-10T11:00:00Z'
@@ -73,7 +73,7 @@ describe('issue 10: a server that refuses long ranges, end to end', () => {
     server.store.updateActivity(key!, changed.id, { tags: 'Changed, Meanwhile', start: changed.start, duration: changed.duration })
     const run = await runCli(['export', '--config', configFile, '--now', '2026-11-10T12:00:00Z', '--json'], env)
     expect(run.code, run.stderr).toBe(0)
-    expect(JSON.parse(run.stdout).counts.updated).toBe(1)
+    expect(onlyRun(run).counts.updated).toBe(1)
     expect(reads.filter((r) => r.status === 400)).toHaveLength(timelines.length)
     expect(reads.filter((r) => r.status === 200)).toHaveLength(2 * timelines.length)
   })

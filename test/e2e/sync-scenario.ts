@@ -203,7 +203,8 @@ export async function prepareTemplate(backend: Backend): Promise<Template> {
       const allowed = storedTab(fake!.store, SPREADSHEET_ID, 'Allowed tags')
       manager.pasteBlock(SPREADSHEET_ID, 'Allowed tags', `A${allowed.rows.length + 2}`, [[...MANAGER.allowedTagsLine]])
     }
-    const spreadsheet = fake ? structuredClone(fake.store.spreadsheets.get(SPREADSHEET_ID)!) : undefined
+    // The spreadsheet's data without its clock (a function: the fake that restores it brings its own).
+    const spreadsheet = fake ? cloneSpreadsheet(fake.store.spreadsheets.get(SPREADSHEET_ID)!) : undefined
     return { folder, backend, url: server.url, edited, ...(spreadsheet ? { spreadsheet } : {}) }
   } finally {
     await server.close()
@@ -233,7 +234,7 @@ export async function startCase(template: Template, faults: CaseFaults = {}): Pr
   serverChanges(server)
   const fake =
     template.backend === 'google' ? await startSheetsFake({ quota: false, staticToken: TOKEN, seed: faults.seed ?? 11 }) : undefined
-  if (fake) fake.store.spreadsheets.set(SPREADSHEET_ID, structuredClone(template.spreadsheet!))
+  if (fake) fake.store.spreadsheets.set(SPREADSHEET_ID, { ...cloneSpreadsheet(template.spreadsheet!), clock: fake.store.now })
   const folder = await tempFolder(`kill-case-${template.backend}`)
   await cp(template.folder, folder, { recursive: true })
   // The cursors hold the server's links: the fresh server is the same server on another port.
@@ -460,4 +461,10 @@ export async function runKillCase(template: Template, baseline: Outcome, kase: K
 /** `name#1` … `name#n`. */
 export function passes(name: string, n: number): string[] {
   return Array.from({ length: n }, (_, i) => `${name}#${i + 1}`)
+}
+
+/** A deep copy of a fake spreadsheet's data; its clock is left out (the store restoring it supplies one). */
+function cloneSpreadsheet<T extends { clock: unknown }>(data: T): T {
+  const { clock: _clock, ...rest } = data
+  return { ...structuredClone(rest), clock: undefined } as unknown as T
 }

@@ -23,7 +23,7 @@ const activitiesRead = (r: { method: string; path: string }) => r.method === 'GE
 
 describe.concurrent('issue 8: hostile answers end cleanly', () => {
   it(
-    'a 401 for every call, however often the tool signs in: a clear refusal, exit 1, a bounded number of sign-ins',
+    'a 401 for every call, however often the tool signs in: a clear refusal, exit 6 (refused, do not retry), a bounded number of sign-ins',
     () =>
       inWorld('401-loop', async (world) => {
         const { proxy } = world
@@ -38,7 +38,7 @@ describe.concurrent('issue 8: hostile answers end cleanly', () => {
             : undefined,
         )
         const run = await world.run(['export'])
-        expect(run.code).toBe(1)
+        expect(run.code).toBe(6)
         expect(errorLine(run)).toMatch(/answered 401 after signing in/)
         expect(proxy.seen.filter((r) => r.path === '/api/token').length).toBeLessThanOrEqual(2)
         expect(printed(run)).not.toContain(world.password)
