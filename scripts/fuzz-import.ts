@@ -12,7 +12,7 @@
  * tool never writes) follows each row through the run.
  *
  * Four figures per backend, each of which must be 0:
- * - exits whose output says "bug" or shows a stack trace;
+ * - exits whose output calls something a bug ("This is a bug…") or shows a stack trace;
  * - invalid rows without a Status after `import --yes` (invalid: the dry run
  *   says so, or the row holds something no row may hold, by construction);
  * - server writes made from invalid rows (every change the reference server
@@ -33,6 +33,8 @@ import { createManager } from '../counterparts/sheets/manager.ts'
 import { beginTx, insertDimension, sheetByTitle } from '../counterparts/sheets/model.ts'
 import { startSheetsFake, type SheetsFake } from '../counterparts/sheets/server.ts'
 import { startReferenceServer, type ReferenceServer } from '../counterparts/timeline/server.ts'
+import { readStatus } from '../src/core/status.ts'
+import { decodeExcelText } from '../src/sheets/workbook/xml-text.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const CLI = path.join(root, 'src/cli/main.ts')
@@ -459,7 +461,10 @@ function googleValue(value: Cell): Scalar {
 
 function workbookScalar(value: ExcelJS.CellValue): Scalar {
   if (value === null || value === undefined) return null
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value
+  // exceljs leaves Excel's `_xHHHH_` escapes (a control character in cell text) as they are in the file;
+  // Excel and LibreOffice show the character, so the fuzzer reads what they show.
+  if (typeof value === 'string') return decodeExcelText(value)
+  if (typeof value === 'number' || typeof value === 'boolean') return value
   if (value instanceof Date) return value.getTime() / 86_400_000 + 25_569
   if (typeof value === 'object' && 'error' in value) return String(value.error)
   if (typeof value === 'object' && 'formula' in value) return `=${value.formula}`
@@ -499,11 +504,12 @@ function measure(input: {
   let bugExits = 0
   for (const [name, run] of Object.entries(runs)) {
     const output = `${run.stdout}\n${run.stderr}`
-    const bug = /\bbug\b/i.test(output) || /^\s+at .+:\d+:\d+\)?$/m.test(output)
+    // The line that gives it away, so a report shows the cause rather than the first line of output.
+    // The tool's own words for a bug ("This is a bug…", "report this as a bug"), not any "bug" — a
+    // field-level plan quotes Notes, and a team's Notes say "Fixed login bug".
+    const bug = /^.*\b(this is a bug|as a bug)\b.*$/im.exec(output) ?? /^\s+at .+:\d+:\d+\)?$/m.exec(output)
     if (bug) bugExits++
-    details.push(
-      `import ${name === 'dry' ? '--dry-run' : '--yes'}: exit ${run.code}${bug ? ` — ${excerptOf(run.stderr || run.stdout)}` : ''}`,
-    )
+    details.push(`import ${name === 'dry' ? '--dry-run' : '--yes'}: exit ${run.code}${bug ? ` — ${excerptOf(bug[0])}` : ''}`)
   }
 
   // Invalid rows: what the dry run says, and what no row may hold by construction.
@@ -538,7 +544,7 @@ function measure(input: {
   const noStatus: string[] = []
   for (const id of invalid.keys()) {
     const row = afterById.get(id)
-    if (!row || !text(row['Status']).startsWith(`${TODAY}:`))
+    if (!row || readStatus(text(row['Status'])).date !== TODAY)
       noStatus.push(`${id}${row ? ` (Key ${excerptOf(JSON.stringify(row['Key']))}: ${excerptOf(invalid.get(id) ?? '')})` : ' (row gone)'}`)
   }
   const sharedKey = noStatus.filter((r) => /this activity is in rows/.test(r))
