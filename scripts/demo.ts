@@ -8,7 +8,6 @@ import { spawn } from 'node:child_process'
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import ExcelJS from 'exceljs'
 import { startReferenceServer } from '../counterparts/timeline/server.ts'
 import { createWorkbookSpreadsheet } from '../src/sheets/workbook/backend.ts'
 
@@ -78,22 +77,28 @@ try {
   await server.close()
 }
 
+/**
+ * What Excel stores when a person types these: a date serial, times as day fractions, text. Written through
+ * the tool's own workbook code, because exceljs rewrites every time cell as a Date and back with float noise
+ * (0.36458333333212 for 08:45), which LibreOffice's hh:mm then shows as 08:44.
+ */
 async function managerEdits(file: string, user: string): Promise<void> {
-  const book = new ExcelJS.Workbook()
-  await book.xlsx.readFile(file)
-  const sheet = book.getWorksheet('Activities')!
-  const header = (sheet.getRow(1).values as unknown[]).map(String)
+  const workbook = createWorkbookSpreadsheet({ path: file })
+  const basis = await workbook.read(['Activities'])
+  const header = basis.tabs['Activities']!.header.map(String)
   const col = (name: string) => header.indexOf(name)
-  sheet.getCell(2, col('Notes')).value = 'Checked by the manager'
-  const row = sheet.rowCount + 1
-  const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10)
-  sheet.getCell(row, col('User')).value = user
-  sheet.getCell(row, col('Date')).value = yesterday
-  sheet.getCell(row, col('Start')).value = '16:00'
-  sheet.getCell(row, col('End')).value = '17:00'
-  sheet.getCell(row, col('Tags')).value = 'Acme Corp, Website, Review'
-  sheet.getCell(row, col('Notes')).value = 'Forgot to log the client call'
-  await book.xlsx.writeFile(file)
+  const yesterday = Math.floor(Date.now() / 86_400_000) - 1 + 25_569
+  const row: (string | number | null)[] = header.map(() => null)
+  row[col('User')] = user
+  row[col('Date')] = yesterday
+  row[col('Start')] = 16 / 24
+  row[col('End')] = 17 / 24
+  row[col('Tags')] = 'Acme Corp, Website, Review'
+  row[col('Notes')] = 'Forgot to log the client call'
+  await workbook.write(
+    [{ tab: 'Activities', updates: [{ row: 2, column: col('Notes'), values: ['Checked by the manager'] }], appends: [row] }],
+    basis,
+  )
 }
 
 function show(value: unknown): string {
