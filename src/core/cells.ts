@@ -161,7 +161,9 @@ export function readTimeCell(value: CellValue | undefined, options: TimeCellOpti
   return { ok: true, value: (hours * 3600 + minutes * 60 + seconds) / SECONDS_PER_DAY }
 }
 
-const TICKED = new Set(['true', 'x', 'yes', 'y', '1', '✓', '✔'])
+/** What a person may type to tick Delete (trimmed, letter case aside); a workbook's rule highlights the same. */
+export const TICK_TEXTS: readonly string[] = ['true', 'x', 'yes', 'y', '1', '✓', '✔']
+const TICKED = new Set(TICK_TEXTS)
 const UNTICKED = new Set(['', 'false', 'no', 'n', '0'])
 
 /** Reads the Delete checkbox: `true`, `TRUE`, `x`, `yes`, `1` tick it; empty, `false`, `no`, `0` do not. */

@@ -38,6 +38,13 @@ async function copyOf(fixture: string): Promise<string> {
 
 /** The rows both fixtures were made with (fixtures/README.md). */
 const NOTES = ['Call with the client', 'Fixed login bug\nDeployed', '=SUM(A1:A2)', '0042', ' padded ', 'Café ☕ 😀', '', 'a & b < c']
+/** The workbook part without the names the tool sets on its own tabs (print titles, filter ranges). */
+function withoutToolNames(xml: string): string {
+  return xml
+    .replace(/<definedName name="_xlnm\.(?:Print_Titles|_FilterDatabase)" localSheetId="\d+"(?: hidden="1")?>[^<]*<\/definedName>/g, '')
+    .replace('<definedNames></definedNames>', '')
+}
+
 function fixtureRow(i: number): CellValue[] {
   return [
     `DOMAIN\\user${i % 3}`,
@@ -105,9 +112,23 @@ describe('issue 10: a workbook the exceljs-based backend wrote (an existing user
       [46030.5, 'run-2', 'import', 'partial', 0, 1, 0, 0, 1, 'one row refused'],
       [46031.25, 'run-3', 'export', 'success', 0, 0, 0, 0, 0],
     ])
+    // Issue 11 changed the layout (status words, print settings, a filter): the file is brought up to it once,
+    // in the tool's own parts, and then found in place.
     const before = await zipRecords(file)
-    expect(await sheet.ensureLayout(SPECS, LAYOUT)).toEqual({ createdTabs: [], changed: false })
-    expect(changedEntries(before, await zipRecords(file), before.keys())).toEqual([])
+    const workbookBefore = await zipText(file, 'xl/workbook.xml')
+    expect(await sheet.ensureLayout(SPECS, LAYOUT)).toEqual({ createdTabs: [], changed: true })
+    const upgraded = await zipRecords(file)
+    const tools = ['xl/worksheets/sheet1.xml', 'xl/worksheets/sheet2.xml', 'xl/worksheets/sheet3.xml', 'xl/styles.xml', 'xl/workbook.xml']
+    expect(
+      changedEntries(
+        before,
+        upgraded,
+        [...before.keys()].filter((name) => !tools.includes(name)),
+      ),
+    ).toEqual([])
+    expect(withoutToolNames(await zipText(file, 'xl/workbook.xml'))).toBe(withoutToolNames(workbookBefore))
+    expect(await createWorkbookSpreadsheet({ path: file }).ensureLayout(SPECS, LAYOUT)).toEqual({ createdTabs: [], changed: false })
+    expect(changedEntries(upgraded, await zipRecords(file), upgraded.keys())).toEqual([])
   })
 
   it('updates, removes and appends rows; the manager’s Budget tab and every other part stay byte for byte', async () => {
@@ -147,6 +168,7 @@ describe('issue 10: a workbook a manager saved in LibreOffice', () => {
   it('lays it out again once and writes to it; Team notes, its defined name and LibreOffice’s parts stay byte for byte', async () => {
     const file = await copyOf('libreoffice-saved.xlsx')
     const before = await zipRecords(file)
+    const workbookBefore = await zipText(file, 'xl/workbook.xml')
     // LibreOffice dropped the frozen header and the protection: the layout puts them back, once.
     expect((await createWorkbookSpreadsheet({ path: file }).ensureLayout(SPECS, LAYOUT)).changed).toBe(true)
     expect((await createWorkbookSpreadsheet({ path: file }).ensureLayout(SPECS, LAYOUT)).changed).toBe(false)
@@ -157,9 +179,11 @@ describe('issue 10: a workbook a manager saved in LibreOffice', () => {
       changedEntries(
         before,
         after,
-        [...before.keys()].filter((name) => !tools.includes(name)),
+        [...before.keys()].filter((name) => !tools.includes(name) && name !== 'xl/workbook.xml'),
       ),
     ).toEqual([])
+    // The workbook part gains only the tool's print titles and filter range (issue 11); Team notes' name stays.
+    expect(withoutToolNames(await zipText(file, 'xl/workbook.xml'))).toBe(withoutToolNames(workbookBefore))
     expect(before.has('xl/worksheets/sheet4.xml') && before.has('docProps/custom.xml')).toBe(true)
     const expected = fixtureRows()
     expected[1]![7] = 'Edited in LibreOffice'

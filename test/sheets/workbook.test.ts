@@ -7,6 +7,7 @@ import { TimelineSheetsError } from '../../src/errors.ts'
 import type { Snapshot } from '../../src/sheets/port.ts'
 import { createWorkbookSpreadsheet, type WorkbookLogEvent } from '../../src/sheets/workbook/backend.ts'
 import { nodeFileSystem, type WorkbookFileSystem } from '../../src/sheets/workbook/file.ts'
+import { STATUS_RULES, statusRuleFormula } from '../../src/core/status.ts'
 import { CONTRACT_TABS, activityRow } from '../contract/spreadsheet-contract.ts'
 import { createWorkbookFixture, editFile, internals, type WorkbookFixture } from './workbook-fixture.ts'
 
@@ -131,16 +132,14 @@ describe('the saved file, reopened with exceljs', () => {
     expect(sheet.getCell('I1201').dataValidation).toMatchObject({ formulae: ['"TRUE,FALSE"'] })
   })
 
-  it('colours rows by the status column: red for errors, amber for conflicts', async () => {
+  it('colours rows by the status word, one rule per word of the shared vocabulary (issue 11)', async () => {
     const { made } = await laidOutWith(1)
     const formattings = internals(sheetOf(await reopen(made.file), 'Activities')).conditionalFormattings
-    expect(formattings).toHaveLength(1)
-    expect(formattings[0]!.ref).toBe('A2:L1048576')
-    expect(formattings[0]!.rules.map((rule) => rule.formulae?.[0])).toEqual([
-      'ISNUMBER(SEARCH("error",$J2))',
-      'ISNUMBER(SEARCH("conflict",$J2))',
-    ])
-    expect(JSON.stringify(formattings[0]!.rules.map((rule) => rule.style))).toContain('FFFFE0A0')
+    const rows = formattings.find((formatting) => formatting.ref === 'A1:L1048576')!
+    expect(rows.rules.map((rule) => rule.formulae?.[0])).toEqual(STATUS_RULES.map((rule) => statusRuleFormula(rule.word, 9).slice(1)))
+    expect(JSON.stringify(rows.rules.map((rule) => rule.style))).toContain('FFFFE0A0')
+    // The rules of earlier versions, which no Status the tool writes could meet, are gone.
+    expect(JSON.stringify(formattings)).not.toContain('SEARCH')
   })
 
   it('stores text that looks like a formula or a number as text', async () => {

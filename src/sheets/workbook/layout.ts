@@ -18,14 +18,12 @@ import {
   validationXml,
   writeValidations,
 } from './sheet-parts.ts'
+import { applyConditionalFormats } from './conditional-formats.ts'
 import { columnName } from './sheet-xml.ts'
 import type { RowChange } from './sheet-write.ts'
 import type { StylePatch, Styles } from './styles.ts'
 import { elementContent, startTagAttributes, topLevel, withContent } from './xml-parts.ts'
-import { decodeXml, escapeXml, parseAttributes } from './xml-text.ts'
-
-/** Excel's last row; conditional formats are stored as one range, so they can span the whole sheet. */
-export const LAST_SHEET_ROW = 1_048_576
+import { parseAttributes } from './xml-text.ts'
 
 /** Number formats per column kind, the same patterns the Google backend applies. */
 export const NUMBER_FORMATS: Partial<Record<ColumnKind, string>> = {
@@ -34,9 +32,10 @@ export const NUMBER_FORMATS: Partial<Record<ColumnKind, string>> = {
   time: 'hh:mm',
   datetime: 'yyyy-mm-dd hh:mm',
   duration: '[h]:mm',
+  // A tick shows as ✓ and FALSE as nothing where the format reaches it (LibreOffice; Excel shows TRUE/FALSE
+  // as they are, so the conditional formats colour them instead); a typed x or ✓ stays as typed.
+  checkbox: '"✓";"✓";""',
 }
-
-export const STATUS_FILLS = { error: 'FFF4C7C3', conflict: 'FFFFE0A0' } as const
 
 /** Validations are written for rows 2…bottom; the bottom grows with the data so Excel never expands millions of cells. */
 export function validationBottom(lastRow: number): number {
@@ -155,8 +154,9 @@ export function layOutTab(
     if (desired !== undefined && applyValidation(parts, indexByName.get(column.name)!, desired, lastRow)) changed = true
   }
 
+  let statusIndex: number | undefined
   if (spec.statusColumn !== undefined) {
-    const statusIndex = indexByName.get(spec.statusColumn)
+    statusIndex = indexByName.get(spec.statusColumn)
     if (statusIndex === undefined) {
       throw new TimelineSheetsError(
         'TS_SHEET_LAYOUT',
@@ -166,8 +166,11 @@ export function layOutTab(
         },
       )
     }
-    if (applyStatusColours(parts, statusIndex, lastColumn, styles)) changed = true
   }
+  const checkbox = spec.columns.find((column) => column.kind === 'checkbox')
+  const conditional = { status: statusIndex, checkbox: checkbox && indexByName.get(checkbox.name), lastColumn }
+  if ((conditional.status !== undefined || conditional.checkbox !== undefined) && applyConditionalFormats(parts, conditional, styles))
+    changed = true
 
   if (settings.protect && applyProtection(parts, spec.readOnly === true)) changed = true
 
@@ -244,7 +247,8 @@ function desiredValidation(
   allSpecs: readonly TabSpec[],
   headerOf: (title: string) => CellValue[] | undefined,
 ): DesiredValidation | undefined {
-  if (column.kind === 'checkbox') return { formula1: '"TRUE,FALSE"', errorTitle: column.name, error: 'Tick or untick: TRUE or FALSE.' }
+  if (column.kind === 'checkbox')
+    return { formula1: '"TRUE,FALSE"', errorTitle: column.name, error: 'Tick with TRUE (or x or ✓); leave it empty to keep the row.' }
   if (column.dropdown === undefined) return undefined
   const source = sourceColumn(column.dropdown, allSpecs, headerOf)
   if (source === undefined) {
@@ -332,51 +336,6 @@ export function extendValidations(parts: SheetParts, lastRow: number): boolean {
   }
   if (changed) writeValidations(parts, validations)
   return changed
-}
-
-const STATUS_RULE = /^ISNUMBER\(SEARCH\("(error|conflict)",\$[A-Z]+2\)\)$/
-
-function statusFormula(word: 'error' | 'conflict', statusLetter: string): string {
-  return `ISNUMBER(SEARCH("${word}",$${statusLetter}2))`
-}
-
-function ruleFormulas(formatting: string): { all: boolean; formulas: string[]; priorities: number[] } {
-  const rules = topLevel(elementContent(formatting)).filter((piece) => piece.name === 'cfRule')
-  const formulas: string[] = []
-  const priorities: number[] = []
-  let all = rules.length > 0
-  for (const rule of rules) {
-    const attributes = parseAttributes(startTagAttributes(rule.xml))
-    const formula = topLevel(elementContent(rule.xml)).find((child) => child.name === 'formula')
-    const text = formula === undefined ? '' : decodeXml(elementContent(formula.xml))
-    formulas.push(text)
-    priorities.push(Number(attributes.get('priority') ?? 0))
-    if (attributes.get('type') !== 'expression' || !STATUS_RULE.test(text)) all = false
-  }
-  return { all, formulas, priorities }
-}
-
-/** Colours the whole row by the words in the status column: red for an error, amber for a conflict. */
-function applyStatusColours(parts: SheetParts, statusIndex: number, lastColumn: number, styles: Styles): boolean {
-  const letter = columnName(statusIndex)
-  const sqref = `A2:${columnName(lastColumn)}${LAST_SHEET_ROW}`
-  const formulas = [statusFormula('error', letter), statusFormula('conflict', letter)]
-  const all = parts.all('conditionalFormatting')
-  const ours = all.filter((formatting) => ruleFormulas(formatting).all)
-  const current = ours.length === 1 ? ours[0]! : undefined
-  if (current !== undefined) {
-    const ref = parseAttributes(startTagAttributes(current)).get('sqref')
-    if (ref === sqref && ruleFormulas(current).formulas.join('|') === formulas.join('|')) return false
-  }
-  const others = all.filter((formatting) => !ruleFormulas(formatting).all)
-  // After the manager's own rules, so their priorities keep their order.
-  let priority = others.reduce((max, formatting) => Math.max(max, ...ruleFormulas(formatting).priorities), 0)
-  const rules = (['error', 'conflict'] as const).map(
-    (word, i) =>
-      `<cfRule type="expression" dxfId="${styles.fillFormat(STATUS_FILLS[word])}" priority="${++priority}"><formula>${escapeXml(formulas[i]!)}</formula></cfRule>`,
-  )
-  parts.setAll('conditionalFormatting', [...others, `<conditionalFormatting sqref="${sqref}">${rules.join('')}</conditionalFormatting>`])
-  return true
 }
 
 function applyProtection(parts: SheetParts, readOnly: boolean): boolean {

@@ -207,10 +207,23 @@ export class Styles {
     return fonts.length
   }
 
-  /** The index of a differential format that fills a cell with `argb` (conditional formatting). */
-  fillFormat(argb: string): number {
+  /**
+   * The index of a differential format (conditional formatting) with these colours (`RRGGBB` or
+   * `AARRGGBB`): a font colour, bold, a solid fill; an existing equal one is reused.
+   */
+  differentialFormat(format: { font?: string; bold?: boolean; fill?: string }): number {
     const p = this.#prefix
-    const dxf = `<${p}dxf><${p}fill><${p}patternFill patternType="solid"><${p}bgColor rgb="${argb}"/></${p}patternFill></${p}fill></${p}dxf>`
+    const argb = (colour: string) => (colour.length === 6 ? `FF${colour}` : colour).toUpperCase()
+    const font =
+      format.font === undefined && format.bold !== true
+        ? ''
+        : `<${p}font>${format.bold === true ? `<${p}b/>` : ''}${format.font === undefined ? '' : `<${p}color rgb="${argb(format.font)}"/>`}</${p}font>`
+    // A dxf's solid fill takes its colour from bgColor (ECMA-376 §18.8.20).
+    const fill =
+      format.fill === undefined
+        ? ''
+        : `<${p}fill><${p}patternFill patternType="solid"><${p}bgColor rgb="${argb(format.fill)}"/></${p}patternFill></${p}fill>`
+    const dxf = `<${p}dxf>${font}${fill}</${p}dxf>`
     const all = this.#all('dxfs')
     const found = all.indexOf(dxf)
     if (found >= 0) return found
