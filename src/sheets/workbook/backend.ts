@@ -46,7 +46,9 @@ import {
   type FileStamp,
   type WorkbookFileSystem,
 } from './file.ts'
+import { sheetReference } from './defined-names.ts'
 import { extendValidations, layOutTab, type TabState } from './layout.ts'
+import { extendAutoFilter } from './page-setup.ts'
 import { Columns, NEW_SHEET_FRAME, SheetParts, dimension, setDimension } from './sheet-parts.ts'
 import { SheetFormatError, cellContent, parseRow, scanSheet } from './sheet-xml.ts'
 import { rewriteSheet, type RowChange } from './sheet-write.ts'
@@ -292,6 +294,10 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
       const state = existing !== undefined && loaded !== undefined ? await tabState(loaded, existing) : newTabState()
       const layout = layOutTab(spec, state, styles, { protect }, (title) => headers.get(title), tabs)
       headers.set(spec.title, layout.header)
+      // Every page repeats the header; Excel and LibreOffice find the filter's range by name.
+      change.setSheetName({ sheet: spec.title, name: '_xlnm.Print_Titles', formula: `${sheetReference(spec.title)}$1:$1` })
+      if (layout.filter !== undefined)
+        change.setSheetName({ sheet: spec.title, name: '_xlnm._FilterDatabase', formula: absolute(spec.title, layout.filter) })
       if (!layout.changed && existing !== undefined) continue
       changed = true
       const out = new PartCompressor(sheet.part)
@@ -384,6 +390,7 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
     })
     const remove = new Set(plan.deleteRows)
     let columns: Columns | undefined
+    let filter: string | undefined
     const out = new PartCompressor(plan.sheet.part)
     const result = await reading(() =>
       rewriteSheet(
@@ -403,6 +410,7 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
           suffix: (old, last) => {
             const parts = asParts({ prefix: '<worksheet>', suffix: old })
             extendValidations(parts, last)
+            filter = extendAutoFilter(parts, last)
             return parts.suffix()
           },
         },
@@ -411,6 +419,8 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
     )
     change.setPart(await out.finish())
     if (result.hadFormulas) change.dropCalcChain()
+    if (filter !== undefined)
+      change.setSheetName({ sheet: plan.sheet.name, name: '_xlnm._FilterDatabase', formula: absolute(plan.sheet.name, filter) })
     if (appends.length === 0) return undefined
     const removedAbove = plan.deleteRows.filter((row) => row <= lastRow).length
     return { firstRow: lastRow + 1 - removedAbove, count: appends.length }
@@ -437,6 +447,11 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
 
     requestCounts: () => ({ ...counts }),
   }
+}
+
+/** A range on a tab as a name's formula: `'Activities'!$A$1:$L$9`. */
+function absolute(title: string, ref: string): string {
+  return sheetReference(title) + ref.replace(/([A-Z]+)(\d+)/g, '$$$1$$$2')
 }
 
 function isFormatError(error: unknown): boolean {

@@ -7,6 +7,7 @@
  * otherwise point at cells that no longer hold them; Excel rebuilds it).
  */
 import { TimelineSheetsError } from '../../errors.ts'
+import { setSheetNames, type SheetName } from './defined-names.ts'
 import { richText } from './sheet-xml.ts'
 import { Styles, DEFAULT_STYLES_XML } from './styles.ts'
 import { XmlPartError, splitRoot, topLevel } from './xml-parts.ts'
@@ -286,6 +287,7 @@ export class BookChange {
   readonly #added: BookSheet[] = []
   #dropCalcChain = false
   #newStyles: string | undefined
+  readonly #names: SheetName[] = []
 
   constructor(book: Book) {
     this.book = book
@@ -317,6 +319,11 @@ export class BookChange {
   setStyles(part: CompressedPart): void {
     this.#parts.set(part.name, part)
     if (this.book.stylesPart === undefined) this.#newStyles = part.name
+  }
+
+  /** Sets a name local to a tab (print titles, the autofilter's range) in the workbook part. */
+  setSheetName(name: SheetName): void {
+    this.#names.push(name)
   }
 
   /** A rewritten sheet held formulas: Excel's calculation chain may name cells that no longer hold one. */
@@ -366,6 +373,7 @@ export class BookChange {
       relsXml = appendToRoot(relsXml, relElements)
       contentTypesXml = appendToRoot(contentTypesXml, overrides)
     }
+    workbookXml = setSheetNames(workbookXml, this.#names)
     if (this.#newStyles !== undefined) {
       const ids = new Set([...relsXml.matchAll(/\bId\s*=\s*["']([^"']*)["']/g)].map((match) => match[1]))
       let rel = 1

@@ -19,6 +19,7 @@ import {
   writeValidations,
 } from './sheet-parts.ts'
 import { applyConditionalFormats } from './conditional-formats.ts'
+import { applyAutoFilter, applyPrintSetup, filterRange } from './page-setup.ts'
 import { columnName } from './sheet-xml.ts'
 import type { RowChange } from './sheet-write.ts'
 import type { StylePatch, Styles } from './styles.ts'
@@ -73,6 +74,8 @@ export interface TabLayout {
   columns: Columns
   /** The header after the layout (for dropdowns of tabs laid out later in the same call). */
   header: CellValue[]
+  /** The autofilter's range, when the tab has one (its `_xlnm._FilterDatabase` name must match). */
+  filter: string | undefined
 }
 
 /**
@@ -173,6 +176,10 @@ export function layOutTab(
     changed = true
 
   if (settings.protect && applyProtection(parts, spec.readOnly === true)) changed = true
+  if (applyPrintSetup(parts)) changed = true
+  // The tab managers edit gets a filter (a protected sheet refuses to add one, but lets them use it).
+  const filter = spec.statusColumn !== undefined && spec.readOnly !== true ? filterRange(lastColumn, lastRow) : undefined
+  if (filter !== undefined && applyAutoFilter(parts, filter)) changed = true
 
   if (changed) {
     const columnsXml = columns.toXml()
@@ -191,7 +198,7 @@ export function layOutTab(
           const patch = cellPatches.get(column)
           return patch === undefined ? undefined : styles.derive(style, patch)
         }
-  return { changed, rows, restyle, columns, header }
+  return { changed, rows, restyle, columns, header, filter }
 }
 
 function excelWidth(pixels: number): number {
