@@ -72,7 +72,7 @@ export function applyConditionalFormats(parts: SheetParts, columns: ConditionalC
 
 /**
  * A tick (whatever a manager may type for one, `TICK_TEXTS`) in bold red; a FALSE in the font colour of
- * the fill its row has, so only ticks show. Excel never applies a number format to TRUE/FALSE, so a
+ * the fill its row has (on that fill), so only ticks show. Excel never applies a number format to TRUE/FALSE, so a
  * colour is the one way to hide it there (LibreOffice also hides it through the column's number format).
  */
 function deleteRules(columns: ConditionalColumns, styles: Styles): Rule[] {
@@ -86,7 +86,8 @@ function deleteRules(columns: ConditionalColumns, styles: Styles): Rule[] {
       ? []
       : STATUS_RULES.map((rule) => ({
           formula: `AND(${cell}=FALSE,${statusRuleFormula(rule.word, columns.status!).slice(1)})`,
-          dxf: styles.differentialFormat({ font: rule.fill }),
+          // The fill too: LibreOffice applies only the first range's rules to a cell two ranges cover.
+          dxf: styles.differentialFormat({ font: rule.fill, fill: rule.fill }),
         }))
   return [tick, ...hidden, { formula: `${cell}=FALSE`, dxf: styles.differentialFormat({ font: 'FFFFFF' }) }]
 }
