@@ -49,6 +49,7 @@ import {
 import { sheetReference } from './defined-names.ts'
 import { extendValidations, layOutTab, type TabState } from './layout.ts'
 import { extendAutoFilter } from './page-setup.ts'
+import { rowHeightFor } from './row-height.ts'
 import { Columns, NEW_SHEET_FRAME, SheetParts, dimension, setDimension } from './sheet-parts.ts'
 import { SheetFormatError, cellContent, parseRow, scanSheet } from './sheet-xml.ts'
 import { rewriteSheet, type RowChange } from './sheet-write.ts'
@@ -391,6 +392,7 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
     const remove = new Set(plan.deleteRows)
     let columns: Columns | undefined
     let filter: string | undefined
+    const wrapped = new Map<number, number>()
     const out = new PartCompressor(plan.sheet.part)
     const result = await reading(() =>
       rewriteSheet(
@@ -399,10 +401,16 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
           rows,
           remove,
           columnStyle: (column) => columns?.style(column + 1),
+          rowHeight: rowHeightFor(wrapped),
           prefix: (old) => {
             const parts = asParts({ prefix: old, suffix: '</worksheet>' })
             columns = new Columns(parts.get('cols'))
             const used = dimension(parts)
+            const styles = readStylesOf(book)
+            for (let column = 0; column < Math.max(used.columns, widest); column++) {
+              if (styles.wraps(columns.style(column + 1)))
+                wrapped.set(column, Number(columns.get(column + 1).get('width') ?? DEFAULT_WIDTH))
+            }
             const rowsAfter = Math.max(plan.gridRowCount, used.rows, lastRow + appends.length) - remove.size
             setDimension(parts, rowsAfter, Math.max(used.columns, widest))
             return parts.prefix()
@@ -448,6 +456,9 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
     requestCounts: () => ({ ...counts }),
   }
 }
+
+/** Excel's column width when `<cols>` gives none (characters of the default font). */
+const DEFAULT_WIDTH = 8.43
 
 /** A range on a tab as a name's formula: `'Activities'!$A$1:$L$9`. */
 function absolute(title: string, ref: string): string {

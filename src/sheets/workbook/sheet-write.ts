@@ -43,6 +43,11 @@ export interface SheetRewrite {
   columnStyle(column: number): number | undefined
   /** A new format for a cell (by its row before the rewrite and its column), or undefined to keep the one it has. */
   restyle?: (row: number, column: number, style: number | undefined) => number | undefined
+  /**
+   * The height (points) a row the rewrite sets cells in needs, from the texts it then holds by column (null:
+   * a text this writer cannot see, such as a shared string) and the height it had; undefined: the default.
+   */
+  rowHeight?: (texts: ReadonlyArray<string | null | undefined>, current: number | undefined) => number | undefined
   /** The text before the rows (up to but not including `<sheetData>`), from the old one; runs before any row is built. */
   prefix(old: string): string
   /** The text after `</sheetData>`, from the old one and the last row number the rewritten sheet has. */
@@ -238,10 +243,38 @@ function buildRow(row: RawRow, target: number, change: RowChange | undefined, re
     const column = newColumns[nextNew]!
     if (!written.has(column)) newCell(column)
   }
-  const attributes = row.attributes.replace(REFERENCE_ATTRIBUTE, '').replace(/\s+spans\s*=\s*["'][^"']*["']/, '')
+  let attributes = row.attributes.replace(REFERENCE_ATTRIBUTE, '').replace(/\s+spans\s*=\s*["'][^"']*["']/, '')
+  if (set !== undefined && rewrite.rowHeight !== undefined)
+    attributes = withRowHeight(attributes, change?.clear === true ? [] : row.cells, set, rewrite.rowHeight)
   if (out.length === 0 && attributes.trim() === '') return ''
   const cells = out.join('')
   return cells === '' ? `<row r="${target}"${attributes}/>` : `<row r="${target}"${attributes}>${cells}</row>`
+}
+
+const HEIGHT_ATTRIBUTE = /\s+ht\s*=\s*["']([^"']*)["']/
+const CUSTOM_HEIGHT = /\s+customHeight\s*=\s*["'](1|true)["']/
+
+/**
+ * A row's attributes with the height its wrapped texts need, so they do not spill over the rows below
+ * (neither Excel nor LibreOffice fits a row's height when it opens a file). A height a person set stays.
+ */
+function withRowHeight(
+  attributes: string,
+  kept: readonly RawCell[],
+  set: ReadonlyArray<CellValue | undefined>,
+  rowHeight: NonNullable<SheetRewrite['rowHeight']>,
+): string {
+  if (CUSTOM_HEIGHT.test(attributes)) return attributes
+  const texts: Array<string | null | undefined> = []
+  for (const cell of kept)
+    texts[cell.column] = cell.type === 'inlineStr' ? (cellContent(cell).inline ?? '') : cell.type === 's' ? null : undefined
+  set.forEach((value, column) => {
+    if (value !== undefined) texts[column] = typeof value === 'string' ? value : undefined
+  })
+  const current = HEIGHT_ATTRIBUTE.exec(attributes)
+  const height = rowHeight(texts, current === null ? undefined : Number(current[1]))
+  const without = attributes.replace(HEIGHT_ATTRIBUTE, '')
+  return height === undefined ? without : `${without} ht="${height}"`
 }
 
 function shouldRemember(cell: RawCell): boolean {
