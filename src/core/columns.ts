@@ -77,13 +77,23 @@ export function activitiesTab(title: string = TAB.activities): TabSpec {
   return { title, columns, statusColumn: c.status }
 }
 
+/** How `Applies to` is written (what `checkAllowedTags` and the Allowed tags reader understand). */
+export const APPLIES_TO_NOTE =
+  'Whom the row is for: everyone, a person as [DOMAIN\\user] (their login in square brackets), or a team as {Team} ' +
+  '(its name in braces). Several separated by commas: [ACME\\anna], {Support}.'
+
+/** How a `Tags` combination is written. */
+export const ALLOWED_TAGS_NOTE =
+  'One allowed combination of tags per row, most general first, separated by commas: Client, Project, Task. ' +
+  'It feeds the Tags dropdown on Activities; a trailing ,. (Client, Project,.) means no tag may be added after it.'
+
 /** Layout of the Allowed tags tab. */
 export function allowedTagsTab(): TabSpec {
   return {
     title: TAB.allowedTags,
     columns: [
-      { name: ALLOWED_TAGS_COLUMN.appliesTo, kind: 'text', width: 200 },
-      { name: ALLOWED_TAGS_COLUMN.tags, kind: 'text', width: 360 },
+      { name: ALLOWED_TAGS_COLUMN.appliesTo, kind: 'text', width: 200, note: APPLIES_TO_NOTE },
+      { name: ALLOWED_TAGS_COLUMN.tags, kind: 'text', width: 360, note: ALLOWED_TAGS_NOTE },
     ],
   }
 }

@@ -46,6 +46,8 @@ export interface ColumnSpec {
   dropdown?: { tab: string; column: string }
   /** Wrap long text (Notes). */
   wrap?: boolean
+  /** What a manager should know to fill the column in, shown on its header cell. */
+  note?: string
 }
 
 export interface TabSpec {

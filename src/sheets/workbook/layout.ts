@@ -15,6 +15,7 @@ import {
   readValidations,
   setDimension,
   singleColumnRange,
+  type Validation,
   validationXml,
   writeValidations,
 } from './sheet-parts.ts'
@@ -24,7 +25,7 @@ import { columnName } from './sheet-xml.ts'
 import type { RowChange } from './sheet-write.ts'
 import type { StylePatch, Styles } from './styles.ts'
 import { elementContent, startTagAttributes, topLevel, withContent } from './xml-parts.ts'
-import { parseAttributes } from './xml-text.ts'
+import { escapeXml, parseAttributes } from './xml-text.ts'
 
 /** Number formats per column kind, the same patterns the Google backend applies. */
 export const NUMBER_FORMATS: Partial<Record<ColumnKind, string>> = {
@@ -156,6 +157,8 @@ export function layOutTab(
     const desired = desiredValidation(column, spec, allSpecs, headerOf)
     if (desired !== undefined && applyValidation(parts, indexByName.get(column.name)!, desired, lastRow)) changed = true
   }
+
+  if (applyHeaderNotes(parts, spec, indexByName)) changed = true
 
   let statusIndex: number | undefined
   if (spec.statusColumn !== undefined) {
@@ -326,6 +329,32 @@ function sameValidation(attributes: ReadonlyMap<string, string>, formula1: strin
     (attributes.get('errorStyle') ?? 'stop') === 'warning' &&
     (show === '1' || show === 'true')
   )
+}
+
+/**
+ * A column's note as the input message of its header cell: Excel and LibreOffice show it whenever the
+ * cell is selected. A cell comment would need three more parts in the package (the comments, their VML
+ * drawing, the sheet's relationships); this is one element of the sheet part the layout edits anyway.
+ */
+function applyHeaderNotes(parts: SheetParts, spec: TabSpec, indexByName: ReadonlyMap<string, number>): boolean {
+  const notes = spec.columns.filter((column) => column.note !== undefined)
+  if (notes.length === 0) return false
+  const texts = new Set(notes.map((column) => column.note))
+  const validations = readValidations(parts)
+  const isNote = (validation: Validation) =>
+    texts.has(validation.attributes.get('prompt')) && singleColumnRange(validation.attributes.get('sqref'))?.bottom === 1
+  const desired = notes.map((column) => {
+    const sqref = `${columnName(indexByName.get(column.name)!)}1`
+    // Excel refuses a prompt title over 32 characters and a prompt over 255.
+    return `<dataValidation allowBlank="1" showInputMessage="1" promptTitle="${escapeXml(column.name.slice(0, 32))}" prompt="${escapeXml(column.note!.slice(0, 255))}" sqref="${sqref}"/>`
+  })
+  const current = validations.filter(isNote).map((validation) => validation.xml)
+  if (current.join('') === desired.join('')) return false
+  writeValidations(parts, [
+    ...validations.filter((validation) => !isNote(validation)),
+    ...desired.map((xml) => ({ attributes: new Map<string, string>(), formula1: undefined, xml })),
+  ])
+  return true
 }
 
 /** After rows were added, stretches the tool's column validations (rows 2…) to cover them. */
