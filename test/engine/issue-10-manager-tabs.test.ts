@@ -49,11 +49,16 @@ describe('issue 10: a manager’s tabs survive export and import byte for byte',
     expect(managersEntries()).toContain('xl/worksheets/sheet1.xml')
     expect(managersEntries()).toContain('xl/worksheets/sheet2.xml')
     expect(changedEntries(manager, after, managersEntries())).toEqual([])
-    // The workbook part keeps every element it had; the tool's <sheet> elements are added to <sheets>.
+    // The workbook part keeps every element it had; the tool's <sheet> elements are added to <sheets>, and the
+    // print titles and filter range of its own tabs (issue 11) to <definedNames>.
     const workbookAfter = await zipText(world.file, 'xl/workbook.xml')
     const sheetsEnd = workbookBefore.indexOf('</sheets>')
     expect(workbookAfter.slice(0, sheetsEnd)).toBe(workbookBefore.slice(0, sheetsEnd))
-    expect(workbookAfter.slice(workbookAfter.indexOf('</sheets>'))).toBe(workbookBefore.slice(sheetsEnd))
+    const toolNames =
+      /<definedName name="_xlnm\.(?:Print_Titles|_FilterDatabase)" localSheetId="(\d+)"(?: hidden="1")?>[^<]*<\/definedName>/g
+    const managersTabs = (workbookBefore.match(/<sheet /g) ?? []).length
+    expect([...workbookAfter.matchAll(toolNames)].every((m) => Number(m[1]) >= managersTabs)).toBe(true)
+    expect(workbookAfter.slice(workbookAfter.indexOf('</sheets>')).replace(toolNames, '')).toBe(workbookBefore.slice(sheetsEnd))
     expect(workbookAfter).toContain('Costs')
   })
 
