@@ -166,7 +166,9 @@ What undo does, for every write the run completed:
   an activity the run created      is deleted
   an activity the run updated      gets its values from before the run back
   an activity the run deleted      is created again (with a new id and Key)
-Then it exports the target in full, so the sheet shows the result.
+Then it exports the target in full, so the sheet shows the result; that export
+has its own Sync log row, and its invalid rows do not change the exit code of
+the undo, which (like its Sync log row and --json) reports the undo alone.
 
 What undo never does:
   - touch an activity someone changed after that run: that is a conflict,

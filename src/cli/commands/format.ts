@@ -123,7 +123,12 @@ export function formatUndoSummary(s: UndoSummary): string {
     )
     for (const f of s.failures) lines.push(`  failed ${f.key} ${f.what}: ${f.reason}`)
   }
-  if (s.exported) lines.push(formatExportSummary(s.exported))
+  if (s.exported) {
+    lines.push(formatExportSummary(s.exported))
+    if (s.exported.result !== 'success')
+      lines.push(`The export afterwards is ${s.exported.result} (its own Sync log row says why); the undo itself is ${s.result}.`)
+  } else if (s.exportFailure)
+    lines.push(`The export afterwards failed: ${s.exportFailure} Run export --full to see the reverted state; the undo itself is ${s.result}.`)
   else if (s.applied) lines.push('The sheet was not exported (--no-export): run export to see the reverted state.')
   return lines.join('\n')
 }
