@@ -25,6 +25,7 @@ import type { KnownUser } from '../core/rows.ts'
 import { activityWrites, isEmptyWrite } from '../core/sheet-writes.ts'
 import { summaryLine, syncLogRow, type RunCounts } from '../core/sync-log.ts'
 import { localDateOf } from '../core/time.ts'
+import { emptyReadExplanation, windowView, type WindowView } from '../core/window-text.ts'
 import { TimelineSheetsError } from '../errors.ts'
 import type { TabWrite } from '../sheets/port.ts'
 import type { AllowedTags } from '../timeline/model.ts'
@@ -63,6 +64,8 @@ export interface ExportSummary {
   /** `incomplete`: some rows changed while the run wrote and were left for the next run (exit 1, run again). */
   result: 'success' | 'partial' | 'incomplete'
   spreadsheet: string
+  /** The local days the export covers, in the target's zone. */
+  window: WindowView
   timelines: TimelineSummary[]
   counts: RunCounts
   allowedTags: 'unchanged' | 'rewritten' | 'unavailable'
@@ -227,6 +230,15 @@ async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: Ex
     }
   }
   const writes = activityWrites(decisions, { tab: activitiesData, layout, timeZone: target.timeZone, today })
+  const timelineSummaries = changes.map(timelineSummary)
+  const nothingRead = emptyReadExplanation({
+    window: windowView(window),
+    visible: tagsTimelines,
+    users: target.users,
+    read: timelineSummaries,
+    activitiesRead: timelineSummaries.reduce((n, t) => n + t.activitiesRead, 0),
+  })
+  if (nothingRead) warnings.push(nothingRead)
 
   const tabWrites: TabWrite[] = [{ ...writes.write, keyColumn: layout.index[ACTIVITY_COLUMN.key] }]
   const allowed = allowedTagsWrite(serverAllowed, target.tabs.allowedTags, snapshot, state.allowedTagsFingerprint, warnings)
@@ -293,13 +305,8 @@ async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: Ex
     dryRun: Boolean(options.dryRun),
     result,
     spreadsheet: deps.spreadsheet.describe(),
-    timelines: changes.map((c) => ({
-      timelineKey: c.timeline.timelineKey,
-      owner: c.timeline.ownerUsername,
-      mode: c.mode,
-      activitiesRead: c.activities.length + (c.mode === 'incremental' ? (c.lookBack?.activities.length ?? 0) : 0),
-      lookBack: c.mode === 'full' || Boolean(c.lookBack),
-    })),
+    window: windowView(window),
+    timelines: timelineSummaries,
     counts,
     allowedTags: allowed.outcome,
     layoutChanged,
@@ -308,6 +315,16 @@ async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: Ex
     attention: decisions
       .filter((d) => d.kind === 'conflict' || d.kind === 'invalid')
       .map((d) => ({ rowNumber: 'rowNumber' in d ? d.rowNumber : undefined, key: d.key, reason: d.reason })),
+  }
+}
+
+function timelineSummary(c: TimelineChanges): TimelineSummary {
+  return {
+    timelineKey: c.timeline.timelineKey,
+    owner: c.timeline.ownerUsername,
+    mode: c.mode,
+    activitiesRead: c.activities.length + (c.mode === 'incremental' ? (c.lookBack?.activities.length ?? 0) : 0),
+    lookBack: c.mode === 'full' || Boolean(c.lookBack),
   }
 }
 

@@ -21,6 +21,7 @@ import { crashPoint } from './crash-points.ts'
 import type { EngineDeps } from './deps.ts'
 import { withRun, type RunFrame } from './run.ts'
 import { exportWindow, tabSpecs } from '../core/export-plan.ts'
+import { windowView, type WindowView } from '../core/window-text.ts'
 import { isEmptyWrite } from '../core/sheet-writes.ts'
 import { summaryLine, syncLogRow } from '../core/sync-log.ts'
 import { adoptInterrupted, findCandidates, planLines, readRanges, restOfWindow } from '../core/import-plan.ts'
@@ -113,6 +114,8 @@ export interface ImportSummary {
   /** What became of the allowed tags after applying (the plan only says what was intended). */
   tags: { outcome: ImportPlanView['tags']; message: string | undefined }
   spreadsheet: string
+  /** The local days the target covers, in its zone: the server is read within them. */
+  window: WindowView
   sheetsRequests: { reads: number; writes: number }
 }
 
@@ -139,6 +142,7 @@ async function importInFrame(target: TargetConfig, deps: ImportDeps, options: Im
     counts: emptyCounts(),
     tags: { outcome: 'unchanged', message: undefined },
     spreadsheet: deps.spreadsheet.describe(),
+    window: windowView(exportWindow(target, startedAt)),
     sheetsRequests: sheetsRequests(),
   })
   const specs = tabSpecs(target)
@@ -393,6 +397,7 @@ async function importInFrame(target: TargetConfig, deps: ImportDeps, options: Im
       counts: s.counts,
       tags: s.tags ?? { outcome: view.tags, message: view.tagsMessage },
       spreadsheet: deps.spreadsheet.describe(),
+      window: windowView(exportWindow(target, startedAt)),
       sheetsRequests: sheetsRequests(),
     }
   }

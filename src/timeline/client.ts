@@ -261,6 +261,7 @@ export function toTimelineInfo(json: TimelineJson, url: string): TimelineInfo {
     schemaName: json.schema.name,
     lastChangeId: json.lastChangeId ?? undefined,
     timestamp: json.timestamp ?? undefined,
+    lastUpdated: json.lastUpdate?.updatedUtcTime,
     links: (json.links ?? []).map((link) => ({ rel: link.rel, href: new URL(link.href, url).toString() })),
   }
 }
