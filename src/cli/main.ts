@@ -89,7 +89,11 @@ Examples:
         'delete on the server the activities whose rows were removed from the sheet (default: only report them)',
         false,
       )
-      .option('--max-delete <n|n%>', 'most deletions one run may make: a count (200) or a share of the rows (50%)')
+      .option(
+        '--max-delete <n|n%>',
+        'most deletions one run may make: a share of the rows (default 50%) or a count (default 200); give it twice for both',
+        (value: string, earlier: string[] = []) => [...earlier, value],
+      )
       .option(
         '--force',
         'apply even when the plan looks like an accident (too many deletes, almost every row changed, an empty sheet)',
