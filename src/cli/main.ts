@@ -138,8 +138,9 @@ Examples:
     program
       .command('sync')
       .description('The nightly job: import the sheet edits, then export server changes, under a lock per target.')
-      .option('--every <interval>', 'keep running and sync every 30m, 2h, 1d …')
-      .option('--cron <expression>', 'keep running and sync on a cron schedule, e.g. "0 2 * * *"'),
+      .option('--every <interval>', "keep running and sync every 30m, 2h, 1d (1d: 02:00 in the target's time zone) …")
+      .option('--cron <expression>', 'keep running and sync on a cron schedule, e.g. "0 2 * * *"')
+      .option('--zone <iana-zone>', "the time zone --every and --cron are read in (default: the target's timeZone)"),
   )
     .addHelpText(
       'after',
@@ -148,7 +149,12 @@ With cron (crontab -e), every night at 02:00:
   0 2 * * *  cd /srv/timeline-sheets && TIMELINE_PASSWORD=… timeline-sheets sync >> sync.log 2>&1
 
 With a systemd timer: see README.md ("Running it every night").
-Without either: timeline-sheets sync --cron "0 2 * * *" (keeps running).`,
+Without either: timeline-sheets sync --cron "0 2 * * *" (keeps running).
+--every and --cron run in the target's time zone ("timeZone" in the config),
+not the host's, or in the zone --zone names (targets in different zones need
+it). A time the clocks skip runs when they resume; a time they repeat runs once.
+With --json each run prints one line: { runs, exitCode, schedule } or
+{ error, exitCode, schedule }, schedule holding the pattern, zone and next run.`,
     )
     .action(async (options: import('./commands/sync.ts').SyncCommandOptions, command: Command) => {
       const { runSyncCommand } = await import('./commands/sync.ts')

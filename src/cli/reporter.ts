@@ -15,6 +15,8 @@ export interface Reporter extends RunReporter {
 
 export interface ReporterOptions {
   json: boolean
+  /** With `json`: each result on one line (a scheduled sync prints one per run), not indented. */
+  jsonLines?: boolean
   verbose: boolean
   quiet?: boolean
   stdout?: NodeJS.WritableStream & { isTTY?: boolean }
@@ -78,7 +80,8 @@ export function createReporter(options: ReporterOptions): Reporter {
     endProgress: clearBar,
     result(text, json) {
       clearBar()
-      stdout.write(redactUserInfo(options.json ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`))
+      const asJson = options.jsonLines ? JSON.stringify(json) : JSON.stringify(json, null, 2)
+      stdout.write(redactUserInfo(options.json ? `${asJson}\n` : `${text}\n`))
     },
   }
 }
