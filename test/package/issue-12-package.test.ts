@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest'
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as {
   version: string
+  license: string
   engines: { node: string }
   bin: Record<string, string>
   files: string[]
@@ -65,11 +66,18 @@ describe('issue 12: the package', () => {
     expect(packed.code, packed.stderr).toBe(0)
     const files = (JSON.parse(packed.stdout) as [{ files: { path: string }[] }])[0].files.map((f) => f.path)
     expect(files).toEqual(
-      expect.arrayContaining(['bin/timeline-sheets.js', 'package.json', 'README.md', 'config.example.json', 'config.schema.json']),
+      expect.arrayContaining(['bin/timeline-sheets.js', 'package.json', 'README.md', 'LICENSE', 'config.example.json', 'config.schema.json']),
     )
     const stray = files.filter((f) => /(^|\/)(test|counterparts|src|bench|scripts|decisions|demo)\/|\.ts$|\.xlsx$|\.bak$/.test(f))
     expect(stray).toEqual([])
   }, 60_000)
+
+  it('carries the MIT licence its package.json names', async () => {
+    expect(pkg.license).toBe('MIT')
+    const licence = await readFile(path.join(root, 'LICENSE'), 'utf8')
+    expect(licence.split('\n')[0]).toBe('MIT License')
+    expect(licence).toContain('Permission is hereby granted, free of charge')
+  })
 
   it('says in the README which Node the installed command needs, as engines does', async () => {
     const minimum = /^>=(\d+\.\d+)$/.exec(pkg.engines.node)?.[1]
