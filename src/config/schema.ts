@@ -43,12 +43,7 @@ const timeouts = z
       .max(ONE_DAY_MS)
       .default(30_000)
       .describe("Milliseconds from sending a request until the answer's headers arrive."),
-    idleBodyMs: z
-      .int()
-      .min(1)
-      .max(ONE_DAY_MS)
-      .default(30_000)
-      .describe('Longest pause, in milliseconds, between two pieces of an answer.'),
+    idleBodyMs: z.int().min(1).max(ONE_DAY_MS).default(30_000).describe('Longest pause, in milliseconds, between two pieces of an answer.'),
     totalMs: z.int().min(1).max(ONE_DAY_MS).default(120_000).describe('Milliseconds for a whole request, redirects and body included.'),
     runMs: z
       .int()
@@ -58,16 +53,12 @@ const timeouts = z
       .describe('Deadline of a whole run (every target), in milliseconds; unset: none. --deadline on the command line wins.'),
   })
   .prefault({})
-  .describe('Limits on every request to both services; a request that passes one is repeated like a busy server\'s answer.')
+  .describe("Limits on every request to both services; a request that passes one is repeated like a busy server's answer.")
 
 const timelinePace = z
   .strictObject({
     concurrency: z.int().min(1).max(64).default(4).describe('Requests to the Timeline service in flight at once.'),
-    requestsPerInterval: z
-      .int()
-      .min(1)
-      .default(300)
-      .describe('Requests started per intervalMs; the Timeline service publishes no limit.'),
+    requestsPerInterval: z.int().min(1).default(300).describe('Requests started per intervalMs; the Timeline service publishes no limit.'),
     intervalMs: z.int().min(1).default(60_000).describe('Length of the interval requestsPerInterval counts in, in milliseconds.'),
   })
   .prefault({})

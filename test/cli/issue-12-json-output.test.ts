@@ -127,14 +127,23 @@ describe('issue 12: --json', () => {
 describe('issue 12: sync on a schedule with --json', () => {
   /** Runs `sync --cron` until `lines` JSON lines are on stdout, then stops it as a service manager would. */
   async function scheduled(args: string[], runEnv: Record<string, string>, lines: number) {
-    const child = startProcess(CLI, ['sync', ...args, '--cron', '* * * * * *', '--json', '--quiet'], { ...runEnv, TZ: 'America/Los_Angeles' })
+    const child = startProcess(CLI, ['sync', ...args, '--cron', '* * * * * *', '--json', '--quiet'], {
+      ...runEnv,
+      TZ: 'America/Los_Angeles',
+    })
     try {
       await child.waitFor('stdout', new RegExp(`(?:[^\\n]*\\n){${lines}}`), 120_000)
     } finally {
       await child.stop()
     }
     const run = await child.exited
-    return { run, out: run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>) }
+    return {
+      run,
+      out: run.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    }
   }
 
   it("one line per run: { runs, exitCode, schedule } in the target's zone, whatever the host's", async () => {

@@ -235,7 +235,13 @@ describe('runUndo', () => {
       read: async () => (++reads > 1 ? unreachable() : { tabs: {} }),
       ensureLayout: unreachable,
     } as unknown as Spreadsheet
-    const exportable = { ...target, users: [], otherTimelines: [], deletedRows: 'remove', window: { days: 35, lookBackDays: 7 } } as TargetConfig
+    const exportable = {
+      ...target,
+      users: [],
+      otherTimelines: [],
+      deletedRows: 'remove',
+      window: { days: 35, lookBackDays: 7 },
+    } as TargetConfig
     const summary = await runUndo(exportable, runId, {
       client: fake.client,
       spreadsheet: failingExport,

@@ -130,7 +130,9 @@ export function formatUndoSummary(s: UndoSummary): string {
     if (s.exported.result !== 'success')
       lines.push(`The export afterwards is ${s.exported.result} (its own Sync log row says why); the undo itself is ${s.result}.`)
   } else if (s.exportFailure)
-    lines.push(`The export afterwards failed: ${s.exportFailure} Run export --full to see the reverted state; the undo itself is ${s.result}.`)
+    lines.push(
+      `The export afterwards failed: ${s.exportFailure} Run export --full to see the reverted state; the undo itself is ${s.result}.`,
+    )
   else if (s.applied) lines.push('The sheet was not exported (--no-export): run export to see the reverted state.')
   return lines.join('\n')
 }

@@ -88,7 +88,8 @@ export function parseMaxDelete(value: string | readonly string[] | undefined): P
   for (const one of typeof value === 'string' ? [value] : (value ?? [])) {
     const share = /^(\d+(?:\.\d+)?)%$/.exec(one.trim())
     const key = share ? 'maxDeletePercent' : /^\d+$/.test(one.trim()) ? 'maxDeleteCount' : undefined
-    if (key === undefined) throw new TimelineSheetsError('TS_USAGE', `--max-delete ${one} is neither a share like 30% nor a count like 500.`)
+    if (key === undefined)
+      throw new TimelineSheetsError('TS_USAGE', `--max-delete ${one} is neither a share like 30% nor a count like 500.`)
     if (out[key] !== undefined)
       throw new TimelineSheetsError('TS_USAGE', `--max-delete was given two ${share ? 'shares' : 'counts'}.`, {
         hint: 'Give it at most once as a share (30%) and once as a count (500).',
