@@ -80,7 +80,7 @@ export interface TimelineHttp {
 const RETRY_STATUSES = new Set([429, 502, 503, 504])
 /**
  * Answers to a range read that say the range was too much for the server
- * (decisions/0004-timeline-read-ranges.md): a refusal of the request as such
+ * (decisions/0005-timeline-read-ranges.md): a refusal of the request as such
  * (400, 413, 422), a server that failed or gave up building it (500, 504).
  */
 const RANGE_REFUSALS = new Set([400, 413, 422, 500, 504])
