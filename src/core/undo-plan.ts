@@ -3,6 +3,9 @@
  * it is now, from that run's journal. Pure. State-based, not history-based: a re-created activity is
  * recognised by its values, a restored one by its old fingerprint, a deleted one by its absence — which
  * is what makes a second undo a no-op.
+ *
+ * Longer than most files because every case of undo (created, updated or deleted by the run × the server as it
+ * is now) stands side by side, so a missing case shows.
  */
 import { toInput, type ActivityInput } from './activity.ts'
 import { describeInput } from './describe.ts'

@@ -3,6 +3,10 @@
  * one pace lane, the one retry policy with a classifier that knows which calls
  * are safe to repeat, and status codes turned into typed errors. Secrets from
  * the sign-in never reach a message or a log.
+ *
+ * Longer than most files because every wire concern of a Timeline call (media type, pace, which calls may be
+ * repeated, status codes to typed errors) belongs together: split, the retry rules would drift from the calls
+ * they guard.
  */
 import {
   ConcurrencyError,

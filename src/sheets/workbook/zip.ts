@@ -6,6 +6,9 @@
  * tool does not change (a manager's tab, a drawing) keeps every byte.
  * Node's zlib does the (de)compression; the format is small enough to read
  * and write here rather than pull in a package.
+ *
+ * Longer than most files because reading and writing share the record layouts, which are checked against the
+ * format side by side.
  */
 import zlib from 'node:zlib'
 
