@@ -56,7 +56,7 @@ describe('issue 12: the package', () => {
     expect(imported.size).toBeGreaterThan(5)
     const missing = [...imported].filter((name) => !(name in pkg.dependencies))
     expect(missing).toEqual([])
-    // And the other way: no dependency is shipped that src/ never imports (date-fns was: decisions/0005).
+    // And the other way: no dependency is shipped that src/ never imports (date-fns was: decisions/0006).
     const unused = Object.keys(pkg.dependencies).filter((name) => !imported.has(name))
     expect(unused).toEqual([])
   })
