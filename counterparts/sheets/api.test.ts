@@ -1042,7 +1042,10 @@ describe('auth, quota and faults (§7, §10)', () => {
     const owner = await api.spreadsheets.get({ spreadsheetId: id })
     expect(owner.data.sheets![0]!.protectedRanges![0]!.requestingUserCanEdit).toBe(true)
     const write = await failure(
-      viewer.spreadsheets.values.update({ spreadsheetId: id, range: 'A1', valueInputOption: 'RAW', requestBody: { values: [[1]] } }, NO_RETRY),
+      viewer.spreadsheets.values.update(
+        { spreadsheetId: id, range: 'A1', valueInputOption: 'RAW', requestBody: { values: [[1]] } },
+        NO_RETRY,
+      ),
     )
     expect(write.status).toBe(403)
     expect(write.message).toBe('The caller does not have permission')

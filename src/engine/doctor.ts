@@ -4,8 +4,6 @@
  * failed is skipped rather than run into the same failure. Doctor only reads: no request that changes the
  * Timeline server or the spreadsheet, and nothing written to the state folder.
  */
-import { constants } from 'node:fs'
-import { access, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { LoadedConfig } from '../config/load.ts'
 import type { TargetConfig } from '../config/schema.ts'
@@ -13,6 +11,7 @@ import { describeServer, sameServer } from '../core/server-identity.ts'
 import { HttpError, TimelineSheetsError, type ErrorCode } from '../errors.ts'
 import type { SpreadsheetFacts, SpreadsheetProbe } from '../sheets/probe.ts'
 import { fileAccessError } from '../state/file-access.ts'
+import { writableFolder } from '../state/writable-folder.ts'
 import { lockHolder } from '../state/lock.ts'
 import { loadState, stateLocation } from '../state/target-state.ts'
 import type { ServerIdentity, TimelineClient } from '../timeline/client.ts'
@@ -148,7 +147,11 @@ function serverChecks(deps: DoctorDeps, now: () => Date): Check<ServerContext>[]
         const all = loaded.config.targets
         const targets = deps.targetName === undefined ? all : all.filter((t) => t.name === deps.targetName)
         if (targets.length === 0) {
-          return fail('TS_USAGE', `${loaded.file} has no target named "${deps.targetName}"`, `Targets: ${all.map((t) => t.name).join(', ')}.`)
+          return fail(
+            'TS_USAGE',
+            `${loaded.file} has no target named "${deps.targetName}"`,
+            `Targets: ${all.map((t) => t.name).join(', ')}.`,
+          )
         }
         context.loaded = loaded
         context.targets = targets
@@ -259,7 +262,11 @@ function targetChecks(deps: DoctorDeps, now: () => Date, target: TargetConfig): 
       async run({ probe, facts }) {
         const who = probe!.principal ?? 'the Google account timeline-sheets signs in as'
         if (facts!.canEdit === false) {
-          return fail('TS_FORBIDDEN', `${who} may read but not edit the spreadsheet (${facts!.editEvidence})`, `Share it with ${who} as editor.`)
+          return fail(
+            'TS_FORBIDDEN',
+            `${who} may read but not edit the spreadsheet (${facts!.editEvidence})`,
+            `Share it with ${who} as editor.`,
+          )
         }
         if (facts!.canEdit === undefined) {
           return warn(
@@ -278,7 +285,11 @@ function targetChecks(deps: DoctorDeps, now: () => Date, target: TargetConfig): 
         needs: ['probe'],
         async run({ loaded, probeError, facts }) {
           if (probeError instanceof HttpError && probeError.status === 429) {
-            return fail('TS_SHEETS_API', `Google refused the read for quota (429): ${probeError.message}`, 'Wait a minute and run again; lower google.readsPerMinute if it keeps happening.')
+            return fail(
+              'TS_SHEETS_API',
+              `Google refused the read for quota (429): ${probeError.message}`,
+              'Wait a minute and run again; lower google.readsPerMinute if it keeps happening.',
+            )
           }
           if (facts === undefined) return { status: 'skip', detail: 'not checked: the spreadsheet did not answer' }
           const { readsPerMinute, writesPerMinute } = loaded.config.google ?? { readsPerMinute: 60, writesPerMinute: 60 }
@@ -330,15 +341,7 @@ function targetChecks(deps: DoctorDeps, now: () => Date, target: TargetConfig): 
       name: 'state folder writable',
       async run({ loaded }) {
         const folder = stateLocation(loaded.resolvePath(loaded.config.stateDir), target.name).folder
-        const existing = await nearestExisting(folder)
-        try {
-          if (!(await stat(existing)).isDirectory()) {
-            throw Object.assign(new Error(`ENOTDIR: ${existing} is not a folder`), { code: 'ENOTDIR', path: existing })
-          }
-          await access(existing, constants.W_OK | constants.X_OK)
-        } catch (error) {
-          throw fileAccessError(error, { what: 'the state folder', file: folder, action: 'write', setting: 'stateDir' }) ?? error
-        }
+        const existing = await writableFolder(folder, { what: 'the state folder', setting: 'stateDir' })
         return pass(existing === folder ? folder : `${folder} (made by the first run in ${existing})`)
       },
     },
@@ -366,20 +369,6 @@ function sheetsRefusal(error: HttpError): CheckOutcome {
   if (error.status === 403) return fail('TS_FORBIDDEN', error.message, fix)
   if (error.status === 404) return fail('TS_CONFIG_INVALID', error.message, fix)
   return fail(error.code, error.message, fix)
-}
-
-/** The folder itself, or the nearest ancestor that exists (where the first run makes it). */
-async function nearestExisting(folder: string): Promise<string> {
-  let current = folder
-  for (;;) {
-    const exists = await stat(current).then(
-      () => true,
-      (error: NodeJS.ErrnoException) => error.code !== 'ENOENT',
-    )
-    const parent = path.dirname(current)
-    if (exists || parent === current) return current
-    current = parent
-  }
 }
 
 /** `Etc/GMT` and `UTC`, or `Asia/Calcutta` and `Asia/Kolkata`, are one zone. */

@@ -88,7 +88,11 @@ async function config(name: string, target: Record<string, unknown> = {}, overri
 
 const transferEnv = (world = timeline) => ({ TIMELINE_PASSWORD: world.seed.transfer!.password })
 
-async function doctor(file: string, env: Record<string, string> = transferEnv(), extra: { targetName?: string; isAlive?: (pid: number) => boolean } = {}) {
+async function doctor(
+  file: string,
+  env: Record<string, string> = transferEnv(),
+  extra: { targetName?: string; isAlive?: (pid: number) => boolean } = {},
+) {
   const report = await runDoctor({ ...doctorDeps(file, reporter, env), now: () => NOW, ...extra })
   const check = (name: string): CheckResult => {
     const found = report.checks.find((c) => c.name === name)
@@ -148,7 +152,10 @@ describe('issue 12: doctor on a setup that works', () => {
     const stateBefore = await readFile(stateLocation(exportedStateDir, 'team').stateFile, 'utf8')
 
     const report = await doctor(file)
-    expect(report.checks.map((c) => [c.name, c.status]), report.text).toEqual([
+    expect(
+      report.checks.map((c) => [c.name, c.status]),
+      report.text,
+    ).toEqual([
       ['config valid', 'pass'],
       ['Timeline sign-in', 'pass'],
       ['Content editor (getAll)', 'pass'],
@@ -187,7 +194,9 @@ describe('issue 12: doctor, config', () => {
     const report = await doctor(file)
     expect(report.check('config valid')).toMatchObject({ status: 'fail', code: 'TS_CONFIG_INVALID' })
     expect(report.check('config valid').detail).toContain('timeZone')
-    expect(report.text.split('\n')[0]).toMatch(/^FAIL {2}config valid: .*targets\[0\]\.timeZone: "Mars\/Olympus" is not an IANA time zone.* Fix: /)
+    expect(report.text.split('\n')[0]).toMatch(
+      /^FAIL {2}config valid: .*targets\[0\]\.timeZone: "Mars\/Olympus" is not an IANA time zone.* Fix: /,
+    )
     expect(report.check('Timeline sign-in')).toMatchObject({ status: 'skip', detail: 'not checked: "config valid" failed' })
     expect(report.exitCode).toBe(2)
   })
@@ -199,12 +208,16 @@ describe('issue 12: doctor, config', () => {
   })
 
   it('--target checks only that target', async () => {
-    const file = await config('two', {}, {
-      targets: [
-        { name: 'team', spreadsheet: { kind: 'google', spreadsheetId: laidOut }, timeZone: ZONE },
-        { name: 'other', spreadsheet: { kind: 'workbook', path: 'other.xlsx' }, timeZone: ZONE },
-      ],
-    })
+    const file = await config(
+      'two',
+      {},
+      {
+        targets: [
+          { name: 'team', spreadsheet: { kind: 'google', spreadsheetId: laidOut }, timeZone: ZONE },
+          { name: 'other', spreadsheet: { kind: 'workbook', path: 'other.xlsx' }, timeZone: ZONE },
+        ],
+      },
+    )
     const all = await doctor(file)
     expect(new Set(all.checks.map((c) => c.target).filter(Boolean))).toEqual(new Set(['team', 'other']))
     const one = await doctor(file, transferEnv(), { targetName: 'other' })
@@ -228,12 +241,14 @@ describe('issue 12: doctor, the Timeline server', () => {
     const report = await doctor(file, { TIMELINE_PASSWORD: reader.password })
     expect(report.check('Timeline sign-in').status).toBe('pass')
     expect(report.check('Content editor (getAll)')).toMatchObject({ status: 'fail', code: 'TS_FORBIDDEN' })
-    expect(report.check('Content editor (getAll)').fix).toBe(`Give ${reader.username} the Content editor permission on the Timeline server.`)
+    expect(report.check('Content editor (getAll)').fix).toBe(
+      `Give ${reader.username} the Content editor permission on the Timeline server.`,
+    )
     expect(report.check('Tags timelines visible').status).toBe('pass')
     expect(report.exitCode).toBe(6)
   })
 
-  it('an ordinary user sees only their own Tags timeline: the target\'s other user is not visible', async () => {
+  it("an ordinary user sees only their own Tags timeline: the target's other user is not visible", async () => {
     const [alice, bob] = timeline.seed.users
     const file = await config(
       'user',
@@ -279,7 +294,7 @@ describe('issue 12: doctor, the spreadsheet', () => {
     expect(report.exitCode).toBe(2)
   })
 
-  it('shared as viewer: readable, but the tool\'s protected ranges say it may not edit: exit 6', async () => {
+  it("shared as viewer: readable, but the tool's protected ranges say it may not edit: exit 6", async () => {
     const sharing = fake.store.spreadsheets.get(laidOut)!
     sharing.sharedWith = { [SA]: 'reader' }
     try {
@@ -323,7 +338,11 @@ describe('issue 12: doctor, the spreadsheet', () => {
     expect(refused.check('quota headroom')).toMatchObject({ status: 'fail', code: 'TS_SHEETS_API' })
     expect(refused.exitCode).toBe(1)
 
-    const fast = await config('fast', {}, { google: { auth: { mode: 'service-account', keyFile }, rootUrl: fake.rootUrl, readsPerMinute: 120 } })
+    const fast = await config(
+      'fast',
+      {},
+      { google: { auth: { mode: 'service-account', keyFile }, rootUrl: fake.rootUrl, readsPerMinute: 120 } },
+    )
     const report = await doctor(fast)
     expect(report.check('quota headroom').status).toBe('warn')
     expect(report.check('quota headroom').fix).toContain('google.readsPerMinute')
@@ -342,7 +361,9 @@ describe('issue 12: doctor, the spreadsheet', () => {
     expect(broken.check('workbook readable')).toMatchObject({ status: 'fail', code: 'TS_WORKBOOK' })
     expect(broken.check('workbook writable').status).toBe('skip')
 
-    const missingFolder = await doctor(await config('workbook-folder', { spreadsheet: { kind: 'workbook', path: 'no/such/folder/team.xlsx' } }))
+    const missingFolder = await doctor(
+      await config('workbook-folder', { spreadsheet: { kind: 'workbook', path: 'no/such/folder/team.xlsx' } }),
+    )
     expect(missingFolder.check('workbook readable').status).toBe('fail')
   })
 })
@@ -380,7 +401,13 @@ describe('issue 12: doctor, state and lock', () => {
     const expiresAt = new Date(NOW.getTime() + 3_600_000).toISOString()
     await writeFile(
       lockFile,
-      JSON.stringify({ pid: process.pid, host: (await import('node:os')).hostname(), command: 'sync', createdAt: NOW.toISOString(), expiresAt }),
+      JSON.stringify({
+        pid: process.pid,
+        host: (await import('node:os')).hostname(),
+        command: 'sync',
+        createdAt: NOW.toISOString(),
+        expiresAt,
+      }),
     )
     const held = await doctor(file)
     expect(held.check('lock free')).toMatchObject({ status: 'fail', code: 'TS_LOCKED' })

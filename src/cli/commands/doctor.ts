@@ -23,7 +23,11 @@ export interface DoctorJson {
 
 export async function runDoctorCommand(globals: GlobalOptions, options: DoctorCommandOptions): Promise<ExitCode> {
   const reporter = createReporter({ json: globals.json, verbose: globals.verbose, quiet: globals.quiet })
-  const report = await runDoctor({ ...doctorDeps(globals.config, reporter, process.env, globals.deadline), now: clockFor(globals), ...target(options) })
+  const report = await runDoctor({
+    ...doctorDeps(globals.config, reporter, process.env, globals.deadline),
+    now: clockFor(globals),
+    ...target(options),
+  })
   const exitCode = doctorExitCode(report.checks)
   const json: DoctorJson = { checks: report.checks, exitCode }
   reporter.result(formatDoctor(report.checks, exitCode), json)
@@ -33,12 +37,7 @@ export async function runDoctorCommand(globals: GlobalOptions, options: DoctorCo
 const target = (options: DoctorCommandOptions) => (options.target === undefined ? {} : { targetName: options.target })
 
 /** The real adapters for doctor, with secrets from `env`. */
-export function doctorDeps(
-  configFile: string,
-  reporter: Reporter,
-  env: NodeJS.ProcessEnv,
-  deadline?: string,
-): Omit<DoctorDeps, 'now'> {
+export function doctorDeps(configFile: string, reporter: Reporter, env: NodeJS.ProcessEnv, deadline?: string): Omit<DoctorDeps, 'now'> {
   const networks = new WeakMap<LoadedConfig, NetworkSettings>()
   const network = (loaded: LoadedConfig) => {
     if (!networks.has(loaded)) networks.set(loaded, runNetwork(loaded, deadline))
@@ -65,7 +64,10 @@ export async function openSpreadsheetProbe(
   }
   const google = loaded.config.google
   if (!google) {
-    throw new TimelineSheetsError('TS_CONFIG_INVALID', `Target ${target.name} uses a Google spreadsheet but the config has no "google" section.`)
+    throw new TimelineSheetsError(
+      'TS_CONFIG_INVALID',
+      `Target ${target.name} uses a Google spreadsheet but the config has no "google" section.`,
+    )
   }
   const { createGoogleProbe } = await import('../../sheets/google/probe.ts')
   return createGoogleProbe({

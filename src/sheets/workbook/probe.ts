@@ -36,7 +36,9 @@ export function createWorkbookProbe(file: string): SpreadsheetProbe {
         timeZone: undefined,
         laidOut: exists,
         canEdit: true,
-        editEvidence: exists ? 'the file and its folder are writable' : 'not there yet; its folder is writable, so the first export makes it',
+        editEvidence: exists
+          ? 'the file and its folder are writable'
+          : 'not there yet; its folder is writable, so the first export makes it',
       }
     },
   }
