@@ -43,6 +43,7 @@ Getting started:
   npm run demo                                 see it work against the bundled reference server
   cp config.example.json timeline-sheets.json  then edit the server, sign-in and target
   timeline-sheets login                        cloud only: sign in once in a browser
+  timeline-sheets doctor                       check sign-ins, permissions, sharing, state and lock
   timeline-sheets export --dry-run             show what the first export would write
   timeline-sheets export                       fill the sheet; later runs are incremental
 
@@ -201,6 +202,35 @@ Examples:
     .action(async (runId: string, options: import('./commands/undo.ts').UndoCommandOptions, command: Command) => {
       const { runUndoCommand } = await import('./commands/undo.ts')
       process.exitCode = await runUndoCommand(globals(command), runId, options)
+    })
+
+  program
+    .command('doctor')
+    .description('Check everything a nightly sync needs, one line per check with what to fix; reads only, writes nothing.')
+    .option('-t, --target <name>', 'only this target (default: every target in the config)')
+    .addHelpText(
+      'after',
+      `
+Checks, in order: the config; the Timeline sign-in; the Content editor
+permission (getAll); the Tags timelines; the updatedactivities link; then per
+target: Google sign-in and the spreadsheet reachable (or the workbook file
+readable), editable, quota headroom, its time zone against the target's; the
+state belongs to this server and account; the state folder writable; the lock
+free. A check that depends on a failed one is skipped.
+
+Doctor sends no write to the server or the spreadsheet and writes no state.
+It exits 0 when a sync would work (warnings included), otherwise with the code
+the first failed check would end a sync with: 2 config or a file, 5 lock held,
+6 sign-in refused or a permission missing (spreadsheet not shared), 7 state of
+another server, 1 anything else.
+
+Examples:
+  timeline-sheets doctor
+  timeline-sheets doctor --target team-a --json`,
+    )
+    .action(async (options: { target?: string }, command: Command) => {
+      const { runDoctorCommand } = await import('./commands/doctor.ts')
+      process.exitCode = await runDoctorCommand(globals(command), options)
     })
 
   program
