@@ -21,12 +21,12 @@ import {
 import { ACTIVITY_COLUMN } from '../core/columns.ts'
 import { fnv1a64Base64url } from '../core/fingerprint.ts'
 import type { Decision } from '../core/plan.ts'
-import type { KnownUser } from '../core/rows.ts'
+import { activityKey, type KnownUser } from '../core/rows.ts'
 import { activityWrites, isEmptyWrite } from '../core/sheet-writes.ts'
 import { summaryLine, syncLogRow, type RunCounts } from '../core/sync-log.ts'
 import { localDateOf } from '../core/time.ts'
 import { TimelineSheetsError } from '../errors.ts'
-import type { TabWrite } from '../sheets/port.ts'
+import type { ReadOptions, TabWrite } from '../sheets/port.ts'
 import type { AllowedTags } from '../timeline/model.ts'
 import type { TargetConfig } from '../config/schema.ts'
 import { readEach, readTimelineChanges, type TimelineChanges } from './server-reads.ts'
@@ -140,7 +140,7 @@ async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: Ex
       ? await readOtherTimelines(deps.client, await deps.client.listTimelines(), target.otherTimelines, target.users, window)
       : undefined
 
-  let snapshot = await deps.spreadsheet.read(specs.map((s) => s.title))
+  let snapshot = await deps.spreadsheet.read(specs.map((s) => s.title), sheetReadOptions(changes, target, full || Boolean(frame.setAside)))
   const missingTabs = specs.filter((spec) => !snapshot.tabs[spec.title]?.exists).map((spec) => spec.title)
   if (missingTabs.length > 0 && !options.dryRun && !layoutChanged) {
     // A tab someone deleted or renamed since the layout was last applied: make it again.
@@ -309,6 +309,26 @@ async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: Ex
       .filter((d) => d.kind === 'conflict' || d.kind === 'invalid')
       .map((d) => ({ rowNumber: 'rowNumber' in d ? d.rowNumber : undefined, key: d.key, reason: d.reason })),
   }
+}
+
+/**
+ * What the plan needs of the Activities tab: nothing but its header when the server reported nothing new
+ * (no row can change), else the whole tab, with the rows of the changed activities confirmed in passing
+ * (Google: through their row anchors in the same request), so the write need not read them back.
+ */
+function sheetReadOptions(changes: readonly TimelineChanges[], target: TargetConfig, whole: boolean): ReadOptions {
+  if (whole || changes.some((c) => c.mode === 'full')) return {}
+  const keys: string[] = []
+  for (const c of changes) {
+    if (c.mode !== 'incremental') continue
+    const timelineKey = c.timeline.timelineKey
+    for (const a of c.activities) keys.push(activityKey(timelineKey, a.entityId))
+    for (const id of c.deletedIds) keys.push(activityKey(timelineKey, id))
+    for (const a of c.lookBack?.activities ?? []) keys.push(activityKey(timelineKey, a.entityId))
+  }
+  const quiet = changes.every((c) => c.mode === 'incremental' && c.lookBack === undefined)
+  if (keys.length === 0 && quiet) return { headerOnly: [target.tabs.activities] }
+  return { rowsToWrite: { tab: target.tabs.activities, keys } }
 }
 
 async function readServerAllowedTags(deps: ExportDeps, warnings: string[]): Promise<AllowedTags | undefined> {
