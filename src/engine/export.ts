@@ -32,7 +32,7 @@ import type { TargetConfig } from '../config/schema.ts'
 import { readEach, readTimelineChanges, type TimelineChanges } from './server-reads.ts'
 import { crashPoint } from './crash-points.ts'
 import type { EngineDeps } from './deps.ts'
-import { withRun, type RunFrame } from './run.ts'
+import { withRun, type RunFrame, type SyncHandOff } from './run.ts'
 
 export { newRunId } from './run.ts'
 import { otherTimelineWrites } from '../core/other-timelines.ts'
@@ -73,16 +73,28 @@ export interface ExportSummary {
   attention: { rowNumber: number | undefined; key: string | undefined; reason: string }[]
 }
 
-export async function runExport(target: TargetConfig, deps: ExportDeps, options: ExportOptions = {}): Promise<ExportSummary> {
+/** `handOff` (sync): the import half's read, planned on instead of a read of its own, and its Sync log row. */
+export async function runExport(
+  target: TargetConfig,
+  deps: ExportDeps,
+  options: ExportOptions = {},
+  handOff?: SyncHandOff,
+): Promise<ExportSummary> {
   return withRun(
     target,
     deps,
     { command: 'export', dryRun: Boolean(options.dryRun), startOverOnOtherServer: Boolean(options.full) },
-    (frame) => exportInFrame(target, deps, options, frame),
+    (frame) => exportInFrame(target, deps, options, frame, handOff),
   )
 }
 
-async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: ExportOptions, frame: RunFrame): Promise<ExportSummary> {
+async function exportInFrame(
+  target: TargetConfig,
+  deps: ExportDeps,
+  options: ExportOptions,
+  frame: RunFrame,
+  handOff: SyncHandOff | undefined,
+): Promise<ExportSummary> {
   const { runId, startedAt, state } = frame
   let full = Boolean(options.full) || frame.fresh
   if (frame.fresh) deps.reporter.info('No state for this target yet: reading the whole window and reconciling by Key.')
@@ -140,7 +152,12 @@ async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: Ex
       ? await readOtherTimelines(deps.client, await deps.client.listTimelines(), target.otherTimelines, target.users, window)
       : undefined
 
-  let snapshot = await deps.spreadsheet.read(specs.map((s) => s.title), sheetReadOptions(changes, target, full || Boolean(frame.setAside)))
+  // The import half of a sync that wrote nothing read the sheet already: rows are found again when written.
+  const shared = handOff?.snapshot
+  let snapshot =
+    shared && !layoutChanged && !full && specs.every((spec) => shared.tabs[spec.title] !== undefined)
+      ? shared
+      : await deps.spreadsheet.read(specs.map((s) => s.title), sheetReadOptions(changes, target, full || Boolean(frame.setAside)))
   const missingTabs = specs.filter((spec) => !snapshot.tabs[spec.title]?.exists).map((spec) => spec.title)
   if (missingTabs.length > 0 && !options.dryRun && !layoutChanged) {
     // A tab someone deleted or renamed since the layout was last applied: make it again.
@@ -247,7 +264,10 @@ async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: Ex
   if (logTab?.exists || !options.dryRun) {
     tabWrites.push({
       tab: target.tabs.syncLog,
-      appends: [syncLogRow({ when: startedAt, timeZone: target.timeZone, runId, command: 'export', result, counts, message })],
+      appends: [
+        ...(handOff?.logRows ?? []),
+        syncLogRow({ when: startedAt, timeZone: target.timeZone, runId, command: 'export', result, counts, message }),
+      ],
     })
   }
 

@@ -131,4 +131,29 @@ describe('issue 10: Sheets requests per run (Google)', () => {
     expect(reads.filter((r) => r.tab === 'Activities')).toEqual([{ tab: 'Activities', rows: 0, headerOnly: true }])
     expect(syncLogRows()).toBe(logRows + 1)
   })
+
+  it('a sync with nothing to import and nothing new: one read for both halves, and both Sync log rows in one write', async () => {
+    const logRows = syncLogRows()
+    const { imported, exported } = await runSync(target, depsAt(T0 + 3 * HOUR))
+    expect(imported.result).toBe('success')
+    expect(exported?.result).toBe('success')
+    const stats = fake.store.stats()
+    expect(imported.sheetsRequests).toEqual({ reads: 1, writes: 0 })
+    expect(stats.byMethod).toEqual({ BatchGetValues: 1, BatchUpdateSpreadsheet: 1 })
+    const log = manager.readTab(spreadsheetId, 'Sync log')
+    expect(log.length).toBe(logRows + 2)
+    expect(log.slice(-2).map((row) => row.join(' '))).toEqual([expect.stringContaining('import'), expect.stringContaining('export')])
+  })
+
+  it('a sync with nothing to import and a change on the server: the import half costs 1 read, which the export half plans on', async () => {
+    const [a] = server.store.overlapping(timelineKey, Date.parse('2026-11-06T00:00:00Z'), Date.parse('2026-11-07T00:00:00Z'))
+    server.store.updateActivity(timelineKey, a!.id, { tags: 'Acme Corp, Website, Build', notes: 'changed again', start: a!.start, duration: a!.duration })
+    const { imported, exported } = await runSync(target, depsAt(T0 + 4 * HOUR))
+    expect(imported.sheetsRequests).toEqual({ reads: 1, writes: 0 })
+    expect(exported?.counts).toMatchObject({ created: 0, updated: 1, deleted: 0 })
+    const stats = fake.store.stats()
+    // The import's read; the write's read-back of the changed row (the read is older than the export's server
+    // reads), the value write, and the Sync log rows of both halves.
+    expect(stats.byMethod).toEqual({ BatchGetValues: 1, BatchGetValuesByDataFilter: 1, BatchUpdateValuesByDataFilter: 1, BatchUpdateSpreadsheet: 1 })
+  })
 })
