@@ -157,7 +157,10 @@ async function exportInFrame(
   let snapshot =
     shared && !layoutChanged && !full && specs.every((spec) => shared.tabs[spec.title] !== undefined)
       ? shared
-      : await deps.spreadsheet.read(specs.map((s) => s.title), sheetReadOptions(changes, target, full || Boolean(frame.setAside)))
+      : await deps.spreadsheet.read(
+          specs.map((s) => s.title),
+          sheetReadOptions(changes, target, full || Boolean(frame.setAside)),
+        )
   const missingTabs = specs.filter((spec) => !snapshot.tabs[spec.title]?.exists).map((spec) => spec.title)
   if (missingTabs.length > 0 && !options.dryRun && !layoutChanged) {
     // A tab someone deleted or renamed since the layout was last applied: make it again.

@@ -155,7 +155,9 @@ async function importInFrame(
   })
   const specs = tabSpecs(target)
   const writesBefore = deps.spreadsheet.requestCounts().writes
-  const snapshot = await deps.spreadsheet.read(handOff ? specs.map((s) => s.title) : [target.tabs.activities, target.tabs.allowedTags, target.tabs.syncLog])
+  const snapshot = await deps.spreadsheet.read(
+    handOff ? specs.map((s) => s.title) : [target.tabs.activities, target.tabs.allowedTags, target.tabs.syncLog],
+  )
   const tab = snapshot.tabs[target.tabs.activities]
   if (!tab?.exists) {
     if (neverRun && interrupted.length === 0) {

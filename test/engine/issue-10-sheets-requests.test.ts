@@ -45,7 +45,12 @@ beforeAll(async () => {
   stateDir = path.join(folder, 'state')
   const transfer = server.credentials.transfer!
   client = createTimelineClient({
-    signIn: passwordSignIn({ baseUrl: server.url, username: transfer.username, password: transfer.password, vendor: vendorIdentifiers('manictime') }),
+    signIn: passwordSignIn({
+      baseUrl: server.url,
+      username: transfer.username,
+      password: transfer.password,
+      vendor: vendorIdentifiers('manictime'),
+    }),
   })
   const { config } = parseConfig(
     JSON.stringify({
@@ -91,9 +96,19 @@ describe('issue 10: Sheets requests per run (Google)', () => {
 
   it('an incremental export with updates, a new and a deleted activity makes 3 requests, no read of its own before writing', async () => {
     const [a, b] = server.store.overlapping(timelineKey, Date.parse('2026-11-05T00:00:00Z'), Date.parse('2026-11-08T00:00:00Z'))
-    server.store.updateActivity(timelineKey, a!.id, { tags: 'Initech, Support, Tickets', notes: 'changed', start: a!.start, duration: a!.duration })
+    server.store.updateActivity(timelineKey, a!.id, {
+      tags: 'Initech, Support, Tickets',
+      notes: 'changed',
+      start: a!.start,
+      duration: a!.duration,
+    })
     server.store.deleteActivity(timelineKey, b!.id)
-    server.store.createActivity(timelineKey, { tags: 'Globex, Migration, Analysis', notes: 'new', start: '2026-11-10T09:00:00+01:00', duration: 1800 })
+    server.store.createActivity(timelineKey, {
+      tags: 'Globex, Migration, Analysis',
+      notes: 'new',
+      start: '2026-11-10T09:00:00+01:00',
+      duration: 1800,
+    })
     const logRows = syncLogRows()
 
     const summary = await runExport(target, depsAt(T0 + HOUR))
@@ -120,7 +135,8 @@ describe('issue 10: Sheets requests per run (Google)', () => {
     const read = deps.spreadsheet.read.bind(deps.spreadsheet)
     deps.spreadsheet.read = async (tabs, options) => {
       const snapshot = await read(tabs, options)
-      for (const tab of Object.values(snapshot.tabs)) reads.push({ tab: tab.title, rows: tab.rows.length, headerOnly: Boolean(tab.headerOnly) })
+      for (const tab of Object.values(snapshot.tabs))
+        reads.push({ tab: tab.title, rows: tab.rows.length, headerOnly: Boolean(tab.headerOnly) })
       return snapshot
     }
     const summary = await runExport(target, deps)
@@ -147,13 +163,23 @@ describe('issue 10: Sheets requests per run (Google)', () => {
 
   it('a sync with nothing to import and a change on the server: the import half costs 1 read, which the export half plans on', async () => {
     const [a] = server.store.overlapping(timelineKey, Date.parse('2026-11-06T00:00:00Z'), Date.parse('2026-11-07T00:00:00Z'))
-    server.store.updateActivity(timelineKey, a!.id, { tags: 'Acme Corp, Website, Build', notes: 'changed again', start: a!.start, duration: a!.duration })
+    server.store.updateActivity(timelineKey, a!.id, {
+      tags: 'Acme Corp, Website, Build',
+      notes: 'changed again',
+      start: a!.start,
+      duration: a!.duration,
+    })
     const { imported, exported } = await runSync(target, depsAt(T0 + 4 * HOUR))
     expect(imported.sheetsRequests).toEqual({ reads: 1, writes: 0 })
     expect(exported?.counts).toMatchObject({ created: 0, updated: 1, deleted: 0 })
     const stats = fake.store.stats()
     // The import's read; the write's read-back of the changed row (the read is older than the export's server
     // reads), the value write, and the Sync log rows of both halves.
-    expect(stats.byMethod).toEqual({ BatchGetValues: 1, BatchGetValuesByDataFilter: 1, BatchUpdateValuesByDataFilter: 1, BatchUpdateSpreadsheet: 1 })
+    expect(stats.byMethod).toEqual({
+      BatchGetValues: 1,
+      BatchGetValuesByDataFilter: 1,
+      BatchUpdateValuesByDataFilter: 1,
+      BatchUpdateSpreadsheet: 1,
+    })
   })
 })

@@ -90,6 +90,11 @@ export interface GoogleSpreadsheetOptions {
 
 /** Most rows a read confirms through their anchors in passing (`rowsToWrite`); more are read back by the write. */
 const MAX_ROWS_TO_WRITE = 5_000
+/**
+ * How long rows a read confirmed in passing stay confirmed for the write planned on it: the gap in which a
+ * person's typing into a cell the write sets is not seen. A write later than this reads its rows back.
+ */
+const CONFIRMED_FOR_MS = 5_000
 
 /** Retry defaults for Sheets: 7 retries doubling from 0.5 s reach about a minute of back-off for 5xx. */
 export const GOOGLE_RETRY: Partial<RetryOptions> = { limit: 7, baseDelay: 500, backoffLimit: 65_000, jitter: 0.25 }
@@ -244,7 +249,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   }
 
   /** Anchors a read looked up along with the tabs, by the snapshot it returned, and the writes made until then. */
-  const priorLookUps = new WeakMap<Snapshot, { prior: PriorLookUp; writes: number }>()
+  const priorLookUps = new WeakMap<Snapshot, { prior: PriorLookUp; writes: number; at: number }>()
 
   const read = async (tabs: string[], readOptions: ReadOptions = {}): Promise<Snapshot> => {
     const unique = [...new Set(tabs)]
@@ -311,7 +316,8 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
       }
     }
     if (tabs.some((title) => !result.tabs[title])) return undefined
-    priorLookUps.set(result, { prior: { tab: want.tab, keys: new Set(keys), answer: readLookUp(matched) }, writes: writesBefore })
+    const prior: PriorLookUp = { tab: want.tab, keys: new Set(keys), answer: readLookUp(matched) }
+    priorLookUps.set(result, { prior, writes: writesBefore, at: now() })
     return result
   }
 
@@ -387,10 +393,12 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   const write = async (writes: TabWrite[], basis: Snapshot): Promise<WriteReport> => {
     const effective = writes.filter((w) => (w.updates?.length ?? 0) + (w.appends?.length ?? 0) + (w.deleteRows?.length ?? 0) > 0)
     if (effective.length === 0) return { appended: {}, skipped: [] }
-    // Rows the basis read confirmed through their anchors stand as confirmed only while nothing was written since.
+    // Rows the basis read confirmed through their anchors stand as confirmed only while nothing was written
+    // since, and only for a few seconds, which bounds the gap in which a cell typed meanwhile is not seen.
     const prior = priorLookUps.get(basis)
+    const confirmed = prior && prior.writes === counts.writes && now() - prior.at <= CONFIRMED_FOR_MS ? prior.prior : undefined
     try {
-      return await applyWrite(writeDeps, effective, basis, prior?.writes === counts.writes ? prior.prior : undefined)
+      return await applyWrite(writeDeps, effective, basis, confirmed)
     } catch (error) {
       // Tab ids from an earlier run's hints may be stale (a tab deleted and made again): learn them afresh, once.
       const stale =

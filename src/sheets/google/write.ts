@@ -126,12 +126,7 @@ export interface PriorLookUp {
 }
 
 /** Applies `writes`, addressed relative to `basis`, as the module comment says. */
-export async function applyWrite(
-  deps: WriteDeps,
-  writes: readonly TabWrite[],
-  basis: Snapshot,
-  prior?: PriorLookUp,
-): Promise<WriteReport> {
+export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], basis: Snapshot, prior?: PriorLookUp): Promise<WriteReport> {
   const tabs = planTabs(writes, basis)
   const skipped: SkippedRow[] = []
   const skip = (tab: TabState, row: number, reason: SkippedRow['reason']) => {
