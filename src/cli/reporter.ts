@@ -5,7 +5,7 @@
  * to stdout: text, or JSON with --json. No URL's user name or password is
  * ever written, whatever a message holds.
  */
-import type { Reporter as RunReporter } from '../engine/reporter.ts'
+import { silentReporter as silentRunReporter, type Reporter as RunReporter } from '../engine/reporter.ts'
 import { redactUserInfo } from '../errors.ts'
 
 /** The engine's reporter, plus the run's result on stdout. */
@@ -94,11 +94,5 @@ export function structured(fields: Record<string, unknown>): string {
     .join(' ')
 }
 
-export const silentReporter: Reporter = {
-  info: () => undefined,
-  warn: () => undefined,
-  debug: () => undefined,
-  progress: () => undefined,
-  endProgress: () => undefined,
-  result: () => undefined,
-}
+/** Says nothing, the result included. */
+export const silentReporter: Reporter = { ...silentRunReporter, result: () => undefined }

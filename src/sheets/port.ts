@@ -61,8 +61,8 @@ export interface RequestCounts {
 }
 
 export interface Spreadsheet {
-  /** `google` or `workbook`. */
-  readonly kind: 'google' | 'workbook'
+  /** The config's `spreadsheet.kind` that selected this backend (`google`, `workbook`, …); the engine never branches on it. */
+  readonly kind: string
   /** Human-readable location: a spreadsheet URL or a file path. */
   describe(): string
   /**

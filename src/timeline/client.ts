@@ -3,6 +3,9 @@
  * hard-coded address), operations that return the typed values of
  * `model.ts`, and the per-timeline `lastChangeId` that every write carries as
  * `expectedLastChangeId`.
+ *
+ * Longer than most files because it is the API's whole surface: one short operation per resource, navigated
+ * the same way.
  */
 import { TimelineSheetsError } from '../errors.ts'
 import type { Pace, PaceOptions } from '../http/pace.ts'

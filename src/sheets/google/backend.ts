@@ -274,6 +274,18 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     return result
   }
 
+  /** One spreadsheets.batchUpdate; a failure tells `lost` whether it may have been applied all the same (its answer lost). */
+  const batchUpdate = async (requests: sheets_v4.Schema$Request[], attempt: number, lost: (maybe: boolean) => void) => {
+    try {
+      await send('write', 'spreadsheets.batchUpdate', attempt, () =>
+        api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests } }),
+      )
+    } catch (error) {
+      lost(answerMayBeLost(error))
+      throw error
+    }
+  }
+
   /**
    * The tabs and, in the same `values.batchGetByDataFilter`, the rows the caller expects to write, through
    * their anchors: the write on this snapshot then confirms them from this answer instead of reading them
@@ -348,14 +360,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
         options.log?.({ type: 'structural-repeat', outcome })
         if (outcome === 'applied') return
       }
-      try {
-        await send('write', 'spreadsheets.batchUpdate', attempt, () =>
-          api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests } }),
-        )
-      } catch (error) {
-        answerLost = answerMayBeLost(error)
-        throw error
-      }
+      await batchUpdate(requests, attempt, (lost) => (answerLost = lost))
     })
   }
 
@@ -455,14 +460,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
         if (!plan) return
       }
       const requests = plan!.requests
-      try {
-        await send('write', 'spreadsheets.batchUpdate', attempt, () =>
-          api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests } }),
-        )
-      } catch (error) {
-        answerLost = answerMayBeLost(error)
-        throw error
-      }
+      await batchUpdate(requests, attempt, (lost) => (answerLost = lost))
     })
     if (plan) {
       for (const [title, id] of plan.sheetIds) sheetIds.set(title, id)
