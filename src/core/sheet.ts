@@ -46,6 +46,8 @@ export interface ColumnSpec {
   dropdown?: { tab: string; column: string }
   /** Wrap long text (Notes). */
   wrap?: boolean
+  /** Date-times shown with the spreadsheet's time zone name, where a backend's number format can say it (Sync log). */
+  showZone?: boolean
 }
 
 export interface TabSpec {
@@ -55,6 +57,8 @@ export interface TabSpec {
   readOnly?: boolean
   /** Column whose text drives conditional row colours (`conflict`, `error`, `ok`…). */
   statusColumn?: string
+  /** Managers sort and filter this tab: it gets a filter over its columns when it has none. */
+  filter?: boolean
 }
 
 export interface TabData {

@@ -17,11 +17,12 @@ import { columnLetters, quoteTitle } from './a1.ts'
 export const LAYOUT_METADATA_KEY = 'timeline-sheets:layout'
 
 /** Bumped when the requests below change, so existing spreadsheets are laid out again. */
-const LAYOUT_VERSION = 2
+const LAYOUT_VERSION = 3
 
 /** Field mask of the one `spreadsheets.get` that layout and sheet-id lookups cost. */
 export const LAYOUT_FIELDS =
-  'properties.timeZone,sheets(properties(sheetId,title,gridProperties),protectedRanges,conditionalFormats),developerMetadata'
+  'properties.timeZone,sheets(properties(sheetId,title,gridProperties),protectedRanges,conditionalFormats,basicFilter.range,charts.chartId),' +
+  'developerMetadata'
 
 const DESCRIPTION_PREFIX = 'timeline-sheets: '
 
@@ -42,6 +43,10 @@ export interface SheetState {
   frozenRowCount: number
   protectedRanges: sheets_v4.Schema$ProtectedRange[]
   conditionalFormats: sheets_v4.Schema$ConditionalFormatRule[]
+  /** The tab has a basic filter (a manager's criteria in it are kept). */
+  basicFilter?: boolean
+  /** Ids of the charts drawn on the tab. */
+  chartIds?: number[]
 }
 
 export interface SpreadsheetState {
@@ -65,6 +70,8 @@ export function readSpreadsheetState(data: sheets_v4.Schema$Spreadsheet): Spread
       frozenRowCount: p.gridProperties?.frozenRowCount ?? 0,
       protectedRanges: sheet.protectedRanges ?? [],
       conditionalFormats: sheet.conditionalFormats ?? [],
+      basicFilter: sheet.basicFilter != null,
+      chartIds: (sheet.charts ?? []).flatMap((c) => (typeof c.chartId === 'number' ? [c.chartId] : [])),
     })
   }
   const meta = (data.developerMetadata ?? []).find((m) => m.metadataKey === LAYOUT_METADATA_KEY)
@@ -82,6 +89,21 @@ export function layoutIsCurrent(tabs: TabSpec[], options: LayoutOptions, state: 
   return state.layoutMetadata?.value === layoutHash(tabs, options) && tabs.every((t) => titles.has(t.title))
 }
 
+/**
+ * The tab Google made with a new spreadsheet (`Sheet1`, id 0, whatever the locale calls it), when the tool is
+ * setting the spreadsheet up: none of its tabs exist yet and that tab is the only one, with no protection,
+ * colours, filter or chart. Whether it is empty too only a read of its values can say (the caller's).
+ */
+export function defaultTabCandidate(tabs: TabSpec[], state: SpreadsheetState): SheetState | undefined {
+  const only = state.sheets.length === 1 ? state.sheets[0] : undefined
+  if (only === undefined || only.sheetId !== 0) return undefined
+  if (tabs.some((t) => t.title === only.title)) return undefined
+  if (only.protectedRanges.length > 0 || only.conditionalFormats.length > 0 || only.basicFilter || (only.chartIds?.length ?? 0) > 0) {
+    return undefined
+  }
+  return only
+}
+
 /** A sheet id for a new tab, derived from its title so plans are reproducible; never one in use. */
 export function newSheetId(title: string, used: ReadonlySet<number>): number {
   let id = createHash('sha256').update(title).digest().readUInt32BE(0) & 0x7fffffff
@@ -89,8 +111,11 @@ export function newSheetId(title: string, used: ReadonlySet<number>): number {
   return id
 }
 
-/** Number format per column kind. Durations are TIME cells with an elapsed pattern: there is no DURATION type. */
-export function numberFormatFor(kind: ColumnKind): sheets_v4.Schema$NumberFormat | undefined {
+/**
+ * Number format per column kind. Durations are TIME cells with an elapsed pattern: there is no DURATION type.
+ * `zone` is appended to date-times as quoted literal text, so a reader sees which clock the times are on.
+ */
+export function numberFormatFor(kind: ColumnKind, zone?: string): sheets_v4.Schema$NumberFormat | undefined {
   switch (kind) {
     case 'text':
       return { type: 'TEXT' }
@@ -99,11 +124,12 @@ export function numberFormatFor(kind: ColumnKind): sheets_v4.Schema$NumberFormat
     case 'time':
       return { type: 'TIME', pattern: 'hh:mm' }
     case 'datetime':
-      return { type: 'DATE_TIME', pattern: 'yyyy-mm-dd hh:mm' }
+      return { type: 'DATE_TIME', pattern: zone ? `yyyy-mm-dd hh:mm" ${zone.replaceAll('"', '')}"` : 'yyyy-mm-dd hh:mm' }
     case 'duration':
       return { type: 'TIME', pattern: '[h]:mm' }
     case 'number':
-      return { type: 'NUMBER' }
+      // Counts: Google's bare NUMBER shows 925 as 925.00.
+      return { type: 'NUMBER', pattern: '0' }
     case 'checkbox':
       return undefined
   }
@@ -190,6 +216,8 @@ export function planLayout(
   options: LayoutOptions,
   state: SpreadsheetState,
   headers: ReadonlyMap<string, CellValue[]>,
+  /** The empty default tab to delete (`defaultTabCandidate`, its values read empty), after the new tabs exist. */
+  removeTab?: number,
 ): LayoutPlan {
   const requests: sheets_v4.Schema$Request[] = []
   const createdTabs: string[] = []
@@ -288,7 +316,7 @@ export function planLayout(
     for (const column of spec.columns) {
       const index = positions.get(column.name)!
       const body = { sheetId, startRowIndex: 1, startColumnIndex: index, endColumnIndex: index + 1 }
-      const format = numberFormatFor(column.kind)
+      const format = numberFormatFor(column.kind, column.showZone ? options.timeZone : undefined)
       const formatFields = [
         format ? 'userEnteredFormat.numberFormat' : undefined,
         column.wrap ? 'userEnteredFormat.wrapStrategy' : undefined,
@@ -331,6 +359,8 @@ export function planLayout(
       if (column.protected && !spec.readOnly)
         protect(`${spec.title} / ${column.name}`, { sheetId, startColumnIndex: index, endColumnIndex: index + 1 })
     }
+    // Only when there is none: a filter a manager set (criteria, sort) stays as they left it.
+    if (spec.filter && !existing?.basicFilter) requests.push({ setBasicFilter: { filter: { range: { sheetId } } } })
     if (spec.statusColumn !== undefined) {
       const statusIndex = positions.get(spec.statusColumn)
       if (statusIndex === undefined) {
@@ -354,6 +384,7 @@ export function planLayout(
     }
   }
 
+  if (removeTab !== undefined) requests.push({ deleteSheet: { sheetId: removeTab } })
   if (state.timeZone !== options.timeZone) {
     requests.push({ updateSpreadsheetProperties: { properties: { timeZone: options.timeZone }, fields: 'timeZone' } })
   }
