@@ -96,7 +96,7 @@ export function syncLogTab(): TabSpec {
     readOnly: true,
     statusColumn: c.result,
     columns: [
-      { name: c.when, kind: 'datetime', width: 210, showZone: true },
+      { name: c.when, kind: 'datetime', width: 140, showZone: true },
       { name: c.run, kind: 'text', width: 110 },
       { name: c.command, kind: 'text', width: 80 },
       { name: c.result, kind: 'text', width: 80 },

@@ -344,7 +344,8 @@ export function planLayout(
         dimensionFields.push('hiddenByUser')
       }
       if (column.width !== undefined) {
-        dimension.pixelSize = column.width
+        // Room for the zone name the number format adds (about 7 px a character).
+        dimension.pixelSize = column.width + (column.showZone ? 7 * (options.timeZone.length + 1) : 0)
         dimensionFields.push('pixelSize')
       }
       if (dimensionFields.length > 0) {
