@@ -9,8 +9,10 @@
 import { createHash } from 'node:crypto'
 import type { sheets_v4 } from '@googleapis/sheets'
 import { STATUS_RULES, statusRuleFormula, type StatusRule } from '../../core/status.ts'
+import { summaryCells, summaryShape, type SummaryCell } from '../../core/summary.ts'
 import { TimelineSheetsError } from '../../errors.ts'
 import type { CellValue, ColumnKind, ColumnSpec, LayoutOptions, TabSpec } from '../port.ts'
+import type { SummarySpec } from '../../core/sheet.ts'
 import { columnLetters, quoteTitle } from './a1.ts'
 
 /** Key of the spreadsheet-level developer metadata holding the hash of the applied layout. */
@@ -247,12 +249,16 @@ export function planLayout(
     }
     let width = next
     for (const i of positions.values()) width = Math.max(width, i + 1)
+    // A Summary owns its first columns and enough rows for its tables and the chart below them.
+    const rows = spec.summary ? summaryRowCount(spec.summary) : 0
+    if (spec.summary) width = Math.max(width, summaryShape(spec.summary).width)
     let sheetId: number
     if (existing) {
       sheetId = existing.sheetId
       if (existing.columnCount < width) {
         requests.push({ appendDimension: { sheetId, dimension: 'COLUMNS', length: width - existing.columnCount } })
       }
+      if (existing.rowCount < rows) requests.push({ appendDimension: { sheetId, dimension: 'ROWS', length: rows - existing.rowCount } })
       if (existing.frozenRowCount !== 1) {
         requests.push({
           updateSheetProperties: {
@@ -270,7 +276,7 @@ export function planLayout(
           properties: {
             sheetId,
             title: spec.title,
-            gridProperties: { rowCount: 1000, columnCount: Math.max(width, 1), frozenRowCount: 1 },
+            gridProperties: { rowCount: Math.max(1000, rows), columnCount: Math.max(width, spec.summary ? 26 : 1), frozenRowCount: 1 },
           },
         },
       })
@@ -359,6 +365,21 @@ export function planLayout(
       }
       if (column.protected && !spec.readOnly)
         protect(`${spec.title} / ${column.name}`, { sheetId, startColumnIndex: index, endColumnIndex: index + 1 })
+    }
+    if (spec.summary) {
+      const activities = columns.get(spec.summary.activities)
+      const columnOf = (name: string) => {
+        const index = activities?.get(name)
+        if (index === undefined) {
+          throw new TimelineSheetsError(
+            'TS_SHEET_LAYOUT',
+            `The ${spec.title} tab sums column "${name}" of "${spec.summary!.activities}", which is not laid out in the same call`,
+            { hint: 'This is a bug in the tab specification: lay out the Activities tab together with its Summary.' },
+          )
+        }
+        return columnLetters(index)
+      }
+      requests.push(...summaryRequests(spec.summary, sheetId, summaryCells(spec.summary, columnOf), existing?.chartIds ?? []))
     }
     // Only when there is none: a filter a manager set (criteria, sort) stays as they left it.
     if (spec.filter && !existing?.basicFilter) requests.push({ setBasicFilter: { filter: { range: { sheetId } } } })
@@ -462,4 +483,120 @@ function contiguousRuns(cells: { name: string; index: number }[]): { start: numb
     else runs.push({ start: cell.index, names: [cell.name] })
   }
   return runs
+}
+
+/** Rows a Summary needs: its tables, then room for the chart under them. */
+function summaryRowCount(spec: SummarySpec): number {
+  return summaryShape(spec).groupsTotalRow + 2 + CHART_ROWS
+}
+
+const CHART_ROWS = 20
+
+/** The id of the Summary's chart on a tab: derived, so a later layout finds and replaces its own chart only. */
+export function summaryChartId(sheetId: number): number {
+  return newSheetId(`timeline-sheets summary chart ${sheetId}`, new Set([sheetId]))
+}
+
+const HOURS_FORMAT: sheets_v4.Schema$NumberFormat = { type: 'NUMBER', pattern: '0.0' }
+const WEEK_FORMAT: sheets_v4.Schema$NumberFormat = { type: 'DATE', pattern: 'yyyy-mm-dd' }
+
+function summaryCellData(cell: SummaryCell | null): sheets_v4.Schema$CellData {
+  if (cell === null) return {}
+  const format: sheets_v4.Schema$CellFormat = {}
+  if (cell.format === 'hours') format.numberFormat = HOURS_FORMAT
+  if (cell.format === 'week') format.numberFormat = WEEK_FORMAT
+  if (cell.bold) format.textFormat = { bold: true }
+  return {
+    ...(cell.formula !== undefined
+      ? { userEnteredValue: { formulaValue: cell.formula } }
+      : cell.text !== undefined
+        ? { userEnteredValue: { stringValue: cell.text } }
+        : {}),
+    ...(Object.keys(format).length > 0 ? { userEnteredFormat: format } : {}),
+  }
+}
+
+/**
+ * The Summary written over its own columns (what was there before is cleared first, a manager's columns to the
+ * right are not touched), its column widths, and a stacked column chart of hours per person per week under the
+ * tables, replacing the chart an earlier layout drew.
+ */
+function summaryRequests(
+  spec: SummarySpec,
+  sheetId: number,
+  cells: (SummaryCell | null)[][],
+  chartIds: readonly number[],
+): sheets_v4.Schema$Request[] {
+  const shape = summaryShape(spec)
+  const requests: sheets_v4.Schema$Request[] = [
+    {
+      updateCells: {
+        range: { sheetId, startRowIndex: 0, startColumnIndex: 0, endColumnIndex: shape.width },
+        fields: 'userEnteredValue,userEnteredFormat',
+      },
+    },
+    {
+      updateCells: {
+        start: { sheetId, rowIndex: 0, columnIndex: 0 },
+        rows: cells.map((row) => ({ values: row.map(summaryCellData) })),
+        fields: 'userEnteredValue,userEnteredFormat',
+      },
+    },
+    {
+      updateDimensionProperties: {
+        range: { sheetId, dimension: 'COLUMNS', startIndex: 0, endIndex: 1 },
+        properties: { pixelSize: 240 },
+        fields: 'pixelSize',
+      },
+    },
+    {
+      updateDimensionProperties: {
+        range: { sheetId, dimension: 'COLUMNS', startIndex: 1, endIndex: shape.width },
+        properties: { pixelSize: 90 },
+        fields: 'pixelSize',
+      },
+    },
+  ]
+  const chartId = summaryChartId(sheetId)
+  if (chartIds.includes(chartId)) requests.push({ deleteEmbeddedObject: { objectId: chartId } })
+  // Row-wise data: the week dates of the header row are the domain, each person (and everyone else) a series,
+  // the names in column A their headers.
+  const rowRange = (row: number) => ({
+    sheetId,
+    startRowIndex: row - 1,
+    endRowIndex: row,
+    startColumnIndex: 0,
+    endColumnIndex: spec.weeks + 1,
+  })
+  const seriesRows = Array.from({ length: shape.peopleTotalRow - shape.peopleRows[0] }, (_, i) => shape.peopleRows[0] + i)
+  requests.push({
+    addChart: {
+      chart: {
+        chartId,
+        spec: {
+          title: 'Hours per person per week',
+          basicChart: {
+            chartType: 'COLUMN',
+            stackedType: 'STACKED',
+            legendPosition: 'RIGHT_LEGEND',
+            headerCount: 1,
+            axis: [
+              { position: 'BOTTOM_AXIS', title: 'Week starting' },
+              { position: 'LEFT_AXIS', title: 'Hours' },
+            ],
+            domains: [{ domain: { sourceRange: { sources: [rowRange(shape.peopleHeaderRow)] } } }],
+            series: seriesRows.map((row) => ({ series: { sourceRange: { sources: [rowRange(row)] } }, targetAxis: 'LEFT_AXIS' })),
+          },
+        },
+        position: {
+          overlayPosition: {
+            anchorCell: { sheetId, rowIndex: shape.groupsTotalRow + 1, columnIndex: 0 },
+            widthPixels: 760,
+            heightPixels: 380,
+          },
+        },
+      },
+    },
+  })
+  return requests
 }
