@@ -107,3 +107,15 @@ describe('issue 11: filter, counts and zone', () => {
     expect(data.values?.[0]).toEqual(['2026-11-23 12:00 Europe/Berlin', 'r1', 'export', 'Done', '925'])
   })
 })
+
+describe('issue 11: rows past the grid stay in the filter', () => {
+  it('grows the Activities filter with the rows the tool inserts, past the first 1,000', async () => {
+    const s = setup()
+    await s.sheet.ensureLayout(TABS, LAYOUT)
+    const basis = await s.sheet.read(['Activities'])
+    const row = (n: number) => ['DOMAIN\\u', 46300 + n, 0.375, 0.4, 0.025, 'A, B', '', '', false, '', `key/${n}`, '']
+    await s.sheet.write([{ tab: 'Activities', keyColumn: 10, appends: Array.from({ length: 1200 }, (_, i) => row(i + 1)) }], basis)
+    const activities = (await tabs(s.spreadsheetId)).find((t) => t.properties?.title === 'Activities')!
+    expect(activities.basicFilter?.range?.endRowIndex).toBe(2200)
+  })
+})
