@@ -26,6 +26,8 @@ export interface SummaryCell {
   /** `hours`: a number with one decimal; `week`: the date a week starts. */
   format?: 'hours' | 'week'
   bold?: boolean
+  /** Aligned to the right, over a column of numbers. */
+  right?: boolean
 }
 
 /** Where the parts of the Summary sit: rows are 1-based. */
@@ -165,7 +167,7 @@ export function summaryCells(spec: SummarySpec, columnOf: (name: string) => stri
             }
           : { formula: `=${weekColumns[i - 1]}${shape.peopleHeaderRow}+7`, format: 'week' as const, bold: true },
     ),
-    { text: 'All dates', bold: true },
+    { text: 'All dates', bold: true, right: true },
   ]
   const totalLine = (): SummaryCell[] =>
     line({ text: 'Total', bold: true }, () => [[]], 0).map((cell, i) => (i === 0 ? cell : { ...cell, bold: true }))

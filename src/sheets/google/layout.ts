@@ -506,6 +506,7 @@ function summaryCellData(cell: SummaryCell | null): sheets_v4.Schema$CellData {
   if (cell.format === 'hours') format.numberFormat = HOURS_FORMAT
   if (cell.format === 'week') format.numberFormat = WEEK_FORMAT
   if (cell.bold) format.textFormat = { bold: true }
+  if (cell.right) format.horizontalAlignment = 'RIGHT'
   return {
     ...(cell.formula !== undefined
       ? { userEnteredValue: { formulaValue: cell.formula } }

@@ -58,7 +58,11 @@ export function layOutSummary(
         continue
       }
       out.push(cell.formula !== undefined ? { formula: cell.formula.slice(1) } : (cell.text ?? ''))
-      const patch: StylePatch = { ...PATCHES[cell.format ?? 'label'], ...(cell.bold ? { bold: true as const } : {}) }
+      const patch: StylePatch = {
+        ...PATCHES[cell.format ?? 'label'],
+        ...(cell.bold ? { bold: true as const } : {}),
+        ...(cell.right ? { alignRight: true as const } : {}),
+      }
       if (Object.keys(patch).length > 0) formats.set(`${row}:${column}`, patch)
     }
     rows.set(row, { cells: out })
