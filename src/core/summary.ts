@@ -4,7 +4,7 @@
  * (decisions/0005-summary-tab.md). Pure: the backends lay it out with the
  * Activities columns where they are found at layout time.
  *
- * Only SUMIFS, SUM, MAX and WEEKDAY over whole columns, which Google Sheets,
+ * Only SUMIFS, SUM, MAX, WEEKDAY and ROUND over whole columns, which Google Sheets,
  * Excel and LibreOffice all evaluate. The weeks follow the data by formula; the
  * people and client / project lists are fixed when the layout is made, and an
  * "everyone else" / "other tags" row (the total minus the listed rows) keeps
@@ -135,7 +135,8 @@ export function summaryCells(spec: SummarySpec, columnOf: (name: string) => stri
   /** One row of a table: hours per week and over all dates for the criteria a label cell gives. */
   const line = (label: SummaryCell, criteria: (row: number) => string[][][], row: number): SummaryCell[] => {
     const variants = criteria(row)
-    const sum = (extra: string[][]) => `=${variants.map((c) => hours([...c, ...extra])).join('+')}`
+    // Rounded to a millionth of an hour: sums of day fractions carry float noise that shows 6.75 as 6.7.
+    const sum = (extra: string[][]) => `=ROUND(${variants.map((c) => hours([...c, ...extra])).join('+')},6)`
     return [
       label,
       ...weekColumns.map((week) => ({ formula: sum(inWeek(week)), format: 'hours' as const })),
@@ -149,7 +150,7 @@ export function summaryCells(spec: SummarySpec, columnOf: (name: string) => stri
     return [
       { text: label },
       ...[...weekColumns, allColumn].map((column) => ({
-        formula: `=${column}${total}-(${listed(column)})`,
+        formula: `=ROUND(${column}${total}-(${listed(column)}),6)`,
         format: 'hours' as const,
       })),
     ]

@@ -1,6 +1,6 @@
 /**
  * Issue 11: the Summary tab in the workbook. The formulas the workbook holds are evaluated by the Sheets
- * fake's formula evaluator (the same functions, SUMIFS, SUM, MAX and WEEKDAY, over whole columns): the
+ * fake's formula evaluator (the same functions, SUMIFS, SUM, MAX, WEEKDAY and ROUND, over whole columns): the
  * Summary's formulas and the Activities values are copied into a fake spreadsheet as they are read back from
  * the file. LibreOffice computes the same numbers from the demo workbook (decisions/0005-summary-tab.md).
  */
@@ -90,7 +90,7 @@ describe('issue 11: the Summary tab in the workbook', () => {
     const shape = summaryShape(specs()[3]!.summary!)
     const summary = snapshot.tabs['Summary']!
     expect(summary.rows[shape.peopleRows[0] - 2]?.[0]).toBe('DOMAIN\\ann')
-    expect(String(summary.rows[shape.peopleRows[0] - 2]?.[1])).toMatch(/^=24\*\(SUMIFS\('Activities'!\$E:\$E,'Activities'!\$A:\$A,/)
+    expect(String(summary.rows[shape.peopleRows[0] - 2]?.[1])).toMatch(/^=ROUND\(24\*\(SUMIFS\('Activities'!\$E:\$E,'Activities'!\$A:\$A,/)
     expectSummary(await evaluated(f), rows)
   })
 
