@@ -7,7 +7,7 @@
  *
  * `BENCH_QUICK=1` small sizes, one run each: checks the harness.
  * `BENCH_ONLY=a,b` runs those parts: headline, latency, scale, workbook,
- *   import, startup, many, footnote — and the older, module-level benches
+ *   import, startup, state, many, footnote — and the older, module-level benches
  *   issue3, issue4, issue5 (bench/legacy.ts), which only run when named.
  * `BENCH_REPS=n` runs per figure (default 3). `BENCH_TOOL=/checkout` measures
  *   another checkout's CLI against this one's counterparts and peers.
@@ -24,13 +24,14 @@ import { importCase } from './parts/import.ts'
 import { many } from './parts/many.ts'
 import { scale } from './parts/scale.ts'
 import { startup } from './parts/startup.ts'
+import { stateCase } from './parts/state.ts'
 import { workbook } from './parts/workbook.ts'
 import { failures, goals, load, records, table } from './lib/report.ts'
 import { TOOL_ROOT } from './lib/tool-cli.ts'
 
 const QUICK = process.env['BENCH_QUICK'] === '1'
 const REPS = Number(process.env['BENCH_REPS'] ?? (QUICK ? 1 : 3))
-const PARTS = ['startup', 'headline', 'latency', 'scale', 'workbook', 'import', 'many', 'footnote'] as const
+const PARTS = ['startup', 'state', 'headline', 'latency', 'scale', 'workbook', 'import', 'many', 'footnote'] as const
 const LEGACY = { issue3: 'backends', issue4: 'export', issue5: 'import' } as const
 const only = process.env['BENCH_ONLY']
   ?.split(',')
@@ -95,6 +96,7 @@ async function part(name: string, run: () => Promise<void>): Promise<void> {
 }
 
 if (wanted('startup')) await part('startup', () => startup(QUICK ? 2 : Math.max(5, REPS)))
+if (wanted('state')) await part('state', () => stateCase(QUICK ? 10_000 : 100_000, QUICK ? 2 : 5))
 for (const size of SIZES) {
   const latency = wanted('latency')
   if (!wanted('headline') && !latency) continue

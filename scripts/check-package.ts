@@ -1,8 +1,9 @@
 /**
  * `npm run check-package [-- --node <path> …]`: the package as an operator gets it. Packs the tarball (which
  * builds dist/), checks what it carries, installs it globally into a temporary prefix, and runs the installed
- * `timeline-sheets` by name — `--version`, `--help`, and an export against the reference server into a local
- * workbook — once for each Node given (default: the Node running this script, the project's Node 24).
+ * `timeline-sheets` by name — `--version`, `--help`, an export against the reference server into a local
+ * workbook, and `doctor` (as that account, and as a reader account) — once for each Node given (default: the
+ * Node running this script, the project's Node 24).
  *
  * The installed command starts with `#!/usr/bin/env node`, so it runs on whatever `node` comes first on PATH;
  * each check puts the chosen Node first, so a CI machine whose own `node` is older still tests 22 or 24.
@@ -132,6 +133,30 @@ try {
       )
       const sheet = await createWorkbookSpreadsheet({ path: path.join(folder, 'team.xlsx') }).read(['Activities'])
       check(sheet.tabs['Activities']?.rows.length === summary?.counts.created, 'the workbook holds the rows the export reported')
+
+      // doctor after that export: every check passes (or warns) and it exits 0; a reader account exits 6.
+      type DoctorJson = { checks: { name: string; status: string }[]; exitCode: number }
+      const doctor = await cli(['doctor', '--config', config, '--now', '2026-11-10T11:00:00Z', '--json'], password, folder)
+      const report = doctor.code === 0 ? (JSON.parse(doctor.stdout) as DoctorJson) : undefined
+      const failed = report?.checks.filter((c) => c.status === 'fail' || c.status === 'skip').map((c) => c.name) ?? []
+      check(
+        report !== undefined && report.exitCode === 0 && report.checks.length > 0 && failed.length === 0,
+        `timeline-sheets doctor: ${report?.checks.length ?? 0} checks, none failed${failed.length ? ` (failed: ${failed.join(', ')})` : ''}`,
+        doctor,
+      )
+      const readerConfig = path.join(folder, 'reader.json')
+      const reader = server.credentials.reader!
+      await writeFile(
+        readerConfig,
+        (await readFile(config, 'utf8')).replace(JSON.stringify(server.credentials.transfer!.username), JSON.stringify(reader.username)),
+      )
+      const refused = await cli(['doctor', '--config', readerConfig, '--json'], { TIMELINE_PASSWORD: reader.password }, folder)
+      const refusedReport = refused.stdout ? (JSON.parse(refused.stdout) as DoctorJson) : undefined
+      check(
+        refused.code === 6 && refusedReport?.checks.some((c) => c.name === 'Content editor (getAll)' && c.status === 'fail'),
+        'timeline-sheets doctor as a reader account: exit 6, the Content editor check fails',
+        refused,
+      )
     }
   } finally {
     await server.close()

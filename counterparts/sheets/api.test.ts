@@ -1018,6 +1018,40 @@ describe('auth, quota and faults (§7, §10)', () => {
     expect(denied.message).toBe('Request had insufficient authentication scopes.')
   })
 
+  test('sharing: not shared → 403 on every call (after 404 for an unknown id); a viewer reads, writes get 403', async () => {
+    store.auth.addStaticToken('viewer', { subject: 'viewer@test' })
+    store.auth.addStaticToken('stranger', { subject: 'stranger@test' })
+    const id = store.createSpreadsheet({
+      title: 'T',
+      sharedWith: { 'static-user@test': 'writer', 'viewer@test': 'reader' },
+    }).spreadsheetId
+    await api.spreadsheets.batchUpdate({
+      spreadsheetId: id,
+      requestBody: { requests: [{ addProtectedRange: { protectedRange: { range: { sheetId: 0, startRowIndex: 0, endRowIndex: 1 } } } }] },
+    })
+    const stranger = sheetsClient(ROOT, 'stranger')
+    const hidden = await failure(stranger.spreadsheets.get({ spreadsheetId: id }, NO_RETRY))
+    expect(hidden.status).toBe(403)
+    expect(hidden.message).toBe('The caller does not have permission')
+    expect((hidden.response?.data as { error: { status: string } }).error.status).toBe('PERMISSION_DENIED')
+    expect((await failure(stranger.spreadsheets.get({ spreadsheetId: 'no-such-id' }, NO_RETRY))).status).toBe(404)
+
+    const viewer = sheetsClient(ROOT, 'viewer')
+    const seen = await viewer.spreadsheets.get({ spreadsheetId: id })
+    expect(seen.data.sheets![0]!.protectedRanges![0]!.requestingUserCanEdit).toBeUndefined()
+    const owner = await api.spreadsheets.get({ spreadsheetId: id })
+    expect(owner.data.sheets![0]!.protectedRanges![0]!.requestingUserCanEdit).toBe(true)
+    const write = await failure(
+      viewer.spreadsheets.values.update(
+        { spreadsheetId: id, range: 'A1', valueInputOption: 'RAW', requestBody: { values: [[1]] } },
+        NO_RETRY,
+      ),
+    )
+    expect(write.status).toBe(403)
+    expect(write.message).toBe('The caller does not have permission')
+    expect((await api.spreadsheets.values.get({ spreadsheetId: id, range: 'A1' })).data.values).toBeUndefined()
+  })
+
   test('60 reads a minute per user, then 429 with the exact body; a new minute refills; writes have their own bucket', async () => {
     const id = newSpreadsheet()
     for (let i = 0; i < 60; i++) await api.spreadsheets.values.get({ spreadsheetId: id, range: 'A1' })

@@ -159,6 +159,11 @@ export function notFound(): SheetsApiError {
   return new SheetsApiError(404, 'Requested entity was not found.')
 }
 
+/** `The caller does not have permission`: a file not shared with the caller, or a viewer's write (§7.2). */
+export function permissionDenied(): SheetsApiError {
+  return new SheetsApiError(403, 'The caller does not have permission')
+}
+
 /** `Unable to parse range: <as sent>` */
 export function unableToParseRange(range: string): SheetsApiError {
   return invalidArgument(`Unable to parse range: ${range}`)

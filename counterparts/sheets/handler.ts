@@ -19,6 +19,7 @@ import {
   jsonResponse,
   type MethodName,
   notFound,
+  permissionDenied,
   quotaExceeded,
   scopeInsufficient,
   SheetsApiError,
@@ -262,6 +263,15 @@ function faultError(status: number, requestClass: RequestClass, store: SheetsSto
   return new SheetsApiError(status, `Injected fault ${status}.`)
 }
 
+/**
+ * A viewer may edit no protected range: `requestingUserCanEdit` ("true if the user who requested this protected
+ * range can edit the protected area") is false, and proto3 JSON leaves a false out.
+ */
+function withoutEditRights(spreadsheet: Json): void {
+  const sheets = (spreadsheet as { sheets?: { protectedRanges?: Record<string, unknown>[] }[] }).sheets ?? []
+  for (const sheet of sheets) for (const range of sheet.protectedRanges ?? []) delete range['requestingUserCanEdit']
+}
+
 function bearerOf(request: Request): string | undefined {
   const header = request.headers.get('authorization')
   if (!header) return undefined
@@ -309,6 +319,9 @@ export function createSheetsHandler(store: SheetsStore, options: SheetsHandlerOp
       }
       const ss = route.spreadsheetId === undefined ? undefined : store.spreadsheets.get(route.spreadsheetId)
       if (route.spreadsheetId !== undefined && !ss) throw notFound()
+      // Drive sharing, after existence (§7.5): no role, no access; a viewer reads but may not write.
+      const role = ss?.sharedWith ? ss.sharedWith[auth.grant.subject] : 'writer'
+      if (role === undefined || (role === 'reader' && route.requestClass === 'write')) throw permissionDenied()
       let body: Json = {}
       if (request.method !== 'GET') {
         const raw = await request.arrayBuffer()
@@ -336,6 +349,7 @@ export function createSheetsHandler(store: SheetsStore, options: SheetsHandlerOp
           )
       }
       const result = execute(store, route, ss, url.searchParams, body)
+      if (role === 'reader' && route.method === 'GetSpreadsheet') withoutEditRights(result)
       if (fault?.applyThenFail) {
         store.recordFault()
         throw faultError(fault.status, route.requestClass, store)

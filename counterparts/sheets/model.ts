@@ -137,6 +137,9 @@ export interface DeveloperMetadataRecord {
   visibility: 'DOCUMENT' | 'PROJECT'
 }
 
+/** A Drive sharing role as the Sheets API feels it: `reader` (viewer, commenter) or `writer` (editor, owner). */
+export type SharingRole = 'reader' | 'writer'
+
 export interface SpreadsheetData {
   spreadsheetId: string
   properties: SpreadsheetProperties
@@ -150,6 +153,12 @@ export interface SpreadsheetData {
   metadataIndex: MetadataIndex
   /** Owner identity, listed as editor of protected ranges. */
   ownerEmail: string
+  /**
+   * Who the file is shared with (token subject → role), as Drive sharing decides: without a role every call
+   * is 403, a reader's writes are 403. Absent: every valid token may read and write, as before sharing was
+   * modelled.
+   */
+  sharedWith?: Record<string, SharingRole>
   /** The store's clock, for NOW() and TODAY(). */
   clock: () => number
 }

@@ -6,7 +6,7 @@
 import { type AuthState, createAuthState, type StaticTokenSpec } from './auth.ts'
 import { createFaults, type FaultController, type FaultRule, type RequestClass, seededRandom } from './faults.ts'
 import { quotaExceeded, type MethodName, type SheetsApiError } from './google-errors.ts'
-import { DEFAULT_CELL_LIMIT, emptyMetadataIndex, type SheetData, type SpreadsheetData } from './model.ts'
+import { DEFAULT_CELL_LIMIT, emptyMetadataIndex, type SharingRole, type SheetData, type SpreadsheetData } from './model.ts'
 
 export interface QuotaOptions {
   /** @default 60 */
@@ -66,6 +66,8 @@ export interface SpreadsheetInit {
   timeZone?: string
   /** @default one sheet `Sheet1`, id 0, 1000 × 26 */
   sheets?: { title: string; sheetId?: number; rowCount?: number; columnCount?: number; hidden?: boolean }[]
+  /** Token subject → role; absent: every valid token may read and write. */
+  sharedWith?: Record<string, SharingRole>
 }
 
 export interface SheetsStore {
@@ -178,6 +180,7 @@ export function createSheetsStore(options: SheetsStoreOptions = {}): SheetsStore
         metadataIndex: emptyMetadataIndex(),
         ownerEmail: resolved.ownerEmail,
         clock: now,
+        ...(init.sharedWith ? { sharedWith: { ...init.sharedWith } } : {}),
       }
       spreadsheets.set(spreadsheetId, ss)
       return ss

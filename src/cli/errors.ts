@@ -31,7 +31,8 @@ export function toCliFailure(error: unknown): CliFailure {
   }
 }
 
-function exitCodeFor(code: TimelineSheetsError['code']): ExitCode {
+/** The exit code a failure with this error code ends a run with. */
+export function exitCodeFor(code: TimelineSheetsError['code']): ExitCode {
   switch (code) {
     // Bad usage or config, a missing permission or a read-only disk: running again changes nothing until the setup does.
     case 'TS_USAGE':

@@ -43,6 +43,7 @@ Getting started:
   npm run demo                                 see it work against the bundled reference server
   cp config.example.json timeline-sheets.json  then edit the server, sign-in and target
   timeline-sheets login                        cloud only: sign in once in a browser
+  timeline-sheets doctor                       check sign-ins, permissions, sharing, state and lock
   timeline-sheets export --dry-run             show what the first export would write
   timeline-sheets export                       fill the sheet; later runs are incremental
 
@@ -89,7 +90,11 @@ Examples:
         'delete on the server the activities whose rows were removed from the sheet (default: only report them)',
         false,
       )
-      .option('--max-delete <n|n%>', 'most deletions one run may make: a count (200) or a share of the rows (50%)')
+      .option(
+        '--max-delete <n|n%>',
+        'most deletions one run may make: a share of the rows (default 50%) or a count (default 200); give it twice for both',
+        (value: string, earlier: string[] = []) => [...earlier, value],
+      )
       .option(
         '--force',
         'apply even when the plan looks like an accident (too many deletes, almost every row changed, an empty sheet)',
@@ -134,8 +139,9 @@ Examples:
     program
       .command('sync')
       .description('The nightly job: import the sheet edits, then export server changes, under a lock per target.')
-      .option('--every <interval>', 'keep running and sync every 30m, 2h, 1d …')
-      .option('--cron <expression>', 'keep running and sync on a cron schedule, e.g. "0 2 * * *"'),
+      .option('--every <interval>', "keep running and sync every 30m, 2h, 1d (1d: 02:00 in the target's time zone) …")
+      .option('--cron <expression>', 'keep running and sync on a cron schedule, e.g. "0 2 * * *"')
+      .option('--zone <iana-zone>', "the time zone --every and --cron are read in (default: the target's timeZone)"),
   )
     .addHelpText(
       'after',
@@ -144,7 +150,12 @@ With cron (crontab -e), every night at 02:00:
   0 2 * * *  cd /srv/timeline-sheets && TIMELINE_PASSWORD=… timeline-sheets sync >> sync.log 2>&1
 
 With a systemd timer: see README.md ("Running it every night").
-Without either: timeline-sheets sync --cron "0 2 * * *" (keeps running).`,
+Without either: timeline-sheets sync --cron "0 2 * * *" (keeps running).
+--every and --cron run in the target's time zone ("timeZone" in the config),
+not the host's, or in the zone --zone names (targets in different zones need
+it). A time the clocks skip runs when they resume; a time they repeat runs once.
+With --json each run prints one line: { runs, exitCode, schedule } or
+{ error, exitCode, schedule }, schedule holding the pattern, zone and next run.`,
     )
     .action(async (options: import('./commands/sync.ts').SyncCommandOptions, command: Command) => {
       const { runSyncCommand } = await import('./commands/sync.ts')
@@ -166,7 +177,9 @@ What undo does, for every write the run completed:
   an activity the run created      is deleted
   an activity the run updated      gets its values from before the run back
   an activity the run deleted      is created again (with a new id and Key)
-Then it exports the target in full, so the sheet shows the result.
+Then it exports the target in full, so the sheet shows the result; that export
+has its own Sync log row, and its invalid rows do not change the exit code of
+the undo, which (like its Sync log row and --json) reports the undo alone.
 
 What undo never does:
   - touch an activity someone changed after that run: that is a conflict,
@@ -189,6 +202,35 @@ Examples:
     .action(async (runId: string, options: import('./commands/undo.ts').UndoCommandOptions, command: Command) => {
       const { runUndoCommand } = await import('./commands/undo.ts')
       process.exitCode = await runUndoCommand(globals(command), runId, options)
+    })
+
+  program
+    .command('doctor')
+    .description('Check everything a nightly sync needs, one line per check with what to fix; reads only, writes nothing.')
+    .option('-t, --target <name>', 'only this target (default: every target in the config)')
+    .addHelpText(
+      'after',
+      `
+Checks, in order: the config; the Timeline sign-in; the Content editor
+permission (getAll); the Tags timelines; the updatedactivities link; then per
+target: Google sign-in and the spreadsheet reachable (or the workbook file
+readable), editable, quota headroom, its time zone against the target's; the
+state belongs to this server and account; the state folder writable; the lock
+free. A check that depends on a failed one is skipped.
+
+Doctor sends no write to the server or the spreadsheet and writes no state.
+It exits 0 when a sync would work (warnings included), otherwise with the code
+the first failed check would end a sync with: 2 config or a file, 5 lock held,
+6 sign-in refused or a permission missing (spreadsheet not shared), 7 state of
+another server, 1 anything else.
+
+Examples:
+  timeline-sheets doctor
+  timeline-sheets doctor --target team-a --json`,
+    )
+    .action(async (options: { target?: string }, command: Command) => {
+      const { runDoctorCommand } = await import('./commands/doctor.ts')
+      process.exitCode = await runDoctorCommand(globals(command), options)
     })
 
   program

@@ -5,7 +5,7 @@
  * to stdout: text, or JSON with --json. No URL's user name or password is
  * ever written, whatever a message holds.
  */
-import type { Reporter as RunReporter } from '../engine/reporter.ts'
+import { silentReporter as silentRunReporter, type Reporter as RunReporter } from '../engine/reporter.ts'
 import { redactUserInfo } from '../errors.ts'
 
 /** The engine's reporter, plus the run's result on stdout. */
@@ -15,6 +15,8 @@ export interface Reporter extends RunReporter {
 
 export interface ReporterOptions {
   json: boolean
+  /** With `json`: each result on one line (a scheduled sync prints one per run), not indented. */
+  jsonLines?: boolean
   verbose: boolean
   quiet?: boolean
   stdout?: NodeJS.WritableStream & { isTTY?: boolean }
@@ -78,7 +80,8 @@ export function createReporter(options: ReporterOptions): Reporter {
     endProgress: clearBar,
     result(text, json) {
       clearBar()
-      stdout.write(redactUserInfo(options.json ? `${JSON.stringify(json, null, 2)}\n` : `${text}\n`))
+      const asJson = options.jsonLines ? JSON.stringify(json) : JSON.stringify(json, null, 2)
+      stdout.write(redactUserInfo(options.json ? `${asJson}\n` : `${text}\n`))
     },
   }
 }
@@ -94,11 +97,5 @@ export function structured(fields: Record<string, unknown>): string {
     .join(' ')
 }
 
-export const silentReporter: Reporter = {
-  info: () => undefined,
-  warn: () => undefined,
-  debug: () => undefined,
-  progress: () => undefined,
-  endProgress: () => undefined,
-  result: () => undefined,
-}
+/** Says nothing, the result included. */
+export const silentReporter: Reporter = { ...silentRunReporter, result: () => undefined }

@@ -36,161 +36,203 @@ const ONE_DAY_MS = 86_400_000
  */
 const timeouts = z
   .strictObject({
-    /** Setting up the connection (TCP and TLS). */
-    connectMs: z.int().min(1).max(ONE_DAY_MS).default(10_000),
-    /** From sending a request until the response headers arrive. */
-    firstByteMs: z.int().min(1).max(ONE_DAY_MS).default(30_000),
-    /** Longest pause between two pieces of a response body. */
-    idleBodyMs: z.int().min(1).max(ONE_DAY_MS).default(30_000),
-    /** A whole request, redirects and body included. */
-    totalMs: z.int().min(1).max(ONE_DAY_MS).default(120_000),
-    /** The whole run (every target); unset: no deadline. `--deadline` on the command line wins. */
+    connectMs: z.int().min(1).max(ONE_DAY_MS).default(10_000).describe('Milliseconds to set up a connection (TCP and TLS).'),
+    firstByteMs: z
+      .int()
+      .min(1)
+      .max(ONE_DAY_MS)
+      .default(30_000)
+      .describe("Milliseconds from sending a request until the answer's headers arrive."),
+    idleBodyMs: z.int().min(1).max(ONE_DAY_MS).default(30_000).describe('Longest pause, in milliseconds, between two pieces of an answer.'),
+    totalMs: z.int().min(1).max(ONE_DAY_MS).default(120_000).describe('Milliseconds for a whole request, redirects and body included.'),
     runMs: z
       .int()
       .min(1)
       .max(7 * ONE_DAY_MS)
-      .optional(),
+      .optional()
+      .describe('Deadline of a whole run (every target), in milliseconds; unset: none. --deadline on the command line wins.'),
   })
   .prefault({})
+  .describe("Limits on every request to both services; a request that passes one is repeated like a busy server's answer.")
 
 const timelinePace = z
   .strictObject({
-    /** Requests in flight at once. */
-    concurrency: z.int().min(1).max(64).default(4),
-    /** Requests started per interval; the Timeline service publishes no limit. */
-    requestsPerInterval: z.int().min(1).default(300),
-    intervalMs: z.int().min(1).default(60_000),
+    concurrency: z.int().min(1).max(64).default(4).describe('Requests to the Timeline service in flight at once.'),
+    requestsPerInterval: z.int().min(1).default(300).describe('Requests started per intervalMs; the Timeline service publishes no limit.'),
+    intervalMs: z.int().min(1).default(60_000).describe('Length of the interval requestsPerInterval counts in, in milliseconds.'),
   })
   .prefault({})
+  .describe('How fast the tool talks to the Timeline service.')
+
+const baseUrl = serverUrl.describe('On-premise server address, e.g. https://timeline.example.com (the API is under /api).')
+const passwordEnv = envName.default('TIMELINE_PASSWORD').describe('Name of the environment variable that holds the password.')
 
 const passwordAuth = z.strictObject({
-  mode: z.literal('password'),
-  /** On-premise server address, e.g. `https://timeline.example.com` (the API is under /api). */
-  baseUrl: serverUrl,
-  username: z.string().min(1),
-  passwordEnv: envName.default('TIMELINE_PASSWORD'),
+  mode: z.literal('password').describe('On-premise server, signed in with a user name and password (the OAuth password flow).'),
+  baseUrl,
+  username: z.string().min(1).describe('The account that reads and writes for everyone, e.g. transfer@example.com.'),
+  passwordEnv,
 })
 
 const ntlmAuth = z.strictObject({
-  mode: z.literal('ntlm'),
-  baseUrl: serverUrl,
-  /** `DOMAIN\\user` or `user`. */
-  username: z.string().min(1),
-  domain: z.string().optional(),
-  passwordEnv: envName.default('TIMELINE_PASSWORD'),
+  mode: z.literal('ntlm').describe('On-premise server, signed in with a Windows account (NTLMv2).'),
+  baseUrl,
+  username: z.string().min(1).describe('The Windows account: DOMAIN\\user or user.'),
+  domain: z.string().optional().describe('The Windows domain, when username does not name it.'),
+  passwordEnv,
 })
 
 const cloudAuth = z.strictObject({
-  mode: z.literal('cloud'),
-  /** OpenID Connect authority, e.g. `https://login.manictime.com`. */
-  authority: cloudUrl.default('https://login.manictime.com'),
-  /** Cloud API entry, e.g. `https://api.manictime.com` (profile at /v1/profile). */
-  apiUrl: cloudUrl.default('https://api.manictime.com'),
-  clientId: z.string().min(1),
-  clientSecretEnv: envName.default('TIMELINE_CLIENT_SECRET'),
-  clientAuth: z.enum(['post', 'basic']).default('post'),
-  callbackUrl: cloudUrl.default('http://127.0.0.1:4040'),
-  /** Where `login` stores the refresh token (owner-only). Relative to the config file. */
-  tokenFile: z.string().min(1).default('.timeline-sheets/cloud-token.json'),
+  mode: z.literal('cloud').describe('ManicTime Cloud: run timeline-sheets login once in a browser; later runs refresh by themselves.'),
+  authority: cloudUrl.default('https://login.manictime.com').describe('OpenID Connect authority that signs in.'),
+  apiUrl: cloudUrl.default('https://api.manictime.com').describe('Cloud API entry (the profile is at /v1/profile).'),
+  clientId: z.string().min(1).describe('The OAuth client id of this installation.'),
+  clientSecretEnv: envName.default('TIMELINE_CLIENT_SECRET').describe('Name of the environment variable that holds the client secret.'),
+  clientAuth: z
+    .enum(['post', 'basic'])
+    .default('post')
+    .describe('How the client secret is sent to the token endpoint: in the form (post) or as HTTP Basic (basic).'),
+  callbackUrl: cloudUrl.default('http://127.0.0.1:4040').describe('Loopback address login listens on for the browser to come back to.'),
+  tokenFile: z
+    .string()
+    .min(1)
+    .default('.timeline-sheets/cloud-token.json')
+    .describe('Where login stores the refresh token (owner-only), relative to the config file.'),
 })
 
-const timeline = z.strictObject({
-  auth: z.discriminatedUnion('mode', [passwordAuth, ntlmAuth, cloudAuth]),
-  pace: timelinePace,
-})
+const timeline = z
+  .strictObject({
+    auth: z.discriminatedUnion('mode', [passwordAuth, ntlmAuth, cloudAuth]).describe('How to sign in to the Timeline service.'),
+    pace: timelinePace,
+  })
+  .describe('The Timeline and Tag service (ManicTime Server or Cloud) the activities come from.')
 
-const googleAuth = z.discriminatedUnion('mode', [
-  z.strictObject({
-    mode: z.literal('service-account'),
-    /** Path of the service-account key JSON (relative to the config file). */
-    keyFile: z.string().min(1),
-  }),
-  z.strictObject({
-    mode: z.literal('installed-app'),
-    clientId: z.string().min(1),
-    clientSecretEnv: envName.default('GOOGLE_CLIENT_SECRET'),
-    tokenFile: z.string().min(1).default('.timeline-sheets/google-token.json'),
-  }),
-  z.strictObject({ mode: z.literal('adc') }),
-  z.strictObject({
-    /** A fixed access token from an environment variable (tests, the Sheets fake). */
-    mode: z.literal('static-token'),
-    tokenEnv: envName.default('GOOGLE_ACCESS_TOKEN'),
-  }),
-])
+const googleAuth = z
+  .discriminatedUnion('mode', [
+    z.strictObject({
+      mode: z.literal('service-account').describe('A service account, for unattended runs: share the spreadsheet with its e-mail.'),
+      keyFile: z.string().min(1).describe("Path of the service account's key JSON, relative to the config file."),
+    }),
+    z.strictObject({
+      mode: z.literal('installed-app').describe("A person's own Google account: run timeline-sheets login --google once."),
+      clientId: z.string().min(1).describe('The OAuth client id (desktop app) of this installation.'),
+      clientSecretEnv: envName.default('GOOGLE_CLIENT_SECRET').describe('Name of the environment variable that holds the client secret.'),
+      tokenFile: z
+        .string()
+        .min(1)
+        .default('.timeline-sheets/google-token.json')
+        .describe('Where login --google stores the refresh token (owner-only), relative to the config file.'),
+    }),
+    z.strictObject({
+      mode: z.literal('adc').describe("Application default credentials (GOOGLE_APPLICATION_CREDENTIALS or gcloud's file)."),
+    }),
+    z.strictObject({
+      mode: z.literal('static-token').describe('A fixed access token from an environment variable (tests, the Sheets fake).'),
+      tokenEnv: envName.default('GOOGLE_ACCESS_TOKEN').describe('Name of the environment variable that holds the access token.'),
+    }),
+  ])
+  .describe('How to sign in to Google.')
 
 const google = z
   .strictObject({
     auth: googleAuth,
-    /** Another Sheets API root (the bundled fake); leave unset for Google. */
-    rootUrl: urlWithoutUserInfo('Google sign-in belongs in "google.auth"').optional(),
-    readsPerMinute: z.int().min(1).default(60),
-    writesPerMinute: z.int().min(1).default(60),
-    /** Length of Google's quota window; only a fake with a faster clock needs another value. */
-    quotaWindowMs: z.int().min(100).default(60_000),
+    rootUrl: urlWithoutUserInfo('Google sign-in belongs in "google.auth"')
+      .optional()
+      .describe('Another Sheets API root (the bundled fake); leave unset for Google.'),
+    readsPerMinute: z.int().min(1).default(60).describe("Sheets read requests per minute (Google's per-user quota is 60)."),
+    writesPerMinute: z.int().min(1).default(60).describe("Sheets write requests per minute (Google's per-user quota is 60)."),
+    quotaWindowMs: z
+      .int()
+      .min(100)
+      .default(60_000)
+      .describe("Length of Google's quota window in milliseconds; only a fake with a faster clock needs another value."),
   })
   .optional()
+  .describe('Google Sheets: sign-in and request pace. Needed by targets whose spreadsheet is a Google one.')
 
-const spreadsheet = z.discriminatedUnion('kind', [
-  z.strictObject({
-    kind: z.literal('workbook'),
-    /** Path of the .xlsx file (relative to the config file). */
-    path: z.string().min(1),
-    /**
-     * Protect the header and the tool's columns. Excel and LibreOffice then refuse to sort or delete rows
-     * across locked cells (Google only warns), so teams whose managers sort may switch it off.
-     */
-    protect: z.boolean().default(true),
-  }),
-  z.strictObject({
-    kind: z.literal('google'),
-    spreadsheetId: z.string().regex(/^[A-Za-z0-9_-]{10,}$/, 'must be the id from the spreadsheet URL (…/d/<id>/edit)'),
-  }),
-])
+const spreadsheet = z
+  .discriminatedUnion('kind', [
+    z.strictObject({
+      kind: z.literal('workbook').describe('A local .xlsx workbook (Excel, LibreOffice).'),
+      path: z.string().min(1).describe('Path of the .xlsx file, relative to the config file.'),
+      // Excel and LibreOffice refuse to sort or delete rows across locked cells (Google only warns).
+      protect: z
+        .boolean()
+        .default(true)
+        .describe("Protect the header and the tool's columns; teams whose managers sort rows may switch it off."),
+    }),
+    z.strictObject({
+      kind: z.literal('google').describe('A Google spreadsheet (needs "google" in the config).'),
+      spreadsheetId: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{10,}$/, 'must be the id from the spreadsheet URL (…/d/<id>/edit)')
+        .describe('The id in the spreadsheet URL: …/d/<id>/edit.'),
+    }),
+  ])
+  .describe('The spreadsheet the target fills: a Google one or a local workbook.')
 
-const target = z.strictObject({
-  /** Names the target in commands, locks and state; letters, digits, - and _. */
-  name: z.string().regex(/^[A-Za-z0-9_-]+$/, 'may contain letters, digits, - and _ only'),
-  spreadsheet,
-  /** Owners whose Tags timelines are exported (usernames as the server writes them). Empty: every visible Tags timeline. */
-  users: z.array(z.string().min(1)).default([]),
-  /** IANA time zone the sheet shows local times in. */
-  timeZone: z.string().min(1),
-  window: z
-    .strictObject({
-      /** Days back from today (local) that the sheet covers, today included. */
-      days: z.int().min(1).max(3660).default(35),
-      /** Days at the end of the window re-read in full on every run to catch deletions and back-dated edits. */
-      lookBackDays: z.int().min(0).max(3660).default(7),
-    })
-    .prefault({}),
-  /** What an export does with a row whose activity was deleted on the server. */
-  deletedRows: z.enum(['remove', 'mark']).default('remove'),
-  /** Read-only tabs for other timelines, by schema name without the vendor prefix (e.g. ComputerUsage, Applications). */
-  otherTimelines: z.array(z.string().regex(/^[A-Za-z]+$/)).default([]),
-  tabs: z
-    .strictObject({
-      activities: z.string().min(1).default('Activities'),
-      allowedTags: z.string().min(1).default('Allowed tags'),
-      syncLog: z.string().min(1).default('Sync log'),
-    })
-    .prefault({}),
-})
+const target = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/, 'may contain letters, digits, - and _ only')
+      .describe('Names the target in commands (--target), locks and state; letters, digits, - and _.'),
+    spreadsheet,
+    users: z
+      .array(z.string().min(1))
+      .default([])
+      .describe('Owners whose Tags timelines are exported, as the server writes their user names; empty: every visible Tags timeline.'),
+    timeZone: z.string().min(1).describe('IANA time zone the sheet shows local times in (and sync --every runs in), e.g. Europe/Berlin.'),
+    window: z
+      .strictObject({
+        days: z.int().min(1).max(3660).default(35).describe('Days back from today (local) that the sheet covers, today included.'),
+        lookBackDays: z
+          .int()
+          .min(0)
+          .max(3660)
+          .default(7)
+          .describe('Days at the end of the window re-read in full on every run, to catch deletions and back-dated edits.'),
+      })
+      .prefault({})
+      .describe('The local days the sheet covers.'),
+    deletedRows: z
+      .enum(['remove', 'mark'])
+      .default('remove')
+      .describe('What an export does with a row whose activity was deleted on the server: remove it, or mark it deleted.'),
+    otherTimelines: z
+      .array(z.string().regex(/^[A-Za-z]+$/))
+      .default([])
+      .describe('Read-only tabs for other timelines, by schema name without the vendor prefix (e.g. ComputerUsage, Applications).'),
+    tabs: z
+      .strictObject({
+        activities: z.string().min(1).default('Activities').describe('Title of the tab with one row per activity.'),
+        allowedTags: z.string().min(1).default('Allowed tags').describe('Title of the tab with the allowed tag combinations.'),
+        syncLog: z.string().min(1).default('Sync log').describe('Title of the tab with one row per run.'),
+      })
+      .prefault({})
+      .describe('Titles of the tabs the tool writes.'),
+  })
+  .describe('One spreadsheet and the timelines it shows.')
 
 export const configSchema = z.strictObject({
-  /** The JSON Schema an editor checks and completes the file with (config.schema.json); the tool ignores it. */
-  $schema: z.string().optional(),
-  /** Token in the API's identifiers: `manictime` for real servers, `service` as the spec writes it. */
+  $schema: z
+    .string()
+    .optional()
+    .describe('The JSON Schema an editor checks and completes this file with (./config.schema.json); the tool ignores it.'),
   vendor: z
     .string()
     .regex(/^[a-z][a-z0-9-]*$/)
-    .default('manictime'),
+    .default('manictime')
+    .describe("Token in the API's identifiers: manictime for real servers, service as the specification writes it."),
   timeline,
   google,
-  /** Folder for cursors, run history, journals and locks (relative to the config file). */
-  stateDir: z.string().min(1).default('.timeline-sheets'),
+  stateDir: z
+    .string()
+    .min(1)
+    .default('.timeline-sheets')
+    .describe('Folder for cursors, run history, journals and locks, relative to the config file.'),
   timeouts,
-  targets: z.array(target).min(1, 'needs at least one target'),
+  targets: z.array(target).min(1, 'needs at least one target').describe('The spreadsheets to fill, one target each.'),
 })
 
 export type Config = z.infer<typeof configSchema>

@@ -57,15 +57,23 @@ export const TIMELINE_COLUMN = {
   name: 'Name',
 } as const
 
-/** Layout of an Activities tab (default title `Activities`; a per-user split passes its own). */
-export function activitiesTab(title: string = TAB.activities): TabSpec {
+/** User, Date, Start, End, Duration: where an entry sits in time, alike on every tab that shows entries. */
+function whenColumns(): ColumnSpec[] {
   const c = ACTIVITY_COLUMN
-  const columns: ColumnSpec[] = [
+  return [
     { name: c.user, kind: 'text', width: 140 },
     { name: c.date, kind: 'date', width: 95 },
     { name: c.start, kind: 'time', width: 70 },
     { name: c.end, kind: 'time', width: 70 },
     { name: c.duration, kind: 'duration', width: 75 },
+  ]
+}
+
+/** Layout of an Activities tab (default title `Activities`; a per-user split passes its own). */
+export function activitiesTab(title: string = TAB.activities): TabSpec {
+  const c = ACTIVITY_COLUMN
+  const columns: ColumnSpec[] = [
+    ...whenColumns(),
     { name: c.tags, kind: 'text', width: 260, dropdown: { tab: TAB.allowedTags, column: ALLOWED_TAGS_COLUMN.tags } },
     { name: c.labels, kind: 'text', width: 120 },
     { name: c.notes, kind: 'text', width: 260, wrap: true },
@@ -116,14 +124,7 @@ export function timelineTab(title: string): TabSpec {
   return {
     title,
     readOnly: true,
-    columns: [
-      { name: c.user, kind: 'text', width: 140 },
-      { name: c.date, kind: 'date', width: 95 },
-      { name: c.start, kind: 'time', width: 70 },
-      { name: c.end, kind: 'time', width: 70 },
-      { name: c.duration, kind: 'duration', width: 75 },
-      { name: c.name, kind: 'text', width: 360 },
-    ],
+    columns: [...whenColumns(), { name: c.name, kind: 'text', width: 360 }],
   }
 }
 

@@ -2,6 +2,9 @@
  * What an export decides, given what the server reported and the sheet as read: the read window and the
  * tabs of a target, the rows a timeline's changes touch and what to do with each, the Allowed tags tab.
  * Pure: the engine reads, calls these, and writes (src/engine/export.ts).
+ *
+ * Longer than most files, with one reason to change: what an export decides; each function is one of its
+ * steps.
  */
 import type { Activity, ActivityInput, AllowedTags } from './activity.ts'
 import { activityChanges, withChanges } from './changes.ts'

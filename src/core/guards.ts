@@ -88,30 +88,72 @@ function emptySheet(facts: GuardFacts): GuardFailure[] {
   ]
 }
 
+/** The limits without a `--max-delete`: the command line the suggestion is for replaces any given before. */
+export const DEFAULT_MAX_DELETE_PERCENT = 50
+export const DEFAULT_MAX_DELETE_COUNT = 200
+
 function tooManyDeletes(plan: SyncPlan, facts: GuardFacts, options: GuardOptions): GuardFailure[] {
-  const maxPercent = options.maxDeletePercent ?? 50
+  const maxPercent = options.maxDeletePercent ?? DEFAULT_MAX_DELETE_PERCENT
   const small = options.smallDeleteCount ?? 2
-  const maxCount = options.maxDeleteCount ?? 200
-  const total = Math.max(facts.baseCount, 1)
+  const maxCount = options.maxDeleteCount ?? DEFAULT_MAX_DELETE_COUNT
   const sides = [
     { where: 'on the server', count: plan.counts['import-delete'] + plan.counts['import-delete-missing'] },
     { where: 'from the sheet', count: plan.counts['export-remove'] },
   ]
+  const fired = sides.map(({ count }) => ({ count, share: count > small && sharePercent(count, facts.baseCount) > maxPercent }))
+  const suggestion = maxDeleteSuggestion(
+    sides.map((s) => s.count),
+    facts.baseCount,
+    { share: fired.some((f) => f.share), count: fired.some((f) => f.count > maxCount) },
+    small,
+  )
   return sides.flatMap(({ where, count }) => {
-    const percent = (count * 100) / total
-    if (count > maxCount || (count > small && percent > maxPercent)) {
-      return [
-        {
-          guard: 'too-many-deletes' as const,
-          flag: '--max-delete',
-          count,
-          total: facts.baseCount,
-          message: `Safety abort: too many deletes ${where} (${count} of ${facts.baseCount}, ${Math.round(percent)}% > ${maxPercent}%). Nothing was written. Check the plan with --dry-run, then run with --max-delete ${Math.min(100, Math.ceil(percent))}% (or --force) if this is intended.`,
-        },
-      ]
-    }
-    return []
+    const percent = sharePercent(count, facts.baseCount)
+    const overShare = count > small && percent > maxPercent
+    const overCount = count > maxCount
+    if (!overShare && !overCount) return []
+    // Each rule that fired, by name: a share said while the count cap fired sends the operator the wrong way.
+    const rules = [
+      overShare ? `${Math.round(percent)}% > ${maxPercent}% of the rows` : '',
+      overCount ? `more than the ${maxCount} deletions one run may make` : '',
+    ].filter(Boolean)
+    return [
+      {
+        guard: 'too-many-deletes' as const,
+        flag: '--max-delete',
+        count,
+        total: facts.baseCount,
+        message: `Safety abort: too many deletes ${where} (${count} of ${facts.baseCount}, ${rules.join(', and ')}). Nothing was written. Check the plan with --dry-run, then run with ${suggestion} (or --force) if this is intended.`,
+      },
+    ]
   })
+}
+
+function sharePercent(count: number, baseCount: number): number {
+  return (count * 100) / Math.max(baseCount, 1)
+}
+
+/**
+ * The `--max-delete` flags that let every side's deletions through: a share (`75%`) when the shares are over
+ * the default, a count (`210`) when a count is over the default cap, both when both are; counted against the
+ * defaults, since the flags suggested replace any given before. Where the defaults would pass (the operator
+ * gave a tighter limit), the form of the rule that fired. A bare count never lifts the share (it could be a
+ * share typed without its %), so one value cannot always pass both limits.
+ */
+export function maxDeleteSuggestion(
+  counts: readonly number[],
+  baseCount: number,
+  fired: { share: boolean; count: boolean },
+  smallDeleteCount = 2,
+): string {
+  const shares = counts.filter((c) => c > smallDeleteCount).map((c) => Math.ceil(sharePercent(c, baseCount)))
+  const percentNeeded = Math.max(0, ...shares)
+  const largest = Math.max(0, ...counts)
+  const overDefaults = percentNeeded > DEFAULT_MAX_DELETE_PERCENT || largest > DEFAULT_MAX_DELETE_COUNT
+  const flags: string[] = []
+  if (percentNeeded > DEFAULT_MAX_DELETE_PERCENT || (fired.share && !overDefaults)) flags.push(`--max-delete ${percentNeeded}%`)
+  if (largest > DEFAULT_MAX_DELETE_COUNT || (fired.count && !overDefaults)) flags.push(`--max-delete ${largest}`)
+  return flags.join(' ')
 }
 
 function almostEverythingChanged(plan: SyncPlan, facts: GuardFacts, options: GuardOptions): GuardFailure[] {

@@ -18,6 +18,9 @@
  * - A Key the server does not have and `base` (the state) never knew is
  *   unknown, not "deleted on the server": a Base cell alone proves only that
  *   some row somewhere once carried it (a row pasted from another sheet).
+ *
+ * Longer than most files because detection, `SYNC_TABLE` and the rules that override it must be read together
+ * to see that every pair of changes is decided once.
  */
 import type { Activity, ActivityInput } from './activity.ts'
 import { fingerprintOf } from './fingerprint.ts'

@@ -1,6 +1,6 @@
 /**
  * Which ranges to read of a timeline. The Timeline service publishes no
- * maximum range or page size (decisions/0004-timeline-read-ranges.md), so a
+ * maximum range or page size (decisions/0005-timeline-read-ranges.md), so a
  * window is asked for whole and halved only when the server refuses it or its
  * answer is too large; halves are read in order, earlier first, so the first
  * answer is always the earliest one.

@@ -25,6 +25,9 @@
  * - A row whose cells are all empty (Status, Duration, Base and extra columns
  *   aside) is ignored. A row with a Key but nothing else is refused: a cleared
  *   row is not a deletion.
+ *
+ * Longer than most files because every import rule of a row stands here in order, next to the words a manager
+ * reads, so a rule and its message never drift apart.
  */
 import type { CellUpdate, CellValue } from './sheet.ts'
 import type { Activity, ActivityInput, AllowedTags } from './activity.ts'

@@ -94,6 +94,11 @@ export interface TabData {
   rows: CellValue[][]
   /** Rows in the grid (Google) or in use (workbook); for growth and bounds. */
   gridRowCount: number
+  /**
+   * True when only the header was read (`ReadOptions.headerOnly`): `rows` is empty whatever the tab
+   * holds, so nothing may be written to its rows on this basis.
+   */
+  headerOnly?: boolean
 }
 
 export interface Snapshot {

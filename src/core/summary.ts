@@ -1,7 +1,7 @@
 /**
  * The Summary tab a manager opens every week: hours per person per week and
  * per client / project, as formulas over the Activities tab
- * (decisions/0005-summary-tab.md). Pure: the backends lay it out with the
+ * (decisions/0007-summary-tab.md). Pure: the backends lay it out with the
  * Activities columns where they are found at layout time.
  *
  * Only SUMIFS, SUM, MAX, WEEKDAY and ROUND over whole columns, which Google Sheets,

@@ -3,6 +3,9 @@
  * it is now, from that run's journal. Pure. State-based, not history-based: a re-created activity is
  * recognised by its values, a restored one by its old fingerprint, a deleted one by its absence — which
  * is what makes a second undo a no-op.
+ *
+ * Longer than most files because every case of undo (created, updated or deleted by the run × the server as it
+ * is now) stands side by side, so a missing case shows.
  */
 import { toInput, type ActivityInput } from './activity.ts'
 import { describeInput } from './describe.ts'
@@ -190,14 +193,11 @@ export function planUndo(input: UndoPlanInput): UndoItem[] {
     const first = group.steps[0]!
     const last = group.steps[group.steps.length - 1]!
     const what = describeSteps(group)
+    // An item that only tells: nothing to do, a conflict, or work by hand.
+    const note = (kind: 'nothing' | 'conflict' | 'manual', reason: string) =>
+      items.push({ kind, timelineKey: group.timelineKey, entityId: group.entityId, what, reason })
     if (owner === undefined) {
-      items.push({
-        kind: 'manual',
-        timelineKey: group.timelineKey,
-        entityId: group.entityId,
-        what,
-        reason: `The timeline ${group.timelineKey} is not visible to the signed-in account any more; nothing was undone there.`,
-      })
+      note('manual', `The timeline ${group.timelineKey} is not visible to the signed-in account any more; nothing was undone there.`)
       continue
     }
     const before: Side | undefined =
@@ -211,22 +211,9 @@ export function planUndo(input: UndoPlanInput): UndoItem[] {
       (currentFp === side.fingerprint || (side.input !== undefined && currentFp === fingerprintFor(owner, side.input)))
 
     if (!before && !after) {
-      items.push({
-        kind: 'nothing',
-        timelineKey: group.timelineKey,
-        entityId: group.entityId,
-        what,
-        reason: 'Created and deleted by the same run; nothing to undo.',
-      })
+      note('nothing', 'Created and deleted by the same run; nothing to undo.')
     } else if (!before && after) {
-      if (!current)
-        items.push({
-          kind: 'nothing',
-          timelineKey: group.timelineKey,
-          entityId: group.entityId,
-          what,
-          reason: 'Created by the run and already gone from the server.',
-        })
+      if (!current) note('nothing', 'Created by the run and already gone from the server.')
       else if (isSide(after)) {
         deleting.add(key)
         items.push({
@@ -239,38 +226,13 @@ export function planUndo(input: UndoPlanInput): UndoItem[] {
           reason: 'Created by the run: deleted.',
         })
       } else
-        items.push({
-          kind: 'conflict',
-          timelineKey: group.timelineKey,
-          entityId: group.entityId,
-          what,
-          reason: 'Created by the run, but changed on the server since, so it was not deleted. Delete it by hand if it should go.',
-        })
+        note('conflict', 'Created by the run, but changed on the server since, so it was not deleted. Delete it by hand if it should go.')
     } else if (before && !before.input) {
-      items.push({
-        kind: 'manual',
-        timelineKey: group.timelineKey,
-        entityId: group.entityId,
-        what,
-        reason: 'The journal has no copy of this activity as it was before the run, so it cannot be put back; check it by hand.',
-      })
+      note('manual', 'The journal has no copy of this activity as it was before the run, so it cannot be put back; check it by hand.')
     } else if (before && after) {
       if (!current)
-        items.push({
-          kind: 'conflict',
-          timelineKey: group.timelineKey,
-          entityId: group.entityId,
-          what,
-          reason: 'Updated by the run, but deleted (or moved to another day) on the server since, so it was not put back.',
-        })
-      else if (isSide(before))
-        items.push({
-          kind: 'nothing',
-          timelineKey: group.timelineKey,
-          entityId: group.entityId,
-          what,
-          reason: 'Already back to its values from before the run.',
-        })
+        note('conflict', 'Updated by the run, but deleted (or moved to another day) on the server since, so it was not put back.')
+      else if (isSide(before)) note('nothing', 'Already back to its values from before the run.')
       else if (isSide(after)) {
         items.push({
           kind: 'restore',
@@ -284,14 +246,10 @@ export function planUndo(input: UndoPlanInput): UndoItem[] {
           reason: 'Updated by the run: its values from before the run are put back.',
         })
       } else
-        items.push({
-          kind: 'conflict',
-          timelineKey: group.timelineKey,
-          entityId: group.entityId,
-          what,
-          reason:
-            'Updated by the run, but changed on the server again since, so it was not put back. Compare it with the values before the run by hand.',
-        })
+        note(
+          'conflict',
+          'Updated by the run, but changed on the server again since, so it was not put back. Compare it with the values before the run by hand.',
+        )
     } else if (before) {
       recreations.push({ group, before, owner })
     }

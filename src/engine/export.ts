@@ -21,19 +21,20 @@ import {
 import { ACTIVITY_COLUMN } from '../core/columns.ts'
 import { fnv1a64Base64url } from '../core/fingerprint.ts'
 import type { Decision } from '../core/plan.ts'
-import type { KnownUser } from '../core/rows.ts'
+import { activityKey, type KnownUser } from '../core/rows.ts'
 import { activityWrites, isEmptyWrite } from '../core/sheet-writes.ts'
 import { summaryLine, syncLogRow, type RunCounts } from '../core/sync-log.ts'
 import { summaryTab } from '../core/summary.ts'
 import { localDateOf } from '../core/time.ts'
+import { emptyReadExplanation, windowView, type WindowView } from '../core/window-text.ts'
 import { TimelineSheetsError } from '../errors.ts'
-import type { TabWrite } from '../sheets/port.ts'
+import type { ReadOptions, TabWrite } from '../sheets/port.ts'
 import type { AllowedTags } from '../timeline/model.ts'
 import type { TargetConfig } from '../config/schema.ts'
 import { readEach, readTimelineChanges, type TimelineChanges } from './server-reads.ts'
 import { crashPoint } from './crash-points.ts'
 import type { EngineDeps } from './deps.ts'
-import { withRun, type RunFrame } from './run.ts'
+import { withRun, type RunFrame, type SyncHandOff } from './run.ts'
 
 export { newRunId } from './run.ts'
 import { otherTimelineWrites } from '../core/other-timelines.ts'
@@ -64,6 +65,8 @@ export interface ExportSummary {
   /** `incomplete`: some rows changed while the run wrote and were left for the next run (exit 1, run again). */
   result: 'success' | 'partial' | 'incomplete'
   spreadsheet: string
+  /** The local days the export covers, in the target's zone. */
+  window: WindowView
   timelines: TimelineSummary[]
   counts: RunCounts
   allowedTags: 'unchanged' | 'rewritten' | 'unavailable'
@@ -74,16 +77,28 @@ export interface ExportSummary {
   attention: { rowNumber: number | undefined; key: string | undefined; reason: string }[]
 }
 
-export async function runExport(target: TargetConfig, deps: ExportDeps, options: ExportOptions = {}): Promise<ExportSummary> {
+/** `handOff` (sync): the import half's read, planned on instead of a read of its own, and its Sync log row. */
+export async function runExport(
+  target: TargetConfig,
+  deps: ExportDeps,
+  options: ExportOptions = {},
+  handOff?: SyncHandOff,
+): Promise<ExportSummary> {
   return withRun(
     target,
     deps,
     { command: 'export', dryRun: Boolean(options.dryRun), startOverOnOtherServer: Boolean(options.full) },
-    (frame) => exportInFrame(target, deps, options, frame),
+    (frame) => exportInFrame(target, deps, options, frame, handOff),
   )
 }
 
-async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: ExportOptions, frame: RunFrame): Promise<ExportSummary> {
+async function exportInFrame(
+  target: TargetConfig,
+  deps: ExportDeps,
+  options: ExportOptions,
+  frame: RunFrame,
+  handOff: SyncHandOff | undefined,
+): Promise<ExportSummary> {
   const { runId, startedAt, state } = frame
   let full = Boolean(options.full) || frame.fresh
   if (frame.fresh) deps.reporter.info('No state for this target yet: reading the whole window and reconciling by Key.')
@@ -109,7 +124,7 @@ async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: Ex
   // Layout, only when it is new or changed (it costs a read and a write). A tab it had to make holds nothing yet.
   const specs = tabSpecs(target)
   // The Summary lists the people exported and the clients / projects of the allowed tags, so it is laid out again
-  // (rewritten) when either changes, and only then (decisions/0005-summary-tab.md).
+  // (rewritten) when either changes, and only then (decisions/0007-summary-tab.md).
   const serverAllowed = await readServerAllowedTags(deps, warnings)
   const layoutSpecs = [
     ...specs,
@@ -153,7 +168,15 @@ async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: Ex
       ? await readOtherTimelines(deps.client, await deps.client.listTimelines(), target.otherTimelines, target.users, window)
       : undefined
 
-  let snapshot = await deps.spreadsheet.read(specs.map((s) => s.title))
+  // The import half of a sync that wrote nothing read the sheet already: rows are found again when written.
+  const shared = handOff?.snapshot
+  let snapshot =
+    shared && !layoutChanged && !full && specs.every((spec) => shared.tabs[spec.title] !== undefined)
+      ? shared
+      : await deps.spreadsheet.read(
+          specs.map((s) => s.title),
+          sheetReadOptions(changes, target, full || Boolean(frame.setAside)),
+        )
   const missingTabs = specs.filter((spec) => !snapshot.tabs[spec.title]?.exists).map((spec) => spec.title)
   if (missingTabs.length > 0 && !options.dryRun && !layoutChanged) {
     // A tab someone deleted or renamed since the layout was last applied: make it again.
@@ -240,6 +263,15 @@ async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: Ex
     }
   }
   const writes = activityWrites(decisions, { tab: activitiesData, layout, timeZone: target.timeZone, today })
+  const timelineSummaries = changes.map(timelineSummary)
+  const nothingRead = emptyReadExplanation({
+    window: windowView(window),
+    visible: tagsTimelines,
+    users: target.users,
+    read: timelineSummaries,
+    activitiesRead: timelineSummaries.reduce((n, t) => n + t.activitiesRead, 0),
+  })
+  if (nothingRead) warnings.push(nothingRead)
 
   const tabWrites: TabWrite[] = [{ ...writes.write, keyColumn: layout.index[ACTIVITY_COLUMN.key] }]
   const allowed = allowedTagsWrite(serverAllowed, target.tabs.allowedTags, snapshot, state.allowedTagsFingerprint, warnings)
@@ -260,7 +292,10 @@ async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: Ex
   if (logTab?.exists || !options.dryRun) {
     tabWrites.push({
       tab: target.tabs.syncLog,
-      appends: [syncLogRow({ when: startedAt, timeZone: target.timeZone, runId, command: 'export', result, counts, message })],
+      appends: [
+        ...(handOff?.logRows ?? []),
+        syncLogRow({ when: startedAt, timeZone: target.timeZone, runId, command: 'export', result, counts, message }),
+      ],
     })
   }
 
@@ -306,13 +341,8 @@ async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: Ex
     dryRun: Boolean(options.dryRun),
     result,
     spreadsheet: deps.spreadsheet.describe(),
-    timelines: changes.map((c) => ({
-      timelineKey: c.timeline.timelineKey,
-      owner: c.timeline.ownerUsername,
-      mode: c.mode,
-      activitiesRead: c.activities.length + (c.mode === 'incremental' ? (c.lookBack?.activities.length ?? 0) : 0),
-      lookBack: c.mode === 'full' || Boolean(c.lookBack),
-    })),
+    window: windowView(window),
+    timelines: timelineSummaries,
     counts,
     allowedTags: allowed.outcome,
     layoutChanged,
@@ -327,6 +357,36 @@ async function exportInFrame(target: TargetConfig, deps: ExportDeps, options: Ex
 /** Every combination the server allows, for anyone. */
 function allowedCombinations(allowed: AllowedTags | undefined): string[] {
   return allowed ? [...allowed.everyone, ...allowed.groups.flatMap((g) => g.combinations)] : []
+}
+
+function timelineSummary(c: TimelineChanges): TimelineSummary {
+  return {
+    timelineKey: c.timeline.timelineKey,
+    owner: c.timeline.ownerUsername,
+    mode: c.mode,
+    activitiesRead: c.activities.length + (c.mode === 'incremental' ? (c.lookBack?.activities.length ?? 0) : 0),
+    lookBack: c.mode === 'full' || Boolean(c.lookBack),
+  }
+}
+
+/**
+ * What the plan needs of the Activities tab: nothing but its header when the server reported nothing new
+ * (no row can change), else the whole tab, with the rows of the changed activities confirmed in passing
+ * (Google: through their row anchors in the same request), so the write need not read them back.
+ */
+function sheetReadOptions(changes: readonly TimelineChanges[], target: TargetConfig, whole: boolean): ReadOptions {
+  if (whole || changes.some((c) => c.mode === 'full')) return {}
+  const keys: string[] = []
+  for (const c of changes) {
+    if (c.mode !== 'incremental') continue
+    const timelineKey = c.timeline.timelineKey
+    for (const a of c.activities) keys.push(activityKey(timelineKey, a.entityId))
+    for (const id of c.deletedIds) keys.push(activityKey(timelineKey, id))
+    for (const a of c.lookBack?.activities ?? []) keys.push(activityKey(timelineKey, a.entityId))
+  }
+  const quiet = changes.every((c) => c.mode === 'incremental' && c.lookBack === undefined)
+  if (keys.length === 0 && quiet) return { headerOnly: [target.tabs.activities] }
+  return { rowsToWrite: { tab: target.tabs.activities, keys } }
 }
 
 async function readServerAllowedTags(deps: ExportDeps, warnings: string[]): Promise<AllowedTags | undefined> {

@@ -19,8 +19,9 @@ import type { AllowedTags } from '../timeline/model.ts'
 import type { TargetConfig } from '../config/schema.ts'
 import { crashPoint } from './crash-points.ts'
 import type { EngineDeps } from './deps.ts'
-import { withRun, type RunFrame } from './run.ts'
+import { withRun, type RunFrame, type SyncHandOff } from './run.ts'
 import { exportWindow, tabSpecs } from '../core/export-plan.ts'
+import { windowView, type WindowView } from '../core/window-text.ts'
 import { isEmptyWrite } from '../core/sheet-writes.ts'
 import { summaryLine, syncLogRow } from '../core/sync-log.ts'
 import { adoptInterrupted, findCandidates, planLines, readRanges, restOfWindow } from '../core/import-plan.ts'
@@ -113,16 +114,30 @@ export interface ImportSummary {
   /** What became of the allowed tags after applying (the plan only says what was intended). */
   tags: { outcome: ImportPlanView['tags']; message: string | undefined }
   spreadsheet: string
+  /** The local days the target covers, in its zone: the server is read within them. */
+  window: WindowView
   sheetsRequests: { reads: number; writes: number }
 }
 
-export async function runImport(target: TargetConfig, deps: ImportDeps, options: ImportOptions = {}): Promise<ImportSummary> {
+/** `handOff` (sync): when the import writes nothing, it leaves its read and its Sync log row there for the export. */
+export async function runImport(
+  target: TargetConfig,
+  deps: ImportDeps,
+  options: ImportOptions = {},
+  handOff?: SyncHandOff,
+): Promise<ImportSummary> {
   return withRun(target, deps, { command: 'import', dryRun: Boolean(options.dryRun) }, (frame) =>
-    importInFrame(target, deps, options, frame),
+    importInFrame(target, deps, options, frame, handOff),
   )
 }
 
-async function importInFrame(target: TargetConfig, deps: ImportDeps, options: ImportOptions, frame: RunFrame): Promise<ImportSummary> {
+async function importInFrame(
+  target: TargetConfig,
+  deps: ImportDeps,
+  options: ImportOptions,
+  frame: RunFrame,
+  handOff: SyncHandOff | undefined,
+): Promise<ImportSummary> {
   const { runId, startedAt, now, location, state, fresh: neverRun } = frame
   const sheetsRequests = () => frame.sheetsRequests()
   const interrupted = await unfinishedJournals(location.journalFolder)
@@ -139,10 +154,14 @@ async function importInFrame(target: TargetConfig, deps: ImportDeps, options: Im
     counts: emptyCounts(),
     tags: { outcome: 'unchanged', message: undefined },
     spreadsheet: deps.spreadsheet.describe(),
+    window: windowView(exportWindow(target, startedAt)),
     sheetsRequests: sheetsRequests(),
   })
   const specs = tabSpecs(target)
-  const snapshot = await deps.spreadsheet.read([target.tabs.activities, target.tabs.allowedTags, target.tabs.syncLog])
+  const writesBefore = deps.spreadsheet.requestCounts().writes
+  const snapshot = await deps.spreadsheet.read(
+    handOff ? specs.map((s) => s.title) : [target.tabs.activities, target.tabs.allowedTags, target.tabs.syncLog],
+  )
   const tab = snapshot.tabs[target.tabs.activities]
   if (!tab?.exists) {
     if (neverRun && interrupted.length === 0) {
@@ -314,8 +333,11 @@ async function importInFrame(target: TargetConfig, deps: ImportDeps, options: Im
   }
 
   // The sheet, read afresh: each planned row is found again there, and the write finds it once more when it lands.
+  // Nothing was sent to the server and nothing written to the sheet: the first read still serves (the write
+  // finds its rows again all the same).
   crashPoint('import:before-sheet-write')
-  const fresh = await deps.spreadsheet.read([target.tabs.activities, target.tabs.syncLog])
+  const quiet = writes.length === 0 && adoptions.size === 0 && tags.kind !== 'send' && interrupted.length === 0
+  const fresh = quiet ? snapshot : await deps.spreadsheet.read([target.tabs.activities, target.tabs.syncLog])
   const freshTab = fresh.tabs[target.tabs.activities]
   if (!freshTab?.exists) {
     throw new TimelineSheetsError(
@@ -353,16 +375,15 @@ async function importInFrame(target: TargetConfig, deps: ImportDeps, options: Im
     )
   }
   const message = notes.filter(Boolean).join(' ')
-  // Its own write, after the one whose outcome it reports: appends need no position, so the same read serves.
-  await deps.spreadsheet.write(
-    [
-      {
-        tab: target.tabs.syncLog,
-        appends: [syncLogRow({ when: startedAt, timeZone: target.timeZone, runId, command: 'import', result, counts, message })],
-      },
-    ],
-    fresh,
-  )
+  const logRow = syncLogRow({ when: startedAt, timeZone: target.timeZone, runId, command: 'import', result, counts, message })
+  if (handOff && quiet && deps.spreadsheet.requestCounts().writes === writesBefore) {
+    // A sync's import that wrote nothing: the export half plans on this read and appends this row with its own.
+    handOff.snapshot = snapshot
+    handOff.logRows = [logRow]
+  } else {
+    // Its own write, after the one whose outcome it reports: appends need no position, so the same read serves.
+    await deps.spreadsheet.write([{ tab: target.tabs.syncLog, appends: [logRow] }], fresh)
+  }
   crashPoint('import:after-sheet-write')
 
   for (const [key, fp] of sheetWrite.base) {
@@ -393,6 +414,7 @@ async function importInFrame(target: TargetConfig, deps: ImportDeps, options: Im
       counts: s.counts,
       tags: s.tags ?? { outcome: view.tags, message: view.tagsMessage },
       spreadsheet: deps.spreadsheet.describe(),
+      window: windowView(exportWindow(target, startedAt)),
       sheetsRequests: sheetsRequests(),
     }
   }

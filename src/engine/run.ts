@@ -6,7 +6,7 @@
  */
 import { describeServer, sameServer, type ServerAccount } from '../core/server-identity.ts'
 import { TimelineSheetsError } from '../errors.ts'
-import type { RequestCounts } from '../sheets/port.ts'
+import type { CellValue, RequestCounts, Snapshot } from '../sheets/port.ts'
 import { acquireLock, type Lock } from '../state/lock.ts'
 import {
   emptyState,
@@ -37,6 +37,16 @@ export interface RunFrame {
   keepLock(): Promise<void>
   /** Records the run in the history, keeps the backend's hints, and writes the state. */
   save(result: RunRecord['result'], summary: string): Promise<void>
+}
+
+/**
+ * What the import half of a sync leaves the export half when it wrote nothing (nothing to import): the
+ * sheet as it read it, so the export reads it no second time, and its Sync log row, which the export
+ * appends with its own in one write.
+ */
+export interface SyncHandOff {
+  snapshot?: Snapshot
+  logRows?: CellValue[][]
 }
 
 export interface FrameOptions {

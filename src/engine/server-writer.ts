@@ -52,38 +52,19 @@ export async function sendJournaled(
         ? { before: toInput(write.before.activity), beforeFingerprint: fingerprintOf(write.before) }
         : {}
   switch (write.op) {
-    case 'post': {
-      const id = await journal.intend({
-        op: 'post',
-        timelineKey: write.timelineKey,
-        user: write.user,
-        fingerprint: write.fingerprint,
-        input: toInput(write.input),
-        ...(write.pending ? { pending: write.pending } : {}),
-      })
-      crashPoint(points.before)
-      const activity = (await client.createActivity(timeline, write.input)).activity!
-      crashPoint(points.after)
-      await journal.done(id, {
-        entityId: activity.entityId,
-        fingerprint: fingerprintOf({ activity, user: write.user }),
-        after: toInput(activity),
-      })
-      crashPoint(points.recorded)
-      return activity
-    }
+    case 'post':
     case 'put': {
-      const id = await journal.intend({
-        op: 'put',
-        timelineKey: write.timelineKey,
-        entityId: write.entityId,
-        user: write.user,
-        fingerprint: write.fingerprint,
-        input: toInput(write.input),
-        ...before,
-      })
+      const id = await journal.intend(
+        write.op === 'post'
+          ? { ...intendedSave(write), ...(write.pending ? { pending: write.pending } : {}) }
+          : { ...intendedSave(write), entityId: write.entityId, ...before },
+      )
       crashPoint(points.before)
-      const activity = (await client.updateActivity(timeline, write.entityId, write.input)).activity!
+      const answer =
+        write.op === 'post'
+          ? await client.createActivity(timeline, write.input)
+          : await client.updateActivity(timeline, write.entityId, write.input)
+      const activity = answer.activity!
       crashPoint(points.after)
       await journal.done(id, {
         entityId: activity.entityId,
@@ -114,6 +95,11 @@ export async function sendJournaled(
       return undefined
     }
   }
+}
+
+/** What the journal records of a post or put before it is sent. */
+function intendedSave(write: Extract<JournaledWrite, { op: 'post' | 'put' }>) {
+  return { op: write.op, timelineKey: write.timelineKey, user: write.user, fingerprint: write.fingerprint, input: toInput(write.input) }
 }
 
 /** How many times one timeline's remaining writes are decided again after another writer got there first. */

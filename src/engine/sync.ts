@@ -5,7 +5,7 @@
 import type { TargetConfig } from '../config/schema.ts'
 import { runExport, type ExportSummary } from './export.ts'
 import { runImport, type ImportDeps, type ImportOptions, type ImportSummary } from './import.ts'
-import { withTargetLock } from './run.ts'
+import { withTargetLock, type SyncHandOff } from './run.ts'
 
 export interface SyncSummary {
   imported: ImportSummary
@@ -18,10 +18,12 @@ export async function runSync(target: TargetConfig, deps: ImportDeps, options: I
   return withTargetLock(target, deps, { command: 'sync', dryRun: Boolean(options.dryRun) }, async () => {
     const inner = { ...deps, lockHeld: true }
     deps.reporter.info(`Sync ${target.name}: import`)
-    const imported = await runImport(target, inner, { ...options, planTab: false })
+    // An import with nothing to import leaves its read to the export: one read for both halves.
+    const handOff: SyncHandOff = {}
+    const imported = await runImport(target, inner, { ...options, planTab: false }, options.dryRun ? undefined : handOff)
     if (options.dryRun) return { imported, exported: undefined }
     deps.reporter.info(`Sync ${target.name}: export`)
-    const exported = await runExport(target, inner)
+    const exported = await runExport(target, inner, {}, handOff)
     return { imported, exported }
   })
 }

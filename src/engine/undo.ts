@@ -72,7 +72,10 @@ export interface UndoSummary {
   counts: { deleted: number; restored: number; recreated: number; conflicts: number; manual: number; failed: number }
   /** Writes that did not go through, with the reason. */
   failures: { key: string; what: string; reason: string }[]
+  /** The full export that follows an applied undo; its result is its own and never the undo's (it has its own Sync log row). */
   exported: ExportSummary | undefined
+  /** Why that export failed, when it did: the undo stands, and a plain `export --full` shows it in the sheet. */
+  exportFailure: string | undefined
   spreadsheet: string
 }
 
@@ -226,26 +229,37 @@ async function undoInFrame(
   for (const earlier of interrupted) await closeJournal(earlier.file, `finished by ${runId}`, now())
 
   let exported: ExportSummary | undefined
+  let exportFailure: string | undefined
   if (options.export !== false) {
     deps.reporter.info(`Exporting ${target.name} so the sheet shows the reverted state`)
-    // In full: an incremental read may not report the deletions an undo makes.
-    exported = await runExport(
-      target,
-      { client: deps.client, spreadsheet: deps.spreadsheet, stateDir: deps.stateDir, reporter: deps.reporter, now, lockHeld: true },
-      { full: true },
-    )
+    // The undo is done and logged by now: a failing export must not make the command report a failed undo.
+    try {
+      // In full: an incremental read may not report the deletions an undo makes.
+      exported = await runExport(
+        target,
+        { client: deps.client, spreadsheet: deps.spreadsheet, stateDir: deps.stateDir, reporter: deps.reporter, now, lockHeld: true },
+        { full: true },
+      )
+    } catch (error) {
+      exportFailure = errorText(error)
+      deps.reporter.warn(
+        `The undo is done, but the export afterwards failed: ${exportFailure} Run timeline-sheets export --full --target ${target.name}.`,
+      )
+    }
   }
-  return summary({ applied: true, items, failures, exported, done })
+  return summary({ applied: true, items, failures, exported, exportFailure, done })
 
   function summary(s: {
     applied: boolean
     items: UndoItem[]
     failures: UndoSummary['failures']
     exported: ExportSummary | undefined
+    exportFailure?: string
     done?: UndoWriteItem[]
   }): UndoSummary {
     const counts = countOf(s.items, s.done ?? [], s.failures)
-    const needsPerson = counts.conflicts + counts.manual + counts.failed > 0 || s.exported?.result === 'partial'
+    // The undo's own outcome, the same the Sync log row and the run state record; the export reports its own.
+    const needsPerson = counts.conflicts + counts.manual + counts.failed > 0
     return {
       target: target.name,
       runId,
@@ -257,6 +271,7 @@ async function undoInFrame(
       counts,
       failures: s.failures,
       exported: s.exported,
+      exportFailure: s.exportFailure,
       spreadsheet: deps.spreadsheet.describe(),
     }
   }

@@ -15,6 +15,9 @@
  * `globalThis.fetch` is looked up on every call, so msw still intercepts
  * in-process tests; the undici dispatcher (for the connect timeout) is passed
  * along as a fetch option, which msw ignores.
+ *
+ * Longer than most files because the timeouts and the redirect policy wrap the same fetch call, and only read
+ * together can one check that no phase is left without a limit.
  */
 import { Agent, type Dispatcher } from 'undici'
 import { deadlinePassed, redactUrl, RequestTimeoutError, ResponseTooLargeError, TimelineSheetsError, type TimeoutLimit } from '../errors.ts'

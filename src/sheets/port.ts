@@ -40,14 +40,29 @@ export interface SkippedRow {
   reason: 'changed' | 'gone'
 }
 
+/** What a read may leave out or take along, so a run reads only what its plan needs. */
+export interface ReadOptions {
+  /**
+   * Tabs of which only the header row is needed (a run that has nothing to plan on their rows). A backend
+   * may still return every row; one that returns only the header marks the tab `headerOnly`.
+   */
+  headerOnly?: readonly string[]
+  /**
+   * Keys (in `keyColumn` of `tab`) of the rows the caller expects to write next. A backend that confirms
+   * rows before it writes them (Google: read back through their row anchors) may confirm these in the
+   * same request as the read, so a write on this snapshot right after it needs no read of its own.
+   */
+  rowsToWrite?: { tab: string; keys: readonly string[] }
+}
+
 export interface RequestCounts {
   reads: number
   writes: number
 }
 
 export interface Spreadsheet {
-  /** `google` or `workbook`. */
-  readonly kind: 'google' | 'workbook'
+  /** The config's `spreadsheet.kind` that selected this backend (`google`, `workbook`, …); the engine never branches on it. */
+  readonly kind: string
   /** Human-readable location: a spreadsheet URL or a file path. */
   describe(): string
   /**
@@ -56,8 +71,8 @@ export interface Spreadsheet {
    * status colours) and sets the time zone. Idempotent.
    */
   ensureLayout(tabs: TabSpec[], options: LayoutOptions): Promise<LayoutReport>
-  /** Reads the given tabs in one go (Google: one values.batchGet). */
-  read(tabs: string[]): Promise<Snapshot>
+  /** Reads the given tabs in one go (Google: one values.batchGet, or one values.batchGetByDataFilter with `rowsToWrite`). */
+  read(tabs: string[], options?: ReadOptions): Promise<Snapshot>
   /**
    * Applies updates, appends and removals addressed relative to `basis` (the
    * snapshot the caller read, and planned on). Each addressed row is found

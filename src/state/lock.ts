@@ -93,6 +93,16 @@ async function acquire(file: string, options: LockOptions, context: FileContext)
   })
 }
 
+/**
+ * Who holds the lock now, without taking it: `undefined` when there is no lock file, or its holder is gone or
+ * expired, or it cannot be read (the next run takes such a lock over). For `timeline-sheets doctor`.
+ */
+export async function lockHolder(file: string, options: Pick<LockOptions, 'now' | 'isAlive'> = {}): Promise<LockInfo | undefined> {
+  const holder = await readLockInfo(file)
+  if (!holder) return undefined
+  return isStale(holder, (options.now ?? Date.now)(), options.isAlive ?? processIsAlive) ? undefined : holder
+}
+
 function isStale(holder: LockInfo, now: number, isAlive: (pid: number) => boolean): boolean {
   if (Date.parse(holder.expiresAt) <= now) return true
   return holder.host === hostname() && !isAlive(holder.pid)

@@ -39,6 +39,21 @@ const runRecord = z.looseObject({
 /** The server and account the state was built from: cursors and bases mean nothing on another. */
 const serverOfState = z.looseObject({ entryUrl: z.string(), account: z.string().optional() })
 
+/**
+ * A JSON object of strings, checked in one plain loop and kept as parsed: `z.record` copies every entry
+ * through a schema, which at 100,000 rows was most of a state load (issue 10).
+ */
+function stringRecord(what: string) {
+  return z.custom<Record<string, string>>(
+    (value) => {
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) return false
+      for (const key in value) if (typeof (value as Record<string, unknown>)[key] !== 'string') return false
+      return true
+    },
+    { message: `must be an object of ${what} texts` },
+  )
+}
+
 const targetState = z.looseObject({
   version: z.literal(STATE_VERSION),
   target: z.string(),
@@ -46,7 +61,7 @@ const targetState = z.looseObject({
   server: serverOfState.optional(),
   timelines: z.record(z.string(), timelineCursor),
   /** Row key (`timelineKey/entityId`) → fingerprint of the values last synced. */
-  base: z.record(z.string(), z.string()),
+  base: stringRecord('row key → fingerprint'),
   layoutHash: z.string().optional(),
   /** Fingerprint of the allowed tags as the tool last wrote them to the tab (or sent them to the server). */
   allowedTagsFingerprint: z.string().optional(),

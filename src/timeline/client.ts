@@ -3,6 +3,9 @@
  * hard-coded address), operations that return the typed values of
  * `model.ts`, and the per-timeline `lastChangeId` that every write carries as
  * `expectedLastChangeId`.
+ *
+ * Longer than most files because it is the API's whole surface: one short operation per resource, navigated
+ * the same way.
  */
 import { TimelineSheetsError } from '../errors.ts'
 import type { Pace, PaceOptions } from '../http/pace.ts'
@@ -261,6 +264,7 @@ export function toTimelineInfo(json: TimelineJson, url: string): TimelineInfo {
     schemaName: json.schema.name,
     lastChangeId: json.lastChangeId ?? undefined,
     timestamp: json.timestamp ?? undefined,
+    lastUpdated: json.lastUpdate?.updatedUtcTime,
     links: (json.links ?? []).map((link) => ({ rel: link.rel, href: new URL(link.href, url).toString() })),
   }
 }

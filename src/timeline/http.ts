@@ -3,6 +3,10 @@
  * one pace lane, the one retry policy with a classifier that knows which calls
  * are safe to repeat, and status codes turned into typed errors. Secrets from
  * the sign-in never reach a message or a log.
+ *
+ * Longer than most files because every wire concern of a Timeline call (media type, pace, which calls may be
+ * repeated, status codes to typed errors) belongs together: split, the retry rules would drift from the calls
+ * they guard.
  */
 import {
   ConcurrencyError,
@@ -80,7 +84,7 @@ export interface TimelineHttp {
 const RETRY_STATUSES = new Set([429, 502, 503, 504])
 /**
  * Answers to a range read that say the range was too much for the server
- * (decisions/0004-timeline-read-ranges.md): a refusal of the request as such
+ * (decisions/0005-timeline-read-ranges.md): a refusal of the request as such
  * (400, 413, 422), a server that failed or gave up building it (500, 504).
  */
 const RANGE_REFUSALS = new Set([400, 413, 422, 500, 504])

@@ -22,6 +22,8 @@ export interface TimelineInfo {
   lastChangeId: string | undefined
   /** Opaque `<seq>,<rand>`. */
   timestamp: string | undefined
+  /** When the server last took a change for the timeline (`lastUpdate.updatedUtcTime`), where it says. */
+  lastUpdated?: string | undefined
   links: Link[]
 }
 

@@ -130,6 +130,12 @@ export const TimelineSchema = z.looseObject({
   }),
   lastChangeId: ChangeId,
   timestamp: ChangeId,
+  // Only shown to an operator (why an export found nothing): a value that is not a date is dropped, not refused.
+  lastUpdate: z
+    .looseObject({ updatedUtcTime: z.iso.datetime({ offset: true, local: false }).optional().catch(undefined) })
+    .nullable()
+    .optional()
+    .catch(undefined),
   links: Links.optional(),
   entities: z.array(EntitySchema).optional(),
 })

@@ -7,7 +7,8 @@ import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startReferenceServer, type ReferenceServer } from '../../counterparts/timeline/server.ts'
-import { runCli, tempFolder, writeConfig, type CliRun } from '../e2e/cli.ts'
+import { CLI, runCli, tempFolder, writeConfig, type CliRun } from '../e2e/cli.ts'
+import { startProcess } from '../e2e/cli-process.ts'
 
 const timeZone = 'Europe/Berlin'
 const NOW = '2026-11-10T11:00:00Z'
@@ -111,4 +112,59 @@ describe('issue 12: --json', () => {
     expect(run.code).toBe(2)
     expect(run.stdout).toBe('')
   }, 120_000)
+
+  it('login that cannot run (a password config): { error, exitCode: 2 } like every command', async () => {
+    const file = await config('login', [target('team')])
+    const run = await runCli(['login', '--config', file, '--json'], env)
+    expect(run.code).toBe(2)
+    expect(stdoutJson(run)).toEqual({
+      error: { code: 'TS_USAGE', message: expect.stringContaining('login is for cloud sign-in'), hint: expect.any(String) },
+      exitCode: 2,
+    })
+  }, 120_000)
+})
+
+describe('issue 12: sync on a schedule with --json', () => {
+  /** Runs `sync --cron` until `lines` JSON lines are on stdout, then stops it as a service manager would. */
+  async function scheduled(args: string[], runEnv: Record<string, string>, lines: number) {
+    const child = startProcess(CLI, ['sync', ...args, '--cron', '* * * * * *', '--json', '--quiet'], {
+      ...runEnv,
+      TZ: 'America/Los_Angeles',
+    })
+    try {
+      await child.waitFor('stdout', new RegExp(`(?:[^\\n]*\\n){${lines}}`), 120_000)
+    } finally {
+      await child.stop()
+    }
+    const run = await child.exited
+    return {
+      run,
+      out: run.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    }
+  }
+
+  it("one line per run: { runs, exitCode, schedule } in the target's zone, whatever the host's", async () => {
+    const file = await config('scheduled', [target('team')])
+    const { out } = await scheduled(['--config', file], env, 2)
+    expect(out.length).toBeGreaterThanOrEqual(2)
+    for (const line of out) {
+      expect(Object.keys(line).sort()).toEqual(['exitCode', 'runs', 'schedule'])
+      expect(line.exitCode).toBe(0)
+      // A sync run is its import and its export, each naming the target.
+      expect((line.runs as { imported: { target: string } }[]).map((r) => r.imported.target)).toEqual(['team'])
+      expect(line.schedule).toEqual({ pattern: '* * * * * *', timeZone, nextRun: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) })
+    }
+  }, 180_000)
+
+  it('a run that fails: { error, exitCode, schedule } on its line, and the schedule goes on', async () => {
+    const file = await config('scheduled-failing', [target('team')])
+    const { out } = await scheduled(['--config', file], { TIMELINE_PASSWORD: 'not-the-password' }, 2)
+    for (const line of out) {
+      expect(Object.keys(line).sort()).toEqual(['error', 'exitCode', 'schedule'])
+      expect(line).toMatchObject({ error: { code: 'TS_AUTH_FAILED' }, exitCode: 6, schedule: { timeZone } })
+    }
+  }, 180_000)
 })

@@ -39,8 +39,32 @@ describe('issue 12: the config JSON Schema', () => {
     expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema')
     expect(schema.required.sort()).toEqual(['targets', 'timeline'])
     expect(schema.additionalProperties).toBe(false)
-    expect(schema.properties['$schema']).toEqual({ type: 'string' })
+    expect(schema.properties['$schema']).toEqual({ type: 'string', description: expect.stringContaining('config.schema.json') })
     expect(schema.properties['stateDir']).toMatchObject({ type: 'string', default: '.timeline-sheets' })
+  })
+
+  it('every property, at every depth and in every variant, has a description an editor can show', () => {
+    const undescribed: string[] = []
+    let properties = 0
+    const walk = (node: unknown, at: string): void => {
+      if (node === null || typeof node !== 'object') return
+      const schema = node as Record<string, unknown>
+      for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Record<string, unknown>>)) {
+        properties++
+        if (typeof property.description !== 'string' || property.description.trim() === '') undescribed.push(`${at}.${name}`)
+        walk(property, `${at}.${name}`)
+      }
+      for (const key of ['items', 'oneOf', 'anyOf', 'allOf', 'additionalProperties']) {
+        const inner = schema[key]
+        if (Array.isArray(inner)) inner.forEach((variant, i) => walk(variant, `${at}(${key} ${i})`))
+        else walk(inner, at)
+      }
+      for (const [name, definition] of Object.entries((schema.$defs ?? {}) as Record<string, unknown>)) walk(definition, `$defs.${name}`)
+    }
+    walk(configJsonSchema(), 'config')
+    expect(undescribed).toEqual([])
+    // The walk reached the variants and the targets' fields, not just the top level.
+    expect(properties).toBeGreaterThan(50)
   })
 
   it('is shipped in the package, and config.example.json points at it', async () => {

@@ -70,7 +70,7 @@ describe('guards', () => {
         count: 11,
         total: 20,
         message:
-          'Safety abort: too many deletes on the server (11 of 20, 55% > 50%). Nothing was written. Check the plan with --dry-run, then run with --max-delete 55% (or --force) if this is intended.',
+          'Safety abort: too many deletes on the server (11 of 20, 55% > 50% of the rows). Nothing was written. Check the plan with --dry-run, then run with --max-delete 55% (or --force) if this is intended.',
       },
     ])
   })

@@ -59,8 +59,8 @@ async function cloudConfig(prefix: string) {
 }
 
 /** Runs `login --no-browser`, hands the address it prints to the browser, and waits for the CLI to exit. */
-async function login(configFile: string, browser: ScriptedBrowser): Promise<{ run: CliRun; address: string }> {
-  const cli = startProcess(CLI, ['login', '--config', configFile, '--no-browser'], env)
+async function login(configFile: string, browser: ScriptedBrowser, ...extra: string[]): Promise<{ run: CliRun; address: string }> {
+  const cli = startProcess(CLI, ['login', '--config', configFile, '--no-browser', ...extra], env)
   try {
     const address = (await cli.waitFor('stderr', AUTHORIZE))[1]!
     await browser.open(address)
@@ -191,6 +191,21 @@ describe('cloud sign-in and export through the CLI, end to end', () => {
     const stored = await storedToken(setup.tokenFile)
     expect(outputs.length).toBe(4)
     for (const run of outputs) expectNoSecrets(run, [...tokens, stored.accessToken, stored.refreshToken, cloud.clients.post.clientSecret])
+  })
+})
+
+describe('issue 12: login --json', () => {
+  it('prints { login: { service, account, tokenFile }, exitCode: 0 } and nothing else on stdout', async () => {
+    const setup = await cloudConfig('cloud-json')
+    const { run } = await login(setup.configFile, scriptedBrowser(), '--json')
+    expect(run.code, run.stderr).toBe(0)
+    expect(JSON.parse(run.stdout)).toEqual({
+      login: { service: 'timeline-cloud', account: cloud.account, tokenFile: setup.tokenFile },
+      exitCode: 0,
+    })
+    expect(run.stderr).toContain('Open this address in a browser to sign in')
+    const stored = await storedToken(setup.tokenFile)
+    expectNoSecrets(run, [stored.accessToken, stored.refreshToken, cloud.clients.post.clientSecret])
   })
 })
 

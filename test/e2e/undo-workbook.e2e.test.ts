@@ -250,4 +250,32 @@ describe('undo of an import, end to end', () => {
     const sheet = await activities()
     expect(sheet.tab.rows.some((r) => r[sheet.col('Notes')] === 'another new row' || r[sheet.col('Notes')] === 'second edit')).toBe(false)
   })
+
+  it('issue 12: an invalid row elsewhere in the sheet makes the export afterwards partial, not the undo (exit, Sync log and --json agree)', async () => {
+    const { tab, col } = await activities()
+    const manager = managerEditing(workbookFile)
+    const rows = tab.rows.map((r, i) => ({ r, row: i + 2 })).filter(({ r }) => r[col('User')] === alice.username && r[col('Key')])
+    await manager.editCell('Activities', rows[4]!.row, col('Notes'), 'an edit to undo')
+    const imported = await cli('import', '--yes', '--json')
+    expect(imported.code, imported.stderr + imported.stdout).toBe(0)
+    const runId = onlyRun(imported).runId as string
+    // Unrelated to that import: another person's row, typed over since, which the export cannot read.
+    const other = tab.rows.findIndex((r) => r[col('User')] !== alice.username && r[col('Key')])
+    await manager.editCell('Activities', other + 2, col('End'), 'after lunch')
+
+    const run = await cli('undo', runId, '--yes', '--json')
+    expect(run.code, run.stderr + run.stdout).toBe(0)
+    const summary = onlyRun(run)
+    expect(summary.result).toBe('success')
+    expect(summary.counts).toMatchObject({ restored: 1, conflicts: 0, failed: 0 })
+    expect(summary.exported.result).toBe('partial')
+    const log = (await createWorkbookSpreadsheet({ path: workbookFile }).read(['Sync log'])).tabs['Sync log']!
+    const result = log.header.indexOf('Result')
+    const undoRow = log.rows.find((r) => r.includes(summary.runId) && r.includes('undo'))
+    expect(undoRow?.[result]).toBe('Done')
+
+    const text = await cli('undo', runId, '--yes')
+    expect(text.code, text.stderr + text.stdout).toBe(0)
+    expect(text.stdout).toContain('The export afterwards is partial')
+  })
 })

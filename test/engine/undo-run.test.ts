@@ -217,4 +217,40 @@ describe('runUndo', () => {
     expect(summary.applied).toBe(false)
     expect(fake.calls.filter((c) => c !== 'read')).toEqual([])
   })
+
+  it('issue 12: an export afterwards that fails leaves the undo its own result, and says how to show it in the sheet', async () => {
+    const stateDir = await mkdtemp(path.join(tmpdir(), 'undo-run-'))
+    const runId = await importJournal(stateDir)
+    const fake = fakeServer([
+      [10, v('a1')],
+      [11, v('b1')],
+    ])
+    const unreachable = async () => {
+      throw new TimelineSheetsError('TS_SHEETS_API', 'The spreadsheet is unreachable.')
+    }
+    let reads = 0
+    const failingExport = {
+      ...spreadsheet,
+      // The first read is the undo's Sync log; what the export asks of the spreadsheet fails.
+      read: async () => (++reads > 1 ? unreachable() : { tabs: {} }),
+      ensureLayout: unreachable,
+    } as unknown as Spreadsheet
+    const exportable = {
+      ...target,
+      users: [],
+      otherTimelines: [],
+      deletedRows: 'remove',
+      window: { days: 35, lookBackDays: 7 },
+    } as TargetConfig
+    const summary = await runUndo(exportable, runId, {
+      client: fake.client,
+      spreadsheet: failingExport,
+      stateDir,
+      reporter: silentReporter,
+      now: () => new Date('2026-11-10T12:00:00Z'),
+    })
+    expect(summary).toMatchObject({ applied: true, result: 'success', exported: undefined })
+    expect(summary.exportFailure).toContain('unreachable')
+    expect(notes(fake.activities)).toEqual(['b0', 'c0'])
+  })
 })

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest'
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as {
   version: string
+  license: string
   engines: { node: string }
   bin: Record<string, string>
   files: string[]
@@ -40,7 +41,7 @@ async function sourceFiles(folder: string): Promise<string[]> {
 }
 
 describe('issue 12: the package', () => {
-  it('lists every package src/ imports as a dependency, so an installed copy has it', async () => {
+  it('lists every package src/ imports as a dependency, so an installed copy has it, and nothing else', async () => {
     const imported = new Set<string>()
     for (const file of await sourceFiles(path.join(root, 'src'))) {
       const text = await readFile(file, 'utf8')
@@ -55,6 +56,9 @@ describe('issue 12: the package', () => {
     expect(imported.size).toBeGreaterThan(5)
     const missing = [...imported].filter((name) => !(name in pkg.dependencies))
     expect(missing).toEqual([])
+    // And the other way: no dependency is shipped that src/ never imports (date-fns was: decisions/0006).
+    const unused = Object.keys(pkg.dependencies).filter((name) => !imported.has(name))
+    expect(unused).toEqual([])
   })
 
   it('packs the compiled CLI, the bin, the example config and the README, and no sources, tests or data', async () => {
@@ -65,11 +69,25 @@ describe('issue 12: the package', () => {
     expect(packed.code, packed.stderr).toBe(0)
     const files = (JSON.parse(packed.stdout) as [{ files: { path: string }[] }])[0].files.map((f) => f.path)
     expect(files).toEqual(
-      expect.arrayContaining(['bin/timeline-sheets.js', 'package.json', 'README.md', 'config.example.json', 'config.schema.json']),
+      expect.arrayContaining([
+        'bin/timeline-sheets.js',
+        'package.json',
+        'README.md',
+        'LICENSE',
+        'config.example.json',
+        'config.schema.json',
+      ]),
     )
     const stray = files.filter((f) => /(^|\/)(test|counterparts|src|bench|scripts|decisions|demo)\/|\.ts$|\.xlsx$|\.bak$/.test(f))
     expect(stray).toEqual([])
   }, 60_000)
+
+  it('carries the MIT licence its package.json names', async () => {
+    expect(pkg.license).toBe('MIT')
+    const licence = await readFile(path.join(root, 'LICENSE'), 'utf8')
+    expect(licence.split('\n')[0]).toBe('MIT License')
+    expect(licence).toContain('Permission is hereby granted, free of charge')
+  })
 
   it('says in the README which Node the installed command needs, as engines does', async () => {
     const minimum = /^>=(\d+\.\d+)$/.exec(pkg.engines.node)?.[1]

@@ -2,7 +2,7 @@
  * Issue 11: the Summary tab in the workbook. The formulas the workbook holds are evaluated by the Sheets
  * fake's formula evaluator (the same functions, SUMIFS, SUM, MAX, WEEKDAY and ROUND, over whole columns): the
  * Summary's formulas and the Activities values are copied into a fake spreadsheet as they are read back from
- * the file. LibreOffice computes the same numbers from the demo workbook (decisions/0005-summary-tab.md).
+ * the file. LibreOffice computes the same numbers from the demo workbook (decisions/0007-summary-tab.md).
  */
 import { setupServer } from 'msw/node'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'

@@ -56,6 +56,17 @@ describe('target state', () => {
     await writeFileAtomic(location.stateFile, JSON.stringify({ ...emptyState('team-a'), version: 99 }))
     await expect(loadState(location, 'team-a')).rejects.toThrow(/version/)
   })
+
+  it('refuses a base that is not an object of texts, naming the field (checked in one loop, not per entry by a schema)', async () => {
+    const location = stateLocation(await tempDir(), 'team-a')
+    for (const base of [{ 'tl/1': 'fp', 'tl/2': 7 }, ['fp'], null, 'fp']) {
+      await writeFileAtomic(location.stateFile, JSON.stringify({ ...emptyState('team-a'), base }))
+      await expect(loadState(location, 'team-a')).rejects.toThrow(/has base: must be an object of row key → fingerprint texts/)
+    }
+    const base = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`tl/${i}`, `fp${i}`]))
+    await writeFileAtomic(location.stateFile, JSON.stringify({ ...emptyState('team-a'), base }))
+    expect((await loadState(location, 'team-a')).state.base).toEqual(base)
+  })
 })
 
 describe('lock', () => {

@@ -3,6 +3,7 @@ import { linesPerPerson } from '../../core/changes.ts'
 import type { ExportSummary } from '../../engine/export.ts'
 import type { ImportPlanView, ImportSummary } from '../../engine/import.ts'
 import type { UndoPlanView, UndoSummary } from '../../engine/undo.ts'
+import { windowText } from '../../core/window-text.ts'
 
 /** Lines per person in a printed plan; the rest are counted (`--plan-tab` and `--json` list them all). */
 const LINES_PER_PERSON = 10
@@ -12,6 +13,7 @@ export function formatExportSummary(s: ExportSummary): string {
   const verb = s.dryRun ? 'would write' : 'wrote'
   lines.push(`${s.dryRun ? 'Dry run of export' : 'Export'} ${s.target} (${s.runId}): ${s.result}`)
   lines.push(`  spreadsheet: ${s.spreadsheet}`)
+  lines.push(`  window: ${windowText(s.window)}`)
   const full = s.timelines.filter((t) => t.mode === 'full').length
   const activities = s.timelines.reduce((n, t) => n + t.activitiesRead, 0)
   lines.push(
@@ -64,7 +66,7 @@ export function formatImportSummary(s: ImportSummary): string {
   const head = s.dryRun
     ? `Dry run of import ${s.target} (${s.runId}): nothing was written`
     : `Import ${s.target} (${s.runId}): ${s.applied ? s.result : 'not applied'}`
-  const lines = [head, formatImportPlan(s.plan)]
+  const lines = [head, `  window: ${windowText(s.window)}`, formatImportPlan(s.plan)]
   if (s.applied) {
     lines.push(
       `Done: ${s.counts.created} created, ${s.counts.updated} updated, ${s.counts.deleted} deleted, ${plural(s.counts.conflicts, 'conflict')}, ${plural(s.counts.invalid, 'invalid row')}, ${s.counts.failed} failed${s.counts.recovered ? `, ${s.counts.recovered} finished from an interrupted run` : ''}`,
@@ -123,7 +125,14 @@ export function formatUndoSummary(s: UndoSummary): string {
     )
     for (const f of s.failures) lines.push(`  failed ${f.key} ${f.what}: ${f.reason}`)
   }
-  if (s.exported) lines.push(formatExportSummary(s.exported))
+  if (s.exported) {
+    lines.push(formatExportSummary(s.exported))
+    if (s.exported.result !== 'success')
+      lines.push(`The export afterwards is ${s.exported.result} (its own Sync log row says why); the undo itself is ${s.result}.`)
+  } else if (s.exportFailure)
+    lines.push(
+      `The export afterwards failed: ${s.exportFailure} Run export --full to see the reverted state; the undo itself is ${s.result}.`,
+    )
   else if (s.applied) lines.push('The sheet was not exported (--no-export): run export to see the reverted state.')
   return lines.join('\n')
 }

@@ -17,7 +17,8 @@ export interface ImportCommandOptions {
   yes: boolean
   planTab: boolean
   deleteMissing: boolean
-  maxDelete?: string
+  /** Each `--max-delete` given (a share, a count, or one of each). */
+  maxDelete?: string | string[]
   force: boolean
   forceLayout: boolean
   strictTags: boolean
@@ -78,13 +79,24 @@ export function importOptions(
   }
 }
 
-/** `--max-delete 30%` (share of the rows) or `--max-delete 500` (a count). */
-export function parseMaxDelete(value: string | undefined): Pick<ImportOptions, 'maxDeletePercent' | 'maxDeleteCount'> {
-  if (value === undefined) return {}
-  const share = /^(\d+(?:\.\d+)?)%$/.exec(value.trim())
-  if (share) return { maxDeletePercent: Number(share[1]) }
-  if (/^\d+$/.test(value.trim())) return { maxDeleteCount: Number(value) }
-  throw new TimelineSheetsError('TS_USAGE', `--max-delete ${value} is neither a share like 30% nor a count like 500.`)
+/**
+ * `--max-delete 30%` (share of the rows), `--max-delete 500` (a count), or both, the flag given twice (a
+ * guard's message suggests both when both limits are over).
+ */
+export function parseMaxDelete(value: string | readonly string[] | undefined): Pick<ImportOptions, 'maxDeletePercent' | 'maxDeleteCount'> {
+  const out: Pick<ImportOptions, 'maxDeletePercent' | 'maxDeleteCount'> = {}
+  for (const one of typeof value === 'string' ? [value] : (value ?? [])) {
+    const share = /^(\d+(?:\.\d+)?)%$/.exec(one.trim())
+    const key = share ? 'maxDeletePercent' : /^\d+$/.test(one.trim()) ? 'maxDeleteCount' : undefined
+    if (key === undefined)
+      throw new TimelineSheetsError('TS_USAGE', `--max-delete ${one} is neither a share like 30% nor a count like 500.`)
+    if (out[key] !== undefined)
+      throw new TimelineSheetsError('TS_USAGE', `--max-delete was given two ${share ? 'shares' : 'counts'}.`, {
+        hint: 'Give it at most once as a share (30%) and once as a count (500).',
+      })
+    out[key] = Number(share ? share[1] : one.trim())
+  }
+  return out
 }
 
 export function importExitCode(summaries: ImportSummary[]): ExitCode {

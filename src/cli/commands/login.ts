@@ -3,6 +3,7 @@ import { loadConfig } from '../../config/load.ts'
 import { TimelineSheetsError } from '../../errors.ts'
 import type { GlobalOptions } from '../globals.ts'
 import { EXIT, type ExitCode } from '../exit-codes.ts'
+import { loginJson } from '../json-output.ts'
 import { createReporter } from '../reporter.ts'
 import { cloudOptions, googleSignIn, openInBrowser } from '../wiring.ts'
 
@@ -25,10 +26,12 @@ export async function runLoginCommand(globals: GlobalOptions, options: { browser
         },
       )
     }
-    const signIn = await googleSignIn(loaded, google, process.env, true)
-    reporter.result(`Signed in to Google; the refresh token is stored in ${loaded.resolvePath(google.auth.tokenFile)}.`, {
-      google: signIn.mode,
-    })
+    await googleSignIn(loaded, google, process.env, true)
+    const tokenFile = loaded.resolvePath(google.auth.tokenFile)
+    reporter.result(
+      `Signed in to Google; the refresh token is stored in ${tokenFile}.`,
+      loginJson({ service: 'google', account: null, tokenFile }, EXIT.success),
+    )
     return EXIT.success
   }
   const auth = loaded.config.timeline.auth
@@ -45,7 +48,7 @@ export async function runLoginCommand(globals: GlobalOptions, options: { browser
   const result = await runCloudLogin({ ...cloudOptions(loaded, auth, process.env), callbackUrl: auth.callbackUrl, openBrowser })
   reporter.result(
     `Signed in${result.subject ? ` as ${result.subject}` : ''}. The refresh token is stored in ${result.tokenFile} (readable by you only); nightly runs can now sign in by themselves.`,
-    result,
+    loginJson({ service: 'timeline-cloud', account: result.subject ?? null, tokenFile: result.tokenFile }, EXIT.success),
   )
   return EXIT.success
 }

@@ -4,55 +4,60 @@
  * sheet), so an export never overwrites an edit that was not imported.
  * With --every or --cron it keeps running and syncs on that schedule.
  */
-import { Cron } from 'croner'
 import { loadConfig } from '../../config/load.ts'
 import { runSync, type SyncSummary } from '../../engine/sync.ts'
 import { TimelineSheetsError } from '../../errors.ts'
 import { toCliFailure } from '../errors.ts'
 import { EXIT, type ExitCode } from '../exit-codes.ts'
 import type { GlobalOptions } from '../globals.ts'
-import { runsJson } from '../json-output.ts'
+import { errorJson, runsJson } from '../json-output.ts'
 import { createReporter, type Reporter } from '../reporter.ts'
 import { createClient, openTargetSpreadsheet, runNetwork } from '../wiring.ts'
 import { clockFor, selectTargets } from '../globals.ts'
+import { cronJob, scheduleOf } from '../schedule.ts'
 import { formatExportSummary, formatImportSummary } from './format.ts'
 import { importExitCode, importOptions, type ImportCommandOptions } from './import.ts'
+
+export { everyToCron } from '../schedule.ts'
 
 export interface SyncCommandOptions extends Omit<ImportCommandOptions, 'yes' | 'planTab'> {
   every?: string
   cron?: string
+  /** The zone --every/--cron run in; default: the target's. */
+  zone?: string
 }
 
 export async function runSyncCommand(globals: GlobalOptions, options: SyncCommandOptions): Promise<ExitCode> {
-  const reporter = createReporter({ json: globals.json, verbose: globals.verbose, quiet: globals.quiet })
   if (options.every && options.cron) throw new TimelineSheetsError('TS_USAGE', 'Give either --every or --cron, not both.')
-  if (!options.every && !options.cron) return syncOnce(globals, options, reporter)
-
-  const schedule = options.cron ?? everyToCron(options.every!)
+  if (!options.every && !options.cron) {
+    if (options.zone !== undefined) throw new TimelineSheetsError('TS_USAGE', '--zone goes with --every or --cron.')
+    return syncOnce(globals, options, createReporter({ json: globals.json, verbose: globals.verbose, quiet: globals.quiet }))
+  }
+  // Runs come one after another for as long as the process lives: with --json each is one line (JSON Lines).
+  const reporter = createReporter({ json: globals.json, jsonLines: true, verbose: globals.verbose, quiet: globals.quiet })
+  const loaded = await loadConfig(globals.config)
+  const schedule = scheduleOf(options, selectTargets(loaded.config.targets, options.target))
+  const next = () => {
+    const at = job.nextRun()
+    return { pattern: schedule.pattern, timeZone: schedule.timeZone, nextRun: at ? at.toISOString() : null }
+  }
   let running: Promise<unknown> = Promise.resolve()
   const tick = async () => {
-    running = syncOnce(globals, options, reporter).then(
-      (code) => reporter.info(`Run finished with exit code ${code}; next run ${job.nextRun()?.toISOString() ?? 'never'}.`),
+    running = syncOnce(globals, options, reporter, () => ({ schedule: next() })).then(
+      (code) => reporter.info(`Run finished with exit code ${code}; next run ${whenText(job.nextRun(), schedule.timeZone)}.`),
       (error: unknown) => {
         // A failed run is reported and the schedule goes on: the next run resumes.
         const failure = toCliFailure(error)
         reporter.warn(`Run failed: ${failure.message}${failure.hint ? ` (${failure.hint})` : ''}`)
+        if (globals.json) reporter.result('', { ...errorJson(failure), schedule: next() } satisfies ScheduledJson)
       },
     )
     await running
   }
-  let job: Cron
-  try {
-    // protect: a run that takes longer than the interval is not started twice.
-    job = new Cron(schedule, { paused: true, protect: true }, tick)
-  } catch (error) {
-    throw new TimelineSheetsError('TS_USAGE', `The schedule "${schedule}" is not a valid cron expression: ${(error as Error).message}`, {
-      hint: 'Examples: --every 1h, --every 30m, --cron "0 2 * * *" (every night at 02:00).',
-    })
-  }
+  const job = cronJob(schedule, tick)
   job.resume()
   reporter.info(
-    `Syncing on schedule "${schedule}"; next run ${job.nextRun()?.toISOString() ?? 'never'}. Ctrl-C stops after the current run.`,
+    `Syncing on schedule "${schedule.pattern}" in ${schedule.timeZone}; next run ${whenText(job.nextRun(), schedule.timeZone)}. Ctrl-C stops after the current run.`,
   )
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -65,7 +70,24 @@ export async function runSyncCommand(globals: GlobalOptions, options: SyncComman
   return EXIT.success
 }
 
-async function syncOnce(globals: GlobalOptions, options: SyncCommandOptions, reporter: Reporter): Promise<ExitCode> {
+/** What a scheduled run adds to its `--json` line: when the schedule runs next. */
+export interface ScheduledJson {
+  schedule: { pattern: string; timeZone: string; nextRun: string | null }
+}
+
+/** `2026-11-11 02:00 Europe/Berlin (2026-11-11T01:00:00.000Z)`: the schedule's wall clock, and the instant. */
+function whenText(at: Date | null, timeZone: string): string {
+  if (!at) return 'never'
+  const wall = new Intl.DateTimeFormat('sv-SE', { timeZone, dateStyle: 'short', timeStyle: 'short' }).format(at)
+  return `${wall} ${timeZone} (${at.toISOString()})`
+}
+
+async function syncOnce(
+  globals: GlobalOptions,
+  options: SyncCommandOptions,
+  reporter: Reporter,
+  scheduled?: () => ScheduledJson,
+): Promise<ExitCode> {
   const loaded = await loadConfig(globals.config)
   const targets = selectTargets(loaded.config.targets, options.target)
   // Each scheduled run gets its own deadline.
@@ -83,7 +105,7 @@ async function syncOnce(globals: GlobalOptions, options: SyncCommandOptions, rep
     results
       .map((r) => [formatImportSummary(r.imported), r.exported ? formatExportSummary(r.exported) : ''].filter(Boolean).join('\n'))
       .join('\n\n'),
-    runsJson(results, exitCode),
+    { ...runsJson(results, exitCode), ...scheduled?.() },
   )
   return exitCode
 }
@@ -93,32 +115,4 @@ function syncExitCode(results: SyncSummary[]): ExitCode {
   if (importCode !== EXIT.success) return importCode
   if (results.some((r) => r.exported?.result === 'incomplete')) return EXIT.failure
   return results.some((r) => r.exported?.result === 'partial') ? EXIT.partial : EXIT.success
-}
-
-/** `30m`, `2h`, `1d` as a cron expression. */
-export function everyToCron(every: string): string {
-  const m = /^(\d+)\s*(m|min|h|d)$/i.exec(every.trim())
-  if (!m)
-    throw new TimelineSheetsError('TS_USAGE', `--every ${every} is not understood.`, { hint: 'Use minutes, hours or days: 30m, 2h, 1d.' })
-  const n = Number(m[1])
-  const unit = m[2]!.toLowerCase()
-  if (n < 1) throw new TimelineSheetsError('TS_USAGE', `--every needs at least 1 ${unit}.`)
-  if (unit === 'm' || unit === 'min') {
-    if (n >= 60 || 60 % n !== 0)
-      throw new TimelineSheetsError(
-        'TS_USAGE',
-        `--every ${every}: minutes must divide an hour (1, 2, 5, 10, 15, 20, 30); use hours for more.`,
-      )
-    return `*/${n} * * * *`
-  }
-  if (unit === 'h') {
-    if (n >= 24 || 24 % n !== 0)
-      throw new TimelineSheetsError(
-        'TS_USAGE',
-        `--every ${every}: hours must divide a day (1, 2, 3, 4, 6, 8, 12); use --cron for other schedules.`,
-      )
-    return `0 */${n} * * *`
-  }
-  if (n !== 1) throw new TimelineSheetsError('TS_USAGE', `--every ${every}: use --cron for schedules longer than a day.`)
-  return '0 2 * * *'
 }

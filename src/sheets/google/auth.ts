@@ -5,6 +5,9 @@
  * installed-app OAuth flow for people running the tool by hand (PKCE, state,
  * loopback redirect, refresh token kept in an owner-only file), application
  * default credentials, and a static token for tests and the fake.
+ *
+ * Longer than most files because the four sign-ins share the token file, the transport and the error wording;
+ * each is one section.
  */
 import { randomBytes } from 'node:crypto'
 import http from 'node:http'

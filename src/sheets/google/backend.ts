@@ -16,6 +16,7 @@ import { retry, retryOptions, type RetryEvent, type RetryOptions, type RetryVerd
 import type {
   CellValue,
   LayoutOptions,
+  ReadOptions,
   LayoutReport,
   RequestCounts,
   Snapshot,
@@ -38,8 +39,17 @@ import {
   type RowFormats,
   type SpreadsheetState,
 } from './layout.ts'
-import { batchGetParams, cellFromApi, DEFAULT_MAX_PAYLOAD_BYTES } from './requests.ts'
-import { applyWrite, StaleSheetIdError, type StructuralOutcome, type WriteDeps } from './write.ts'
+import { batchGetParams, cellFromApi, DEFAULT_MAX_PAYLOAD_BYTES, jsonBytes } from './requests.ts'
+import {
+  applyWrite,
+  headerFilter,
+  keyAnchorFilters,
+  readLookUp,
+  StaleSheetIdError,
+  type PriorLookUp,
+  type StructuralOutcome,
+  type WriteDeps,
+} from './write.ts'
 
 export interface GooglePaceOptions {
   /** Read requests started per minute. @default 60 */
@@ -78,6 +88,14 @@ export interface GoogleSpreadsheetOptions {
   transport?: Transport
   log?: (event: GoogleSheetsEvent) => void
 }
+
+/** Most rows a read confirms through their anchors in passing (`rowsToWrite`); more are read back by the write. */
+const MAX_ROWS_TO_WRITE = 5_000
+/**
+ * How long rows a read confirmed in passing stay confirmed for the write planned on it: the gap in which a
+ * person's typing into a cell the write sets is not seen. A write later than this reads its rows back.
+ */
+const CONFIRMED_FOR_MS = 5_000
 
 /** Retry defaults for Sheets: 7 retries doubling from 0.5 s reach about a minute of back-off for 5xx. */
 export const GOOGLE_RETRY: Partial<RetryOptions> = { limit: 7, baseDelay: 500, backoffLimit: 65_000, jitter: 0.25 }
@@ -174,12 +192,14 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   const call = <T>(lane: 'read' | 'write', operation: string, request: () => Promise<{ data: T }>): Promise<T> =>
     withRetry(lane, operation, (attempt) => send(lane, operation, attempt, request))
 
-  const batchGet = async (tabs: string[]): Promise<Map<string, TabData>> => {
-    const data = await call('read', 'values.batchGet', () => api.spreadsheets.values.batchGet(batchGetParams(spreadsheetId, tabs)))
-    return toTabs(tabs, data)
+  const batchGet = async (tabs: readonly string[], headerOnly: ReadonlySet<string> = new Set()): Promise<Map<string, TabData>> => {
+    const data = await call('read', 'values.batchGet', () =>
+      api.spreadsheets.values.batchGet(batchGetParams(spreadsheetId, [...tabs], headerOnly)),
+    )
+    return toTabs([...tabs], data, headerOnly)
   }
 
-  const toTabs = (tabs: string[], data: unknown): Map<string, TabData> => {
+  const toTabs = (tabs: string[], data: unknown, headerOnly: ReadonlySet<string>): Map<string, TabData> => {
     const parsed = batchGetSchema.safeParse(data)
     if (!parsed.success || (parsed.data.valueRanges ?? []).length !== tabs.length) {
       throw new TimelineSheetsError(
@@ -196,6 +216,11 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
       const grid = parseGridEcho(range.range)
       columnCounts.set(title, grid.columnCount)
       const values = (range.values ?? []).map((row) => row.map(cellFromApi))
+      if (headerOnly.has(title)) {
+        // Row 1 only: the grid's height is not known from this answer.
+        out.set(title, { title, exists: true, header: values[0] ?? [], rows: [], gridRowCount: 1, headerOnly: true })
+        return
+      }
       out.set(title, { title, exists: true, header: values[0] ?? [], rows: values.slice(1), gridRowCount: grid.rowCount })
     })
     return out
@@ -224,23 +249,88 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     return new Set(sheetIds.keys())
   }
 
-  const read = async (tabs: string[]): Promise<Snapshot> => {
+  /** Anchors a read looked up along with the tabs, by the snapshot it returned, and the writes made until then. */
+  const priorLookUps = new WeakMap<Snapshot, { prior: PriorLookUp; writes: number; at: number }>()
+
+  const read = async (tabs: string[], readOptions: ReadOptions = {}): Promise<Snapshot> => {
     const unique = [...new Set(tabs)]
     const result: Snapshot = { tabs: {} }
     if (unique.length === 0) return result
+    const withAnchors = await readWithAnchors(unique, readOptions)
+    if (withAnchors) return withAnchors
+    const headerOnly = new Set(readOptions.headerOnly ?? [])
     let found: Map<string, TabData>
     try {
-      found = await batchGet(unique)
+      found = await batchGet(unique, headerOnly)
     } catch (error) {
       // One missing tab fails the whole batchGet; only then is the tab list read.
       if (!(error instanceof HttpError && error.status === 400 && /Unable to parse range/i.test(error.message))) throw error
       const existing = await refreshSheetIds()
       const present = unique.filter((t) => existing.has(t))
-      found = present.length > 0 ? await batchGet(present) : new Map()
+      found = present.length > 0 ? await batchGet(present, headerOnly) : new Map()
     }
     for (const title of unique) {
       result.tabs[title] = found.get(title) ?? { title, exists: false, header: [], rows: [], gridRowCount: 0 }
     }
+    return result
+  }
+
+  /** One spreadsheets.batchUpdate; a failure tells `lost` whether it may have been applied all the same (its answer lost). */
+  const batchUpdate = async (requests: sheets_v4.Schema$Request[], attempt: number, lost: (maybe: boolean) => void) => {
+    try {
+      await send('write', 'spreadsheets.batchUpdate', attempt, () =>
+        api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests } }),
+      )
+    } catch (error) {
+      lost(answerMayBeLost(error))
+      throw error
+    }
+  }
+
+  /**
+   * The tabs and, in the same `values.batchGetByDataFilter`, the rows the caller expects to write, through
+   * their anchors: the write on this snapshot then confirms them from this answer instead of reading them
+   * back. Undefined (the caller reads as usual) when that cannot be done in one request.
+   */
+  const readWithAnchors = async (tabs: string[], readOptions: ReadOptions): Promise<Snapshot | undefined> => {
+    const want = readOptions.rowsToWrite
+    const sheetId = want ? sheetIds.get(want.tab) : undefined
+    if (!want || sheetId === undefined || !tabs.includes(want.tab) || (readOptions.headerOnly?.length ?? 0) > 0) return undefined
+    const keys = [...new Set(want.keys)]
+    if (keys.length === 0 || keys.length > MAX_ROWS_TO_WRITE) return undefined
+    const tabFilters = tabs.map((title) => ({ a1Range: quoteTitle(title) }))
+    const dataFilters = [...tabFilters, headerFilter(sheetId), ...keyAnchorFilters(keys)]
+    if (jsonBytes(dataFilters) > maxPayload) return undefined
+    const writesBefore = counts.writes
+    let data: sheets_v4.Schema$BatchGetValuesByDataFilterResponse
+    try {
+      data = await call('read', 'values.batchGetByDataFilter', () =>
+        api.spreadsheets.values.batchGetByDataFilter({
+          spreadsheetId,
+          requestBody: { dataFilters, majorDimension: 'ROWS', valueRenderOption: 'FORMULA', dateTimeRenderOption: 'SERIAL_NUMBER' },
+        }),
+      )
+    } catch (error) {
+      // A missing tab or a stale id fails the whole request: the plain read finds out which.
+      if (error instanceof HttpError && error.status === 400) return undefined
+      throw error
+    }
+    const matched = Array.isArray(data?.valueRanges) ? data.valueRanges : []
+    const result: Snapshot = { tabs: {} }
+    for (const range of matched) {
+      for (const filter of range.dataFilters ?? []) {
+        const title = tabs[tabFilters.findIndex((f) => f.a1Range === filter.a1Range)]
+        if (title === undefined || typeof range.valueRange?.range !== 'string') continue
+        const grid = parseGridEcho(range.valueRange.range)
+        if (grid.title !== title) return undefined
+        columnCounts.set(title, grid.columnCount)
+        const values = (range.valueRange.values ?? []).map((row) => row.map(cellFromApi))
+        result.tabs[title] = { title, exists: true, header: values[0] ?? [], rows: values.slice(1), gridRowCount: grid.rowCount }
+      }
+    }
+    if (tabs.some((title) => !result.tabs[title])) return undefined
+    const prior: PriorLookUp = { tab: want.tab, keys: new Set(keys), answer: readLookUp(matched) }
+    priorLookUps.set(result, { prior, writes: writesBefore, at: now() })
     return result
   }
 
@@ -271,14 +361,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
         options.log?.({ type: 'structural-repeat', outcome })
         if (outcome === 'applied') return
       }
-      try {
-        await send('write', 'spreadsheets.batchUpdate', attempt, () =>
-          api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests } }),
-        )
-      } catch (error) {
-        answerLost = answerMayBeLost(error)
-        throw error
-      }
+      await batchUpdate(requests, attempt, (lost) => (answerLost = lost))
     })
   }
 
@@ -316,8 +399,12 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   const write = async (writes: TabWrite[], basis: Snapshot): Promise<WriteReport> => {
     const effective = writes.filter((w) => (w.updates?.length ?? 0) + (w.appends?.length ?? 0) + (w.deleteRows?.length ?? 0) > 0)
     if (effective.length === 0) return { appended: {}, skipped: [] }
+    // Rows the basis read confirmed through their anchors stand as confirmed only while nothing was written
+    // since, and only for a few seconds, which bounds the gap in which a cell typed meanwhile is not seen.
+    const prior = priorLookUps.get(basis)
+    const confirmed = prior && prior.writes === counts.writes && now() - prior.at <= CONFIRMED_FOR_MS ? prior.prior : undefined
     try {
-      return await applyWrite(writeDeps, effective, basis)
+      return await applyWrite(writeDeps, effective, basis, confirmed)
     } catch (error) {
       // Tab ids from an earlier run's hints may be stale (a tab deleted and made again): learn them afresh, once.
       const stale =
@@ -385,14 +472,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
         if (!plan) return
       }
       const requests = plan!.requests
-      try {
-        await send('write', 'spreadsheets.batchUpdate', attempt, () =>
-          api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests } }),
-        )
-      } catch (error) {
-        answerLost = answerMayBeLost(error)
-        throw error
-      }
+      await batchUpdate(requests, attempt, (lost) => (answerLost = lost))
     })
     if (plan) {
       for (const [title, id] of plan.sheetIds) sheetIds.set(title, id)

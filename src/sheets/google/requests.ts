@@ -9,11 +9,18 @@ import { TimelineSheetsError } from '../../errors.ts'
 import type { CellValue } from '../port.ts'
 import { quoteTitle } from './a1.ts'
 
-/** Query of the one `values.batchGet` a read costs: whole tabs, formulas as text, dates as serials. */
-export function batchGetParams(spreadsheetId: string, tabs: string[]): sheets_v4.Params$Resource$Spreadsheets$Values$Batchget {
+/**
+ * Query of the one `values.batchGet` a read costs: whole tabs (row 1 only of those in `headerOnly`),
+ * formulas as text, dates as serials.
+ */
+export function batchGetParams(
+  spreadsheetId: string,
+  tabs: string[],
+  headerOnly: ReadonlySet<string> = new Set(),
+): sheets_v4.Params$Resource$Spreadsheets$Values$Batchget {
   return {
     spreadsheetId,
-    ranges: tabs.map(quoteTitle),
+    ranges: tabs.map((tab) => (headerOnly.has(tab) ? `${quoteTitle(tab)}!1:1` : quoteTitle(tab))),
     majorDimension: 'ROWS',
     valueRenderOption: 'FORMULA',
     dateTimeRenderOption: 'SERIAL_NUMBER',

@@ -115,8 +115,18 @@ export class StaleSheetIdError extends Error {
   }
 }
 
+/**
+ * The anchors a read of the basis looked up in the same request (Google's `rowsToWrite`): the rows of `keys`
+ * in `tab` as they stood when the basis was read, and the header rows that confirm sheet ids.
+ */
+export interface PriorLookUp {
+  tab: string
+  keys: ReadonlySet<string>
+  answer: LookUpAnswer
+}
+
 /** Applies `writes`, addressed relative to `basis`, as the module comment says. */
-export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], basis: Snapshot): Promise<WriteReport> {
+export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], basis: Snapshot, prior?: PriorLookUp): Promise<WriteReport> {
   const tabs = planTabs(writes, basis)
   const skipped: SkippedRow[] = []
   const skip = (tab: TabState, row: number, reason: SkippedRow['reason']) => {
@@ -134,16 +144,24 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
   }
 
   // 1. Read the anchored rows back (one read), confirming each keyed tab's sheet id on the way. A write whose
-  // rows have no Key of their own (new rows getting theirs) skips it: the claims' batch checks the id.
+  // rows have no Key of their own (new rows getting theirs) skips it: the claims' batch checks the id. Rows the
+  // read of the basis already looked up through their anchors (`prior`, no write since) are not read again.
   const lookups = tabs.filter((t) => t.keyColumn !== undefined && keyedTargets(t).some((target) => target.identifying))
   if (lookups.length > 0) {
     const filters: sheets_v4.Schema$DataFilter[] = []
     for (const t of lookups) {
-      filters.push({ gridRange: { sheetId: t.sheetId!, startRowIndex: 0, endRowIndex: 1 } })
+      const fromPrior = prior?.tab === t.write.tab && prior.answer.headers.has(t.sheetId!)
+      if (!fromPrior) filters.push(headerFilter(t.sheetId!))
       for (const target of keyedTargets(t))
-        if (target.identifying) filters.push(anchorFilter({ metadataKey: ROW_ANCHOR_KEY, value: target.key! }))
+        if (target.identifying && !(fromPrior && prior.keys.has(target.key!)))
+          filters.push(anchorFilter({ metadataKey: ROW_ANCHOR_KEY, value: target.key! }))
     }
-    const answer = await lookUp(deps, filters)
+    const answer: LookUpAnswer = { rows: new Map(prior?.answer.rows), headers: new Map(prior?.answer.headers) }
+    if (filters.length > 0) {
+      const fresh = await lookUp(deps, filters)
+      for (const [key, rows] of fresh.rows) answer.rows.set(key, rows)
+      for (const [id, header] of fresh.headers) answer.headers.set(id, header)
+    }
     for (const t of lookups) confirmIds(deps, t, answer.headers)
     for (const t of lookups) {
       for (const target of keyedTargets(t)) {
@@ -258,6 +276,11 @@ export function planTabs(writes: readonly TabWrite[], basis: Snapshot): TabState
     if (!data || !data.exists) {
       throw new TimelineSheetsError('TS_SHEET_LAYOUT', `Cannot write to the tab "${write.tab}": it was not in the snapshot read before`, {
         hint: 'Create the tabs first (ensureLayout), then read them, then write.',
+      })
+    }
+    if (data.headerOnly) {
+      throw new TimelineSheetsError('TS_INTERNAL', `Cannot write to the tab "${write.tab}": only its header was read`, {
+        hint: 'Read the whole tab before planning writes to its rows.',
       })
     }
     if (write.keyColumn !== undefined && (!Number.isInteger(write.keyColumn) || write.keyColumn < 0)) {
@@ -433,10 +456,33 @@ function needsColumns(deps: WriteDeps, t: TabState): number {
   return Math.max(0, width - known)
 }
 
-interface LookUpAnswer {
+export interface LookUpAnswer {
   rows: Map<string, RowEcho[]>
   /** Sheet id → title and columns, from the header-row filters. */
   headers: Map<number, { title: string; columnCount: number }>
+}
+
+/** The filter for a tab's header row by sheet id: its answer names the tab, which confirms the id. */
+export function headerFilter(sheetId: number): sheets_v4.Schema$DataFilter {
+  return { gridRange: { sheetId, startRowIndex: 0, endRowIndex: 1 } }
+}
+
+/** The filters that look up the rows of these Keys through their row anchors. */
+export function keyAnchorFilters(keys: Iterable<string>): sheets_v4.Schema$DataFilter[] {
+  return [...keys].map((value) => anchorFilter({ metadataKey: ROW_ANCHOR_KEY, value }))
+}
+
+/** Reads a `values.batchGetByDataFilter` answer: rows by anchor, headers by sheet id. */
+export function readLookUp(ranges: readonly sheets_v4.Schema$MatchedValueRange[], into?: LookUpAnswer): LookUpAnswer {
+  const answer: LookUpAnswer = into ?? { rows: new Map(), headers: new Map() }
+  for (const [key, rows] of rowsByAnchor(ranges)) answer.rows.set(key, (answer.rows.get(key) ?? []).concat(rows))
+  for (const matched of ranges) {
+    const grid = matched.dataFilters?.find((f) => f.gridRange)?.gridRange
+    if (!grid || typeof matched.valueRange?.range !== 'string') continue
+    const echo = parseRangeEcho(matched.valueRange.range)
+    answer.headers.set(grid.sheetId ?? 0, { title: echo.title, columnCount: echo.endColumn + 1 })
+  }
+  return answer
 }
 
 async function lookUp(deps: WriteDeps, filters: readonly sheets_v4.Schema$DataFilter[]): Promise<LookUpAnswer> {
@@ -448,14 +494,7 @@ async function lookUp(deps: WriteDeps, filters: readonly sheets_v4.Schema$DataFi
         requestBody: { dataFilters: batch, majorDimension: 'ROWS', valueRenderOption: 'FORMULA', dateTimeRenderOption: 'SERIAL_NUMBER' },
       }),
     )
-    const ranges = Array.isArray(data?.valueRanges) ? data.valueRanges : []
-    for (const [key, rows] of rowsByAnchor(ranges)) answer.rows.set(key, (answer.rows.get(key) ?? []).concat(rows))
-    for (const matched of ranges) {
-      const grid = matched.dataFilters?.find((f) => f.gridRange)?.gridRange
-      if (!grid || typeof matched.valueRange?.range !== 'string') continue
-      const echo = parseRangeEcho(matched.valueRange.range)
-      answer.headers.set(grid.sheetId ?? 0, { title: echo.title, columnCount: echo.endColumn + 1 })
-    }
+    readLookUp(Array.isArray(data?.valueRanges) ? data.valueRanges : [], answer)
   }
   return answer
 }

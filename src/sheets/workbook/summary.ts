@@ -1,5 +1,5 @@
 /**
- * The Summary tab in the workbook (decisions/0005-summary-tab.md): the core's
+ * The Summary tab in the workbook (decisions/0007-summary-tab.md): the core's
  * cells written as formulas over the Activities columns where the layout finds
  * them, over the Summary's own columns only, so a manager's columns beside it
  * stay. Written by the layout, never by a run. Not protected: the workbook

@@ -24,25 +24,23 @@ export function excelEscapeText(text: string): string {
   return text.replace(NEEDS_EXCEL_ESCAPE, excelEscape)
 }
 
+// CR, LF and tab as references: an XML reader turns a raw CR into LF, and any of them into a space in an attribute.
+const XML_ESCAPE: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  '\r': '&#13;',
+  '\n': '&#10;',
+  '\t': '&#9;',
+}
+
 const CELL_TEXT =
   /[&<>\r]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|_(?=x[0-9A-Fa-f]{4}_)/g
 
 /** Cell text (`<t>`), escaped for XML and for Excel, in one pass. */
 export function escapeCellText(text: string): string {
-  return text.replace(CELL_TEXT, (c) => {
-    switch (c) {
-      case '&':
-        return '&amp;'
-      case '<':
-        return '&lt;'
-      case '>':
-        return '&gt;'
-      case '\r':
-        return '&#13;'
-      default:
-        return excelEscape(c)
-    }
-  })
+  return text.replace(CELL_TEXT, (c) => XML_ESCAPE[c] ?? excelEscape(c))
 }
 
 const ATTRIBUTE =
@@ -50,26 +48,7 @@ const ATTRIBUTE =
 
 /** An attribute value (between double quotes) or a formula's text; characters XML cannot hold are dropped. */
 export function escapeXml(text: string): string {
-  return text.replace(ATTRIBUTE, (c) => {
-    switch (c) {
-      case '&':
-        return '&amp;'
-      case '<':
-        return '&lt;'
-      case '>':
-        return '&gt;'
-      case '"':
-        return '&quot;'
-      case '\r':
-        return '&#13;'
-      case '\n':
-        return '&#10;'
-      case '\t':
-        return '&#9;'
-      default:
-        return ''
-    }
-  })
+  return text.replace(ATTRIBUTE, (c) => XML_ESCAPE[c] ?? '')
 }
 
 const ENTITY = /&(?:#(\d+)|#x([0-9A-Fa-f]+)|(lt|gt|amp|quot|apos));/g

@@ -6,6 +6,9 @@
  * tool does not change (a manager's tab, a drawing) keeps every byte.
  * Node's zlib does the (de)compression; the format is small enough to read
  * and write here rather than pull in a package.
+ *
+ * Longer than most files because reading and writing share the record layouts, which are checked against the
+ * format side by side.
  */
 import zlib from 'node:zlib'
 
@@ -322,33 +325,18 @@ export function writeZip(source: ZipArchive | undefined, items: readonly ZipItem
       throw new ZipFormatError(`the part ${name} would be larger than 4 GB, which this tool cannot write`)
     const nameBytes = Buffer.from(name, 'utf8')
     const flags = /^[\x20-\x7e]*$/.test(name) ? 0 : FLAG_UTF8
+    const entry = { flags, time, date, crc, compressed: data.byteLength, size, nameLength: nameBytes.byteLength }
     const local = new Uint8Array(30 + nameBytes.byteLength)
     const l = view(local)
     l.setUint32(0, LOCAL_HEADER, true)
-    l.setUint16(4, 20, true)
-    l.setUint16(6, flags, true)
-    l.setUint16(8, 8, true)
-    l.setUint16(10, time, true)
-    l.setUint16(12, date, true)
-    l.setUint32(14, crc, true)
-    l.setUint32(18, data.byteLength, true)
-    l.setUint32(22, size, true)
-    l.setUint16(26, nameBytes.byteLength, true)
+    writeEntryFields(l, 4, entry)
     l.setUint16(28, 0, true)
     local.set(nameBytes, 30)
     const central = new Uint8Array(46 + nameBytes.byteLength)
     const c = view(central)
     c.setUint32(0, CENTRAL_HEADER, true)
     c.setUint16(4, 20, true)
-    c.setUint16(6, 20, true)
-    c.setUint16(8, flags, true)
-    c.setUint16(10, 8, true)
-    c.setUint16(12, time, true)
-    c.setUint16(14, date, true)
-    c.setUint32(16, crc, true)
-    c.setUint32(20, data.byteLength, true)
-    c.setUint32(24, size, true)
-    c.setUint16(28, nameBytes.byteLength, true)
+    writeEntryFields(c, 6, entry)
     c.setUint32(42, offset, true)
     central.set(nameBytes, 46)
     pieces.push(local, data)
@@ -376,4 +364,24 @@ function dosDateTime(when: Date): { time: number; date: number } {
     time: (when.getHours() << 11) | (when.getMinutes() << 5) | Math.floor(when.getSeconds() / 2),
     date: ((year - 1980) << 9) | ((when.getMonth() + 1) << 5) | when.getDate(),
   }
+}
+
+/**
+ * The fields a local file header (from byte 4) and its central directory entry (from byte 6) share, in the
+ * same order: version needed (2.0), flags, method (deflate), time, date, CRC-32, sizes, name length.
+ */
+function writeEntryFields(
+  v: DataView,
+  at: number,
+  e: { flags: number; time: number; date: number; crc: number; compressed: number; size: number; nameLength: number },
+): void {
+  v.setUint16(at, 20, true)
+  v.setUint16(at + 2, e.flags, true)
+  v.setUint16(at + 4, 8, true)
+  v.setUint16(at + 6, e.time, true)
+  v.setUint16(at + 8, e.date, true)
+  v.setUint32(at + 10, e.crc, true)
+  v.setUint32(at + 14, e.compressed, true)
+  v.setUint32(at + 18, e.size, true)
+  v.setUint16(at + 22, e.nameLength, true)
 }

@@ -1,0 +1,59 @@
+/**
+ * Issue 10's state case: the target state of a 100,000-row sheet saved and
+ * loaded as a run does it (atomic write with fsync, read and shape check), in
+ * this process, with the tool under test's own `src/state/target-state.ts`
+ * (`BENCH_TOOL` picks another checkout, so before and after share a run).
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { goals, median, table } from '../lib/report.ts'
+import { TOOL_ROOT } from '../lib/tool-cli.ts'
+
+interface StateModule {
+  emptyState(target: string): { base: Record<string, string> }
+  stateLocation(stateDir: string, target: string): { folder: string }
+  saveState(location: unknown, state: unknown): Promise<void>
+  loadState(location: unknown, target: string): Promise<unknown>
+}
+
+export async function stateCase(rows: number, reps: number): Promise<void> {
+  const module = (await import(pathToFileURL(path.join(TOOL_ROOT, 'src/state/target-state.ts')).href)) as StateModule
+  const dir = await mkdtemp(path.join(tmpdir(), 'bench-state-'))
+  try {
+    const location = module.stateLocation(dir, 'bench')
+    await mkdir(location.folder, { recursive: true })
+    const state = module.emptyState('bench')
+    // Keys and fingerprints shaped as the tool writes them: `<timeline key>/<entity id>` → 11 base64url characters.
+    for (let i = 0; i < rows; i++) state.base[`${'0123456789abcdef'.repeat(2)}-${i % 50}/${10_000_000 + i}`] = `fp${i}`.padEnd(11, 'x')
+    const saves: number[] = []
+    const loads: number[] = []
+    await module.saveState(location, state)
+    for (let rep = 0; rep < reps; rep++) {
+      let t = performance.now()
+      await module.saveState(location, state)
+      saves.push(performance.now() - t)
+      t = performance.now()
+      await module.loadState(location, 'bench')
+      loads.push(performance.now() - t)
+    }
+    const save = median(saves)
+    const load = median(loads)
+    table(
+      `Issue 10 — target state at ${rows.toLocaleString('en')} rows: median of ${reps}`,
+      ['step', 'ms'],
+      [
+        ['save (atomic, fsync)', Math.round(save)],
+        ['load (read, shape check)', Math.round(load)],
+      ],
+    )
+    goals.push({
+      goal: `state load and save ≤ 100 ms at ${rows.toLocaleString('en')} rows`,
+      measured: `save ${Math.round(save)} ms, load ${Math.round(load)} ms`,
+      met: save <= 100 && load <= 100,
+    })
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Doctor's look at a Google spreadsheet: one `spreadsheets.get` of the title, the time zone, the tool's
+ * layout marker and its protected ranges. Nothing is written, so nothing is retried either: a refusal is
+ * the answer doctor reports.
+ */
+import { sheets, type sheets_v4 } from '@googleapis/sheets'
+import { TimelineSheetsError } from '../../errors.ts'
+import { asFetch, createTransport, type Transport } from '../../http/transport.ts'
+import type { SpreadsheetFacts, SpreadsheetProbe } from '../probe.ts'
+import { toSheetsError } from './api-errors.ts'
+import type { GoogleSignIn } from './auth.ts'
+import { LAYOUT_METADATA_KEY } from './layout.ts'
+
+export interface GoogleProbeOptions {
+  spreadsheetId: string
+  auth: GoogleSignIn
+  /** API root; tests point it at the fake. @default 'https://sheets.googleapis.com/' */
+  rootUrl?: string
+  transport?: Transport
+}
+
+const PROBE_FIELDS = 'properties(title,timeZone),sheets(properties(title),protectedRanges),developerMetadata'
+
+/** The descriptions layout.ts gives the header and hidden-column protections it adds. */
+const TOOL_PROTECTION = 'timeline-sheets: '
+
+export function createGoogleProbe(options: GoogleProbeOptions): SpreadsheetProbe {
+  const { spreadsheetId, auth } = options
+  if (!/^[A-Za-z0-9_-]+$/.test(spreadsheetId)) {
+    throw new TimelineSheetsError('TS_CONFIG_INVALID', `"${spreadsheetId}" is not a Google spreadsheet id`, {
+      hint: 'Use the part of the spreadsheet URL between /d/ and /edit.',
+    })
+  }
+  const api = sheets({
+    version: 'v4',
+    auth: auth.client,
+    ...(options.rootUrl ? { rootUrl: options.rootUrl } : {}),
+    retry: false,
+    fetchImplementation: asFetch(options.transport ?? createTransport()),
+  })
+  return {
+    kind: 'google',
+    principal: auth.principal,
+    describe: () => `https://docs.google.com/spreadsheets/d/${spreadsheetId}`,
+    async inspect(): Promise<SpreadsheetFacts> {
+      let data: sheets_v4.Schema$Spreadsheet
+      try {
+        data = (await api.spreadsheets.get({ spreadsheetId, fields: PROBE_FIELDS })).data
+      } catch (error) {
+        throw toSheetsError(error, { spreadsheetId, operation: 'spreadsheets.get', principal: auth.principal, secrets: auth.secrets() })
+      }
+      const laidOut = (data.developerMetadata ?? []).some((m) => m.metadataKey === LAYOUT_METADATA_KEY)
+      const own = (data.sheets ?? []).flatMap((s) => s.protectedRanges ?? []).filter((p) => p.description?.startsWith(TOOL_PROTECTION))
+      // proto3 JSON leaves a false `requestingUserCanEdit` out; a viewer may edit none of the tool's ranges.
+      const canEdit = own.length === 0 ? undefined : own.every((p) => p.requestingUserCanEdit === true)
+      return {
+        title: data.properties?.title ?? spreadsheetId,
+        timeZone: data.properties?.timeZone ?? undefined,
+        laidOut,
+        canEdit,
+        editEvidence:
+          own.length === 0
+            ? 'the tool has protected no range yet'
+            : canEdit
+              ? "Google says it may edit the tool's protected ranges"
+              : "Google says it may not edit the tool's protected ranges",
+      }
+    },
+  }
+}

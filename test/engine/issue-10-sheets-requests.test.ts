@@ -1,0 +1,185 @@
+/**
+ * Issue 10, "request counts must not grow": Sheets requests of an incremental export, of a run in which
+ * the server reports nothing new, and of a sync with nothing to import, counted by the Sheets fake.
+ */
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createManager, type Manager } from '../../counterparts/sheets/manager.ts'
+import { startSheetsFake, type SheetsFake } from '../../counterparts/sheets/server.ts'
+import { startReferenceServer, type ReferenceServer } from '../../counterparts/timeline/server.ts'
+import { silentReporter } from '../../src/cli/reporter.ts'
+import { parseConfig } from '../../src/config/load.ts'
+import type { TargetConfig } from '../../src/config/schema.ts'
+import { runExport } from '../../src/engine/export.ts'
+import { runSync } from '../../src/engine/sync.ts'
+import { signInWithStaticToken } from '../../src/sheets/google/auth.ts'
+import { createGoogleSpreadsheet } from '../../src/sheets/google/backend.ts'
+import { passwordSignIn } from '../../src/timeline/auth/password.ts'
+import { createTimelineClient, type TimelineClient } from '../../src/timeline/client.ts'
+import { vendorIdentifiers } from '../../src/timeline/vendor.ts'
+
+const TOKEN = 'issue-10-requests-token'
+const T0 = Date.parse('2026-11-10T11:00:00Z')
+const HOUR = 3_600_000
+
+let server: ReferenceServer
+let fake: SheetsFake
+let manager: Manager
+let client: TimelineClient
+let target: TargetConfig
+let stateDir: string
+let spreadsheetId: string
+let timelineKey: string
+
+beforeAll(async () => {
+  server = await startReferenceServer({
+    data: { users: 2, days: 10, startDate: '2026-11-01', timeZones: ['Europe/Berlin'], otherTimelines: false },
+    reportDeletions: true,
+  })
+  fake = await startSheetsFake({ quota: false, staticToken: TOKEN })
+  manager = createManager(fake.store)
+  spreadsheetId = manager.createSpreadsheet({ title: 'Team time' })
+  const folder = await mkdtemp(path.join(tmpdir(), 'ts-issue-10-requests-'))
+  stateDir = path.join(folder, 'state')
+  const transfer = server.credentials.transfer!
+  client = createTimelineClient({
+    signIn: passwordSignIn({
+      baseUrl: server.url,
+      username: transfer.username,
+      password: transfer.password,
+      vendor: vendorIdentifiers('manictime'),
+    }),
+  })
+  const { config } = parseConfig(
+    JSON.stringify({
+      timeline: { auth: { mode: 'password', baseUrl: server.url, username: transfer.username } },
+      google: { auth: { mode: 'static-token', tokenEnv: 'UNUSED_TOKEN' }, rootUrl: fake.rootUrl },
+      targets: [
+        { name: 'team', spreadsheet: { kind: 'google', spreadsheetId }, timeZone: 'Europe/Berlin', window: { days: 10, lookBackDays: 3 } },
+      ],
+    }),
+    path.join(folder, 'config.json'),
+  )
+  target = config.targets[0]!
+  timelineKey = server.credentials.users.map((u) => u.tagsTimelineKey!).find(Boolean)!
+})
+
+afterAll(async () => {
+  await server?.close()
+  await fake?.close()
+})
+
+/** Deps for one run at `at`, on a fresh backend (as a new process opens it), with the fake's counts reset. */
+function depsAt(at: number) {
+  fake.store.resetStats()
+  return {
+    client,
+    spreadsheet: createGoogleSpreadsheet({ spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: fake.rootUrl, retry: { limit: 0 } }),
+    stateDir,
+    reporter: silentReporter,
+    now: () => new Date(at),
+  }
+}
+
+function syncLogRows(): number {
+  return manager.readTab(spreadsheetId, 'Sync log').length
+}
+
+describe('issue 10: Sheets requests per run (Google)', () => {
+  it('the first export builds the sheet', async () => {
+    const summary = await runExport(target, depsAt(T0), { full: true })
+    expect(summary.result).toBe('success')
+    expect(summary.counts.created).toBeGreaterThan(20)
+  })
+
+  it('an incremental export with updates, a new and a deleted activity makes 3 requests, no read of its own before writing', async () => {
+    const [a, b] = server.store.overlapping(timelineKey, Date.parse('2026-11-05T00:00:00Z'), Date.parse('2026-11-08T00:00:00Z'))
+    server.store.updateActivity(timelineKey, a!.id, {
+      tags: 'Initech, Support, Tickets',
+      notes: 'changed',
+      start: a!.start,
+      duration: a!.duration,
+    })
+    server.store.deleteActivity(timelineKey, b!.id)
+    server.store.createActivity(timelineKey, {
+      tags: 'Globex, Migration, Analysis',
+      notes: 'new',
+      start: '2026-11-10T09:00:00+01:00',
+      duration: 1800,
+    })
+    const logRows = syncLogRows()
+
+    const summary = await runExport(target, depsAt(T0 + HOUR))
+    expect(summary.result).toBe('success')
+    expect(summary.counts).toMatchObject({ created: 1, updated: 1, deleted: 1 })
+    const stats = fake.store.stats()
+    // The read (tabs, and the changed rows through their anchors), the value write through the anchors, and one
+    // batchUpdate that inserts the new row and the Sync log row.
+    expect(stats.byMethod).toEqual({ BatchGetValuesByDataFilter: 1, BatchUpdateValuesByDataFilter: 1, BatchUpdateSpreadsheet: 1 })
+    expect(stats.total).toBeLessThanOrEqual(3)
+    expect(summary.sheetsRequests).toEqual({ reads: stats.reads, writes: stats.writes })
+    expect(syncLogRows()).toBe(logRows + 1)
+    const rows = manager.readTab(spreadsheetId, 'Activities')
+    const keyColumn = rows[0]!.indexOf('Key')
+    const notesColumn = rows[0]!.indexOf('Notes')
+    expect(rows.find((r) => r[keyColumn] === `${timelineKey}/${a!.id}`)?.[notesColumn]).toBe('changed')
+    expect(rows.some((r) => r[keyColumn] === `${timelineKey}/${b!.id}`)).toBe(false)
+  })
+
+  it('a run in which the server reports nothing new reads no whole tab: the Activities header only, then the Sync log row', async () => {
+    const logRows = syncLogRows()
+    const deps = depsAt(T0 + 2 * HOUR)
+    const reads: { tab: string; rows: number; headerOnly: boolean }[] = []
+    const read = deps.spreadsheet.read.bind(deps.spreadsheet)
+    deps.spreadsheet.read = async (tabs, options) => {
+      const snapshot = await read(tabs, options)
+      for (const tab of Object.values(snapshot.tabs))
+        reads.push({ tab: tab.title, rows: tab.rows.length, headerOnly: Boolean(tab.headerOnly) })
+      return snapshot
+    }
+    const summary = await runExport(target, deps)
+    expect(summary.result).toBe('success')
+    expect(summary.counts).toMatchObject({ created: 0, updated: 0, deleted: 0 })
+    const stats = fake.store.stats()
+    expect(stats.byMethod).toEqual({ BatchGetValues: 1, BatchUpdateSpreadsheet: 1 })
+    expect(reads.filter((r) => r.tab === 'Activities')).toEqual([{ tab: 'Activities', rows: 0, headerOnly: true }])
+    expect(syncLogRows()).toBe(logRows + 1)
+  })
+
+  it('a sync with nothing to import and nothing new: one read for both halves, and both Sync log rows in one write', async () => {
+    const logRows = syncLogRows()
+    const { imported, exported } = await runSync(target, depsAt(T0 + 3 * HOUR))
+    expect(imported.result).toBe('success')
+    expect(exported?.result).toBe('success')
+    const stats = fake.store.stats()
+    expect(imported.sheetsRequests).toEqual({ reads: 1, writes: 0 })
+    expect(stats.byMethod).toEqual({ BatchGetValues: 1, BatchUpdateSpreadsheet: 1 })
+    const log = manager.readTab(spreadsheetId, 'Sync log')
+    expect(log.length).toBe(logRows + 2)
+    expect(log.slice(-2).map((row) => row.join(' '))).toEqual([expect.stringContaining('import'), expect.stringContaining('export')])
+  })
+
+  it('a sync with nothing to import and a change on the server: the import half costs 1 read, which the export half plans on', async () => {
+    const [a] = server.store.overlapping(timelineKey, Date.parse('2026-11-06T00:00:00Z'), Date.parse('2026-11-07T00:00:00Z'))
+    server.store.updateActivity(timelineKey, a!.id, {
+      tags: 'Acme Corp, Website, Build',
+      notes: 'changed again',
+      start: a!.start,
+      duration: a!.duration,
+    })
+    const { imported, exported } = await runSync(target, depsAt(T0 + 4 * HOUR))
+    expect(imported.sheetsRequests).toEqual({ reads: 1, writes: 0 })
+    expect(exported?.counts).toMatchObject({ created: 0, updated: 1, deleted: 0 })
+    const stats = fake.store.stats()
+    // The import's read; the write's read-back of the changed row (the read is older than the export's server
+    // reads), the value write, and the Sync log rows of both halves.
+    expect(stats.byMethod).toEqual({
+      BatchGetValues: 1,
+      BatchGetValuesByDataFilter: 1,
+      BatchUpdateValuesByDataFilter: 1,
+      BatchUpdateSpreadsheet: 1,
+    })
+  })
+})
