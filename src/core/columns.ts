@@ -82,7 +82,7 @@ export function activitiesTab(title: string = TAB.activities): TabSpec {
     { name: c.key, kind: 'text', hidden: true, protected: true },
     { name: c.base, kind: 'text', hidden: true, protected: true },
   ]
-  return { title, columns, statusColumn: c.status }
+  return { title, columns, statusColumn: c.status, filter: true }
 }
 
 /** How `Applies to` is written (what `checkAllowedTags` and the Allowed tags reader understand). */
@@ -114,7 +114,7 @@ export function syncLogTab(): TabSpec {
     readOnly: true,
     statusColumn: c.result,
     columns: [
-      { name: c.when, kind: 'datetime', width: 140 },
+      { name: c.when, kind: 'datetime', width: 140, showZone: true },
       { name: c.run, kind: 'text', width: 110 },
       { name: c.command, kind: 'text', width: 80 },
       { name: c.result, kind: 'text', width: 80 },

@@ -48,6 +48,8 @@ export interface ColumnSpec {
   wrap?: boolean
   /** What a manager should know to fill the column in, shown on its header cell. */
   note?: string
+  /** Date-times shown with the spreadsheet's time zone name, where a backend's number format can say it (Sync log). */
+  showZone?: boolean
 }
 
 export interface TabSpec {
@@ -57,6 +59,25 @@ export interface TabSpec {
   readOnly?: boolean
   /** Column whose text drives conditional row colours (`conflict`, `error`, `ok`…). */
   statusColumn?: string
+  /** Managers sort and filter this tab: it gets a filter over its columns when it has none. */
+  filter?: boolean
+  /**
+   * A report of formulas over another tab (the Summary, src/core/summary.ts), written with the layout and
+   * only then; such a tab has no columns of its own.
+   */
+  summary?: SummarySpec
+}
+
+/** What the Summary tab shows; its cells come from `summaryCells` (src/core/summary.ts). */
+export interface SummarySpec {
+  /** Title of the Activities tab it sums. */
+  activities: string
+  /** Values of the User column, one row each. */
+  people: string[]
+  /** Clients (level 1) and `Client, Project` (level 2), one row each. */
+  groups: { name: string; level: 1 | 2 }[]
+  /** Weeks shown, up to the week of the latest Date. */
+  weeks: number
 }
 
 export interface TabData {

@@ -24,6 +24,7 @@ import type { Decision } from '../core/plan.ts'
 import { activityKey, type KnownUser } from '../core/rows.ts'
 import { activityWrites, isEmptyWrite } from '../core/sheet-writes.ts'
 import { summaryLine, syncLogRow, type RunCounts } from '../core/sync-log.ts'
+import { summaryTab } from '../core/summary.ts'
 import { localDateOf } from '../core/time.ts'
 import { emptyReadExplanation, windowView, type WindowView } from '../core/window-text.ts'
 import { TimelineSheetsError } from '../errors.ts'
@@ -122,10 +123,23 @@ async function exportInFrame(
 
   // Layout, only when it is new or changed (it costs a read and a write). A tab it had to make holds nothing yet.
   const specs = tabSpecs(target)
-  const layoutHash = fnv1a64Base64url(JSON.stringify({ specs, timeZone: target.timeZone }))
+  // The Summary lists the people exported and the clients / projects of the allowed tags, so it is laid out again
+  // (rewritten) when either changes, and only then (decisions/0007-summary-tab.md).
+  const serverAllowed = await readServerAllowedTags(deps, warnings)
+  const layoutSpecs = [
+    ...specs,
+    summaryTab({
+      activities: target.tabs.activities,
+      people: timelines.map((t) => t.ownerUsername),
+      tags: allowedCombinations(serverAllowed),
+      // The weeks the export window reaches into.
+      weeks: Math.ceil(target.window.days / 7) + 1,
+    }),
+  ]
+  const layoutHash = fnv1a64Base64url(JSON.stringify({ specs: layoutSpecs, timeZone: target.timeZone }))
   let layoutChanged = false
   if (state.layoutHash !== layoutHash && !options.dryRun) {
-    const report = await deps.spreadsheet.ensureLayout(specs, { timeZone: target.timeZone })
+    const report = await deps.spreadsheet.ensureLayout(layoutSpecs, { timeZone: target.timeZone })
     layoutChanged = report.changed
     if (report.createdTabs.length) deps.reporter.info(`Created tabs: ${report.createdTabs.join(', ')}`)
     if (report.createdTabs.includes(target.tabs.activities)) full = true
@@ -149,7 +163,6 @@ async function exportInFrame(
     return out
   }
   let changes = await readServer(full)
-  const serverAllowed = await readServerAllowedTags(deps, warnings)
   const otherEntries =
     target.otherTimelines.length > 0
       ? await readOtherTimelines(deps.client, await deps.client.listTimelines(), target.otherTimelines, target.users, window)
@@ -167,7 +180,7 @@ async function exportInFrame(
   const missingTabs = specs.filter((spec) => !snapshot.tabs[spec.title]?.exists).map((spec) => spec.title)
   if (missingTabs.length > 0 && !options.dryRun && !layoutChanged) {
     // A tab someone deleted or renamed since the layout was last applied: make it again.
-    const report = await deps.spreadsheet.ensureLayout(specs, { timeZone: target.timeZone })
+    const report = await deps.spreadsheet.ensureLayout(layoutSpecs, { timeZone: target.timeZone })
     layoutChanged = report.changed
     if (missingTabs.includes(target.tabs.activities)) {
       warnings.push(
@@ -339,6 +352,11 @@ async function exportInFrame(
       .filter((d) => d.kind === 'conflict' || d.kind === 'invalid')
       .map((d) => ({ rowNumber: 'rowNumber' in d ? d.rowNumber : undefined, key: d.key, reason: d.reason })),
   }
+}
+
+/** Every combination the server allows, for anyone. */
+function allowedCombinations(allowed: AllowedTags | undefined): string[] {
+  return allowed ? [...allowed.everyone, ...allowed.groups.flatMap((g) => g.combinations)] : []
 }
 
 function timelineSummary(c: TimelineChanges): TimelineSummary {

@@ -55,6 +55,8 @@ function fakeServer(initial: [number, ActivityInput][]) {
   }
   const client = {
     tagsTimelines: async () => [info],
+    // Export reads them before its layout (the Summary lists their clients and projects).
+    readAllowedTags: async () => ({ everyone: [], groups: [] }),
     readActivities: async () => {
       calls.push('read')
       return {

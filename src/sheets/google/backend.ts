@@ -31,6 +31,7 @@ import { classifySheetsFailure, readApiFailure, toSheetsError } from './api-erro
 import type { GoogleSignIn } from './auth.ts'
 import {
   LAYOUT_FIELDS,
+  defaultTabCandidate,
   layoutIsCurrent,
   planLayout,
   readSpreadsheetState,
@@ -444,7 +445,18 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
       const ranges = parsed.success ? (parsed.data.valueRanges ?? []) : []
       existing.forEach((title, i) => headers.set(title, (ranges[i]?.values?.[0] ?? []).map(cellFromApi)))
     }
-    return planLayout(tabs, layoutOptions, state, headers)
+    // The empty first tab Google made with the spreadsheet goes when the tool sets it up: one read, once.
+    const candidate = defaultTabCandidate(tabs, state)
+    let removeTab: number | undefined
+    if (candidate) {
+      const data = await call('read', 'values.batchGet', () =>
+        api.spreadsheets.values.batchGet({ ...batchGetParams(spreadsheetId, []), ranges: [quoteTitle(candidate.title)] }),
+      )
+      const parsed = batchGetSchema.safeParse(data)
+      const values = parsed.success ? (parsed.data.valueRanges?.[0]?.values ?? []) : [['unknown']]
+      if (values.every((row) => row.every((cell) => cell === '' || cell === null))) removeTab = candidate.sheetId
+    }
+    return planLayout(tabs, layoutOptions, state, headers, removeTab)
   }
 
   const ensureLayout = async (tabs: TabSpec[], layoutOptions: LayoutOptions): Promise<LayoutReport> => {

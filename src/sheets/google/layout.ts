@@ -9,19 +9,22 @@
 import { createHash } from 'node:crypto'
 import type { sheets_v4 } from '@googleapis/sheets'
 import { STATUS_RULES, statusRuleFormula, type StatusRule } from '../../core/status.ts'
+import { summaryCells, summaryShape, type SummaryCell } from '../../core/summary.ts'
 import { TimelineSheetsError } from '../../errors.ts'
 import type { CellValue, ColumnKind, ColumnSpec, LayoutOptions, TabSpec } from '../port.ts'
+import type { SummarySpec } from '../../core/sheet.ts'
 import { columnLetters, quoteTitle } from './a1.ts'
 
 /** Key of the spreadsheet-level developer metadata holding the hash of the applied layout. */
 export const LAYOUT_METADATA_KEY = 'timeline-sheets:layout'
 
 /** Bumped when the requests below change, so existing spreadsheets are laid out again. */
-const LAYOUT_VERSION = 2
+const LAYOUT_VERSION = 3
 
 /** Field mask of the one `spreadsheets.get` that layout and sheet-id lookups cost. */
 export const LAYOUT_FIELDS =
-  'properties.timeZone,sheets(properties(sheetId,title,gridProperties),protectedRanges,conditionalFormats),developerMetadata'
+  'properties.timeZone,sheets(properties(sheetId,title,gridProperties),protectedRanges,conditionalFormats,basicFilter.range,charts.chartId),' +
+  'developerMetadata'
 
 const DESCRIPTION_PREFIX = 'timeline-sheets: '
 
@@ -42,6 +45,10 @@ export interface SheetState {
   frozenRowCount: number
   protectedRanges: sheets_v4.Schema$ProtectedRange[]
   conditionalFormats: sheets_v4.Schema$ConditionalFormatRule[]
+  /** The tab has a basic filter (a manager's criteria in it are kept). */
+  basicFilter?: boolean
+  /** Ids of the charts drawn on the tab. */
+  chartIds?: number[]
 }
 
 export interface SpreadsheetState {
@@ -65,6 +72,8 @@ export function readSpreadsheetState(data: sheets_v4.Schema$Spreadsheet): Spread
       frozenRowCount: p.gridProperties?.frozenRowCount ?? 0,
       protectedRanges: sheet.protectedRanges ?? [],
       conditionalFormats: sheet.conditionalFormats ?? [],
+      basicFilter: sheet.basicFilter != null,
+      chartIds: (sheet.charts ?? []).flatMap((c) => (typeof c.chartId === 'number' ? [c.chartId] : [])),
     })
   }
   const meta = (data.developerMetadata ?? []).find((m) => m.metadataKey === LAYOUT_METADATA_KEY)
@@ -82,6 +91,21 @@ export function layoutIsCurrent(tabs: TabSpec[], options: LayoutOptions, state: 
   return state.layoutMetadata?.value === layoutHash(tabs, options) && tabs.every((t) => titles.has(t.title))
 }
 
+/**
+ * The tab Google made with a new spreadsheet (`Sheet1`, id 0, whatever the locale calls it), when the tool is
+ * setting the spreadsheet up: none of its tabs exist yet and that tab is the only one, with no protection,
+ * colours, filter or chart. Whether it is empty too only a read of its values can say (the caller's).
+ */
+export function defaultTabCandidate(tabs: TabSpec[], state: SpreadsheetState): SheetState | undefined {
+  const only = state.sheets.length === 1 ? state.sheets[0] : undefined
+  if (only === undefined || only.sheetId !== 0) return undefined
+  if (tabs.some((t) => t.title === only.title)) return undefined
+  if (only.protectedRanges.length > 0 || only.conditionalFormats.length > 0 || only.basicFilter || (only.chartIds?.length ?? 0) > 0) {
+    return undefined
+  }
+  return only
+}
+
 /** A sheet id for a new tab, derived from its title so plans are reproducible; never one in use. */
 export function newSheetId(title: string, used: ReadonlySet<number>): number {
   let id = createHash('sha256').update(title).digest().readUInt32BE(0) & 0x7fffffff
@@ -89,8 +113,11 @@ export function newSheetId(title: string, used: ReadonlySet<number>): number {
   return id
 }
 
-/** Number format per column kind. Durations are TIME cells with an elapsed pattern: there is no DURATION type. */
-export function numberFormatFor(kind: ColumnKind): sheets_v4.Schema$NumberFormat | undefined {
+/**
+ * Number format per column kind. Durations are TIME cells with an elapsed pattern: there is no DURATION type.
+ * `zone` is appended to date-times as quoted literal text, so a reader sees which clock the times are on.
+ */
+export function numberFormatFor(kind: ColumnKind, zone?: string): sheets_v4.Schema$NumberFormat | undefined {
   switch (kind) {
     case 'text':
       return { type: 'TEXT' }
@@ -99,11 +126,12 @@ export function numberFormatFor(kind: ColumnKind): sheets_v4.Schema$NumberFormat
     case 'time':
       return { type: 'TIME', pattern: 'hh:mm' }
     case 'datetime':
-      return { type: 'DATE_TIME', pattern: 'yyyy-mm-dd hh:mm' }
+      return { type: 'DATE_TIME', pattern: zone ? `yyyy-mm-dd hh:mm" ${zone.replaceAll('"', '')}"` : 'yyyy-mm-dd hh:mm' }
     case 'duration':
       return { type: 'TIME', pattern: '[h]:mm' }
     case 'number':
-      return { type: 'NUMBER' }
+      // Counts: Google's bare NUMBER shows 925 as 925.00.
+      return { type: 'NUMBER', pattern: '0' }
     case 'checkbox':
       return undefined
   }
@@ -190,6 +218,8 @@ export function planLayout(
   options: LayoutOptions,
   state: SpreadsheetState,
   headers: ReadonlyMap<string, CellValue[]>,
+  /** The empty default tab to delete (`defaultTabCandidate`, its values read empty), after the new tabs exist. */
+  removeTab?: number,
 ): LayoutPlan {
   const requests: sheets_v4.Schema$Request[] = []
   const createdTabs: string[] = []
@@ -219,12 +249,16 @@ export function planLayout(
     }
     let width = next
     for (const i of positions.values()) width = Math.max(width, i + 1)
+    // A Summary owns its first columns and enough rows for its tables and the chart below them.
+    const rows = spec.summary ? summaryRowCount(spec.summary) : 0
+    if (spec.summary) width = Math.max(width, summaryShape(spec.summary).width)
     let sheetId: number
     if (existing) {
       sheetId = existing.sheetId
       if (existing.columnCount < width) {
         requests.push({ appendDimension: { sheetId, dimension: 'COLUMNS', length: width - existing.columnCount } })
       }
+      if (existing.rowCount < rows) requests.push({ appendDimension: { sheetId, dimension: 'ROWS', length: rows - existing.rowCount } })
       if (existing.frozenRowCount !== 1) {
         requests.push({
           updateSheetProperties: {
@@ -242,7 +276,7 @@ export function planLayout(
           properties: {
             sheetId,
             title: spec.title,
-            gridProperties: { rowCount: 1000, columnCount: Math.max(width, 1), frozenRowCount: 1 },
+            gridProperties: { rowCount: Math.max(1000, rows), columnCount: Math.max(width, spec.summary ? 26 : 1), frozenRowCount: 1 },
           },
         },
       })
@@ -288,7 +322,7 @@ export function planLayout(
     for (const column of spec.columns) {
       const index = positions.get(column.name)!
       const body = { sheetId, startRowIndex: 1, startColumnIndex: index, endColumnIndex: index + 1 }
-      const format = numberFormatFor(column.kind)
+      const format = numberFormatFor(column.kind, column.showZone ? options.timeZone : undefined)
       const formatFields = [
         format ? 'userEnteredFormat.numberFormat' : undefined,
         column.wrap ? 'userEnteredFormat.wrapStrategy' : undefined,
@@ -316,7 +350,8 @@ export function planLayout(
         dimensionFields.push('hiddenByUser')
       }
       if (column.width !== undefined) {
-        dimension.pixelSize = column.width
+        // Room for the zone name the number format adds (about 7 px a character).
+        dimension.pixelSize = column.width + (column.showZone ? 7 * (options.timeZone.length + 1) : 0)
         dimensionFields.push('pixelSize')
       }
       if (dimensionFields.length > 0) {
@@ -331,6 +366,23 @@ export function planLayout(
       if (column.protected && !spec.readOnly)
         protect(`${spec.title} / ${column.name}`, { sheetId, startColumnIndex: index, endColumnIndex: index + 1 })
     }
+    if (spec.summary) {
+      const activities = columns.get(spec.summary.activities)
+      const columnOf = (name: string) => {
+        const index = activities?.get(name)
+        if (index === undefined) {
+          throw new TimelineSheetsError(
+            'TS_SHEET_LAYOUT',
+            `The ${spec.title} tab sums column "${name}" of "${spec.summary!.activities}", which is not laid out in the same call`,
+            { hint: 'This is a bug in the tab specification: lay out the Activities tab together with its Summary.' },
+          )
+        }
+        return columnLetters(index)
+      }
+      requests.push(...summaryRequests(spec.summary, sheetId, summaryCells(spec.summary, columnOf), existing?.chartIds ?? []))
+    }
+    // Only when there is none: a filter a manager set (criteria, sort) stays as they left it.
+    if (spec.filter && !existing?.basicFilter) requests.push({ setBasicFilter: { filter: { range: { sheetId } } } })
     if (spec.statusColumn !== undefined) {
       const statusIndex = positions.get(spec.statusColumn)
       if (statusIndex === undefined) {
@@ -354,6 +406,7 @@ export function planLayout(
     }
   }
 
+  if (removeTab !== undefined) requests.push({ deleteSheet: { sheetId: removeTab } })
   if (state.timeZone !== options.timeZone) {
     requests.push({ updateSpreadsheetProperties: { properties: { timeZone: options.timeZone }, fields: 'timeZone' } })
   }
@@ -430,4 +483,121 @@ function contiguousRuns(cells: { name: string; index: number }[]): { start: numb
     else runs.push({ start: cell.index, names: [cell.name] })
   }
   return runs
+}
+
+/** Rows a Summary needs: its tables, then room for the chart under them. */
+function summaryRowCount(spec: SummarySpec): number {
+  return summaryShape(spec).groupsTotalRow + 2 + CHART_ROWS
+}
+
+const CHART_ROWS = 20
+
+/** The id of the Summary's chart on a tab: derived, so a later layout finds and replaces its own chart only. */
+export function summaryChartId(sheetId: number): number {
+  return newSheetId(`timeline-sheets summary chart ${sheetId}`, new Set([sheetId]))
+}
+
+const HOURS_FORMAT: sheets_v4.Schema$NumberFormat = { type: 'NUMBER', pattern: '0.0' }
+const WEEK_FORMAT: sheets_v4.Schema$NumberFormat = { type: 'DATE', pattern: 'yyyy-mm-dd' }
+
+function summaryCellData(cell: SummaryCell | null): sheets_v4.Schema$CellData {
+  if (cell === null) return {}
+  const format: sheets_v4.Schema$CellFormat = {}
+  if (cell.format === 'hours') format.numberFormat = HOURS_FORMAT
+  if (cell.format === 'week') format.numberFormat = WEEK_FORMAT
+  if (cell.bold) format.textFormat = { bold: true }
+  if (cell.right) format.horizontalAlignment = 'RIGHT'
+  return {
+    ...(cell.formula !== undefined
+      ? { userEnteredValue: { formulaValue: cell.formula } }
+      : cell.text !== undefined
+        ? { userEnteredValue: { stringValue: cell.text } }
+        : {}),
+    ...(Object.keys(format).length > 0 ? { userEnteredFormat: format } : {}),
+  }
+}
+
+/**
+ * The Summary written over its own columns (what was there before is cleared first, a manager's columns to the
+ * right are not touched), its column widths, and a stacked column chart of hours per person per week under the
+ * tables, replacing the chart an earlier layout drew.
+ */
+function summaryRequests(
+  spec: SummarySpec,
+  sheetId: number,
+  cells: (SummaryCell | null)[][],
+  chartIds: readonly number[],
+): sheets_v4.Schema$Request[] {
+  const shape = summaryShape(spec)
+  const requests: sheets_v4.Schema$Request[] = [
+    {
+      updateCells: {
+        range: { sheetId, startRowIndex: 0, startColumnIndex: 0, endColumnIndex: shape.width },
+        fields: 'userEnteredValue,userEnteredFormat',
+      },
+    },
+    {
+      updateCells: {
+        start: { sheetId, rowIndex: 0, columnIndex: 0 },
+        rows: cells.map((row) => ({ values: row.map(summaryCellData) })),
+        fields: 'userEnteredValue,userEnteredFormat',
+      },
+    },
+    {
+      updateDimensionProperties: {
+        range: { sheetId, dimension: 'COLUMNS', startIndex: 0, endIndex: 1 },
+        properties: { pixelSize: 240 },
+        fields: 'pixelSize',
+      },
+    },
+    {
+      updateDimensionProperties: {
+        range: { sheetId, dimension: 'COLUMNS', startIndex: 1, endIndex: shape.width },
+        properties: { pixelSize: 90 },
+        fields: 'pixelSize',
+      },
+    },
+  ]
+  const chartId = summaryChartId(sheetId)
+  if (chartIds.includes(chartId)) requests.push({ deleteEmbeddedObject: { objectId: chartId } })
+  // Row-wise data: the week dates of the header row are the domain, each person (and everyone else) a series,
+  // the names in column A their headers.
+  const rowRange = (row: number) => ({
+    sheetId,
+    startRowIndex: row - 1,
+    endRowIndex: row,
+    startColumnIndex: 0,
+    endColumnIndex: spec.weeks + 1,
+  })
+  const seriesRows = Array.from({ length: shape.peopleTotalRow - shape.peopleRows[0] }, (_, i) => shape.peopleRows[0] + i)
+  requests.push({
+    addChart: {
+      chart: {
+        chartId,
+        spec: {
+          title: 'Hours per person per week',
+          basicChart: {
+            chartType: 'COLUMN',
+            stackedType: 'STACKED',
+            legendPosition: 'RIGHT_LEGEND',
+            headerCount: 1,
+            axis: [
+              { position: 'BOTTOM_AXIS', title: 'Week starting' },
+              { position: 'LEFT_AXIS', title: 'Hours' },
+            ],
+            domains: [{ domain: { sourceRange: { sources: [rowRange(shape.peopleHeaderRow)] } } }],
+            series: seriesRows.map((row) => ({ series: { sourceRange: { sources: [rowRange(row)] } }, targetAxis: 'LEFT_AXIS' })),
+          },
+        },
+        position: {
+          overlayPosition: {
+            anchorCell: { sheetId, rowIndex: shape.groupsTotalRow + 1, columnIndex: 0 },
+            widthPixels: 760,
+            heightPixels: 380,
+          },
+        },
+      },
+    },
+  })
+  return requests
 }

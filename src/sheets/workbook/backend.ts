@@ -53,6 +53,7 @@ import { rowHeightFor } from './row-height.ts'
 import { Columns, NEW_SHEET_FRAME, SheetParts, dimension, setDimension } from './sheet-parts.ts'
 import { SheetFormatError, cellContent, parseRow, scanSheet } from './sheet-xml.ts'
 import { rewriteSheet, type RowChange } from './sheet-write.ts'
+import { layOutSummary } from './summary.ts'
 import type { Styles } from './styles.ts'
 import { isDateFormat, readTab, rowValues, type ReadContext } from './tab-read.ts'
 import { XmlPartError } from './xml-parts.ts'
@@ -239,6 +240,13 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
   }
 
   /** A tab's parts, header and size, for the layout. */
+  /** A tab's rows from row 1, as a read shows them (none for a new tab). */
+  async function currentRows(loaded: Loaded | undefined, sheet: BookSheet | undefined): Promise<CellValue[][]> {
+    if (loaded === undefined || sheet === undefined) return []
+    const data = await readTabData(loaded, sheet.name)
+    return [data.header, ...data.rows]
+  }
+
   async function tabState(loaded: Loaded, sheet: BookSheet): Promise<TabState> {
     const context = await readContext(loaded)
     let header: CellValue[] = []
@@ -293,7 +301,9 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
         createdTabs.push(spec.title)
       }
       const state = existing !== undefined && loaded !== undefined ? await tabState(loaded, existing) : newTabState()
-      const layout = layOutTab(spec, state, styles, { protect }, (title) => headers.get(title), tabs)
+      const layout = spec.summary
+        ? layOutSummary(spec, state, styles, (title) => headers.get(title), await currentRows(loaded, existing))
+        : layOutTab(spec, state, styles, { protect }, (title) => headers.get(title), tabs)
       headers.set(spec.title, layout.header)
       // Every page repeats the header; Excel and LibreOffice find the filter's range by name.
       change.setSheetName({ sheet: spec.title, name: '_xlnm.Print_Titles', formula: `${sheetReference(spec.title)}$1:$1` })

@@ -26,10 +26,15 @@ import type { SharedFormulas } from './tab-read.ts'
 import { escapeCellText, escapeXml } from './xml-text.ts'
 import type { PartCompressor } from './zip.ts'
 
+/** A formula the tool writes (the Summary), without its `=`; Excel and LibreOffice compute it when the file opens. */
+export interface FormulaCell {
+  formula: string
+}
+
 /** What happens to one row (numbered as the sheet is before the rewrite). */
 export interface RowChange {
   /** Cells to set, by 0-based column (a hole leaves the cell alone); `null` and `''` empty the cell. */
-  cells: ReadonlyArray<CellValue | undefined>
+  cells: ReadonlyArray<CellValue | FormulaCell | undefined>
   /** Empty every other cell of the row first (an appended row landing where leftovers were). */
   clear?: boolean
 }
@@ -261,7 +266,7 @@ const CUSTOM_HEIGHT = /\s+customHeight\s*=\s*["'](1|true)["']/
 function withRowHeight(
   attributes: string,
   kept: readonly RawCell[],
-  set: ReadonlyArray<CellValue | undefined>,
+  set: ReadonlyArray<CellValue | FormulaCell | undefined>,
   rowHeight: NonNullable<SheetRewrite['rowHeight']>,
 ): string {
   if (CUSTOM_HEIGHT.test(attributes)) return attributes
@@ -313,10 +318,12 @@ function keptCell(cell: RawCell, oldRow: number, target: number, style: number |
 }
 
 /** A cell as the tool writes it: text as an inline string (never a formula), numbers, booleans; empty: only its format. */
-export function cellXml(column: number, row: number, style: number | undefined, value: CellValue): string {
+export function cellXml(column: number, row: number, style: number | undefined, value: CellValue | FormulaCell): string {
   const reference = `${columnName(column)}${row}`
   const s = style === undefined || style === 0 ? '' : ` s="${style}"`
   if (value === null || value === '') return s === '' ? '' : `<c r="${reference}"${s}/>`
+  // No cached value: the application computes it on opening (the workbook asks for a full calculation then).
+  if (typeof value === 'object') return `<c r="${reference}"${s}><f>${escapeXml(value.formula)}</f></c>`
   if (typeof value === 'string') {
     const space = /^\s|\s$|\n/.test(value) ? ' xml:space="preserve"' : ''
     return `<c r="${reference}"${s} t="inlineStr"><is><t${space}>${escapeCellText(value)}</t></is></c>`

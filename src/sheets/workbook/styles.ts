@@ -13,6 +13,8 @@ export interface StylePatch {
   numFmt?: string
   bold?: true
   wrap?: true
+  /** Text to the right edge, as numbers are (the Summary's column headings). */
+  alignRight?: true
   locked?: boolean
 }
 
@@ -150,7 +152,7 @@ export class Styles {
 
   /** The index of a cell format like `index` with `patch` applied: an existing one that matches, else one appended. */
   derive(index: number | undefined, patch: StylePatch): number {
-    const memo = `${index ?? 0}|${patch.numFmt ?? ''}|${patch.bold ?? ''}|${patch.wrap ?? ''}|${patch.locked ?? ''}`
+    const memo = `${index ?? 0}|${patch.numFmt ?? ''}|${patch.bold ?? ''}|${patch.wrap ?? ''}|${patch.locked ?? ''}|${patch.alignRight ?? ''}`
     const known = this.#derived.get(memo)
     if (known !== undefined) return known
     const xf = this.#xf(index)
@@ -165,6 +167,10 @@ export class Styles {
     if (patch.wrap === true) {
       xf.alignment.set('wrapText', '1')
       xf.alignment.set('vertical', 'top')
+      xf.attributes.set('applyAlignment', '1')
+    }
+    if (patch.alignRight === true) {
+      xf.alignment.set('horizontal', 'right')
       xf.attributes.set('applyAlignment', '1')
     }
     if (patch.locked !== undefined) {
