@@ -7,6 +7,7 @@ import path from 'node:path'
 import type { z } from 'zod'
 import { TimelineSheetsError } from '../errors.ts'
 import { configSchema, type Config } from './schema.ts'
+import { plural } from '../core/describe.ts'
 
 export interface LoadedConfig {
   config: Config
@@ -111,8 +112,4 @@ export function secretFromEnv(name: string, purpose: string, env: NodeJS.Process
     })
   }
   return value
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`
 }

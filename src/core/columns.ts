@@ -115,7 +115,8 @@ export function syncLogTab(): TabSpec {
     statusColumn: c.result,
     columns: [
       { name: c.when, kind: 'datetime', width: 140, showZone: true },
-      { name: c.run, kind: 'text', width: 110 },
+      // A run id (`20261123T211452Z-m7im`) is 21 characters: narrower, it runs into Command.
+      { name: c.run, kind: 'text', width: 170 },
       { name: c.command, kind: 'text', width: 80 },
       { name: c.result, kind: 'text', width: 80 },
       { name: c.created, kind: 'number', width: 70 },

@@ -35,3 +35,8 @@ export function describeInput(input: ActivityInput): string {
   const minutes = Math.round((input.duration % 3600) / 60)
   return `${input.start.replace('T', ' ').slice(0, 16)} ${hours}:${String(minutes).padStart(2, '0')} ${input.tags.join(', ')}`
 }
+
+/** `1 timeline`, `6 timelines`: a count with its noun, for summaries and the Sync log. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`
+}

@@ -4,6 +4,7 @@
  */
 import type { ExportWindow } from './export-plan.ts'
 import { addDays, type LocalDate } from './time.ts'
+import { plural } from './describe.ts'
 
 /** The days a run covered, as its summary and `--json` report them. */
 export interface WindowView {
@@ -84,8 +85,4 @@ export function emptyReadExplanation(input: {
 function ownersText(timelines: readonly ListedTimeline[]): string {
   const names = timelines.map((t) => t.ownerUsername)
   return names.length > 5 ? `${names.slice(0, 5).join(', ')}, … (${names.length - 5} more)` : names.join(', ')
-}
-
-function plural(n: number, one: string): string {
-  return `${n} ${n === 1 ? one : `${one}s`}`
 }

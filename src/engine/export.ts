@@ -23,6 +23,7 @@ import { fnv1a64Base64url } from '../core/fingerprint.ts'
 import type { Decision } from '../core/plan.ts'
 import { activityKey, type KnownUser } from '../core/rows.ts'
 import { activityWrites, isEmptyWrite } from '../core/sheet-writes.ts'
+import { plural } from '../core/describe.ts'
 import { summaryLine, syncLogRow, type RunCounts } from '../core/sync-log.ts'
 import { summaryTab } from '../core/summary.ts'
 import { localDateOf } from '../core/time.ts'
@@ -287,7 +288,19 @@ async function exportInFrame(
     waiting: decisions.filter((d) => d.kind === 'noop' && d.sheet !== 'unchanged' && d.rowNumber !== undefined).length,
   }
   let result: ExportSummary['result'] = counts.conflicts + counts.invalid > 0 ? 'partial' : 'success'
-  const message = [...warnings, counts.waiting ? `${counts.waiting} edited rows wait for the next import.` : ''].filter(Boolean).join(' ')
+  // Every export row says what it read, so the Sync log alone tells a quiet night from a broken one.
+  const read = `Read ${plural(
+    timelineSummaries.reduce((n, t) => n + t.activitiesRead, 0),
+    'activity',
+    'activities',
+  )} from ${plural(
+    timelineSummaries.length,
+    'timeline',
+    'timelines',
+  )} (${timelineSummaries.filter((t) => t.mode === 'full').length} in full).`
+  const message = [read, ...warnings, counts.waiting ? `${counts.waiting} edited rows wait for the next import.` : '']
+    .filter(Boolean)
+    .join(' ')
   const logTab = snapshot.tabs[target.tabs.syncLog]
   if (logTab?.exists || !options.dryRun) {
     tabWrites.push({

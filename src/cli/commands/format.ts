@@ -4,6 +4,7 @@ import type { ExportSummary } from '../../engine/export.ts'
 import type { ImportPlanView, ImportSummary } from '../../engine/import.ts'
 import type { UndoPlanView, UndoSummary } from '../../engine/undo.ts'
 import { windowText } from '../../core/window-text.ts'
+import { plural } from '../../core/describe.ts'
 
 /** Lines per person in a printed plan; the rest are counted (`--plan-tab` and `--json` list them all). */
 const LINES_PER_PERSON = 10
@@ -135,8 +136,4 @@ export function formatUndoSummary(s: UndoSummary): string {
     )
   else if (s.applied) lines.push('The sheet was not exported (--no-export): run export to see the reverted state.')
   return lines.join('\n')
-}
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`
 }
