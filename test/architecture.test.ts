@@ -91,4 +91,15 @@ describe('the import graph of src', () => {
     }
     expect(up).toEqual([])
   })
+
+  it('says at the top of every file over 300 lines why it is one file', () => {
+    const unexplained: string[] = []
+    for (const file of g.keys()) {
+      const text = readFileSync(file, 'utf8')
+      const lines = text.split('\n').length
+      const header = /^\/\*\*[\s\S]*?\*\//.exec(text)?.[0] ?? ''
+      if (lines > 300 && !/Longer than most files because/.test(header)) unexplained.push(`${rel(file)} (${lines} lines)`)
+    }
+    expect(unexplained).toEqual([])
+  })
 })

@@ -3,6 +3,9 @@
  * commands/<name>.ts and is imported only when used; this file holds the one
  * top-level catch that turns any failure into a message, a hint and an exit
  * code.
+ *
+ * Longer than most files because every command's options and help text stand here together, so `--help` reads
+ * the same everywhere; the work is in commands/.
  */
 import { enableCompileCache } from 'node:module'
 import { Command, CommanderError, Help, Option } from 'commander'

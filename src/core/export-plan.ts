@@ -3,7 +3,7 @@
  * tabs of a target, the rows a timeline's changes touch and what to do with each, the Allowed tags tab.
  * Pure: the engine reads, calls these, and writes (src/engine/export.ts).
  *
- * Longer than most files, with one reason to change: what an export decides; each function is one of its
+ * Longer than most files because it has one reason to change, what an export decides; each function is one of its
  * steps.
  */
 import type { Activity, ActivityInput, AllowedTags } from './activity.ts'

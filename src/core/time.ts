@@ -40,6 +40,9 @@
  * - instant changed on an activity recorded elsewhere: its original offset
  *   (the device's local day stays the device's);
  * - new rows: the zone's offset at the new instant.
+ *
+ * Longer than most files because every conversion between the server's instants and the sheet's wall-clock
+ * serials must agree on DST, and they are checked side by side.
  */
 import { tzOffset } from '@date-fns/tz'
 import { TimelineSheetsError } from '../errors.ts'

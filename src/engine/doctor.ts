@@ -3,6 +3,9 @@
  * data (a name and a function that passes, warns or fails with a one-line fix); a check whose prerequisite
  * failed is skipped rather than run into the same failure. Doctor only reads: no request that changes the
  * Timeline server or the spreadsheet, and nothing written to the state folder.
+ *
+ * Longer than most files because each check is a short entry of one list, kept together so the order (a
+ * check's prerequisites first) is visible.
  */
 import path from 'node:path'
 import type { LoadedConfig } from '../config/load.ts'

@@ -3,6 +3,9 @@
  * sheet (pure planner), write the fewest cells, and only then advance the
  * cursors. A crash anywhere before the state save repeats the same changes
  * next run, which land on the same rows by Key: nothing is duplicated.
+ *
+ * Longer than most files because it wires one whole run in order (reads, plan, layout, writes, state); each
+ * step's decisions are in core.
  */
 import {
   activitiesLayout,

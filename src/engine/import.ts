@@ -5,6 +5,9 @@
  * threaded per timeline, a concurrency rejection re-decided against a fresh
  * read. The sheet is updated last, finding rows by Key (or, for new rows, by
  * their content), never by the position they had when the plan was made.
+ *
+ * Longer than most files because it wires one whole run in order (sheet read, server reads, plan, guards,
+ * writes, write-back); the decisions are in core.
  */
 import { ACTIVITY_COLUMN as C, validateHeader, type HeaderLayout, type HeaderProblem } from '../core/columns.ts'
 import { withServerVersion } from '../core/describe.ts'

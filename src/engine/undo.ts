@@ -7,6 +7,9 @@
  * half-way can simply be run again, and an undo can itself be undone.
  *
  * The plan itself is the core's (src/core/undo-plan.ts).
+ *
+ * Longer than most files because it wires one whole run (journal read, server reads, writes, the sheet's
+ * follow-up, the report); the decisions are in core.
  */
 import type { ActivityInput } from '../core/activity.ts'
 import { activityChanges, describeChanges, whenOf, type FieldChange } from '../core/changes.ts'

@@ -6,6 +6,9 @@
  * `spreadsheets.get`. googleapis' own retries are off; the one retry policy
  * (src/http/retry.ts) runs over two pace lanes, reads and writes, each held
  * for the quota window after a 429.
+ *
+ * Longer than most files because it is the port for Google: every call goes through one send, one retry and
+ * one pace here; the layout and write algorithms are in their own files.
  */
 import { sheets, type sheets_v4 } from '@googleapis/sheets'
 import { z } from 'zod'

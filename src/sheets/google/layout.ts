@@ -5,6 +5,9 @@
  * either naturally idempotent (formats, validation, hidden, frozen) or added
  * only when missing (tabs, protections, status colours, header names), so a
  * repeated layout writes nothing new.
+ *
+ * Longer than most files because each layout feature is a request builder that first compares with what the
+ * spreadsheet holds, and they share the sheet's ids and ranges.
  */
 import { createHash } from 'node:crypto'
 import type { sheets_v4 } from '@googleapis/sheets'

@@ -20,6 +20,9 @@
  *    and the claims.
  *
  * Steady state (every addressed row anchored): one read and at most two writes.
+ *
+ * Longer than most files because the steps above act on one basis and one set of anchors: split, a step could
+ * write to a row another step has not confirmed.
  */
 import { randomUUID } from 'node:crypto'
 import type { sheets_v4 } from '@googleapis/sheets'

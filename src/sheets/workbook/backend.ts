@@ -7,6 +7,9 @@
  * every other entry — managers' tabs, drawings, their names — is copied byte
  * for byte. The file's bytes are kept between calls and read again only when
  * the file changed on disk, so a run costs one load and one save per write.
+ *
+ * Longer than most files because it is the port for the workbook: load, read, layout, write and save share the
+ * bytes kept between calls.
  */
 import path from 'node:path'
 import { TimelineSheetsError } from '../../errors.ts'

@@ -5,6 +5,9 @@
  * tab (its `<sheet>`, relationship and content type) and, when it rewrites a
  * sheet that held formulas, dropping Excel's calculation chain (which would
  * otherwise point at cells that no longer hold them; Excel rebuilds it).
+ *
+ * Longer than most files because the package parts it edits (workbook, relationships, content types, defined
+ * names) refer to each other and change together.
  */
 import { TimelineSheetsError } from '../../errors.ts'
 import { setSheetNames, type SheetName } from './defined-names.ts'

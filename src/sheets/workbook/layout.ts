@@ -5,6 +5,9 @@
  * status colours as one conditional format; sheet protection. Each feature is
  * compared with what is there first, so a second run changes nothing and says
  * so. Formats are found or appended in the styles part, never changed.
+ *
+ * Longer than most files because each layout feature compares what the sheet holds before changing it, and the
+ * features share the sheet's XML parts.
  */
 import { TimelineSheetsError } from '../../errors.ts'
 import type { CellValue, ColumnKind, ColumnSpec, TabSpec } from '../port.ts'

@@ -5,6 +5,9 @@
  * the text it was. Whatever else a row holds — styles of cells, formulas,
  * heights — is kept; a shared formula is written out per cell, so removing or
  * overwriting its first cell cannot break the others.
+ *
+ * Longer than most files because row renumbering, cell setting and shared-formula handling act on the same
+ * streamed row and must agree.
  */
 import type { CellValue } from '../port.ts'
 import {

@@ -3,6 +3,9 @@
  * `<row>` element as its own piece of text, and the text after. Reading a tab
  * and rewriting one both go through it, so neither ever holds the sheet's
  * whole XML, and a row nobody touches can be passed on as the text it was.
+ *
+ * Longer than most files because the streaming reader and the row and cell parsers share one grammar of
+ * SpreadsheetML.
  */
 import { decodeCellText, decodeXml, parseAttributes } from './xml-text.ts'
 

@@ -4,6 +4,9 @@
  * when the layout needs a format that is not there yet. Formats are only ever
  * appended: every style index already in the file keeps its meaning, so the
  * cells of managers' tabs look as they did. Nothing appended, nothing changes.
+ *
+ * Longer than most files because the styles part is one XML document with cross-references (fonts, fills,
+ * number formats, cell formats) that must be appended to consistently.
  */
 import { XmlPartError, elementContent, splitRoot, startTagAttributes, topLevel, withAttribute, type XmlPiece } from './xml-parts.ts'
 import { escapeXml, parseAttributes } from './xml-text.ts'
