@@ -1,15 +1,16 @@
 /**
  * The spreadsheet backends, registered in one map: a config's `spreadsheet.kind` names one, and its
  * opener builds it from that config branch. A new backend is a folder under src/sheets that implements
- * the `Spreadsheet` port and passes the shared contract suite (test/sheets/*.contract.test.ts), a branch
+ * the `Spreadsheet` port (and the read-only `SpreadsheetProbe` doctor uses) and passes the shared contract suite (test/sheets/*.contract.test.ts), a branch
  * in the config schema, and an entry here; the engine does not change. Each opener loads its backend only
  * when a target uses it, so start-up stays quick.
  */
 import type { LoadedConfig } from '../config/load.ts'
-import type { TargetConfig } from '../config/schema.ts'
+import type { GoogleConfig, TargetConfig } from '../config/schema.ts'
 import { TimelineSheetsError } from '../errors.ts'
 import { createTransport, type NetworkSettings } from '../http/transport.ts'
 import type { Spreadsheet } from '../sheets/port.ts'
+import type { SpreadsheetProbe } from '../sheets/probe.ts'
 import { googleSignIn } from './google-sign-in.ts'
 import type { Reporter } from './reporter.ts'
 
@@ -24,52 +25,85 @@ export interface OpenContext {
   network: NetworkSettings
 }
 
-type Opener<K extends SpreadsheetConfig['kind']> = (
-  sheet: Extract<SpreadsheetConfig, { kind: K }>,
-  context: OpenContext,
-) => Promise<Spreadsheet>
+type Branch<K extends SpreadsheetConfig['kind']> = Extract<SpreadsheetConfig, { kind: K }>
+
+/** A backend as the CLI knows it: how to open it for a run, and how `doctor` looks at it without writing. */
+interface Backend<K extends SpreadsheetConfig['kind']> {
+  open(sheet: Branch<K>, context: OpenContext): Promise<Spreadsheet>
+  probe(sheet: Branch<K>, context: Omit<OpenContext, 'reporter'>): Promise<SpreadsheetProbe>
+}
 
 /** Every backend by the `kind` that selects it in the config. */
-export const SPREADSHEET_BACKENDS: { [K in SpreadsheetConfig['kind']]: Opener<K> } = {
-  workbook: async (sheet, { loaded, reporter }) => {
-    const { createWorkbookSpreadsheet } = await import('../sheets/workbook/backend.ts')
-    return createWorkbookSpreadsheet({
-      path: loaded.resolvePath(sheet.path),
-      protect: sheet.protect,
-      log: (event) => reporter.debug(`workbook ${event.action}`, { ms: event.ms, bytes: event.bytes }),
-    })
+export const SPREADSHEET_BACKENDS: { [K in SpreadsheetConfig['kind']]: Backend<K> } = {
+  workbook: {
+    open: async (sheet, { loaded, reporter }) => {
+      const { createWorkbookSpreadsheet } = await import('../sheets/workbook/backend.ts')
+      return createWorkbookSpreadsheet({
+        path: loaded.resolvePath(sheet.path),
+        protect: sheet.protect,
+        log: (event) => reporter.debug(`workbook ${event.action}`, { ms: event.ms, bytes: event.bytes }),
+      })
+    },
+    probe: async (sheet, { loaded }) => {
+      const { createWorkbookProbe } = await import('../sheets/workbook/probe.ts')
+      return createWorkbookProbe(loaded.resolvePath(sheet.path))
+    },
   },
-  google: async (sheet, { loaded, target, reporter, env, network }) => {
-    const google = loaded.config.google
-    if (!google) {
-      throw new TimelineSheetsError(
-        'TS_CONFIG_INVALID',
-        `Target ${target.name} uses a Google spreadsheet but the config has no "google" section.`,
-      )
-    }
-    const { createGoogleSpreadsheet } = await import('../sheets/google/backend.ts')
-    return createGoogleSpreadsheet({
-      spreadsheetId: sheet.spreadsheetId,
-      auth: await googleSignIn(loaded, google, env, false, network),
-      rootUrl: google.rootUrl,
-      transport: createTransport(network),
-      ...(network.deadline ? { retry: { signal: network.deadline.signal } } : {}),
-      pace: { readsPerMinute: google.readsPerMinute, writesPerMinute: google.writesPerMinute },
-      quota: { windowMs: google.quotaWindowMs },
-      log: (event) => {
-        if (event.type === 'retry')
-          reporter.info(`Google Sheets asked to slow down, retrying in ${Math.round(event.delayMs / 100) / 10} s`, {
-            reason: event.reason,
-          })
-        else reporter.debug('sheets', event as unknown as Record<string, unknown>)
-      },
-    })
+  google: {
+    open: async (sheet, context) => {
+      const { google, api } = await googleParts(sheet, context)
+      const { network, reporter } = context
+      const { createGoogleSpreadsheet } = await import('../sheets/google/backend.ts')
+      return createGoogleSpreadsheet({
+        ...api,
+        ...(network.deadline ? { retry: { signal: network.deadline.signal } } : {}),
+        pace: { readsPerMinute: google.readsPerMinute, writesPerMinute: google.writesPerMinute },
+        quota: { windowMs: google.quotaWindowMs },
+        log: (event) => {
+          if (event.type === 'retry')
+            reporter.info(`Google Sheets asked to slow down, retrying in ${Math.round(event.delayMs / 100) / 10} s`, {
+              reason: event.reason,
+            })
+          else reporter.debug('sheets', event as unknown as Record<string, unknown>)
+        },
+      })
+    },
+    probe: async (sheet, context) => {
+      const { createGoogleProbe } = await import('../sheets/google/probe.ts')
+      return createGoogleProbe((await googleParts(sheet, context)).api)
+    },
   },
+}
+
+/** The config's Google section and what both the backend and the probe are built from: the id, the sign-in, the transport. */
+async function googleParts(sheet: Branch<'google'>, { loaded, target, env, network }: Omit<OpenContext, 'reporter'>) {
+  const google = googleSection(loaded, target)
+  const auth = await googleSignIn(loaded, google, env, false, network)
+  return { google, api: { spreadsheetId: sheet.spreadsheetId, auth, rootUrl: google.rootUrl, transport: createTransport(network) } }
+}
+
+function googleSection(loaded: LoadedConfig, target: TargetConfig): GoogleConfig {
+  const google = loaded.config.google
+  if (!google) {
+    throw new TimelineSheetsError(
+      'TS_CONFIG_INVALID',
+      `Target ${target.name} uses a Google spreadsheet but the config has no "google" section.`,
+    )
+  }
+  return google
+}
+
+// One lookup for every kind: the map's type ties each backend to its own config branch.
+function backendOf(sheet: SpreadsheetConfig): Backend<SpreadsheetConfig['kind']> {
+  return SPREADSHEET_BACKENDS[sheet.kind] as Backend<SpreadsheetConfig['kind']>
 }
 
 /** Opens the target's spreadsheet with the backend its config names. */
 export function openSpreadsheet(sheet: SpreadsheetConfig, context: OpenContext): Promise<Spreadsheet> {
-  // One lookup for every kind: the map's type ties each opener to its own config branch.
-  const open = SPREADSHEET_BACKENDS[sheet.kind] as Opener<SpreadsheetConfig['kind']>
-  return open(sheet as never, context)
+  return backendOf(sheet).open(sheet as never, context)
+}
+
+/** Read-only access to the target's spreadsheet, for `doctor`. */
+export function probeSpreadsheet(sheet: SpreadsheetConfig, context: Omit<OpenContext, 'reporter'>): Promise<SpreadsheetProbe> {
+  return backendOf(sheet).probe(sheet as never, context)
 }

@@ -2,14 +2,14 @@
 import { loadConfig, type LoadedConfig } from '../../config/load.ts'
 import type { TargetConfig } from '../../config/schema.ts'
 import { runDoctor, type CheckResult, type DoctorDeps } from '../../engine/doctor.ts'
-import { TimelineSheetsError } from '../../errors.ts'
-import { createTransport, type NetworkSettings } from '../../http/transport.ts'
+import type { NetworkSettings } from '../../http/transport.ts'
 import type { SpreadsheetProbe } from '../../sheets/probe.ts'
 import { exitCodeFor } from '../errors.ts'
 import { EXIT, type ExitCode } from '../exit-codes.ts'
 import { clockFor, type GlobalOptions } from '../globals.ts'
 import { createReporter, type Reporter } from '../reporter.ts'
-import { createClient, googleSignIn, runNetwork } from '../wiring.ts'
+import { probeSpreadsheet } from '../spreadsheet-backends.ts'
+import { createClient, runNetwork } from '../wiring.ts'
 
 export interface DoctorCommandOptions {
   target?: string
@@ -51,31 +51,13 @@ export function doctorDeps(configFile: string, reporter: Reporter, env: NodeJS.P
 }
 
 /** Read-only access to a target's spreadsheet: its Google spreadsheet, or its workbook file. */
-export async function openSpreadsheetProbe(
+export function openSpreadsheetProbe(
   loaded: LoadedConfig,
   target: TargetConfig,
   env: NodeJS.ProcessEnv,
   network: NetworkSettings,
 ): Promise<SpreadsheetProbe> {
-  const sheet = target.spreadsheet
-  if (sheet.kind === 'workbook') {
-    const { createWorkbookProbe } = await import('../../sheets/workbook/probe.ts')
-    return createWorkbookProbe(loaded.resolvePath(sheet.path))
-  }
-  const google = loaded.config.google
-  if (!google) {
-    throw new TimelineSheetsError(
-      'TS_CONFIG_INVALID',
-      `Target ${target.name} uses a Google spreadsheet but the config has no "google" section.`,
-    )
-  }
-  const { createGoogleProbe } = await import('../../sheets/google/probe.ts')
-  return createGoogleProbe({
-    spreadsheetId: sheet.spreadsheetId,
-    auth: await googleSignIn(loaded, google, env, false, network),
-    rootUrl: google.rootUrl,
-    transport: createTransport(network),
-  })
+  return probeSpreadsheet(target.spreadsheet, { loaded, target, env, network })
 }
 
 /** 0 when no check failed; otherwise the code the first failure would end a sync with. */

@@ -10,11 +10,11 @@
  * Longer than most files because it is the port for Google: every call goes through one send, one retry and
  * one pace here; the layout and write algorithms are in their own files.
  */
-import { sheets, type sheets_v4 } from '@googleapis/sheets'
+import type { sheets_v4 } from '@googleapis/sheets'
 import { z } from 'zod'
 import { HttpError, TimelineSheetsError } from '../../errors.ts'
 import { createPace, type Pace } from '../../http/pace.ts'
-import { asFetch, createTransport, type Transport } from '../../http/transport.ts'
+import type { Transport } from '../../http/transport.ts'
 import { retry, retryOptions, type RetryEvent, type RetryOptions, type RetryVerdict } from '../../http/retry.ts'
 import type {
   CellValue,
@@ -30,6 +30,7 @@ import type {
   WriteReport,
 } from '../port.ts'
 import { parseGridEcho, quoteTitle } from './a1.ts'
+import { sheetsApi } from './api-client.ts'
 import { classifySheetsFailure, readApiFailure, toSheetsError } from './api-errors.ts'
 import type { GoogleSignIn } from './auth.ts'
 import {
@@ -114,21 +115,7 @@ const sheetListSchema = z.object({
 /** The Google Sheets backend for one spreadsheet. */
 export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spreadsheet {
   const { spreadsheetId, auth } = options
-  if (!/^[A-Za-z0-9_-]+$/.test(spreadsheetId)) {
-    throw new TimelineSheetsError('TS_CONFIG_INVALID', `"${spreadsheetId}" is not a Google spreadsheet id`, {
-      hint: 'Use the part of the spreadsheet URL between /d/ and /edit.',
-    })
-  }
-  const api = sheets({
-    version: 'v4',
-    auth: auth.client,
-    ...(options.rootUrl ? { rootUrl: options.rootUrl } : {}),
-    // Our retry policy is the only one: gaxios would retry GET/PUT three times
-    // within two seconds and never POST.
-    retry: false,
-    // The transport's limits are the only ones, so a timeout says which it was.
-    fetchImplementation: asFetch(options.transport ?? createTransport()),
-  })
+  const api = sheetsApi(options)
   const concurrency = options.pace?.concurrency ?? 2
   const lanes: Record<'read' | 'write', Pace> = {
     read: createPace({ concurrency, intervalCap: options.pace?.readsPerMinute ?? 60, interval: 60_000 }),

@@ -3,9 +3,9 @@
  * layout marker and its protected ranges. Nothing is written, so nothing is retried either: a refusal is
  * the answer doctor reports.
  */
-import { sheets, type sheets_v4 } from '@googleapis/sheets'
-import { TimelineSheetsError } from '../../errors.ts'
-import { asFetch, createTransport, type Transport } from '../../http/transport.ts'
+import type { sheets_v4 } from '@googleapis/sheets'
+import { sheetsApi } from './api-client.ts'
+import type { Transport } from '../../http/transport.ts'
 import type { SpreadsheetFacts, SpreadsheetProbe } from '../probe.ts'
 import { toSheetsError } from './api-errors.ts'
 import type { GoogleSignIn } from './auth.ts'
@@ -26,18 +26,7 @@ const TOOL_PROTECTION = 'timeline-sheets: '
 
 export function createGoogleProbe(options: GoogleProbeOptions): SpreadsheetProbe {
   const { spreadsheetId, auth } = options
-  if (!/^[A-Za-z0-9_-]+$/.test(spreadsheetId)) {
-    throw new TimelineSheetsError('TS_CONFIG_INVALID', `"${spreadsheetId}" is not a Google spreadsheet id`, {
-      hint: 'Use the part of the spreadsheet URL between /d/ and /edit.',
-    })
-  }
-  const api = sheets({
-    version: 'v4',
-    auth: auth.client,
-    ...(options.rootUrl ? { rootUrl: options.rootUrl } : {}),
-    retry: false,
-    fetchImplementation: asFetch(options.transport ?? createTransport()),
-  })
+  const api = sheetsApi(options)
   return {
     kind: 'google',
     principal: auth.principal,
