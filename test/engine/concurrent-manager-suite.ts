@@ -5,6 +5,8 @@
  * it does not belong to, no edit may be lost, no row wrongly removed, and a clean sync afterwards
  * must bring both sides in step. The one gap the Sheets API leaves (a cell typed in the same instant
  * as the tool writes that row, decisions/0003) is counted and printed, not hidden.
+ *
+ * Shared by concurrent-manager-google.test.ts and concurrent-manager-workbook.test.ts.
  */
 import { describe, expect, it } from 'vitest'
 import { trials, type Backend, type TrialFindings } from './concurrent-manager.ts'
@@ -17,15 +19,18 @@ function summarise(backend: Backend, found: TrialFindings[]): string {
   return `${backend}: ${found.length} trials; misplaced cells ${count((f) => f.misplaced)}, lost edits ${count((f) => f.lost)}, wrongly removed rows ${count((f) => f.wronglyRemoved)}, inconsistencies ${count((f) => f.inconsistent)}; edits lost in the same instant as a write ${count((f) => f.lostInTheSameInstant)}; runs that stopped to be run again ${found.filter((f) => f.incomplete).length}`
 }
 
-describe.each(['google', 'workbook'] as const)('a manager working during runs (%s)', (backend) => {
-  it(`${WORLDS[backend] * TRIALS_PER_WORLD} seeded trials: nothing misplaced, lost or wrongly removed, and a clean sync ends in step`, async () => {
-    const found: TrialFindings[] = []
-    for (let seed = 1; seed <= WORLDS[backend]; seed++) found.push(...(await trials(backend, seed, TRIALS_PER_WORLD)))
-    console.log(summarise(backend, found))
-    const problems = found.flatMap((f, i) => {
-      const list = [...f.misplaced, ...f.lost, ...f.wronglyRemoved, ...f.inconsistent]
-      return list.length ? [`trial ${i}: ${list.join('; ')}\n  ${f.story.join(' | ')}`] : []
-    })
-    expect(problems, problems.slice(0, 5).join('\n')).toEqual([])
-  }, 600_000)
-})
+/** The check for one backend; each backend has its own test file, so the two run side by side. */
+export function managerWorkingDuringRuns(backend: Backend): void {
+  describe(`a manager working during runs (${backend})`, () => {
+    it(`${WORLDS[backend] * TRIALS_PER_WORLD} seeded trials: nothing misplaced, lost or wrongly removed, and a clean sync ends in step`, async () => {
+      const found: TrialFindings[] = []
+      for (let seed = 1; seed <= WORLDS[backend]; seed++) found.push(...(await trials(backend, seed, TRIALS_PER_WORLD)))
+      console.log(summarise(backend, found))
+      const problems = found.flatMap((f, i) => {
+        const list = [...f.misplaced, ...f.lost, ...f.wronglyRemoved, ...f.inconsistent]
+        return list.length ? [`trial ${i}: ${list.join('; ')}\n  ${f.story.join(' | ')}`] : []
+      })
+      expect(problems, problems.slice(0, 5).join('\n')).toEqual([])
+    }, 600_000)
+  })
+}
