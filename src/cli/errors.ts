@@ -3,7 +3,7 @@
  * code a scheduler sees. Library errors (OIDC, Google, HTTP) arrive already
  * wrapped as TimelineSheetsError by their adapters; anything else is a bug.
  */
-import { TimelineSheetsError } from '../errors.ts'
+import { HttpError, TimelineSheetsError } from '../errors.ts'
 import { fileAccessError } from '../state/file-access.ts'
 import { EXIT, type ExitCode } from './exit-codes.ts'
 
@@ -20,7 +20,7 @@ export function toCliFailure(error: unknown): CliFailure {
   const refused = typeof path === 'string' ? fileAccessError(error, { what: 'the file', file: path, action: 'use' }) : undefined
   if (refused) return toCliFailure(refused)
   if (error instanceof TimelineSheetsError) {
-    return { exitCode: exitCodeFor(error.code), message: error.message, hint: error.hint, code: error.code }
+    return { exitCode: exitCodeOf(error), message: error.message, hint: error.hint, code: error.code }
   }
   const message = error instanceof Error ? error.message : String(error)
   return {
@@ -29,6 +29,19 @@ export function toCliFailure(error: unknown): CliFailure {
     hint: 'This is a bug in timeline-sheets. Run again with --verbose and report the output (it contains no secrets).',
     code: 'TS_INTERNAL',
   }
+}
+
+/**
+ * The exit code an error ends a run with. Google's refusals arrive as one code with a status: a 401 or 403
+ * (credentials refused, spreadsheet not shared, API disabled) is a refusal and a 404 a wrong spreadsheet id
+ * — running again changes neither, so a retrying scheduler must not read them as "run it again".
+ */
+export function exitCodeOf(error: TimelineSheetsError): ExitCode {
+  if (error instanceof HttpError && error.code === 'TS_SHEETS_API') {
+    if (error.status === 401 || error.status === 403) return EXIT.refused
+    if (error.status === 404) return EXIT.usage
+  }
+  return exitCodeFor(error.code)
 }
 
 /** The exit code a failure with this error code ends a run with. */

@@ -27,9 +27,10 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT]
 export const EXIT_CODES_HELP = `Exit codes:
   0  success
   1  failed; nothing is lost, run it again (the next run resumes)
-  2  bad command line or config
+  2  bad command line or config (a spreadsheet id Google does not know, too)
   3  partly done: some rows need a person (invalid rows, conflicts; see Status and the summary)
   4  a safety guard stopped the run before any write (the message names the flag that overrides it)
   5  another run of the same target holds the lock
-  6  a sign-in was refused or the account lacks a permission: fix the credentials or rights, do not retry
+  6  a sign-in was refused or the account lacks a permission (a spreadsheet not shared with it, too):
+     fix the credentials or rights, do not retry
   7  state is damaged or belongs to another server (the message says how to recover)`
