@@ -16,7 +16,9 @@ import {
   arrayOf,
   compareScalars,
   errorOfCode,
+  type Evaluator,
   FormulaError,
+  type Here,
   isArray,
   isError,
   isRange,
@@ -26,18 +28,11 @@ import {
   toText,
   type Val,
 } from './formula-values.ts'
-import type { SheetData, SpreadsheetData } from './model.ts'
+
+export type { Here } from './formula-values.ts'
+import type { SheetData, SpreadsheetData } from './sheet-data.ts'
 import { serialFromEpochMs } from './serial.ts'
 import type { ExtendedValue, NumberFormat } from './values.ts'
-
-/** The cell a formula is evaluated for, and how far it was moved from where it was written (conditional rules). */
-export interface Here {
-  sheet: SheetData
-  row: number
-  column: number
-  shiftRows: number
-  shiftColumns: number
-}
 
 // Parsed trees by stored value: stored values are replaced, never changed, so the tree stays right.
 const parsed = new WeakMap<ExtendedValue, Node | FormulaParseError>()
@@ -111,7 +106,7 @@ export function serialInZone(epochMs: number, timeZone: string): number {
 }
 
 /** The evaluation of one read. */
-export class Recalc {
+export class Recalc implements Evaluator {
   readonly ss: SpreadsheetData
   private readonly clock: () => number
   private readonly memo = new Map<SheetData, Map<number, Scalar>>()

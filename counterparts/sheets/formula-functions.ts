@@ -4,14 +4,25 @@
  * it does not know; the README lists the common ones deliberately left out.
  */
 import { buildIndex, compileCriterion, type CriteriaPair, matchingPositions } from './formula-criteria.ts'
-import type { Here, Recalc } from './formula-eval.ts'
-import { FormulaError, isArray, isError, isRange, type Scalar, toBoolean, toNumber, toText, type Val } from './formula-values.ts'
+import {
+  type Evaluator,
+  FormulaError,
+  type Here,
+  isArray,
+  isError,
+  isRange,
+  type Scalar,
+  toBoolean,
+  toNumber,
+  toText,
+  type Val,
+} from './formula-values.ts'
 import { partsFromSerial, serialFromParts } from './serial.ts'
 import { formatDateTime, formatNumberPattern } from './values.ts'
 
 /** What a function is called with. */
 export interface CallContext {
-  recalc: Recalc
+  recalc: Evaluator
   here: Here
   /** True inside SUMPRODUCT and ARRAYFORMULA. */
   arrays: boolean

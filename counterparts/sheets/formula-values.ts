@@ -3,7 +3,7 @@
  * blanks, numbers, text, booleans, errors, arrays and (unmaterialised) ranges.
  * Pure.
  */
-import type { SheetData } from './model.ts'
+import type { SheetData } from './sheet-data.ts'
 import { ERROR_CODES, formatAutomatic, parseUserEntered } from './values.ts'
 
 /** Google's ErrorValue types (the `errorValue.type` of an ExtendedValue). */
@@ -142,4 +142,21 @@ export function compareScalars(a: number | string | boolean | null, b: number | 
   const lx = (x as string).toLowerCase()
   const ly = (y as string).toLowerCase()
   return lx === ly ? 0 : lx < ly ? -1 : 1
+}
+
+/** The cell a formula is evaluated for, and how far it was moved from where it was written (conditional rules). */
+export interface Here {
+  sheet: SheetData
+  row: number
+  column: number
+  shiftRows: number
+  shiftColumns: number
+}
+
+/** What a function may ask of the evaluation it runs in (formula-eval.ts's `Recalc`). */
+export interface Evaluator {
+  now(): number
+  indexOf(values: readonly Scalar[], build: (values: readonly Scalar[]) => Map<string, number[]>): Map<string, number[]>
+  toArray(v: Val): ArrayValue
+  toScalar(v: Val, here: Here): Scalar
 }
