@@ -4,7 +4,7 @@
  * wildcards. Equality criteria go through a per-range index, so a few hundred
  * SUMIFS over a 100,000-row column do not each scan it. Pure.
  */
-import { compareScalars, type FormulaError, isError, type Scalar } from './formula-values.ts'
+import { compareScalars, compareWith, type ComparisonOp, type FormulaError, isError, type Scalar } from './formula-values.ts'
 import { parseUserEntered } from './values.ts'
 
 /** A compiled criterion: a test, and an index key when it is an equality the index can answer. */
@@ -53,25 +53,6 @@ function unescapeTildes(text: string): string {
   return text.replace(/~([*?~])/g, '$1')
 }
 
-type Op = '=' | '<>' | '<' | '>' | '<=' | '>='
-
-function compareWith(op: Op, cmp: number): boolean {
-  switch (op) {
-    case '=':
-      return cmp === 0
-    case '<>':
-      return cmp !== 0
-    case '<':
-      return cmp < 0
-    case '>':
-      return cmp > 0
-    case '<=':
-      return cmp <= 0
-    case '>=':
-      return cmp >= 0
-  }
-}
-
 /**
  * Compiles a criterion. A number or boolean matches equal values of that
  * type; text may start with an operator; the rest is a number (also a date or
@@ -87,7 +68,7 @@ export function compileCriterion(criterion: Scalar): Criterion | FormulaError {
     return { test: (v) => v === criterion, key }
   }
   const m = /^(<>|<=|>=|<|>|=)?([\s\S]*)$/.exec(criterion)!
-  const op = (m[1] ?? '=') as Op
+  const op = (m[1] ?? '=') as ComparisonOp
   const operand = m[2]!
   if (operand === '') {
     if (op === '=') return { test: (v) => v === null || v === '' }

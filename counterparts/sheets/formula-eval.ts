@@ -15,6 +15,8 @@ import {
   type ArrayValue,
   arrayOf,
   compareScalars,
+  compareWith,
+  type ComparisonOp,
   errorOfCode,
   type Evaluator,
   FormulaError,
@@ -616,21 +618,7 @@ export function binary(op: string, x: Scalar, y: Scalar): Scalar {
     return isError(a) ? a : isError(b) ? b : a + b
   }
   if (COMPARISON_NAMES[op]) {
-    const cmp = compareScalars(x, y)
-    switch (op) {
-      case '=':
-        return cmp === 0
-      case '<>':
-        return cmp !== 0
-      case '<':
-        return cmp < 0
-      case '>':
-        return cmp > 0
-      case '<=':
-        return cmp <= 0
-      default:
-        return cmp >= 0
-    }
+    return compareWith(op as ComparisonOp, compareScalars(x, y))
   }
   const name = OP_NAMES[op]!
   const a = toNumber(x, name, 1)

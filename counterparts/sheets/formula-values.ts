@@ -160,3 +160,24 @@ export interface Evaluator {
   toArray(v: Val): ArrayValue
   toScalar(v: Val, here: Here): Scalar
 }
+
+/** A comparison operator of a formula or a criterion (`">=5"`). */
+export type ComparisonOp = '=' | '<>' | '<' | '>' | '<=' | '>='
+
+/** Whether `cmp` (a `compareScalars` result) satisfies `op`. */
+export function compareWith(op: ComparisonOp, cmp: number): boolean {
+  switch (op) {
+    case '=':
+      return cmp === 0
+    case '<>':
+      return cmp !== 0
+    case '<':
+      return cmp < 0
+    case '>':
+      return cmp > 0
+    case '<=':
+      return cmp <= 0
+    case '>=':
+      return cmp >= 0
+  }
+}
