@@ -9,26 +9,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSheetsHandler } from '../../counterparts/sheets/handler.ts'
 import { createSheetsStore, type SheetsStore } from '../../counterparts/sheets/store.ts'
 import { mswHandlerFor } from '../../counterparts/mount.ts'
-import { activitiesTab, allowedTagsTab, syncLogTab } from '../../src/core/columns.ts'
-import { summaryShape, summaryTab } from '../../src/core/summary.ts'
-import type { Spreadsheet, TabSpec } from '../../src/sheets/port.ts'
+import { summaryShape } from '../../src/core/summary.ts'
+import type { Spreadsheet } from '../../src/sheets/port.ts'
 import { signInWithStaticToken } from '../../src/sheets/google/auth.ts'
 import { createGoogleSpreadsheet } from '../../src/sheets/google/backend.ts'
 import { directClient } from './google-fixture.ts'
-import { activitiesCells, cell, expectedSummary, summaryRows, type SummaryRow } from './summary-expected.ts'
+import { activitiesCells, cell, expectSummary, LAYOUT, specs, summaryRows, type SummaryRow } from './summary-expected.ts'
 
 const ROOT = 'http://sheets.test/'
 const TOKEN = 'static-test-token'
 const server = setupServer()
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }))
 afterAll(() => server.close())
-
-const LAYOUT = { timeZone: 'Europe/Berlin' }
-const TAGS = ['Acme, Website, Design', 'Acme, Website, Build', 'Acme, Support', 'Beta, App, Build']
-
-function specs(people = ['DOMAIN\\bob', 'DOMAIN\\ann']): TabSpec[] {
-  return [activitiesTab(), allowedTagsTab(), syncLogTab(), summaryTab({ people, tags: TAGS })]
-}
 
 function setup(): { store: SheetsStore; spreadsheetId: string; sheet: Spreadsheet } {
   const store = createSheetsStore({ staticTokens: [TOKEN], quota: false })
@@ -54,17 +46,6 @@ async function summaryValues(spreadsheetId: string): Promise<Map<string, unknown
   const out = new Map<string, unknown>()
   ;(data.values ?? []).forEach((row, r) => row.forEach((value, c) => out.set(cell(c, r + 1), value)))
   return out
-}
-
-function expectSummary(actual: Map<string, unknown>, rows: readonly SummaryRow[], people?: string[]) {
-  const spec = specs(people)[3]!.summary!
-  const expected = expectedSummary(spec, rows)
-  expect(expected.size).toBeGreaterThan(60)
-  for (const [address, value] of expected) {
-    const got = actual.get(address)
-    expect(typeof got, `${address}: ${String(got)}`).toBe('number')
-    expect(got as number, address).toBeCloseTo(value, 9)
-  }
 }
 
 describe('issue 11: the Summary tab on Google', () => {

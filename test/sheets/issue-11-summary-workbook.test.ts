@@ -9,12 +9,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createSheetsHandler } from '../../counterparts/sheets/handler.ts'
 import { createSheetsStore } from '../../counterparts/sheets/store.ts'
 import { mswHandlerFor } from '../../counterparts/mount.ts'
-import { activitiesTab, allowedTagsTab, syncLogTab } from '../../src/core/columns.ts'
-import { summaryShape, summaryTab } from '../../src/core/summary.ts'
-import type { CellValue, TabSpec } from '../../src/sheets/port.ts'
+import { summaryShape } from '../../src/core/summary.ts'
+import type { CellValue } from '../../src/sheets/port.ts'
 import { signInWithStaticToken } from '../../src/sheets/google/auth.ts'
 import { directClient } from './google-fixture.ts'
-import { activitiesCells, cell, expectedSummary, summaryRows, type SummaryRow } from './summary-expected.ts'
+import { activitiesCells, cell, expectSummary, LAYOUT, specs, summaryRows, type SummaryRow } from './summary-expected.ts'
 import { createWorkbookFixture, type WorkbookFixture } from './workbook-fixture.ts'
 import { zipText } from './xlsx-package.ts'
 
@@ -23,13 +22,6 @@ const TOKEN = 'static-test-token'
 const server = setupServer()
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }))
 afterAll(() => server.close())
-
-const LAYOUT = { timeZone: 'Europe/Berlin' }
-const TAGS = ['Acme, Website, Design', 'Acme, Website, Build', 'Acme, Support', 'Beta, App, Build']
-
-function specs(people = ['DOMAIN\\bob', 'DOMAIN\\ann']): TabSpec[] {
-  return [activitiesTab(), allowedTagsTab(), syncLogTab(), summaryTab({ people, tags: TAGS })]
-}
 
 let fixture: WorkbookFixture | undefined
 afterEach(async () => {
@@ -70,16 +62,6 @@ async function evaluated(f: WorkbookFixture): Promise<Map<string, unknown>> {
   const out = new Map<string, unknown>()
   ;(data.values ?? []).forEach((row, r) => row.forEach((value, c) => out.set(cell(c, r + 1), value)))
   return out
-}
-
-function expectSummary(actual: Map<string, unknown>, rows: readonly SummaryRow[], people?: string[]) {
-  const expected = expectedSummary(specs(people)[3]!.summary!, rows)
-  expect(expected.size).toBeGreaterThan(60)
-  for (const [address, value] of expected) {
-    const got = actual.get(address)
-    expect(typeof got, `${address}: ${String(got)}`).toBe('number')
-    expect(got as number, address).toBeCloseTo(value, 9)
-  }
 }
 
 describe('issue 11: the Summary tab in the workbook', () => {

@@ -2,8 +2,10 @@
  * What the Summary tab must show for some Activities rows, computed here row by row, for the Summary tests of
  * both backends (issue 11).
  */
-import { summaryShape } from '../../src/core/summary.ts'
-import type { SummarySpec } from '../../src/core/sheet.ts'
+import { expect } from 'vitest'
+import { activitiesTab, allowedTagsTab, syncLogTab } from '../../src/core/columns.ts'
+import { summaryShape, summaryTab } from '../../src/core/summary.ts'
+import type { SummarySpec, TabSpec } from '../../src/core/sheet.ts'
 import type { CellValue } from '../../src/sheets/port.ts'
 
 export interface SummaryRow {
@@ -76,4 +78,23 @@ export function summaryRows(): SummaryRow[] {
     { user: 'DOMAIN\\cy', date: monday + 1, duration: 6 / 24, tags: 'Gamma, X', deleted: false },
     { user: 'DOMAIN\\ann', date: monday + 4, duration: 0.75 / 24, tags: 'Acmeish, Other', deleted: false },
   ]
+}
+
+export const LAYOUT = { timeZone: 'Europe/Berlin' }
+const TAGS = ['Acme, Website, Design', 'Acme, Website, Build', 'Acme, Support', 'Beta, App, Build']
+
+/** The tabs both backends' Summary tests lay out: the Summary fourth. */
+export function specs(people = ['DOMAIN\\bob', 'DOMAIN\\ann']): TabSpec[] {
+  return [activitiesTab(), allowedTagsTab(), syncLogTab(), summaryTab({ people, tags: TAGS })]
+}
+
+/** Every cell of the Summary as the rows say it must be: a number, equal to the sum computed row by row. */
+export function expectSummary(actual: Map<string, unknown>, rows: readonly SummaryRow[], people?: string[]) {
+  const expected = expectedSummary(specs(people)[3]!.summary!, rows)
+  expect(expected.size).toBeGreaterThan(60)
+  for (const [address, value] of expected) {
+    const got = actual.get(address)
+    expect(typeof got, `${address}: ${String(got)}`).toBe('number')
+    expect(got as number, address).toBeCloseTo(value, 9)
+  }
 }
