@@ -50,13 +50,16 @@ const WINDOW_DAYS = 92
 /** The day after the data ends, 06:00 UTC; later runs are hours after it, the same day. */
 const T0 = Date.parse('2026-04-05T06:00:00Z')
 const data = { days: DAYS, startDate: START_DATE, windowDays: WINDOW_DAYS, t0: T0 }
-const SIZES = QUICK
+const ALL_SIZES = QUICK
   ? [{ label: '1k', users: 2 }]
   : [
       { label: '20k', users: 34 },
       { label: '100k', users: 171 },
     ]
-const LARGE = SIZES[SIZES.length - 1]!
+// `BENCH_SIZES=100k` runs the headline at that size only (for profiling one case).
+const sizesWanted = process.env['BENCH_SIZES']?.split(',')
+const SIZES = sizesWanted ? ALL_SIZES.filter((s) => sizesWanted.includes(s.label)) : ALL_SIZES
+const LARGE = ALL_SIZES[ALL_SIZES.length - 1]!
 const SCALE = QUICK ? { label: '3.5k', users: 6 } : { label: '300k', users: 513 }
 const LATENCY_MS = 50
 const CHANGE_SHARE = 0.01

@@ -68,6 +68,8 @@ export function startHost(): Host {
   const child: ChildProcess = fork(fileURLToPath(new URL('./host.ts', import.meta.url)), [], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     serialization: 'advanced',
+    // `BENCH_HOST_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'` profiles the counterparts.
+    execArgv: [...process.execArgv, ...(process.env['BENCH_HOST_NODE_ARGS']?.split(' ').filter(Boolean) ?? [])],
   })
   let next = 1
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>()

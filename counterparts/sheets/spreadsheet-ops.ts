@@ -328,9 +328,27 @@ function getPath(obj: unknown, path: readonly string[]): unknown {
   return v
 }
 
-/** Copies the masked paths from `source` into a copy of `target` (absent in source = cleared). */
 /** Per top-level cell field, what an old value became under one request's mask and source. */
 type MaskMemo = Map<string, Map<unknown, unknown>>
+
+/** A field mask split once per request (a request applies it to every cell of its range). */
+interface CellMask {
+  all: boolean
+  byTop: Map<string, string[][]>
+}
+
+function compileMask(paths: readonly string[]): CellMask {
+  const byTop = new Map<string, string[][]>()
+  for (const path of paths) {
+    const keys = path.split('.')
+    const list = byTop.get(keys[0]!) ?? []
+    list.push(keys)
+    byTop.set(keys[0]!, list)
+  }
+  return { all: paths.includes('*'), byTop }
+}
+
+const VALIDATION_MASK = compileMask(['dataValidation'])
 
 /**
  * Copies the masked paths from `source` into a copy of `target` (absent in
@@ -340,17 +358,10 @@ type MaskMemo = Map<string, Map<unknown, unknown>>
  * many cells, as repeatCell does), cells that held the same object get the same
  * new one: a format over 100,000 rows costs one object per distinct old format.
  */
-function mergeMasked<T extends object>(target: T, source: unknown, paths: readonly string[], memo?: MaskMemo): T {
-  if (paths.includes('*')) return { ...((source ?? {}) as object) } as T
+function mergeMasked<T extends object>(target: T, source: unknown, mask: CellMask, memo?: MaskMemo): T {
+  if (mask.all) return { ...((source ?? {}) as object) } as T
   const out: Json = { ...(target as Json) }
-  const byTop = new Map<string, string[][]>()
-  for (const path of paths) {
-    const keys = path.split('.')
-    const list = byTop.get(keys[0]!) ?? []
-    list.push(keys)
-    byTop.set(keys[0]!, list)
-  }
-  for (const [top, list] of byTop) {
+  for (const [top, list] of mask.byTop) {
     const old = out[top]
     const known = memo?.get(top)
     let value: unknown
@@ -394,9 +405,9 @@ function checkNumberFormatType(cell: unknown, index: number, requestPath: string
   }
 }
 
-function applyCellMask(ctx: Ctx, sheet: SheetData, r: number, c: number, source: unknown, paths: readonly string[], memo?: MaskMemo): void {
+function applyCellMask(ctx: Ctx, sheet: SheetData, r: number, c: number, source: unknown, mask: CellMask, memo?: MaskMemo): void {
   const old = getCell(sheet, r, c) ?? {}
-  const next = mergeMasked(old, source, paths, memo) as CellData & Json
+  const next = mergeMasked(old, source, mask, memo) as CellData & Json
   for (const key of Object.keys(next))
     if (next[key] === undefined || (typeof next[key] === 'object' && next[key] !== null && Object.keys(next[key] as object).length === 0))
       delete next[key]
@@ -678,7 +689,7 @@ const APPLIERS: Record<string, Applier> = {
   },
   repeatCell(ctx, body, index) {
     checkNumberFormatType(body.cell, index, 'repeat_cell.cell')
-    const paths = requireFields(body.fields)
+    const paths = compileMask(requireFields(body.fields))
     const { sheet, bounds } = gridBoundsOf(ctx.ss, body.range as GridRange | undefined)
     const memo: MaskMemo = new Map()
     for (let r = bounds.startRow; r < bounds.endRow; r++) {
@@ -689,7 +700,7 @@ const APPLIERS: Record<string, Applier> = {
   updateCells(ctx, body, index) {
     const rows = (body.rows ?? []) as { values?: unknown[] }[]
     rows.forEach((row) => (row.values ?? []).forEach((cell) => checkNumberFormatType(cell, index, 'update_cells.rows.values')))
-    const paths = requireFields(body.fields)
+    const paths = compileMask(requireFields(body.fields))
     if (body.range) {
       const { sheet, bounds } = gridBoundsOf(ctx.ss, body.range as GridRange)
       for (let r = bounds.startRow; r < bounds.endRow; r++) {
@@ -726,7 +737,7 @@ const APPLIERS: Record<string, Applier> = {
     const rule = body.rule ? { dataValidation: body.rule } : {}
     const memo: MaskMemo = new Map()
     for (let r = bounds.startRow; r < bounds.endRow; r++) {
-      for (let c = bounds.startColumn; c < bounds.endColumn; c++) applyCellMask(ctx, sheet, r, c, rule, ['dataValidation'], memo)
+      for (let c = bounds.startColumn; c < bounds.endColumn; c++) applyCellMask(ctx, sheet, r, c, rule, VALIDATION_MASK, memo)
     }
     return undefined
   },

@@ -43,7 +43,7 @@ import {
   type RowFormats,
   type SpreadsheetState,
 } from './layout.ts'
-import { batchGetParams, cellFromApi, DEFAULT_MAX_PAYLOAD_BYTES, jsonBytes } from './requests.ts'
+import { batchGetParams, cellFromApi, DEFAULT_MAX_PAYLOAD_BYTES, jsonBytes, preserialized } from './requests.ts'
 import {
   applyWrite,
   headerFilter,
@@ -268,8 +268,10 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   /** One spreadsheets.batchUpdate; a failure tells `lost` whether it may have been applied all the same (its answer lost). */
   const batchUpdate = async (requests: sheets_v4.Schema$Request[], attempt: number, lost: (maybe: boolean) => void) => {
     try {
+      // The replies (an echo of every anchor created) are not used: `fields` leaves them out of the answer.
+      const body = preserialized({ requests })
       await send('write', 'spreadsheets.batchUpdate', attempt, () =>
-        api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests } }),
+        api.spreadsheets.batchUpdate({ spreadsheetId, fields: 'spreadsheetId', requestBody: body.requestBody }, body.options),
       )
     } catch (error) {
       lost(answerMayBeLost(error))
@@ -294,11 +296,14 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     const writesBefore = counts.writes
     let data: sheets_v4.Schema$BatchGetValuesByDataFilterResponse
     try {
+      const body = preserialized({
+        dataFilters,
+        majorDimension: 'ROWS',
+        valueRenderOption: 'FORMULA',
+        dateTimeRenderOption: 'SERIAL_NUMBER',
+      })
       data = await call('read', 'values.batchGetByDataFilter', () =>
-        api.spreadsheets.values.batchGetByDataFilter({
-          spreadsheetId,
-          requestBody: { dataFilters, majorDimension: 'ROWS', valueRenderOption: 'FORMULA', dateTimeRenderOption: 'SERIAL_NUMBER' },
-        }),
+        api.spreadsheets.values.batchGetByDataFilter({ spreadsheetId, requestBody: body.requestBody }, body.options),
       )
     } catch (error) {
       // A missing tab or a stale id fails the whole request: the plain read finds out which.

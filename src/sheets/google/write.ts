@@ -31,7 +31,7 @@ import { TimelineSheetsError } from '../../errors.ts'
 import type { CellUpdate, CellValue, SkippedRow, Snapshot, TabData, TabWrite, WriteReport } from '../port.ts'
 import { a1Range, parseRangeEcho } from './a1.ts'
 import { ROW_FORMAT_FIELDS, type ColumnCellFormat, type RowFormats } from './layout.ts'
-import { cellData, cellToApi, jsonBytes, packBySize } from './requests.ts'
+import { cellData, cellToApi, jsonBytes, packBySize, preserialized } from './requests.ts'
 import {
   anchorFilter,
   type AnchorRef,
@@ -491,11 +491,14 @@ export function readLookUp(ranges: readonly sheets_v4.Schema$MatchedValueRange[]
 async function lookUp(deps: WriteDeps, filters: readonly sheets_v4.Schema$DataFilter[]): Promise<LookUpAnswer> {
   const answer: LookUpAnswer = { rows: new Map(), headers: new Map() }
   for (const batch of packBySize(filters, jsonBytes, deps.maxPayloadBytes)) {
+    const body = preserialized({
+      dataFilters: batch,
+      majorDimension: 'ROWS',
+      valueRenderOption: 'FORMULA',
+      dateTimeRenderOption: 'SERIAL_NUMBER',
+    })
     const data = await deps.call('read', 'values.batchGetByDataFilter', () =>
-      deps.api.spreadsheets.values.batchGetByDataFilter({
-        spreadsheetId: deps.spreadsheetId,
-        requestBody: { dataFilters: batch, majorDimension: 'ROWS', valueRenderOption: 'FORMULA', dateTimeRenderOption: 'SERIAL_NUMBER' },
-      }),
+      deps.api.spreadsheets.values.batchGetByDataFilter({ spreadsheetId: deps.spreadsheetId, requestBody: body.requestBody }, body.options),
     )
     readLookUp(Array.isArray(data?.valueRanges) ? data.valueRanges : [], answer)
   }
@@ -859,11 +862,12 @@ async function writeValues(
   }
   for (const batch of packBySize(items, (item) => jsonBytes(item.range), deps.maxPayloadBytes)) {
     // RAW: no text turns into a formula or a number. Anchors and confirmed ranges: a repeat writes the same cells again.
+    const body = preserialized({ valueInputOption: 'RAW', data: batch.map((item) => item.range) })
     const data = await deps.call('write', 'values.batchUpdateByDataFilter', () =>
-      deps.api.spreadsheets.values.batchUpdateByDataFilter({
-        spreadsheetId: deps.spreadsheetId,
-        requestBody: { valueInputOption: 'RAW', data: batch.map((item) => item.range) },
-      }),
+      deps.api.spreadsheets.values.batchUpdateByDataFilter(
+        { spreadsheetId: deps.spreadsheetId, requestBody: body.requestBody },
+        body.options,
+      ),
     )
     const written = new Set(
       (data?.responses ?? [])
