@@ -89,7 +89,7 @@ export function readDateCell(value: CellValue | undefined, order: SlashDateOrder
     if (Math.abs(value - day) > HALF_SECOND_IN_DAYS) {
       return { ok: false, message: 'holds a time as well as a date; put only the date here and the time in Start' }
     }
-    return withinDateRange(day, serialToLocalDate(day))
+    return withinDateRange(day, () => serialToLocalDate(day))
   }
   if (typeof value !== 'string') return { ok: false, message: `${cellText(value)} is not a date` }
   const text = value.trim()
@@ -113,13 +113,14 @@ function calendarSerial(year: number, month: number, day: number, text: string):
   if (d.getUTCFullYear() !== year || d.getUTCMonth() !== month - 1 || d.getUTCDate() !== day) {
     return { ok: false, message: `"${text}" is not a real date` }
   }
-  return withinDateRange(d.getTime() / 1000 / SECONDS_PER_DAY + SERIAL_OF_UNIX_EPOCH, `"${text}"`)
+  return withinDateRange(d.getTime() / 1000 / SECONDS_PER_DAY + SERIAL_OF_UNIX_EPOCH, () => `"${text}"`)
 }
 
 /** The days a row may hold (time.ts): from 1970-01-01 to 2999-12-31. */
-function withinDateRange(serial: number, shown: string): CellRead<number> {
-  if (serial < FIRST_DATE_SERIAL) return { ok: false, message: `${shown} is before 1970-01-01, the first day the tool takes` }
-  if (serial > LAST_DATE_SERIAL) return { ok: false, message: `${shown} is after 2999-12-31, the last day the tool takes` }
+function withinDateRange(serial: number, shown: () => string): CellRead<number> {
+  // `shown` only for the message: formatting every valid day of a large sheet cost more than reading it.
+  if (serial < FIRST_DATE_SERIAL) return { ok: false, message: `${shown()} is before 1970-01-01, the first day the tool takes` }
+  if (serial > LAST_DATE_SERIAL) return { ok: false, message: `${shown()} is after 2999-12-31, the last day the tool takes` }
   return { ok: true, value: serial }
 }
 

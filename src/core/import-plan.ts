@@ -5,16 +5,18 @@ import { type Decision } from './plan.ts'
 import {
   activityKey,
   duplicateKeyProblem,
-  parseActivityKey,
-  parseRow,
+  judgeRow,
+  readRow,
   type KnownUser,
+  type ReadContext,
   type RowContext,
+  type RowReading,
   type ServerActivity,
   type SheetLine,
 } from './rows.ts'
-import { cellText, readDateCell } from './cells.ts'
+import { cellText } from './cells.ts'
 import { addDays, chunkWindows, localDateOf, parseOffsetInstant, serialToLocalDate, type TimeWindow } from './time.ts'
-import type { CellValue, TabData } from './sheet.ts'
+import type { TabData } from './sheet.ts'
 
 interface Candidates {
   /** Timelines that rows ask something of. */
@@ -27,8 +29,17 @@ interface Candidates {
   baseCellKeys: Set<string>
 }
 
+/**
+ * Every data row of the tab read once (`readings[i]` is sheet row `i + 2`): the candidate scan and the
+ * planner judge these readings, and never read a row's cells again.
+ */
+export function readRows(tab: TabData, layout: HeaderLayout, ctx: ReadContext): RowReading[] {
+  return tab.rows.map((cells) => readRow(cells, layout, ctx))
+}
+
 export function findCandidates(
   tab: TabData,
+  readings: readonly RowReading[],
   layout: HeaderLayout,
   base: Readonly<Record<string, string>>,
   users: KnownUser[],
@@ -48,7 +59,8 @@ export function findCandidates(
   const baseIndex = layout.index[C.base]!
   const keyIndex = layout.index[C.key]!
   const rowsOfKey = rowsByKeyText(tab, layout)
-  for (const cells of tab.rows) {
+  tab.rows.forEach((cells, i) => {
+    const reading = readings[i]!
     const keyText = typeof cells[keyIndex] === 'string' ? (cells[keyIndex] as string).trim() : ''
     if (keyText && typeof cells[baseIndex] === 'string' && cells[baseIndex]) baseCellKeys.add(keyText)
     const mark = (timelineKey: string | undefined, start: string | undefined, key?: string) => {
@@ -57,28 +69,28 @@ export function findCandidates(
       if (start) add(dates, timelineKey, localDateOf(timeZone, parseOffsetInstant(start).epochSeconds))
       if (key) add(keys, timelineKey, key)
     }
+    // A ticked or refused row is not parsed further; its Date cell still says where to look for the activity.
+    const dateStart = () => (reading.dateSerial === undefined ? undefined : `${serialToLocalDate(reading.dateSerial)}T12:00:00Z`)
     const shared = rowsOfKey.get(cellText(cells[keyIndex]).trim())
     if (shared && shared.length > 1) {
       // A Key on several rows asks for the manager, even when nothing else of that user changed: plan it (as invalid).
-      const parsedKey = parseActivityKey(cellText(cells[keyIndex]))
-      mark(parsedKey?.timelineKey, dateCellStart(cells[layout.index[C.date]!]), parsedKey ? cellText(cells[keyIndex]).trim() : undefined)
-      continue
+      mark(reading.key?.timelineKey, dateStart(), reading.key?.text)
+      return
     }
-    const parsed = parseRow(cells, layout, ctx)
+    const parsed = judgeRow(reading, ctx)
     if (!parsed.ok) {
       // Read the server around it too: some problems (text that looks like a formula) are only
       // problems when the server's current value says the manager typed it.
-      const parsedKey = parseActivityKey(keyText)
-      mark(parsedKey?.timelineKey, dateCellStart(cells[layout.index[C.date]!]), parsedKey ? keyText : undefined)
-      continue
+      mark(reading.key?.timelineKey, dateStart(), reading.key?.text)
+      return
     }
     const row = parsed.row
-    if (!row || row.kind === 'discarded') continue
+    if (!row || row.kind === 'discarded') return
     if (row.kind === 'new') mark(row.values.timelineKey, row.values.input.start)
-    else if (row.kind === 'delete') mark(row.timelineKey, dateCellStart(cells[layout.index[C.date]!]), row.key)
+    else if (row.kind === 'delete') mark(row.timelineKey, dateStart(), row.key)
     else if (row.values.fingerprint !== (base[row.key] ?? row.baseCell) || row.notices?.length)
       mark(row.values.timelineKey, row.values.input.start, row.key)
-  }
+  })
   return { timelines, dates, keys, baseCellKeys }
 }
 
@@ -94,12 +106,6 @@ export function rowsByKeyText(tab: TabData, layout: HeaderLayout): Map<string, n
     else rows.set(key, [i + 2])
   })
   return rows
-}
-
-/** A ticked row is not parsed further; its Date cell still says where to look for the activity. */
-function dateCellStart(value: CellValue | undefined): string | undefined {
-  const read = readDateCell(value, 'mdy')
-  return read.ok ? `${serialToLocalDate(read.value)}T12:00:00Z` : undefined
 }
 
 /**
@@ -137,6 +143,7 @@ export function startsWithin(start: string, window: TimeWindow): boolean {
 /** Rows the planner sees: every row of an affected timeline that the reads cover, and every new or invalid row. */
 export function planLines(
   tab: TabData,
+  readings: readonly RowReading[],
   layout: HeaderLayout,
   ctx: RowContext,
   affected: Set<string>,
@@ -145,20 +152,32 @@ export function planLines(
   const lines: SheetLine[] = []
   const keyIndex = layout.index[C.key]!
   const rowsOfKey = rowsByKeyText(tab, layout)
+  const spans = new Map<string, { from: number; to: number }[]>()
+  const spansOf = (timelineKey: string) => {
+    let found = spans.get(timelineKey)
+    if (!found) {
+      found = (rangesByTimeline.get(timelineKey) ?? []).map((r) => ({
+        from: parseOffsetInstant(r.from).epochSeconds,
+        to: parseOffsetInstant(r.to).epochSeconds,
+      }))
+      spans.set(timelineKey, found)
+    }
+    return found
+  }
   tab.rows.forEach((cells, i) => {
-    const keyText = typeof cells[keyIndex] === 'string' ? (cells[keyIndex] as string).trim() : ''
-    const timelineKey = keyText ? parseActivityKey(keyText)?.timelineKey : undefined
+    const reading = readings[i]!
+    const timelineKey = reading.key?.timelineKey
     const rowNumber = i + 2
     const shared = rowsOfKey.get(cellText(cells[keyIndex]).trim())
     if (shared && shared.length > 1) {
       // The same Key on several rows: every one of them is for the manager to sort out, wherever it sits, whatever it holds.
-      const parsed = parseRow(cells, layout, ctx)
+      const parsed = judgeRow(reading, ctx)
       const earlier = parsed.ok ? [] : parsed.problems
       lines.push({ kind: 'invalid', rowNumber, key: cellText(cells[keyIndex]).trim(), problems: [duplicateKeyProblem(shared), ...earlier] })
       return
     }
-    if (keyText && timelineKey && !affected.has(timelineKey)) return
-    const parsed = parseRow(cells, layout, ctx)
+    if (timelineKey && !affected.has(timelineKey)) return
+    const parsed = judgeRow(reading, ctx)
     if (!parsed.ok) {
       lines.push({ kind: 'invalid', rowNumber, key: parsed.key, problems: parsed.problems })
       return
@@ -167,12 +186,10 @@ export function planLines(
     if (!row) return
     if (row.kind === 'new' && !affected.has(row.values.timelineKey)) return
     // An activity the reads did not cover is unknown, not deleted: leave its row out.
-    if (
-      row.kind === 'existing' &&
-      !ctx.server.has(row.key) &&
-      !(rangesByTimeline.get(row.values.timelineKey) ?? []).some((r) => startsWithin(row.values.input.start, r))
-    )
-      return
+    if (row.kind === 'existing' && !ctx.server.has(row.key)) {
+      const t = parseOffsetInstant(row.values.input.start).epochSeconds
+      if (!spansOf(row.values.timelineKey).some((r) => t >= r.from && t < r.to)) return
+    }
     lines.push({ kind: 'row', rowNumber, row })
   })
   return lines

@@ -58,6 +58,7 @@ import {
   activityToSheetTimes,
   clockJumpAt,
   fractionToSeconds,
+  parseOffsetInstant,
   SECONDS_PER_DAY,
   sheetTimesToInterval,
   typedWallSeconds,
@@ -294,19 +295,80 @@ function problem(
 
 /** Parses and validates one Activities row (cells as read, in the header's order). */
 export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: RowContext): ParsedRow {
+  return judgeRow(readRow(cells, layout, ctx), ctx)
+}
+
+/** What reading a row needs: nothing of the server's activities. */
+export type ReadContext = Pick<RowContext, 'timeZone' | 'slashDateOrder' | 'users'>
+
+/**
+ * A row's cells read once, with every check that does not depend on the server's activities; `judgeRow`
+ * adds the ones that do. An import reads each row once and judges it twice: without the server (which rows
+ * ask for something), then with the activities it read.
+ */
+export interface RowReading {
+  /** The outcome decided before the Key is looked up (a blank row, a Key the tool never wrote). */
+  settled?: ParsedRow
+  key?: { text: string; timelineKey: string; entityId: number }
+  /** The outcome decided once the Key is known (a ticked row, a cleared one). */
+  keyed?: ParsedRow
+  /** The Date cell's day serial whatever else the row holds: where to look for a ticked or refused row's activity. */
+  dateSerial: number | undefined
+  fields?: RowFields
+}
+
+interface RowFields {
+  /** Delete and Base problems, in the order they are found. */
+  early: RowProblem[]
+  baseText: string | undefined
+  pending: string | undefined
+  user: (KnownUser & { tagsTimelineKey: string }) | undefined
+  userProblems: RowProblem[]
+  times: TypedTimes | undefined
+  timeProblems: RowProblem[]
+  /** The times as the cells alone say them (no server start to keep). */
+  sheetTimes: ResolvedTimes
+  durationCell: CellValue | undefined
+  tagsCell: CellValue | undefined
+  labelsCell: CellValue | undefined
+  /** Tags and labels combined, undefined when they break a rule (`tagProblems` says which). */
+  combined: string[] | undefined
+  tagProblems: RowProblem[]
+  notesCell: CellValue | undefined
+  /** The fingerprint of the cells alone, when the row has a user, times and tags. */
+  fingerprint: string | undefined
+}
+
+interface TypedTimes {
+  date: number
+  start: number
+  end: number
+  durationHint: number | undefined
+}
+
+interface ResolvedTimes {
+  problems: RowProblem[]
+  times: { start: string; duration: number } | undefined
+}
+
+/** Reads one row's cells (in the header's order) once; see `RowReading`. */
+export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: ReadContext): RowReading {
   const get = (column: ActivityColumn): CellValue | undefined => {
     const i = layout.index[column]
     return i === undefined ? undefined : cells[i]
   }
+  const order = ctx.slashDateOrder ?? 'mdy'
+  const dateRead = readDateCell(get(C.date), order)
+  const dateSerial = dateRead.ok ? dateRead.value : undefined
   const deleteCell = get(C.delete)
   const deleteRead = readCheckboxCell(isFormula(deleteCell) || isErrorValue(deleteCell) ? 'not a tick' : deleteCell)
   const ticked = deleteRead.ok && deleteRead.value
   if (VALUE_COLUMNS.every((c) => isEmptyCell(get(c))) && !ticked) {
-    return deleteRead.ok ? { ok: true, row: null } : invalid(undefined, [checkboxProblem(get(C.delete))])
+    return { dateSerial, settled: deleteRead.ok ? { ok: true, row: null } : invalid(undefined, [checkboxProblem(get(C.delete))]) }
   }
 
-  const problems: RowProblem[] = []
-  if (!deleteRead.ok) problems.push(checkboxProblem(get(C.delete)))
+  const early: RowProblem[] = []
+  if (!deleteRead.ok) early.push(checkboxProblem(get(C.delete)))
 
   const keyCell = cellText(get(C.key)).trim()
   // A new row the import marked before creating its activity is still a new row; the mark finds it again.
@@ -316,33 +378,30 @@ export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx:
   let key: { text: string; timelineKey: string; entityId: number } | undefined
   if (keyText !== '') {
     if (isErrorValue(keyText)) {
-      return invalid(keyText, [
-        problem(
-          'error-value',
-          C.key,
-          `holds the spreadsheet error ${keyText} instead of the key the tool wrote; undo the change to the hidden Key column, or clear Key and Base to add this row as a new activity`,
-        ),
-      ])
+      return {
+        dateSerial,
+        settled: invalid(keyText, [
+          problem(
+            'error-value',
+            C.key,
+            `holds the spreadsheet error ${keyText} instead of the key the tool wrote; undo the change to the hidden Key column, or clear Key and Base to add this row as a new activity`,
+          ),
+        ]),
+      }
     }
     const parsed = parseActivityKey(keyText)
     if (!parsed) {
-      return invalid(keyText, [
-        problem('bad-key', C.key, `"${excerpt(keyText)}" is not a key this tool wrote; undo the edit to the hidden Key column`),
-      ])
-    }
-    if (!ctx.server.has(keyText) && !ctx.baseKeys.has(keyText)) {
-      return invalid(keyText, [
-        problem(
-          'unknown-key',
-          C.key,
-          `activity ${excerpt(keyText)} does not exist (pasted from another sheet?); clear Key and Base to add this row as a new activity`,
-        ),
-      ])
+      return {
+        dateSerial,
+        settled: invalid(keyText, [
+          problem('bad-key', C.key, `"${excerpt(keyText)}" is not a key this tool wrote; undo the edit to the hidden Key column`),
+        ]),
+      }
     }
     key = { text: keyText, ...parsed }
   }
   if (baseText !== undefined && isErrorValue(baseText)) {
-    problems.push(
+    early.push(
       problem(
         'error-value',
         C.base,
@@ -352,29 +411,88 @@ export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx:
   }
 
   if (ticked && key) {
-    if (problems.length > 0) return invalid(key.text, problems)
-    return {
-      ok: true,
-      row: { kind: 'delete', key: key.text, entityId: key.entityId, timelineKey: key.timelineKey, baseCell: baseText, warnings: [] },
-    }
+    const keyed: ParsedRow =
+      early.length > 0
+        ? invalid(key.text, early)
+        : {
+            ok: true,
+            row: { kind: 'delete', key: key.text, entityId: key.entityId, timelineKey: key.timelineKey, baseCell: baseText, warnings: [] },
+          }
+    return { dateSerial, key, keyed }
   }
-  if (ticked) return problems.length > 0 ? invalid(undefined, problems) : { ok: true, row: { kind: 'discarded', warnings: [] } }
+  if (ticked)
+    return { dateSerial, keyed: early.length > 0 ? invalid(undefined, early) : { ok: true, row: { kind: 'discarded', warnings: [] } } }
 
   if (key && [C.user, C.date, C.start, C.end, C.tags, C.labels, C.notes].every((c) => isEmptyCell(get(c)))) {
+    const cleared = problem(
+      'row-cleared',
+      undefined,
+      'This row was emptied but still belongs to an activity; to remove the activity tick Delete, otherwise undo the clearing',
+    )
+    return { dateSerial, key, keyed: invalid(key.text, [cleared]) }
+  }
+
+  const userProblems: RowProblem[] = []
+  const user = readUser(get(C.user), key, ctx.users, userProblems)
+  const timeProblems: RowProblem[] = []
+  const times = readTimeCells(get, order, dateRead, timeProblems)
+  const sheetTimes: ResolvedTimes = times ? resolveTimes(times, undefined, ctx) : { problems: [], times: undefined }
+  const tagsCell = get(C.tags)
+  const labelsCell = get(C.labels)
+  const tagProblems: RowProblem[] = []
+  const combined = readTagCells(tagsCell, labelsCell, tagProblems)
+  const notesCell = get(C.notes)
+  const sheetNotes = cellText(notesCell)
+  const fingerprint =
+    user && sheetTimes.times && combined
+      ? fingerprintOf({
+          user: user.username,
+          activity: { ...sheetTimes.times, tags: combined, notes: sheetNotes === '' ? undefined : sheetNotes },
+        })
+      : undefined
+  const fields: RowFields = {
+    early,
+    baseText,
+    pending,
+    user,
+    userProblems,
+    times,
+    timeProblems,
+    sheetTimes,
+    durationCell: get(C.duration),
+    tagsCell,
+    labelsCell,
+    combined,
+    tagProblems,
+    notesCell,
+    fingerprint,
+  }
+  return key ? { dateSerial, key, fields } : { dateSerial, fields }
+}
+
+/** The row a reading makes against `ctx`'s server activities, Keys and allowed tags: what `parseRow` returns. */
+export function judgeRow(reading: RowReading, ctx: RowContext): ParsedRow {
+  if (reading.settled) return reading.settled
+  const key = reading.key
+  if (key && !ctx.server.has(key.text) && !ctx.baseKeys.has(key.text)) {
     return invalid(key.text, [
       problem(
-        'row-cleared',
-        undefined,
-        'This row was emptied but still belongs to an activity; to remove the activity tick Delete, otherwise undo the clearing',
+        'unknown-key',
+        C.key,
+        `activity ${excerpt(key.text)} does not exist (pasted from another sheet?); clear Key and Base to add this row as a new activity`,
       ),
     ])
   }
-
-  const original = key ? ctx.server.get(key.text) : undefined
-  const user = readUser(get(C.user), key, ctx, problems)
-  const times = readTimes(get, original?.activity, ctx, problems)
-  const tags = readTags(get, original?.activity, problems)
-  const notes = readNotes(get(C.notes), original?.activity, problems)
+  if (reading.keyed) return reading.keyed
+  const f = reading.fields!
+  const original = key ? ctx.server.get(key.text)?.activity : undefined
+  const problems = [...f.early, ...f.userProblems, ...f.timeProblems]
+  const user = f.user
+  const resolved = f.times && original ? resolveTimes(f.times, original, ctx) : f.sheetTimes
+  problems.push(...resolved.problems)
+  const times = resolved.times
+  const tags = judgeTags(f, original, user, ctx, problems)
+  const notes = readNotes(f.notesCell, original, problems)
 
   // Formula- or error-looking text in free-text columns is what the tool wrote if the row still matches its Base.
   const suspects = problems.filter(
@@ -384,7 +502,12 @@ export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx:
   if (hard.length > 0 || !user || !times || !tags) return invalid(key?.text, problems)
 
   const input: ActivityInput = { tags: tags.tags, notes, start: times.start, duration: times.duration }
-  const fp = fingerprintOf({ user: user.username, activity: input })
+  // Notes and tags the server's form kept read the same to the fingerprint; only another instant changes it.
+  const fp =
+    f.fingerprint !== undefined && sameInterval(times, f.sheetTimes.times)
+      ? f.fingerprint
+      : fingerprintOf({ user: user.username, activity: input })
+  const baseText = f.baseText
   // Only a row with its Key is one the tool wrote: a keyless copy that still matches some Base is a new activity typed with a formula.
   if (suspects.length > 0 && (!key || fp !== baseText)) return invalid(key?.text, problems)
   const warnings = problems.filter((p) => p.severity === 'warning')
@@ -393,77 +516,96 @@ export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx:
     warnings.push(tags.allowedProblem)
   }
   const values: RowValues = { user: user.username, timelineKey: key?.timelineKey ?? user.tagsTimelineKey, input, fingerprint: fp }
-  const notices = durationNotice(get(C.duration), times.duration, key !== undefined)
+  const notices = durationNotice(f.durationCell, times.duration, key !== undefined)
   if (key)
     return { ok: true, row: { kind: 'existing', key: key.text, entityId: key.entityId, baseCell: baseText, values, warnings, ...notices } }
-  return { ok: true, row: { kind: 'new', values, warnings, ...notices, ...(pending ? { pending } : {}) } }
+  return { ok: true, row: { kind: 'new', values, warnings, ...notices, ...(f.pending ? { pending: f.pending } : {}) } }
+}
 
-  function readTags(
-    getCell: (c: ActivityColumn) => CellValue | undefined,
-    originalActivity: Activity | undefined,
-    out: RowProblem[],
-  ): { tags: string[]; allowedProblem: RowProblem | undefined } | undefined {
-    const tagsCell = getCell(C.tags)
-    const labelsCell = getCell(C.labels)
-    for (const [column, value] of [
-      [C.tags, tagsCell],
-      [C.labels, labelsCell],
-    ] as const) {
-      const wrote = originalActivity && value === tagsToCells(originalActivity.tags)[column === C.tags ? 'tags' : 'labels']
-      if (isFormula(value) && !wrote) {
-        out.push(problem('formula', column, `holds a formula (${excerpt(value)}); type the tags as plain text`))
-      } else if (isErrorValue(value) && !wrote) {
-        out.push(
-          problem(
-            'error-value',
-            column,
-            `holds the spreadsheet error ${cellText(value).trim()}, not ${column === C.tags ? 'tags' : 'labels'}; type them as plain text, like ${column === C.tags ? '"Client, Project"' : '":billable"'}`,
-          ),
-        )
-      }
-    }
-    const split = cellsToTags(cellText(tagsCell), cellText(labelsCell))
-    const combined = combineTags(split)
-    if (combined.length === 0) {
-      out.push(problem('no-tags', C.tags, 'is empty; a tag activity needs at least one tag, like "Client, Project"'))
-      return undefined
-    }
-    let ok = true
-    for (const p of validateTagLimits(combined)) {
-      ok = false
-      if (p.kind === 'too-many-tags') {
-        out.push(
-          problem(
-            'too-many-tags',
-            C.tags,
-            `has ${p.count} tags with the labels; at most ${MAX_TAGS} are allowed — remove ${p.count - MAX_TAGS}`,
-          ),
-        )
-      } else {
-        out.push(
-          problem('tag-too-long', C.tags, `the tag "${excerpt(p.tag)}" has ${p.length} characters; at most ${MAX_TAG_LENGTH} are allowed`),
-        )
-      }
-    }
-    if (!ok) return undefined
-    const tagsOut =
-      originalActivity && sameTagsApartFromLabelPlacement(combined, originalActivity.tags) ? [...originalActivity.tags] : combined
-    let allowedProblem: RowProblem | undefined
-    if (ctx.allowedTags && user) {
-      const verdict = checkAllowedTags(tagsOut, user.username, ctx.allowedTags, user.teams ?? [], {
-        userCanAppend: ctx.userCanAppend ?? false,
-      })
-      if (!verdict.ok) {
-        allowedProblem = problem(
-          'tags-not-allowed',
-          C.tags,
-          `${excerpt(verdict.reason, 300)}; pick a combination from the dropdown (Allowed tags tab)`,
-          ctx.allowedTagsSeverity ?? 'warning',
-        )
-      }
-    }
-    return { tags: tagsOut, allowedProblem }
+function sameInterval(a: { start: string; duration: number }, b: { start: string; duration: number } | undefined): boolean {
+  if (!b) return false
+  if (a === b) return true
+  return (
+    a.duration === b.duration &&
+    (a.start === b.start || parseOffsetInstant(a.start).epochSeconds === parseOffsetInstant(b.start).epochSeconds)
+  )
+}
+
+/** Tags and Labels split, combined and held to the server's limits; undefined (with the problems) when they break one. */
+function readTagCells(tagsCell: CellValue | undefined, labelsCell: CellValue | undefined, out: RowProblem[]): string[] | undefined {
+  const split = cellsToTags(cellText(tagsCell), cellText(labelsCell))
+  const combined = combineTags(split)
+  if (combined.length === 0) {
+    out.push(problem('no-tags', C.tags, 'is empty; a tag activity needs at least one tag, like "Client, Project"'))
+    return undefined
   }
+  let ok = true
+  for (const p of validateTagLimits(combined)) {
+    ok = false
+    if (p.kind === 'too-many-tags') {
+      out.push(
+        problem(
+          'too-many-tags',
+          C.tags,
+          `has ${p.count} tags with the labels; at most ${MAX_TAGS} are allowed — remove ${p.count - MAX_TAGS}`,
+        ),
+      )
+    } else {
+      out.push(
+        problem('tag-too-long', C.tags, `the tag "${excerpt(p.tag)}" has ${p.length} characters; at most ${MAX_TAG_LENGTH} are allowed`),
+      )
+    }
+  }
+  return ok ? combined : undefined
+}
+
+/** The row's tags against the server's activity (what the tool wrote, the server's order) and the allowed combinations. */
+function judgeTags(
+  f: RowFields,
+  originalActivity: Activity | undefined,
+  user: KnownUser | undefined,
+  ctx: RowContext,
+  out: RowProblem[],
+): { tags: string[]; allowedProblem: RowProblem | undefined } | undefined {
+  for (const [column, value] of [
+    [C.tags, f.tagsCell],
+    [C.labels, f.labelsCell],
+  ] as const) {
+    if (!isFormula(value) && !isErrorValue(value)) continue
+    const wrote = originalActivity && value === tagsToCells(originalActivity.tags)[column === C.tags ? 'tags' : 'labels']
+    if (wrote) continue
+    if (isFormula(value)) {
+      out.push(problem('formula', column, `holds a formula (${excerpt(value)}); type the tags as plain text`))
+    } else {
+      out.push(
+        problem(
+          'error-value',
+          column,
+          `holds the spreadsheet error ${cellText(value).trim()}, not ${column === C.tags ? 'tags' : 'labels'}; type them as plain text, like ${column === C.tags ? '"Client, Project"' : '":billable"'}`,
+        ),
+      )
+    }
+  }
+  out.push(...f.tagProblems)
+  const combined = f.combined
+  if (!combined) return undefined
+  const tagsOut =
+    originalActivity && sameTagsApartFromLabelPlacement(combined, originalActivity.tags) ? [...originalActivity.tags] : combined
+  let allowedProblem: RowProblem | undefined
+  if (ctx.allowedTags && user) {
+    const verdict = checkAllowedTags(tagsOut, user.username, ctx.allowedTags, user.teams ?? [], {
+      userCanAppend: ctx.userCanAppend ?? false,
+    })
+    if (!verdict.ok) {
+      allowedProblem = problem(
+        'tags-not-allowed',
+        C.tags,
+        `${excerpt(verdict.reason, 300)}; pick a combination from the dropdown (Allowed tags tab)`,
+        ctx.allowedTagsSeverity ?? 'warning',
+      )
+    }
+  }
+  return { tags: tagsOut, allowedProblem }
 }
 
 function invalid(key: string | undefined, problems: RowProblem[]): ParsedRow {
@@ -513,7 +655,7 @@ function durationNotice(value: CellValue | undefined, seconds: number, existing:
 function readUser(
   value: CellValue | undefined,
   key: { timelineKey: string } | undefined,
-  ctx: RowContext,
+  users: readonly KnownUser[],
   out: RowProblem[],
 ): (KnownUser & { tagsTimelineKey: string }) | undefined {
   if (isFormula(value)) {
@@ -531,13 +673,13 @@ function readUser(
     return undefined
   }
   const typed = cellText(value).trim()
-  const owner = key ? ctx.users.find((u) => u.tagsTimelineKey === key.timelineKey) : undefined
+  const owner = key ? usersIndex(users).byTimeline.get(key.timelineKey) : undefined
   if (key) {
     if (!owner || owner.tagsTimelineKey === undefined) {
       out.push(problem('unknown-user', C.user, `the owner of this activity's timeline is not one of the users this sheet covers`))
       return undefined
     }
-    if (typed !== '' && findUser(typed, ctx.users) !== owner) {
+    if (typed !== '' && findUser(typed, users) !== owner) {
       out.push(
         problem(
           'user-changed',
@@ -553,9 +695,9 @@ function readUser(
     out.push(problem('missing-value', C.user, 'is empty; type the user this time belongs to'))
     return undefined
   }
-  const user = findUser(typed, ctx.users)
+  const user = findUser(typed, users)
   if (!user) {
-    const some = ctx.users
+    const some = users
       .slice(0, 3)
       .map((u) => u.username)
       .join(', ')
@@ -583,23 +725,48 @@ function readUser(
 
 function findUser(typed: string, users: readonly KnownUser[]): KnownUser | undefined {
   const t = typed.toLocaleLowerCase('en-US')
-  return (
-    users.find((u) => u.username.toLocaleLowerCase('en-US') === t) ??
-    single(users.filter((u) => u.displayName?.toLocaleLowerCase('en-US') === t))
-  )
+  const index = usersIndex(users)
+  const named = index.byDisplayName.get(t)
+  return index.byUsername.get(t) ?? (named?.length === 1 ? named[0] : undefined)
 }
 
-function single<T>(list: T[]): T | undefined {
-  return list.length === 1 ? list[0] : undefined
+interface UsersIndex {
+  /** The first user of each timeline, as `users.find` would pick it. */
+  byTimeline: Map<string | undefined, KnownUser>
+  /** Lower-cased username → the first user with it. */
+  byUsername: Map<string, KnownUser>
+  /** Lower-cased display name → every user with it (a name two users share names neither). */
+  byDisplayName: Map<string, KnownUser[]>
 }
 
-function readTimes(
+/** The users looked up by timeline and name, built once per list: every row of a sheet looks its user up. */
+function usersIndex(users: readonly KnownUser[]): UsersIndex {
+  let index = usersIndexes.get(users)
+  if (index) return index
+  index = { byTimeline: new Map(), byUsername: new Map(), byDisplayName: new Map() }
+  for (const u of users) {
+    if (!index.byTimeline.has(u.tagsTimelineKey)) index.byTimeline.set(u.tagsTimelineKey, u)
+    const name = u.username.toLocaleLowerCase('en-US')
+    if (!index.byUsername.has(name)) index.byUsername.set(name, u)
+    if (u.displayName === undefined) continue
+    const display = u.displayName.toLocaleLowerCase('en-US')
+    const same = index.byDisplayName.get(display)
+    if (same) same.push(u)
+    else index.byDisplayName.set(display, [u])
+  }
+  usersIndexes.set(users, index)
+  return index
+}
+
+const usersIndexes = new WeakMap<readonly KnownUser[], UsersIndex>()
+
+/** Date, Start and End as typed (the Date cell already read), or undefined with the problems of the cells that are not. */
+function readTimeCells(
   get: (c: ActivityColumn) => CellValue | undefined,
-  original: Activity | undefined,
-  ctx: RowContext,
+  order: SlashDateOrder,
+  dateRead: ReturnType<typeof readDateCell>,
   out: RowProblem[],
-): { start: string; duration: number } | undefined {
-  const order = ctx.slashDateOrder ?? 'mdy'
+): TypedTimes | undefined {
   const read = (
     column: ActivityColumn,
     reader: (v: CellValue | undefined) => { ok: true; value: number } | { ok: false; message: string },
@@ -625,20 +792,26 @@ function readTimes(
     }
     return r.value
   }
-  const date = read(C.date, (v) => readDateCell(v, order), dateHint(order))
+  const date = read(C.date, () => dateRead, dateHint(order))
   const start = read(C.start, (v) => readTimeCell(v, { allowDays: false }), TIME_HINT)
   const end = read(C.end, (v) => readTimeCell(v, { allowDays: true }), TIME_HINT)
   if (date === undefined || start === undefined || end === undefined) return undefined
+  const durationCell = get(C.duration)
+  return { date, start, end, durationHint: typeof durationCell === 'number' ? durationCell : undefined }
+}
 
+/** The start and duration typed times stand for: the server activity's own when they still show it. */
+function resolveTimes(typed: TypedTimes, original: Activity | undefined, ctx: ReadContext): ResolvedTimes {
+  const order = ctx.slashDateOrder ?? 'mdy'
+  const out: RowProblem[] = []
+  const { date, start, end } = typed
   if (original) {
     // Unchanged cells mean the server's own start and duration, offset included.
     const shown = activityToSheetTimes(original.start, original.duration, ctx.timeZone)
     if (shown.date === date && sameSecond(shown.start, start) && sameSecond(shown.end, end)) {
-      return { start: original.start, duration: original.duration }
+      return { problems: out, times: { start: original.start, duration: original.duration } }
     }
   }
-  const durationCell = get(C.duration)
-  const typed = { date, start, end, durationHint: typeof durationCell === 'number' ? durationCell : undefined }
   const result = sheetTimesToInterval(typed, ctx.timeZone, original ? { start: original.start } : undefined)
   if (!result.ok && result.problem === 'out-of-range') {
     const column = result.field === 'date' ? C.date : result.field === 'start' ? C.start : C.end
@@ -649,7 +822,7 @@ function readTimes(
           ? TIME_HINT
           : `${TIME_HINT}; an End of 1 or more carries whole days after Date`
     out.push(problem('out-of-range', column, `${result.message} — ${hint}`))
-    return undefined
+    return { problems: out, times: undefined }
   }
   // A local time the clocks skip is refused, not moved: the manager meant some real time, and only they know which.
   const walls = typedWallSeconds(typed)
@@ -671,9 +844,9 @@ function readTimes(
   }
   if (!result.ok) {
     out.push(problem('end-before-start', C.end, 'is before Start; an End earlier than Start means the next day, so check the times'))
-    return undefined
+    return { problems: out, times: undefined }
   }
-  if (skipped) return undefined
+  if (skipped) return { problems: out, times: undefined }
   // End before Start reads as the next day; past half a day that is more likely two swapped times than a night shift.
   if (end < start && result.duration > MAX_OVERNIGHT_SECONDS) {
     out.push(
@@ -683,10 +856,10 @@ function readTimes(
         `is before Start, which would make this a ${Math.round(result.duration / 360) / 10}-hour activity ending the next day; check the times (an activity that really runs past midnight for more than 12 hours is entered as two rows, split at midnight)`,
       ),
     )
-    return undefined
+    return { problems: out, times: undefined }
   }
   for (const w of result.warnings) out.push(timeWarning(w))
-  return { start: result.start, duration: result.duration }
+  return { problems: out, times: { start: result.start, duration: result.duration } }
 }
 
 const MAX_OVERNIGHT_SECONDS = 12 * 3600

@@ -137,11 +137,11 @@ export function checkAllowedTags(
   options: AllowedTagsOptions = {},
 ): AllowedTagsVerdict {
   const hierarchy = splitTags(tags).hierarchy
-  const combos = applicableCombinations(user, allowed, userTeams)
+  const combos = foldedCombinations(user, allowed, userTeams)
   if (combos.length === 0 || hierarchy.length === 0) return { ok: true }
   const wanted = hierarchy.map(fold)
   for (const combo of combos) {
-    const c = combo.tags.map(fold)
+    const c = combo.folded
     if (c.length === wanted.length && c.every((t, i) => t === wanted[i])) return { ok: true }
     if (options.userCanAppend && !combo.noAppend && c.length < wanted.length && c.every((t, i) => t === wanted[i])) {
       return { ok: true }
@@ -153,6 +153,31 @@ export function checkAllowedTags(
     reason: `"${joinTagName(hierarchy)}" is not in the allowed tags for ${user}`,
   }
 }
+
+/**
+ * `applicableCombinations` with each combination's tags folded, worked out once per user and list: an
+ * import checks every row of a sheet against the same few users' lists.
+ */
+function foldedCombinations(
+  user: string,
+  allowed: AllowedTags,
+  userTeams: readonly string[],
+): (AllowedCombination & { folded: string[] })[] {
+  let byUser = foldedCache.get(allowed)
+  if (!byUser) {
+    byUser = new Map()
+    foldedCache.set(allowed, byUser)
+  }
+  const key = JSON.stringify([user, userTeams])
+  let combos = byUser.get(key)
+  if (!combos) {
+    combos = applicableCombinations(user, allowed, userTeams).map((c) => ({ ...c, folded: c.tags.map(fold) }))
+    byUser.set(key, combos)
+  }
+  return combos
+}
+
+const foldedCache = new WeakMap<AllowedTags, Map<string, (AllowedCombination & { folded: string[] })[]>>()
 
 /** Allowed combinations that apply to a user, in list order. */
 export function applicableCombinations(user: string, allowed: AllowedTags, userTeams: readonly string[]): AllowedCombination[] {
