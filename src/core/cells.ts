@@ -54,7 +54,8 @@ export function isFormula(value: CellValue | undefined): value is string {
 
 /** True for a cell holding a spreadsheet error value (`#N/A`, `#REF!`, …), as the port hands it over. */
 export function isErrorValue(value: CellValue | undefined): boolean {
-  return typeof value === 'string' && value.length <= 32 && ERRORS.has(value.trim().toUpperCase())
+  // Every error value holds a `#`: most cells are ruled out without trimming or upper-casing them.
+  return typeof value === 'string' && value.length <= 32 && value.includes('#') && ERRORS.has(value.trim().toUpperCase())
 }
 
 /**

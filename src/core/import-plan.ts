@@ -40,6 +40,7 @@ export function readRows(tab: TabData, layout: HeaderLayout, ctx: ReadContext): 
 export function findCandidates(
   tab: TabData,
   readings: readonly RowReading[],
+  rowsOfKey: ReadonlyMap<string, number[]>,
   layout: HeaderLayout,
   base: Readonly<Record<string, string>>,
   users: KnownUser[],
@@ -58,7 +59,6 @@ export function findCandidates(
   }
   const baseIndex = layout.index[C.base]!
   const keyIndex = layout.index[C.key]!
-  const rowsOfKey = rowsByKeyText(tab, layout)
   tab.rows.forEach((cells, i) => {
     const reading = readings[i]!
     const keyText = typeof cells[keyIndex] === 'string' ? (cells[keyIndex] as string).trim() : ''
@@ -144,6 +144,7 @@ export function startsWithin(start: string, window: TimeWindow): boolean {
 export function planLines(
   tab: TabData,
   readings: readonly RowReading[],
+  rowsOfKey: ReadonlyMap<string, number[]>,
   layout: HeaderLayout,
   ctx: RowContext,
   affected: Set<string>,
@@ -151,7 +152,6 @@ export function planLines(
 ): SheetLine[] {
   const lines: SheetLine[] = []
   const keyIndex = layout.index[C.key]!
-  const rowsOfKey = rowsByKeyText(tab, layout)
   const spans = new Map<string, { from: number; to: number }[]>()
   const spansOf = (timelineKey: string) => {
     let found = spans.get(timelineKey)

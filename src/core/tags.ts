@@ -136,8 +136,23 @@ export function checkAllowedTags(
   userTeams: readonly string[],
   options: AllowedTagsOptions = {},
 ): AllowedTagsVerdict {
+  const forUser = foldedCombinations(user, allowed, userTeams)
+  // Rows repeat a handful of combinations: each one is judged once per user and list.
+  const verdictKey = `${options.userCanAppend ? 1 : 0}${JSON.stringify(tags)}`
+  const known = forUser.verdicts.get(verdictKey)
+  if (known) return known
+  const verdict = judgeAllowedTags(tags, user, forUser.combos, options)
+  forUser.verdicts.set(verdictKey, verdict)
+  return verdict
+}
+
+function judgeAllowedTags(
+  tags: readonly string[],
+  user: string,
+  combos: readonly FoldedCombination[],
+  options: AllowedTagsOptions,
+): AllowedTagsVerdict {
   const hierarchy = splitTags(tags).hierarchy
-  const combos = foldedCombinations(user, allowed, userTeams)
   if (combos.length === 0 || hierarchy.length === 0) return { ok: true }
   const wanted = hierarchy.map(fold)
   for (const combo of combos) {
@@ -154,30 +169,35 @@ export function checkAllowedTags(
   }
 }
 
+type FoldedCombination = AllowedCombination & { folded: string[] }
+
+interface UserCombinations {
+  combos: FoldedCombination[]
+  /** Verdicts already given to this user, by tags (and `userCanAppend`). */
+  verdicts: Map<string, AllowedTagsVerdict>
+}
+
 /**
- * `applicableCombinations` with each combination's tags folded, worked out once per user and list: an
- * import checks every row of a sheet against the same few users' lists.
+ * `applicableCombinations` with each combination's tags folded, worked out once per user and list (lists
+ * are not changed once read): an import checks every row of a sheet against the same few users' lists.
  */
-function foldedCombinations(
-  user: string,
-  allowed: AllowedTags,
-  userTeams: readonly string[],
-): (AllowedCombination & { folded: string[] })[] {
+function foldedCombinations(user: string, allowed: AllowedTags, userTeams: readonly string[]): UserCombinations {
   let byUser = foldedCache.get(allowed)
   if (!byUser) {
     byUser = new Map()
     foldedCache.set(allowed, byUser)
   }
   const key = JSON.stringify([user, userTeams])
-  let combos = byUser.get(key)
-  if (!combos) {
-    combos = applicableCombinations(user, allowed, userTeams).map((c) => ({ ...c, folded: c.tags.map(fold) }))
-    byUser.set(key, combos)
+  let found = byUser.get(key)
+  if (!found) {
+    const combos = applicableCombinations(user, allowed, userTeams).map((c) => ({ ...c, folded: c.tags.map(fold) }))
+    found = { combos, verdicts: new Map() }
+    byUser.set(key, found)
   }
-  return combos
+  return found
 }
 
-const foldedCache = new WeakMap<AllowedTags, Map<string, (AllowedCombination & { folded: string[] })[]>>()
+const foldedCache = new WeakMap<AllowedTags, Map<string, UserCombinations>>()
 
 /** Allowed combinations that apply to a user, in list order. */
 export function applicableCombinations(user: string, allowed: AllowedTags, userTeams: readonly string[]): AllowedCombination[] {

@@ -121,25 +121,32 @@ export function zoneOffsetMinutes(timeZone: string, epochSeconds: number): numbe
   // Offsets since 1970 change only on quarter hours (UTC), so one lookup serves a whole quarter hour.
   // A 100,000-row sheet asks for the same few thousand quarter hours over and over.
   const cacheable = epochSeconds >= 0
-  const key = cacheable ? `${timeZone}|${Math.floor(epochSeconds / QUARTER_HOUR)}` : ''
-  const cached = cacheable ? offsetCache.get(key) : undefined
+  const quarter = Math.floor(epochSeconds / QUARTER_HOUR)
+  let zoneCache = offsetCache.get(timeZone)
+  const cached = cacheable ? zoneCache?.get(quarter) : undefined
   if (cached !== undefined) return cached
   // Whole seconds: local mean time before a zone's first standard offset has them (−00:44:30 in Monrovia until 1972).
   const offset = Math.round(tzOffset(timeZone, new Date(epochSeconds * 1000)) * 60) / 60
   if (!Number.isFinite(offset)) assertTimeZone(timeZone)
   if (cacheable) {
-    if (offsetCache.size >= OFFSET_CACHE_LIMIT) offsetCache.clear()
-    offsetCache.set(key, offset)
+    if (!zoneCache || zoneCache.size >= OFFSET_CACHE_LIMIT) {
+      zoneCache = new Map()
+      offsetCache.set(timeZone, zoneCache)
+    }
+    zoneCache.set(quarter, offset)
   }
   return offset
 }
 
 const QUARTER_HOUR = 900
 const OFFSET_CACHE_LIMIT = 200_000
-const offsetCache = new Map<string, number>()
+/** Zone → quarter hour since 1970 → offset (numbers as keys: building a text key cost more than the lookup). */
+const offsetCache = new Map<string, Map<number, number>>()
 
 /** Parses an ISO 8601 date-time that carries an offset (`Z` or `±hh:mm`); seconds rounded to whole. */
 export function parseOffsetInstant(iso: string): OffsetInstant {
+  const plain = plainOffsetInstant(iso)
+  if (plain) return plain
   const m = ISO_WITH_OFFSET.exec(iso.trim())
   if (!m) {
     throw new TimelineSheetsError('TS_VALIDATION', `"${iso}" is not an ISO 8601 date-time with an offset`, {
@@ -150,6 +157,33 @@ export function parseOffsetInstant(iso: string): OffsetInstant {
   const wall =
     Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? 0)) / 1000 + Math.round(Number(`0.${frac ?? '0'}`))
   const offsetMinutes = off === 'Z' ? 0 : parseOffset(off!)
+  return { epochSeconds: wall - offsetMinutes * 60, offsetMinutes }
+}
+
+/**
+ * The forms the tool and the server write (`2026-03-29T01:30:00+01:00`, `…:00Z`) read without the regular
+ * expression, which an import of a large sheet ran hundreds of thousands of times; anything else is undefined.
+ */
+function plainOffsetInstant(iso: string): OffsetInstant | undefined {
+  const length = iso.length
+  if (length !== 25 && length !== 20) return undefined
+  const digit = (at: number): number => {
+    const c = iso.charCodeAt(at) - 48
+    return c >= 0 && c <= 9 ? c : NaN
+  }
+  const two = (at: number): number => digit(at) * 10 + digit(at + 1)
+  if (iso[4] !== '-' || iso[7] !== '-' || iso[10] !== 'T' || iso[13] !== ':' || iso[16] !== ':') return undefined
+  let offsetMinutes = 0
+  if (length === 25) {
+    const sign = iso[19]
+    if ((sign !== '+' && sign !== '-') || iso[22] !== ':') return undefined
+    const minutes = two(20) * 60 + two(23)
+    offsetMinutes = sign === '-' ? -minutes : minutes
+  } else if (iso[19] !== 'Z') return undefined
+  const year = two(0) * 100 + two(2)
+  const wall = Date.UTC(year, two(5) - 1, two(8), two(11), two(14), two(17)) / 1000
+  // NaN: a character that is not a digit; the regular expression says what is wrong.
+  if (Number.isNaN(wall) || Number.isNaN(offsetMinutes)) return undefined
   return { epochSeconds: wall - offsetMinutes * 60, offsetMinutes }
 }
 

@@ -27,7 +27,7 @@ import { exportWindow, tabSpecs } from '../core/export-plan.ts'
 import { windowView, type WindowView } from '../core/window-text.ts'
 import { isEmptyWrite } from '../core/sheet-writes.ts'
 import { summaryLine, syncLogRow } from '../core/sync-log.ts'
-import { adoptInterrupted, findCandidates, planLines, readRanges, readRows, restOfWindow } from '../core/import-plan.ts'
+import { adoptInterrupted, findCandidates, planLines, readRanges, readRows, restOfWindow, rowsByKeyText } from '../core/import-plan.ts'
 import { readEach, readRanged } from './server-reads.ts'
 import { planAllowedTags } from '../core/allowed-tags-plan.ts'
 import { sendAllowedTags } from './import-tags.ts'
@@ -216,7 +216,8 @@ async function importInFrame(
   }
   // Each row is read once; both passes judge that reading.
   const readings = readRows(tab, layout, { timeZone: target.timeZone, users })
-  const candidates = findCandidates(tab, readings, layout, state.base, users, target.timeZone, sheetKeys)
+  const rowsOfKey = rowsByKeyText(tab, layout)
+  const candidates = findCandidates(tab, readings, rowsOfKey, layout, state.base, users, target.timeZone, sheetKeys)
   const affected = new Set<string>()
   for (const c of candidates.timelines) affected.add(c)
   const missingKeys = Object.keys(state.base).filter((k) => !sheetKeys.has(k))
@@ -265,7 +266,7 @@ async function importInFrame(
     allowedTags: allowed,
     allowedTagsSeverity: options.strictTags ? 'error' : 'warning',
   }
-  const lines = planLines(tab, readings, layout, ctx, affected, rangesByTimeline)
+  const lines = planLines(tab, readings, rowsOfKey, layout, ctx, affected, rangesByTimeline)
   // Base only for what this run can judge: rows it plans, activities it read, and whole timelines read in full.
   const judged = new Set<string>(server.keys())
   for (const line of lines) if (line.kind === 'row' && 'key' in line.row) judged.add(line.row.key)
