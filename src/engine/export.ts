@@ -194,12 +194,17 @@ async function exportInFrame(
     }
     snapshot = await deps.spreadsheet.read(specs.map((s) => s.title))
   }
-  const activitiesData = requireTab(snapshot, target.tabs.activities, Boolean(options.dryRun))
+  let activitiesData = requireTab(snapshot, target.tabs.activities, Boolean(options.dryRun))
   const layout = activitiesLayout(activitiesData, specs[0]!)
 
   // Rows that show an older version than the state knows (a workbook restored from its .bak): their
   // timelines are read in full, so the rows are refreshed from the server rather than sent back.
   const stale = staleTimelines(activitiesData, layout, state.base)
+  if (stale.size > 0 && activitiesData.partial) {
+    // A timeline read in full is planned over all its rows: this time the whole tab is needed.
+    snapshot = await deps.spreadsheet.read(specs.map((s) => s.title))
+    activitiesData = requireTab(snapshot, target.tabs.activities, Boolean(options.dryRun))
+  }
   if (stale.size > 0) {
     warnings.push(
       `Some rows show an older version than the last sync (was the sheet restored from a copy?); they were refreshed from the server.`,
@@ -402,7 +407,10 @@ function sheetReadOptions(changes: readonly TimelineChanges[], target: TargetCon
   }
   const quiet = changes.every((c) => c.mode === 'incremental' && c.lookBack === undefined)
   if (keys.length === 0 && quiet) return { headerOnly: [target.tabs.activities] }
-  return { rowsToWrite: { tab: target.tabs.activities, keys } }
+  // Without a look-back, the plan parses only the rows of these keys; of the others it needs the Key (which
+  // rows exist) and the Base (staleTimelines). A look-back also needs the dates of every row.
+  const everyRow = quiet ? { key: ACTIVITY_COLUMN.key, others: [ACTIVITY_COLUMN.base] } : undefined
+  return { rowsToWrite: { tab: target.tabs.activities, keys, ...(everyRow ? { everyRow } : {}) } }
 }
 
 async function readServerAllowedTags(deps: ExportDeps, warnings: string[]): Promise<AllowedTags | undefined> {
