@@ -43,6 +43,7 @@ import { withRun, type RunFrame, type SyncHandOff } from './run.ts'
 export { newRunId } from './run.ts'
 import { otherTimelineWrites } from '../core/other-timelines.ts'
 import { readOtherTimelines } from './other-timelines.ts'
+import { applyBaseChanges } from '../state/target-state.ts'
 
 export type ExportDeps = EngineDeps
 
@@ -224,7 +225,9 @@ async function exportInFrame(
   const today = localDateOf(target.timeZone, Math.floor(startedAt.getTime() / 1000))
   // Grouped by timeline once: scanning every row and base key for each timeline cost O(timelines × rows).
   const sheetIndex = indexRowsByKey(activitiesData, layout)
-  const baseKeys = baseKeysByTimeline(Object.keys(state.base))
+  // Bases by timeline serve only a timeline with something to plan: a quiet night skips the 100,000-key walk.
+  const somethingToPlan = changes.some((c) => c.mode === 'full' || c.activities.length > 0 || c.deletedIds.length > 0 || c.lookBack)
+  const baseKeys = somethingToPlan || frame.setAside ? baseKeysByTimeline(Object.keys(state.base)) : new Map<string, Set<string>>()
   const decisions: Decision[] = []
   const planContext: PlanContext = {
     base: state.base,
@@ -346,10 +349,7 @@ async function exportInFrame(
   // Only now that the sheet holds the changes do the cursors move.
   if (!options.dryRun) {
     for (const change of changes) state.timelines[change.timeline.timelineKey] = change.cursor
-    for (const [key, fp] of writes.base) {
-      if (fp === null) delete state.base[key]
-      else state.base[key] = fp
-    }
+    applyBaseChanges(state, writes.base)
     state.layoutHash = layoutHash
     if (allowed.fingerprint) state.allowedTagsFingerprint = allowed.fingerprint
     await frame.save(result, summaryLine(counts))
