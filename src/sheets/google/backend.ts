@@ -271,10 +271,10 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   }
 
   /** One spreadsheets.batchUpdate; a failure tells `lost` whether it may have been applied all the same (its answer lost). */
-  const batchUpdate = async (requests: sheets_v4.Schema$Request[], attempt: number, lost: (maybe: boolean) => void) => {
+  const batchUpdate = async (requests: sheets_v4.Schema$Request[], attempt: number, lost: (maybe: boolean) => void, json?: string) => {
     try {
       // The replies (an echo of every anchor created) are not used: `fields` leaves them out of the answer.
-      const body = preserialized({ requests })
+      const body = preserialized({ requests }, json)
       await send('write', 'spreadsheets.batchUpdate', attempt, () =>
         api.spreadsheets.batchUpdate({ spreadsheetId, fields: 'spreadsheetId', requestBody: body.requestBody }, body.options),
       )
@@ -393,6 +393,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     requests: sheets_v4.Schema$Request[],
     check: () => Promise<StructuralOutcome>,
     touched: readonly string[],
+    json?: string,
   ): Promise<void> => {
     let answerLost = false
     await withRetry('write', 'spreadsheets.batchUpdate', async (attempt) => {
@@ -410,7 +411,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
         options.log?.({ type: 'structural-repeat', outcome })
         if (outcome === 'applied') return
       }
-      await batchUpdate(requests, attempt, (lost) => (answerLost = lost))
+      await batchUpdate(requests, attempt, (lost) => (answerLost = lost), json)
     })
   }
 
