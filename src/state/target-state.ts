@@ -8,7 +8,8 @@
  * The bases (about 5 MB at 100,000 rows) live in a file of their own, named
  * afresh each time they change and named by `state.json`: a run in which
  * nothing changed rewrites only the small `state.json`, and a crash between
- * the two writes leaves `state.json` naming a whole, older base file.
+ * the two writes leaves `state.json` naming a whole, older base file
+ * (decisions/0008-what-an-incremental-run-touches.md).
  */
 import { randomBytes } from 'node:crypto'
 import { readdir, unlink } from 'node:fs/promises'

@@ -6,7 +6,7 @@
  * their anchors in the same request. This assembles such an answer into a tab
  * marked `partial`, or says it cannot (the caller then reads the whole tab):
  * only when every row that shows a wanted Key is the one its anchor found can
- * the plan see all it needs.
+ * the plan see all it needs (decisions/0008-what-an-incremental-run-touches.md).
  */
 import { keyText } from '../../core/row-identity.ts'
 import type { CellValue, TabData } from '../port.ts'
