@@ -172,16 +172,28 @@ export function renumberRow(xml: string, from: number, target: number): string {
       continue
     }
     const nameEnd = nameEndAt(xml, lt + 1)
+    // The local name, past a prefix; searched within the name only (a row holds many tags).
+    let localStart = lt + 1
+    for (let i = nameEnd - 1; i > lt; i--) {
+      if (xml.charCodeAt(i) === 58 /* : */) {
+        localStart = i + 1
+        break
+      }
+    }
+    const local = nameEnd - localStart === 1 ? xml[localStart] : nameEnd - localStart === 3 ? xml.slice(localStart, nameEnd) : ''
+    const name = local === 'f' ? 'ref' : local === 'row' || local === 'c' ? 'r' : undefined
+    // Any other element's tag holds nothing to move, and no `<` in its attributes: the next `<` is the next tag.
+    if (name === undefined) {
+      at = nameEnd
+      continue
+    }
     const end = tagEndAt(xml, lt)
     if (end < 0) break
-    const colon = xml.lastIndexOf(':', nameEnd)
-    const local = xml.slice(colon > lt ? colon + 1 : lt + 1, nameEnd)
-    const name = local === 'f' ? 'ref' : local === 'row' || local === 'c' ? 'r' : undefined
-    const value = name === undefined ? -1 : attributeAt(xml, name, nameEnd, end)
+    const value = attributeAt(xml, name, nameEnd, end)
     if (value >= 0) {
       const close = xml.indexOf(xml[value - 1]!, value)
       const old = xml.slice(value, close)
-      const moved = local === 'row' ? String(target) : local === 'c' ? old.replace(/\d+$/, String(target)) : moveRows(old, target - from)
+      const moved = local === 'row' ? String(target) : local === 'c' ? withRow(old, target) : moveRows(old, target - from)
       pieces.push(xml.slice(copied, value), moved)
       copied = close
     }
@@ -190,6 +202,17 @@ export function renumberRow(xml: string, from: number, target: number): string {
   if (copied === 0) return xml
   pieces.push(xml.slice(copied))
   return pieces.join('')
+}
+
+/** A cell reference with its trailing row number (if any) replaced: `AB12` → `AB9`. */
+function withRow(reference: string, row: number): string {
+  let digits = reference.length
+  while (digits > 0 && isDigit(reference.charCodeAt(digits - 1))) digits--
+  return digits === reference.length ? reference : reference.slice(0, digits) + row
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57
 }
 
 /** A range such as `A5:C5` moved down by `shift` rows (absolute rows too: the cells themselves moved). */
