@@ -60,7 +60,8 @@ import { SheetFormatError, cellContent, parseRow, scanSheet } from './sheet-xml.
 import { rewriteSheet, type RowChange } from './sheet-write.ts'
 import { layOutSummary } from './summary.ts'
 import type { Styles } from './styles.ts'
-import { isDateFormat, readHeaderOnly, readTab, rowValues, type ReadContext } from './tab-read.ts'
+import { readHeaderOnly } from './header-read.ts'
+import { isDateFormat, readTab, rowValues, type ReadContext } from './tab-read.ts'
 import { XmlPartError } from './xml-parts.ts'
 import { PartCompressor, ZipFormatError, compressPart } from './zip.ts'
 

@@ -14,7 +14,7 @@ import { setSheetNames, type SheetName } from './defined-names.ts'
 import { richText } from './sheet-xml.ts'
 import { Styles, DEFAULT_STYLES_XML } from './styles.ts'
 import { XmlPartError, splitRoot, topLevel } from './xml-parts.ts'
-import { escapeXml, parseAttributes } from './xml-text.ts'
+import { escapeXml, ownText, parseAttributes } from './xml-text.ts'
 import {
   compressPart,
   entryBytes,
@@ -227,7 +227,7 @@ export async function readSharedStrings(book: Book): Promise<string[]> {
       }
       const close = buffer.indexOf(`</${match[1]}si>`, contentStart)
       if (close < 0) break
-      strings.push(richText(buffer.slice(contentStart, close), match[1]))
+      strings.push(ownText(richText(buffer.slice(contentStart, close), match[1])))
       at = close + match[1]!.length + 5
       item.lastIndex = at
     }

@@ -108,7 +108,7 @@ export async function rewriteSheet(
       made++
       if (rewrite.remove.has(number)) continue
       const target = number - removedUpTo(number)
-      emit(buildRow({ number, attributes: '', cells: [] }, target, rewrite.rows.get(number), rewrite, formulas), target)
+      emit(newRow(number, target, rewrite.rows.get(number)!, rewrite), target)
     }
     return nextPending < pending.length && pending[nextPending]! < row
   }
@@ -279,6 +279,32 @@ function buildRow(row: RawRow, target: number, change: RowChange | undefined, re
     attributes = withRowHeight(attributes, change?.clear === true ? [] : row.cells, set, rewrite.rowHeight)
   if (out.length === 0 && attributes.trim() === '') return ''
   const cells = out.join('')
+  return cells === '' ? `<row r="${target}"${attributes}/>` : `<row r="${target}"${attributes}>${cells}</row>`
+}
+
+/** A row the old sheet has no element for, as `buildRow` builds it from no cells: a first export's every row. */
+function newRow(number: number, target: number, change: RowChange, rewrite: SheetRewrite): string {
+  const set = change.cells
+  let cells = ''
+  let count = 0
+  for (let column = 0; column < set.length; column++) {
+    const value = set[column]
+    if (value === undefined) continue
+    count++
+    const base = rewrite.columnStyle(column)
+    cells += cellXml(column, target, rewrite.restyle?.(number, column, base) ?? base, value)
+  }
+  let attributes = ''
+  if (rewrite.rowHeight !== undefined) {
+    const texts: Array<string | undefined> = []
+    for (let column = 0; column < set.length; column++) {
+      const value = set[column]
+      if (value !== undefined) texts[column] = typeof value === 'string' ? value : undefined
+    }
+    const height = rewrite.rowHeight(texts, undefined)
+    if (height !== undefined) attributes = ` ht="${height}"`
+  }
+  if (count === 0 && attributes === '') return ''
   return cells === '' ? `<row r="${target}"${attributes}/>` : `<row r="${target}"${attributes}>${cells}</row>`
 }
 

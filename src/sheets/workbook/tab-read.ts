@@ -14,11 +14,10 @@ import {
   scanSheet,
   sharedFormula,
   shiftFormula,
-  SheetFormatError,
   type RawCell,
   type SheetFrame,
 } from './sheet-xml.ts'
-import { decodeCellText, decodeXml, parseAttributes } from './xml-text.ts'
+import { decodeCellText, decodeXml, ownText, parseAttributes } from './xml-text.ts'
 
 /** The first cell of each shared formula group seen so far: its formula and where it is. */
 export type SharedFormulas = Map<string, { text: string; row: number; column: number }>
@@ -106,14 +105,48 @@ function emptyToNull(text: string): CellValue {
   return text === '' ? null : text
 }
 
-/** The cells of one row as values, trimmed. */
-export function rowValues(cells: readonly RawCell[], row: number, context: ReadContext, formulas: SharedFormulas): CellValue[] {
+/** The cells of one row as values, trimmed; text through `strings` when the values are kept. */
+export function rowValues(
+  cells: readonly RawCell[],
+  row: number,
+  context: ReadContext,
+  formulas: SharedFormulas,
+  strings?: OwnStrings,
+): CellValue[] {
   const values: CellValue[] = []
   for (const cell of cells) {
     const value = readCell(cell, row, context, formulas)
-    if (value !== null) values[cell.column] = value
+    if (value !== null) values[cell.column] = typeof value === 'string' && strings !== undefined ? strings.own(value, cell.column) : value
   }
   return trimRow(values)
+}
+
+/** Distinct texts a column shares at most; past that (a column of Keys), each text is only copied. */
+const SHARED_PER_COLUMN = 4096
+
+/**
+ * Text values as strings of their own. A value cut out of the sheet's text is a view of that text: kept in
+ * a snapshot, it would keep every piece of the sheet's XML it was cut from (about the whole part) in memory.
+ * A text a column repeats (users, tags) is one string for all its rows.
+ */
+export class OwnStrings {
+  readonly #byColumn: Array<{ texts: Map<string, string>; hits: number } | undefined> = []
+
+  own(text: string, column: number): string {
+    let shared = this.#byColumn[column]
+    if (shared === undefined) this.#byColumn[column] = shared = { texts: new Map(), hits: 0 }
+    const full = shared.texts.size >= SHARED_PER_COLUMN
+    // A full column that found few of its texts again holds distinct ones (Keys): looking them up is wasted.
+    if (full && shared.hits < SHARED_PER_COLUMN) return ownText(text)
+    const known = shared.texts.get(text)
+    if (known !== undefined) {
+      shared.hits++
+      return known
+    }
+    const copy = ownText(text)
+    if (!full) shared.texts.set(copy, copy)
+    return copy
+  }
 }
 
 /** Reads a whole tab. */
@@ -123,6 +156,7 @@ export async function readTab(
   context: ReadContext,
 ): Promise<TabData & { frame: SheetFrame }> {
   const formulas: SharedFormulas = new Map()
+  const strings = new OwnStrings()
   const rows: CellValue[][] = []
   let header: CellValue[] = []
   let previous = 0
@@ -132,7 +166,7 @@ export async function readTab(
     previous = row.number
     if (row.number > last) last = row.number
     if (row.cells.length === 0) return
-    const values = rowValues(row.cells, row.number, context, formulas)
+    const values = rowValues(row.cells, row.number, context, formulas, strings)
     if (row.number === 1) header = values
     else rows[row.number - 2] = values
   })
@@ -143,91 +177,6 @@ export async function readTab(
   }
   const filled = Array.from(rows, (row) => row ?? [])
   return { title, exists: true, header, rows: trimRows(filled), gridRowCount: last, frame }
-}
-
-/**
- * Reads row 1 and the merged ranges (they come after the rows) without reading the rows between: past
- * row 1 the bytes are only searched for the end of `<sheetData>`, never decoded. Undefined when the first
- * row element is not row 1 (rows out of order, or no header): only a whole read says what row 1 holds then.
- */
-export async function readHeaderOnly(chunks: AsyncIterable<Uint8Array>, context: ReadContext): Promise<CellValue[] | undefined> {
-  const source = chunks[Symbol.asyncIterator]()
-  const decoder = new TextDecoder()
-  // The raw chunks the scanner decoded last: the end of the rows may already be in them.
-  let seen: Uint8Array[] = []
-  let ended = false
-  const text: AsyncIterable<string> = {
-    // No `return`: the scanner stopping at row 1 must not close the source, which is read on below.
-    [Symbol.asyncIterator]: () => ({
-      next: async (): Promise<IteratorResult<string>> => {
-        if (ended) return { done: true, value: undefined }
-        const next = await source.next()
-        if (next.done === true) {
-          ended = true
-          return { done: false, value: decoder.decode() }
-        }
-        seen = [...seen.slice(-1), next.value]
-        return { done: false, value: decoder.decode(next.value, { stream: true }) }
-      },
-    }),
-  }
-  let header: CellValue[] | undefined
-  try {
-    const frame = await scanSheet(text, (xml) => {
-      const row = parseRow(xml, 0)
-      if (row.number === 1) header = rowValues(row.cells, 1, context, new Map())
-      return true
-    })
-    if (!frame.stopped) return header ?? []
-    if (header === undefined) return undefined
-    const suffix = await textAfterRows(seen, ended ? undefined : source)
-    const merged = mergedAreas(suffix)
-    return merged.length > 0 ? blankMerged(header, 1, merged) : header
-  } finally {
-    await source.return?.()
-  }
-}
-
-/** The text after `</sheetData>`: found in the bytes, decoded from there on. */
-async function textAfterRows(seen: readonly Uint8Array[], rest: AsyncIterator<Uint8Array> | undefined): Promise<string> {
-  let buffer = Buffer.concat(seen)
-  for (;;) {
-    const end = rowsEnd(buffer)
-    if (end >= 0) {
-      const tail: Uint8Array[] = [buffer.subarray(end)]
-      for (let next = await rest?.next(); next !== undefined && next.done !== true; next = await rest!.next()) tail.push(next.value)
-      return new TextDecoder().decode(Buffer.concat(tail))
-    }
-    const next = await rest?.next()
-    if (next === undefined || next.done === true)
-      throw new SheetFormatError('its <sheetData> element is not closed (the part is truncated)')
-    // Keep a tail that could hold the start of the end tag.
-    buffer = Buffer.concat([buffer.subarray(Math.max(0, buffer.length - 256)), next.value])
-  }
-}
-
-const SHEET_DATA = Buffer.from('sheetData')
-
-/** Where the text after `</sheetData>` (or `</x:sheetData>`) starts in `bytes`; -1 when it is not there whole. */
-function rowsEnd(bytes: Buffer): number {
-  for (let at = bytes.indexOf(SHEET_DATA); at >= 0; at = bytes.indexOf(SHEET_DATA, at + 1)) {
-    // Text cannot hold a `<`: `</` before the name, past an optional prefix, makes it the end tag.
-    let i = at - 1
-    if (bytes[i] === 58 /* : */) {
-      i--
-      while (i >= 0 && isNameByte(bytes[i]!)) i--
-    }
-    if (i < 1 || bytes[i] !== 47 /* / */ || bytes[i - 1] !== 60 /* < */) continue
-    const close = bytes.indexOf(62 /* > */, at)
-    return close < 0 ? -1 : close + 1
-  }
-  return -1
-}
-
-function isNameByte(byte: number): boolean {
-  return (
-    (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) || byte === 95 || byte === 45 || byte === 46
-  )
 }
 
 interface Area {
@@ -251,7 +200,7 @@ export function mergedAreas(suffix: string): Area[] {
 }
 
 /** A merged cell other than the top-left one holds no value of its own, as in Google. */
-function blankMerged(values: CellValue[], row: number, areas: readonly Area[]): CellValue[] {
+export function blankMerged(values: CellValue[], row: number, areas: readonly Area[]): CellValue[] {
   let out: CellValue[] | undefined
   for (const area of areas) {
     if (row < area.top || row > area.bottom) continue
