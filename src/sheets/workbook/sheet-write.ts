@@ -159,6 +159,46 @@ const ROW_NUMBER = /\br\s*=\s*["'](\d+)["']/
  * formula's range; formulas keep their text. Only inside tags: text content is never touched.
  */
 export function renumberRow(xml: string, from: number, target: number): string {
+  const plain = xml.startsWith('<row') && !xml.includes('<f') && !xml.includes(':f')
+  return plain ? renumberPlainRow(xml, from, target) : renumberAnyRow(xml, from, target)
+}
+
+/**
+ * The common row: no prefix, no formula. Text holds no `<` and no other element of a row starts with `<c`,
+ * so its cells are found by searching for that alone; every other tag holds nothing to move.
+ */
+function renumberPlainRow(xml: string, from: number, target: number): string {
+  let out = ''
+  let copied = 0
+  let tag = 0
+  let nameEnd = 4
+  for (;;) {
+    const end = tagEndAt(xml, tag)
+    if (end < 0) return renumberAnyRow(xml, from, target)
+    const value = attributeAt(xml, 'r', nameEnd, end)
+    if (value >= 0) {
+      const close = xml.indexOf(xml[value - 1]!, value)
+      let digits = close
+      if (tag === 0) digits = value
+      else while (digits > value && isDigit(xml.charCodeAt(digits - 1))) digits--
+      if (digits < close || tag === 0) {
+        out += xml.slice(copied, digits) + target
+        copied = close
+      }
+    }
+    tag = xml.indexOf('<c', end)
+    if (tag < 0) break
+    nameEnd = tag + 2
+    if (!isTagNameEnd(xml.charCodeAt(nameEnd))) return renumberAnyRow(xml, from, target)
+  }
+  return copied === 0 ? xml : out + xml.slice(copied)
+}
+
+function isTagNameEnd(code: number): boolean {
+  return code === 32 || code === 62 || code === 47 || code === 9 || code === 10 || code === 13
+}
+
+function renumberAnyRow(xml: string, from: number, target: number): string {
   const pieces: string[] = []
   let copied = 0
   let at = 0
