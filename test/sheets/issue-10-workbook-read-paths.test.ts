@@ -44,11 +44,11 @@ const text = fc.constantFrom(...TEXTS)
 const cell: fc.Arbitrary<Cell> = fc.oneof(
   fc
     .record({ n: fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e9, max: 1e9 }), shape: attribute, extra: fc.boolean() })
-    .map(({ n, shape, extra }) => ({
+    .map(({ n, shape, extra }): Cell => ({
       xml: (p, r) => `<${p}c${attrs([['r', r]], shape, extra)}><${p}v>${String(n)}</${p}v></${p}c>`,
       value: Object.is(n, -0) ? 0 : n,
     })),
-  fc.record({ b: fc.boolean(), shape: attribute }).map(({ b, shape }) => ({
+  fc.record({ b: fc.boolean(), shape: attribute }).map(({ b, shape }): Cell => ({
     xml: (p, r) =>
       `<${p}c${attrs(
         [
@@ -60,7 +60,7 @@ const cell: fc.Arbitrary<Cell> = fc.oneof(
       )}><${p}v>${b ? 1 : 0}</${p}v></${p}c>`,
     value: b,
   })),
-  fc.record({ t: text, preserve: fc.boolean(), shape: attribute, style: fc.nat(20) }).map(({ t, preserve, shape, style }) => ({
+  fc.record({ t: text, preserve: fc.boolean(), shape: attribute, style: fc.nat(20) }).map(({ t, preserve, shape, style }): Cell => ({
     xml: (p, r) =>
       `<${p}c${attrs(
         [
@@ -73,7 +73,7 @@ const cell: fc.Arbitrary<Cell> = fc.oneof(
       )}><${p}is><${p}t${preserve ? ' xml:space="preserve"' : ''}>${t[0]}</${p}t></${p}is></${p}c>`,
     value: t[1],
   })),
-  fc.record({ a: text, b: text, shape: attribute }).map(({ a, b, shape }) => ({
+  fc.record({ a: text, b: text, shape: attribute }).map(({ a, b, shape }): Cell => ({
     xml: (p, r) =>
       `<${p}c${attrs(
         [
@@ -85,7 +85,7 @@ const cell: fc.Arbitrary<Cell> = fc.oneof(
       )}><${p}is><${p}r><${p}t>${a[0]}</${p}t></${p}r><${p}r><${p}rPr><${p}b/></${p}rPr><${p}t>${b[0]}</${p}t></${p}r></${p}is></${p}c>`,
     value: a[1] + b[1],
   })),
-  fc.record({ i: fc.nat(SHARED.length - 1), shape: attribute }).map(({ i, shape }) => ({
+  fc.record({ i: fc.nat(SHARED.length - 1), shape: attribute }).map(({ i, shape }): Cell => ({
     xml: (p, r) =>
       `<${p}c${attrs(
         [
@@ -97,7 +97,7 @@ const cell: fc.Arbitrary<Cell> = fc.oneof(
       )}><${p}v>${i}</${p}v></${p}c>`,
     value: SHARED[i]!,
   })),
-  fc.record({ style: fc.nat(20), shape: attribute }).map(({ style, shape }) => ({
+  fc.record({ style: fc.nat(20), shape: attribute }).map(({ style, shape }): Cell => ({
     xml: (p, r) =>
       `<${p}c${attrs(
         [
