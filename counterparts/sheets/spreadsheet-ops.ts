@@ -335,6 +335,8 @@ type MaskMemo = Map<string, Map<unknown, unknown>>
 interface CellMask {
   all: boolean
   byTop: Map<string, string[][]>
+  /** The one field when the mask is a single top-level field. */
+  whole: string | undefined
 }
 
 function compileMask(paths: readonly string[]): CellMask {
@@ -345,7 +347,9 @@ function compileMask(paths: readonly string[]): CellMask {
     list.push(keys)
     byTop.set(keys[0]!, list)
   }
-  return { all: paths.includes('*'), byTop }
+  const only = byTop.size === 1 ? [...byTop.values()][0]! : undefined
+  const whole = only?.length === 1 && only[0]!.length === 1 ? only[0]![0] : undefined
+  return { all: paths.includes('*'), byTop, whole }
 }
 
 const VALIDATION_MASK = compileMask(['dataValidation'])
@@ -361,6 +365,13 @@ const VALIDATION_MASK = compileMask(['dataValidation'])
 function mergeMasked<T extends object>(target: T, source: unknown, mask: CellMask, memo?: MaskMemo): T {
   if (mask.all) return { ...((source ?? {}) as object) } as T
   const out: Json = { ...(target as Json) }
+  if (mask.whole !== undefined) {
+    // One whole top-level field (`userEnteredValue` of a value write): the source's, shared, or none.
+    const value = source !== null && typeof source === 'object' ? (source as Json)[mask.whole] : undefined
+    if (value === undefined) delete out[mask.whole]
+    else out[mask.whole] = value
+    return out as T
+  }
   for (const [top, list] of mask.byTop) {
     const old = out[top]
     const known = memo?.get(top)

@@ -101,6 +101,12 @@ export interface TabData {
    * holds, so nothing may be written to its rows on this basis.
    */
   headerOnly?: boolean
+  /**
+   * True when only some columns of most rows were read (`ReadOptions.rowsToWrite.columns`): the rows that
+   * show one of its keys are whole, every other row holds only those columns. Nothing may be planned on
+   * any other row, and a caller that needs them reads the tab again without `columns`.
+   */
+  partial?: boolean
 }
 
 export interface Snapshot {

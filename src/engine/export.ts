@@ -43,6 +43,7 @@ import { withRun, type RunFrame, type SyncHandOff } from './run.ts'
 export { newRunId } from './run.ts'
 import { otherTimelineWrites } from '../core/other-timelines.ts'
 import { readOtherTimelines } from './other-timelines.ts'
+import { applyBaseChanges } from '../state/target-state.ts'
 
 export type ExportDeps = EngineDeps
 
@@ -194,12 +195,17 @@ async function exportInFrame(
     }
     snapshot = await deps.spreadsheet.read(specs.map((s) => s.title))
   }
-  const activitiesData = requireTab(snapshot, target.tabs.activities, Boolean(options.dryRun))
+  let activitiesData = requireTab(snapshot, target.tabs.activities, Boolean(options.dryRun))
   const layout = activitiesLayout(activitiesData, specs[0]!)
 
   // Rows that show an older version than the state knows (a workbook restored from its .bak): their
   // timelines are read in full, so the rows are refreshed from the server rather than sent back.
   const stale = staleTimelines(activitiesData, layout, state.base)
+  if (stale.size > 0 && activitiesData.partial) {
+    // A timeline read in full is planned over all its rows: this time the whole tab is needed.
+    snapshot = await deps.spreadsheet.read(specs.map((s) => s.title))
+    activitiesData = requireTab(snapshot, target.tabs.activities, Boolean(options.dryRun))
+  }
   if (stale.size > 0) {
     warnings.push(
       `Some rows show an older version than the last sync (was the sheet restored from a copy?); they were refreshed from the server.`,
@@ -219,7 +225,9 @@ async function exportInFrame(
   const today = localDateOf(target.timeZone, Math.floor(startedAt.getTime() / 1000))
   // Grouped by timeline once: scanning every row and base key for each timeline cost O(timelines × rows).
   const sheetIndex = indexRowsByKey(activitiesData, layout)
-  const baseKeys = baseKeysByTimeline(Object.keys(state.base))
+  // Bases by timeline serve only a timeline with something to plan: a quiet night skips the 100,000-key walk.
+  const somethingToPlan = changes.some((c) => c.mode === 'full' || c.activities.length > 0 || c.deletedIds.length > 0 || c.lookBack)
+  const baseKeys = somethingToPlan || frame.setAside ? baseKeysByTimeline(Object.keys(state.base)) : new Map<string, Set<string>>()
   const decisions: Decision[] = []
   const planContext: PlanContext = {
     base: state.base,
@@ -341,10 +349,7 @@ async function exportInFrame(
   // Only now that the sheet holds the changes do the cursors move.
   if (!options.dryRun) {
     for (const change of changes) state.timelines[change.timeline.timelineKey] = change.cursor
-    for (const [key, fp] of writes.base) {
-      if (fp === null) delete state.base[key]
-      else state.base[key] = fp
-    }
+    applyBaseChanges(state, writes.base)
     state.layoutHash = layoutHash
     if (allowed.fingerprint) state.allowedTagsFingerprint = allowed.fingerprint
     await frame.save(result, summaryLine(counts))
@@ -402,7 +407,10 @@ function sheetReadOptions(changes: readonly TimelineChanges[], target: TargetCon
   }
   const quiet = changes.every((c) => c.mode === 'incremental' && c.lookBack === undefined)
   if (keys.length === 0 && quiet) return { headerOnly: [target.tabs.activities] }
-  return { rowsToWrite: { tab: target.tabs.activities, keys } }
+  // Without a look-back, the plan parses only the rows of these keys; of the others it needs the Key (which
+  // rows exist) and the Base (staleTimelines). A look-back also needs the dates of every row.
+  const everyRow = quiet ? { key: ACTIVITY_COLUMN.key, others: [ACTIVITY_COLUMN.base] } : undefined
+  return { rowsToWrite: { tab: target.tabs.activities, keys, ...(everyRow ? { everyRow } : {}) } }
 }
 
 async function readServerAllowedTags(deps: ExportDeps, warnings: string[]): Promise<AllowedTags | undefined> {

@@ -18,6 +18,7 @@ import { localDateOf, type TimeWindow } from '../core/time.ts'
 import { TimelineSheetsError } from '../errors.ts'
 import type { CellUpdate, Snapshot, Spreadsheet, TabData, TabWrite } from '../sheets/port.ts'
 import { closeJournal, openJournal, unfinishedJournals } from '../state/journal.ts'
+import { applyBaseChanges } from '../state/target-state.ts'
 import type { AllowedTags } from '../timeline/model.ts'
 import type { TargetConfig } from '../config/schema.ts'
 import { crashPoint } from './crash-points.ts'
@@ -389,10 +390,7 @@ async function importInFrame(
   }
   crashPoint('import:after-sheet-write')
 
-  for (const [key, fp] of sheetWrite.base) {
-    if (fp === null) delete state.base[key]
-    else state.base[key] = fp
-  }
+  applyBaseChanges(state, sheetWrite.base)
   await frame.save(result, summaryLine(counts))
   crashPoint('import:after-state-save')
   await journal.end(result)

@@ -52,7 +52,16 @@ export interface ReadOptions {
    * rows before it writes them (Google: read back through their row anchors) may confirm these in the
    * same request as the read, so a write on this snapshot right after it needs no read of its own.
    */
-  rowsToWrite?: { tab: string; keys: readonly string[] }
+  rowsToWrite?: {
+    tab: string
+    keys: readonly string[]
+    /**
+     * Header names of the columns the caller needs on every row (`key` holds `keys`); every other cell it
+     * needs only on the rows of `keys`. A backend may then read just these columns and those rows whole,
+     * and mark the tab `partial`.
+     */
+    everyRow?: { key: string; others: readonly string[] }
+  }
 }
 
 export interface RequestCounts {

@@ -4,14 +4,23 @@
  * last applied and the run history. Versioned, validated on load, written
  * atomically. Losing it costs a full reconcile by Key, never duplicates: the
  * sheet's own Key and Base columns carry the row identities and bases.
+ *
+ * The bases (about 5 MB at 100,000 rows) live in a file of their own, named
+ * afresh each time they change and named by `state.json`: a run in which
+ * nothing changed rewrites only the small `state.json`, and a crash between
+ * the two writes leaves `state.json` naming a whole, older base file
+ * (decisions/0008-what-an-incremental-run-touches.md).
  */
+import { randomBytes } from 'node:crypto'
+import { readdir, unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
 import { TimelineSheetsError } from '../errors.ts'
 import { withFileAccess } from './file-access.ts'
 import { readFileAtomic, writeFileAtomic } from './atomic-file.ts'
 
-export const STATE_VERSION = 1
+/** 2: the bases in their own file (`baseFile`); 1 (still read): the bases inline (`base`). */
+export const STATE_VERSION = 2
 
 const timelineCursor = z.looseObject({
   timelineKey: z.string(),
@@ -54,14 +63,18 @@ function stringRecord(what: string) {
   )
 }
 
+const BASE_FILE = /^base-[0-9a-f]{16}\.json$/
+
 const targetState = z.looseObject({
-  version: z.literal(STATE_VERSION),
+  version: z.union([z.literal(1), z.literal(STATE_VERSION)]),
   target: z.string(),
   /** Absent in states written before it was recorded: the next run adopts the server it signs in to. */
   server: serverOfState.optional(),
   timelines: z.record(z.string(), timelineCursor),
-  /** Row key (`timelineKey/entityId`) → fingerprint of the values last synced. */
-  base: stringRecord('row key → fingerprint'),
+  /** Row key (`timelineKey/entityId`) → fingerprint of the values last synced. In state.json of version 1 only. */
+  base: stringRecord('row key → fingerprint').optional(),
+  /** The file beside state.json that holds `base` (version 2). */
+  baseFile: z.string().regex(BASE_FILE).optional(),
   layoutHash: z.string().optional(),
   /** Fingerprint of the allowed tags as the tool last wrote them to the tab (or sent them to the server). */
   allowedTagsFingerprint: z.string().optional(),
@@ -72,13 +85,38 @@ const targetState = z.looseObject({
 
 export type TimelineCursor = z.infer<typeof timelineCursor>
 export type RunRecord = z.infer<typeof runRecord>
-export type TargetState = z.infer<typeof targetState>
+/**
+ * The state as a run holds it. `base` is read-only here: it changes only through `applyBaseChanges`, which
+ * is how a save knows whether the base file must be written again.
+ */
+export type TargetState = z.infer<ReturnType<typeof targetState.omit<{ base: true; version: true }>>> & {
+  version: typeof STATE_VERSION
+  base: Readonly<Record<string, string>>
+}
 export type ServerOfState = z.infer<typeof serverOfState>
 
 const MAX_RUNS = 200
 
 export function emptyState(target: string): TargetState {
   return { version: STATE_VERSION, target, timelines: {}, base: {}, runs: [] }
+}
+
+/** Base objects changed since they were loaded or saved: their file is written again on save. */
+const changedBases = new WeakSet<object>()
+
+/** Sets (a fingerprint) or forgets (null) the bases of rows; the only way a run changes them. */
+export function applyBaseChanges(state: TargetState, changes: Iterable<readonly [string, string | null]>): void {
+  const base = state.base as Record<string, string>
+  let changed = false
+  for (const [key, fp] of changes) {
+    if (fp === null) {
+      if (key in base) delete base[key]
+      else continue
+    } else if (base[key] !== fp) base[key] = fp
+    else continue
+    changed = true
+  }
+  if (changed) changedBases.add(base)
 }
 
 export interface StateLocation {
@@ -110,30 +148,69 @@ export async function loadState(location: StateLocation, target: string): Promis
     readFileAtomic(location.stateFile),
   )
   if (!found) return { state: emptyState(target), fresh: true, recoveredFrom: undefined }
-  let json: unknown
-  try {
-    json = JSON.parse(found.text)
-  } catch {
-    throw corrupt(location, 'is not valid JSON')
+  const parsed = targetState.safeParse(parseJson(found.text, location, location.stateFile))
+  if (!parsed.success) throw corrupt(location, location.stateFile, describeIssue(parsed.error))
+  if (parsed.data.target !== target)
+    throw corrupt(location, location.stateFile, `belongs to target "${parsed.data.target}", not "${target}"`)
+  const { base: inline, ...rest } = parsed.data
+  let base: Record<string, string>
+  if (rest.baseFile) {
+    const file = path.join(location.folder, rest.baseFile)
+    const text = await withFileAccess({ what: 'the state file', file, action: 'read', setting: 'stateDir' }, () => readFileAtomic(file))
+    if (!text || text.recoveredFrom) throw corrupt(location, file, 'is missing (state.json names it)')
+    const bases = baseRecord.safeParse(parseJson(text.text, location, file))
+    if (!bases.success) throw corrupt(location, file, describeIssue(bases.error))
+    base = bases.data
+  } else {
+    base = inline ?? {}
   }
-  const parsed = targetState.safeParse(json)
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    throw corrupt(location, `has ${issue?.path.join('.') || 'a field'}: ${issue?.message ?? 'invalid'}`)
-  }
-  if (parsed.data.target !== target) throw corrupt(location, `belongs to target "${parsed.data.target}", not "${target}"`)
-  return { state: parsed.data, fresh: false, recoveredFrom: found.recoveredFrom }
+  return { state: { ...rest, version: STATE_VERSION, base }, fresh: false, recoveredFrom: found.recoveredFrom }
 }
 
 export async function saveState(location: StateLocation, state: TargetState): Promise<void> {
-  const trimmed: TargetState = { ...state, runs: state.runs.slice(-MAX_RUNS) }
-  await withFileAccess({ what: 'the state file', file: location.stateFile, action: 'write', setting: 'stateDir' }, () =>
-    writeFileAtomic(location.stateFile, JSON.stringify(trimmed), { mode: 0o600 }),
-  )
+  const access = { what: 'the state file', file: location.stateFile, action: 'write', setting: 'stateDir' } as const
+  let baseFile = state.baseFile
+  if (!baseFile || changedBases.has(state.base)) {
+    // A new name each time: state.json (and its .old) keep naming whole files until they are replaced.
+    baseFile = `base-${randomBytes(8).toString('hex')}.json`
+    const file = path.join(location.folder, baseFile)
+    // Named as the state file: the bases are part of it, and its folder is what a person fixes.
+    await withFileAccess(access, () => writeFileAtomic(file, JSON.stringify(state.base), { mode: 0o600, keepOld: false }))
+  }
+  const previous = state.baseFile
+  const { base: _inMemory, ...rest } = state
+  const trimmed = { ...rest, version: STATE_VERSION, baseFile, runs: state.runs.slice(-MAX_RUNS) }
+  await withFileAccess(access, () => writeFileAtomic(location.stateFile, JSON.stringify(trimmed), { mode: 0o600 }))
+  state.baseFile = baseFile
+  changedBases.delete(state.base)
+  // The base file state.json names now, and the one its .old names, stay; older ones go.
+  await removeBaseFilesExcept(location.folder, [baseFile, previous])
 }
 
-function corrupt(location: StateLocation, problem: string): TimelineSheetsError {
-  return new TimelineSheetsError('TS_STATE', `The state file ${location.stateFile} ${problem}.`, {
-    hint: `Move it aside (the sheet's Key and Base columns let the next run reconcile in full), or restore ${location.stateFile}.old.`,
+const baseRecord = stringRecord('row key → fingerprint')
+
+async function removeBaseFilesExcept(folder: string, keep: readonly (string | undefined)[]): Promise<void> {
+  const names = await readdir(folder).catch(() => [] as string[])
+  for (const name of names) {
+    if (BASE_FILE.test(name.replace(/\.new$/, '')) && !keep.includes(name)) await unlink(path.join(folder, name)).catch(() => undefined)
+  }
+}
+
+function parseJson(text: string, location: StateLocation, file: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw corrupt(location, file, 'is not valid JSON')
+  }
+}
+
+function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0]
+  return `has ${issue?.path.join('.') || 'a field'}: ${issue?.message ?? 'invalid'}`
+}
+
+function corrupt(location: StateLocation, file: string, problem: string): TimelineSheetsError {
+  return new TimelineSheetsError('TS_STATE', `The state file ${file} ${problem}.`, {
+    hint: `Move the folder ${location.folder} aside (the sheet's Key and Base columns let the next run reconcile in full), or restore ${location.stateFile}.old.`,
   })
 }

@@ -23,6 +23,7 @@ import { startReferenceServer, type ReferenceServer } from '../../counterparts/t
 import type { CellValue } from '../../src/sheets/port.ts'
 import { createWorkbookSpreadsheet } from '../../src/sheets/workbook/backend.ts'
 import { unfinishedJournals } from '../../src/state/journal.ts'
+import { loadState, stateLocation } from '../../src/state/target-state.ts'
 import { editFile } from '../sheets/workbook-fixture.ts'
 import { onlyRun, runCli, tempFolder, writeConfig, type CliRun } from './cli.ts'
 import { storedTab } from './google-sheet.ts'
@@ -321,10 +322,8 @@ export async function observe(c: Case): Promise<Outcome> {
   keyed.sort((a, b) => a[0].localeCompare(b[0]) || a[1].localeCompare(b[1]))
   keyless.sort()
   const stateDir = path.join(c.folder, 'state', TARGET)
-  const state = JSON.parse(await readFile(path.join(stateDir, 'state.json'), 'utf8')) as {
-    base: Record<string, string>
-    allowedTagsFingerprint?: string
-  }
+  // Through the tool's own loader: the bases live in a file of their own that state.json names.
+  const { state } = await loadState(stateLocation(path.join(c.folder, 'state'), TARGET), TARGET)
   return {
     server,
     allowedTags: store.allowedTagsListing(),

@@ -182,4 +182,85 @@ describe('issue 10: Sheets requests per run (Google)', () => {
       BatchUpdateSpreadsheet: 1,
     })
   })
+
+  it('an incremental export with a change reads the Key and Base columns and the changed rows whole, not the whole tab', async () => {
+    const [a] = server.store.overlapping(timelineKey, Date.parse('2026-11-04T00:00:00Z'), Date.parse('2026-11-05T00:00:00Z'))
+    server.store.updateActivity(timelineKey, a!.id, {
+      tags: 'Initech, Support, Tickets',
+      notes: 'partly read',
+      start: a!.start,
+      duration: a!.duration,
+    })
+    const deps = depsAt(T0 + 5 * HOUR)
+    const reads: { tab: string; partial: boolean; whole: number; rows: number }[] = []
+    const read = deps.spreadsheet.read.bind(deps.spreadsheet)
+    deps.spreadsheet.read = async (tabs, options) => {
+      const snapshot = await read(tabs, options)
+      const tab = snapshot.tabs['Activities']
+      if (tab)
+        reads.push({
+          tab: tab.title,
+          partial: Boolean(tab.partial),
+          whole: tab.rows.filter((r) => r.length > 0 && r[0] !== null).length,
+          rows: tab.rows.length,
+        })
+      return snapshot
+    }
+    const summary = await runExport(target, deps)
+    expect(summary.counts).toMatchObject({ created: 0, updated: 1, deleted: 0 })
+    expect(reads).toEqual([{ tab: 'Activities', partial: true, whole: 1, rows: manager.readTab(spreadsheetId, 'Activities').length - 1 }])
+    expect(fake.store.stats().byMethod).toEqual({
+      BatchGetValuesByDataFilter: 1,
+      BatchUpdateValuesByDataFilter: 1,
+      BatchUpdateSpreadsheet: 1,
+    })
+    const rows = manager.readTab(spreadsheetId, 'Activities')
+    expect(rows.find((r) => r[rows[0]!.indexOf('Key')] === `${timelineKey}/${a!.id}`)?.[rows[0]!.indexOf('Notes')]).toBe('partly read')
+  })
+
+  it('a row that shows an older Base than the state (a restored copy) makes the partial read whole, and the row is refreshed', async () => {
+    const find = (key: string) => {
+      const rows = manager.readTab(spreadsheetId, 'Activities')
+      const [keyColumn, baseColumn, notesColumn] = ['Key', 'Base', 'Notes'].map((name) => rows[0]!.indexOf(name))
+      const at = rows.findIndex((r) => r[keyColumn!] === key)
+      return { row: at + 1, cells: rows[at]!, notes: rows[at]![notesColumn!], base: rows[at]![baseColumn!] }
+    }
+    // The copy: the row as it stands now; then the server changes it and an export writes the change.
+    const [a, b] = server.store.overlapping(timelineKey, Date.parse('2026-11-03T00:00:00Z'), Date.parse('2026-11-04T00:00:00Z'))
+    const key = `${timelineKey}/${a!.id}`
+    const copy = find(key)
+    server.store.updateActivity(timelineKey, a!.id, {
+      tags: 'Initech, Support, Tickets',
+      notes: 'newer on the server',
+      start: a!.start,
+      duration: a!.duration,
+    })
+    await runExport(target, depsAt(T0 + 6 * HOUR))
+    expect(find(key).notes).toBe('newer on the server')
+    // The copy comes back (every cell of the row, its Base too), and another activity changes.
+    copy.cells.forEach((cell, column) =>
+      manager.editCell(spreadsheetId, 'Activities', `${String.fromCharCode(65 + column)}${copy.row}`, cell),
+    )
+    expect(find(key).base).toBe(copy.base)
+    server.store.updateActivity(timelineKey, b!.id, {
+      tags: 'Initech, Support, Tickets',
+      notes: 'another change',
+      start: b!.start,
+      duration: b!.duration,
+    })
+    const deps = depsAt(T0 + 7 * HOUR)
+    const partials: boolean[] = []
+    const read = deps.spreadsheet.read.bind(deps.spreadsheet)
+    deps.spreadsheet.read = async (tabs, options) => {
+      const snapshot = await read(tabs, options)
+      if (snapshot.tabs['Activities']) partials.push(Boolean(snapshot.tabs['Activities'].partial))
+      return snapshot
+    }
+    const summary = await runExport(target, deps)
+    expect(summary.result).toBe('success')
+    expect(summary.warnings.join(' ')).toContain('older version than the last sync')
+    expect(partials).toEqual([true, false])
+    expect(find(key).notes).toBe('newer on the server')
+    expect(find(`${timelineKey}/${b!.id}`).notes).toBe('another change')
+  })
 })

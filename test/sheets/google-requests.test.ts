@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import { isTimelineSheetsError } from '../../src/errors.ts'
 import type { Snapshot, TabData } from '../../src/sheets/port.ts'
 import { a1Range, columnIndex, columnLetters, parseGridEcho, parseRangeEcho, quoteTitle } from '../../src/sheets/google/a1.ts'
@@ -365,5 +366,27 @@ describe('appendChunks: rows the tool adds (issue 8 items 10 and 11; issue 11, f
     }
     expect(next).toBe(count + 1)
     expect(anchors).toBe(count)
+  })
+
+  it('issue 10: the JSON a chunk carries is its requests, each row serialized once, whatever the text', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.string({ unit: 'binary' }),
+            fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constant(null)),
+            fc.string({ unit: 'grapheme' }),
+            fc.boolean(),
+            fc.stringMatching(/^k[0-9]{1,3}$/),
+          ),
+          { minLength: 1, maxLength: 40 },
+        ),
+        fc.integer({ min: 300, max: 4_000 }),
+        (rows, limit) => {
+          const chunks = appendChunks(state([]), rows, 1, formats, limit)
+          for (const chunk of chunks) expect(JSON.parse(`[${chunk.json!}]`)).toEqual(JSON.parse(JSON.stringify(chunk.requests)))
+        },
+      ),
+    )
   })
 })

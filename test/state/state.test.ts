@@ -4,7 +4,7 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { readFileAtomic, writeFileAtomic } from '../../src/state/atomic-file.ts'
 import { acquireLock } from '../../src/state/lock.ts'
-import { emptyState, loadState, saveState, stateLocation } from '../../src/state/target-state.ts'
+import { applyBaseChanges, emptyState, loadState, saveState, stateLocation } from '../../src/state/target-state.ts'
 
 async function tempDir() {
   return mkdtemp(path.join(tmpdir(), 'ts-state-'))
@@ -34,7 +34,7 @@ describe('target state', () => {
     const first = await loadState(location, 'team-a')
     expect(first.fresh).toBe(true)
     const state = emptyState('team-a')
-    state.base['tl/1'] = 'abc'
+    applyBaseChanges(state, [['tl/1', 'abc']])
     state.runs = Array.from({ length: 250 }, (_, i) => ({ runId: `r${i}`, command: 'export', startedAt: 'x', result: 'success' as const }))
     await saveState(location, state)
     const again = await loadState(location, 'team-a')

@@ -29,7 +29,8 @@ import type {
   TabWrite,
   WriteReport,
 } from '../port.ts'
-import { parseGridEcho, quoteTitle } from './a1.ts'
+import { columnLetters, parseGridEcho, quoteTitle } from './a1.ts'
+import { assemblePartialTab, columnPositions } from './partial-read.ts'
 import { sheetsApi } from './api-client.ts'
 import { classifySheetsFailure, readApiFailure, toSheetsError } from './api-errors.ts'
 import type { GoogleSignIn } from './auth.ts'
@@ -44,6 +45,7 @@ import {
   type SpreadsheetState,
 } from './layout.ts'
 import { batchGetParams, cellFromApi, DEFAULT_MAX_PAYLOAD_BYTES, jsonBytes, preserialized } from './requests.ts'
+import { refId, ROW_ANCHOR_KEY, type RowEcho } from './row-anchors.ts'
 import {
   applyWrite,
   headerFilter,
@@ -128,6 +130,8 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   const maxPayload = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES
   const sheetIds = new Map<string, number>()
   const columnCounts = new Map<string, number>()
+  /** Each tab's header names as last read here or in an earlier run (hints): where to find a column without reading row 1 first. */
+  const headersSeen = new Map<string, (string | null)[]>()
   /** True while the ids in `sheetIds` came from an earlier run's hints and are not confirmed yet. */
   let hintedIds = false
   /** What each tab's data rows carry, from the layout applied in this process or an earlier run's hints. */
@@ -206,6 +210,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
       const grid = parseGridEcho(range.range)
       columnCounts.set(title, grid.columnCount)
       const values = (range.values ?? []).map((row) => row.map(cellFromApi))
+      headersSeen.set(title, headerNames(values[0] ?? []))
       if (headerOnly.has(title)) {
         // Row 1 only: the grid's height is not known from this answer.
         out.set(title, { title, exists: true, header: values[0] ?? [], rows: [], gridRowCount: 1, headerOnly: true })
@@ -266,10 +271,10 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   }
 
   /** One spreadsheets.batchUpdate; a failure tells `lost` whether it may have been applied all the same (its answer lost). */
-  const batchUpdate = async (requests: sheets_v4.Schema$Request[], attempt: number, lost: (maybe: boolean) => void) => {
+  const batchUpdate = async (requests: sheets_v4.Schema$Request[], attempt: number, lost: (maybe: boolean) => void, json?: string) => {
     try {
       // The replies (an echo of every anchor created) are not used: `fields` leaves them out of the answer.
-      const body = preserialized({ requests })
+      const body = preserialized({ requests }, json)
       await send('write', 'spreadsheets.batchUpdate', attempt, () =>
         api.spreadsheets.batchUpdate({ spreadsheetId, fields: 'spreadsheetId', requestBody: body.requestBody }, body.options),
       )
@@ -290,8 +295,15 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     if (!want || sheetId === undefined || !tabs.includes(want.tab) || (readOptions.headerOnly?.length ?? 0) > 0) return undefined
     const keys = [...new Set(want.keys)]
     if (keys.length === 0 || keys.length > MAX_ROWS_TO_WRITE) return undefined
-    const tabFilters = tabs.map((title) => ({ a1Range: quoteTitle(title) }))
-    const dataFilters = [...tabFilters, headerFilter(sheetId), ...keyAnchorFilters(keys)]
+    // The columns every row is needed for, where the header seen last shows them (checked again in the answer).
+    const names = want.everyRow ? [want.everyRow.key, ...want.everyRow.others] : []
+    const columns = names.length > 0 ? columnPositions(headersSeen.get(want.tab), names) : undefined
+    const ranges = tabs.flatMap((title): { title: string; column: number | undefined; a1Range: string }[] =>
+      title === want.tab && columns
+        ? columns.map((column) => ({ title, column, a1Range: `${quoteTitle(title)}!${columnLetters(column)}:${columnLetters(column)}` }))
+        : [{ title, column: undefined, a1Range: quoteTitle(title) }],
+    )
+    const dataFilters = [...ranges.map((r) => ({ a1Range: r.a1Range })), headerFilter(sheetId), ...keyAnchorFilters(keys)]
     if (jsonBytes(dataFilters) > maxPayload) return undefined
     const writesBefore = counts.writes
     let data: sheets_v4.Schema$BatchGetValuesByDataFilterResponse
@@ -312,19 +324,61 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     }
     const matched = Array.isArray(data?.valueRanges) ? data.valueRanges : []
     const result: Snapshot = { tabs: {} }
+    const columnValues = new Map<number, CellValue[]>()
+    let partialRows = 0
+    let header: CellValue[] | undefined
     for (const range of matched) {
+      if (typeof range.valueRange?.range !== 'string') continue
+      const values = (range.valueRange.values ?? []).map((row) => row.map(cellFromApi))
       for (const filter of range.dataFilters ?? []) {
-        const title = tabs[tabFilters.findIndex((f) => f.a1Range === filter.a1Range)]
-        if (title === undefined || typeof range.valueRange?.range !== 'string') continue
+        if (filter.gridRange?.sheetId === sheetId && filter.gridRange.startRowIndex === 0) header = values[0] ?? []
+        const read = ranges.find((r) => r.a1Range === filter.a1Range)
+        if (!read) continue
         const grid = parseGridEcho(range.valueRange.range)
-        if (grid.title !== title) return undefined
-        columnCounts.set(title, grid.columnCount)
-        const values = (range.valueRange.values ?? []).map((row) => row.map(cellFromApi))
-        result.tabs[title] = { title, exists: true, header: values[0] ?? [], rows: values.slice(1), gridRowCount: grid.rowCount }
+        if (grid.title !== read.title) return undefined
+        if (read.column !== undefined) {
+          columnValues.set(
+            read.column,
+            values.map((row) => row[0] ?? null),
+          )
+          partialRows = grid.rowCount
+          continue
+        }
+        columnCounts.set(read.title, grid.columnCount)
+        headersSeen.set(read.title, headerNames(values[0] ?? []))
+        result.tabs[read.title] = {
+          title: read.title,
+          exists: true,
+          header: values[0] ?? [],
+          rows: values.slice(1),
+          gridRowCount: grid.rowCount,
+        }
       }
     }
+    const answer = readLookUp(matched)
+    if (columns) {
+      const anchored = new Map<string, RowEcho[]>()
+      for (const key of keys) anchored.set(key, answer.rows.get(refId({ metadataKey: ROW_ANCHOR_KEY, value: key })) ?? [])
+      const tab =
+        header && columns.every((column) => columnValues.has(column))
+          ? assemblePartialTab({
+              title: want.tab,
+              header,
+              columns,
+              names,
+              values: columns.map((column) => columnValues.get(column)!),
+              gridRowCount: partialRows,
+              keyColumn: 0,
+              keys,
+              anchored,
+            })
+          : undefined
+      if (!tab) return undefined
+      headersSeen.set(want.tab, headerNames(tab.header))
+      result.tabs[want.tab] = tab
+    }
     if (tabs.some((title) => !result.tabs[title])) return undefined
-    const prior: PriorLookUp = { tab: want.tab, keys: new Set(keys), answer: readLookUp(matched) }
+    const prior: PriorLookUp = { tab: want.tab, keys: new Set(keys), answer }
     priorLookUps.set(result, { prior, writes: writesBefore, at: now() })
     return result
   }
@@ -339,6 +393,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     requests: sheets_v4.Schema$Request[],
     check: () => Promise<StructuralOutcome>,
     touched: readonly string[],
+    json?: string,
   ): Promise<void> => {
     let answerLost = false
     await withRetry('write', 'spreadsheets.batchUpdate', async (attempt) => {
@@ -356,7 +411,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
         options.log?.({ type: 'structural-repeat', outcome })
         if (outcome === 'applied') return
       }
-      await batchUpdate(requests, attempt, (lost) => (answerLost = lost))
+      await batchUpdate(requests, attempt, (lost) => (answerLost = lost), json)
     })
   }
 
@@ -483,7 +538,11 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     read,
     write,
     requestCounts: () => ({ ...counts }),
-    exportHints: () => ({ sheetIds: Object.fromEntries(sheetIds), rowFormats: Object.fromEntries(rowFormats) }),
+    exportHints: () => ({
+      sheetIds: Object.fromEntries(sheetIds),
+      rowFormats: Object.fromEntries(rowFormats),
+      headers: Object.fromEntries(headersSeen),
+    }),
     importHints: (hints) => {
       // Each part on its own: a part this version does not understand costs a request, never the other part.
       const ids = hintsSchema.shape.sheetIds.safeParse((hints as { sheetIds?: unknown })?.sheetIds)
@@ -494,6 +553,9 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
       const formats = hintsSchema.shape.rowFormats.safeParse((hints as { rowFormats?: unknown })?.rowFormats)
       if (formats.success && rowFormats.size === 0)
         for (const [title, byColumn] of Object.entries(formats.data ?? {})) rowFormats.set(title, byColumn as RowFormats)
+      const headers = hintsSchema.shape.headers.safeParse((hints as { headers?: unknown })?.headers)
+      if (headers.success && headersSeen.size === 0)
+        for (const [title, names] of Object.entries(headers.data ?? {})) headersSeen.set(title, names)
     },
   }
 }
@@ -508,7 +570,13 @@ const columnFormatSchema = z
 const hintsSchema = z.object({
   sheetIds: z.record(z.string(), z.int().min(0)),
   rowFormats: z.record(z.string(), z.record(z.string(), columnFormatSchema)).optional(),
+  headers: z.record(z.string(), z.array(z.string().nullable())).optional(),
 })
+
+/** A header row's names; a cell that is not text names nothing. */
+function headerNames(cells: readonly CellValue[]): (string | null)[] {
+  return cells.map((cell) => (typeof cell === 'string' ? cell : null))
+}
 
 /** A 429 is refused before any work; a 5xx or a dropped connection may come after the change was applied. */
 function answerMayBeLost(error: unknown): boolean {

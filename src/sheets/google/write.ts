@@ -55,8 +55,16 @@ export interface WriteDeps {
   api: sheets_v4.Sheets
   /** One call under the retry policy; a lost answer repeats it as it is. */
   call<T>(lane: 'read' | 'write', operation: string, request: () => Promise<{ data: T }>): Promise<T>
-  /** A `spreadsheets.batchUpdate` that, after a lost answer, repeats only if `check` says it was not applied. */
-  batchUpdate(requests: sheets_v4.Schema$Request[], check: () => Promise<StructuralOutcome>, touched: readonly string[]): Promise<void>
+  /**
+   * A `spreadsheets.batchUpdate` that, after a lost answer, repeats only if `check` says it was not applied.
+   * `body`, when given, is the request body as JSON already (rows serialized once, for their size and to send).
+   */
+  batchUpdate(
+    requests: sheets_v4.Schema$Request[],
+    check: () => Promise<StructuralOutcome>,
+    touched: readonly string[],
+    body?: string,
+  ): Promise<void>
   /** Whole tabs as a read returns them (values.batchGet). */
   readTabs(tabs: readonly string[]): Promise<Map<string, TabData>>
   /** Sheet ids of these tabs, learnt with one spreadsheets.get if one is not known. */
@@ -517,6 +525,8 @@ interface StructuralPart {
   tab: TabState
   requests: sheets_v4.Schema$Request[]
   bytes: number
+  /** `requests` as JSON, comma-separated, when made with them (appended rows: each row is serialized once). */
+  json?: string
   /** Anchors this part creates, with the cells their row must hold (undefined: any). */
   anchors: { ref: AnchorRef; cells: readonly CellValue[] | undefined }[]
   /** Rows inserted at a 1-based row, for a look at the tab after a lost answer. */
@@ -646,6 +656,7 @@ export function appendChunks(
   }
   const out: StructuralPart[] = []
   let chunkRows: sheets_v4.Schema$RowData[] = []
+  let rowJsons: string[] = []
   let chunkCells: (readonly CellValue[])[] = []
   let chunkAnchors: sheets_v4.Schema$Request[] = []
   let anchors: StructuralPart['anchors'] = []
@@ -682,11 +693,19 @@ export function appendChunks(
         },
       })
     }
-    requests.push({ updateCells: { start: { sheetId, rowIndex: at, columnIndex: 0 }, rows: chunkRows, fields: 'userEnteredValue' } })
+    const start = { sheetId, rowIndex: at, columnIndex: 0 }
+    const json = [
+      ...requests.map((r) => JSON.stringify(r)),
+      // The rows as serialized for their size: the body is the same JSON, made once.
+      `{"updateCells":{"start":${JSON.stringify(start)},"rows":[${rowJsons.join(',')}],"fields":"userEnteredValue"}}`,
+      ...chunkAnchors.map((r) => JSON.stringify(r)),
+    ].join(',')
+    requests.push({ updateCells: { start, rows: chunkRows, fields: 'userEnteredValue' } })
     for (const request of chunkAnchors) requests.push(request)
-    out.push({ tab: t, requests, bytes, anchors, inserted: { at: at + 1, rows: chunkCells } })
+    out.push({ tab: t, requests, bytes, json, anchors, inserted: { at: at + 1, rows: chunkCells } })
     at += count
     chunkRows = []
+    rowJsons = []
     chunkCells = []
     chunkAnchors = []
     anchors = []
@@ -703,13 +722,15 @@ export function appendChunks(
     const ref: AnchorRef | undefined =
       key !== undefined && keyCounts.get(key) === 1 && !t.basisKeys.has(key) ? { metadataKey: ROW_ANCHOR_KEY, value: key } : undefined
     // The anchor's row number may change by a chunk boundary; its size by a digit or two at most.
-    const rowBytes = jsonBytes(rowData) + (ref ? jsonBytes(createAnchor(ref, sheetId, at + rows.length)) : 0) + 2
+    const rowJson = JSON.stringify(rowData)
+    const rowBytes = Buffer.byteLength(rowJson, 'utf8') + (ref ? jsonBytes(createAnchor(ref, sheetId, at + rows.length)) : 0) + 2
     if (chunkRows.length > 0 && bytes + rowBytes + overhead > maxBytes) flush()
     if (ref) {
       chunkAnchors.push(createAnchor(ref, sheetId, at + chunkRows.length + 1))
       anchors.push({ ref, cells })
     }
     chunkRows.push(rowData)
+    rowJsons.push(rowJson)
     chunkCells.push(cells)
     bytes += rowBytes
   })
@@ -726,7 +747,8 @@ async function runStructural(deps: WriteDeps, tabs: readonly TabState[], parts: 
     const touched = [...new Set(batch.map((p) => p.tab.write.tab))]
     const requests: sheets_v4.Schema$Request[] = []
     for (const p of batch) for (const request of p.requests) requests.push(request)
-    await deps.batchUpdate(requests, () => structuralLook(deps, batch, earlier), touched)
+    const body = `{"requests":[${batch.map((p) => p.json ?? p.requests.map((r) => JSON.stringify(r)).join(',')).join(',')}]}`
+    await deps.batchUpdate(requests, () => structuralLook(deps, batch, earlier), touched, body)
     for (const p of batch) if (p.inserted) applied.get(p.tab)!.push(p.inserted)
     for (const tab of touched) deps.confirmId(tab)
   }
@@ -748,7 +770,8 @@ function withTitleChecks(deps: WriteDeps, parts: readonly StructuralPart[]): Str
       const check: sheets_v4.Schema$Request = {
         updateSheetProperties: { properties: { sheetId: p.tab.sheetId!, title: p.tab.write.tab }, fields: 'title' },
       }
-      out.push({ ...rest, requests: [check, ...requests], bytes: p.bytes + jsonBytes(check) })
+      const json = rest.json === undefined ? undefined : `${JSON.stringify(check)},${rest.json}`
+      out.push({ ...rest, requests: [check, ...requests], bytes: p.bytes + jsonBytes(check), ...(json === undefined ? {} : { json }) })
     } else {
       out.push(p)
     }
