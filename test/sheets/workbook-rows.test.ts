@@ -2,6 +2,7 @@
  * The workbook backend's row scanner and renumbering (issue 10: hand-written instead of regular
  * expressions), on rows as other programs write them.
  */
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { cellContent, parseRow } from '../../src/sheets/workbook/sheet-xml.ts'
 import { renumberRow } from '../../src/sheets/workbook/sheet-write.ts'
@@ -51,5 +52,41 @@ describe('renumberRow', () => {
       '<x:row r="4"><x:c r="A4"><x:v>1</x:v></x:c></x:row>',
     )
     expect(renumberRow('<row><c><v>1</v></c></row>', 5, 4)).toBe('<row><c><v>1</v></c></row>')
+  })
+})
+
+describe('renumberRow, issue 10: a plain row (no prefix, no formula) is renumbered as any other row', () => {
+  const TEXTS = ['plain', 'see A12" and r="12"', 'a &lt;c r="B12"&gt; b', 'Café ☕ 😀', '12', '']
+  const cellXml = fc
+    .record({
+      text: fc.constantFrom(...TEXTS),
+      quote: fc.constantFrom('"', "'"),
+      space: fc.constantFrom('', ' '),
+      reference: fc.constantFrom('r', 'none', 'letters'),
+      kind: fc.constantFrom('inline', 'value', 'empty'),
+    })
+    .map(({ text, quote, space, reference, kind }) => (column: string, row: number) => {
+      const r = reference === 'none' ? '' : ` r${space}=${space}${quote}${column}${reference === 'letters' ? '' : row}${quote}`
+      if (kind === 'empty') return `<c${r} s="3"/>`
+      if (kind === 'value') return `<c${r}><v>${row}</v></c>`
+      return `<c${r} t="inlineStr"><is><t>${text}</t></is></c>`
+    })
+
+  it('gives what the element-by-element renumbering gives (forced by a prefix, then taken off)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(cellXml, { maxLength: 14 }),
+        fc.integer({ min: 1, max: 1_048_576 }),
+        fc.integer({ min: 1, max: 1_048_576 }),
+        fc.boolean(),
+        (cells, from, target, numbered) => {
+          const body = cells.map((cell, i) => cell(String.fromCharCode(65 + i), from)).join('')
+          const plain = `<row${numbered ? ` r="${from}"` : ''} spans="1:14">${body}</row>`
+          const prefixed = plain.replace(/<(\/?)(row|c|v|is|t)\b/g, '<$1x:$2')
+          expect(renumberRow(prefixed, from, target).replace(/<(\/?)x:/g, '<$1')).toBe(renumberRow(plain, from, target))
+        },
+      ),
+      { numRuns: 500 },
+    )
   })
 })

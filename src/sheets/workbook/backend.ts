@@ -18,6 +18,7 @@ import type {
   CellValue,
   LayoutOptions,
   LayoutReport,
+  ReadOptions,
   RequestCounts,
   SkippedRow,
   Snapshot,
@@ -33,6 +34,7 @@ import {
   openBook,
   readSharedStrings,
   readStyles,
+  sheetBytes,
   sheetNameProblem,
   sheetText,
   type Book,
@@ -58,6 +60,7 @@ import { SheetFormatError, cellContent, parseRow, scanSheet } from './sheet-xml.
 import { rewriteSheet, type RowChange } from './sheet-write.ts'
 import { layOutSummary } from './summary.ts'
 import type { Styles } from './styles.ts'
+import { readHeaderOnly } from './header-read.ts'
 import { isDateFormat, readTab, rowValues, type ReadContext } from './tab-read.ts'
 import { XmlPartError } from './xml-parts.ts'
 import { PartCompressor, ZipFormatError, compressPart } from './zip.ts'
@@ -189,6 +192,16 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
     const context = await readContext(loaded)
     const { frame: _frame, ...data } = await reading(() => readTab(title, sheetText(loaded.book, sheet), context))
     return data
+  }
+
+  /** Row 1 of a tab, and no other row: the caller plans nothing on its rows, and may write none on this read. */
+  async function readHeaderData(loaded: Loaded, title: string): Promise<TabData> {
+    const sheet = loaded.book.sheets.find((candidate) => candidate.name === title)
+    if (sheet === undefined) return missingTab(title)
+    const context = await readContext(loaded)
+    const header =
+      (await reading(() => readHeaderOnly(sheetBytes(loaded.book, sheet), context))) ?? (await readTabData(loaded, title)).header
+    return { title, exists: true, header, rows: [], gridRowCount: 1, headerOnly: true }
   }
 
   /** Saves the change over the file, but only if the file is still the version it was loaded from (`expected`; null: no file). */
@@ -454,11 +467,19 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
     ensureLayout: (tabs: TabSpec[], _layout: LayoutOptions): Promise<LayoutReport> =>
       serialised(() => againIfSavedMeanwhile(() => layOut(tabs))),
 
-    read: (titles: string[]): Promise<Snapshot> =>
+    read: (titles: string[], readOptions: ReadOptions = {}): Promise<Snapshot> =>
       serialised(async () => {
         const loaded = await current()
+        const headerOnly = new Set(readOptions.headerOnly ?? [])
         const snapshot: Snapshot = { tabs: {} }
-        for (const title of titles) snapshot.tabs[title] = loaded === undefined ? missingTab(title) : await readTabData(loaded, title)
+        for (const title of titles) {
+          snapshot.tabs[title] =
+            loaded === undefined
+              ? missingTab(title)
+              : headerOnly.has(title)
+                ? await readHeaderData(loaded, title)
+                : await readTabData(loaded, title)
+        }
         snapshotOrigins.set(snapshot, { generation, writes: writesApplied })
         return snapshot
       }),
@@ -536,6 +557,11 @@ function planTabWrite(book: Book, write: TabWrite, basis: Snapshot, file: string
   if (basisTab === undefined || !basisTab.exists) {
     throw new TimelineSheetsError('TS_WORKBOOK', `Cannot write to ${where}: the snapshot the write is based on did not read it`, {
       hint: 'This is a bug: read a tab before writing to it, and pass that snapshot as the basis.',
+    })
+  }
+  if (basisTab.headerOnly === true) {
+    throw new TimelineSheetsError('TS_INTERNAL', `Cannot write to ${where}: only its header was read`, {
+      hint: 'Read the whole tab before planning writes to its rows.',
     })
   }
   const lastRow = basisTab.rows.length > 0 ? basisTab.rows.length + 1 : basisTab.header.length > 0 ? 1 : 0

@@ -14,10 +14,11 @@ import { setSheetNames, type SheetName } from './defined-names.ts'
 import { richText } from './sheet-xml.ts'
 import { Styles, DEFAULT_STYLES_XML } from './styles.ts'
 import { XmlPartError, splitRoot, topLevel } from './xml-parts.ts'
-import { escapeXml, parseAttributes } from './xml-text.ts'
+import { escapeXml, ownText, parseAttributes } from './xml-text.ts'
 import {
   compressPart,
   entryBytes,
+  entryChunks,
   entryText,
   readZip,
   writeZip,
@@ -186,9 +187,18 @@ export function bookEntry(book: Book, part: string): ZipEntry | undefined {
 
 /** A worksheet part's text, piece by piece. */
 export function sheetText(book: Book, sheet: BookSheet): AsyncIterable<string> {
+  return entryText(book.archive!, sheetEntry(book, sheet))
+}
+
+/** A worksheet part's bytes, piece by piece (UTF-8, undecoded). */
+export function sheetBytes(book: Book, sheet: BookSheet): AsyncIterable<Uint8Array> {
+  return entryChunks(book.archive!, sheetEntry(book, sheet))
+}
+
+function sheetEntry(book: Book, sheet: BookSheet): ZipEntry {
   const entry = bookEntry(book, sheet.part)
   if (entry === undefined) throw new XmlPartError(`its tab "${sheet.name}" has no part ${sheet.part}`)
-  return entryText(book.archive!, entry)
+  return entry
 }
 
 /** The workbook's styles; a new workbook's defaults when it has none. */
@@ -217,7 +227,7 @@ export async function readSharedStrings(book: Book): Promise<string[]> {
       }
       const close = buffer.indexOf(`</${match[1]}si>`, contentStart)
       if (close < 0) break
-      strings.push(richText(buffer.slice(contentStart, close), match[1]))
+      strings.push(ownText(richText(buffer.slice(contentStart, close), match[1])))
       at = close + match[1]!.length + 5
       item.lastIndex = at
     }

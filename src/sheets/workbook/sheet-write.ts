@@ -108,7 +108,7 @@ export async function rewriteSheet(
       made++
       if (rewrite.remove.has(number)) continue
       const target = number - removedUpTo(number)
-      emit(buildRow({ number, attributes: '', cells: [] }, target, rewrite.rows.get(number), rewrite, formulas), target)
+      emit(newRow(number, target, rewrite.rows.get(number)!, rewrite), target)
     }
     return nextPending < pending.length && pending[nextPending]! < row
   }
@@ -159,6 +159,46 @@ const ROW_NUMBER = /\br\s*=\s*["'](\d+)["']/
  * formula's range; formulas keep their text. Only inside tags: text content is never touched.
  */
 export function renumberRow(xml: string, from: number, target: number): string {
+  const plain = xml.startsWith('<row') && !xml.includes('<f') && !xml.includes(':f')
+  return plain ? renumberPlainRow(xml, from, target) : renumberAnyRow(xml, from, target)
+}
+
+/**
+ * The common row: no prefix, no formula. Text holds no `<` and no other element of a row starts with `<c`,
+ * so its cells are found by searching for that alone; every other tag holds nothing to move.
+ */
+function renumberPlainRow(xml: string, from: number, target: number): string {
+  let out = ''
+  let copied = 0
+  let tag = 0
+  let nameEnd = 4
+  for (;;) {
+    const end = tagEndAt(xml, tag)
+    if (end < 0) return renumberAnyRow(xml, from, target)
+    const value = attributeAt(xml, 'r', nameEnd, end)
+    if (value >= 0) {
+      const close = xml.indexOf(xml[value - 1]!, value)
+      let digits = close
+      if (tag === 0) digits = value
+      else while (digits > value && isDigit(xml.charCodeAt(digits - 1))) digits--
+      if (digits < close || tag === 0) {
+        out += xml.slice(copied, digits) + target
+        copied = close
+      }
+    }
+    tag = xml.indexOf('<c', end)
+    if (tag < 0) break
+    nameEnd = tag + 2
+    if (!isTagNameEnd(xml.charCodeAt(nameEnd))) return renumberAnyRow(xml, from, target)
+  }
+  return copied === 0 ? xml : out + xml.slice(copied)
+}
+
+function isTagNameEnd(code: number): boolean {
+  return code === 32 || code === 62 || code === 47 || code === 9 || code === 10 || code === 13
+}
+
+function renumberAnyRow(xml: string, from: number, target: number): string {
   const pieces: string[] = []
   let copied = 0
   let at = 0
@@ -172,16 +212,28 @@ export function renumberRow(xml: string, from: number, target: number): string {
       continue
     }
     const nameEnd = nameEndAt(xml, lt + 1)
+    // The local name, past a prefix; searched within the name only (a row holds many tags).
+    let localStart = lt + 1
+    for (let i = nameEnd - 1; i > lt; i--) {
+      if (xml.charCodeAt(i) === 58 /* : */) {
+        localStart = i + 1
+        break
+      }
+    }
+    const local = nameEnd - localStart === 1 ? xml[localStart] : nameEnd - localStart === 3 ? xml.slice(localStart, nameEnd) : ''
+    const name = local === 'f' ? 'ref' : local === 'row' || local === 'c' ? 'r' : undefined
+    // Any other element's tag holds nothing to move, and no `<` in its attributes: the next `<` is the next tag.
+    if (name === undefined) {
+      at = nameEnd
+      continue
+    }
     const end = tagEndAt(xml, lt)
     if (end < 0) break
-    const colon = xml.lastIndexOf(':', nameEnd)
-    const local = xml.slice(colon > lt ? colon + 1 : lt + 1, nameEnd)
-    const name = local === 'f' ? 'ref' : local === 'row' || local === 'c' ? 'r' : undefined
-    const value = name === undefined ? -1 : attributeAt(xml, name, nameEnd, end)
+    const value = attributeAt(xml, name, nameEnd, end)
     if (value >= 0) {
       const close = xml.indexOf(xml[value - 1]!, value)
       const old = xml.slice(value, close)
-      const moved = local === 'row' ? String(target) : local === 'c' ? old.replace(/\d+$/, String(target)) : moveRows(old, target - from)
+      const moved = local === 'row' ? String(target) : local === 'c' ? withRow(old, target) : moveRows(old, target - from)
       pieces.push(xml.slice(copied, value), moved)
       copied = close
     }
@@ -190,6 +242,17 @@ export function renumberRow(xml: string, from: number, target: number): string {
   if (copied === 0) return xml
   pieces.push(xml.slice(copied))
   return pieces.join('')
+}
+
+/** A cell reference with its trailing row number (if any) replaced: `AB12` → `AB9`. */
+function withRow(reference: string, row: number): string {
+  let digits = reference.length
+  while (digits > 0 && isDigit(reference.charCodeAt(digits - 1))) digits--
+  return digits === reference.length ? reference : reference.slice(0, digits) + row
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57
 }
 
 /** A range such as `A5:C5` moved down by `shift` rows (absolute rows too: the cells themselves moved). */
@@ -256,6 +319,32 @@ function buildRow(row: RawRow, target: number, change: RowChange | undefined, re
     attributes = withRowHeight(attributes, change?.clear === true ? [] : row.cells, set, rewrite.rowHeight)
   if (out.length === 0 && attributes.trim() === '') return ''
   const cells = out.join('')
+  return cells === '' ? `<row r="${target}"${attributes}/>` : `<row r="${target}"${attributes}>${cells}</row>`
+}
+
+/** A row the old sheet has no element for, as `buildRow` builds it from no cells: a first export's every row. */
+function newRow(number: number, target: number, change: RowChange, rewrite: SheetRewrite): string {
+  const set = change.cells
+  let cells = ''
+  let count = 0
+  for (let column = 0; column < set.length; column++) {
+    const value = set[column]
+    if (value === undefined) continue
+    count++
+    const base = rewrite.columnStyle(column)
+    cells += cellXml(column, target, rewrite.restyle?.(number, column, base) ?? base, value)
+  }
+  let attributes = ''
+  if (rewrite.rowHeight !== undefined) {
+    const texts: Array<string | undefined> = []
+    for (let column = 0; column < set.length; column++) {
+      const value = set[column]
+      if (value !== undefined) texts[column] = typeof value === 'string' ? value : undefined
+    }
+    const height = rewrite.rowHeight(texts, undefined)
+    if (height !== undefined) attributes = ` ht="${height}"`
+  }
+  if (count === 0 && attributes === '') return ''
   return cells === '' ? `<row r="${target}"${attributes}/>` : `<row r="${target}"${attributes}>${cells}</row>`
 }
 

@@ -263,6 +263,18 @@ export function parseRow(xml: string, previous: number): RawRow {
       inner = xml.slice(end + 1, close)
       at = close + cellClose.length
     }
+    if (findCellAttributes(xml, lt + cellOpen.length, empty ? end - 1 : end)) {
+      column = found[0]! < 0 ? column + 1 : referenceColumnAt(xml, found[0]!, found[1]!)
+      cells.push({
+        column,
+        attributes: cellAttributes,
+        inner,
+        type: found[4]! < 0 ? undefined : cellType(xml, found[4]!, found[5]!),
+        style: found[2]! < 0 ? undefined : styleAt(xml, found[2]!, found[3]!),
+        prefix,
+      })
+      continue
+    }
     const reference = attributeValue(cellAttributes, 'r')
     column = reference === undefined ? column + 1 : referenceColumn(reference)
     const style = attributeValue(cellAttributes, 's')
@@ -276,6 +288,78 @@ export function parseRow(xml: string, previous: number): RawRow {
     })
   }
   return { number, attributes, cells }
+}
+
+/** Where the values of a cell's `r`, `s` and `t` attributes start and end (pairs; -1 when absent). */
+const found = new Int32Array(6)
+
+function isSpace(code: number): boolean {
+  return code === 32 || code === 9 || code === 10 || code === 13
+}
+
+/**
+ * Reads a cell's attributes between `from` and `to` in one pass, into `found`. False when they are not
+ * plain `name="value"` pairs: the caller then searches for each as before.
+ */
+function findCellAttributes(xml: string, from: number, to: number): boolean {
+  found.fill(-1)
+  let i = from
+  for (;;) {
+    while (i < to && isSpace(xml.charCodeAt(i))) i++
+    if (i >= to) return true
+    const nameStart = i
+    while (i < to && xml.charCodeAt(i) !== 61 /* = */ && !isSpace(xml.charCodeAt(i))) i++
+    const nameEnd = i
+    while (i < to && isSpace(xml.charCodeAt(i))) i++
+    if (i >= to || xml.charCodeAt(i) !== 61) return false
+    i++
+    while (i < to && isSpace(xml.charCodeAt(i))) i++
+    const quote = xml.charCodeAt(i)
+    if (i >= to || (quote !== 34 && quote !== 39)) return false
+    const close = xml.indexOf(quote === 34 ? '"' : "'", i + 1)
+    if (close < 0 || close >= to) return false
+    if (nameEnd - nameStart === 1) {
+      const name = xml.charCodeAt(nameStart)
+      const slot = name === 114 /* r */ ? 0 : name === 115 /* s */ ? 2 : name === 116 /* t */ ? 4 : -1
+      if (slot >= 0 && found[slot]! < 0) {
+        found[slot] = i + 1
+        found[slot + 1] = close
+      }
+    }
+    i = close + 1
+  }
+}
+
+/** 0-based column of the reference between `start` and `end` of `xml`, as `referenceColumn` reads it. */
+function referenceColumnAt(xml: string, start: number, end: number): number {
+  let index = 0
+  for (let i = start; i < end; i++) {
+    const code = xml.charCodeAt(i) | 32
+    if (code === (36 | 32)) continue
+    if (code < 97 || code > 122) break
+    index = index * 26 + (code - 96)
+  }
+  return index - 1
+}
+
+/** A style index as `Number` reads it; digits are read in place. */
+function styleAt(xml: string, start: number, end: number): number {
+  if (end <= start || end - start > 9) return Number(xml.slice(start, end))
+  let value = 0
+  for (let i = start; i < end; i++) {
+    const digit = xml.charCodeAt(i) - 48
+    if (digit < 0 || digit > 9) return Number(xml.slice(start, end))
+    value = value * 10 + digit
+  }
+  return value
+}
+
+const CELL_TYPES = ['inlineStr', 's', 'b', 'str', 'e', 'n', 'd']
+
+/** The `t` attribute's value; the types SpreadsheetML knows are shared, not cut out each time. */
+function cellType(xml: string, start: number, end: number): string {
+  for (const type of CELL_TYPES) if (type.length === end - start && xml.startsWith(type, start)) return type
+  return xml.slice(start, end)
 }
 
 /** The end of an element name starting at `start`. */
@@ -344,10 +428,16 @@ export function columnIndex(letters: string): number {
 
 /** `A`, `B`, … `AA` for a 0-based column. */
 export function columnName(index: number): string {
+  const known = COLUMN_NAMES[index]
+  if (known !== undefined) return known
   let name = ''
   for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) name = String.fromCharCode(65 + ((n - 1) % 26)) + name
+  if (index >= 0 && index < 1024) COLUMN_NAMES[index] = name
   return name
 }
+
+/** Names of the columns asked for so far: every cell written needs one. */
+const COLUMN_NAMES: string[] = []
 
 /** What a cell holds as written: its type attribute and the raw text of its parts. */
 export interface CellContent {
@@ -366,6 +456,20 @@ export function cellContent(cell: RawCell): CellContent {
   const content: CellContent = { type: cell.type, style: cell.style, value: undefined, formula: undefined, inline: undefined }
   if (inner === undefined || inner === '') return content
   const p = cell.prefix
+  // Most cells hold only a value or only one plain inline text: read them without searching for each element.
+  if (p === '' && inner.charCodeAt(0) === 60 /* < */) {
+    if (inner.startsWith('<v>') && inner.endsWith('</v>') && inner.indexOf('<', 3) === inner.length - 4) {
+      content.value = inner.slice(3, -4)
+      return content
+    }
+    if (cell.type === 'inlineStr') {
+      const start = inner.startsWith(PLAIN_TEXT) ? PLAIN_TEXT.length : inner.startsWith(SPACED_TEXT) ? SPACED_TEXT.length : -1
+      if (start > 0 && inner.endsWith(TEXT_END) && inner.indexOf('<', start) === inner.length - TEXT_END.length) {
+        content.inline = decodeCellText(inner.slice(start, -TEXT_END.length))
+        return content
+      }
+    }
+  }
   const value = element(inner, `${p}v`)
   if (value !== undefined) content.value = value.content
   const formula = element(inner, `${p}f`)
@@ -376,6 +480,10 @@ export function cellContent(cell: RawCell): CellContent {
   }
   return content
 }
+
+const PLAIN_TEXT = '<is><t>'
+const SPACED_TEXT = '<is><t xml:space="preserve">'
+const TEXT_END = '</t></is>'
 
 /** The first element named `name` in `xml`: its attribute text and raw content (`''` when self-closing). */
 function element(xml: string, name: string, from = 0): { attributes: string; content: string; end: number } | undefined {

@@ -17,7 +17,7 @@ import {
   type RawCell,
   type SheetFrame,
 } from './sheet-xml.ts'
-import { decodeCellText, decodeXml, parseAttributes } from './xml-text.ts'
+import { decodeCellText, decodeXml, ownText, parseAttributes } from './xml-text.ts'
 
 /** The first cell of each shared formula group seen so far: its formula and where it is. */
 export type SharedFormulas = Map<string, { text: string; row: number; column: number }>
@@ -105,14 +105,48 @@ function emptyToNull(text: string): CellValue {
   return text === '' ? null : text
 }
 
-/** The cells of one row as values, trimmed. */
-export function rowValues(cells: readonly RawCell[], row: number, context: ReadContext, formulas: SharedFormulas): CellValue[] {
+/** The cells of one row as values, trimmed; text through `strings` when the values are kept. */
+export function rowValues(
+  cells: readonly RawCell[],
+  row: number,
+  context: ReadContext,
+  formulas: SharedFormulas,
+  strings?: OwnStrings,
+): CellValue[] {
   const values: CellValue[] = []
   for (const cell of cells) {
     const value = readCell(cell, row, context, formulas)
-    if (value !== null) values[cell.column] = value
+    if (value !== null) values[cell.column] = typeof value === 'string' && strings !== undefined ? strings.own(value, cell.column) : value
   }
   return trimRow(values)
+}
+
+/** Distinct texts a column shares at most; past that (a column of Keys), each text is only copied. */
+const SHARED_PER_COLUMN = 4096
+
+/**
+ * Text values as strings of their own. A value cut out of the sheet's text is a view of that text: kept in
+ * a snapshot, it would keep every piece of the sheet's XML it was cut from (about the whole part) in memory.
+ * A text a column repeats (users, tags) is one string for all its rows.
+ */
+export class OwnStrings {
+  readonly #byColumn: Array<{ texts: Map<string, string>; hits: number } | undefined> = []
+
+  own(text: string, column: number): string {
+    let shared = this.#byColumn[column]
+    if (shared === undefined) this.#byColumn[column] = shared = { texts: new Map(), hits: 0 }
+    const full = shared.texts.size >= SHARED_PER_COLUMN
+    // A full column that found few of its texts again holds distinct ones (Keys): looking them up is wasted.
+    if (full && shared.hits < SHARED_PER_COLUMN) return ownText(text)
+    const known = shared.texts.get(text)
+    if (known !== undefined) {
+      shared.hits++
+      return known
+    }
+    const copy = ownText(text)
+    if (!full) shared.texts.set(copy, copy)
+    return copy
+  }
 }
 
 /** Reads a whole tab. */
@@ -122,6 +156,7 @@ export async function readTab(
   context: ReadContext,
 ): Promise<TabData & { frame: SheetFrame }> {
   const formulas: SharedFormulas = new Map()
+  const strings = new OwnStrings()
   const rows: CellValue[][] = []
   let header: CellValue[] = []
   let previous = 0
@@ -131,7 +166,7 @@ export async function readTab(
     previous = row.number
     if (row.number > last) last = row.number
     if (row.cells.length === 0) return
-    const values = rowValues(row.cells, row.number, context, formulas)
+    const values = rowValues(row.cells, row.number, context, formulas, strings)
     if (row.number === 1) header = values
     else rows[row.number - 2] = values
   })
@@ -142,19 +177,6 @@ export async function readTab(
   }
   const filled = Array.from(rows, (row) => row ?? [])
   return { title, exists: true, header, rows: trimRows(filled), gridRowCount: last, frame }
-}
-
-/** Reads only the header row, stopping there. */
-export async function readHeaderRow(chunks: AsyncIterable<string>, context: ReadContext): Promise<CellValue[]> {
-  let header: CellValue[] = []
-  let previous = 0
-  await scanSheet(chunks, (xml) => {
-    const row = parseRow(xml, previous)
-    previous = row.number
-    if (row.number === 1) header = rowValues(row.cells, 1, context, new Map())
-    return row.number >= 1
-  })
-  return header
 }
 
 interface Area {
@@ -178,7 +200,7 @@ export function mergedAreas(suffix: string): Area[] {
 }
 
 /** A merged cell other than the top-left one holds no value of its own, as in Google. */
-function blankMerged(values: CellValue[], row: number, areas: readonly Area[]): CellValue[] {
+export function blankMerged(values: CellValue[], row: number, areas: readonly Area[]): CellValue[] {
   let out: CellValue[] | undefined
   for (const area of areas) {
     if (row < area.top || row > area.bottom) continue

@@ -99,3 +99,11 @@ export function attributes(values: ReadonlyArray<readonly [string, string | numb
   for (const [name, value] of values) if (value !== undefined) out += ` ${name}="${escapeXml(String(value))}"`
   return out
 }
+
+/**
+ * A copy of `text` that is no view of a longer string. V8 copies a cut shorter than 13 characters anyway;
+ * a longer one is cut from a string of its own (appending makes one, cutting flattens it).
+ */
+export function ownText(text: string): string {
+  return text.length < 13 ? text : (text + ' ').slice(0, -1)
+}

@@ -182,25 +182,30 @@ export function entryBytes(archive: ZipArchive, entry: ZipEntry): Buffer {
   }
 }
 
-/** An entry's text, decompressed and decoded piece by piece, so a large part never sits in memory whole. */
-export async function* entryText(archive: ZipArchive, entry: ZipEntry): AsyncGenerator<string> {
+/** An entry's bytes, decompressed piece by piece, so a large part never sits in memory whole. */
+export async function* entryChunks(archive: ZipArchive, entry: ZipEntry): AsyncGenerator<Uint8Array> {
   checkMethod(entry)
   const data = compressedData(archive, entry)
-  const decoder = new TextDecoder()
   if (entry.method === 0) {
     const step = 1 << 20
-    for (let at = 0; at < data.byteLength; at += step) yield decoder.decode(data.subarray(at, at + step), { stream: true })
-  } else {
-    const inflate = zlib.createInflateRaw({ chunkSize: 1 << 18 })
-    inflate.end(data)
-    try {
-      for await (const chunk of inflate as AsyncIterable<Buffer>) yield decoder.decode(chunk, { stream: true })
-    } catch (error) {
-      throw new ZipFormatError(`the part ${entry.name} cannot be decompressed (${(error as Error).message})`)
-    } finally {
-      inflate.destroy()
-    }
+    for (let at = 0; at < data.byteLength; at += step) yield data.subarray(at, at + step)
+    return
   }
+  const inflate = zlib.createInflateRaw({ chunkSize: 1 << 18 })
+  inflate.end(data)
+  try {
+    for await (const chunk of inflate as AsyncIterable<Buffer>) yield chunk
+  } catch (error) {
+    throw new ZipFormatError(`the part ${entry.name} cannot be decompressed (${(error as Error).message})`)
+  } finally {
+    inflate.destroy()
+  }
+}
+
+/** An entry's text, decompressed and decoded piece by piece. */
+export async function* entryText(archive: ZipArchive, entry: ZipEntry): AsyncGenerator<string> {
+  const decoder = new TextDecoder()
+  for await (const chunk of entryChunks(archive, entry)) yield decoder.decode(chunk, { stream: true })
   const rest = decoder.decode()
   if (rest !== '') yield rest
 }
@@ -220,10 +225,10 @@ export function compressPart(name: string, content: string | Uint8Array): Compre
 }
 
 /**
- * Level 4: at 100,000 rows the sheet XML is tens of megabytes, and levels above this cost seconds for a
- * few percent of size.
+ * Level 2: at 100,000 rows the sheet XML is tens of megabytes; level 4 took twice as long (0.5 s against 0.26 s
+ * for 67 MB) for a file 7 % smaller, and levels above it cost seconds. Any level is plain deflate to every reader.
  */
-const COMPRESSION_LEVEL = 4
+const COMPRESSION_LEVEL = 2
 
 /**
  * Compresses a part written piece by piece: `write` takes text or bytes as it is produced, `finish`
