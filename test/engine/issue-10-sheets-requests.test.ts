@@ -19,6 +19,7 @@ import { createGoogleSpreadsheet } from '../../src/sheets/google/backend.ts'
 import { passwordSignIn } from '../../src/timeline/auth/password.ts'
 import { createTimelineClient, type TimelineClient } from '../../src/timeline/client.ts'
 import { vendorIdentifiers } from '../../src/timeline/vendor.ts'
+import type { TabData } from '../../src/sheets/port.ts'
 
 const TOKEN = 'issue-10-requests-token'
 const T0 = Date.parse('2026-11-10T11:00:00Z')
@@ -183,84 +184,75 @@ describe('issue 10: Sheets requests per run (Google)', () => {
     })
   })
 
-  it('an incremental export with a change reads the Key and Base columns and the changed rows whole, not the whole tab', async () => {
-    const [a] = server.store.overlapping(timelineKey, Date.parse('2026-11-04T00:00:00Z'), Date.parse('2026-11-05T00:00:00Z'))
-    server.store.updateActivity(timelineKey, a!.id, {
-      tags: 'Initech, Support, Tickets',
-      notes: 'partly read',
-      start: a!.start,
-      duration: a!.duration,
-    })
-    const deps = depsAt(T0 + 5 * HOUR)
-    const reads: { tab: string; partial: boolean; whole: number; rows: number }[] = []
+  /** Changes the notes (and tags) of the first activity of `timelineKey` that starts on `day`. */
+  function changeOnServer(day: string, notes: string) {
+    const from = Date.parse(`${day}T00:00:00Z`)
+    const [a] = server.store.overlapping(timelineKey, from, from + 24 * HOUR)
+    server.store.updateActivity(timelineKey, a!.id, { tags: 'Initech, Support, Tickets', notes, start: a!.start, duration: a!.duration })
+    return `${timelineKey}/${a!.id}`
+  }
+
+  /** The Activities tab of every read the run's backend makes, as the engine sees it. */
+  function activitiesReads(deps: ReturnType<typeof depsAt>) {
+    const tabs: TabData[] = []
     const read = deps.spreadsheet.read.bind(deps.spreadsheet)
-    deps.spreadsheet.read = async (tabs, options) => {
-      const snapshot = await read(tabs, options)
-      const tab = snapshot.tabs['Activities']
-      if (tab)
-        reads.push({
-          tab: tab.title,
-          partial: Boolean(tab.partial),
-          whole: tab.rows.filter((r) => r.length > 0 && r[0] !== null).length,
-          rows: tab.rows.length,
-        })
+    deps.spreadsheet.read = async (titles, options) => {
+      const snapshot = await read(titles, options)
+      if (snapshot.tabs['Activities']) tabs.push(snapshot.tabs['Activities'])
       return snapshot
     }
+    return tabs
+  }
+
+  function notesOf(key: string) {
+    const rows = manager.readTab(spreadsheetId, 'Activities')
+    return rows.find((r) => r[rows[0]!.indexOf('Key')] === key)?.[rows[0]!.indexOf('Notes')]
+  }
+
+  it('an incremental export with a change reads the Key and Base columns and the changed rows whole, not the whole tab', async () => {
+    const key = changeOnServer('2026-11-04', 'partly read')
+    const deps = depsAt(T0 + 5 * HOUR)
+    const reads = activitiesReads(deps)
     const summary = await runExport(target, deps)
     expect(summary.counts).toMatchObject({ created: 0, updated: 1, deleted: 0 })
-    expect(reads).toEqual([{ tab: 'Activities', partial: true, whole: 1, rows: manager.readTab(spreadsheetId, 'Activities').length - 1 }])
+    expect(reads.map((tab) => tab.partial)).toEqual([true])
+    // One row whole (the changed one), every other row its Key and Base only.
+    expect(reads[0]!.rows.filter((r) => r[0] !== null && r[0] !== undefined)).toHaveLength(1)
+    expect(reads[0]!.rows).toHaveLength(manager.readTab(spreadsheetId, 'Activities').length - 1)
     expect(fake.store.stats().byMethod).toEqual({
       BatchGetValuesByDataFilter: 1,
       BatchUpdateValuesByDataFilter: 1,
       BatchUpdateSpreadsheet: 1,
     })
-    const rows = manager.readTab(spreadsheetId, 'Activities')
-    expect(rows.find((r) => r[rows[0]!.indexOf('Key')] === `${timelineKey}/${a!.id}`)?.[rows[0]!.indexOf('Notes')]).toBe('partly read')
+    expect(notesOf(key)).toBe('partly read')
   })
 
   it('a row that shows an older Base than the state (a restored copy) makes the partial read whole, and the row is refreshed', async () => {
-    const find = (key: string) => {
+    const rowOf = (key: string) => {
       const rows = manager.readTab(spreadsheetId, 'Activities')
-      const [keyColumn, baseColumn, notesColumn] = ['Key', 'Base', 'Notes'].map((name) => rows[0]!.indexOf(name))
-      const at = rows.findIndex((r) => r[keyColumn!] === key)
-      return { row: at + 1, cells: rows[at]!, notes: rows[at]![notesColumn!], base: rows[at]![baseColumn!] }
+      const at = rows.findIndex((r) => r[rows[0]!.indexOf('Key')] === key)
+      return { row: at + 1, cells: rows[at]!, base: rows[at]![rows[0]!.indexOf('Base')] }
     }
     // The copy: the row as it stands now; then the server changes it and an export writes the change.
-    const [a, b] = server.store.overlapping(timelineKey, Date.parse('2026-11-03T00:00:00Z'), Date.parse('2026-11-04T00:00:00Z'))
-    const key = `${timelineKey}/${a!.id}`
-    const copy = find(key)
-    server.store.updateActivity(timelineKey, a!.id, {
-      tags: 'Initech, Support, Tickets',
-      notes: 'newer on the server',
-      start: a!.start,
-      duration: a!.duration,
-    })
+    const key = changeOnServer('2026-11-03', 'placeholder')
     await runExport(target, depsAt(T0 + 6 * HOUR))
-    expect(find(key).notes).toBe('newer on the server')
+    const copy = rowOf(key)
+    changeOnServer('2026-11-03', 'newer on the server')
+    await runExport(target, depsAt(T0 + 7 * HOUR))
+    expect(notesOf(key)).toBe('newer on the server')
     // The copy comes back (every cell of the row, its Base too), and another activity changes.
     copy.cells.forEach((cell, column) =>
       manager.editCell(spreadsheetId, 'Activities', `${String.fromCharCode(65 + column)}${copy.row}`, cell),
     )
-    expect(find(key).base).toBe(copy.base)
-    server.store.updateActivity(timelineKey, b!.id, {
-      tags: 'Initech, Support, Tickets',
-      notes: 'another change',
-      start: b!.start,
-      duration: b!.duration,
-    })
-    const deps = depsAt(T0 + 7 * HOUR)
-    const partials: boolean[] = []
-    const read = deps.spreadsheet.read.bind(deps.spreadsheet)
-    deps.spreadsheet.read = async (tabs, options) => {
-      const snapshot = await read(tabs, options)
-      if (snapshot.tabs['Activities']) partials.push(Boolean(snapshot.tabs['Activities'].partial))
-      return snapshot
-    }
+    expect(rowOf(key).base).toBe(copy.base)
+    const other = changeOnServer('2026-11-02', 'another change')
+    const deps = depsAt(T0 + 8 * HOUR)
+    const reads = activitiesReads(deps)
     const summary = await runExport(target, deps)
     expect(summary.result).toBe('success')
     expect(summary.warnings.join(' ')).toContain('older version than the last sync')
-    expect(partials).toEqual([true, false])
-    expect(find(key).notes).toBe('newer on the server')
-    expect(find(`${timelineKey}/${b!.id}`).notes).toBe('another change')
+    expect(reads.map((tab) => Boolean(tab.partial))).toEqual([true, false])
+    expect(notesOf(key)).toBe('newer on the server')
+    expect(notesOf(other)).toBe('another change')
   })
 })

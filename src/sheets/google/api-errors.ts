@@ -80,12 +80,7 @@ export function readApiFailure(error: unknown): ApiFailure | undefined {
   }
   const response = e.response
   const status = typeof response?.status === 'number' ? response.status : typeof e.status === 'number' ? e.status : undefined
-  const networkCode =
-    typeof e.code === 'string' && NETWORK_CODES.has(e.code)
-      ? e.code
-      : typeof e.cause?.code === 'string' && NETWORK_CODES.has(e.cause.code)
-        ? e.cause.code
-        : undefined
+  const networkCode = networkCodeOf(error)
   if (status === undefined && networkCode === undefined && !('config' in e)) return undefined
   const body = (response?.data ?? undefined) as { error?: { message?: unknown; status?: unknown; details?: unknown } } | undefined
   const googleError = typeof body === 'object' && body !== null ? body.error : undefined
@@ -102,6 +97,22 @@ export function readApiFailure(error: unknown): ApiFailure | undefined {
     method: typeof e.config?.method === 'string' ? e.config.method : undefined,
     data: response?.data,
   }
+}
+
+/**
+ * The network failure under an error, if any: a known code anywhere in the cause chain, or fetch's own
+ * `fetch failed` (undici puts the socket's code a level below it: GaxiosError ← TypeError ← SocketError).
+ */
+function networkCodeOf(error: unknown): string | undefined {
+  let fetchFailed = false
+  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 6; depth++) {
+    const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown }
+    if (typeof code === 'string' && NETWORK_CODES.has(code)) return code
+    if (current instanceof TypeError && message === 'fetch failed') fetchFailed = true
+    current = cause
+  }
+  // No answer came, and nothing says why: a connection that broke.
+  return fetchFailed ? 'ECONNRESET' : undefined
 }
 
 function headerValue(headers: unknown, name: string): string | undefined {
