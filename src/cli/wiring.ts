@@ -3,14 +3,15 @@
  * Timeline sign-in and client, and the target's spreadsheet backend. With
  * google-sign-in.ts, the only place that reads secrets from the environment.
  */
-import { secretFromEnv, type LoadedConfig } from '../config/load.ts'
+import { loadConfig, secretFromEnv, type LoadedConfig } from '../config/load.ts'
 import type { TargetConfig, TimelineAuthConfig } from '../config/schema.ts'
 import { createTransport, type NetworkSettings } from '../http/transport.ts'
 import type { Spreadsheet } from '../sheets/port.ts'
 import { createTimelineClient, type TimelineClient } from '../timeline/client.ts'
 import type { SignIn } from '../timeline/auth/sign-in.ts'
 import { vendorIdentifiers } from '../timeline/vendor.ts'
-import { requestLimits } from './network.ts'
+import { selectTargets, type GlobalOptions } from './globals.ts'
+import { requestLimits, runNetwork } from './network.ts'
 import type { Reporter } from './reporter.ts'
 import { openSpreadsheet } from './spreadsheet-backends.ts'
 
@@ -108,4 +109,29 @@ export async function openTargetSpreadsheet(
 function isLoopback(raw: string): boolean {
   const host = new URL(raw).hostname
   return host === 'localhost' || host === '[::1]' || /^127\./.test(host)
+}
+
+/** What a command that runs targets opens first: the config, the targets it names, the Timeline client. */
+export interface OpenedRun {
+  loaded: LoadedConfig
+  targets: TargetConfig[]
+  stateDir: string
+  client: TimelineClient
+  /** A target's spreadsheet, under the same network limits and deadline as the client. */
+  spreadsheetOf(target: TargetConfig): Promise<Spreadsheet>
+}
+
+/** Opens a run of `--target` (or every target) under `--deadline`: one network setting for both services. */
+export async function openRun(globals: GlobalOptions, targetName: string | undefined, reporter: Reporter): Promise<OpenedRun> {
+  const loaded = await loadConfig(globals.config)
+  const targets = selectTargets(loaded.config.targets, targetName)
+  const network = runNetwork(loaded, globals.deadline)
+  const client = await createClient(loaded, reporter, process.env, network)
+  return {
+    loaded,
+    targets,
+    stateDir: loaded.resolvePath(loaded.config.stateDir),
+    client,
+    spreadsheetOf: (target) => openTargetSpreadsheet(loaded, target, reporter, process.env, network),
+  }
 }

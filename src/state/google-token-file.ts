@@ -31,15 +31,7 @@ export async function writeOwnerOnlyFile(file: string, content: string): Promise
     await rename(temp, file)
   } catch (error) {
     await unlink(temp).catch(() => undefined)
-    const refused = fileAccessError(error, { what: 'the token file', file, action: 'write', setting: 'google.auth.tokenFile' })
-    if (refused) throw refused
-    throw new TimelineSheetsError(
-      'TS_STATE',
-      `Cannot write the token file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-      {
-        hint: 'Check that the directory exists and this user may write to it.',
-      },
-    )
+    throw tokenFileError(error, file, 'write', 'Check that the directory exists and this user may write to it.')
   }
 }
 
@@ -50,15 +42,7 @@ export async function readStoredToken(file: string): Promise<StoredToken | undef
     text = await readFile(file, 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    const refused = fileAccessError(error, { what: 'the token file', file, action: 'read', setting: 'google.auth.tokenFile' })
-    if (refused) throw refused
-    throw new TimelineSheetsError(
-      'TS_STATE',
-      `Cannot read the token file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-      {
-        hint: 'Check the file permissions, or delete it and run `timeline-sheets login` again.',
-      },
-    )
+    throw tokenFileError(error, file, 'read', 'Check the file permissions, or delete it and run `timeline-sheets login` again.')
   }
   const mode = (await stat(file)).mode & 0o777
   // A token file others can read is fixed rather than refused: the secret is
@@ -82,4 +66,17 @@ export async function readStoredToken(file: string): Promise<StoredToken | undef
 /** Writes the token file (owner-only, atomically). */
 export async function writeStoredToken(file: string, token: StoredToken): Promise<void> {
   await writeOwnerOnlyFile(file, `${JSON.stringify(storedTokenSchema.parse(token), null, 2)}\n`)
+}
+
+/** A refusal the system gave (named as such), or any other failure to read or write the token file. */
+function tokenFileError(error: unknown, file: string, action: 'read' | 'write', hint: string): TimelineSheetsError {
+  const refused = fileAccessError(error, { what: 'the token file', file, action, setting: 'google.auth.tokenFile' })
+  if (refused) return refused
+  return new TimelineSheetsError(
+    'TS_STATE',
+    `Cannot ${action} the token file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    {
+      hint,
+    },
+  )
 }

@@ -127,7 +127,8 @@ async function writeLockInfo(file: string, info: LockInfo): Promise<void> {
   }
 }
 
-function processIsAlive(pid: number): boolean {
+/** Whether a process of this host is running (EPERM: it is, under another user). */
+export function processIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

@@ -7,6 +7,7 @@ import { open, readFile, unlink } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { TimelineSheetsError } from '../errors.ts'
 import { fileAccessError } from './file-access.ts'
+import { processIsAlive } from './lock.ts'
 
 export interface FileLockOptions {
   /** How long to wait for another holder before giving up. @default 30_000 */
@@ -75,14 +76,5 @@ async function isAbandoned(lockPath: string): Promise<boolean> {
     return false
   }
   if (typeof contents.expiresAt === 'number' && contents.expiresAt < Date.now()) return true
-  return typeof contents.pid === 'number' && !isAlive(contents.pid)
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
+  return typeof contents.pid === 'number' && !processIsAlive(contents.pid)
 }

@@ -1,11 +1,10 @@
 /** `timeline-sheets export`: wire the adapters for each target, run the export, report. */
-import { loadConfig } from '../../config/load.ts'
 import { runExport, type ExportSummary } from '../../engine/export.ts'
-import { clockFor, selectTargets, type GlobalOptions } from '../globals.ts'
+import { clockFor, type GlobalOptions } from '../globals.ts'
 import { EXIT, type ExitCode } from '../exit-codes.ts'
 import { runsJson } from '../json-output.ts'
 import { createReporter } from '../reporter.ts'
-import { createClient, openTargetSpreadsheet, runNetwork } from '../wiring.ts'
+import { openRun } from '../wiring.ts'
 import { formatExportSummary } from './format.ts'
 
 export interface ExportCommandOptions {
@@ -16,18 +15,15 @@ export interface ExportCommandOptions {
 
 export async function runExportCommand(globals: GlobalOptions, options: ExportCommandOptions): Promise<ExitCode> {
   const reporter = createReporter({ json: globals.json, verbose: globals.verbose, quiet: globals.quiet })
-  const loaded = await loadConfig(globals.config)
-  const targets = selectTargets(loaded.config.targets, options.target)
-  const network = runNetwork(loaded, globals.deadline)
-  const client = await createClient(loaded, reporter, process.env, network)
+  const { targets, stateDir, client, spreadsheetOf } = await openRun(globals, options.target, reporter)
   const summaries: ExportSummary[] = []
   for (const target of targets) {
     reporter.info(`Exporting ${target.name}${options.dryRun ? ' (dry run: nothing is written)' : ''}`)
-    const spreadsheet = await openTargetSpreadsheet(loaded, target, reporter, process.env, network)
+    const spreadsheet = await spreadsheetOf(target)
     summaries.push(
       await runExport(
         target,
-        { client, spreadsheet, stateDir: loaded.resolvePath(loaded.config.stateDir), reporter, now: clockFor(globals) },
+        { client, spreadsheet, stateDir, reporter, now: clockFor(globals) },
         {
           dryRun: options.dryRun,
           full: options.full,

@@ -1,5 +1,4 @@
 /** `timeline-sheets import`: show the plan, ask (on a terminal), apply. */
-import { loadConfig } from '../../config/load.ts'
 import { TimelineSheetsError } from '../../errors.ts'
 import { runImport, type ImportOptions, type ImportPlanView, type ImportSummary } from '../../engine/import.ts'
 import type { GlobalOptions } from '../globals.ts'
@@ -7,8 +6,8 @@ import { confirmPlan } from '../confirm.ts'
 import { EXIT, type ExitCode } from '../exit-codes.ts'
 import { runsJson } from '../json-output.ts'
 import { createReporter } from '../reporter.ts'
-import { createClient, openTargetSpreadsheet, runNetwork } from '../wiring.ts'
-import { clockFor, selectTargets } from '../globals.ts'
+import { openRun } from '../wiring.ts'
+import { clockFor } from '../globals.ts'
 import { formatImportPlan, formatImportSummary } from './format.ts'
 
 export interface ImportCommandOptions {
@@ -33,20 +32,17 @@ export async function runImportCommand(globals: GlobalOptions, options: ImportCo
       hint: 'Pass --yes to apply without asking (as sync does), or --dry-run to only see the plan.',
     })
   }
-  const loaded = await loadConfig(globals.config)
-  const targets = selectTargets(loaded.config.targets, options.target)
-  const network = runNetwork(loaded, globals.deadline)
-  const client = await createClient(loaded, reporter, process.env, network)
+  const { loaded, targets, stateDir, client, spreadsheetOf } = await openRun(globals, options.target, reporter)
   const summaries: ImportSummary[] = []
   for (const target of targets) {
-    const spreadsheet = await openTargetSpreadsheet(loaded, target, reporter, process.env, network)
+    const spreadsheet = await spreadsheetOf(target)
     summaries.push(
       await runImport(
         target,
         {
           client,
           spreadsheet,
-          stateDir: loaded.resolvePath(loaded.config.stateDir),
+          stateDir,
           reporter,
           now: clockFor(globals),
           concurrency: loaded.config.timeline.pace.concurrency,

@@ -12,7 +12,7 @@ import { EXIT, type ExitCode } from '../exit-codes.ts'
 import type { GlobalOptions } from '../globals.ts'
 import { errorJson, runsJson } from '../json-output.ts'
 import { createReporter, type Reporter } from '../reporter.ts'
-import { createClient, openTargetSpreadsheet, runNetwork } from '../wiring.ts'
+import { openRun } from '../wiring.ts'
 import { clockFor, selectTargets } from '../globals.ts'
 import { cronJob, scheduleOf } from '../schedule.ts'
 import { formatExportSummary, formatImportSummary } from './format.ts'
@@ -88,15 +88,11 @@ async function syncOnce(
   reporter: Reporter,
   scheduled?: () => ScheduledJson,
 ): Promise<ExitCode> {
-  const loaded = await loadConfig(globals.config)
-  const targets = selectTargets(loaded.config.targets, options.target)
-  // Each scheduled run gets its own deadline.
-  const network = runNetwork(loaded, globals.deadline)
-  const client = await createClient(loaded, reporter, process.env, network)
-  const stateDir = loaded.resolvePath(loaded.config.stateDir)
+  // Each scheduled run gets its own deadline, for both services.
+  const { loaded, targets, stateDir, client, spreadsheetOf } = await openRun(globals, options.target, reporter)
   const results: SyncSummary[] = []
   for (const target of targets) {
-    const spreadsheet = await openTargetSpreadsheet(loaded, target, reporter)
+    const spreadsheet = await spreadsheetOf(target)
     const deps = { client, spreadsheet, stateDir, reporter, now: clockFor(globals), concurrency: loaded.config.timeline.pace.concurrency }
     results.push(await runSync(target, deps, importOptions({ ...options, planTab: false })))
   }
