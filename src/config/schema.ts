@@ -82,6 +82,15 @@ const ntlmAuth = z.strictObject({
   passwordEnv,
 })
 
+/** Where a sign-in command stores its refresh token; the file is written owner-only. */
+function tokenFile(defaultPath: string, command: string) {
+  return z
+    .string()
+    .min(1)
+    .default(defaultPath)
+    .describe(`Where ${command} stores the refresh token (owner-only), relative to the config file.`)
+}
+
 const cloudAuth = z.strictObject({
   mode: z.literal('cloud').describe('ManicTime Cloud: run timeline-sheets login once in a browser; later runs refresh by themselves.'),
   authority: cloudUrl.default('https://login.manictime.com').describe('OpenID Connect authority that signs in.'),
@@ -93,11 +102,7 @@ const cloudAuth = z.strictObject({
     .default('post')
     .describe('How the client secret is sent to the token endpoint: in the form (post) or as HTTP Basic (basic).'),
   callbackUrl: cloudUrl.default('http://127.0.0.1:4040').describe('Loopback address login listens on for the browser to come back to.'),
-  tokenFile: z
-    .string()
-    .min(1)
-    .default('.timeline-sheets/cloud-token.json')
-    .describe('Where login stores the refresh token (owner-only), relative to the config file.'),
+  tokenFile: tokenFile('.timeline-sheets/cloud-token.json', 'login'),
 })
 
 const timeline = z
@@ -107,30 +112,29 @@ const timeline = z
   })
   .describe('The Timeline and Tag service (ManicTime Server or Cloud) the activities come from.')
 
+const serviceAccountAuth = z.strictObject({
+  mode: z.literal('service-account').describe('A service account, for unattended runs: share the spreadsheet with its e-mail.'),
+  keyFile: z.string().min(1).describe("Path of the service account's key JSON, relative to the config file."),
+})
+
+const installedAppAuth = z.strictObject({
+  mode: z.literal('installed-app').describe("A person's own Google account: run timeline-sheets login --google once."),
+  clientId: z.string().min(1).describe('The OAuth client id (desktop app) of this installation.'),
+  clientSecretEnv: envName.default('GOOGLE_CLIENT_SECRET').describe('Name of the environment variable that holds the client secret.'),
+  tokenFile: tokenFile('.timeline-sheets/google-token.json', 'login --google'),
+})
+
+const applicationDefaultAuth = z.strictObject({
+  mode: z.literal('adc').describe("Application default credentials (GOOGLE_APPLICATION_CREDENTIALS or gcloud's file)."),
+})
+
+const staticTokenAuth = z.strictObject({
+  mode: z.literal('static-token').describe('A fixed access token from an environment variable (tests, the Sheets fake).'),
+  tokenEnv: envName.default('GOOGLE_ACCESS_TOKEN').describe('Name of the environment variable that holds the access token.'),
+})
+
 const googleAuth = z
-  .discriminatedUnion('mode', [
-    z.strictObject({
-      mode: z.literal('service-account').describe('A service account, for unattended runs: share the spreadsheet with its e-mail.'),
-      keyFile: z.string().min(1).describe("Path of the service account's key JSON, relative to the config file."),
-    }),
-    z.strictObject({
-      mode: z.literal('installed-app').describe("A person's own Google account: run timeline-sheets login --google once."),
-      clientId: z.string().min(1).describe('The OAuth client id (desktop app) of this installation.'),
-      clientSecretEnv: envName.default('GOOGLE_CLIENT_SECRET').describe('Name of the environment variable that holds the client secret.'),
-      tokenFile: z
-        .string()
-        .min(1)
-        .default('.timeline-sheets/google-token.json')
-        .describe('Where login --google stores the refresh token (owner-only), relative to the config file.'),
-    }),
-    z.strictObject({
-      mode: z.literal('adc').describe("Application default credentials (GOOGLE_APPLICATION_CREDENTIALS or gcloud's file)."),
-    }),
-    z.strictObject({
-      mode: z.literal('static-token').describe('A fixed access token from an environment variable (tests, the Sheets fake).'),
-      tokenEnv: envName.default('GOOGLE_ACCESS_TOKEN').describe('Name of the environment variable that holds the access token.'),
-    }),
-  ])
+  .discriminatedUnion('mode', [serviceAccountAuth, installedAppAuth, applicationDefaultAuth, staticTokenAuth])
   .describe('How to sign in to Google.')
 
 const google = z

@@ -253,29 +253,23 @@ export interface PlanOptions {
 /** Base: Key → fingerprint as the last successful run left it (from state). */
 export type BaseFingerprints = ReadonlyMap<string, string>
 
-/** Plans a sync (import and export) for every row, every base entry and every server activity. Pure. */
-export function planSync(
+/** A planner: base, sheet and server in, the plan out. Pure. */
+export type Planner = (
   base: BaseFingerprints,
   sheet: readonly SheetLine[],
   server: ReadonlyMap<string, ServerActivity>,
-  options: PlanOptions = {},
-): SyncPlan {
-  return plan(base, sheet, server, options, 'sync')
-}
+  options?: PlanOptions,
+) => SyncPlan
+
+/** Plans a sync (import and export) for every row, every base entry and every server activity. Pure. */
+export const planSync: Planner = (base, sheet, server, options = {}) => plan(base, sheet, server, options, 'sync')
 
 /**
  * Plans an export-only run: what a sync would import is left waiting (never
  * overwritten), and a row edited here and changed on the server is a conflict
  * whose Status says so.
  */
-export function planExport(
-  base: BaseFingerprints,
-  sheet: readonly SheetLine[],
-  server: ReadonlyMap<string, ServerActivity>,
-  options: PlanOptions = {},
-): SyncPlan {
-  return plan(base, sheet, server, options, 'export')
-}
+export const planExport: Planner = (base, sheet, server, options = {}) => plan(base, sheet, server, options, 'export')
 
 function plan(
   base: BaseFingerprints,

@@ -131,17 +131,19 @@ export async function runImport(
   handOff?: SyncHandOff,
 ): Promise<ImportSummary> {
   return withRun(target, deps, { command: 'import', dryRun: Boolean(options.dryRun) }, (frame) =>
-    importInFrame(target, deps, options, frame, handOff),
+    importInFrame({ target, deps, options, frame, handOff }),
   )
 }
 
-async function importInFrame(
-  target: TargetConfig,
-  deps: ImportDeps,
-  options: ImportOptions,
-  frame: RunFrame,
-  handOff: SyncHandOff | undefined,
-): Promise<ImportSummary> {
+interface ImportRun {
+  target: TargetConfig
+  deps: ImportDeps
+  options: ImportOptions
+  frame: RunFrame
+  handOff: SyncHandOff | undefined
+}
+
+async function importInFrame({ target, deps, options, frame, handOff }: ImportRun): Promise<ImportSummary> {
   const { runId, startedAt, now, location, state, fresh: neverRun } = frame
   const sheetsRequests = () => frame.sheetsRequests()
   const interrupted = await unfinishedJournals(location.journalFolder)

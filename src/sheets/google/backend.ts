@@ -16,19 +16,7 @@ import { HttpError, TimelineSheetsError } from '../../errors.ts'
 import { createPace, type Pace } from '../../http/pace.ts'
 import type { Transport } from '../../http/transport.ts'
 import { retry, retryOptions, type RetryEvent, type RetryOptions, type RetryVerdict } from '../../http/retry.ts'
-import type {
-  CellValue,
-  LayoutOptions,
-  ReadOptions,
-  LayoutReport,
-  RequestCounts,
-  Snapshot,
-  Spreadsheet,
-  TabData,
-  TabSpec,
-  TabWrite,
-  WriteReport,
-} from '../port.ts'
+import type { CellValue, LayoutOptions, ReadOptions, Snapshot, Spreadsheet, TabData, TabSpec } from '../port.ts'
 import { columnLetters, parseGridEcho, quoteTitle } from './a1.ts'
 import { assemblePartialTab, columnPositions } from './partial-read.ts'
 import { sheetsApi } from './api-client.ts'
@@ -123,7 +111,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     read: createPace({ concurrency, intervalCap: options.pace?.readsPerMinute ?? 60, interval: 60_000 }),
     write: createPace({ concurrency, intervalCap: options.pace?.writesPerMinute ?? 60, interval: 60_000 }),
   }
-  const counts: RequestCounts = { reads: 0, writes: 0 }
+  const counts: ReturnType<Spreadsheet['requestCounts']> = { reads: 0, writes: 0 }
   const policy = retryOptions({ ...GOOGLE_RETRY, ...options.retry })
   const quotaWindowMs = options.quota?.windowMs ?? 60_000
   const now = options.quota?.now ?? Date.now
@@ -247,7 +235,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   /** Anchors a read looked up along with the tabs, by the snapshot it returned, and the writes made until then. */
   const priorLookUps = new WeakMap<Snapshot, { prior: PriorLookUp; writes: number; at: number }>()
 
-  const read = async (tabs: string[], readOptions: ReadOptions = {}): Promise<Snapshot> => {
+  const read: Spreadsheet['read'] = async (tabs, readOptions = {}) => {
     const unique = [...new Set(tabs)]
     const result: Snapshot = { tabs: {} }
     if (unique.length === 0) return result
@@ -446,7 +434,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     ...(options.claimValue ? { claimValue: options.claimValue } : {}),
   }
 
-  const write = async (writes: TabWrite[], basis: Snapshot): Promise<WriteReport> => {
+  const write: Spreadsheet['write'] = async (writes, basis) => {
     const effective = writes.filter((w) => (w.updates?.length ?? 0) + (w.appends?.length ?? 0) + (w.deleteRows?.length ?? 0) > 0)
     if (effective.length === 0) return { appended: {}, skipped: [] }
     // Rows the basis read confirmed through their anchors stand as confirmed only while nothing was written
@@ -509,7 +497,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     return planLayout(tabs, layoutOptions, state, headers, removeTab)
   }
 
-  const ensureLayout = async (tabs: TabSpec[], layoutOptions: LayoutOptions): Promise<LayoutReport> => {
+  const ensureLayout: Spreadsheet['ensureLayout'] = async (tabs, layoutOptions) => {
     let plan = await layoutPlan(tabs, layoutOptions)
     if (!plan) return { createdTabs: [], changed: false }
     const createdTabs = plan.createdTabs
