@@ -143,8 +143,12 @@ function headerText(cell: CellValue | undefined): string {
   return typeof cell === 'string' ? cell.trim() : cell === null || cell === undefined ? '' : String(cell)
 }
 
+// One collator for every comparison: localeCompare with options builds a new one per call, which a
+// read of a wide sheet pays thousands of times.
+const nameCollator = new Intl.Collator('en', { sensitivity: 'accent' })
+
 function sameName(a: string, b: string): boolean {
-  return a.localeCompare(b, 'en', { sensitivity: 'accent' }) === 0
+  return nameCollator.compare(a, b) === 0
 }
 
 /** 0-based index of the first header cell named `name` (trimmed, case-insensitive), or -1. */
