@@ -14,9 +14,9 @@ export default defineConfig({
     // catch the loopback servers another file starts.
     pool: 'forks',
     // Vitest's default is one worker fewer than there are cores: one on a 2-core machine, so a file that
-    // waits (retry back-offs, timeouts, subprocesses) leaves the machine idle. Two files at a time keep it
-    // busy; files that start CLIs already use every core and simply share them.
-    maxWorkers: Math.max(2, os.availableParallelism() - 1),
+    // waits (retry back-offs, timeouts, subprocesses) leaves the machine idle. One file more than there are
+    // cores keeps it busy while one of them waits; files that start CLIs share the cores.
+    maxWorkers: os.availableParallelism() + 1,
     // A test that starts the CLI a few times takes up to about 5 s on an idle 2-core machine, a setup
     // about as long; these budgets hold at 5× slower beside a second file.
     testTimeout: 60_000,
