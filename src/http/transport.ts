@@ -19,7 +19,8 @@
  * Longer than most files because the timeouts and the redirect policy wrap the same fetch call, and only read
  * together can one check that no phase is left without a limit.
  */
-import { Agent, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
+import { undiciAgent } from './agent.ts'
 import { deadlinePassed, redactUrl, RequestTimeoutError, ResponseTooLargeError, TimelineSheetsError, type TimeoutLimit } from '../errors.ts'
 
 /** Per-request limits in milliseconds; the names are the config's (`timeouts.<name>`). */
@@ -170,7 +171,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
     const headers = async (request: Request): Promise<Response> => {
       const timer = setTimeout(() => fire('firstByte'), timeouts.firstByteMs)
       try {
-        dispatcher ??= new Agent(dispatcherOptions(timeouts))
+        dispatcher ??= new (undiciAgent())(dispatcherOptions(timeouts))
         const init = { redirect: 'manual', signal: AbortSignal.any([controller.signal, request.signal]), dispatcher }
         return await Promise.race([doFetch(request, init as RequestInit), expired])
       } catch (error) {
