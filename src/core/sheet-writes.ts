@@ -55,7 +55,7 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
     }
     switch (d.kind) {
       case 'export-update': {
-        const cells = activityToCells(d.activity, d.user, ctx.timeZone, stamped(statusOf(d)))
+        const cells = activityToCells(d.activity, d.user, ctx.timeZone, stamped(statusOf(d)), d.fingerprint)
         updates.push(...cellUpdatesFor(d.rowNumber, changedCells(ctx.tab.rows[d.rowNumber - 2] ?? [], cells, ctx.layout), ctx.layout))
         base.set(d.key, d.fingerprint)
         counts.updated++
@@ -63,7 +63,7 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
       }
       case 'export-append': {
         const status = d.sheet === 'missing' && d.server !== 'added' ? stamped(statusOf(d)) : ''
-        appends.push(cellsToRow(activityToCells(d.activity, d.user, ctx.timeZone, status), ctx.layout))
+        appends.push(cellsToRow(activityToCells(d.activity, d.user, ctx.timeZone, status, d.fingerprint), ctx.layout))
         base.set(d.key, d.fingerprint)
         counts.appended++
         break

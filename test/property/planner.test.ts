@@ -7,7 +7,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { fingerprintOf, planExport, planSync, type Decision } from '../../src/core/plan.ts'
-import { activityKey, parseRow, parseSheet, type SheetLine } from '../../src/core/rows.ts'
+import { ACTIVITY_COLUMN } from '../../src/core/columns.ts'
+import { activityKey, activityToCells, parseRow, parseSheet, type SheetLine } from '../../src/core/rows.ts'
 import { ACTIVITIES, anyContext, anyLayout, anyRow, anyServer, placeRow, serverOf } from './arbitraries.ts'
 
 const RUNS = 300
@@ -84,6 +85,31 @@ describe('planner over hostile sheets (issue 8)', () => {
             checkPlan(planSync(base, lines, ctx.server).decisions, lines, 'sync')
             checkPlan(planSync(base, lines, ctx.server, { deleteMissing: true, deletedOnServer: 'mark' }).decisions, lines, 'sync')
             checkPlan(planExport(base, lines, ctx.server).decisions, lines, 'export')
+          }
+        },
+      ),
+      { numRuns: RUNS },
+    )
+  })
+
+  it('gives every row it exports the fingerprint of what it writes (sheet-writes uses it as the Base cell)', () => {
+    fc.assert(
+      fc.property(
+        anyServer
+          .chain((server) => anyContext(server))
+          .chain((ctx) => fc.tuple(fc.constant(ctx), anyLayout, fc.array(anyRow(ctx.timeZone), { maxLength: 10 }), anyBase)),
+        ([ctx, layout, rows, base]) => {
+          const lines = parseSheet(
+            rows.map((r) => placeRow(r, layout)),
+            layout,
+            ctx,
+          )
+          for (const plan of [planSync(base, lines, ctx.server), planExport(base, lines, ctx.server)]) {
+            for (const d of plan.decisions) {
+              if (d.kind !== 'export-update' && d.kind !== 'export-append') continue
+              expect(d.fingerprint, d.key).toBe(fingerprintOf({ user: d.user, activity: d.activity }))
+              expect(activityToCells(d.activity, d.user, ctx.timeZone)[ACTIVITY_COLUMN.base]).toBe(d.fingerprint)
+            }
           }
         },
       ),
