@@ -98,19 +98,26 @@ export function jsonBytes(value: unknown): number {
  * that alone is larger goes on its own (Google's hard limit is 10 MB).
  */
 export function packBySize<T>(parts: readonly T[], bytesOf: (part: T) => number, maxBytes: number = DEFAULT_MAX_PAYLOAD_BYTES): T[][] {
-  const out: T[][] = []
+  return [...batchesBySize(parts, bytesOf, maxBytes)]
+}
+
+/** `packBySize` one batch at a time, drawing parts only as far as the batch it yields (and the one part that did not fit). */
+export function* batchesBySize<T>(
+  parts: Iterable<T>,
+  bytesOf: (part: T) => number,
+  maxBytes: number = DEFAULT_MAX_PAYLOAD_BYTES,
+): Generator<T[]> {
   let current: T[] = []
   let size = 0
   for (const part of parts) {
     const bytes = bytesOf(part) + 1
     if (current.length > 0 && size + bytes > maxBytes) {
-      out.push(current)
+      yield current
       current = []
       size = 0
     }
     current.push(part)
     size += bytes
   }
-  if (current.length > 0) out.push(current)
-  return out
+  if (current.length > 0) yield current
 }

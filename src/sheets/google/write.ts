@@ -26,12 +26,13 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { sheets_v4 } from '@googleapis/sheets'
+import { setImmediate } from 'node:timers/promises'
 import { keyText, locateRows, sameCells, writableCells } from '../../core/row-identity.ts'
 import { TimelineSheetsError } from '../../errors.ts'
 import type { CellUpdate, CellValue, SkippedRow, Snapshot, TabData, TabWrite, WriteReport } from '../port.ts'
 import { a1Range, parseRangeEcho } from './a1.ts'
 import { ROW_FORMAT_FIELDS, type ColumnCellFormat, type RowFormats } from './layout.ts'
-import { cellData, cellToApi, jsonBytes, packBySize, preserialized } from './requests.ts'
+import { batchesBySize, cellData, cellToApi, jsonBytes, packBySize, preserialized } from './requests.ts'
 import {
   anchorFilter,
   type AnchorRef,
@@ -572,8 +573,7 @@ function preparingParts(deps: WriteDeps, tabs: readonly TabState[], withColumns:
  * write's temporary claims). Deleting by filter twice deletes nothing more, so
  * these parts repeat safely.
  */
-function finishingParts(deps: WriteDeps, tabs: readonly TabState[], appended: WriteReport['appended']): StructuralPart[] {
-  const parts: StructuralPart[] = []
+function* finishingParts(deps: WriteDeps, tabs: readonly TabState[], appended: WriteReport['appended']): Generator<StructuralPart> {
   for (const t of tabs) {
     const rows = t.write.appends ?? []
     if (rows.length === 0) continue
@@ -581,9 +581,9 @@ function finishingParts(deps: WriteDeps, tabs: readonly TabState[], appended: Wr
     // New rows go right after the last row as the tab was last seen: inserted, so they never cover a row.
     const start = Math.min(before.rows.length + 1, Math.max(1, before.gridRowCount))
     appended[t.write.tab] = { firstRow: start + 1, count: rows.length }
-    for (const chunk of appendChunks(t, rows, start, deps.rowFormats(t.write.tab), deps.maxPayloadBytes)) parts.push(chunk)
+    yield* appendChunkParts(t, rows, start, deps.rowFormats(t.write.tab), deps.maxPayloadBytes)
   }
-  for (const t of tabs) for (const request of reKeyed(t)) parts.push(structuralPart(t, [request]))
+  for (const t of tabs) for (const request of reKeyed(t)) yield structuralPart(t, [request])
   const seen = new Set<string>()
   for (const t of tabs) {
     for (const ref of t.temporaryClaims) t.cleanup.push(anchorFilter(ref))
@@ -591,10 +591,9 @@ function finishingParts(deps: WriteDeps, tabs: readonly TabState[], appended: Wr
       const id = JSON.stringify(filter)
       if (seen.has(id)) continue
       seen.add(id)
-      parts.push(structuralPart(t, [deleteAnchors(filter)]))
+      yield structuralPart(t, [deleteAnchors(filter)])
     }
   }
-  return parts
 }
 
 /**
@@ -638,6 +637,17 @@ export function appendChunks(
   formats: RowFormats | undefined,
   maxBytes: number,
 ): StructuralPart[] {
+  return [...appendChunkParts(t, rows, start, formats, maxBytes)]
+}
+
+/** `appendChunks` one chunk at a time: a chunk's rows are serialized only when it is drawn. */
+function* appendChunkParts(
+  t: TabState,
+  rows: readonly (readonly CellValue[])[],
+  start: number,
+  formats: RowFormats | undefined,
+  maxBytes: number,
+): Generator<StructuralPart> {
   const sheetId = t.sheetId!
   const keyed = t.keyColumn !== undefined
   const keyCounts = new Map<string, number>()
@@ -654,7 +664,6 @@ export function appendChunks(
       if (format) columnFormats.push({ column, format })
     })
   }
-  const out: StructuralPart[] = []
   let chunkRows: sheets_v4.Schema$RowData[] = []
   let rowJsons: string[] = []
   let chunkCells: (readonly CellValue[])[] = []
@@ -662,8 +671,8 @@ export function appendChunks(
   let anchors: StructuralPart['anchors'] = []
   let bytes = 0
   let at = start
-  const flush = () => {
-    if (chunkRows.length === 0) return
+  const flush = (): StructuralPart | undefined => {
+    if (chunkRows.length === 0) return undefined
     const count = chunkRows.length
     const requests: sheets_v4.Schema$Request[] = [
       {
@@ -702,7 +711,7 @@ export function appendChunks(
     ].join(',')
     requests.push({ updateCells: { start, rows: chunkRows, fields: 'userEnteredValue' } })
     for (const request of chunkAnchors) requests.push(request)
-    out.push({ tab: t, requests, bytes, json, anchors, inserted: { at: at + 1, rows: chunkCells } })
+    const part: StructuralPart = { tab: t, requests, bytes, json, anchors, inserted: { at: at + 1, rows: chunkCells } }
     at += count
     chunkRows = []
     rowJsons = []
@@ -710,10 +719,12 @@ export function appendChunks(
     chunkAnchors = []
     anchors = []
     bytes = 0
+    return part
   }
   // Room for the insert and format requests of a chunk.
   const overhead = 300 + columnFormats.reduce((n, c) => n + jsonBytes(c.format) + 200, 0)
-  rows.forEach((cells, i) => {
+  for (let i = 0; i < rows.length; i++) {
+    const cells = rows[i]!
     const rowData: sheets_v4.Schema$RowData = {
       values: cells.map((value, j) => cellData(value, `${t.write.tab} appended row ${i + 1}, cell ${j + 1}`)),
     }
@@ -724,7 +735,7 @@ export function appendChunks(
     // The anchor's row number may change by a chunk boundary; its size by a digit or two at most.
     const rowJson = JSON.stringify(rowData)
     const rowBytes = Buffer.byteLength(rowJson, 'utf8') + (ref ? jsonBytes(createAnchor(ref, sheetId, at + rows.length)) : 0) + 2
-    if (chunkRows.length > 0 && bytes + rowBytes + overhead > maxBytes) flush()
+    if (chunkRows.length > 0 && bytes + rowBytes + overhead > maxBytes) yield flush()!
     if (ref) {
       chunkAnchors.push(createAnchor(ref, sheetId, at + chunkRows.length + 1))
       anchors.push({ ref, cells })
@@ -733,16 +744,15 @@ export function appendChunks(
     rowJsons.push(rowJson)
     chunkCells.push(cells)
     bytes += rowBytes
-  })
-  flush()
-  return out
+  }
+  const last = flush()
+  if (last) yield last
 }
 
-async function runStructural(deps: WriteDeps, tabs: readonly TabState[], parts: readonly StructuralPart[]): Promise<void> {
-  if (parts.length === 0) return
+async function runStructural(deps: WriteDeps, tabs: readonly TabState[], parts: Iterable<StructuralPart>): Promise<void> {
   // Inserts already applied per tab, so a look after a lost answer knows how the tab looked before each batch.
   const applied = new Map<TabState, Insert[]>(tabs.map((t) => [t, []]))
-  for (const batch of packBySize(withTitleChecks(deps, parts), (p) => p.bytes, deps.maxPayloadBytes)) {
+  const send = async (batch: StructuralPart[]): Promise<void> => {
     const earlier = new Map([...applied].map(([t, inserts]) => [t, [...inserts]]))
     const touched = [...new Set(batch.map((p) => p.tab.write.tab))]
     const requests: sheets_v4.Schema$Request[] = []
@@ -752,6 +762,18 @@ async function runStructural(deps: WriteDeps, tabs: readonly TabState[], parts: 
     for (const p of batch) if (p.inserted) applied.get(p.tab)!.push(p.inserted)
     for (const tab of touched) deps.confirmId(tab)
   }
+  // Batches go one after another, in order; the next one is built (appended rows serialized) while the one before
+  // is in flight, so a 100,000-row first export does not build 90 MB of JSON while the service sits idle.
+  let sending: Promise<void> | undefined
+  for (const batch of batchesBySize(withTitleChecks(deps, parts), (p) => p.bytes, deps.maxPayloadBytes)) {
+    await sending
+    sending = send(batch)
+    // Awaited before the next batch or after the last; until then a failure must not count as unhandled.
+    sending.catch(() => undefined)
+    // Let the request leave before the next batch takes the thread.
+    await setImmediate()
+  }
+  await sending
 }
 
 /**
@@ -761,9 +783,8 @@ async function runStructural(deps: WriteDeps, tabs: readonly TabState[], parts: 
  * the id is right, and when it is not, a refusal (the title is taken) that
  * fails the whole batch before anything is applied.
  */
-function withTitleChecks(deps: WriteDeps, parts: readonly StructuralPart[]): StructuralPart[] {
+function* withTitleChecks(deps: WriteDeps, parts: Iterable<StructuralPart>): Generator<StructuralPart> {
   const checked = new Set<TabState>()
-  const out: StructuralPart[] = []
   for (const p of parts) {
     if (!checked.has(p.tab) && !deps.idConfirmed(p.tab.write.tab)) {
       const { requests, ...rest } = p
@@ -771,13 +792,12 @@ function withTitleChecks(deps: WriteDeps, parts: readonly StructuralPart[]): Str
         updateSheetProperties: { properties: { sheetId: p.tab.sheetId!, title: p.tab.write.tab }, fields: 'title' },
       }
       const json = rest.json === undefined ? undefined : `${JSON.stringify(check)},${rest.json}`
-      out.push({ ...rest, requests: [check, ...requests], bytes: p.bytes + jsonBytes(check), ...(json === undefined ? {} : { json }) })
+      yield { ...rest, requests: [check, ...requests], bytes: p.bytes + jsonBytes(check), ...(json === undefined ? {} : { json }) }
     } else {
-      out.push(p)
+      yield p
     }
     checked.add(p.tab)
   }
-  return out
 }
 
 /**
