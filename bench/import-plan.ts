@@ -86,7 +86,7 @@ await Promise.all(
   }),
 )
 const { state } = await loadState(stateLocation(options.stateDir, 'bench'), 'bench')
-const base = new Map(Object.entries(state.base))
+const base = state.base
 const loadMs = Math.round(performance.now() - loadStarted)
 
 // ── Planning (timed) ──────────────────────────────────────────────────────

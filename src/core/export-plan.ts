@@ -22,7 +22,7 @@ import {
 import { withServerVersion } from './describe.ts'
 import { startsWithin } from './import-plan.ts'
 import { fingerprintOf } from './fingerprint.ts'
-import { planExport, type Decision } from './plan.ts'
+import { planExport, type BaseFingerprints, type Decision } from './plan.ts'
 import { activityKey, parseActivityKey, parseRow, type KnownUser, type RowContext, type ServerActivity, type SheetLine } from './rows.ts'
 import type { CellValue, Snapshot, TabData, TabSpec, TabWrite } from './sheet.ts'
 import { isEmptyWrite, rewriteTab } from './sheet-writes.ts'
@@ -140,7 +140,7 @@ export function indexRowsByKey(tab: TabData, layout: HeaderLayout): Map<string, 
  * Timelines with a row that nobody edited (it still matches its own Base cell) but whose Base is not what
  * the state last synced: the row is an older copy, and only a full read can tell what the server has now.
  */
-export function staleTimelines(tab: TabData, layout: HeaderLayout, base: Readonly<Record<string, string>>): Set<string> {
+export function staleTimelines(tab: TabData, layout: HeaderLayout, base: BaseFingerprints): Set<string> {
   const out = new Set<string>()
   const keyIndex = layout.index[ACTIVITY_COLUMN.key]
   const baseIndex = layout.index[ACTIVITY_COLUMN.base]
@@ -149,7 +149,7 @@ export function staleTimelines(tab: TabData, layout: HeaderLayout, base: Readonl
     const key = cells[keyIndex]
     const baseCell = cells[baseIndex]
     if (typeof key !== 'string' || typeof baseCell !== 'string' || baseCell === '') continue
-    const known = base[key.trim()]
+    const known = base.get(key.trim())
     if (known === undefined || known === baseCell) continue
     const timelineKey = parseActivityKey(key)?.timelineKey
     if (timelineKey !== undefined) out.add(timelineKey)
@@ -158,7 +158,7 @@ export function staleTimelines(tab: TabData, layout: HeaderLayout, base: Readonl
 }
 
 /** State base keys by the text before their first `/` (a timeline key has none). */
-export function baseKeysByTimeline(keys: readonly string[]): Map<string, Set<string>> {
+export function baseKeysByTimeline(keys: Iterable<string>): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>()
   for (const key of keys) {
     const slash = key.indexOf('/')
@@ -173,7 +173,7 @@ export function baseKeysByTimeline(keys: readonly string[]): Map<string, Set<str
 
 export interface PlanContext {
   /** The state's base fingerprints by Key. */
-  base: Readonly<Record<string, string>>
+  base: BaseFingerprints
   users: KnownUser[]
   timeZone: string
   activitiesData: TabData
@@ -295,7 +295,7 @@ export function planTimeline(change: TimelineDelta, ctx: PlanContext): Decision[
 
   const base = new Map<string, string>()
   for (const key of [...lineKeys, ...server.keys(), ...affected]) {
-    const fp = ctx.base[key]
+    const fp = ctx.base.get(key)
     if (fp !== undefined) base.set(key, fp)
   }
   // A key missing from the whole sheet whose activity the server still has: re-shown (planner: report-missing).

@@ -1,7 +1,7 @@
 /** What an import reads and plans over: the rows that ask for something, the weeks around them, the lines the planner sees, and what an interrupted run already created. */
 import { ACTIVITY_COLUMN as C, type HeaderLayout } from './columns.ts'
 import { fingerprintOf } from './fingerprint.ts'
-import { type Decision } from './plan.ts'
+import { type BaseFingerprints, type Decision } from './plan.ts'
 import {
   activityKey,
   duplicateKeyProblem,
@@ -42,12 +42,12 @@ export function findCandidates(
   readings: readonly RowReading[],
   rowsOfKey: ReadonlyMap<string, number[]>,
   layout: HeaderLayout,
-  base: Readonly<Record<string, string>>,
+  base: BaseFingerprints,
   users: KnownUser[],
   timeZone: string,
   sheetKeys: Set<string>,
 ): Candidates {
-  const ctx: RowContext = { timeZone, users, server: new Map(), baseKeys: new Set([...sheetKeys, ...Object.keys(base)]) }
+  const ctx: RowContext = { timeZone, users, server: new Map(), baseKeys: new Set([...sheetKeys, ...base.keys()]) }
   const timelines = new Set<string>()
   const dates = new Map<string, Set<string>>()
   const keys = new Map<string, Set<string>>()
@@ -88,7 +88,7 @@ export function findCandidates(
     if (!row || row.kind === 'discarded') return
     if (row.kind === 'new') mark(row.values.timelineKey, row.values.input.start)
     else if (row.kind === 'delete') mark(row.timelineKey, dateStart(), row.key)
-    else if (row.values.fingerprint !== (base[row.key] ?? row.baseCell) || row.notices?.length)
+    else if (row.values.fingerprint !== (base.get(row.key) ?? row.baseCell) || row.notices?.length)
       mark(row.values.timelineKey, row.values.input.start, row.key)
   })
   return { timelines, dates, keys, baseCellKeys }

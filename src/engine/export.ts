@@ -227,7 +227,7 @@ async function exportInFrame(
   const sheetIndex = indexRowsByKey(activitiesData, layout)
   // Bases by timeline serve only a timeline with something to plan: a quiet night skips the 100,000-key walk.
   const somethingToPlan = changes.some((c) => c.mode === 'full' || c.activities.length > 0 || c.deletedIds.length > 0 || c.lookBack)
-  const baseKeys = somethingToPlan || frame.setAside ? baseKeysByTimeline(Object.keys(state.base)) : new Map<string, Set<string>>()
+  const baseKeys = somethingToPlan || frame.setAside ? baseKeysByTimeline(state.base.keys()) : new Map<string, Set<string>>()
   const decisions: Decision[] = []
   const planContext: PlanContext = {
     base: state.base,
@@ -259,7 +259,7 @@ async function exportInFrame(
       ...planContext,
       users: oldUsers,
       base: frame.setAside.base,
-      baseKeys: baseKeysByTimeline(Object.keys(frame.setAside.base)),
+      baseKeys: baseKeysByTimeline(frame.setAside.base.keys()),
     }
     for (const timelineKey of sheetIndex.keys()) {
       if (read.has(timelineKey)) continue

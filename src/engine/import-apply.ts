@@ -3,6 +3,7 @@ import { withServerVersion } from '../core/describe.ts'
 import { fingerprintOf } from '../core/fingerprint.ts'
 import type { ServerActivity } from '../core/rows.ts'
 import type { TimeWindow } from '../core/time.ts'
+import type { BaseFingerprints } from '../core/plan.ts'
 import { TimelineSheetsError } from '../errors.ts'
 import type { Journal } from '../state/journal.ts'
 import type { TimelineClient } from '../timeline/client.ts'
@@ -16,7 +17,7 @@ interface ApplyContext {
   client: TimelineClient
   journal: Journal
   server: Map<string, ServerActivity>
-  base: Record<string, string>
+  base: BaseFingerprints
   timelineByKey: Map<string, TimelineInfo>
   rangesByTimeline: Map<string, TimeWindow[]>
   concurrency: number

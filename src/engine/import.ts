@@ -188,7 +188,7 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   if (!header.ok) {
     const guards = runGuards(
       { decisions: [], counts: {} as never },
-      { headerProblems, sheetRowCount: tab.rows.length, baseCount: Object.keys(state.base).length },
+      { headerProblems, sheetRowCount: tab.rows.length, baseCount: state.base.size },
       options,
     )
     if (guards.length) throw guardError(guards)
@@ -223,7 +223,7 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   const candidates = findCandidates(tab, readings, rowsOfKey, layout, state.base, users, target.timeZone, sheetKeys)
   const affected = new Set<string>()
   for (const c of candidates.timelines) affected.add(c)
-  const missingKeys = Object.keys(state.base).filter((k) => !sheetKeys.has(k))
+  const missingKeys = [...state.base.keys()].filter((k) => !sheetKeys.has(k))
   if (options.deleteMissing) for (const k of missingKeys) affected.add(parseActivityKey(k)!.timelineKey)
   for (const run of interrupted) for (const w of run.writes) if (w.intent.timelineKey) affected.add(w.intent.timelineKey)
 
@@ -259,7 +259,7 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   }
 
   // Pass 2: the whole picture for the affected timelines.
-  const baseKeys = new Set<string>(Object.keys(state.base))
+  const baseKeys = new Set<string>(state.base.keys())
   for (const k of candidates.baseCellKeys) baseKeys.add(k)
   const ctx: RowContext = {
     timeZone: target.timeZone,
@@ -274,7 +274,7 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   const judged = new Set<string>(server.keys())
   for (const line of lines) if (line.kind === 'row' && 'key' in line.row) judged.add(line.row.key)
   const base = new Map<string, string>()
-  for (const [k, fp] of Object.entries(state.base)) {
+  for (const [k, fp] of state.base) {
     const timelineKey = k.split('/')[0]!
     if (affected.has(timelineKey) && (judged.has(k) || fullTimelines.has(timelineKey))) base.set(k, fp)
   }
@@ -292,7 +292,7 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
 
   const guards = runGuards(
     plan,
-    { headerProblems, sheetRowCount: tab.rows.filter((r) => r.length > 0).length, baseCount: Object.keys(state.base).length },
+    { headerProblems, sheetRowCount: tab.rows.filter((r) => r.length > 0).length, baseCount: state.base.size },
     options,
   )
   const tags = planAllowedTags(snapshot, target.tabs.allowedTags, state.allowedTagsFingerprint, Boolean(options.overwriteTags))

@@ -5,6 +5,7 @@
  * what it does inside the frame.
  */
 import { describeServer, sameServer, type ServerAccount } from '../core/server-identity.ts'
+import type { BaseFingerprints } from '../core/plan.ts'
 import { TimelineSheetsError } from '../errors.ts'
 import type { CellValue, RequestCounts, Snapshot } from '../sheets/port.ts'
 import { acquireLock, type Lock } from '../state/lock.ts'
@@ -30,7 +31,7 @@ export interface RunFrame {
   /** True when no state existed: the run reconciles in full. */
   readonly fresh: boolean
   /** The state this run set aside for a fresh one, built from another server (export --full). */
-  readonly setAside: { server: ServerAccount; base: Readonly<Record<string, string>> } | undefined
+  readonly setAside: { server: ServerAccount; base: BaseFingerprints } | undefined
   /** Sheets requests this run made so far (one backend may serve several runs: sync). */
   sheetsRequests(): RequestCounts
   /** Pushes the lock's expiry forward on a long run. */

@@ -330,7 +330,7 @@ export async function observe(c: Case): Promise<Outcome> {
     keyed,
     keyless,
     allowedTagsTab: allowedRows.filter((r) => r.some((x) => normal(x) !== null)).map((r) => JSON.stringify(r.map(normal))),
-    base: state.base,
+    base: Object.fromEntries(state.base),
     allowedTagsFingerprint: state.allowedTagsFingerprint,
     unfinishedJournals: (await unfinishedJournals(path.join(stateDir, 'journal'))).length,
     identities,

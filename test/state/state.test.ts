@@ -39,7 +39,7 @@ describe('target state', () => {
     await saveState(location, state)
     const again = await loadState(location, 'team-a')
     expect(again.fresh).toBe(false)
-    expect(again.state.base).toEqual({ 'tl/1': 'abc' })
+    expect(Object.fromEntries(again.state.base)).toEqual({ 'tl/1': 'abc' })
     expect(again.state.runs).toHaveLength(200)
     expect(again.state.runs.at(-1)?.runId).toBe('r249')
   })
@@ -65,7 +65,7 @@ describe('target state', () => {
     }
     const base = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`tl/${i}`, `fp${i}`]))
     await writeFileAtomic(location.stateFile, JSON.stringify({ ...emptyState('team-a'), base }))
-    expect((await loadState(location, 'team-a')).state.base).toEqual(base)
+    expect(Object.fromEntries((await loadState(location, 'team-a')).state.base)).toEqual(base)
   })
 })
 
