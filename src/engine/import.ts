@@ -269,7 +269,7 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
     allowedTags: allowed,
     allowedTagsSeverity: options.strictTags ? 'error' : 'warning',
   }
-  const lines = planLines(tab, readings, rowsOfKey, layout, ctx, affected, rangesByTimeline)
+  const lines = planLines(tab, readings, rowsOfKey, layout, ctx, affected, rangesByTimeline, candidates.verdicts)
   // Base only for what this run can judge: rows it plans, activities it read, and whole timelines read in full.
   const judged = new Set<string>(server.keys())
   for (const line of lines) if (line.kind === 'row' && 'key' in line.row) judged.add(line.row.key)

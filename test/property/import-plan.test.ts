@@ -1,0 +1,84 @@
+/**
+ * The import's second pass leaves out, without judging them again, the rows the candidate scan found valid
+ * whose activity the reads did not find and whose start lies outside the weeks read (issue 10: judging every
+ * row of a big sheet twice was a fifth of an import). A shortcut may never change what the planner sees:
+ * over hostile sheets, any server the reads found, any weeks read and any allowed-tags setting, the lines are
+ * the same with and without the first pass's verdicts.
+ */
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { findCandidates, planLines, readRows, rowsByKeyText } from '../../src/core/import-plan.ts'
+import type { RowContext } from '../../src/core/rows.ts'
+import type { TabData } from '../../src/core/sheet.ts'
+import type { TimeWindow } from '../../src/core/time.ts'
+import { ACTIVITIES, anyContext, anyLayout, anyRow, anyServer, placeRow, serverOf } from './arbitraries.ts'
+
+const TIMELINES = [...new Set(ACTIVITIES.map((a) => a.timelineKey))]
+const ALL_KEYS = [...serverOf(ACTIVITIES).keys()]
+
+/** Weeks read per timeline: none, or a few windows somewhere around the fixture's activities. */
+const anyRanges = fc
+  .array(
+    fc.tuple(
+      fc.constantFrom(...TIMELINES),
+      fc.array(fc.tuple(fc.integer({ min: -40, max: 40 }), fc.integer({ min: 1, max: 14 })), { maxLength: 3 }),
+    ),
+    { maxLength: TIMELINES.length },
+  )
+  .map((entries) => {
+    const ranges = new Map<string, TimeWindow[]>()
+    for (const [timelineKey, windows] of entries) {
+      ranges.set(
+        timelineKey,
+        windows.map(([offsetDays, days]) => {
+          const from = Date.UTC(2026, 2, 20) + offsetDays * 86_400_000
+          return { from: iso(from), to: iso(from + days * 86_400_000) }
+        }),
+      )
+    }
+    return ranges
+  })
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString().replace('.000Z', '+00:00')
+}
+
+describe('import plan: the second pass (issue 10)', () => {
+  it('plans the same lines with the first pass’s verdicts as without them', () => {
+    fc.assert(
+      fc.property(
+        anyServer
+          .chain((server) => anyContext(server))
+          .chain((ctx) =>
+            fc.tuple(
+              fc.constant(ctx),
+              anyLayout,
+              fc.array(anyRow(ctx.timeZone), { maxLength: 14 }),
+              fc.subarray(ALL_KEYS),
+              fc.subarray(TIMELINES),
+              anyRanges,
+              fc.subarray([...ctx.server.keys()]),
+            ),
+          ),
+        ([generated, layout, rows, baseKeys, affectedTimelines, ranges, found]) => {
+          const cells = rows.map((r) => placeRow(r, layout))
+          const tab: TabData = { title: 'Activities', exists: true, header: [], rows: cells, gridRowCount: cells.length + 1 }
+          const { slashDateOrder: _engineReadsWithoutIt, ...ctx } = generated
+          const users = [...ctx.users]
+          const readings = readRows(tab, layout, { timeZone: ctx.timeZone, users })
+          const rowsOfKey = rowsByKeyText(tab, layout)
+          const base = new Map(baseKeys.map((k) => [k, 'fp']))
+          const sheetKeys = new Set([...rowsOfKey.keys()])
+          const candidates = findCandidates(tab, readings, rowsOfKey, layout, base, users, ctx.timeZone, sheetKeys)
+          // The reads found some of the server's activities: the rest lie in weeks not read.
+          const second: RowContext = { ...ctx, server: new Map(found.map((k) => [k, ctx.server.get(k)!])) }
+          const affected = new Set([...affectedTimelines, ...candidates.timelines])
+          const judgedTwice = planLines(tab, readings, rowsOfKey, layout, second, affected, ranges)
+          const shortcut = planLines(tab, readings, rowsOfKey, layout, second, affected, ranges, candidates.verdicts)
+          expect(shortcut).toEqual(judgedTwice)
+        },
+      ),
+      { numRuns: 400 },
+    )
+  })
+})
