@@ -145,6 +145,20 @@ const offsetCache = new Map<string, Map<number, number>>()
 
 /** Parses an ISO 8601 date-time that carries an offset (`Z` or `±hh:mm`); seconds rounded to whole. */
 export function parseOffsetInstant(iso: string): OffsetInstant {
+  // A run reads each activity's start several times (fingerprint, sheet times, plan, read ranges): the text of
+  // a start parses once. Frozen, so no caller can change what the next one is given.
+  const known = instantCache.get(iso)
+  if (known) return known
+  const parsed = Object.freeze(parseOffsetInstantText(iso))
+  if (instantCache.size >= INSTANT_CACHE_LIMIT) instantCache.clear()
+  instantCache.set(iso, parsed)
+  return parsed
+}
+
+const INSTANT_CACHE_LIMIT = 400_000
+const instantCache = new Map<string, Readonly<OffsetInstant>>()
+
+function parseOffsetInstantText(iso: string): OffsetInstant {
   const m = ISO_WITH_OFFSET.exec(iso.trim())
   if (!m) {
     throw new TimelineSheetsError('TS_VALIDATION', `"${iso}" is not an ISO 8601 date-time with an offset`, {
