@@ -167,9 +167,17 @@ function parseOffsetInstantText(iso: string): OffsetInstant {
   }
   const [, y, mo, d, h, mi, s, frac, off] = m as unknown as string[]
   const wall =
-    Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? 0)) / 1000 + Math.round(Number(`0.${frac ?? '0'}`))
+    utcSeconds(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s ?? 0)) + Math.round(Number(`0.${frac ?? '0'}`))
   const offsetMinutes = off === 'Z' ? 0 : parseOffset(off!)
   return { epochSeconds: wall - offsetMinutes * 60, offsetMinutes }
+}
+
+/** `Date.UTC` in seconds, for every four-digit year: `Date.UTC` itself reads years 0 to 99 as 1900 to 1999. */
+function utcSeconds(year: number, monthIndex: number, day: number, hours: number, minutes: number, seconds: number): number {
+  if (year >= 100) return Date.UTC(year, monthIndex, day, hours, minutes, seconds) / 1000
+  const date = new Date(Date.UTC(2000, monthIndex, day, hours, minutes, seconds))
+  date.setUTCFullYear(year, monthIndex, day)
+  return date.getTime() / 1000
 }
 
 function parseOffset(text: string): number {
@@ -196,7 +204,11 @@ export function formatOffsetInstant(epochSeconds: number, offsetMinutes: number)
   const wall = new Date(wallSeconds * 1000).toISOString().slice(0, 19)
   const sign = minutes < 0 ? '-' : '+'
   const abs = Math.abs(minutes)
-  return `${wall}${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`
+  const text = `${wall}${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`
+  // What this text parses to is known: a row's start is formatted here and then read back by its fingerprint.
+  if (Number.isInteger(epochSeconds) && instantCache.size < INSTANT_CACHE_LIMIT)
+    instantCache.set(text, Object.freeze({ epochSeconds, offsetMinutes: minutes || 0 }))
+  return text
 }
 
 function pad2(n: number): string {

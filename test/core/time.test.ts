@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   activityToSheetTimes,
@@ -56,6 +57,34 @@ describe('ISO instants with offsets', () => {
 
   it('refuses a start without an offset', () => {
     expect(() => parseOffsetInstant('2026-03-29T01:30:00')).toThrow(/offset/)
+  })
+
+  it('reads a text it formatted as the instant it was given, from its cache as from the text itself', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -62_135_596_800, max: 253_402_300_799 }),
+        fc.oneof(fc.integer({ min: -1080, max: 1080 }), fc.double({ min: -1080, max: 1080, noNaN: true })),
+        (epochSeconds, offsetMinutes) => {
+          let text: string
+          try {
+            text = formatOffsetInstant(epochSeconds, offsetMinutes)
+          } catch {
+            return // outside four-digit years: refused, nothing cached
+          }
+          const expected = { epochSeconds, offsetMinutes: Math.round(offsetMinutes) || 0 }
+          expect(parseOffsetInstant(text)).toEqual(expected)
+          // With a space after it the text is not the cached one: this one is parsed by the regular expression.
+          expect(parseOffsetInstant(`${text} `)).toEqual(expected)
+        },
+      ),
+      { numRuns: 2000 },
+    )
+  })
+
+  it('hands out parsed instants no caller can change', () => {
+    const parsed = parseOffsetInstant('2026-03-29T01:30:00+01:00')
+    expect(Object.isFrozen(parsed)).toBe(true)
+    expect(parseOffsetInstant('2026-03-29T01:30:00+01:00')).toEqual({ epochSeconds: epoch('2026-03-29T00:30:00Z'), offsetMinutes: 60 })
   })
 })
 
