@@ -26,5 +26,6 @@ if (!existsSync(entry)) {
 }
 // Before the first import of ours, so the compile cache covers all of them (see enableCompileCache in src/cli/main.ts).
 module.enableCompileCache?.()
-const { main } = await import(entry.href)
+const { main, setRunHeapPolicy } = await import(entry.href)
+setRunHeapPolicy()
 process.exitCode = await main()

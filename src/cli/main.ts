@@ -8,6 +8,7 @@
  * the same everywhere; the work is in commands/.
  */
 import { enableCompileCache } from 'node:module'
+import { setFlagsFromString } from 'node:v8'
 import { Command, CommanderError, Help, Option } from 'commander'
 import { redactUserInfo } from '../errors.ts'
 import { toCliFailure } from './errors.ts'
@@ -308,7 +309,22 @@ function ignoreClosedPipes(): void {
   }
 }
 
+/**
+ * The garbage collector's policy for a run of the command (both entry points call this first, before any
+ * work). A run builds its working set (row bases, the server's activities, the tab as read) in one go. With
+ * incremental marking, V8 marks alongside the run, and on a busy machine that marking spans hundreds of
+ * milliseconds; until it ends, what a run drops piles up in the old generation (--trace-gc: about 20 MB
+ * promoted per scavenge instead of 2). An incremental export of a 100,000-row workbook then peaked at 530 to
+ * 620 MiB instead of 380 to 400, in about half the runs on a loaded machine. Marking in one pause instead
+ * costs a batch run nothing it notices (it used less CPU time in the same bench) and keeps the peak where the
+ * live data puts it. Set before the first collection marks anything: V8 reads it when marking would start.
+ */
+export function setRunHeapPolicy(): void {
+  setFlagsFromString('--no-incremental-marking')
+}
+
 if (import.meta.main) {
+  setRunHeapPolicy()
   // Node keeps the compiled code (our TypeScript already stripped of its types) in the OS temp folder, so
   // later runs skip most of the compiling of the modules a command loads; a folder it cannot write only
   // costs the speed-up, and NODE_DISABLE_COMPILE_CACHE=1 turns it off. bin/timeline-sheets.js turns it

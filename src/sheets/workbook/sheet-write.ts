@@ -27,7 +27,7 @@ import {
 import { NEW_SHEET_FRAME } from './sheet-parts.ts'
 import type { SharedFormulas } from './tab-read.ts'
 import { escapeCellText, escapeXml } from './xml-text.ts'
-import type { PartCompressor } from './zip.ts'
+import { PIECE, type PartCompressor } from './zip.ts'
 
 /** A formula the tool writes (the Summary), without its `=`; Excel and LibreOffice compute it when the file opens. */
 export interface FormulaCell {
@@ -85,15 +85,18 @@ export async function rewriteSheet(
   const formulas: SharedFormulas = new Map()
   // Rows are handed over synchronously; they wait here until the piece of the old sheet is done.
   const batch: string[] = []
+  let batched = 0
   const emit = (xml: string, number: number) => {
     if (xml === '') return
     if (number > lastRow) lastRow = number
     batch.push(xml)
+    batched += xml.length
   }
   const flush = async () => {
     if (batch.length === 0) return
     const text = batch.join('')
     batch.length = 0
+    batched = 0
     await out.write(text)
   }
   const removedUpTo = (row: number) => {
@@ -102,10 +105,8 @@ export async function rewriteSheet(
   }
   // Rows the rewrite sets that the old sheet has no element for, up to (not including) `row`.
   const newRowsBefore = (row: number, limit = Number.POSITIVE_INFINITY) => {
-    let made = 0
-    while (nextPending < pending.length && pending[nextPending]! < row && made < limit) {
+    while (nextPending < pending.length && pending[nextPending]! < row && batched < limit) {
       const number = pending[nextPending++]!
-      made++
       if (rewrite.remove.has(number)) continue
       const target = number - removedUpTo(number)
       emit(newRow(number, target, rewrite.rows.get(number)!, rewrite), target)
@@ -145,8 +146,8 @@ export async function rewriteSheet(
     )
     suffix = frame.suffix
   }
-  // Appended rows come last: a thousand at a time, so only that many wait as text.
-  while (newRowsBefore(Number.POSITIVE_INFINITY, 1000)) await flush()
+  // Appended rows come last, handed on in pieces small enough to die young (PIECE).
+  while (newRowsBefore(Number.POSITIVE_INFINITY, PIECE)) await flush()
   await flush()
   await out.write(`</sheetData>${rewrite.suffix(suffix, lastRow)}`)
   return { lastRow, hadFormulas }
