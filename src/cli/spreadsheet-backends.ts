@@ -23,6 +23,32 @@ export interface OpenContext {
   reporter: Reporter
   env: NodeJS.ProcessEnv
   network: NetworkSettings
+  /** What the spreadsheets of one run share; without it, each opens its own. */
+  shared?: RunShared
+}
+
+/**
+ * What the spreadsheets a run opens share, made once on first use: Google's sign-in and its paces belong to
+ * the user, not to a spreadsheet, so fifty targets are one token and one quota (a 429 holds them all).
+ */
+export interface RunShared {
+  once<T>(name: string, make: () => Promise<T>): Promise<T>
+}
+
+export function runShared(): RunShared {
+  const made = new Map<string, Promise<unknown>>()
+  return {
+    once<T>(name: string, make: () => Promise<T>): Promise<T> {
+      let found = made.get(name) as Promise<T> | undefined
+      if (!found) {
+        found = make()
+        made.set(name, found)
+        // A failure is not kept: the next target tries again (and reports its own error).
+        found.catch(() => made.delete(name))
+      }
+      return found
+    },
+  }
 }
 
 type Branch<K extends SpreadsheetConfig['kind']> = Extract<SpreadsheetConfig, { kind: K }>
@@ -53,11 +79,15 @@ export const SPREADSHEET_BACKENDS: { [K in SpreadsheetConfig['kind']]: Backend<K
     open: async (sheet, context) => {
       const { google, api } = await googleParts(sheet, context)
       const { network, reporter } = context
-      const { createGoogleSpreadsheet } = await import('../sheets/google/backend.ts')
+      const { createGoogleSpreadsheet, createGoogleLanes } = await import('../sheets/google/backend.ts')
+      const pace = { readsPerMinute: google.readsPerMinute, writesPerMinute: google.writesPerMinute }
+      const lanes = context.shared
+        ? await context.shared.once('google lanes', async () => createGoogleLanes(pace))
+        : createGoogleLanes(pace)
       return createGoogleSpreadsheet({
         ...api,
         ...(network.deadline ? { retry: { signal: network.deadline.signal } } : {}),
-        pace: { readsPerMinute: google.readsPerMinute, writesPerMinute: google.writesPerMinute },
+        lanes,
         quota: { windowMs: google.quotaWindowMs },
         log: (event) => {
           if (event.type === 'retry')
@@ -76,9 +106,10 @@ export const SPREADSHEET_BACKENDS: { [K in SpreadsheetConfig['kind']]: Backend<K
 }
 
 /** The config's Google section and what both the backend and the probe are built from: the id, the sign-in, the transport. */
-async function googleParts(sheet: Branch<'google'>, { loaded, target, env, network }: Omit<OpenContext, 'reporter'>) {
+async function googleParts(sheet: Branch<'google'>, { loaded, target, env, network, shared }: Omit<OpenContext, 'reporter'>) {
   const google = googleSection(loaded, target)
-  const auth = await googleSignIn(loaded, google, env, false, network)
+  const signIn = () => googleSignIn(loaded, google, env, false, network)
+  const auth = shared ? await shared.once('google sign-in', signIn) : await signIn()
   return { google, api: { spreadsheetId: sheet.spreadsheetId, auth, rootUrl: google.rootUrl, transport: createTransport(network) } }
 }
 

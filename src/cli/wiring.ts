@@ -13,7 +13,7 @@ import { vendorIdentifiers } from '../timeline/vendor.ts'
 import { selectTargets, type GlobalOptions } from './globals.ts'
 import { requestLimits, runNetwork } from './network.ts'
 import type { Reporter } from './reporter.ts'
-import { openSpreadsheet } from './spreadsheet-backends.ts'
+import { openSpreadsheet, runShared } from './spreadsheet-backends.ts'
 
 // Where commands have always found them.
 export { parseDeadline, requestLimits, runNetwork } from './network.ts'
@@ -127,11 +127,12 @@ export async function openRun(globals: GlobalOptions, targetName: string | undef
   const targets = selectTargets(loaded.config.targets, targetName)
   const network = runNetwork(loaded, globals.deadline)
   const client = await createClient(loaded, reporter, process.env, network)
+  const shared = runShared()
   return {
     loaded,
     targets,
     stateDir: loaded.resolvePath(loaded.config.stateDir),
     client,
-    spreadsheetOf: (target) => openTargetSpreadsheet(loaded, target, reporter, process.env, network),
+    spreadsheetOf: (target) => openSpreadsheet(target.spreadsheet, { loaded, target, reporter, env: process.env, network, shared }),
   }
 }

@@ -54,6 +54,21 @@ export interface GooglePaceOptions {
   concurrency: number
 }
 
+/** The two paces, reads and writes, that Google's per-user quota is kept by. */
+export type GoogleLanes = Record<'read' | 'write', Pace>
+
+/**
+ * Google's paces for one user. Its quota is the user's (a service account's), not a spreadsheet's: every
+ * spreadsheet a run opens with the same sign-in takes its requests from the same lanes, and a 429 holds them all.
+ */
+export function createGoogleLanes(pace: Partial<GooglePaceOptions> = {}): GoogleLanes {
+  const concurrency = pace.concurrency ?? 2
+  return {
+    read: createPace({ concurrency, intervalCap: pace.readsPerMinute ?? 60, interval: 60_000 }),
+    write: createPace({ concurrency, intervalCap: pace.writesPerMinute ?? 60, interval: 60_000 }),
+  }
+}
+
 /** What the backend tells a logger; never tokens or cell values. */
 export type GoogleSheetsEvent =
   | { type: 'request'; lane: 'read' | 'write'; operation: string; attempt: number }
@@ -67,6 +82,8 @@ export interface GoogleSpreadsheetOptions {
   /** API root; tests point it at the fake. @default 'https://sheets.googleapis.com/' */
   rootUrl?: string
   pace?: Partial<GooglePaceOptions>
+  /** Lanes shared with the run's other spreadsheets (`createGoogleLanes`); `pace` is then not used. */
+  lanes?: GoogleLanes
   /** The retry policy; 5xx back off up to about a minute by default. */
   retry?: Partial<RetryOptions>
   /** Google's quota window; tests with a fast fake clock shorten it. */
@@ -106,11 +123,7 @@ const sheetListSchema = z.object({
 export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spreadsheet {
   const { spreadsheetId, auth } = options
   const api = sheetsApi(options)
-  const concurrency = options.pace?.concurrency ?? 2
-  const lanes: Record<'read' | 'write', Pace> = {
-    read: createPace({ concurrency, intervalCap: options.pace?.readsPerMinute ?? 60, interval: 60_000 }),
-    write: createPace({ concurrency, intervalCap: options.pace?.writesPerMinute ?? 60, interval: 60_000 }),
-  }
+  const lanes = options.lanes ?? createGoogleLanes(options.pace)
   const counts: ReturnType<Spreadsheet['requestCounts']> = { reads: 0, writes: 0 }
   const policy = retryOptions({ ...GOOGLE_RETRY, ...options.retry })
   const quotaWindowMs = options.quota?.windowMs ?? 60_000
