@@ -7,7 +7,8 @@ import { loadConfig, secretFromEnv, type LoadedConfig } from '../config/load.ts'
 import type { TargetConfig, TimelineAuthConfig } from '../config/schema.ts'
 import { createTransport, type NetworkSettings } from '../http/transport.ts'
 import type { Spreadsheet } from '../sheets/port.ts'
-import { createTimelineClient, type TimelineClient } from '../timeline/client.ts'
+import { createPace } from '../http/pace.ts'
+import { createTimelineClient, type SharedHome, type TimelineClient } from '../timeline/client.ts'
 import type { SignIn } from '../timeline/auth/sign-in.ts'
 import { vendorIdentifiers } from '../timeline/vendor.ts'
 import { selectTargets, type GlobalOptions } from './globals.ts'
@@ -82,18 +83,36 @@ export async function createClient(
   env: NodeJS.ProcessEnv = process.env,
   network: NetworkSettings = requestLimits(loaded),
 ): Promise<TimelineClient> {
-  const pace = loaded.config.timeline.pace
+  return (await timelineClients(loaded, reporter, env, network))()
+}
+
+/**
+ * Timeline clients for the targets of one run: one sign-in, one pace and one read of the API's entry shared,
+ * and a client each, since a client remembers each timeline's last change for its next write, which two
+ * targets over the same timeline must not take from each other.
+ */
+async function timelineClients(
+  loaded: LoadedConfig,
+  reporter: Reporter,
+  env: NodeJS.ProcessEnv,
+  network: NetworkSettings,
+): Promise<() => TimelineClient> {
+  const settings = loaded.config.timeline.pace
   const signIn = await createSignIn(loaded, env, network)
-  return createTimelineClient({
-    signIn,
-    vendor: loaded.config.vendor,
-    pace: { concurrency: pace.concurrency, intervalCap: pace.requestsPerInterval, interval: pace.intervalMs },
-    retry: {
-      onRetry: (e) => reporter.info(`Timeline service busy, retrying in ${Math.round(e.delayMs / 100) / 10} s`, { reason: e.reason }),
-      ...(network.deadline ? { signal: network.deadline.signal } : {}),
-    },
-    log: (event) => reporter.debug('timeline request', event as unknown as Record<string, unknown>),
-  })
+  const pace = createPace({ concurrency: settings.concurrency, intervalCap: settings.requestsPerInterval, interval: settings.intervalMs })
+  const home: SharedHome = {}
+  return () =>
+    createTimelineClient({
+      signIn,
+      vendor: loaded.config.vendor,
+      pace,
+      home,
+      retry: {
+        onRetry: (e) => reporter.info(`Timeline service busy, retrying in ${Math.round(e.delayMs / 100) / 10} s`, { reason: e.reason }),
+        ...(network.deadline ? { signal: network.deadline.signal } : {}),
+      },
+      log: (event) => reporter.debug('timeline request', event as unknown as Record<string, unknown>),
+    })
 }
 
 export async function openTargetSpreadsheet(
@@ -116,7 +135,8 @@ export interface OpenedRun {
   loaded: LoadedConfig
   targets: TargetConfig[]
   stateDir: string
-  client: TimelineClient
+  /** A Timeline client of its own for a target; all of a run's share the sign-in and the pace. */
+  clientFor(target: TargetConfig): TimelineClient
   /** A target's spreadsheet, under the same network limits and deadline as the client. */
   spreadsheetOf(target: TargetConfig): Promise<Spreadsheet>
 }
@@ -126,13 +146,13 @@ export async function openRun(globals: GlobalOptions, targetName: string | undef
   const loaded = await loadConfig(globals.config)
   const targets = selectTargets(loaded.config.targets, targetName)
   const network = runNetwork(loaded, globals.deadline)
-  const client = await createClient(loaded, reporter, process.env, network)
+  const newClient = await timelineClients(loaded, reporter, process.env, network)
   const shared = runShared()
   return {
     loaded,
     targets,
     stateDir: loaded.resolvePath(loaded.config.stateDir),
-    client,
+    clientFor: () => newClient(),
     spreadsheetOf: (target) => openSpreadsheet(target.spreadsheet, { loaded, target, reporter, env: process.env, network, shared }),
   }
 }

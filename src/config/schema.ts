@@ -237,6 +237,12 @@ export const configSchema = z.strictObject({
     .describe('Folder for cursors, run history, journals and locks, relative to the config file.'),
   timeouts,
   targets: z.array(target).min(1, 'needs at least one target').describe('The spreadsheets to fill, one target each.'),
+  parallelTargets: z
+    .int()
+    .min(1)
+    .max(64)
+    .default(8)
+    .describe('Targets export and sync work on at once; their requests share the paces of both services. 1 runs them one after another.'),
 })
 
 export type Config = z.infer<typeof configSchema>

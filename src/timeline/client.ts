@@ -34,6 +34,13 @@ export interface TimelineClientOptions {
   pace?: Pace | Partial<PaceOptions>
   retry?: Partial<RetryOptions>
   log?: (event: TimelineHttpLogEvent) => void
+  /** The API's entry links, shared by the clients of one run (each target has its own client): read once. */
+  home?: SharedHome
+}
+
+/** Where the clients of one run keep the API's entry links once one of them has read them. */
+export interface SharedHome {
+  links?: Promise<Link[]>
 }
 
 /** A timeline as listed, or just its key (the client then looks it up). */
@@ -102,7 +109,7 @@ export function createTimelineClient(options: TimelineClientOptions): TimelineCl
     log: options.log,
   })
   const lastChanges = new Map<string, string | undefined>()
-  let homeLinks: Promise<Link[]> | undefined
+  const shared: SharedHome = options.home ?? {}
 
   const remember = (info: TimelineInfo) => {
     lastChanges.set(info.timelineKey, info.lastChangeId)
@@ -113,15 +120,15 @@ export function createTimelineClient(options: TimelineClientOptions): TimelineCl
   }
 
   async function home(): Promise<Link[]> {
-    homeLinks ??= (async () => {
+    const links = (shared.links ??= (async () => {
       const url = await options.signIn.entryUrl()
       const body = parseBody(HomeSchema, await http.json({ method: 'GET', url }), url)
       return body.links.map((link) => ({ rel: link.rel, href: new URL(link.href, url).toString() }))
     })().catch((error: unknown) => {
-      homeLinks = undefined
+      shared.links = undefined
       throw error
-    })
-    return homeLinks
+    }))
+    return links
   }
 
   async function homeLink(name: string): Promise<string> {

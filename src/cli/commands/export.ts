@@ -4,6 +4,7 @@ import { clockFor, type GlobalOptions } from '../globals.ts'
 import { EXIT, type ExitCode } from '../exit-codes.ts'
 import { runsJson } from '../json-output.ts'
 import { createReporter } from '../reporter.ts'
+import { runTargets } from '../targets.ts'
 import { openRun } from '../wiring.ts'
 import { formatExportSummary } from './format.ts'
 
@@ -15,22 +16,16 @@ export interface ExportCommandOptions {
 
 export async function runExportCommand(globals: GlobalOptions, options: ExportCommandOptions): Promise<ExitCode> {
   const reporter = createReporter({ json: globals.json, verbose: globals.verbose, quiet: globals.quiet })
-  const { targets, stateDir, client, spreadsheetOf } = await openRun(globals, options.target, reporter)
-  const summaries: ExportSummary[] = []
-  for (const target of targets) {
+  const { loaded, targets, stateDir, clientFor, spreadsheetOf } = await openRun(globals, options.target, reporter)
+  const summaries: ExportSummary[] = await runTargets(targets, loaded.config.parallelTargets, reporter, async (target, reporter) => {
     reporter.info(`Exporting ${target.name}${options.dryRun ? ' (dry run: nothing is written)' : ''}`)
     const spreadsheet = await spreadsheetOf(target)
-    summaries.push(
-      await runExport(
-        target,
-        { client, spreadsheet, stateDir, reporter, now: clockFor(globals) },
-        {
-          dryRun: options.dryRun,
-          full: options.full,
-        },
-      ),
+    return runExport(
+      target,
+      { client: clientFor(target), spreadsheet, stateDir, reporter, now: clockFor(globals) },
+      { dryRun: options.dryRun, full: options.full },
     )
-  }
+  })
   const exitCode = exportExitCode(summaries)
   reporter.result(summaries.map(formatExportSummary).join('\n\n'), runsJson(summaries, exitCode))
   return exitCode

@@ -32,15 +32,16 @@ export async function runImportCommand(globals: GlobalOptions, options: ImportCo
       hint: 'Pass --yes to apply without asking (as sync does), or --dry-run to only see the plan.',
     })
   }
-  const { loaded, targets, stateDir, client, spreadsheetOf } = await openRun(globals, options.target, reporter)
+  const { loaded, targets, stateDir, clientFor, spreadsheetOf } = await openRun(globals, options.target, reporter)
   const summaries: ImportSummary[] = []
+  // One after another: each target's plan may be put to the person at the terminal.
   for (const target of targets) {
     const spreadsheet = await spreadsheetOf(target)
     summaries.push(
       await runImport(
         target,
         {
-          client,
+          client: clientFor(target),
           spreadsheet,
           stateDir,
           reporter,

@@ -12,6 +12,7 @@ import { EXIT, type ExitCode } from '../exit-codes.ts'
 import type { GlobalOptions } from '../globals.ts'
 import { errorJson, runsJson } from '../json-output.ts'
 import { createReporter, type Reporter } from '../reporter.ts'
+import { runTargets } from '../targets.ts'
 import { openRun } from '../wiring.ts'
 import { clockFor, selectTargets } from '../globals.ts'
 import { cronJob, scheduleOf } from '../schedule.ts'
@@ -89,13 +90,13 @@ async function syncOnce(
   scheduled?: () => ScheduledJson,
 ): Promise<ExitCode> {
   // Each scheduled run gets its own deadline, for both services.
-  const { loaded, targets, stateDir, client, spreadsheetOf } = await openRun(globals, options.target, reporter)
-  const results: SyncSummary[] = []
-  for (const target of targets) {
+  const { loaded, targets, stateDir, clientFor, spreadsheetOf } = await openRun(globals, options.target, reporter)
+  const results: SyncSummary[] = await runTargets(targets, loaded.config.parallelTargets, reporter, async (target, reporter) => {
     const spreadsheet = await spreadsheetOf(target)
+    const client = clientFor(target)
     const deps = { client, spreadsheet, stateDir, reporter, now: clockFor(globals), concurrency: loaded.config.timeline.pace.concurrency }
-    results.push(await runSync(target, deps, importOptions({ ...options, planTab: false })))
-  }
+    return runSync(target, deps, importOptions({ ...options, planTab: false }))
+  })
   const exitCode = syncExitCode(results)
   reporter.result(
     results
