@@ -223,11 +223,15 @@ export function wallSecondsAt(timeZone: string, epochSeconds: number): number {
 /** The instants whose wall clock in `timeZone` reads `wallSeconds`: 0 (gap), 1, or 2 (repeated hour), ascending. */
 export function instantsForWall(timeZone: string, wallSeconds: number): number[] {
   // Offsets in force a day either side cover every transition near this wall time.
-  const offsets = new Set([
-    zoneOffsetMinutes(timeZone, wallSeconds - SECONDS_PER_DAY),
-    zoneOffsetMinutes(timeZone, wallSeconds),
-    zoneOffsetMinutes(timeZone, wallSeconds + SECONDS_PER_DAY),
-  ])
+  const before = zoneOffsetMinutes(timeZone, wallSeconds - SECONDS_PER_DAY)
+  const at = zoneOffsetMinutes(timeZone, wallSeconds)
+  const after = zoneOffsetMinutes(timeZone, wallSeconds + SECONDS_PER_DAY)
+  // Nearly every wall time lies far from a transition: one offset, one instant, no sets to build.
+  if (before === at && at === after) {
+    const epoch = wallSeconds - at * 60
+    return zoneOffsetMinutes(timeZone, epoch) === at ? [epoch] : []
+  }
+  const offsets = new Set([before, at, after])
   const found = new Set<number>()
   for (const offset of offsets) {
     const epoch = wallSeconds - offset * 60
