@@ -201,10 +201,16 @@ export function formatOffsetInstant(epochSeconds: number, offsetMinutes: number)
       `The instant ${epochSeconds} (epoch seconds) has no four-digit year in UTC${minutes < 0 ? '-' : '+'}${Math.abs(minutes)} minutes`,
     )
   }
-  const wall = new Date(wallSeconds * 1000).toISOString().slice(0, 19)
+  // The date part from a per-day table and the clock by hand: Date#toISOString per start was a tenth of reading
+  // a sheet's rows. Whole seconds as toISOString cuts them: to whole milliseconds towards zero, then to the second before.
+  const whole = Math.floor(Math.trunc(wallSeconds * 1000) / 1000)
+  const day = Math.floor(whole / SECONDS_PER_DAY)
+  const clockSeconds = whole - day * SECONDS_PER_DAY
   const sign = minutes < 0 ? '-' : '+'
   const abs = Math.abs(minutes)
-  const text = `${wall}${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`
+  const text =
+    `${dayText(day)}T${TWO_DIGITS[Math.floor(clockSeconds / 3600)]}:${TWO_DIGITS[Math.floor(clockSeconds / 60) % 60]}:` +
+    `${TWO_DIGITS[clockSeconds % 60]}${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`
   // What this text parses to is known: a row's start is formatted here and then read back by its fingerprint.
   if (Number.isInteger(epochSeconds) && instantCache.size < INSTANT_CACHE_LIMIT)
     instantCache.set(text, Object.freeze({ epochSeconds, offsetMinutes: minutes || 0 }))
@@ -213,6 +219,20 @@ export function formatOffsetInstant(epochSeconds: number, offsetMinutes: number)
 
 function pad2(n: number): string {
   return String(n).padStart(2, '0')
+}
+
+const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => pad2(n))
+const dayTexts = new Map<number, string>()
+
+/** `YYYY-MM-DD` of a day counted from 1970-01-01 (UTC), made once per day. */
+function dayText(day: number): string {
+  let text = dayTexts.get(day)
+  if (text === undefined) {
+    text = new Date(day * SECONDS_PER_DAY * 1000).toISOString().slice(0, 10)
+    if (dayTexts.size >= 100_000) dayTexts.clear()
+    dayTexts.set(day, text)
+  }
+  return text
 }
 
 /** Wall-clock seconds (as if UTC) of an instant in a zone. */

@@ -81,6 +81,36 @@ describe('ISO instants with offsets', () => {
     )
   })
 
+  it('formats as Date#toISOString would, for every instant of a four-digit year and any offset', () => {
+    const reference = (epochSeconds: number, offsetMinutes: number) => {
+      const minutes = Math.round(offsetMinutes)
+      const abs = Math.abs(minutes)
+      const wall = new Date((epochSeconds + minutes * 60) * 1000).toISOString().slice(0, 19)
+      return `${wall}${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`
+    }
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.integer({ min: -62_135_596_800, max: 253_402_300_799 }),
+          fc.double({ min: -62_135_596_800, max: 253_402_300_799, noNaN: true }),
+          fc.integer({ min: -86_400 * 3, max: 86_400 * 3 }),
+        ),
+        fc.oneof(fc.integer({ min: -1080, max: 1080 }), fc.double({ min: -1080, max: 1080, noNaN: true })),
+        (epochSeconds, offsetMinutes) => {
+          let expected: string
+          try {
+            expected = reference(epochSeconds, offsetMinutes)
+          } catch {
+            return
+          }
+          if (!/^\d{4}-/.test(expected)) return // outside four-digit years: refused (tested above)
+          expect(formatOffsetInstant(epochSeconds, offsetMinutes)).toBe(expected)
+        },
+      ),
+      { numRuns: 5000 },
+    )
+  })
+
   it('hands out parsed instants no caller can change', () => {
     const parsed = parseOffsetInstant('2026-03-29T01:30:00+01:00')
     expect(Object.isFrozen(parsed)).toBe(true)
