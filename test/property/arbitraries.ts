@@ -328,3 +328,6 @@ export function anyContext(server: ReadonlyMap<string, ServerActivity>): fc.Arbi
 export const anyServer: fc.Arbitrary<Map<string, ServerActivity>> = fc
   .tuple(fc.subarray(ACTIVITIES), fc.array(fc.nat({ max: ACTIVITIES.length - 1 }), { maxLength: 3 }))
   .map(([kept, changed]) => serverOf(kept.map((a, i) => (changed.includes(i) ? { ...a, notes: `${a.notes ?? ''} (server)` } : a))))
+
+/** A row context over some server: zone, users, Keys the state knows, allowed tags and their severity. */
+export const anyRowContext: fc.Arbitrary<RowContext> = anyServer.chain((server) => anyContext(server))

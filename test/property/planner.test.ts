@@ -26,6 +26,22 @@ const anyBase = fc
   )
   .map((entries) => new Map(entries))
 
+/** A context (server, users, zone, allowed tags), a header layout, up to `maxRows` hostile rows and a base. */
+function anySheet(maxRows: number) {
+  return anyServer
+    .chain((server) => anyContext(server))
+    .chain((ctx) => fc.tuple(fc.constant(ctx), anyLayout, fc.array(anyRow(ctx.timeZone), { maxLength: maxRows }), anyBase))
+}
+
+/** The rows placed under the layout and parsed as a whole sheet. */
+function parsedSheet(rows: Parameters<typeof placeRow>[0][], layout: Parameters<typeof parseRow>[1], ctx: Parameters<typeof parseRow>[2]) {
+  return parseSheet(
+    rows.map((r) => placeRow(r, layout)),
+    layout,
+    ctx,
+  )
+}
+
 /** Lines as the engine may hand them over: one parse per row, duplicates not yet refused. */
 function linesOf(
   rows: ReturnType<typeof placeRow>[],
@@ -75,65 +91,42 @@ function checkPlan(decisions: Decision[], lines: SheetLine[], mode: 'sync' | 'ex
 describe('planner over hostile sheets (issue 8)', () => {
   it('plans no write from an invalid row or a duplicated Key, whoever refused them', () => {
     fc.assert(
-      fc.property(
-        anyServer
-          .chain((server) => anyContext(server))
-          .chain((ctx) => fc.tuple(fc.constant(ctx), anyLayout, fc.array(anyRow(ctx.timeZone), { maxLength: 14 }), anyBase)),
-        ([ctx, layout, rows, base]) => {
-          const cells = rows.map((r) => placeRow(r, layout))
-          for (const lines of [parseSheet(cells, layout, ctx), linesOf(cells, layout, ctx)]) {
-            checkPlan(planSync(base, lines, ctx.server).decisions, lines, 'sync')
-            checkPlan(planSync(base, lines, ctx.server, { deleteMissing: true, deletedOnServer: 'mark' }).decisions, lines, 'sync')
-            checkPlan(planExport(base, lines, ctx.server).decisions, lines, 'export')
-          }
-        },
-      ),
+      fc.property(anySheet(14), ([ctx, layout, rows, base]) => {
+        const cells = rows.map((r) => placeRow(r, layout))
+        for (const lines of [parseSheet(cells, layout, ctx), linesOf(cells, layout, ctx)]) {
+          checkPlan(planSync(base, lines, ctx.server).decisions, lines, 'sync')
+          checkPlan(planSync(base, lines, ctx.server, { deleteMissing: true, deletedOnServer: 'mark' }).decisions, lines, 'sync')
+          checkPlan(planExport(base, lines, ctx.server).decisions, lines, 'export')
+        }
+      }),
       { numRuns: RUNS },
     )
   })
 
   it('gives every row it exports the fingerprint of what it writes (sheet-writes uses it as the Base cell)', () => {
     fc.assert(
-      fc.property(
-        anyServer
-          .chain((server) => anyContext(server))
-          .chain((ctx) => fc.tuple(fc.constant(ctx), anyLayout, fc.array(anyRow(ctx.timeZone), { maxLength: 10 }), anyBase)),
-        ([ctx, layout, rows, base]) => {
-          const lines = parseSheet(
-            rows.map((r) => placeRow(r, layout)),
-            layout,
-            ctx,
-          )
-          for (const plan of [planSync(base, lines, ctx.server), planExport(base, lines, ctx.server)]) {
-            for (const d of plan.decisions) {
-              if (d.kind !== 'export-update' && d.kind !== 'export-append') continue
-              expect(d.fingerprint, d.key).toBe(fingerprintOf({ user: d.user, activity: d.activity }))
-              expect(activityToCells(d.activity, d.user, ctx.timeZone)[ACTIVITY_COLUMN.base]).toBe(d.fingerprint)
-            }
+      fc.property(anySheet(10), ([ctx, layout, rows, base]) => {
+        const lines = parsedSheet(rows, layout, ctx)
+        for (const plan of [planSync(base, lines, ctx.server), planExport(base, lines, ctx.server)]) {
+          for (const d of plan.decisions) {
+            if (d.kind !== 'export-update' && d.kind !== 'export-append') continue
+            expect(d.fingerprint, d.key).toBe(fingerprintOf({ user: d.user, activity: d.activity }))
+            expect(activityToCells(d.activity, d.user, ctx.timeZone)[ACTIVITY_COLUMN.base]).toBe(d.fingerprint)
           }
-        },
-      ),
+        }
+      }),
       { numRuns: RUNS },
     )
   })
 
   it('calls no Key deleted on the server that the state never knew', () => {
     fc.assert(
-      fc.property(
-        anyServer
-          .chain((server) => anyContext(server))
-          .chain((ctx) => fc.tuple(fc.constant(ctx), anyLayout, fc.array(anyRow(ctx.timeZone), { maxLength: 10 }), anyBase)),
-        ([ctx, layout, rows, base]) => {
-          const lines = parseSheet(
-            rows.map((r) => placeRow(r, layout)),
-            layout,
-            ctx,
-          )
-          for (const d of planSync(base, lines, ctx.server).decisions) {
-            if (d.server === 'deleted' && 'key' in d) expect(base.has(d.key!), `${d.kind} ${d.key}: ${d.reason}`).toBe(true)
-          }
-        },
-      ),
+      fc.property(anySheet(10), ([ctx, layout, rows, base]) => {
+        const lines = parsedSheet(rows, layout, ctx)
+        for (const d of planSync(base, lines, ctx.server).decisions) {
+          if (d.server === 'deleted' && 'key' in d) expect(base.has(d.key!), `${d.kind} ${d.key}: ${d.reason}`).toBe(true)
+        }
+      }),
       { numRuns: RUNS },
     )
   })
