@@ -48,7 +48,5 @@ function namedReporter(reporter: Reporter, name: string): Reporter {
     warn: (message, fields) => reporter.warn(`${name}: ${message}`, fields),
     debug: (message, fields) => reporter.debug(`${name}: ${message}`, fields),
     progress: (label, done, total) => reporter.progress(`${name}: ${label}`, done, total),
-    endProgress: () => reporter.endProgress(),
-    result: (text, json) => reporter.result(text, json),
   }
 }

@@ -14,7 +14,7 @@ import { vendorIdentifiers } from '../timeline/vendor.ts'
 import { selectTargets, type GlobalOptions } from './globals.ts'
 import { requestLimits, runNetwork } from './network.ts'
 import type { Reporter } from './reporter.ts'
-import { openSpreadsheet, runShared } from './spreadsheet-backends.ts'
+import { openSpreadsheet, runShared, type RunShared } from './spreadsheet-backends.ts'
 
 // Where commands have always found them.
 export { parseDeadline, requestLimits, runNetwork } from './network.ts'
@@ -121,8 +121,9 @@ export async function openTargetSpreadsheet(
   reporter: Reporter,
   env: NodeJS.ProcessEnv = process.env,
   network: NetworkSettings = requestLimits(loaded),
+  shared?: RunShared,
 ): Promise<Spreadsheet> {
-  return openSpreadsheet(target.spreadsheet, { loaded, target, reporter, env, network })
+  return openSpreadsheet(target.spreadsheet, { loaded, target, reporter, env, network, shared })
 }
 
 function isLoopback(raw: string): boolean {
@@ -152,7 +153,7 @@ export async function openRun(globals: GlobalOptions, targetName: string | undef
     loaded,
     targets,
     stateDir: loaded.resolvePath(loaded.config.stateDir),
-    clientFor: () => newClient(),
-    spreadsheetOf: (target) => openSpreadsheet(target.spreadsheet, { loaded, target, reporter, env: process.env, network, shared }),
+    clientFor: newClient,
+    spreadsheetOf: (target) => openTargetSpreadsheet(loaded, target, reporter, process.env, network, shared),
   }
 }

@@ -147,16 +147,19 @@ const offsetCache = new Map<string, Map<number, number>>()
 export function parseOffsetInstant(iso: string): OffsetInstant {
   // A run reads each activity's start several times (fingerprint, sheet times, plan, read ranges): the text of
   // a start parses once. Frozen, so no caller can change what the next one is given.
-  const known = instantCache.get(iso)
-  if (known) return known
-  const parsed = Object.freeze(parseOffsetInstantText(iso))
-  if (instantCache.size >= INSTANT_CACHE_LIMIT) instantCache.clear()
-  instantCache.set(iso, parsed)
-  return parsed
+  return instantCache.get(iso) ?? rememberInstant(iso, parseOffsetInstantText(iso))
 }
 
 const INSTANT_CACHE_LIMIT = 400_000
 const instantCache = new Map<string, Readonly<OffsetInstant>>()
+
+/** Keeps what `text` parses to, frozen, in a cache of bounded size. */
+function rememberInstant(text: string, instant: OffsetInstant): Readonly<OffsetInstant> {
+  const frozen = Object.freeze(instant)
+  if (instantCache.size >= INSTANT_CACHE_LIMIT) instantCache.clear()
+  instantCache.set(text, frozen)
+  return frozen
+}
 
 function parseOffsetInstantText(iso: string): OffsetInstant {
   const m = ISO_WITH_OFFSET.exec(iso.trim())
@@ -212,8 +215,7 @@ export function formatOffsetInstant(epochSeconds: number, offsetMinutes: number)
     `${dayText(day)}T${TWO_DIGITS[Math.floor(clockSeconds / 3600)]}:${TWO_DIGITS[Math.floor(clockSeconds / 60) % 60]}:` +
     `${TWO_DIGITS[clockSeconds % 60]}${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`
   // What this text parses to is known: a row's start is formatted here and then read back by its fingerprint.
-  if (Number.isInteger(epochSeconds) && instantCache.size < INSTANT_CACHE_LIMIT)
-    instantCache.set(text, Object.freeze({ epochSeconds, offsetMinutes: minutes || 0 }))
+  if (Number.isInteger(epochSeconds)) rememberInstant(text, { epochSeconds, offsetMinutes: minutes || 0 })
   return text
 }
 

@@ -16,7 +16,7 @@ import { HttpError, TimelineSheetsError } from '../../errors.ts'
 import { createPace, type Pace } from '../../http/pace.ts'
 import type { Transport } from '../../http/transport.ts'
 import { retry, retryOptions, type RetryEvent, type RetryOptions, type RetryVerdict } from '../../http/retry.ts'
-import type { CellValue, LayoutOptions, ReadOptions, Snapshot, Spreadsheet, TabData, TabSpec } from '../port.ts'
+import type { CellValue, LayoutOptions, ReadOptions, RequestCounts, Snapshot, Spreadsheet, TabData, TabSpec } from '../port.ts'
 import { columnLetters, parseGridEcho, quoteTitle } from './a1.ts'
 import { assemblePartialTab, columnPositions } from './partial-read.ts'
 import { sheetsApi } from './api-client.ts'
@@ -124,7 +124,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   const { spreadsheetId, auth } = options
   const api = sheetsApi(options)
   const lanes = options.lanes ?? createGoogleLanes(options.pace)
-  const counts: ReturnType<Spreadsheet['requestCounts']> = { reads: 0, writes: 0 }
+  const counts: RequestCounts = { reads: 0, writes: 0 }
   const policy = retryOptions({ ...GOOGLE_RETRY, ...options.retry })
   const quotaWindowMs = options.quota?.windowMs ?? 60_000
   const now = options.quota?.now ?? Date.now
