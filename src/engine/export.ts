@@ -35,7 +35,7 @@ import { TimelineSheetsError } from '../errors.ts'
 import type { ReadOptions, TabWrite } from '../sheets/port.ts'
 import type { AllowedTags } from '../timeline/model.ts'
 import type { TargetConfig } from '../config/schema.ts'
-import { readEach, readTimelineChanges, type TimelineChanges } from './server-reads.ts'
+import { readEach, readTimelineChanges, timelineVersion, type TimelineChanges } from './server-reads.ts'
 import { crashPoint } from './crash-points.ts'
 import type { EngineDeps } from './deps.ts'
 import { withRun, type RunFrame, type SyncHandOff } from './run.ts'
@@ -61,6 +61,8 @@ export interface TimelineSummary {
   mode: 'full' | 'incremental'
   activitiesRead: number
   lookBack: boolean
+  /** The timeline list showed no change since the last read: no incremental read was sent (a look-back still reads). */
+  unchanged: boolean
 }
 
 export interface ExportSummary {
@@ -160,6 +162,7 @@ async function exportInFrame(
         full: inFull,
         now: startedAt,
         lookBackEveryMs: options.lookBackEveryMs,
+        listedVersion: timelineVersion(timeline),
       })
       deps.reporter.progress('Reading timelines', ++read, timelines.length)
       return changes
@@ -167,6 +170,7 @@ async function exportInFrame(
     deps.reporter.endProgress()
     return out
   }
+  const listedVersions = new Map(timelines.map((t) => [t.timelineKey, timelineVersion(t)]))
   let changes = await readServer(full)
   const otherEntries =
     target.otherTimelines.length > 0
@@ -217,6 +221,8 @@ async function exportInFrame(
             full: true,
             now: startedAt,
             lookBackEveryMs: options.lookBackEveryMs,
+            // As the list showed it before any read of this run: a version an answer showed may be newer than what was read.
+            listedVersion: listedVersions.get(change.timeline.timelineKey),
           }),
     )
   }
@@ -300,6 +306,7 @@ async function exportInFrame(
   }
   let result: ExportSummary['result'] = counts.conflicts + counts.invalid > 0 ? 'partial' : 'success'
   // Every export row says what it read, so the Sync log alone tells a quiet night from a broken one.
+  const unchangedCount = timelineSummaries.filter((t) => t.unchanged).length
   const read = `Read ${plural(
     timelineSummaries.reduce((n, t) => n + t.activitiesRead, 0),
     'activity',
@@ -308,7 +315,9 @@ async function exportInFrame(
     timelineSummaries.length,
     'timeline',
     'timelines',
-  )} (${timelineSummaries.filter((t) => t.mode === 'full').length} in full).`
+  )} (${timelineSummaries.filter((t) => t.mode === 'full').length} in full${
+    unchangedCount > 0 ? `; ${unchangedCount} unchanged since the last run` : ''
+  }).`
   const message = [read, ...warnings, counts.waiting ? `${counts.waiting} edited rows wait for the next import.` : '']
     .filter(Boolean)
     .join(' ')
@@ -387,6 +396,7 @@ function timelineSummary(c: TimelineChanges): TimelineSummary {
     mode: c.mode,
     activitiesRead: c.activities.length + (c.mode === 'incremental' ? (c.lookBack?.activities.length ?? 0) : 0),
     lookBack: c.mode === 'full' || Boolean(c.lookBack),
+    unchanged: c.mode === 'incremental' && c.unchanged === true,
   }
 }
 

@@ -30,6 +30,8 @@ export type TimelineChanges =
       deletedIds: number[]
       /** When the look-back window was re-read: its range and every activity in it. */
       lookBack: { window: TimeWindow; activities: Activity[] } | undefined
+      /** The timeline list showed the version the last read began from: nothing changed, no incremental read was sent. */
+      unchanged?: true
       cursor: TimelineCursor
     }
 
@@ -38,6 +40,11 @@ export interface ReadChangesOptions {
   now: Date
   /** Re-read the look-back window when the last re-read is older than this. @default 20 hours */
   lookBackEveryMs?: number
+  /**
+   * The timeline's version (`timelineVersion`) as the timeline list showed it before this read. The cursor
+   * keeps it; a later incremental read given the same version skips the request: nothing changed since.
+   */
+  listedVersion?: string | undefined
 }
 
 const DEFAULT_LOOK_BACK_EVERY_MS = 20 * 60 * 60 * 1000
@@ -55,6 +62,7 @@ export async function readTimelineChanges(
     schemaName: timeline.schemaName,
     windowFrom: window.window.from,
     windowTo: window.window.to,
+    ...(options.listedVersion === undefined ? {} : { listedVersion: options.listedVersion }),
   }
   if (options.full || !cursor?.updatedActivitiesUrl) {
     const read = await readWindow(client, timeline, window.timeZone, window.fromDate, window.days)
@@ -72,7 +80,10 @@ export async function readTimelineChanges(
   }
 
   const url = retargetLink(cursor.updatedActivitiesUrl, window.window)
-  const updated = await readUpdatedRange(client, cursor.updatedActivitiesUrl, window.window)
+  // Every change moves the version, and the last read began after the list showed this one: an incremental read
+  // would answer nothing. A look-back that is due still reads (it also finds what the window's moving end reaches).
+  const unchanged = options.listedVersion !== undefined && options.listedVersion === cursor.listedVersion
+  const updated = unchanged ? undefined : await readUpdatedRange(client, cursor.updatedActivitiesUrl, window.window)
   const lookBackDue =
     window.lookBackDays > 0 &&
     (!cursor.lastLookBackAt ||
@@ -86,16 +97,17 @@ export async function readTimelineChanges(
   }
   return {
     mode: 'incremental',
-    timeline: updated.last.timeline,
-    activities: updated.activities,
-    deletedIds: updated.deletedIds,
+    timeline: updated?.last.timeline ?? timeline,
+    activities: updated?.activities ?? [],
+    deletedIds: updated?.deletedIds ?? [],
     lookBack,
+    ...(unchanged ? { unchanged: true as const } : {}),
     cursor: {
       ...base,
       // A server that gives no fresh link leaves the old one valid: the next read repeats these changes, harmlessly.
-      updatedActivitiesUrl: updated.first.updatedActivitiesUrl ? retargetLink(updated.first.updatedActivitiesUrl, window.window) : url,
+      updatedActivitiesUrl: updated?.first.updatedActivitiesUrl ? retargetLink(updated.first.updatedActivitiesUrl, window.window) : url,
       lastLookBackAt: lookBack ? options.now.toISOString() : cursor.lastLookBackAt,
-      lastChangeId: updated.first.timeline.lastChangeId,
+      lastChangeId: updated ? updated.first.timeline.lastChangeId : cursor.lastChangeId,
     },
   }
 }
@@ -200,6 +212,15 @@ async function readUpdatedRange(client: TimelineClient, link: string, window: Ti
     },
   )
   return { ...read, deletedIds: [...deleted] }
+}
+
+/**
+ * What the timeline list says of a timeline's changes: its `lastChangeId` and `timestamp`, which the service
+ * moves on every change (compared whole, as opaque text). Undefined when the list shows neither.
+ */
+export function timelineVersion(timeline: Pick<TimelineInfo, 'lastChangeId' | 'timestamp'>): string | undefined {
+  if (timeline.lastChangeId === undefined && timeline.timestamp === undefined) return undefined
+  return `${timeline.lastChangeId ?? ''} ${timeline.timestamp ?? ''}`
 }
 
 /**

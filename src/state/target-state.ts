@@ -39,6 +39,8 @@ const timelineCursor = z.looseObject({
   /** When the look-back window was last re-read in full (ISO). */
   lastLookBackAt: z.string().optional(),
   lastChangeId: z.string().optional(),
+  /** The timeline's version as the list showed it before the read this cursor came from (a later equal one: nothing new). */
+  listedVersion: z.string().optional(),
 })
 
 const runRecord = z.looseObject({

@@ -36,9 +36,22 @@ describe('issue 10: timelines read concurrently', () => {
     expect(first.counts.created).toBeGreaterThan(100)
     expect(world.activityReads).toHaveLength(timelines)
 
+    // One change on every timeline: each is read once more, through its updatedactivities link.
+    for (const user of server.credentials.users) {
+      const key = user.tagsTimelineKey!
+      const activity = server.store.activities(key).find((a) => a.start >= '2026-11-01')!
+      server.store.updateActivity(key, activity.id, {
+        tags: server.store.tagsOf(key, activity),
+        notes: `changed on ${user.username}'s timeline`,
+        start: activity.start,
+        duration: activity.duration,
+      })
+    }
     world.activityReads.length = 0
-    await runExport(target, { client, spreadsheet: world.spreadsheet(), stateDir, reporter: silentReporter, now })
+    const second = await runExport(target, { client, spreadsheet: world.spreadsheet(), stateDir, reporter: silentReporter, now })
     expect(world.activityReads).toHaveLength(timelines)
     expect(world.activityReads.every((url) => url.includes('updatedAfterTimestamp='))).toBe(true)
+    expect(second.counts.updated).toBe(timelines)
+    expect(second.timelines.every((t) => t.mode === 'incremental' && !t.unchanged)).toBe(true)
   }, 60_000)
 })
