@@ -94,7 +94,7 @@ export async function runExport(
   return withRun(
     target,
     deps,
-    { command: 'export', dryRun: Boolean(options.dryRun), startOverOnOtherServer: Boolean(options.full) },
+    { command: 'export', dryRun: Boolean(options.dryRun), startOverOnOtherServer: Boolean(options.full), deferBases: true },
     (frame) => exportInFrame(target, deps, options, frame, handOff),
   )
 }
@@ -201,6 +201,9 @@ async function exportInFrame(
   }
   let activitiesData = requireTab(snapshot, target.tabs.activities, Boolean(options.dryRun))
   const layout = activitiesLayout(activitiesData, specs[0]!)
+  // A run that read only the header plans no row, so it needs no row base: their file (megabytes at 100k
+  // rows) is read only by a run that reads rows.
+  if (!activitiesData.headerOnly || frame.setAside) await frame.loadBases()
 
   // Rows that show an older version than the state knows (a workbook restored from its .bak): their
   // timelines are read in full, so the rows are refreshed from the server rather than sent back.

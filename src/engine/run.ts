@@ -34,6 +34,8 @@ export interface RunFrame {
   readonly setAside: { server: ServerAccount; base: BaseFingerprints } | undefined
   /** Sheets requests this run made so far (one backend may serve several runs: sync). */
   sheetsRequests(): RequestCounts
+  /** Reads the row bases into `state.base` when the frame was opened with `deferBases`; otherwise does nothing. */
+  loadBases(): Promise<void>
   /** Pushes the lock's expiry forward on a long run. */
   keepLock(): Promise<void>
   /** Records the run in the history, keeps the backend's hints, and writes the state. */
@@ -59,6 +61,8 @@ export interface FrameOptions {
    * stopping the run.
    */
   startOverOnOtherServer?: boolean
+  /** Leave the row bases unread until `frame.loadBases()` (`loadState`'s `deferBases`). */
+  deferBases?: boolean
 }
 
 /**
@@ -97,7 +101,7 @@ export async function withRun<T>(
   const runId = deps.runId ?? newRunId(startedAt)
   const location = stateLocation(deps.stateDir, target.name)
   return withTargetLock(target, deps, options, async (keepLock) => {
-    const loaded = await loadState(location, target.name)
+    const loaded = await loadState(location, target.name, { deferBases: Boolean(options.deferBases) })
     if (loaded.recoveredFrom) deps.reporter.warn(`State recovered from ${loaded.recoveredFrom} after an interrupted save.`)
     let { state, fresh } = loaded
     let setAside: RunFrame['setAside']
@@ -107,10 +111,14 @@ export async function withRun<T>(
       deps.reporter.warn(
         `The state of target ${target.name} was built from ${describeServer(state.server)}; it starts afresh for ${describeServer(server)}.`,
       )
+      // The old server's rows are planned against its bases.
+      await loaded.loadBases()
       setAside = { server: state.server, base: state.base }
       state = emptyState(target.name)
       fresh = true
     }
+    // Of a state set aside, a fresh one: its bases are all there is.
+    const loadBases = setAside ? async () => undefined : loaded.loadBases
     state.server = { entryUrl: server.entryUrl, ...(server.account ? { account: server.account } : {}) }
     if (state.backendHints) deps.spreadsheet.importHints?.(state.backendHints)
     const frame: RunFrame = {
@@ -125,6 +133,7 @@ export async function withRun<T>(
         const counts = deps.spreadsheet.requestCounts()
         return { reads: counts.reads - start.reads, writes: counts.writes - start.writes }
       },
+      loadBases,
       keepLock,
       async save(result, summary) {
         state.runs.push({

@@ -147,39 +147,109 @@ export interface LoadedState {
   /** True when no state existed: the run must reconcile in full. */
   fresh: boolean
   recoveredFrom: string | undefined
+  /** Reads the base file into `state.base` if `deferBases` left it unread; otherwise does nothing. */
+  loadBases(): Promise<void>
 }
 
-export async function loadState(location: StateLocation, target: string): Promise<LoadedState> {
+export interface LoadOptions {
+  /**
+   * Leave the base file unread until `loadBases` (a run that plans no row needs no base: at 100k rows the file
+   * is megabytes to parse). Until then `state.base` throws on every use, so a base read too early is a loud
+   * error, never an empty map taken for "no bases".
+   */
+  deferBases?: boolean
+}
+
+export async function loadState(location: StateLocation, target: string, options: LoadOptions = {}): Promise<LoadedState> {
   const found = await withFileAccess({ what: 'the state file', file: location.stateFile, action: 'read', setting: 'stateDir' }, () =>
     readFileAtomic(location.stateFile),
   )
-  if (!found) return { state: emptyState(target), fresh: true, recoveredFrom: undefined }
+  if (!found) return { state: emptyState(target), fresh: true, recoveredFrom: undefined, loadBases: async () => undefined }
   const parsed = targetState.safeParse(parseJson(found.text, location, location.stateFile))
   if (!parsed.success) throw corrupt(location, location.stateFile, describeIssue(parsed.error))
   if (parsed.data.target !== target)
     throw corrupt(location, location.stateFile, `belongs to target "${parsed.data.target}", not "${target}"`)
   const { base: inline, version, ...rest } = parsed.data
-  let base: Map<string, string>
-  if (rest.baseFile) {
-    const file = path.join(location.folder, rest.baseFile)
-    const text = await withFileAccess({ what: 'the state file', file, action: 'read', setting: 'stateDir' }, () => readFileAtomic(file))
-    if (!text || text.recoveredFrom) throw corrupt(location, file, 'is missing (state.json names it)')
-    const json = parseJson(text.text, location, file)
-    if (version === STATE_VERSION) {
-      const bases = basesOfPairs(json)
-      if (!bases) throw corrupt(location, file, 'is not a list of row key and fingerprint texts, in pairs')
-      base = bases
-    } else {
-      const bases = baseRecord.safeParse(json)
-      if (!bases.success) throw corrupt(location, file, describeIssue(bases.error))
-      base = mapOf(bases.data)
+  const baseFile = rest.baseFile
+  if (baseFile && version === STATE_VERSION && options.deferBases) {
+    const state: TargetState = { ...rest, version: STATE_VERSION, base: new UnreadBases(path.join(location.folder, baseFile)) }
+    const loadBases = async () => {
+      if (state.base instanceof UnreadBases) state.base = await readBaseFile(location, baseFile, version)
     }
-  } else {
-    base = mapOf(inline ?? {})
+    return { state, fresh: false, recoveredFrom: found.recoveredFrom, loadBases }
   }
+  const base = baseFile ? await readBaseFile(location, baseFile, version) : mapOf(inline ?? {})
   // Saved as version 3, state.json must name a file of pairs: the next save writes one even if no base changed.
   if (version !== STATE_VERSION) changedBases.add(base)
-  return { state: { ...rest, version: STATE_VERSION, base }, fresh: false, recoveredFrom: found.recoveredFrom }
+  return {
+    state: { ...rest, version: STATE_VERSION, base },
+    fresh: false,
+    recoveredFrom: found.recoveredFrom,
+    loadBases: async () => undefined,
+  }
+}
+
+async function readBaseFile(location: StateLocation, baseFile: string, version: number): Promise<Map<string, string>> {
+  const file = path.join(location.folder, baseFile)
+  const text = await withFileAccess({ what: 'the state file', file, action: 'read', setting: 'stateDir' }, () => readFileAtomic(file))
+  if (!text || text.recoveredFrom) throw corrupt(location, file, 'is missing (state.json names it)')
+  const json = parseJson(text.text, location, file)
+  if (version === STATE_VERSION) {
+    const bases = basesOfPairs(json)
+    if (!bases) throw corrupt(location, file, 'is not a list of row key and fingerprint texts, in pairs')
+    return bases
+  }
+  const bases = baseRecord.safeParse(json)
+  if (!bases.success) throw corrupt(location, file, describeIssue(bases.error))
+  return mapOf(bases.data)
+}
+
+/**
+ * `state.base` while its file is left unread (`deferBases`). Every use throws: a run that needs bases must
+ * load them first. A save leaves the file as it is (it was not changed), which needs no use of the map.
+ */
+class UnreadBases extends Map<string, string> {
+  readonly #file: string
+  constructor(file: string) {
+    super()
+    this.#file = file
+  }
+  #refuse(): never {
+    throw new Error(`The row bases in ${this.#file} were not read: this run must call loadBases() before it uses them.`)
+  }
+  override get size(): number {
+    return this.#refuse()
+  }
+  override get(): string | undefined {
+    return this.#refuse()
+  }
+  override has(): boolean {
+    return this.#refuse()
+  }
+  override set(): this {
+    return this.#refuse()
+  }
+  override delete(): boolean {
+    return this.#refuse()
+  }
+  override clear(): void {
+    this.#refuse()
+  }
+  override forEach(): void {
+    this.#refuse()
+  }
+  override keys(): MapIterator<string> {
+    return this.#refuse()
+  }
+  override values(): MapIterator<string> {
+    return this.#refuse()
+  }
+  override entries(): MapIterator<[string, string]> {
+    return this.#refuse()
+  }
+  override [Symbol.iterator](): MapIterator<[string, string]> {
+    return this.#refuse()
+  }
 }
 
 export async function saveState(location: StateLocation, state: TargetState): Promise<void> {

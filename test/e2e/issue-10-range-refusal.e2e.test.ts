@@ -48,6 +48,19 @@ afterAll(async () => {
   await server?.close()
 })
 
+/** One activity of every timeline changed (new notes): an incremental run then reads each timeline. */
+function changeEveryTimeline(notes: string): void {
+  for (const key of timelines) {
+    const activity = server.store.overlapping(key, Date.parse('2026-10-25T00:00:00+02:00'), Date.parse('2026-10-26T00:00:00+02:00'))[0]!
+    server.store.updateActivity(key, activity.id, {
+      tags: server.store.tagsOf(key, activity),
+      notes,
+      start: activity.start,
+      duration: activity.duration,
+    })
+  }
+}
+
 describe('issue 10: a server that refuses long ranges, end to end', () => {
   it('the first export halves each timeline’s window once and gets every activity of it, once', async () => {
     const run = await runCli(['export', '--config', configFile, '--now', NOW, '--json'], env)
@@ -71,9 +84,11 @@ describe('issue 10: a server that refuses long ranges, end to end', () => {
     const [key] = timelines
     const changed = server.store.overlapping(key!, Date.parse('2026-10-22T00:00:00+02:00'), Date.parse('2026-10-23T00:00:00+02:00'))[0]!
     server.store.updateActivity(key!, changed.id, { tags: 'Changed, Meanwhile', start: changed.start, duration: changed.duration })
+    // A timeline the list shows unchanged is not read at all (decisions/0010): every one gets a change.
+    changeEveryTimeline('changed for the incremental read')
     const run = await runCli(['export', '--config', configFile, '--now', '2026-11-10T12:00:00Z', '--json'], env)
     expect(run.code, run.stderr).toBe(0)
-    expect(onlyRun(run).counts.updated).toBe(1)
+    expect(onlyRun(run).counts.updated).toBe(1 + timelines.length)
     expect(reads.filter((r) => r.status === 400)).toHaveLength(timelines.length)
     expect(reads.filter((r) => r.status === 200)).toHaveLength(2 * timelines.length)
   })
@@ -85,6 +100,7 @@ describe('issue 10: a server that refuses long ranges, end to end', () => {
     expect(full.code, full.stderr).toBe(0)
     expect(reads).toEqual(timelines.map(() => ({ days: 21, status: 200 })))
     reads.length = 0
+    changeEveryTimeline('changed again')
     const next = await runCli(['export', '--config', configFile, '--now', '2026-11-10T13:00:00Z', '--json'], env)
     expect(next.code, next.stderr).toBe(0)
     expect(reads).toEqual(timelines.map(() => ({ days: undefined, status: 200 })))

@@ -177,6 +177,23 @@ describe('issue 10: timelines the list shows unchanged are not read', () => {
   })
 })
 
+describe('issue 10: a quiet export leaves the row bases unread', () => {
+  it('reads no base file when it reads no row; the next run that plans rows reads it (and says so when it is damaged)', async () => {
+    const w = await start()
+    await exportAt(w, '2026-11-09T06:00:00Z')
+    const location = stateLocation(w.stateDir, w.target.name)
+    const { baseFile } = JSON.parse(await readFile(location.stateFile, 'utf8')) as { baseFile: string }
+    await writeFile(`${location.folder}/${baseFile}`, 'not json')
+    const quiet = await exportAt(w, '2026-11-09T07:00:00Z')
+    expect(quiet.result).toBe('success')
+    changeNotes(w, 0, 'a change needs the bases')
+    await expect(exportAt(w, '2026-11-09T08:00:00Z')).rejects.toMatchObject({
+      code: 'TS_STATE',
+      message: expect.stringContaining(baseFile),
+    })
+  })
+})
+
 describe('readTimelineChanges with a listed version', () => {
   const timeline: TimelineInfo = {
     timelineKey: 'tl',
