@@ -16,9 +16,12 @@ export function formatExportSummary(s: ExportSummary): string {
   lines.push(`  spreadsheet: ${s.spreadsheet}`)
   lines.push(`  window: ${windowText(s.window)}`)
   const full = s.timelines.filter((t) => t.mode === 'full').length
+  const unchanged = s.timelines.filter((t) => t.unchanged).length
   const activities = s.timelines.reduce((n, t) => n + t.activitiesRead, 0)
   lines.push(
-    `  timelines: ${s.timelines.length} (${full} read in full, ${s.timelines.length - full} incremental), ${activities} activities read`,
+    `  timelines: ${s.timelines.length} (${full} read in full, ${s.timelines.length - full} incremental${
+      unchanged ? `, of which ${unchanged} unchanged since the last run` : ''
+    }), ${activities} activities read`,
   )
   lines.push(
     `  ${verb}: ${s.counts.created} new rows, ${s.counts.updated} updated, ${s.counts.deleted} removed or marked deleted; allowed tags ${s.allowedTags}`,
