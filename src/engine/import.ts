@@ -165,8 +165,10 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   })
   const specs = tabSpecs(target)
   const writesBefore = deps.spreadsheet.requestCounts().writes
+  // A sync reads the export's server changes first, so this read confirms the rows the export then writes.
   const snapshot = await deps.spreadsheet.read(
     handOff ? specs.map((s) => s.title) : [target.tabs.activities, target.tabs.allowedTags, target.tabs.syncLog],
+    await handOff?.readAhead?.(frame),
   )
   const tab = snapshot.tabs[target.tabs.activities]
   if (!tab?.exists) {
