@@ -112,8 +112,8 @@ async function exportInFrame(
   const window = exportWindow(target, startedAt)
   const warnings: string[] = []
 
-  // Timelines and users.
-  const tagsTimelines = await deps.client.tagsTimelines()
+  // Timelines and users: a sync whose import wrote nothing listed them a moment ago, when it read the changes.
+  const tagsTimelines = (handOff?.snapshot && handOff.changesAhead?.tagsTimelines) || (await deps.client.tagsTimelines())
   const timelines = exportedTimelines(tagsTimelines, target)
   for (const user of target.users) {
     if (!tagsTimelines.some((t) => t.ownerUsername.toLowerCase() === user.toLowerCase())) {
@@ -403,10 +403,11 @@ export async function readChangesAhead(
 ): Promise<ReadOptions> {
   if (frame.fresh || frame.setAside) return {}
   const window = exportWindow(target, frame.startedAt)
-  const timelines = exportedTimelines(await deps.client.tagsTimelines(), target)
+  const tagsTimelines = await deps.client.tagsTimelines()
+  const timelines = exportedTimelines(tagsTimelines, target)
   const cursors = cursorsText(frame.state, timelines)
   const changes = await readExportChanges(deps, timelines, frame.state, window, { full: false, now: frame.startedAt })
-  handOff.changesAhead = { changes, window: window.window, cursors }
+  handOff.changesAhead = { tagsTimelines, changes, window: window.window, cursors }
   // The import plans on the whole tab: only the rows to confirm are taken from the export's read options.
   const { rowsToWrite } = sheetReadOptions(changes, target, false)
   return rowsToWrite ? { rowsToWrite: { tab: rowsToWrite.tab, keys: rowsToWrite.keys } } : {}

@@ -22,6 +22,7 @@ import type { TargetConfig } from '../config/schema.ts'
 import type { EngineDeps } from './deps.ts'
 import type { TimelineChanges } from './server-reads.ts'
 import type { TimeWindow } from '../core/time.ts'
+import type { TimelineInfo } from '../timeline/model.ts'
 
 export interface RunFrame {
   readonly runId: string
@@ -61,6 +62,8 @@ export interface SyncHandOff {
 
 /** The export half's server changes, read before the sync's one sheet read. */
 export interface ChangesAhead {
+  /** The Tags timelines listed for the read, which the export lists no second time. */
+  tagsTimelines: TimelineInfo[]
   changes: TimelineChanges[]
   window: TimeWindow
   /** The cursors they were read from (`cursorsText`). */
