@@ -199,7 +199,8 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   const layout = header.layout
 
   // Timelines and users.
-  const tagsTimelines = await deps.client.tagsTimelines()
+  // A sync listed them a moment ago, when it read the export's changes ahead of this read.
+  const tagsTimelines = handOff?.changesAhead?.tagsTimelines ?? (await deps.client.tagsTimelines())
   const timelineByKey = new Map(tagsTimelines.map((t) => [t.timelineKey, t]))
   const users: KnownUser[] = tagsTimelines.map((t) => ({
     username: t.ownerUsername,
