@@ -406,7 +406,14 @@ export async function readChangesAhead(
   const tagsTimelines = await deps.client.tagsTimelines()
   const timelines = exportedTimelines(tagsTimelines, target)
   const cursors = cursorsText(frame.state, timelines)
-  const changes = await readExportChanges(deps, timelines, frame.state, window, { full: false, now: frame.startedAt })
+  let changes: TimelineChanges[]
+  try {
+    changes = await readExportChanges(deps, timelines, frame.state, window, { full: false, now: frame.startedAt })
+  } catch {
+    // The export's read, not the import's: the import goes on as before, and the export reads again (and fails
+    // there, if it still does, as it did before the read moved ahead).
+    return {}
+  }
   handOff.changesAhead = { tagsTimelines, changes, window: window.window, cursors }
   // The import plans on the whole tab: only the rows to confirm are taken from the export's read options.
   const { rowsToWrite } = sheetReadOptions(changes, target, false)

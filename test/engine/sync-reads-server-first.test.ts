@@ -174,6 +174,20 @@ describe('a sync reads the server first, and the export uses that read only whil
     expect(cell(key, 'Notes').value).toBe('read from the new cursors')
   })
 
+  it('a read ahead that fails stops nothing: the import goes on, and the export reads the server again', async () => {
+    const key = changeOnServer('2026-11-02', 'read again after a failure')
+    const deps = depsAt(T0 + 14.5 * HOUR)
+    const readUpdated = deps.client.readUpdated
+    let calls = 0
+    // The read ahead's calls (one per timeline, at once) fail; the export's succeed.
+    deps.client.readUpdated = (...args) => (++calls <= 2 ? Promise.reject(new Error('connection reset')) : readUpdated(...args))
+    const { imported, exported } = await runSync(target, deps)
+    expect(imported.result).toBe('success')
+    expect(exported?.result).toBe('success')
+    expect(calls).toBe(4)
+    expect(cell(key, 'Notes').value).toBe('read again after a failure')
+  })
+
   it('a manager edit to a row the export writes, made after the read and seen by the write, is not overwritten', async () => {
     const key = changeOnServer('2026-11-05', 'the server version')
     const deps = depsAt(T0 + 15 * HOUR)
