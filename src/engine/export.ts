@@ -12,6 +12,7 @@ import {
   allowedTagsWrite,
   baseKeysByTimeline,
   exportWindow,
+  type ExportWindow,
   indexRowsByKey,
   keysOfRows,
   planTimeline,
@@ -33,17 +34,17 @@ import { localDateOf } from '../core/time.ts'
 import { emptyReadExplanation, windowView, type WindowView } from '../core/window-text.ts'
 import { TimelineSheetsError } from '../errors.ts'
 import type { ReadOptions, TabWrite } from '../sheets/port.ts'
-import type { AllowedTags } from '../timeline/model.ts'
+import type { AllowedTags, TimelineInfo } from '../timeline/model.ts'
 import type { TargetConfig } from '../config/schema.ts'
-import { readEach, readTimelineChanges, timelineVersion, type TimelineChanges } from './server-reads.ts'
+import { readEach, readTimelineChanges, timelineVersion, type ReadChangesOptions, type TimelineChanges } from './server-reads.ts'
 import { crashPoint } from './crash-points.ts'
 import type { EngineDeps } from './deps.ts'
-import { withRun, type RunFrame, type SyncHandOff } from './run.ts'
+import { withRun, type ChangesAhead, type RunFrame, type SyncHandOff } from './run.ts'
 
 export { newRunId } from './run.ts'
 import { otherTimelineWrites } from '../core/other-timelines.ts'
 import { readOtherTimelines } from './other-timelines.ts'
-import { applyBaseChanges } from '../state/target-state.ts'
+import { applyBaseChanges, type TargetState } from '../state/target-state.ts'
 
 export type ExportDeps = EngineDeps
 
@@ -113,10 +114,9 @@ async function exportInFrame(
   const window = exportWindow(target, startedAt)
   const warnings: string[] = []
 
-  // Timelines and users.
-  const tagsTimelines = await deps.client.tagsTimelines()
-  const wanted = new Set(target.users.map((u) => u.toLowerCase()))
-  const timelines = wanted.size === 0 ? tagsTimelines : tagsTimelines.filter((t) => wanted.has(t.ownerUsername.toLowerCase()))
+  // Timelines and users: a sync whose import wrote nothing listed them a moment ago, when it read the changes.
+  const tagsTimelines = (handOff?.snapshot && handOff.changesAhead?.tagsTimelines) || (await deps.client.tagsTimelines())
+  const timelines = exportedTimelines(tagsTimelines, target)
   for (const user of target.users) {
     if (!tagsTimelines.some((t) => t.ownerUsername.toLowerCase() === user.toLowerCase())) {
       warnings.push(`${user} has no Tags timeline visible to the signed-in account; nothing exported for them.`)
@@ -154,24 +154,12 @@ async function exportInFrame(
 
   // The server first, the sheet last: every position planned on is read as late as possible, so
   // a manager's sorting during a long server read cannot shift it (decisions/0003-rows-that-move.md).
-  const readServer = async (inFull: boolean): Promise<TimelineChanges[]> => {
-    let read = 0
-    deps.reporter.progress('Reading timelines', 0, timelines.length)
-    const out = await readEach(timelines, async (timeline) => {
-      const changes = await readTimelineChanges(deps.client, timeline, state.timelines[timeline.timelineKey], window, {
-        full: inFull,
-        now: startedAt,
-        lookBackEveryMs: options.lookBackEveryMs,
-        listedVersion: timelineVersion(timeline),
-      })
-      deps.reporter.progress('Reading timelines', ++read, timelines.length)
-      return changes
-    })
-    deps.reporter.endProgress()
-    return out
-  }
+  const readServer = (inFull: boolean) =>
+    readExportChanges(deps, timelines, state, window, { full: inFull, now: startedAt, lookBackEveryMs: options.lookBackEveryMs })
   const listedVersions = new Map(timelines.map((t) => [t.timelineKey, timelineVersion(t)]))
-  let changes = await readServer(full)
+  // A sync read them before its one sheet read; they hold while nothing since could have changed them.
+  const ahead = handOff?.snapshot && !full && !frame.setAside ? handOff.changesAhead : undefined
+  let changes = ahead && aheadHolds(ahead, timelines, state, window) ? ahead.changes : await readServer(full)
   const otherEntries =
     target.otherTimelines.length > 0
       ? await readOtherTimelines(deps.client, await deps.client.listTimelines(), target.otherTimelines, target.users, window)
@@ -385,6 +373,87 @@ async function exportInFrame(
       .filter((d) => d.kind === 'conflict' || d.kind === 'invalid')
       .map((d) => ({ rowNumber: 'rowNumber' in d ? d.rowNumber : undefined, key: d.key, reason: d.reason })),
   }
+}
+
+/** The Tags timelines the target exports: its users', or everyone's when it names none. */
+function exportedTimelines(tagsTimelines: TimelineInfo[], target: TargetConfig): TimelineInfo[] {
+  const wanted = new Set(target.users.map((u) => u.toLowerCase()))
+  return wanted.size === 0 ? tagsTimelines : tagsTimelines.filter((t) => wanted.has(t.ownerUsername.toLowerCase()))
+}
+
+/** What changed on the server for each timeline since its cursor in `state`. */
+async function readExportChanges(
+  deps: ExportDeps,
+  timelines: readonly TimelineInfo[],
+  state: TargetState,
+  window: ExportWindow,
+  options: Omit<ReadChangesOptions, 'listedVersion'>,
+): Promise<TimelineChanges[]> {
+  let read = 0
+  deps.reporter.progress('Reading timelines', 0, timelines.length)
+  const out = await readEach(timelines, async (timeline) => {
+    // `timelines` as listed before this read: their versions say whether anything changed since the last one.
+    const changes = await readTimelineChanges(deps.client, timeline, state.timelines[timeline.timelineKey], window, {
+      ...options,
+      listedVersion: timelineVersion(timeline),
+    })
+    deps.reporter.progress('Reading timelines', ++read, timelines.length)
+    return changes
+  })
+  deps.reporter.endProgress()
+  return out
+}
+
+/**
+ * Sync: the export half's server changes, read in the import half's frame before it reads the sheet, so that one
+ * read also confirms the rows the export will write (Google: through their anchors) and serves both halves
+ * (decisions/0008). Read as the export would read them: its timelines, cursors and window, incrementally (a fresh
+ * state is read in full by the export itself). Returns the read options for the import's sheet read.
+ */
+export async function readChangesAhead(
+  target: TargetConfig,
+  deps: ExportDeps,
+  frame: RunFrame,
+  handOff: SyncHandOff,
+): Promise<ReadOptions> {
+  if (frame.fresh || frame.setAside) return {}
+  const window = exportWindow(target, frame.startedAt)
+  const tagsTimelines = await deps.client.tagsTimelines()
+  const timelines = exportedTimelines(tagsTimelines, target)
+  const cursors = cursorsText(frame.state, timelines)
+  let changes: TimelineChanges[]
+  try {
+    changes = await readExportChanges(deps, timelines, frame.state, window, { full: false, now: frame.startedAt })
+  } catch {
+    // The export's read, not the import's: the import goes on as before, and the export reads again (and fails
+    // there, if it still does, as it did before the read moved ahead).
+    return {}
+  }
+  handOff.changesAhead = { tagsTimelines, changes, window: window.window, cursors }
+  // The import plans on the whole tab: only the rows to confirm are taken from the export's read options.
+  const { rowsToWrite } = sheetReadOptions(changes, target, false)
+  return rowsToWrite ? { rowsToWrite: { tab: rowsToWrite.tab, keys: rowsToWrite.keys } } : {}
+}
+
+/** Whether changes read ahead are still what the export would read now: same timelines, cursors and window. */
+function aheadHolds(ahead: ChangesAhead, timelines: readonly TimelineInfo[], state: TargetState, window: ExportWindow): boolean {
+  return (
+    ahead.window.from === window.window.from &&
+    ahead.window.to === window.window.to &&
+    ahead.changes.length === timelines.length &&
+    ahead.changes.every((c, i) => c.timeline.timelineKey === timelines[i]!.timelineKey) &&
+    ahead.cursors === cursorsText(state, timelines)
+  )
+}
+
+/** The cursors of `timelines`, as text that compares equal exactly when they are the same. */
+function cursorsText(state: TargetState, timelines: readonly TimelineInfo[]): string {
+  return JSON.stringify(
+    timelines.map((t) => {
+      const cursor = state.timelines[t.timelineKey]
+      return cursor ? Object.entries(cursor).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : null
+    }),
+  )
 }
 
 /** Every combination the server allows, for anyone. */

@@ -165,8 +165,10 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   })
   const specs = tabSpecs(target)
   const writesBefore = deps.spreadsheet.requestCounts().writes
+  // A sync reads the export's server changes first, so this read confirms the rows the export then writes.
   const snapshot = await deps.spreadsheet.read(
     handOff ? specs.map((s) => s.title) : [target.tabs.activities, target.tabs.allowedTags, target.tabs.syncLog],
+    await handOff?.readAhead?.(frame),
   )
   const tab = snapshot.tabs[target.tabs.activities]
   if (!tab?.exists) {
@@ -197,7 +199,8 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   const layout = header.layout
 
   // Timelines and users.
-  const tagsTimelines = await deps.client.tagsTimelines()
+  // A sync listed them a moment ago, when it read the export's changes ahead of this read.
+  const tagsTimelines = handOff?.changesAhead?.tagsTimelines ?? (await deps.client.tagsTimelines())
   const timelineByKey = new Map(tagsTimelines.map((t) => [t.timelineKey, t]))
   const users: KnownUser[] = tagsTimelines.map((t) => ({
     username: t.ownerUsername,

@@ -7,7 +7,7 @@
 import { describeServer, sameServer, type ServerAccount } from '../core/server-identity.ts'
 import type { BaseFingerprints } from '../core/plan.ts'
 import { TimelineSheetsError } from '../errors.ts'
-import type { CellValue, RequestCounts, Snapshot } from '../sheets/port.ts'
+import type { CellValue, ReadOptions, RequestCounts, Snapshot } from '../sheets/port.ts'
 import { acquireLock, type Lock } from '../state/lock.ts'
 import {
   emptyState,
@@ -20,6 +20,9 @@ import {
 } from '../state/target-state.ts'
 import type { TargetConfig } from '../config/schema.ts'
 import type { EngineDeps } from './deps.ts'
+import type { TimelineChanges } from './server-reads.ts'
+import type { TimeWindow } from '../core/time.ts'
+import type { TimelineInfo } from '../timeline/model.ts'
 
 export interface RunFrame {
   readonly runId: string
@@ -50,6 +53,23 @@ export interface RunFrame {
 export interface SyncHandOff {
   snapshot?: Snapshot
   logRows?: CellValue[][]
+  /**
+   * Reads the export half's server changes in the import's frame, before the import reads the sheet, and
+   * returns the read options that have that read confirm their rows (decisions/0008).
+   */
+  readAhead?: (frame: RunFrame) => Promise<ReadOptions>
+  /** What `readAhead` read, and on which cursors and window, so the export can tell whether it still holds. */
+  changesAhead?: ChangesAhead
+}
+
+/** The export half's server changes, read before the sync's one sheet read. */
+export interface ChangesAhead {
+  /** The Tags timelines listed for the read, which the export lists no second time. */
+  tagsTimelines: TimelineInfo[]
+  changes: TimelineChanges[]
+  window: TimeWindow
+  /** The cursors they were read from (`cursorsText`). */
+  cursors: string
 }
 
 export interface FrameOptions {

@@ -3,7 +3,7 @@
  * under one lock, so an export never overwrites an edit that was not imported.
  */
 import type { TargetConfig } from '../config/schema.ts'
-import { runExport, type ExportSummary } from './export.ts'
+import { readChangesAhead, runExport, type ExportSummary } from './export.ts'
 import { runImport, type ImportDeps, type ImportOptions, type ImportSummary } from './import.ts'
 import { withTargetLock, type SyncHandOff } from './run.ts'
 
@@ -18,8 +18,10 @@ export async function runSync(target: TargetConfig, deps: ImportDeps, options: I
   return withTargetLock(target, deps, { command: 'sync', dryRun: Boolean(options.dryRun) }, async () => {
     const inner = { ...deps, lockHeld: true }
     deps.reporter.info(`Sync ${target.name}: import`)
-    // An import with nothing to import leaves its read to the export: one read for both halves.
+    // An import with nothing to import leaves its read to the export: one read for both halves. The export's
+    // server changes are read before it, so that read also confirms the rows the export writes.
     const handOff: SyncHandOff = {}
+    handOff.readAhead = (frame) => readChangesAhead(target, inner, frame, handOff)
     const imported = await runImport(target, inner, { ...options, planTab: false }, options.dryRun ? undefined : handOff)
     if (options.dryRun) return { imported, exported: undefined }
     deps.reporter.info(`Sync ${target.name}: export`)

@@ -26,6 +26,7 @@ import { parseConfig } from '../../src/config/load.ts'
 import type { TargetConfig } from '../../src/config/schema.ts'
 import { runExport } from '../../src/engine/export.ts'
 import { runImport } from '../../src/engine/import.ts'
+import { runSync } from '../../src/engine/sync.ts'
 import type { CellValue } from '../../src/sheets/port.ts'
 import type { Spreadsheet } from '../../src/sheets/port.ts'
 import { signInWithStaticToken } from '../../src/sheets/google/auth.ts'
@@ -219,9 +220,8 @@ async function runCommand(world: World, command: Command): Promise<string> {
   try {
     if (command === 'export') return (await runExport(world.target, deps)).result
     if (command === 'import') return (await runImport(world.target, deps)).result
-    const imported = await runImport(world.target, deps)
-    const exported = await runExport(world.target, deps)
-    return [imported.result, exported.result].includes('incomplete') ? 'incomplete' : exported.result
+    const { imported, exported } = await runSync(world.target, deps)
+    return [imported.result, exported!.result].includes('incomplete') ? 'incomplete' : exported!.result
   } catch (error) {
     return `error: ${error instanceof Error ? error.message : String(error)}`
   }

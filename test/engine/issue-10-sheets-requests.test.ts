@@ -162,7 +162,7 @@ describe('issue 10: Sheets requests per run (Google)', () => {
     expect(log.slice(-2).map((row) => row.join(' '))).toEqual([expect.stringContaining('import'), expect.stringContaining('export')])
   })
 
-  it('a sync with nothing to import and a change on the server: the import half costs 1 read, which the export half plans on', async () => {
+  it('a sync with nothing to import and a change on the server: 1 read for both halves, which confirms the row the export writes', async () => {
     const [a] = server.store.overlapping(timelineKey, Date.parse('2026-11-06T00:00:00Z'), Date.parse('2026-11-07T00:00:00Z'))
     server.store.updateActivity(timelineKey, a!.id, {
       tags: 'Acme Corp, Website, Build',
@@ -170,18 +170,31 @@ describe('issue 10: Sheets requests per run (Google)', () => {
       start: a!.start,
       duration: a!.duration,
     })
-    const { imported, exported } = await runSync(target, depsAt(T0 + 4 * HOUR))
+    const deps = depsAt(T0 + 4 * HOUR)
+    const serverReads = { updated: 0, activities: 0 }
+    const counted: TimelineClient = {
+      ...client,
+      readUpdated: (...args) => (serverReads.updated++, client.readUpdated(...args)),
+      readActivities: (...args) => (serverReads.activities++, client.readActivities(...args)),
+    }
+    const { imported, exported } = await runSync(target, { ...deps, client: counted })
     expect(imported.sheetsRequests).toEqual({ reads: 1, writes: 0 })
     expect(exported?.counts).toMatchObject({ created: 0, updated: 1, deleted: 0 })
+    expect(exported?.result).toBe('success')
     const stats = fake.store.stats()
-    // The import's read; the write's read-back of the changed row (the read is older than the export's server
-    // reads), the value write, and the Sync log rows of both halves.
+    // The import's read, which (the server read first) also confirms the changed row through its anchor; the
+    // value write, and the Sync log rows of both halves.
     expect(stats.byMethod).toEqual({
-      BatchGetValues: 1,
       BatchGetValuesByDataFilter: 1,
       BatchUpdateValuesByDataFilter: 1,
       BatchUpdateSpreadsheet: 1,
     })
+    expect(stats.total).toBe(3)
+    // The server's changes are read once for both halves: one incremental read of the changed timeline (the
+    // others, unchanged since the last run, are not read).
+    expect(exported!.timelines.filter((t) => !t.unchanged)).toHaveLength(1)
+    expect(serverReads).toEqual({ updated: 1, activities: 0 })
+    expect(notesOf(`${timelineKey}/${a!.id}`)).toBe('changed again')
   })
 
   /** Changes the notes (and tags) of the first activity of `timelineKey` that starts on `day`. */
