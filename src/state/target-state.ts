@@ -20,6 +20,7 @@ import { z } from 'zod'
 import { TimelineSheetsError } from '../errors.ts'
 import { withFileAccess } from './file-access.ts'
 import { readFileAtomic, writeFileAtomic } from './atomic-file.ts'
+import { UnreadBases } from './unread-bases.ts'
 
 /**
  * 3: the bases in their own file (`baseFile`), an array `[key, fingerprint, key, fingerprint, …]`. Still read:
@@ -202,54 +203,6 @@ async function readBaseFile(location: StateLocation, baseFile: string, version: 
   const bases = baseRecord.safeParse(json)
   if (!bases.success) throw corrupt(location, file, describeIssue(bases.error))
   return mapOf(bases.data)
-}
-
-/**
- * `state.base` while its file is left unread (`deferBases`). Every use throws: a run that needs bases must
- * load them first. A save leaves the file as it is (it was not changed), which needs no use of the map.
- */
-class UnreadBases extends Map<string, string> {
-  readonly #file: string
-  constructor(file: string) {
-    super()
-    this.#file = file
-  }
-  #refuse(): never {
-    throw new Error(`The row bases in ${this.#file} were not read: this run must call loadBases() before it uses them.`)
-  }
-  override get size(): number {
-    return this.#refuse()
-  }
-  override get(): string | undefined {
-    return this.#refuse()
-  }
-  override has(): boolean {
-    return this.#refuse()
-  }
-  override set(): this {
-    return this.#refuse()
-  }
-  override delete(): boolean {
-    return this.#refuse()
-  }
-  override clear(): void {
-    this.#refuse()
-  }
-  override forEach(): void {
-    this.#refuse()
-  }
-  override keys(): MapIterator<string> {
-    return this.#refuse()
-  }
-  override values(): MapIterator<string> {
-    return this.#refuse()
-  }
-  override entries(): MapIterator<[string, string]> {
-    return this.#refuse()
-  }
-  override [Symbol.iterator](): MapIterator<[string, string]> {
-    return this.#refuse()
-  }
 }
 
 export async function saveState(location: StateLocation, state: TargetState): Promise<void> {
