@@ -33,8 +33,11 @@ import {
   FIRST_DATE_SERIAL,
   formatOffsetInstant,
   LAST_DATE_SERIAL,
+  localDateToSerial,
   parseOffsetInstant,
+  rankedSheetTimesToInterval,
   serialToLocalDate,
+  serialToWallSeconds,
   sheetTimesToInterval,
   zoneOffsetMinutes,
 } from '../../src/core/time.ts'
@@ -131,6 +134,70 @@ describe('time conversion over any numbers (issue 8)', () => {
         },
       ),
       { numRuns: RUNS },
+    )
+  })
+
+  it("decides a row whose times each have one instant as ranking every reading does (the common case's shortcut)", () => {
+    // Days around the transitions of the zones (and any day), times on the second and off it, with and without a
+    // Duration cell and an original start (in the zone's offset or another), so both paths and the border between run.
+    const transitionDay = fc.constantFrom(
+      '2026-03-08',
+      '2026-03-29',
+      '2026-04-05',
+      '2026-09-27',
+      '2026-10-04',
+      '2026-10-25',
+      '2026-11-01',
+      '2011-12-29',
+      '2011-12-30',
+      '2011-12-31',
+      '1972-01-07',
+    )
+    const date = fc.oneof(
+      fc.tuple(transitionDay, fc.integer({ min: -2, max: 2 })).map(([d, k]) => localDateToSerial(d) + k),
+      fc.integer({ min: FIRST_DATE_SERIAL, max: LAST_DATE_SERIAL }),
+    )
+    const fraction = fc.oneof(
+      fc.integer({ min: 0, max: 86_399 }).map((s) => s / 86_400),
+      fc.integer({ min: 0, max: 95 }).map((q) => q / 96),
+      fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+    )
+    const end = fc.oneof(
+      fraction,
+      fc.double({ min: 0, max: 3, noNaN: true }),
+      fc.integer({ min: 0, max: 3 * 96 }).map((q) => q / 96),
+    )
+    const hint = fc.option(
+      fc.oneof(
+        fraction,
+        fc.integer({ min: 0, max: 4 * 96 }).map((q) => q / 96),
+      ),
+      { nil: undefined },
+    )
+    const original = fc.option(
+      fc.tuple(fc.integer({ min: -2 * 86_400, max: 2 * 86_400 }), fc.option(fc.integer({ min: -720, max: 840 }), { nil: undefined })),
+      {
+        nil: undefined,
+      },
+    )
+    fc.assert(
+      fc.property(date, fraction, end, hint, fc.constantFrom(...ZONES), original, (date, start, end, durationHint, zone, near) => {
+        const input = { date, start, end, durationHint }
+        let from: { start: string } | undefined
+        if (near) {
+          const epoch = serialToWallSeconds(date + start) + near[0]
+          from = { start: formatOffsetInstant(epoch, near[1] ?? zoneOffsetMinutes(zone, epoch)) }
+        }
+        let general: unknown
+        try {
+          general = rankedSheetTimesToInterval(input, zone, from)
+        } catch (error) {
+          expect(() => sheetTimesToInterval(input, zone, from)).toThrow((error as Error).message)
+          return
+        }
+        expect(sheetTimesToInterval(input, zone, from)).toEqual(general)
+      }),
+      { numRuns: 3000 },
     )
   })
 
