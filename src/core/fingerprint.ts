@@ -29,14 +29,18 @@ const encoder = new TextEncoder()
 
 /** The normalised text the fingerprint digests (exported for tests and debugging). */
 export function normaliseSyncedValues(values: SyncedValues): string {
+  return normalisedAt(values.user, parseOffsetInstant(values.start).epochSeconds, values.duration, values.tags, values.notes)
+}
+
+function normalisedAt(user: string, epochSeconds: number, duration: number, tags: readonly string[], notes: string | undefined): string {
   return JSON.stringify([
     FORMAT_VERSION,
-    values.user.trim(),
-    parseOffsetInstant(values.start).epochSeconds,
-    values.duration,
+    user.trim(),
+    epochSeconds,
+    duration,
     // Hierarchy then labels: where the server happens to hold a label is not a change.
-    combineTags(splitTags(values.tags)),
-    normaliseNotes(values.notes),
+    combineTags(splitTags(tags)),
+    normaliseNotes(notes),
   ])
 }
 
@@ -60,6 +64,20 @@ export function fingerprintOf(of: {
 }): string {
   const a = of.activity
   return fingerprint({ user: of.user, start: a.start, duration: a.duration, tags: a.tags, notes: a.notes })
+}
+
+/**
+ * `fingerprintOf` for values whose start the caller holds as an instant already (`epochSeconds`: what its start
+ * text parses to): a sheet's rows are fingerprinted as they are read, without reading each start's text back.
+ */
+export function fingerprintAt(
+  user: string,
+  epochSeconds: number,
+  duration: number,
+  tags: readonly string[],
+  notes: string | undefined,
+): string {
+  return fnv1a64Base64url(normalisedAt(user, epochSeconds, duration, tags, notes))
 }
 
 /** 64-bit FNV-1a over the UTF-8 bytes of a text, as 11 base64url characters. */

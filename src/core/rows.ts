@@ -43,7 +43,7 @@ import {
   readTimeCell,
   type SlashDateOrder,
 } from './cells.ts'
-import { fingerprintOf, normaliseNotes } from './fingerprint.ts'
+import { fingerprintAt, fingerprintOf, normaliseNotes } from './fingerprint.ts'
 import {
   cellsToTags,
   checkAllowedTags,
@@ -58,6 +58,7 @@ import {
   activityToSheetTimes,
   clockJumpAt,
   fractionToSeconds,
+  offsetInstantSeconds,
   parseOffsetInstant,
   SECONDS_PER_DAY,
   sheetTimesToInterval,
@@ -119,7 +120,7 @@ export interface RowContext {
   /** Current server activities by Key. */
   server: ReadonlyMap<string, ServerActivity>
   /** Keys the tool's state knows (a row whose activity the server has since deleted stays valid). */
-  baseKeys: ReadonlySet<string>
+  baseKeys: Pick<ReadonlySet<string>, 'has'>
   /** Allowed tag combinations; omitted = not checked. */
   allowedTags?: AllowedTags
   /** Tags outside the allowed combinations: a warning (default) or an error. @default 'warning' */
@@ -357,7 +358,8 @@ interface TypedTimes {
 
 interface ResolvedTimes {
   problems: RowProblem[]
-  times: { start: string; duration: number } | undefined
+  /** `epochSeconds`: what `start` parses to. */
+  times: { start: string; epochSeconds: number; duration: number } | undefined
 }
 
 /** Reads one row's cells (in the header's order) once; see `RowReading`. */
@@ -454,10 +456,13 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
   const sheetNotes = cellText(notesCell)
   const fingerprint =
     user && sheetTimes.times && combined
-      ? fingerprintOf({
-          user: user.username,
-          activity: { ...sheetTimes.times, tags: combined, notes: sheetNotes === '' ? undefined : sheetNotes },
-        })
+      ? fingerprintAt(
+          user.username,
+          sheetTimes.times.epochSeconds,
+          sheetTimes.times.duration,
+          combined,
+          sheetNotes === '' ? undefined : sheetNotes,
+        )
       : undefined
   const fields: RowFields = {
     early,
@@ -477,6 +482,15 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
     fingerprint,
   }
   return key ? { dateSerial, key, fields } : { dateSerial, fields }
+}
+
+/**
+ * The instant `start` names, taken from the reading when it is the start the row's cells alone say (as every
+ * row judged without its server activity holds), parsed otherwise.
+ */
+export function startEpochOf(reading: RowReading, start: string): number {
+  const times = reading.fields?.sheetTimes.times
+  return times !== undefined && times.start === start ? times.epochSeconds : parseOffsetInstant(start).epochSeconds
 }
 
 /** The row a reading makes against `ctx`'s server activities, Keys and allowed tags: what `parseRow` returns. */
@@ -515,7 +529,7 @@ export function judgeRow(reading: RowReading, ctx: RowContext): ParsedRow {
   const fp =
     f.fingerprint !== undefined && sameInterval(times, f.sheetTimes.times)
       ? f.fingerprint
-      : fingerprintOf({ user: user.username, activity: input })
+      : fingerprintAt(user.username, times.epochSeconds, input.duration, input.tags, input.notes)
   const baseText = f.baseText
   // Only a row with its Key is one the tool wrote: a keyless copy that still matches some Base is a new activity typed with a formula.
   if (suspects.length > 0 && (!key || fp !== baseText)) return invalid(key?.text, problems)
@@ -531,13 +545,10 @@ export function judgeRow(reading: RowReading, ctx: RowContext): ParsedRow {
   return { ok: true, row: { kind: 'new', values, warnings, ...notices, ...(f.pending ? { pending: f.pending } : {}) } }
 }
 
-function sameInterval(a: { start: string; duration: number }, b: { start: string; duration: number } | undefined): boolean {
+function sameInterval(a: NonNullable<ResolvedTimes['times']>, b: ResolvedTimes['times']): boolean {
   if (!b) return false
   if (a === b) return true
-  return (
-    a.duration === b.duration &&
-    (a.start === b.start || parseOffsetInstant(a.start).epochSeconds === parseOffsetInstant(b.start).epochSeconds)
-  )
+  return a.duration === b.duration && (a.start === b.start || a.epochSeconds === b.epochSeconds)
 }
 
 /** Tags and Labels split, combined and held to the server's limits; undefined (with the problems) when they break one. */
@@ -818,7 +829,8 @@ function resolveTimes(typed: TypedTimes, original: Activity | undefined, ctx: Re
     // Unchanged cells mean the server's own start and duration, offset included.
     const shown = activityToSheetTimes(original.start, original.duration, ctx.timeZone)
     if (shown.date === date && sameSecond(shown.start, start) && sameSecond(shown.end, end)) {
-      return { problems: out, times: { start: original.start, duration: original.duration } }
+      const epochSeconds = offsetInstantSeconds(original.start)
+      return { problems: out, times: { start: original.start, epochSeconds, duration: original.duration } }
     }
   }
   const result = sheetTimesToInterval(typed, ctx.timeZone, original ? { start: original.start } : undefined)
@@ -868,7 +880,7 @@ function resolveTimes(typed: TypedTimes, original: Activity | undefined, ctx: Re
     return { problems: out, times: undefined }
   }
   for (const w of result.warnings) out.push(timeWarning(w))
-  return { problems: out, times: { start: result.start, duration: result.duration } }
+  return { problems: out, times: { start: result.start, epochSeconds: offsetInstantSeconds(result.start), duration: result.duration } }
 }
 
 const MAX_OVERNIGHT_SECONDS = 12 * 3600

@@ -147,19 +147,17 @@ const offsetCache = new Map<string, Map<number, number>>()
 export function parseOffsetInstant(iso: string): OffsetInstant {
   // A run reads each activity's start several times (fingerprint, sheet times, plan, read ranges): the text of
   // a start parses once. Frozen, so no caller can change what the next one is given.
-  return instantCache.get(iso) ?? rememberInstant(iso, parseOffsetInstantText(iso))
+  let instant = instantCache.get(iso)
+  if (instant === undefined) {
+    instant = Object.freeze(parseOffsetInstantText(iso))
+    if (instantCache.size >= INSTANT_CACHE_LIMIT) instantCache.clear()
+    instantCache.set(iso, instant)
+  }
+  return instant
 }
 
 const INSTANT_CACHE_LIMIT = 400_000
 const instantCache = new Map<string, Readonly<OffsetInstant>>()
-
-/** Keeps what `text` parses to, frozen, in a cache of bounded size. */
-function rememberInstant(text: string, instant: OffsetInstant): Readonly<OffsetInstant> {
-  const frozen = Object.freeze(instant)
-  if (instantCache.size >= INSTANT_CACHE_LIMIT) instantCache.clear()
-  instantCache.set(text, frozen)
-  return frozen
-}
 
 function parseOffsetInstantText(iso: string): OffsetInstant {
   const m = ISO_WITH_OFFSET.exec(iso.trim())
@@ -214,9 +212,23 @@ export function formatOffsetInstant(epochSeconds: number, offsetMinutes: number)
   const text =
     `${dayText(day)}T${TWO_DIGITS[Math.floor(clockSeconds / 3600)]}:${TWO_DIGITS[Math.floor(clockSeconds / 60) % 60]}:` +
     `${TWO_DIGITS[clockSeconds % 60]}${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`
-  // What this text parses to is known: a row's start is formatted here and then read back by its fingerprint.
-  if (Number.isInteger(epochSeconds)) rememberInstant(text, { epochSeconds, offsetMinutes: minutes || 0 })
+  // What this text reads back as is known: a row's start is formatted here and read back straight away.
+  if (Number.isInteger(epochSeconds)) {
+    lastFormatted = text
+    lastFormattedSeconds = epochSeconds
+  }
   return text
+}
+
+let lastFormatted: string | undefined
+let lastFormattedSeconds = 0
+
+/**
+ * `parseOffsetInstant(iso).epochSeconds`, without a lookup when `iso` is the text `formatOffsetInstant` made last
+ * (a row's start, read back as soon as it is made): a cache entry per row cost more than the parse it saved.
+ */
+export function offsetInstantSeconds(iso: string): number {
+  return iso === lastFormatted ? lastFormattedSeconds : parseOffsetInstant(iso).epochSeconds
 }
 
 function pad2(n: number): string {

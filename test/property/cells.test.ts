@@ -6,6 +6,7 @@
  * range.
  */
 import fc from 'fast-check'
+import { fingerprintAt, fingerprintOf } from '../../src/core/fingerprint.ts'
 import { describe, expect, it } from 'vitest'
 import {
   cellText,
@@ -34,6 +35,7 @@ import {
   formatOffsetInstant,
   LAST_DATE_SERIAL,
   localDateToSerial,
+  offsetInstantSeconds,
   parseOffsetInstant,
   rankedSheetTimesToInterval,
   serialToLocalDate,
@@ -198,6 +200,33 @@ describe('time conversion over any numbers (issue 8)', () => {
         expect(sheetTimesToInterval(input, zone, from)).toEqual(general)
       }),
       { numRuns: 3000 },
+    )
+  })
+
+  it('reads the start it formatted last back as parsing it does, and fingerprints an instant as its text', () => {
+    const epoch = fc.integer({ min: Date.UTC(1970, 0, 1) / 1000, max: Date.UTC(2999, 11, 31) / 1000 })
+    const offset = fc.oneof(fc.integer({ min: -720, max: 840 }), fc.constantFrom(0, 60, -44.5, 330, 345, 53 + 28 / 60))
+    const other = fc.tuple(epoch, offset).map(([e, o]) => formatOffsetInstant(e, o))
+    fc.assert(
+      fc.property(
+        epoch,
+        offset,
+        other,
+        fc.boolean(),
+        anyString,
+        fc.option(anyString, { nil: undefined }),
+        (e, o, earlier, last, user, notes) => {
+          const text = formatOffsetInstant(e, o)
+          // The text made last, or one made before it (read back the long way).
+          const asked = last ? text : earlier
+          if (!last) formatOffsetInstant(e + 1, o)
+          const parsed = parseOffsetInstant(asked).epochSeconds
+          expect(offsetInstantSeconds(asked)).toBe(parsed)
+          const activity = { start: asked, duration: 3600, tags: ['Acme Corp', 'Audit', ':billable'], notes }
+          expect(fingerprintAt(user, parsed, 3600, activity.tags, notes)).toBe(fingerprintOf({ user, activity }))
+        },
+      ),
+      { numRuns: RUNS },
     )
   })
 
