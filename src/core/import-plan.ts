@@ -27,7 +27,7 @@ interface Candidates {
   dates: Map<string, Set<string>>
   /** Per timeline, the keys of edited or ticked rows: their activities must be found by the reads. */
   keys: Map<string, Set<string>>
-  /** Keys whose row carries a Base cell (the tool wrote them), for a run without state. */
+  /** Keys the state does not hold whose row carries a Base cell (the tool wrote them), for a run without state. */
   baseCellKeys: Set<string>
   /** What this scan judged of each row (`verdicts[i]` is sheet row `i + 2`; undefined: a Key several rows hold). */
   verdicts: (ParsedRow | undefined)[]
@@ -64,7 +64,8 @@ export function findCandidates(
     const reading = readings[i]!
     const keyCell = cells[keyIndex]
     const keyText = typeof keyCell === 'string' ? keyCell.trim() : ''
-    if (keyText && typeof cells[baseIndex] === 'string' && cells[baseIndex]) baseCellKeys.add(keyText)
+    // Only what the state lacks: a set of every Key of a 100k sheet cost more than the rest of this loop's bookkeeping.
+    if (keyText && typeof cells[baseIndex] === 'string' && cells[baseIndex] && !base.has(keyText)) baseCellKeys.add(keyText)
     if (shared.size > 0 && shared.has(cellText(keyCell).trim())) {
       // A Key on several rows asks for the manager, even when nothing else of that user changed: plan it (as invalid).
       markRow(found, timeZone, reading.key?.timelineKey, dateStart(reading), reading.key?.text)

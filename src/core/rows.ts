@@ -709,7 +709,8 @@ function readUser(
       )
       return undefined
     }
-    return { ...owner, tagsTimelineKey: owner.tagsTimelineKey }
+    // The user itself, not a copy per row: nothing changes a row's user.
+    return owner as KnownUser & { tagsTimelineKey: string }
   }
   if (typed === '') {
     out.push(problem('missing-value', C.user, 'is empty; type the user this time belongs to'))
@@ -740,7 +741,7 @@ function readUser(
     )
     return undefined
   }
-  return { ...user, tagsTimelineKey: user.tagsTimelineKey }
+  return user as KnownUser & { tagsTimelineKey: string }
 }
 
 function findUser(typed: string, users: readonly KnownUser[]): KnownUser | undefined {

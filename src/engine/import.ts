@@ -226,7 +226,8 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   const candidates = findCandidates(tab, readings, rowsOfKey, layout, state.base, users, target.timeZone, sheetKeys)
   const affected = new Set<string>()
   for (const c of candidates.timelines) affected.add(c)
-  const missingKeys = [...state.base.keys()].filter((k) => !sheetKeys.has(k))
+  const missingKeys: string[] = []
+  for (const k of state.base.keys()) if (!sheetKeys.has(k)) missingKeys.push(k)
   if (options.deleteMissing) for (const k of missingKeys) affected.add(parseActivityKey(k)!.timelineKey)
   for (const run of interrupted) for (const w of run.writes) if (w.intent.timelineKey) affected.add(w.intent.timelineKey)
 
@@ -262,7 +263,7 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   }
 
   // Pass 2: the whole picture for the affected timelines.
-  // The state's Keys and those of rows with a Base cell, asked of without copying the state's into a set.
+  // The state's Keys and those of rows with a Base cell, asked of without copying them into one set.
   const baseCellKeys = candidates.baseCellKeys
   const ctx: RowContext = {
     timeZone: target.timeZone,

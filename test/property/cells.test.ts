@@ -25,6 +25,7 @@ import {
   combineTags,
   parseCombination,
   splitTagName,
+  splitTags,
   validateTagLimits,
 } from '../../src/core/tags.ts'
 import {
@@ -226,6 +227,21 @@ describe('time conversion over any numbers (issue 8)', () => {
           expect(fingerprintAt(user, parsed, 3600, activity.tags, notes)).toBe(fingerprintOf({ user, activity }))
         },
       ),
+      { numRuns: RUNS },
+    )
+  })
+
+  it('fingerprints tags already in hierarchy-then-labels order (the shortcut) as it orders any others', () => {
+    const tag = fc.oneof(
+      anyString,
+      anyString.map((t) => `:${t}`),
+      fc.constantFrom('Acme', ':billable', ':', ' :x', 'A:b'),
+    )
+    fc.assert(
+      fc.property(fc.array(tag, { maxLength: 8 }), (tags) => {
+        const at = (t: readonly string[]) => fingerprintAt('ACME\\anna', 1_774_747_800, 5400, t, 'note')
+        expect(at(tags)).toBe(at(combineTags(splitTags(tags))))
+      }),
       { numRuns: RUNS },
     )
   })
