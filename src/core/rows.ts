@@ -287,6 +287,17 @@ export type SheetActivity =
 export type ParsedRow = { ok: true; row: SheetActivity | null } | { ok: false; key: string | undefined; problems: RowProblem[] }
 
 const VALUE_COLUMNS = [C.user, C.date, C.start, C.end, C.tags, C.labels, C.notes, C.key] as const
+const CLEARED_COLUMNS = [C.user, C.date, C.start, C.end, C.tags, C.labels, C.notes] as const
+const NO_PROBLEMS: readonly RowProblem[] = Object.freeze([])
+
+/** True when every one of `columns` is empty in the row (a column the header lacks counts as empty). */
+function allEmpty(cells: readonly CellValue[], layout: HeaderLayout, columns: readonly ActivityColumn[]): boolean {
+  for (const column of columns) {
+    const i = layout.index[column]
+    if (!isEmptyCell(i === undefined ? undefined : cells[i])) return false
+  }
+  return true
+}
 const TIME_HINT = 'type it like 13:45, 13:45:10 or 1:45 PM'
 
 function dateHint(order: SlashDateOrder): string {
@@ -329,13 +340,13 @@ export interface RowReading {
 
 interface RowFields {
   /** Delete and Base problems, in the order they are found. */
-  early: RowProblem[]
+  early: readonly RowProblem[]
   baseText: string | undefined
   pending: string | undefined
   user: (KnownUser & { tagsTimelineKey: string }) | undefined
-  userProblems: RowProblem[]
+  userProblems: readonly RowProblem[]
   times: TypedTimes | undefined
-  timeProblems: RowProblem[]
+  timeProblems: readonly RowProblem[]
   /** The times as the cells alone say them (no server start to keep). */
   sheetTimes: ResolvedTimes
   durationCell: CellValue | undefined
@@ -343,7 +354,7 @@ interface RowFields {
   labelsCell: CellValue | undefined
   /** Tags and labels combined, undefined when they break a rule (`tagProblems` says which). */
   combined: string[] | undefined
-  tagProblems: RowProblem[]
+  tagProblems: readonly RowProblem[]
   notesCell: CellValue | undefined
   /** The fingerprint of the cells alone, when the row has a user, times and tags. */
   fingerprint: string | undefined
@@ -357,7 +368,7 @@ interface TypedTimes {
 }
 
 interface ResolvedTimes {
-  problems: RowProblem[]
+  problems: readonly RowProblem[]
   /** `epochSeconds`: what `start` parses to. */
   times: { start: string; epochSeconds: number; duration: number } | undefined
 }
@@ -374,7 +385,7 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
   const deleteCell = get(C.delete)
   const deleteRead = readCheckboxCell(isFormula(deleteCell) || isErrorValue(deleteCell) ? 'not a tick' : deleteCell)
   const ticked = deleteRead.ok && deleteRead.value
-  if (VALUE_COLUMNS.every((c) => isEmptyCell(get(c))) && !ticked) {
+  if (allEmpty(cells, layout, VALUE_COLUMNS) && !ticked) {
     return { dateSerial, settled: deleteRead.ok ? { ok: true, row: null } : invalid(undefined, [checkboxProblem(get(C.delete))]) }
   }
 
@@ -434,7 +445,7 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
   if (ticked)
     return { dateSerial, keyed: early.length > 0 ? invalid(undefined, early) : { ok: true, row: { kind: 'discarded', warnings: [] } } }
 
-  if (key && [C.user, C.date, C.start, C.end, C.tags, C.labels, C.notes].every((c) => isEmptyCell(get(c)))) {
+  if (key && allEmpty(cells, layout, CLEARED_COLUMNS)) {
     const cleared = problem(
       'row-cleared',
       undefined,
@@ -447,7 +458,7 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
   const user = readUser(get(C.user), key, ctx.users, userProblems)
   const timeProblems: RowProblem[] = []
   const times = readTimeCells(get, order, dateRead, timeProblems)
-  const sheetTimes: ResolvedTimes = times ? resolveTimes(times, undefined, ctx) : { problems: [], times: undefined }
+  const sheetTimes: ResolvedTimes = times ? resolveTimes(times, undefined, ctx) : { problems: NO_PROBLEMS, times: undefined }
   const tagsCell = get(C.tags)
   const labelsCell = get(C.labels)
   const tagProblems: RowProblem[] = []
@@ -464,20 +475,21 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
           sheetNotes === '' ? undefined : sheetNotes,
         )
       : undefined
+  // A row's readings live until the plan is made: most rows have no problems, and share one empty list.
   const fields: RowFields = {
-    early,
+    early: early.length ? early : NO_PROBLEMS,
     baseText,
     pending,
     user,
-    userProblems,
+    userProblems: userProblems.length ? userProblems : NO_PROBLEMS,
     times,
-    timeProblems,
+    timeProblems: timeProblems.length ? timeProblems : NO_PROBLEMS,
     sheetTimes,
     durationCell: get(C.duration),
     tagsCell,
     labelsCell,
     combined,
-    tagProblems,
+    tagProblems: tagProblems.length ? tagProblems : NO_PROBLEMS,
     notesCell,
     fingerprint,
   }
@@ -518,10 +530,15 @@ export function judgeRow(reading: RowReading, ctx: RowContext): ParsedRow {
   const notes = readNotes(f.notesCell, original, problems)
 
   // Formula- or error-looking text in free-text columns is what the tool wrote if the row still matches its Base.
-  const suspects = problems.filter(
-    (p) => (p.code === 'formula' || p.code === 'error-value') && (p.column === C.tags || p.column === C.labels || p.column === C.notes),
-  )
-  const hard = problems.filter((p) => p.severity === 'error' && !suspects.includes(p))
+  // Most rows have no problem at all: nothing to sort.
+  const suspects =
+    problems.length === 0
+      ? NO_PROBLEMS
+      : problems.filter(
+          (p) =>
+            (p.code === 'formula' || p.code === 'error-value') && (p.column === C.tags || p.column === C.labels || p.column === C.notes),
+        )
+  const hard = problems.length === 0 ? NO_PROBLEMS : problems.filter((p) => p.severity === 'error' && !suspects.includes(p))
   if (hard.length > 0 || !user || !times || !tags) return invalid(key?.text, problems)
 
   const input: ActivityInput = { tags: tags.tags, notes, start: times.start, duration: times.duration }
@@ -831,7 +848,7 @@ function resolveTimes(typed: TypedTimes, original: Activity | undefined, ctx: Re
     const shown = activityToSheetTimes(original.start, original.duration, ctx.timeZone)
     if (shown.date === date && sameSecond(shown.start, start) && sameSecond(shown.end, end)) {
       const epochSeconds = offsetInstantSeconds(original.start)
-      return { problems: out, times: { start: original.start, epochSeconds, duration: original.duration } }
+      return { problems: NO_PROBLEMS, times: { start: original.start, epochSeconds, duration: original.duration } }
     }
   }
   const result = sheetTimesToInterval(typed, ctx.timeZone, original ? { start: original.start } : undefined)
@@ -881,7 +898,10 @@ function resolveTimes(typed: TypedTimes, original: Activity | undefined, ctx: Re
     return { problems: out, times: undefined }
   }
   for (const w of result.warnings) out.push(timeWarning(w))
-  return { problems: out, times: { start: result.start, epochSeconds: offsetInstantSeconds(result.start), duration: result.duration } }
+  return {
+    problems: out.length ? out : NO_PROBLEMS,
+    times: { start: result.start, epochSeconds: offsetInstantSeconds(result.start), duration: result.duration },
+  }
 }
 
 const MAX_OVERNIGHT_SECONDS = 12 * 3600
