@@ -222,9 +222,10 @@ export function planLines(
       !tagsCanRefuse &&
       first?.ok &&
       first.row?.kind === 'existing' &&
+      // The weeks first: a comparison of numbers, where the Keys are two lookups in sets of a sheet's size.
+      outsideReads(first.row.values.timelineKey, reading, first.row.values.input.start) &&
       !ctx.server.has(first.row.key) &&
-      ctx.baseKeys.has(first.row.key) &&
-      outsideReads(first.row.values.timelineKey, reading, first.row.values.input.start)
+      ctx.baseKeys.has(first.row.key)
     )
       return undefined
     const parsed = judgeRow(reading, ctx)

@@ -550,7 +550,8 @@ export function judgeRow(reading: RowReading, ctx: RowContext): ParsedRow {
   const baseText = f.baseText
   // Only a row with its Key is one the tool wrote: a keyless copy that still matches some Base is a new activity typed with a formula.
   if (suspects.length > 0 && (!key || fp !== baseText)) return invalid(key?.text, problems)
-  const warnings = problems.filter((p) => p.severity === 'warning')
+  // No problems: the (fresh, otherwise unused) empty list is the warnings, not a copy of it.
+  const warnings = problems.length === 0 ? problems : problems.filter((p) => p.severity === 'warning')
   if (tags.allowedProblem) {
     if (tags.allowedProblem.severity === 'error') return invalid(key?.text, [...problems, tags.allowedProblem])
     warnings.push(tags.allowedProblem)
