@@ -5,7 +5,7 @@
  * runs and machines: 64-bit FNV-1a over a normalised JSON text, base64url.
  */
 import { parseOffsetInstant } from './time.ts'
-import { combineTags, splitTags } from './tags.ts'
+import { combineTags, isLabel, splitTags } from './tags.ts'
 
 /** The synced values of one activity, in the form the fingerprint reads. */
 export interface SyncedValues {
@@ -29,14 +29,18 @@ const encoder = new TextEncoder()
 
 /** The normalised text the fingerprint digests (exported for tests and debugging). */
 export function normaliseSyncedValues(values: SyncedValues): string {
+  return normalisedAt(values.user, parseOffsetInstant(values.start).epochSeconds, values.duration, values.tags, values.notes)
+}
+
+function normalisedAt(user: string, epochSeconds: number, duration: number, tags: readonly string[], notes: string | undefined): string {
   return JSON.stringify([
     FORMAT_VERSION,
-    values.user.trim(),
-    parseOffsetInstant(values.start).epochSeconds,
-    values.duration,
+    user.trim(),
+    epochSeconds,
+    duration,
     // Hierarchy then labels: where the server happens to hold a label is not a change.
-    combineTags(splitTags(values.tags)),
-    normaliseNotes(values.notes),
+    inSplitOrder(tags) ? tags : combineTags(splitTags(tags)),
+    normaliseNotes(notes),
   ])
 }
 
@@ -62,6 +66,30 @@ export function fingerprintOf(of: {
   return fingerprint({ user: of.user, start: a.start, duration: a.duration, tags: a.tags, notes: a.notes })
 }
 
+/** True when no hierarchy tag follows a label: the order `combineTags(splitTags(…))` gives (as every row's tags have). */
+function inSplitOrder(tags: readonly string[]): boolean {
+  let labels = false
+  for (const tag of tags) {
+    if (isLabel(tag)) labels = true
+    else if (labels) return false
+  }
+  return true
+}
+
+/**
+ * `fingerprintOf` for values whose start the caller holds as an instant already (`epochSeconds`: what its start
+ * text parses to): a sheet's rows are fingerprinted as they are read, without reading each start's text back.
+ */
+export function fingerprintAt(
+  user: string,
+  epochSeconds: number,
+  duration: number,
+  tags: readonly string[],
+  notes: string | undefined,
+): string {
+  return fnv1a64Base64url(normalisedAt(user, epochSeconds, duration, tags, notes))
+}
+
 /** 64-bit FNV-1a over the UTF-8 bytes of a text, as 11 base64url characters. */
 export function fnv1a64Base64url(text: string): string {
   // The 64-bit state as two 32-bit halves in plain numbers: a BigInt multiply per byte made this the
@@ -77,10 +105,31 @@ export function fnv1a64Base64url(text: string): string {
     hi = (hi * FNV_PRIME_LO + Math.floor(low / 0x1_0000_0000) + ((lo << 8) >>> 0)) >>> 0
     lo = low >>> 0
   }
-  const out = Buffer.allocUnsafe(8)
-  out.writeUInt32BE(hi, 0)
-  out.writeUInt32BE(lo, 4)
-  return out.toString('base64url')
+  return base64url64(hi, lo)
+}
+
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+
+/**
+ * The 8 bytes `hi`‖`lo` (big-endian) in base64url without padding, as `Buffer#toString('base64url')` writes them:
+ * ten 6-bit groups from the top, then the last 4 bits shifted up by 2. No buffer per fingerprint.
+ */
+function base64url64(hi: number, lo: number): string {
+  const c = (bits: number) => BASE64URL[bits & 63]!
+  // Bits 63…0 of the digest; groups that straddle the halves take from both.
+  return (
+    c(hi >>> 26) +
+    c(hi >>> 20) +
+    c(hi >>> 14) +
+    c(hi >>> 8) +
+    c(hi >>> 2) +
+    c(((hi & 3) << 4) | (lo >>> 28)) +
+    c(lo >>> 22) +
+    c(lo >>> 16) +
+    c(lo >>> 10) +
+    c(lo >>> 4) +
+    c((lo & 15) << 2)
+  )
 }
 
 function isAscii(text: string): boolean {

@@ -7,6 +7,7 @@ import {
   duplicateKeyProblem,
   judgeRow,
   readRow,
+  startEpochOf,
   type KnownUser,
   type ParsedRow,
   type ReadContext,
@@ -26,7 +27,7 @@ interface Candidates {
   dates: Map<string, Set<string>>
   /** Per timeline, the keys of edited or ticked rows: their activities must be found by the reads. */
   keys: Map<string, Set<string>>
-  /** Keys whose row carries a Base cell (the tool wrote them), for a run without state. */
+  /** Keys the state does not hold whose row carries a Base cell (the tool wrote them), for a run without state. */
   baseCellKeys: Set<string>
   /** What this scan judged of each row (`verdicts[i]` is sheet row `i + 2`; undefined: a Key several rows hold). */
   verdicts: (ParsedRow | undefined)[]
@@ -50,53 +51,68 @@ export function findCandidates(
   timeZone: string,
   sheetKeys: Set<string>,
 ): Candidates {
-  const ctx: RowContext = { timeZone, users, server: new Map(), baseKeys: new Set([...sheetKeys, ...base.keys()]) }
-  const timelines = new Set<string>()
-  const dates = new Map<string, Set<string>>()
-  const keys = new Map<string, Set<string>>()
-  const baseCellKeys = new Set<string>()
-  const verdicts: (ParsedRow | undefined)[] = []
-  const add = <T>(map: Map<string, Set<T>>, at: string, value: T) => {
-    const set = map.get(at)
-    if (set) set.add(value)
-    else map.set(at, new Set([value]))
-  }
+  // The Keys of the sheet and of the state, asked of without copying either into one set.
+  const ctx: RowContext = { timeZone, users, server: new Map(), baseKeys: { has: (k) => sheetKeys.has(k) || base.has(k) } }
+  const found: Candidates = { timelines: new Set(), dates: new Map(), keys: new Map(), baseCellKeys: new Set(), verdicts: [] }
+  const { verdicts, baseCellKeys } = found
+  const shared = sharedKeys(rowsOfKey)
   const baseIndex = layout.index[C.base]!
   const keyIndex = layout.index[C.key]!
-  tab.rows.forEach((cells, i) => {
+  const rows = tab.rows
+  for (let i = 0; i < rows.length; i++) {
+    const cells = rows[i]!
     const reading = readings[i]!
-    const keyText = typeof cells[keyIndex] === 'string' ? (cells[keyIndex] as string).trim() : ''
-    if (keyText && typeof cells[baseIndex] === 'string' && cells[baseIndex]) baseCellKeys.add(keyText)
-    const mark = (timelineKey: string | undefined, start: string | undefined, key?: string) => {
-      if (!timelineKey) return
-      timelines.add(timelineKey)
-      if (start) add(dates, timelineKey, localDateOf(timeZone, parseOffsetInstant(start).epochSeconds))
-      if (key) add(keys, timelineKey, key)
-    }
-    // A ticked or refused row is not parsed further; its Date cell still says where to look for the activity.
-    const dateStart = () => (reading.dateSerial === undefined ? undefined : `${serialToLocalDate(reading.dateSerial)}T12:00:00Z`)
-    const shared = rowsOfKey.get(cellText(cells[keyIndex]).trim())
-    if (shared && shared.length > 1) {
+    const keyCell = cells[keyIndex]
+    const keyText = typeof keyCell === 'string' ? keyCell.trim() : ''
+    // Only what the state lacks: a set of every Key of a 100k sheet cost more than the rest of this loop's bookkeeping.
+    if (keyText && typeof cells[baseIndex] === 'string' && cells[baseIndex] && !base.has(keyText)) baseCellKeys.add(keyText)
+    if (shared.size > 0 && shared.has(cellText(keyCell).trim())) {
       // A Key on several rows asks for the manager, even when nothing else of that user changed: plan it (as invalid).
-      mark(reading.key?.timelineKey, dateStart(), reading.key?.text)
-      return
+      markRow(found, timeZone, reading.key?.timelineKey, dateStart(reading), reading.key?.text)
+      continue
     }
     const parsed = judgeRow(reading, ctx)
     verdicts[i] = parsed
     if (!parsed.ok) {
       // Read the server around it too: some problems (text that looks like a formula) are only
       // problems when the server's current value says the manager typed it.
-      mark(reading.key?.timelineKey, dateStart(), reading.key?.text)
-      return
+      markRow(found, timeZone, reading.key?.timelineKey, dateStart(reading), reading.key?.text)
+      continue
     }
     const row = parsed.row
-    if (!row || row.kind === 'discarded') return
-    if (row.kind === 'new') mark(row.values.timelineKey, row.values.input.start)
-    else if (row.kind === 'delete') mark(row.timelineKey, dateStart(), row.key)
+    if (!row || row.kind === 'discarded') continue
+    if (row.kind === 'new') markRow(found, timeZone, row.values.timelineKey, row.values.input.start)
+    else if (row.kind === 'delete') markRow(found, timeZone, row.timelineKey, dateStart(reading), row.key)
     else if (row.values.fingerprint !== (base.get(row.key) ?? row.baseCell) || row.notices?.length)
-      mark(row.values.timelineKey, row.values.input.start, row.key)
-  })
-  return { timelines, dates, keys, baseCellKeys, verdicts }
+      markRow(found, timeZone, row.values.timelineKey, row.values.input.start, row.key)
+  }
+  return found
+}
+
+/** Notes that a row asks something of its timeline: around its start, and of its activity when it has a Key. */
+function markRow(found: Candidates, timeZone: string, timelineKey: string | undefined, start: string | undefined, key?: string): void {
+  if (!timelineKey) return
+  found.timelines.add(timelineKey)
+  if (start) addTo(found.dates, timelineKey, localDateOf(timeZone, parseOffsetInstant(start).epochSeconds))
+  if (key) addTo(found.keys, timelineKey, key)
+}
+
+function addTo<T>(map: Map<string, Set<T>>, at: string, value: T): void {
+  const set = map.get(at)
+  if (set) set.add(value)
+  else map.set(at, new Set([value]))
+}
+
+/** A ticked or refused row is not parsed further; its Date cell still says where to look for the activity. */
+function dateStart(reading: RowReading): string | undefined {
+  return reading.dateSerial === undefined ? undefined : `${serialToLocalDate(reading.dateSerial)}T12:00:00Z`
+}
+
+/** The Keys several rows hold, with their rows (nearly always none: then no row needs looking up). */
+function sharedKeys(rowsOfKey: ReadonlyMap<string, number[]>): Map<string, number[]> {
+  const shared = new Map<string, number[]>()
+  for (const [key, rows] of rowsOfKey) if (rows.length > 1) shared.set(key, rows)
+  return shared
 }
 
 /** Sheet row numbers of every non-empty Key text (trimmed), in sheet order. */
@@ -173,23 +189,31 @@ export function planLines(
     }
     return found
   }
-  const outsideReads = (timelineKey: string, start: string) => {
-    const t = parseOffsetInstant(start).epochSeconds
-    return !spansOf(timelineKey).some((r) => t >= r.from && t < r.to)
+  const outsideReads = (timelineKey: string, reading: RowReading, start: string) => {
+    const t = startEpochOf(reading, start)
+    for (const r of spansOf(timelineKey)) if (t >= r.from && t < r.to) return false
+    return true
   }
-  tab.rows.forEach((cells, i) => {
+  const shared = sharedKeys(rowsOfKey)
+  const rows = tab.rows
+  for (let i = 0; i < rows.length; i++) {
+    const line = planLine(i)
+    if (line) lines.push(line)
+  }
+  return lines
+
+  function planLine(i: number): SheetLine | undefined {
     const reading = readings[i]!
     const timelineKey = reading.key?.timelineKey
     const rowNumber = i + 2
-    const shared = rowsOfKey.get(cellText(cells[keyIndex]).trim())
-    if (shared && shared.length > 1) {
+    const sharedBy = shared.size > 0 ? shared.get(cellText(rows[i]![keyIndex]).trim()) : undefined
+    if (sharedBy) {
       // The same Key on several rows: every one of them is for the manager to sort out, wherever it sits, whatever it holds.
       const parsed = judgeRow(reading, ctx)
       const earlier = parsed.ok ? [] : parsed.problems
-      lines.push({ kind: 'invalid', rowNumber, key: cellText(cells[keyIndex]).trim(), problems: [duplicateKeyProblem(shared), ...earlier] })
-      return
+      return { kind: 'invalid', rowNumber, key: cellText(rows[i]![keyIndex]).trim(), problems: [duplicateKeyProblem(sharedBy), ...earlier] }
     }
-    if (timelineKey && !affected.has(timelineKey)) return
+    if (timelineKey && !affected.has(timelineKey)) return undefined
     // A row the candidate scan found valid, whose activity the reads did not find, outside the weeks read: judged
     // again it is the same row (without a server activity only the allowed tags could add a problem) and is left
     // out below. Most rows of a big sheet are such rows; judging each one twice was a fifth of an import's time.
@@ -198,24 +222,22 @@ export function planLines(
       !tagsCanRefuse &&
       first?.ok &&
       first.row?.kind === 'existing' &&
+      // The weeks first: a comparison of numbers, where the Keys are two lookups in sets of a sheet's size.
+      outsideReads(first.row.values.timelineKey, reading, first.row.values.input.start) &&
       !ctx.server.has(first.row.key) &&
-      ctx.baseKeys.has(first.row.key) &&
-      outsideReads(first.row.values.timelineKey, first.row.values.input.start)
+      ctx.baseKeys.has(first.row.key)
     )
-      return
+      return undefined
     const parsed = judgeRow(reading, ctx)
-    if (!parsed.ok) {
-      lines.push({ kind: 'invalid', rowNumber, key: parsed.key, problems: parsed.problems })
-      return
-    }
+    if (!parsed.ok) return { kind: 'invalid', rowNumber, key: parsed.key, problems: parsed.problems }
     const row = parsed.row
-    if (!row) return
-    if (row.kind === 'new' && !affected.has(row.values.timelineKey)) return
+    if (!row) return undefined
+    if (row.kind === 'new' && !affected.has(row.values.timelineKey)) return undefined
     // An activity the reads did not cover is unknown, not deleted: leave its row out.
-    if (row.kind === 'existing' && !ctx.server.has(row.key) && outsideReads(row.values.timelineKey, row.values.input.start)) return
-    lines.push({ kind: 'row', rowNumber, row })
-  })
-  return lines
+    if (row.kind === 'existing' && !ctx.server.has(row.key) && outsideReads(row.values.timelineKey, reading, row.values.input.start))
+      return undefined
+    return { kind: 'row', rowNumber, row }
+  }
 }
 
 /** import-post decisions whose activity an interrupted run already created: row fingerprint → the created activity. */

@@ -43,7 +43,7 @@ import {
   readTimeCell,
   type SlashDateOrder,
 } from './cells.ts'
-import { fingerprintOf, normaliseNotes } from './fingerprint.ts'
+import { fingerprintAt, fingerprintOf, normaliseNotes } from './fingerprint.ts'
 import {
   cellsToTags,
   checkAllowedTags,
@@ -58,6 +58,7 @@ import {
   activityToSheetTimes,
   clockJumpAt,
   fractionToSeconds,
+  offsetInstantSeconds,
   parseOffsetInstant,
   SECONDS_PER_DAY,
   sheetTimesToInterval,
@@ -119,7 +120,7 @@ export interface RowContext {
   /** Current server activities by Key. */
   server: ReadonlyMap<string, ServerActivity>
   /** Keys the tool's state knows (a row whose activity the server has since deleted stays valid). */
-  baseKeys: ReadonlySet<string>
+  baseKeys: Pick<ReadonlySet<string>, 'has'>
   /** Allowed tag combinations; omitted = not checked. */
   allowedTags?: AllowedTags
   /** Tags outside the allowed combinations: a warning (default) or an error. @default 'warning' */
@@ -286,6 +287,17 @@ export type SheetActivity =
 export type ParsedRow = { ok: true; row: SheetActivity | null } | { ok: false; key: string | undefined; problems: RowProblem[] }
 
 const VALUE_COLUMNS = [C.user, C.date, C.start, C.end, C.tags, C.labels, C.notes, C.key] as const
+const CLEARED_COLUMNS = [C.user, C.date, C.start, C.end, C.tags, C.labels, C.notes] as const
+const NO_PROBLEMS: readonly RowProblem[] = Object.freeze([])
+
+/** True when every one of `columns` is empty in the row (a column the header lacks counts as empty). */
+function allEmpty(cells: readonly CellValue[], layout: HeaderLayout, columns: readonly ActivityColumn[]): boolean {
+  for (const column of columns) {
+    const i = layout.index[column]
+    if (!isEmptyCell(i === undefined ? undefined : cells[i])) return false
+  }
+  return true
+}
 const TIME_HINT = 'type it like 13:45, 13:45:10 or 1:45 PM'
 
 function dateHint(order: SlashDateOrder): string {
@@ -328,13 +340,13 @@ export interface RowReading {
 
 interface RowFields {
   /** Delete and Base problems, in the order they are found. */
-  early: RowProblem[]
+  early: readonly RowProblem[]
   baseText: string | undefined
   pending: string | undefined
   user: (KnownUser & { tagsTimelineKey: string }) | undefined
-  userProblems: RowProblem[]
+  userProblems: readonly RowProblem[]
   times: TypedTimes | undefined
-  timeProblems: RowProblem[]
+  timeProblems: readonly RowProblem[]
   /** The times as the cells alone say them (no server start to keep). */
   sheetTimes: ResolvedTimes
   durationCell: CellValue | undefined
@@ -342,7 +354,7 @@ interface RowFields {
   labelsCell: CellValue | undefined
   /** Tags and labels combined, undefined when they break a rule (`tagProblems` says which). */
   combined: string[] | undefined
-  tagProblems: RowProblem[]
+  tagProblems: readonly RowProblem[]
   notesCell: CellValue | undefined
   /** The fingerprint of the cells alone, when the row has a user, times and tags. */
   fingerprint: string | undefined
@@ -356,8 +368,9 @@ interface TypedTimes {
 }
 
 interface ResolvedTimes {
-  problems: RowProblem[]
-  times: { start: string; duration: number } | undefined
+  problems: readonly RowProblem[]
+  /** `epochSeconds`: what `start` parses to. */
+  times: { start: string; epochSeconds: number; duration: number } | undefined
 }
 
 /** Reads one row's cells (in the header's order) once; see `RowReading`. */
@@ -372,7 +385,7 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
   const deleteCell = get(C.delete)
   const deleteRead = readCheckboxCell(isFormula(deleteCell) || isErrorValue(deleteCell) ? 'not a tick' : deleteCell)
   const ticked = deleteRead.ok && deleteRead.value
-  if (VALUE_COLUMNS.every((c) => isEmptyCell(get(c))) && !ticked) {
+  if (allEmpty(cells, layout, VALUE_COLUMNS) && !ticked) {
     return { dateSerial, settled: deleteRead.ok ? { ok: true, row: null } : invalid(undefined, [checkboxProblem(get(C.delete))]) }
   }
 
@@ -432,7 +445,7 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
   if (ticked)
     return { dateSerial, keyed: early.length > 0 ? invalid(undefined, early) : { ok: true, row: { kind: 'discarded', warnings: [] } } }
 
-  if (key && [C.user, C.date, C.start, C.end, C.tags, C.labels, C.notes].every((c) => isEmptyCell(get(c)))) {
+  if (key && allEmpty(cells, layout, CLEARED_COLUMNS)) {
     const cleared = problem(
       'row-cleared',
       undefined,
@@ -445,7 +458,7 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
   const user = readUser(get(C.user), key, ctx.users, userProblems)
   const timeProblems: RowProblem[] = []
   const times = readTimeCells(get, order, dateRead, timeProblems)
-  const sheetTimes: ResolvedTimes = times ? resolveTimes(times, undefined, ctx) : { problems: [], times: undefined }
+  const sheetTimes: ResolvedTimes = times ? resolveTimes(times, undefined, ctx) : { problems: NO_PROBLEMS, times: undefined }
   const tagsCell = get(C.tags)
   const labelsCell = get(C.labels)
   const tagProblems: RowProblem[] = []
@@ -454,29 +467,42 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
   const sheetNotes = cellText(notesCell)
   const fingerprint =
     user && sheetTimes.times && combined
-      ? fingerprintOf({
-          user: user.username,
-          activity: { ...sheetTimes.times, tags: combined, notes: sheetNotes === '' ? undefined : sheetNotes },
-        })
+      ? fingerprintAt(
+          user.username,
+          sheetTimes.times.epochSeconds,
+          sheetTimes.times.duration,
+          combined,
+          sheetNotes === '' ? undefined : sheetNotes,
+        )
       : undefined
+  // A row's readings live until the plan is made: most rows have no problems, and share one empty list.
   const fields: RowFields = {
-    early,
+    early: early.length ? early : NO_PROBLEMS,
     baseText,
     pending,
     user,
-    userProblems,
+    userProblems: userProblems.length ? userProblems : NO_PROBLEMS,
     times,
-    timeProblems,
+    timeProblems: timeProblems.length ? timeProblems : NO_PROBLEMS,
     sheetTimes,
     durationCell: get(C.duration),
     tagsCell,
     labelsCell,
     combined,
-    tagProblems,
+    tagProblems: tagProblems.length ? tagProblems : NO_PROBLEMS,
     notesCell,
     fingerprint,
   }
   return key ? { dateSerial, key, fields } : { dateSerial, fields }
+}
+
+/**
+ * The instant `start` names, taken from the reading when it is the start the row's cells alone say (as every
+ * row judged without its server activity holds), parsed otherwise.
+ */
+export function startEpochOf(reading: RowReading, start: string): number {
+  const times = reading.fields?.sheetTimes.times
+  return times !== undefined && times.start === start ? times.epochSeconds : parseOffsetInstant(start).epochSeconds
 }
 
 /** The row a reading makes against `ctx`'s server activities, Keys and allowed tags: what `parseRow` returns. */
@@ -504,10 +530,15 @@ export function judgeRow(reading: RowReading, ctx: RowContext): ParsedRow {
   const notes = readNotes(f.notesCell, original, problems)
 
   // Formula- or error-looking text in free-text columns is what the tool wrote if the row still matches its Base.
-  const suspects = problems.filter(
-    (p) => (p.code === 'formula' || p.code === 'error-value') && (p.column === C.tags || p.column === C.labels || p.column === C.notes),
-  )
-  const hard = problems.filter((p) => p.severity === 'error' && !suspects.includes(p))
+  // Most rows have no problem at all: nothing to sort.
+  const suspects =
+    problems.length === 0
+      ? NO_PROBLEMS
+      : problems.filter(
+          (p) =>
+            (p.code === 'formula' || p.code === 'error-value') && (p.column === C.tags || p.column === C.labels || p.column === C.notes),
+        )
+  const hard = problems.length === 0 ? NO_PROBLEMS : problems.filter((p) => p.severity === 'error' && !suspects.includes(p))
   if (hard.length > 0 || !user || !times || !tags) return invalid(key?.text, problems)
 
   const input: ActivityInput = { tags: tags.tags, notes, start: times.start, duration: times.duration }
@@ -515,11 +546,12 @@ export function judgeRow(reading: RowReading, ctx: RowContext): ParsedRow {
   const fp =
     f.fingerprint !== undefined && sameInterval(times, f.sheetTimes.times)
       ? f.fingerprint
-      : fingerprintOf({ user: user.username, activity: input })
+      : fingerprintAt(user.username, times.epochSeconds, input.duration, input.tags, input.notes)
   const baseText = f.baseText
   // Only a row with its Key is one the tool wrote: a keyless copy that still matches some Base is a new activity typed with a formula.
   if (suspects.length > 0 && (!key || fp !== baseText)) return invalid(key?.text, problems)
-  const warnings = problems.filter((p) => p.severity === 'warning')
+  // No problems: the (fresh, otherwise unused) empty list is the warnings, not a copy of it.
+  const warnings = problems.length === 0 ? problems : problems.filter((p) => p.severity === 'warning')
   if (tags.allowedProblem) {
     if (tags.allowedProblem.severity === 'error') return invalid(key?.text, [...problems, tags.allowedProblem])
     warnings.push(tags.allowedProblem)
@@ -531,13 +563,10 @@ export function judgeRow(reading: RowReading, ctx: RowContext): ParsedRow {
   return { ok: true, row: { kind: 'new', values, warnings, ...notices, ...(f.pending ? { pending: f.pending } : {}) } }
 }
 
-function sameInterval(a: { start: string; duration: number }, b: { start: string; duration: number } | undefined): boolean {
+function sameInterval(a: NonNullable<ResolvedTimes['times']>, b: ResolvedTimes['times']): boolean {
   if (!b) return false
   if (a === b) return true
-  return (
-    a.duration === b.duration &&
-    (a.start === b.start || parseOffsetInstant(a.start).epochSeconds === parseOffsetInstant(b.start).epochSeconds)
-  )
+  return a.duration === b.duration && (a.start === b.start || a.epochSeconds === b.epochSeconds)
 }
 
 /** Tags and Labels split, combined and held to the server's limits; undefined (with the problems) when they break one. */
@@ -698,7 +727,8 @@ function readUser(
       )
       return undefined
     }
-    return { ...owner, tagsTimelineKey: owner.tagsTimelineKey }
+    // The user itself, not a copy per row: nothing changes a row's user.
+    return owner as KnownUser & { tagsTimelineKey: string }
   }
   if (typed === '') {
     out.push(problem('missing-value', C.user, 'is empty; type the user this time belongs to'))
@@ -729,7 +759,7 @@ function readUser(
     )
     return undefined
   }
-  return { ...user, tagsTimelineKey: user.tagsTimelineKey }
+  return user as KnownUser & { tagsTimelineKey: string }
 }
 
 function findUser(typed: string, users: readonly KnownUser[]): KnownUser | undefined {
@@ -818,7 +848,8 @@ function resolveTimes(typed: TypedTimes, original: Activity | undefined, ctx: Re
     // Unchanged cells mean the server's own start and duration, offset included.
     const shown = activityToSheetTimes(original.start, original.duration, ctx.timeZone)
     if (shown.date === date && sameSecond(shown.start, start) && sameSecond(shown.end, end)) {
-      return { problems: out, times: { start: original.start, duration: original.duration } }
+      const epochSeconds = offsetInstantSeconds(original.start)
+      return { problems: NO_PROBLEMS, times: { start: original.start, epochSeconds, duration: original.duration } }
     }
   }
   const result = sheetTimesToInterval(typed, ctx.timeZone, original ? { start: original.start } : undefined)
@@ -868,7 +899,10 @@ function resolveTimes(typed: TypedTimes, original: Activity | undefined, ctx: Re
     return { problems: out, times: undefined }
   }
   for (const w of result.warnings) out.push(timeWarning(w))
-  return { problems: out, times: { start: result.start, duration: result.duration } }
+  return {
+    problems: out.length ? out : NO_PROBLEMS,
+    times: { start: result.start, epochSeconds: offsetInstantSeconds(result.start), duration: result.duration },
+  }
 }
 
 const MAX_OVERNIGHT_SECONDS = 12 * 3600

@@ -29,10 +29,13 @@ export type TagProblem = { kind: 'too-many-tags'; count: number } | { kind: 'tag
 
 /** Splits a server `name` (or a cell) on `,`, trims each tag and drops empty ones. */
 export function splitTagName(name: string): string[] {
-  return name
-    .split(',')
-    .map((tag) => tag.trim())
-    .filter((tag) => tag.length > 0)
+  // One array per name, not three: every row of a sheet splits two cells.
+  const tags: string[] = []
+  for (const part of name.split(',')) {
+    const tag = part.trim()
+    if (tag.length > 0) tags.push(tag)
+  }
+  return tags
 }
 
 /** The server's `name` for a list of tags. */

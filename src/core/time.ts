@@ -147,19 +147,17 @@ const offsetCache = new Map<string, Map<number, number>>()
 export function parseOffsetInstant(iso: string): OffsetInstant {
   // A run reads each activity's start several times (fingerprint, sheet times, plan, read ranges): the text of
   // a start parses once. Frozen, so no caller can change what the next one is given.
-  return instantCache.get(iso) ?? rememberInstant(iso, parseOffsetInstantText(iso))
+  let instant = instantCache.get(iso)
+  if (instant === undefined) {
+    instant = Object.freeze(parseOffsetInstantText(iso))
+    if (instantCache.size >= INSTANT_CACHE_LIMIT) instantCache.clear()
+    instantCache.set(iso, instant)
+  }
+  return instant
 }
 
 const INSTANT_CACHE_LIMIT = 400_000
 const instantCache = new Map<string, Readonly<OffsetInstant>>()
-
-/** Keeps what `text` parses to, frozen, in a cache of bounded size. */
-function rememberInstant(text: string, instant: OffsetInstant): Readonly<OffsetInstant> {
-  const frozen = Object.freeze(instant)
-  if (instantCache.size >= INSTANT_CACHE_LIMIT) instantCache.clear()
-  instantCache.set(text, frozen)
-  return frozen
-}
 
 function parseOffsetInstantText(iso: string): OffsetInstant {
   const m = ISO_WITH_OFFSET.exec(iso.trim())
@@ -214,9 +212,23 @@ export function formatOffsetInstant(epochSeconds: number, offsetMinutes: number)
   const text =
     `${dayText(day)}T${TWO_DIGITS[Math.floor(clockSeconds / 3600)]}:${TWO_DIGITS[Math.floor(clockSeconds / 60) % 60]}:` +
     `${TWO_DIGITS[clockSeconds % 60]}${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`
-  // What this text parses to is known: a row's start is formatted here and then read back by its fingerprint.
-  if (Number.isInteger(epochSeconds)) rememberInstant(text, { epochSeconds, offsetMinutes: minutes || 0 })
+  // What this text reads back as is known: a row's start is formatted here and read back straight away.
+  if (Number.isInteger(epochSeconds)) {
+    lastFormatted = text
+    lastFormattedSeconds = epochSeconds
+  }
   return text
+}
+
+let lastFormatted: string | undefined
+let lastFormattedSeconds = 0
+
+/**
+ * `parseOffsetInstant(iso).epochSeconds`, without a lookup when `iso` is the text `formatOffsetInstant` made last
+ * (a row's start, read back as soon as it is made): a cache entry per row cost more than the parse it saved.
+ */
+export function offsetInstantSeconds(iso: string): number {
+  return iso === lastFormatted ? lastFormattedSeconds : parseOffsetInstant(iso).epochSeconds
 }
 
 function pad2(n: number): string {
@@ -262,6 +274,21 @@ export function instantsForWall(timeZone: string, wallSeconds: number): number[]
   return [...found].sort((a, b) => a - b)
 }
 
+/**
+ * The one instant of a wall time far from any transition (what `instantsForWall` finds in its common case),
+ * or undefined for every other wall time, which only `instantsForWall` itself decides. No array, no object.
+ */
+function soleInstant(timeZone: string, wallSeconds: number): number | undefined {
+  const at = zoneOffsetMinutes(timeZone, wallSeconds)
+  if (
+    zoneOffsetMinutes(timeZone, wallSeconds - SECONDS_PER_DAY) !== at ||
+    zoneOffsetMinutes(timeZone, wallSeconds + SECONDS_PER_DAY) !== at
+  )
+    return undefined
+  const epoch = wallSeconds - at * 60
+  return zoneOffsetMinutes(timeZone, epoch) === at ? epoch : undefined
+}
+
 export type WallResolution =
   { kind: 'exact'; epochSeconds: number } | { kind: 'ambiguous'; candidates: [number, number] } | { kind: 'gap'; epochSeconds: number }
 
@@ -287,7 +314,9 @@ export interface ClockJump {
 
 /** The jump a wall time falls into when it does not exist in the zone (spring forward); undefined when it exists. */
 export function clockJumpAt(timeZone: string, wallSeconds: number): ClockJump | undefined {
-  if (!Number.isFinite(wallSeconds) || resolveWall(timeZone, wallSeconds).kind !== 'gap') return undefined
+  // Every row asks this of its Start and End: a wall time with one instant is answered without resolving it.
+  if (!Number.isFinite(wallSeconds) || soleInstant(timeZone, wallSeconds) !== undefined) return undefined
+  if (resolveWall(timeZone, wallSeconds).kind !== 'gap') return undefined
   // Inside a gap, reading the wall with the later offset lands before the jump, with the earlier offset after it.
   let before = Infinity
   let after = -Infinity
@@ -396,6 +425,23 @@ export interface OriginalStart {
  * comment. Fails only when the end falls before the start.
  */
 export function sheetTimesToInterval(input: SheetTimesInput, timeZone: string, original?: OriginalStart): SheetToIntervalResult {
+  const outside = outOfRange(input)
+  if (outside) return outside
+  // Nearly every row of a sheet: one instant for its Start and for each End candidate (decided without building readings).
+  const day = Math.floor(input.date)
+  const hintSeconds = input.durationHint === undefined ? undefined : fractionToSeconds(input.durationHint)
+  const sole = soleReading(timeZone, serialToWallSeconds(day + input.start), endWallCandidates(day, input.start, input.end), hintSeconds)
+  if (sole === null) return { ok: false, problem: 'end-before-start', message: 'End is before Start' }
+  if (sole === undefined) return rankedSheetTimesToInterval(input, timeZone, original)
+  const originalInstant = original ? parseOffsetInstant(original.start) : undefined
+  return finishInterval(sole.startEpoch, sole.endEpoch, [], timeZone, original, originalInstant)
+}
+
+/**
+ * `sheetTimesToInterval` for every row, each reading built and ranked: what it does for a time near a transition.
+ * Exported so a property test holds the common case's shortcut to it.
+ */
+export function rankedSheetTimesToInterval(input: SheetTimesInput, timeZone: string, original?: OriginalStart): SheetToIntervalResult {
   const warnings: TimeWarning[] = []
   const outside = outOfRange(input)
   if (outside) return outside
@@ -404,10 +450,10 @@ export function sheetTimesToInterval(input: SheetTimesInput, timeZone: string, o
   const startWall = serialToWallSeconds(day + input.start)
   const hintSeconds = input.durationHint === undefined ? undefined : fractionToSeconds(input.durationHint)
 
+  const endCandidates = endWallCandidates(day, input.start, input.end)
   const startResolution = resolveWall(timeZone, startWall)
   const startCandidates = startResolution.kind === 'ambiguous' ? startResolution.candidates : [startResolution.epochSeconds]
 
-  const endCandidates = endWallCandidates(day, input.start, input.end)
   const readings: Reading[] = []
   for (const endWall of endCandidates) {
     const endResolution = resolveWall(timeZone, endWall)
@@ -470,13 +516,52 @@ export function sheetTimesToInterval(input: SheetTimesInput, timeZone: string, o
     })
   }
 
-  const duration = best.endEpoch - best.startEpoch
+  return finishInterval(best.startEpoch, best.endEpoch, warnings, timeZone, original, originalInstant)
+}
+
+/**
+ * The reading of a row whose Start and every End candidate each have one instant (nearly every row): the ranking
+ * of `sheetTimesToInterval` without building its readings. With one start, the original start ranks every reading
+ * alike, so the Duration cell decides, then the shorter length, then the earlier candidate. Undefined when some wall
+ * time is near a transition (the general path decides); null when no End candidate falls after the start.
+ */
+function soleReading(
+  timeZone: string,
+  startWall: number,
+  endWalls: readonly number[],
+  hintSeconds: number | undefined,
+): { startEpoch: number; endEpoch: number } | null | undefined {
+  const startEpoch = soleInstant(timeZone, startWall)
+  if (startEpoch === undefined) return undefined
+  let bestEnd: number | undefined
+  let bestMiss = 0
+  for (const endWall of endWalls) {
+    const endEpoch = soleInstant(timeZone, endWall)
+    if (endEpoch === undefined) return undefined
+    if (endEpoch < startEpoch) continue
+    const miss = hintSeconds !== undefined && endEpoch - startEpoch === hintSeconds ? 0 : 1
+    if (bestEnd === undefined || miss < bestMiss || (miss === bestMiss && endEpoch < bestEnd)) {
+      bestEnd = endEpoch
+      bestMiss = miss
+    }
+  }
+  return bestEnd === undefined ? null : { startEpoch, endEpoch: bestEnd }
+}
+
+/** The chosen reading as a start with its offset and a duration, held to the lengths and years the tool takes. */
+function finishInterval(
+  startEpoch: number,
+  endEpoch: number,
+  warnings: TimeWarning[],
+  timeZone: string,
+  original: OriginalStart | undefined,
+  originalInstant: OffsetInstant | undefined,
+): SheetToIntervalResult {
+  const duration = endEpoch - startEpoch
   if (duration > MAX_ACTIVITY_SECONDS) return { ok: false, problem: 'out-of-range', field: 'end', message: LONGER_THAN_A_YEAR }
-  const startOffset = chosenOffset(best.startEpoch, timeZone, originalInstant)
+  const startOffset = chosenOffset(startEpoch, timeZone, originalInstant)
   const start =
-    originalInstant && best.startEpoch === originalInstant.epochSeconds
-      ? original!.start
-      : formatOffsetInstant(best.startEpoch, startOffset)
+    originalInstant && startEpoch === originalInstant.epochSeconds ? original!.start : formatOffsetInstant(startEpoch, startOffset)
   // The year the server records is the one the start's own offset reads (another device's offset may cross New Year).
   const year = Number(start.slice(0, 4))
   if (year < FIRST_START_YEAR || year > LAST_START_YEAR) {

@@ -216,9 +216,12 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
 
   // Pass 1: which rows ask for something (edited, ticked, new, invalid)?
   const sheetKeys = new Set<string>()
+  const keyIndex = layout.index[C.key]!
   for (const row of tab.rows) {
-    const k = row[layout.index[C.key]!]
-    if (typeof k === 'string' && k.trim()) sheetKeys.add(k.trim())
+    const k = row[keyIndex]
+    if (typeof k !== 'string') continue
+    const text = k.trim()
+    if (text) sheetKeys.add(text)
   }
   // Each row is read once; both passes judge that reading.
   const readings = readRows(tab, layout, { timeZone: target.timeZone, users })
@@ -226,7 +229,8 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   const candidates = findCandidates(tab, readings, rowsOfKey, layout, state.base, users, target.timeZone, sheetKeys)
   const affected = new Set<string>()
   for (const c of candidates.timelines) affected.add(c)
-  const missingKeys = [...state.base.keys()].filter((k) => !sheetKeys.has(k))
+  const missingKeys: string[] = []
+  for (const k of state.base.keys()) if (!sheetKeys.has(k)) missingKeys.push(k)
   if (options.deleteMissing) for (const k of missingKeys) affected.add(parseActivityKey(k)!.timelineKey)
   for (const run of interrupted) for (const w of run.writes) if (w.intent.timelineKey) affected.add(w.intent.timelineKey)
 
@@ -262,30 +266,34 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   }
 
   // Pass 2: the whole picture for the affected timelines.
-  const baseKeys = new Set<string>(state.base.keys())
-  for (const k of candidates.baseCellKeys) baseKeys.add(k)
+  // The state's Keys and those of rows with a Base cell, asked of without copying them into one set.
+  const baseCellKeys = candidates.baseCellKeys
   const ctx: RowContext = {
     timeZone: target.timeZone,
     users,
     server,
-    baseKeys,
+    baseKeys: { has: (k) => state.base.has(k) || baseCellKeys.has(k) },
     allowedTags: allowed,
     allowedTagsSeverity: options.strictTags ? 'error' : 'warning',
   }
   const lines = planLines(tab, readings, rowsOfKey, layout, ctx, affected, rangesByTimeline, candidates.verdicts)
   // Base only for what this run can judge: rows it plans, activities it read, and whole timelines read in full.
-  const judged = new Set<string>(server.keys())
-  for (const line of lines) if (line.kind === 'row' && 'key' in line.row) judged.add(line.row.key)
+  const planned = new Set<string>()
+  for (const line of lines) if (line.kind === 'row' && 'key' in line.row) planned.add(line.row.key)
   const base = new Map<string, string>()
   for (const [k, fp] of state.base) {
-    const timelineKey = k.split('/')[0]!
-    if (affected.has(timelineKey) && (judged.has(k) || fullTimelines.has(timelineKey))) base.set(k, fp)
+    // Most of a big sheet's Keys are neither judged nor of a timeline read in full: no timeline to take out of them.
+    const judged = server.has(k) || planned.has(k)
+    if (!judged && fullTimelines.size === 0) continue
+    const slash = k.indexOf('/')
+    const timelineKey = slash < 0 ? k : k.slice(0, slash)
+    if (affected.has(timelineKey) && (judged || fullTimelines.has(timelineKey))) base.set(k, fp)
   }
-  const planned = planSync(base, lines, server, { deletedOnServer: target.deletedRows, deleteMissing: options.deleteMissing })
+  const sync = planSync(base, lines, server, { deletedOnServer: target.deletedRows, deleteMissing: options.deleteMissing })
   // A conflict the manager can act on: the Status shows what the server has now.
   const plan = {
-    ...planned,
-    decisions: planned.decisions.map((d) =>
+    ...sync,
+    decisions: sync.decisions.map((d) =>
       d.kind === 'conflict' ? { ...d, reason: withServerVersion(d.reason, server.get(d.key)?.activity, target.timeZone) } : d,
     ),
   }

@@ -6,6 +6,7 @@
  * range.
  */
 import fc from 'fast-check'
+import { fingerprintAt, fingerprintOf } from '../../src/core/fingerprint.ts'
 import { describe, expect, it } from 'vitest'
 import {
   cellText,
@@ -24,6 +25,7 @@ import {
   combineTags,
   parseCombination,
   splitTagName,
+  splitTags,
   validateTagLimits,
 } from '../../src/core/tags.ts'
 import {
@@ -33,8 +35,12 @@ import {
   FIRST_DATE_SERIAL,
   formatOffsetInstant,
   LAST_DATE_SERIAL,
+  localDateToSerial,
+  offsetInstantSeconds,
   parseOffsetInstant,
+  rankedSheetTimesToInterval,
   serialToLocalDate,
+  serialToWallSeconds,
   sheetTimesToInterval,
   zoneOffsetMinutes,
 } from '../../src/core/time.ts'
@@ -130,6 +136,112 @@ describe('time conversion over any numbers (issue 8)', () => {
           expect(r.duration).toBeLessThanOrEqual(MAX_ACTIVITY_SECONDS)
         },
       ),
+      { numRuns: RUNS },
+    )
+  })
+
+  it("decides a row whose times each have one instant as ranking every reading does (the common case's shortcut)", () => {
+    // Days around the transitions of the zones (and any day), times on the second and off it, with and without a
+    // Duration cell and an original start (in the zone's offset or another), so both paths and the border between run.
+    const transitionDay = fc.constantFrom(
+      '2026-03-08',
+      '2026-03-29',
+      '2026-04-05',
+      '2026-09-27',
+      '2026-10-04',
+      '2026-10-25',
+      '2026-11-01',
+      '2011-12-29',
+      '2011-12-30',
+      '2011-12-31',
+      '1972-01-07',
+    )
+    const date = fc.oneof(
+      fc.tuple(transitionDay, fc.integer({ min: -2, max: 2 })).map(([d, k]) => localDateToSerial(d) + k),
+      fc.integer({ min: FIRST_DATE_SERIAL, max: LAST_DATE_SERIAL }),
+    )
+    const fraction = fc.oneof(
+      fc.integer({ min: 0, max: 86_399 }).map((s) => s / 86_400),
+      fc.integer({ min: 0, max: 95 }).map((q) => q / 96),
+      fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+    )
+    const end = fc.oneof(
+      fraction,
+      fc.double({ min: 0, max: 3, noNaN: true }),
+      fc.integer({ min: 0, max: 3 * 96 }).map((q) => q / 96),
+    )
+    const hint = fc.option(
+      fc.oneof(
+        fraction,
+        fc.integer({ min: 0, max: 4 * 96 }).map((q) => q / 96),
+      ),
+      { nil: undefined },
+    )
+    const original = fc.option(
+      fc.tuple(fc.integer({ min: -2 * 86_400, max: 2 * 86_400 }), fc.option(fc.integer({ min: -720, max: 840 }), { nil: undefined })),
+      {
+        nil: undefined,
+      },
+    )
+    fc.assert(
+      fc.property(date, fraction, end, hint, fc.constantFrom(...ZONES), original, (date, start, end, durationHint, zone, near) => {
+        const input = { date, start, end, durationHint }
+        let from: { start: string } | undefined
+        if (near) {
+          const epoch = serialToWallSeconds(date + start) + near[0]
+          from = { start: formatOffsetInstant(epoch, near[1] ?? zoneOffsetMinutes(zone, epoch)) }
+        }
+        let general: unknown
+        try {
+          general = rankedSheetTimesToInterval(input, zone, from)
+        } catch (error) {
+          expect(() => sheetTimesToInterval(input, zone, from)).toThrow((error as Error).message)
+          return
+        }
+        expect(sheetTimesToInterval(input, zone, from)).toEqual(general)
+      }),
+      { numRuns: 3000 },
+    )
+  })
+
+  it('reads the start it formatted last back as parsing it does, and fingerprints an instant as its text', () => {
+    const epoch = fc.integer({ min: Date.UTC(1970, 0, 1) / 1000, max: Date.UTC(2999, 11, 31) / 1000 })
+    const offset = fc.oneof(fc.integer({ min: -720, max: 840 }), fc.constantFrom(0, 60, -44.5, 330, 345, 53 + 28 / 60))
+    const other = fc.tuple(epoch, offset).map(([e, o]) => formatOffsetInstant(e, o))
+    fc.assert(
+      fc.property(
+        epoch,
+        offset,
+        other,
+        fc.boolean(),
+        anyString,
+        fc.option(anyString, { nil: undefined }),
+        (e, o, earlier, last, user, notes) => {
+          const text = formatOffsetInstant(e, o)
+          // The text made last, or one made before it (read back the long way).
+          const asked = last ? text : earlier
+          if (!last) formatOffsetInstant(e + 1, o)
+          const parsed = parseOffsetInstant(asked).epochSeconds
+          expect(offsetInstantSeconds(asked)).toBe(parsed)
+          const activity = { start: asked, duration: 3600, tags: ['Acme Corp', 'Audit', ':billable'], notes }
+          expect(fingerprintAt(user, parsed, 3600, activity.tags, notes)).toBe(fingerprintOf({ user, activity }))
+        },
+      ),
+      { numRuns: RUNS },
+    )
+  })
+
+  it('fingerprints tags already in hierarchy-then-labels order (the shortcut) as it orders any others', () => {
+    const tag = fc.oneof(
+      anyString,
+      anyString.map((t) => `:${t}`),
+      fc.constantFrom('Acme', ':billable', ':', ' :x', 'A:b'),
+    )
+    fc.assert(
+      fc.property(fc.array(tag, { maxLength: 8 }), (tags) => {
+        const at = (t: readonly string[]) => fingerprintAt('ACME\\anna', 1_774_747_800, 5400, t, 'note')
+        expect(at(tags)).toBe(at(combineTags(splitTags(tags))))
+      }),
       { numRuns: RUNS },
     )
   })
