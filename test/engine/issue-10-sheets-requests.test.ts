@@ -2,24 +2,19 @@
  * Issue 10, "request counts must not grow": Sheets requests of an incremental export, of a run in which
  * the server reports nothing new, and of a sync with nothing to import, counted by the Sheets fake.
  */
-import { mkdtemp } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createManager, type Manager } from '../../counterparts/sheets/manager.ts'
-import { startSheetsFake, type SheetsFake } from '../../counterparts/sheets/server.ts'
-import { startReferenceServer, type ReferenceServer } from '../../counterparts/timeline/server.ts'
+import type { Manager } from '../../counterparts/sheets/manager.ts'
+import type { SheetsFake } from '../../counterparts/sheets/server.ts'
+import type { ReferenceServer } from '../../counterparts/timeline/server.ts'
 import { silentReporter } from '../../src/cli/reporter.ts'
-import { parseConfig } from '../../src/config/load.ts'
 import type { TargetConfig } from '../../src/config/schema.ts'
 import { runExport } from '../../src/engine/export.ts'
 import { runSync } from '../../src/engine/sync.ts'
 import { signInWithStaticToken } from '../../src/sheets/google/auth.ts'
 import { createGoogleSpreadsheet } from '../../src/sheets/google/backend.ts'
-import { passwordSignIn } from '../../src/timeline/auth/password.ts'
-import { createTimelineClient, type TimelineClient } from '../../src/timeline/client.ts'
-import { vendorIdentifiers } from '../../src/timeline/vendor.ts'
+import type { TimelineClient } from '../../src/timeline/client.ts'
 import type { TabData } from '../../src/sheets/port.ts'
+import { startGoogleWorld } from './google-world.ts'
 
 const TOKEN = 'issue-10-requests-token'
 const T0 = Date.parse('2026-11-10T11:00:00Z')
@@ -35,36 +30,10 @@ let spreadsheetId: string
 let timelineKey: string
 
 beforeAll(async () => {
-  server = await startReferenceServer({
-    data: { users: 2, days: 10, startDate: '2026-11-01', timeZones: ['Europe/Berlin'], otherTimelines: false },
-    reportDeletions: true,
-  })
-  fake = await startSheetsFake({ quota: false, staticToken: TOKEN })
-  manager = createManager(fake.store)
-  spreadsheetId = manager.createSpreadsheet({ title: 'Team time' })
-  const folder = await mkdtemp(path.join(tmpdir(), 'ts-issue-10-requests-'))
-  stateDir = path.join(folder, 'state')
-  const transfer = server.credentials.transfer!
-  client = createTimelineClient({
-    signIn: passwordSignIn({
-      baseUrl: server.url,
-      username: transfer.username,
-      password: transfer.password,
-      vendor: vendorIdentifiers('manictime'),
-    }),
-  })
-  const { config } = parseConfig(
-    JSON.stringify({
-      timeline: { auth: { mode: 'password', baseUrl: server.url, username: transfer.username } },
-      google: { auth: { mode: 'static-token', tokenEnv: 'UNUSED_TOKEN' }, rootUrl: fake.rootUrl },
-      targets: [
-        { name: 'team', spreadsheet: { kind: 'google', spreadsheetId }, timeZone: 'Europe/Berlin', window: { days: 10, lookBackDays: 3 } },
-      ],
-    }),
-    path.join(folder, 'config.json'),
-  )
-  target = config.targets[0]!
-  timelineKey = server.credentials.users.map((u) => u.tagsTimelineKey!).find(Boolean)!
+  ;({ server, fake, manager, client, target, stateDir, spreadsheetId, timelineKey } = await startGoogleWorld(
+    TOKEN,
+    'ts-issue-10-requests-',
+  ))
 })
 
 afterAll(async () => {

@@ -5,15 +5,11 @@
  * read-back stays the guard against a manager's edit once the read is no longer fresh.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
-import { mkdtemp } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createManager, type Manager } from '../../counterparts/sheets/manager.ts'
-import { startSheetsFake, type SheetsFake } from '../../counterparts/sheets/server.ts'
-import { startReferenceServer, type ReferenceServer } from '../../counterparts/timeline/server.ts'
+import type { Manager } from '../../counterparts/sheets/manager.ts'
+import type { SheetsFake } from '../../counterparts/sheets/server.ts'
+import type { ReferenceServer } from '../../counterparts/timeline/server.ts'
 import { silentReporter } from '../../src/cli/reporter.ts'
-import { parseConfig } from '../../src/config/load.ts'
 import type { TargetConfig } from '../../src/config/schema.ts'
 import { runExport } from '../../src/engine/export.ts'
 import { runSync } from '../../src/engine/sync.ts'
@@ -21,9 +17,8 @@ import { columnLetters } from '../../src/sheets/google/a1.ts'
 import { signInWithStaticToken } from '../../src/sheets/google/auth.ts'
 import { createGoogleSpreadsheet } from '../../src/sheets/google/backend.ts'
 import { stateLocation } from '../../src/state/target-state.ts'
-import { passwordSignIn } from '../../src/timeline/auth/password.ts'
-import { createTimelineClient, type TimelineClient } from '../../src/timeline/client.ts'
-import { vendorIdentifiers } from '../../src/timeline/vendor.ts'
+import type { TimelineClient } from '../../src/timeline/client.ts'
+import { startGoogleWorld } from './google-world.ts'
 
 const TOKEN = 'sync-reads-server-first-token'
 const T0 = Date.parse('2026-11-10T11:00:00Z')
@@ -39,36 +34,10 @@ let spreadsheetId: string
 let timelineKey: string
 
 beforeAll(async () => {
-  server = await startReferenceServer({
-    data: { users: 2, days: 10, startDate: '2026-11-01', timeZones: ['Europe/Berlin'], otherTimelines: false },
-    reportDeletions: true,
-  })
-  fake = await startSheetsFake({ quota: false, staticToken: TOKEN })
-  manager = createManager(fake.store)
-  spreadsheetId = manager.createSpreadsheet({ title: 'Team time' })
-  const folder = await mkdtemp(path.join(tmpdir(), 'ts-sync-reads-server-first-'))
-  stateDir = path.join(folder, 'state')
-  const transfer = server.credentials.transfer!
-  client = createTimelineClient({
-    signIn: passwordSignIn({
-      baseUrl: server.url,
-      username: transfer.username,
-      password: transfer.password,
-      vendor: vendorIdentifiers('manictime'),
-    }),
-  })
-  const { config } = parseConfig(
-    JSON.stringify({
-      timeline: { auth: { mode: 'password', baseUrl: server.url, username: transfer.username } },
-      google: { auth: { mode: 'static-token', tokenEnv: 'UNUSED_TOKEN' }, rootUrl: fake.rootUrl },
-      targets: [
-        { name: 'team', spreadsheet: { kind: 'google', spreadsheetId }, timeZone: 'Europe/Berlin', window: { days: 10, lookBackDays: 3 } },
-      ],
-    }),
-    path.join(folder, 'config.json'),
-  )
-  target = config.targets[0]!
-  timelineKey = server.credentials.users.map((u) => u.tagsTimelineKey!).find(Boolean)!
+  ;({ server, fake, manager, client, target, stateDir, spreadsheetId, timelineKey } = await startGoogleWorld(
+    TOKEN,
+    'ts-sync-reads-server-first-',
+  ))
   const first = await runExport(target, depsAt(T0))
   expect(first.result).toBe('success')
 })
