@@ -144,10 +144,16 @@ function headerText(cell: CellValue | undefined): string {
 }
 
 // One collator for every comparison: localeCompare with options builds a new one per call, which a
-// read of a wide sheet pays thousands of times.
-const nameCollator = new Intl.Collator('en', { sensitivity: 'accent' })
+// read of a wide sheet pays thousands of times. Made on first need: its ICU data costs a few milliseconds to
+// load, and header names are nearly always printable ASCII, which needs none.
+let nameCollator: Intl.Collator | undefined
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/
 
 function sameName(a: string, b: string): boolean {
+  if (a === b) return true
+  // Printable ASCII has no character the collator ignores, and at this strength only case is overlooked.
+  if (PRINTABLE_ASCII.test(a) && PRINTABLE_ASCII.test(b)) return a.toLowerCase() === b.toLowerCase()
+  nameCollator ??= new Intl.Collator('en', { sensitivity: 'accent' })
   return nameCollator.compare(a, b) === 0
 }
 
