@@ -156,7 +156,6 @@ async function exportInFrame(
   // a manager's sorting during a long server read cannot shift it (decisions/0003-rows-that-move.md).
   const readServer = (inFull: boolean) =>
     readExportChanges(deps, timelines, state, window, { full: inFull, now: startedAt, lookBackEveryMs: options.lookBackEveryMs })
-  const listedVersions = new Map(timelines.map((t) => [t.timelineKey, timelineVersion(t)]))
   // A sync read them before its one sheet read; they hold while nothing since could have changed them.
   const ahead = handOff?.snapshot && !full && !frame.setAside ? handOff.changesAhead : undefined
   let changes = ahead && aheadHolds(ahead, timelines, state, window) ? ahead.changes : await readServer(full)
@@ -212,8 +211,9 @@ async function exportInFrame(
             full: true,
             now: startedAt,
             lookBackEveryMs: options.lookBackEveryMs,
-            // As the list showed it before any read of this run: a version an answer showed may be newer than what was read.
-            listedVersion: listedVersions.get(change.timeline.timelineKey),
+            // As the list showed it before this run's first read (kept in that read's cursor): a version an answer
+            // showed may be newer than what was read.
+            listedVersion: change.cursor.listedVersion,
           }),
     )
   }
