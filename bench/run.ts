@@ -10,7 +10,8 @@
  *   import, startup, state, many, footnote — and the older, module-level benches
  *   issue3, issue4, issue5 (bench/legacy.ts), which only run when named.
  * `BENCH_REPS=n` runs per figure (default 3). `BENCH_TOOL=/checkout` measures
- *   another checkout's CLI against this one's counterparts and peers.
+ *   another checkout's CLI against this one's counterparts and peers; it is
+ *   built first and run as installed, or from source with `BENCH_FROM=source`.
  * `BENCH_JSON=file` writes every sample. `BENCH_NODE_ARGS` goes to every
  *   measured process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
@@ -27,7 +28,7 @@ import { startup } from './parts/startup.ts'
 import { stateCase } from './parts/state.ts'
 import { workbook } from './parts/workbook.ts'
 import { failures, goals, load, records, table } from './lib/report.ts'
-import { TOOL_ROOT } from './lib/tool-cli.ts'
+import { buildTool, TOOL_ROOT } from './lib/tool-cli.ts'
 
 const QUICK = process.env['BENCH_QUICK'] === '1'
 const REPS = Number(process.env['BENCH_REPS'] ?? (QUICK ? 1 : 3))
@@ -81,9 +82,10 @@ function commitOf(root: string): string {
 }
 
 const started = performance.now()
+const measured = buildTool()
 const loadAtStart = load()
 console.log(
-  `timeline-sheets bench — tool: ${TOOL_ROOT} at ${commitOf(TOOL_ROOT)}; bench, peers and counterparts: ${commitOf(fileURLToPath(new URL('..', import.meta.url)))}\n` +
+  `timeline-sheets bench — tool: ${TOOL_ROOT} at ${commitOf(TOOL_ROOT)}, ${measured}; bench, peers and counterparts: ${commitOf(fileURLToPath(new URL('..', import.meta.url)))}\n` +
     `machine: ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; 1-minute load average ${loadAtStart} at start` +
     `${QUICK ? '; BENCH_QUICK: small sizes' : ''}; ${REPS} run${REPS === 1 ? '' : 's'} per headline figure`,
 )

@@ -1,11 +1,14 @@
 /**
- * timeline-sheets as people run it: the CLI in a process of its own
- * (`node src/cli/main.ts export --config … --json`), secrets from the
+ * timeline-sheets as people run it: the installed command in a process of its
+ * own (`node bin/timeline-sheets.js export --config … --json`, the file npm
+ * links as `timeline-sheets`, which loads the built dist/), secrets from the
  * environment, a config file written here. The only entry point of the tool
  * the new benchmarks use, so the bench survives any move inside src, and can
  * run another checkout's CLI (`BENCH_TOOL=/path/to/checkout`) against the
- * same counterparts.
+ * same counterparts. `BENCH_FROM=source` runs the checkout's source instead
+ * (`node src/cli/main.ts`, as `npm start` does), which skips the build.
  */
+import { spawnSync } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -13,7 +16,9 @@ import { runNode, type ProcessRun } from './process.ts'
 
 /** The checkout whose CLI is measured: this one, or `BENCH_TOOL`. */
 export const TOOL_ROOT = path.resolve(process.env['BENCH_TOOL'] ?? fileURLToPath(new URL('../..', import.meta.url)))
-const MAIN = path.join(TOOL_ROOT, 'src/cli/main.ts')
+/** `package` (default): the installed command, built first (`buildTool`); `source`: src/cli/main.ts. */
+export const TOOL_FROM = process.env['BENCH_FROM'] === 'source' ? 'source' : 'package'
+const MAIN = path.join(TOOL_ROOT, TOOL_FROM === 'source' ? 'src/cli/main.ts' : 'bin/timeline-sheets.js')
 const PASSWORD_ENV = 'BENCH_TIMELINE_PASSWORD'
 const TOKEN_ENV = 'BENCH_GOOGLE_TOKEN'
 
@@ -73,6 +78,18 @@ export async function writeToolConfig(setup: ToolSetup): Promise<ToolConfig> {
   }
   await writeFile(file, `${JSON.stringify(config, null, 2)}\n`)
   return { file, env: { [PASSWORD_ENV]: setup.password, [TOKEN_ENV]: setup.token } }
+}
+
+/**
+ * Builds the measured checkout's package (its own `npm run build`, so an older checkout builds as it did then):
+ * what `npm pack` ships and an installed command runs. Nothing to do for `BENCH_FROM=source`.
+ */
+export function buildTool(): string {
+  if (TOOL_FROM === 'source') return 'its source (src/cli/main.ts, BENCH_FROM=source)'
+  const started = performance.now()
+  const built = spawnSync(process.execPath, [path.join(TOOL_ROOT, 'scripts/build.ts')], { cwd: TOOL_ROOT, encoding: 'utf8' })
+  if (built.status !== 0) throw new Error(`npm run build in ${TOOL_ROOT} failed (exit ${built.status}):\n${built.stderr}`)
+  return `its installed command (bin/timeline-sheets.js, dist/ built in ${((performance.now() - started) / 1000).toFixed(1)} s)`
 }
 
 /** `timeline-sheets <args…> --config <file> --json [--now <iso>]`, measured. */
