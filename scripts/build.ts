@@ -6,15 +6,16 @@
  * A bundle rather than one compiled file per source file (decisions/0001): loading a command's 50-odd modules one
  * by one was about 70 ms of every run's start, more than the run's own work when nothing changed. The commands
  * stay apart (each `import()` of src/cli/main.ts is a chunk of its own), so `--help` still loads none of them.
- * Dependencies are not bundled: npm installs them from package.json as before, with their own licences and
- * updates, and the bundle holds only this project's code.
+ * Dependencies are not bundled, except the few small ones scripts/bundled-packages.ts names (their licences go
+ * to dist/THIRD-PARTY-NOTICES.md): npm installs the rest from package.json, with their own licences and updates.
  */
 import { spawnSync } from 'node:child_process'
-import { readFile, rm, writeFile } from 'node:fs/promises'
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'rolldown'
 import { configJsonSchemaText } from '../src/config/json-schema.ts'
+import { BUNDLED_PACKAGES, packageOf } from './bundled-packages.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const dist = path.join(root, 'dist')
@@ -26,8 +27,8 @@ try {
     cwd: root,
     input: { main: path.join(root, 'src/cli/main.ts') },
     platform: 'node',
-    // Bare specifiers (packages and node: built-ins) stay imports; only relative paths are this project's code.
-    external: (id) => !id.startsWith('.') && !path.isAbsolute(id),
+    // Bare specifiers (packages and node: built-ins) stay imports, except the few packages bundled on purpose.
+    external: (id) => !id.startsWith('.') && !path.isAbsolute(id) && !(BUNDLED_PACKAGES as readonly string[]).includes(packageOf(id)),
     output: {
       dir: path.join(dist, 'cli'),
       format: 'esm',
@@ -53,6 +54,27 @@ if (version.status !== 0 || version.stdout.trim() !== wanted) {
   process.exit(1)
 }
 process.stderr.write(`build: bundled src/ into ${path.relative(root, dist)}/cli/ (timeline-sheets ${wanted} starts)\n`)
+await writeFile(path.join(dist, 'THIRD-PARTY-NOTICES.md'), await thirdPartyNotices())
+process.stderr.write(`build: wrote the licences of the ${BUNDLED_PACKAGES.length} bundled packages to dist/THIRD-PARTY-NOTICES.md\n`)
 // Regenerated on every build, so the package never ships a schema older than its code.
 await writeFile(path.join(root, 'config.schema.json'), configJsonSchemaText())
 process.stderr.write('build: wrote config.schema.json from the zod schema\n')
+
+/** Each bundled package's name, version, licence and licence text, as its own package holds them: MIT asks for the notice to travel with the code. */
+async function thirdPartyNotices(): Promise<string> {
+  const sections: string[] = []
+  for (const name of BUNDLED_PACKAGES) {
+    const folder = path.join(root, 'node_modules', name)
+    const meta = JSON.parse(await readFile(path.join(folder, 'package.json'), 'utf8')) as { version: string; license?: string }
+    const file = (await readdir(folder)).find((f) => /^licen[cs]e(\.md|\.txt)?$/i.test(f))
+    if (!file) throw new Error(`build: ${name} has no LICENSE file; a bundled package must carry its licence`)
+    const text = (await readFile(path.join(folder, file), 'utf8')).trim()
+    sections.push(`## ${name} ${meta.version} (${meta.license ?? 'see below'})\n\n\`\`\`text\n${text}\n\`\`\`\n`)
+  }
+  return (
+    '# Third-party notices\n\n' +
+    'dist/ bundles these packages with timeline-sheets (scripts/bundled-packages.ts in the repository); ' +
+    'every other dependency is installed by npm with its own licence.\n\n' +
+    sections.join('\n')
+  )
+}

@@ -9,6 +9,7 @@
  * each check puts the chosen Node first, so a CI machine whose own `node` is older still tests 22 or 24.
  */
 import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -16,6 +17,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { startReferenceServer } from '../counterparts/timeline/server.ts'
 import { createWorkbookSpreadsheet } from '../src/sheets/workbook/backend.ts'
+import { BUNDLED_PACKAGES } from './bundled-packages.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const { values } = parseArgs({ options: { node: { type: 'string', multiple: true }, keep: { type: 'boolean', default: false } } })
@@ -66,8 +68,10 @@ try {
   const [info] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }]
   const files = info.files.map((f) => f.path)
   check(
-    ['dist/cli/main.js', 'bin/timeline-sheets.js', 'config.schema.json', 'config.example.json'].every((f) => files.includes(f)),
-    'the tarball holds dist/cli/main.js, the bin, the config schema and the example config',
+    ['dist/cli/main.js', 'bin/timeline-sheets.js', 'config.schema.json', 'config.example.json', 'dist/THIRD-PARTY-NOTICES.md'].every((f) =>
+      files.includes(f),
+    ),
+    "the tarball holds dist/cli/main.js, the bin, the config schema, the example config and the bundled packages' licences",
   )
   const stray = files.filter((f) => /(^|\/)(test|counterparts|src|bench|scripts)\/|\.test\.|\.ts$|\.xlsx|\.bak$/.test(f))
   check(stray.length === 0, `the tarball holds no sources, tests, counterparts or data${stray.length ? `: ${stray.join(', ')}` : ''}`)
@@ -77,6 +81,20 @@ try {
   process.stdout.write(`Installing ${info.filename} into ${prefix}\n`)
   const installed = await run('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', tarball])
   if (installed.code !== 0) throw new Error(`npm install of the tarball failed (exit ${installed.code}):\n${installed.stderr}`)
+
+  // The bundled packages travel inside dist/ with their licences, and npm installs no second copy of them.
+  const installedRoot = path.join(prefix, 'lib', 'node_modules', pkg.name)
+  const notices = await readFile(path.join(installedRoot, 'dist', 'THIRD-PARTY-NOTICES.md'), 'utf8')
+  const unnamed = BUNDLED_PACKAGES.filter((name) => !notices.includes(`## ${name} `))
+  check(
+    unnamed.length === 0,
+    `dist/THIRD-PARTY-NOTICES.md carries the licence of every bundled package${unnamed.length ? `; not of ${unnamed.join(', ')}` : ''}`,
+  )
+  const installedTwice = BUNDLED_PACKAGES.filter((name) => existsSync(path.join(installedRoot, 'node_modules', name)))
+  check(
+    installedTwice.length === 0,
+    `npm installed none of the bundled packages again${installedTwice.length ? `; it did ${installedTwice.join(', ')}` : ''}`,
+  )
 
   const server = await startReferenceServer({
     data: { users: 3, days: 27, startDate: '2026-10-15', timeZones: ['Europe/Berlin'], otherTimelines: false },

@@ -9,6 +9,7 @@ import { builtinModules } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { BUNDLED_PACKAGES } from '../../scripts/bundled-packages.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as {
@@ -41,7 +42,7 @@ async function sourceFiles(folder: string): Promise<string[]> {
 }
 
 describe('issue 12: the package', () => {
-  it('lists every package src/ imports as a dependency, so an installed copy has it, and nothing else', async () => {
+  it('lists every package src/ imports as a dependency, so an installed copy has it, or bundles it; and nothing else', async () => {
     const imported = new Set<string>()
     for (const file of await sourceFiles(path.join(root, 'src'))) {
       const text = await readFile(file, 'utf8')
@@ -54,11 +55,19 @@ describe('issue 12: the package', () => {
       }
     }
     expect(imported.size).toBeGreaterThan(5)
-    const missing = [...imported].filter((name) => !(name in pkg.dependencies))
+    const bundled = new Set<string>(BUNDLED_PACKAGES)
+    const missing = [...imported].filter((name) => !(name in pkg.dependencies) && !bundled.has(name))
     expect(missing).toEqual([])
     // And the other way: no dependency is shipped that src/ never imports (date-fns was: decisions/0006).
     const unused = Object.keys(pkg.dependencies).filter((name) => !imported.has(name))
     expect(unused).toEqual([])
+    // A bundled package is in dist/ already: npm must not install a second copy for nothing, but the repository
+    // (tests, npm start, the build) needs it, so it is a devDependency that src/ imports.
+    for (const name of bundled) {
+      expect(pkg.dependencies, name).not.toHaveProperty([name])
+      expect(pkg.devDependencies, name).toHaveProperty([name])
+      expect(imported.has(name), `${name} is bundled but src/ does not import it`).toBe(true)
+    }
   })
 
   it('packs the compiled CLI, the bin, the example config and the README, and no sources, tests or data', async () => {
