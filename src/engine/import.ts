@@ -130,7 +130,8 @@ export async function runImport(
   options: ImportOptions = {},
   handOff?: SyncHandOff,
 ): Promise<ImportSummary> {
-  return withRun(target, deps, { command: 'import', dryRun: Boolean(options.dryRun) }, (frame) =>
+  // The bases are read while the sheet read is under way (importInFrame).
+  return withRun(target, deps, { command: 'import', dryRun: Boolean(options.dryRun), deferBases: true }, (frame) =>
     importInFrame({ target, deps, options, frame, handOff }),
   )
 }
@@ -165,11 +166,20 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   })
   const specs = tabSpecs(target)
   const writesBefore = deps.spreadsheet.requestCounts().writes
+  // While the sheet read is under way (the service takes a while to send a big tab) this process would sit idle:
+  // it reads the row bases from disk meanwhile, and a plain import asks the server for its timelines and allowed
+  // tags (a sync listed the timelines already, in its read-ahead). Each is awaited where it was used before, so a
+  // failure surfaces where it always did.
+  const basesRead = settledLater(frame.loadBases())
+  const serverLists = handOff
+    ? undefined
+    : { timelines: settledLater(deps.client.tagsTimelines()), allowed: settledLater(deps.client.readAllowedTags({ all: true })) }
   // A sync reads the export's server changes first, so this read confirms the rows the export then writes.
   const snapshot = await deps.spreadsheet.read(
     handOff ? specs.map((s) => s.title) : [target.tabs.activities, target.tabs.allowedTags, target.tabs.syncLog],
     await handOff?.readAhead?.(frame),
   )
+  await basesRead
   const tab = snapshot.tabs[target.tabs.activities]
   if (!tab?.exists) {
     if (neverRun && interrupted.length === 0) {
@@ -200,7 +210,7 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
 
   // Timelines and users.
   // A sync listed them a moment ago, when it read the export's changes ahead of this read.
-  const tagsTimelines = handOff?.changesAhead?.tagsTimelines ?? (await deps.client.tagsTimelines())
+  const tagsTimelines = handOff?.changesAhead?.tagsTimelines ?? (await (serverLists?.timelines ?? deps.client.tagsTimelines()))
   const timelineByKey = new Map(tagsTimelines.map((t) => [t.timelineKey, t]))
   const users: KnownUser[] = tagsTimelines.map((t) => ({
     username: t.ownerUsername,
@@ -209,7 +219,7 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   }))
   let allowed: AllowedTags | undefined
   try {
-    allowed = await deps.client.readAllowedTags({ all: true })
+    allowed = await (serverLists?.allowed ?? deps.client.readAllowedTags({ all: true }))
   } catch (error) {
     if (!(error instanceof TimelineSheetsError && error.code === 'TS_FORBIDDEN')) throw error
   }
@@ -435,4 +445,13 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
       sheetsRequests: sheetsRequests(),
     }
   }
+}
+
+/**
+ * A promise started ahead of where it is awaited: a rejection before then is not an unhandled one (it is
+ * thrown where the promise is awaited), and a run that ends first does not leave it unhandled either.
+ */
+function settledLater<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined)
+  return promise
 }
