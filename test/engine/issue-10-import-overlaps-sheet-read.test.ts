@@ -67,7 +67,7 @@ function observedSheet(onRead: () => void, fail?: Error): Spreadsheet {
       onRead()
       return fail ? Promise.reject(fail) : inner.read(tabs, options)
     },
-    write: (write) => inner.write(write),
+    write: (writes, basis) => inner.write(writes, basis),
   } as Spreadsheet
 }
 
