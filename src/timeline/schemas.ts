@@ -97,12 +97,19 @@ export const EntitySchema = z
   .looseObject({
     entityType: z.string(),
     entityId: z.number().int(),
-    values: z.looseObject({}).optional(),
+    // Checked below, once: a declared object schema here copied every entity's values (an activities read holds
+    // thousands) only for the refinement to read them a second time, about half of reading a big answer.
+    values: z.unknown(),
   })
   .superRefine((entity, ctx) => {
+    const values = entity.values
+    if (values !== undefined && (typeof values !== 'object' || values === null || Array.isArray(values))) {
+      ctx.addIssue({ code: 'custom', message: `expected object, got ${typeName(values)}`, path: ['values'], params: { described: true } })
+      return
+    }
     const schema = VALUES_BY_TYPE[entity.entityType]
     if (!schema) return
-    const result = schema.safeParse(entity.values)
+    const result = schema.safeParse(values)
     if (result.success) return
     for (const issue of result.error.issues) {
       ctx.addIssue({

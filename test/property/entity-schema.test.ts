@@ -1,0 +1,103 @@
+/**
+ * An entity's `values` are checked once, by the refinement that knows the entity's type, instead of being
+ * copied by an object schema first (issue 10: half of reading a big activities answer). The answer to any
+ * entity must stay what it was: accepted alike, and refused with the same first path and message. The
+ * reference is the former outer schema (`values` an optional object), then the same refinement.
+ */
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { ResponseShapeError } from '../../src/errors.ts'
+import { EntitySchema, parseBody } from '../../src/timeline/schemas.ts'
+
+const FormerOuter = z.looseObject({ entityType: z.string(), entityId: z.number().int(), values: z.looseObject({}).optional() })
+const url = 'https://timeline.example/api/timelines/tl/activities'
+
+/** What parseBody made of it: the entity's value on success, the message on a refusal. */
+function verdict(schema: z.ZodType, data: unknown): { ok: true; value: unknown } | { ok: false; message: string } {
+  try {
+    return { ok: true, value: parseBody(schema, data, url) }
+  } catch (error) {
+    if (!(error instanceof ResponseShapeError)) throw error
+    return { ok: false, message: error.message }
+  }
+}
+
+function formerVerdict(data: unknown) {
+  const outer = verdict(FormerOuter, data)
+  return outer.ok ? verdict(EntitySchema, data) : outer
+}
+
+const start = fc.oneof(
+  fc.constantFrom('2026-01-05T09:15:00+01:00', '2026-01-05T09:15:00Z', '2026-02-30T09:15:00Z', '9999-01-01T00:00:00Z', '2026-01-05'),
+  fc.string({ maxLength: 12 }),
+  fc.integer(),
+)
+const activityValues = fc.record(
+  {
+    groupListId: fc.oneof(fc.integer(), fc.double(), fc.string({ maxLength: 3 }), fc.constant(null)),
+    groupId: fc.oneof(fc.integer(), fc.string({ maxLength: 3 })),
+    isActive: fc.oneof(fc.boolean(), fc.constant('yes')),
+    name: fc.oneof(fc.string({ maxLength: 8 }), fc.integer(), fc.constant(null)),
+    notes: fc.oneof(fc.string({ maxLength: 8 }), fc.constant(null), fc.integer()),
+    timeInterval: fc.oneof(
+      fc.record(
+        { start, duration: fc.oneof(fc.integer({ min: -5, max: 40_000_000 }), fc.double(), fc.string({ maxLength: 3 })) },
+        { requiredKeys: [] },
+      ),
+      fc.constant(null),
+      fc.string({ maxLength: 3 }),
+      fc.array(fc.integer(), { maxLength: 2 }),
+    ),
+    extra: fc.jsonValue({ maxDepth: 1 }),
+  },
+  { requiredKeys: [] },
+)
+const values = fc.oneof(
+  activityValues,
+  fc.record(
+    {
+      groupIds: fc.oneof(fc.array(fc.integer(), { maxLength: 3 }), fc.array(fc.jsonValue({ maxDepth: 0 }), { maxLength: 3 }), fc.integer()),
+    },
+    { requiredKeys: [] },
+  ),
+  fc.record(
+    { key: fc.oneof(fc.string({ maxLength: 4 }), fc.integer()), name: fc.oneof(fc.string({ maxLength: 4 }), fc.constant(null)) },
+    { requiredKeys: [] },
+  ),
+  fc.jsonValue({ maxDepth: 2 }),
+  fc.constant(undefined),
+)
+const entity = fc.record(
+  {
+    entityType: fc.oneof(fc.constantFrom('activity', 'group', 'groupList', 'folder'), fc.string({ maxLength: 5 }), fc.integer()),
+    entityId: fc.oneof(fc.integer(), fc.double(), fc.string({ maxLength: 3 })),
+    values,
+    links: fc.jsonValue({ maxDepth: 1 }),
+  },
+  { requiredKeys: ['entityType', 'entityId'] },
+)
+
+describe('entity values checked once', () => {
+  it('any entity is accepted or refused as the former schema did, with the same first path and message', () => {
+    fc.assert(
+      fc.property(fc.oneof(entity, fc.jsonValue({ maxDepth: 2 })), (data) => {
+        const now = verdict(EntitySchema, data)
+        const before = formerVerdict(data)
+        expect(now.ok).toBe(before.ok)
+        if (!now.ok && !before.ok) expect(now.message).toBe(before.message)
+        // What the client reads of an accepted entity is its values, as they came.
+        if (now.ok) expect((now.value as { values?: unknown }).values).toEqual((data as { values?: unknown }).values)
+      }),
+      { numRuns: 5_000 },
+    )
+  })
+
+  it('values that are not an object are refused at `values`, as before', () => {
+    for (const values of [null, [], [1], 'x', 3, true]) {
+      const now = verdict(EntitySchema, { entityType: 'activity', entityId: 1, values })
+      expect(now).toEqual({ ok: false, message: expect.stringContaining('values') })
+      expect(now).toEqual(formerVerdict({ entityType: 'activity', entityId: 1, values }))
+    }
+  })
+})
