@@ -6,6 +6,7 @@ import {
   activityKey,
   duplicateKeyProblem,
   judgeRow,
+  newReadMemo,
   readRow,
   startEpochOf,
   type KnownUser,
@@ -38,7 +39,8 @@ interface Candidates {
  * planner judge these readings, and never read a row's cells again.
  */
 export function readRows(tab: TabData, layout: HeaderLayout, ctx: ReadContext): RowReading[] {
-  return tab.rows.map((cells) => readRow(cells, layout, ctx))
+  const memo = newReadMemo()
+  return tab.rows.map((cells) => readRow(cells, layout, ctx, memo))
 }
 
 export function findCandidates(

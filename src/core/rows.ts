@@ -352,8 +352,8 @@ interface RowFields {
   durationCell: CellValue | undefined
   tagsCell: CellValue | undefined
   labelsCell: CellValue | undefined
-  /** Tags and labels combined, undefined when they break a rule (`tagProblems` says which). */
-  combined: string[] | undefined
+  /** Tags and labels combined, undefined when they break a rule (`tagProblems` says which). Frozen: rows share it. */
+  combined: readonly string[] | undefined
   tagProblems: readonly RowProblem[]
   notesCell: CellValue | undefined
   /** The fingerprint of the cells alone, when the row has a user, times and tags. */
@@ -374,7 +374,7 @@ interface ResolvedTimes {
 }
 
 /** Reads one row's cells (in the header's order) once; see `RowReading`. */
-export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: ReadContext): RowReading {
+export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: ReadContext, memo?: ReadMemo): RowReading {
   const get = (column: ActivityColumn): CellValue | undefined => {
     const i = layout.index[column]
     return i === undefined ? undefined : cells[i]
@@ -461,8 +461,7 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
   const sheetTimes: ResolvedTimes = times ? resolveTimes(times, undefined, ctx) : { problems: NO_PROBLEMS, times: undefined }
   const tagsCell = get(C.tags)
   const labelsCell = get(C.labels)
-  const tagProblems: RowProblem[] = []
-  const combined = readTagCells(tagsCell, labelsCell, tagProblems)
+  const { combined, problems: tagProblems } = tagCellsOf(cellText(tagsCell), cellText(labelsCell), memo)
   const notesCell = get(C.notes)
   const sheetNotes = cellText(notesCell)
   const fingerprint =
@@ -489,7 +488,7 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
     tagsCell,
     labelsCell,
     combined,
-    tagProblems: tagProblems.length ? tagProblems : NO_PROBLEMS,
+    tagProblems,
     notesCell,
     fingerprint,
   }
@@ -569,17 +568,54 @@ function sameInterval(a: NonNullable<ResolvedTimes['times']>, b: ResolvedTimes['
   return a.duration === b.duration && (a.start === b.start || a.epochSeconds === b.epochSeconds)
 }
 
-/** Tags and Labels split, combined and held to the server's limits; undefined (with the problems) when they break one. */
-function readTagCells(tagsCell: CellValue | undefined, labelsCell: CellValue | undefined, out: RowProblem[]): string[] | undefined {
-  const split = cellsToTags(cellText(tagsCell), cellText(labelsCell))
-  const combined = combineTags(split)
-  if (combined.length === 0) {
-    out.push(problem('no-tags', C.tags, 'is empty; a tag activity needs at least one tag, like "Client, Project"'))
-    return undefined
+/** What the Tags and Labels cells say: the tags combined, undefined when they break a rule (`problems` says which). */
+interface TagCells {
+  combined: readonly string[] | undefined
+  problems: readonly RowProblem[]
+}
+
+/**
+ * What one read of a tab remembers between its rows (`readRows`): a sheet repeats a few hundred Tags and Labels
+ * texts, each read once. It lives as long as that read, so it never outgrows one tab.
+ */
+export interface ReadMemo {
+  /** Tags text → Labels text → what they say (frozen: every row with the same two texts shares it). */
+  tags: Map<string, Map<string, TagCells>>
+}
+
+export function newReadMemo(): ReadMemo {
+  return { tags: new Map() }
+}
+
+/** `readTagCells` once per distinct pair of texts a memo has seen. */
+function tagCellsOf(tagsText: string, labelsText: string, memo: ReadMemo | undefined): TagCells {
+  if (!memo) return readTagCells(tagsText, labelsText)
+  let byLabels = memo.tags.get(tagsText)
+  if (!byLabels) {
+    byLabels = new Map()
+    memo.tags.set(tagsText, byLabels)
   }
-  let ok = true
+  let found = byLabels.get(labelsText)
+  if (!found) {
+    found = readTagCells(tagsText, labelsText)
+    byLabels.set(labelsText, found)
+  }
+  return found
+}
+
+/**
+ * Tags and Labels split, combined and held to the server's limits. Frozen, lists and problems alike: rows share
+ * it, so a change made for one row must throw rather than reach the others.
+ */
+function readTagCells(tagsText: string, labelsText: string): TagCells {
+  const combined = combineTags(cellsToTags(tagsText, labelsText))
+  if (combined.length === 0) {
+    return freezeTagCells(undefined, [
+      problem('no-tags', C.tags, 'is empty; a tag activity needs at least one tag, like "Client, Project"'),
+    ])
+  }
+  const out: RowProblem[] = []
   for (const p of validateTagLimits(combined)) {
-    ok = false
     if (p.kind === 'too-many-tags') {
       out.push(
         problem(
@@ -594,7 +630,15 @@ function readTagCells(tagsCell: CellValue | undefined, labelsCell: CellValue | u
       )
     }
   }
-  return ok ? combined : undefined
+  return out.length === 0 ? freezeTagCells(combined, NO_PROBLEMS) : freezeTagCells(undefined, out)
+}
+
+function freezeTagCells(combined: string[] | undefined, problems: readonly RowProblem[]): TagCells {
+  for (const p of problems) Object.freeze(p)
+  return Object.freeze({
+    combined: combined && Object.freeze(combined),
+    problems: Object.freeze(problems),
+  })
 }
 
 /** The row's tags against the server's activity (what the tool wrote, the server's order) and the allowed combinations. */
@@ -627,8 +671,12 @@ function judgeTags(
   out.push(...f.tagProblems)
   const combined = f.combined
   if (!combined) return undefined
+  // The read's own list, frozen and shared by the rows with the same cells (`readTagCells`): nothing changes a
+  // row's tags once read, and a change would throw instead of reaching the other rows.
   const tagsOut =
-    originalActivity && sameTagsApartFromLabelPlacement(combined, originalActivity.tags) ? [...originalActivity.tags] : combined
+    originalActivity && sameTagsApartFromLabelPlacement(combined, originalActivity.tags)
+      ? [...originalActivity.tags]
+      : (combined as string[])
   let allowedProblem: RowProblem | undefined
   if (ctx.allowedTags && user) {
     const verdict = checkAllowedTags(tagsOut, user.username, ctx.allowedTags, user.teams ?? [], {
