@@ -454,8 +454,7 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
     return { dateSerial, key, keyed: invalid(key.text, [cleared]) }
   }
 
-  const userProblems: RowProblem[] = []
-  const user = readUser(get(C.user), key, ctx.users, userProblems)
+  const { user, problems: userProblems } = userCellOf(get(C.user), key, ctx.users, memo)
   const timeProblems: RowProblem[] = []
   const times = readTimeCells(get, order, dateRead, timeProblems)
   const sheetTimes: ResolvedTimes = times ? resolveTimes(times, undefined, ctx) : { problems: NO_PROBLEMS, times: undefined }
@@ -480,7 +479,7 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
     baseText,
     pending,
     user,
-    userProblems: userProblems.length ? userProblems : NO_PROBLEMS,
+    userProblems,
     times,
     timeProblems: timeProblems.length ? timeProblems : NO_PROBLEMS,
     sheetTimes,
@@ -581,10 +580,12 @@ interface TagCells {
 export interface ReadMemo {
   /** Tags text → Labels text → what they say (frozen: every row with the same two texts shares it). */
   tags: Map<string, Map<string, TagCells>>
+  /** The Key's timeline (`''`: no Key) → User text → what the User cell says, as `tags`. */
+  users: Map<string, Map<string, UserCell>>
 }
 
 export function newReadMemo(): ReadMemo {
-  return { tags: new Map() }
+  return { tags: new Map(), users: new Map() }
 }
 
 /** `readTagCells` once per distinct pair of texts a memo has seen. */
@@ -649,23 +650,27 @@ function judgeTags(
   ctx: RowContext,
   out: RowProblem[],
 ): { tags: string[]; allowedProblem: RowProblem | undefined } | undefined {
-  for (const [column, value] of [
-    [C.tags, f.tagsCell],
-    [C.labels, f.labelsCell],
-  ] as const) {
-    if (!isFormula(value) && !isErrorValue(value)) continue
-    const wrote = originalActivity && value === tagsToCells(originalActivity.tags)[column === C.tags ? 'tags' : 'labels']
-    if (wrote) continue
-    if (isFormula(value)) {
-      out.push(problem('formula', column, `holds a formula (${excerpt(value)}); type the tags as plain text`))
-    } else {
-      out.push(
-        problem(
-          'error-value',
-          column,
-          `holds the spreadsheet error ${cellText(value).trim()}, not ${column === C.tags ? 'tags' : 'labels'}; type them as plain text, like ${column === C.tags ? '"Client, Project"' : '":billable"'}`,
-        ),
-      )
+  // Most rows hold plain text in both: checked before building the pairs to look at.
+  const suspect = (v: CellValue | undefined) => isFormula(v) || isErrorValue(v)
+  if (suspect(f.tagsCell) || suspect(f.labelsCell)) {
+    for (const [column, value] of [
+      [C.tags, f.tagsCell],
+      [C.labels, f.labelsCell],
+    ] as const) {
+      if (!isFormula(value) && !isErrorValue(value)) continue
+      const wrote = originalActivity && value === tagsToCells(originalActivity.tags)[column === C.tags ? 'tags' : 'labels']
+      if (wrote) continue
+      if (isFormula(value)) {
+        out.push(problem('formula', column, `holds a formula (${excerpt(value)}); type the tags as plain text`))
+      } else {
+        out.push(
+          problem(
+            'error-value',
+            column,
+            `holds the spreadsheet error ${cellText(value).trim()}, not ${column === C.tags ? 'tags' : 'labels'}; type them as plain text, like ${column === C.tags ? '"Client, Project"' : '":billable"'}`,
+          ),
+        )
+      }
     }
   }
   out.push(...f.tagProblems)
@@ -736,6 +741,48 @@ function durationNotice(value: CellValue | undefined, seconds: number, existing:
       },
     ],
   }
+}
+
+/** What a User cell says: the user, or the problems (frozen: rows share it). */
+interface UserCell {
+  user: (KnownUser & { tagsTimelineKey: string }) | undefined
+  problems: readonly RowProblem[]
+}
+
+/**
+ * `readUser` once per User text and Key timeline a memo has seen: a sheet's User cells repeat a few hundred names.
+ * What a cell says depends on its text alone (a number or a tick reads as the text it shows, and a formula or an
+ * error value is text), on the Key's timeline, and on the users, which one read does not change.
+ */
+function userCellOf(
+  value: CellValue | undefined,
+  key: { timelineKey: string } | undefined,
+  users: readonly KnownUser[],
+  memo: ReadMemo | undefined,
+): UserCell {
+  if (!memo) return readUserCell(value, key, users)
+  // A Key's timeline is never empty (`parseActivityKey`), so '' stands for a row without one.
+  const timeline = key ? key.timelineKey : ''
+  let byText = memo.users.get(timeline)
+  if (!byText) {
+    byText = new Map()
+    memo.users.set(timeline, byText)
+  }
+  const text = cellText(value)
+  let found = byText.get(text)
+  if (!found) {
+    found = readUserCell(value, key, users)
+    byText.set(text, found)
+  }
+  return found
+}
+
+function readUserCell(value: CellValue | undefined, key: { timelineKey: string } | undefined, users: readonly KnownUser[]): UserCell {
+  const problems: RowProblem[] = []
+  const user = readUser(value, key, users, problems)
+  if (problems.length === 0) return { user, problems: NO_PROBLEMS }
+  for (const p of problems) Object.freeze(p)
+  return { user, problems: Object.freeze(problems) }
 }
 
 function readUser(
@@ -914,22 +961,9 @@ function resolveTimes(typed: TypedTimes, original: Activity | undefined, ctx: Re
   }
   // A local time the clocks skip is refused, not moved: the manager meant some real time, and only they know which.
   const walls = typedWallSeconds(typed)
-  let skipped = false
-  for (const [column, wall] of [
-    [C.start, walls.start],
-    [C.end, walls.end],
-  ] as const) {
-    const jump = clockJumpAt(ctx.timeZone, wall)
-    if (!jump) continue
-    skipped = true
-    out.push(
-      problem(
-        'nonexistent-time',
-        column,
-        `${clockText(wall)} does not exist on ${jump.date}: the clocks jump from ${jump.from} to ${jump.to} that night; type a time that exists (before ${jump.from} or from ${jump.to} on)`,
-      ),
-    )
-  }
+  // Not a loop over [column, wall] pairs: every row of a sheet passes here, and the pairs were garbage per row.
+  const startSkipped = noteSkippedTime(C.start, walls.start, ctx.timeZone, out)
+  const skipped = noteSkippedTime(C.end, walls.end, ctx.timeZone, out) || startSkipped
   if (!result.ok) {
     out.push(problem('end-before-start', C.end, 'is before Start; an End earlier than Start means the next day, so check the times'))
     return { problems: out, times: undefined }
@@ -954,6 +988,20 @@ function resolveTimes(typed: TypedTimes, original: Activity | undefined, ctx: Re
 }
 
 const MAX_OVERNIGHT_SECONDS = 12 * 3600
+
+/** Adds the problem of a typed wall time the clocks skip; true when there is one. */
+function noteSkippedTime(column: typeof C.start | typeof C.end, wall: number, timeZone: string, out: RowProblem[]): boolean {
+  const jump = clockJumpAt(timeZone, wall)
+  if (!jump) return false
+  out.push(
+    problem(
+      'nonexistent-time',
+      column,
+      `${clockText(wall)} does not exist on ${jump.date}: the clocks jump from ${jump.from} to ${jump.to} that night; type a time that exists (before ${jump.from} or from ${jump.to} on)`,
+    ),
+  )
+  return true
+}
 
 function sameSecond(a: number, b: number): boolean {
   return fractionToSeconds(a) === fractionToSeconds(b)

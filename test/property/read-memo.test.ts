@@ -1,6 +1,6 @@
 /**
- * One read of a tab (`readRows`) reads each distinct Tags and Labels text once and shares what it found between
- * the rows that hold it. Sharing may never change a reading: over hostile sheets whose rows repeat a few cell
+ * One read of a tab (`readRows`) reads each distinct Tags and Labels pair, and each User text (per Key timeline),
+ * once and shares what it found between the rows that hold it. Sharing may never change a reading: over hostile sheets whose rows repeat a few cell
  * texts, every row reads and judges as it does on its own, and what rows share is frozen, so a change made for
  * one row throws instead of reaching the others.
  */
@@ -70,11 +70,13 @@ describe('one read of a tab shares what rows repeat', () => {
   })
 })
 
-/** What a reading may share with other rows is frozen: its tag list and its problems. */
+/** What a reading may share with other rows is frozen: its tag list and its tag and user problems. */
 function expectShareFrozen(reading: RowReading): void {
   const f = reading.fields
   if (!f) return
   if (f.combined) expect(Object.isFrozen(f.combined)).toBe(true)
   expect(Object.isFrozen(f.tagProblems)).toBe(true)
   for (const p of f.tagProblems) expect(Object.isFrozen(p)).toBe(true)
+  expect(Object.isFrozen(f.userProblems)).toBe(true)
+  for (const p of f.userProblems) expect(Object.isFrozen(p)).toBe(true)
 }
