@@ -5,7 +5,7 @@
  * runs and machines: 64-bit FNV-1a over a normalised JSON text, base64url.
  */
 import { parseOffsetInstant } from './time.ts'
-import { combineTags, isLabel, splitTags } from './tags.ts'
+import { combineTags, isLabel, splitTags, tagListJson } from './tags.ts'
 
 /** The synced values of one activity, in the form the fingerprint reads. */
 export interface SyncedValues {
@@ -95,7 +95,7 @@ export function fingerprintAt(
   hashByte(COMMA)
   hashNumber(duration)
   hashByte(COMMA)
-  hashText(tagsJson(inSplitOrder(tags) ? tags : combineTags(splitTags(tags))))
+  hashText(tagListJson(inSplitOrder(tags) ? tags : combineTags(splitTags(tags))))
   hashByte(COMMA)
   hashText(notes === undefined || notes === '' ? EMPTY_JSON_STRING : JSON.stringify(normaliseNotes(notes)))
   hashByte(CLOSE)
@@ -106,19 +106,6 @@ const PREFIX = `[${FORMAT_VERSION},`
 const COMMA = 0x2c
 const CLOSE = 0x5d
 const EMPTY_JSON_STRING = '""'
-
-/** JSON.stringify(tags), once per frozen list: rows read from one sheet share a few hundred frozen lists. */
-function tagsJson(tags: readonly string[]): string {
-  if (!Object.isFrozen(tags)) return JSON.stringify(tags)
-  let json = tagsJsonCache.get(tags)
-  if (json === undefined) {
-    json = JSON.stringify(tags)
-    tagsJsonCache.set(tags, json)
-  }
-  return json
-}
-
-const tagsJsonCache = new WeakMap<readonly string[], string>()
 
 /** 64-bit FNV-1a over the UTF-8 bytes of a text, as 11 base64url characters. */
 export function fnv1a64Base64url(text: string): string {

@@ -561,6 +561,12 @@ export function judgeRow(reading: RowReading, ctx: RowContext): ParsedRow {
   return { ok: true, row: { kind: 'new', values, warnings, ...notices, ...(f.pending ? { pending: f.pending } : {}) } }
 }
 
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
 function sameInterval(a: NonNullable<ResolvedTimes['times']>, b: ResolvedTimes['times']): boolean {
   if (!b) return false
   if (a === b) return true
@@ -678,10 +684,13 @@ function judgeTags(
   if (!combined) return undefined
   // The read's own list, frozen and shared by the rows with the same cells (`readTagCells`): nothing changes a
   // row's tags once read, and a change would throw instead of reaching the other rows.
+  // Most rows show the server's tags as they are: the same list, nothing to reorder (and nothing to copy).
   const tagsOut =
-    originalActivity && sameTagsApartFromLabelPlacement(combined, originalActivity.tags)
-      ? [...originalActivity.tags]
-      : (combined as string[])
+    !originalActivity || sameList(combined, originalActivity.tags)
+      ? (combined as string[])
+      : sameTagsApartFromLabelPlacement(combined, originalActivity.tags)
+        ? [...originalActivity.tags]
+        : (combined as string[])
   let allowedProblem: RowProblem | undefined
   if (ctx.allowedTags && user) {
     const verdict = checkAllowedTags(tagsOut, user.username, ctx.allowedTags, user.teams ?? [], {
