@@ -122,9 +122,13 @@ export function zoneOffsetMinutes(timeZone: string, epochSeconds: number): numbe
   // A 100,000-row sheet asks for the same few thousand quarter hours over and over.
   const cacheable = epochSeconds >= 0
   const quarter = Math.floor(epochSeconds / QUARTER_HOUR)
+  // First a small table of the last zone's quarters, indexed by the quarter's low bits: a row asks about a dozen
+  // quarter hours around its Start and End, and a Map lookup each was most of reading its times.
+  const slot = quarter & (RECENT_SIZE - 1)
+  if (timeZone === recentZone && recentQuarters[slot] === quarter && cacheable) return recentOffsets[slot]!
   let zoneCache = offsetCache.get(timeZone)
   const cached = cacheable ? zoneCache?.get(quarter) : undefined
-  if (cached !== undefined) return cached
+  if (cached !== undefined) return rememberRecent(timeZone, slot, quarter, cached)
   // Whole seconds: local mean time before a zone's first standard offset has them (−00:44:30 in Monrovia until 1972).
   const offset = Math.round(tzOffset(timeZone, new Date(epochSeconds * 1000)) * 60) / 60
   if (!Number.isFinite(offset)) assertTimeZone(timeZone)
@@ -134,9 +138,27 @@ export function zoneOffsetMinutes(timeZone: string, epochSeconds: number): numbe
       offsetCache.set(timeZone, zoneCache)
     }
     zoneCache.set(quarter, offset)
+    return rememberRecent(timeZone, slot, quarter, offset)
   }
   return offset
 }
+
+function rememberRecent(timeZone: string, slot: number, quarter: number, offset: number): number {
+  if (timeZone !== recentZone) {
+    recentZone = timeZone
+    recentQuarters.fill(-1)
+  }
+  recentQuarters[slot] = quarter
+  recentOffsets[slot] = offset
+  return offset
+}
+
+/** Slots of the recent table (a power of two): three weeks of quarter hours. */
+const RECENT_SIZE = 2048
+let recentZone: string | undefined
+/** The quarter each slot holds (−1: none; only quarters since 1970 are kept), and its offset. */
+const recentQuarters = new Float64Array(RECENT_SIZE).fill(-1)
+const recentOffsets = new Float64Array(RECENT_SIZE)
 
 const QUARTER_HOUR = 900
 const OFFSET_CACHE_LIMIT = 200_000
