@@ -286,24 +286,43 @@ export type SheetActivity =
 /** `row: null` is a blank row. */
 export type ParsedRow = { ok: true; row: SheetActivity | null } | { ok: false; key: string | undefined; problems: RowProblem[] }
 
-const VALUE_COLUMNS = [C.user, C.date, C.start, C.end, C.tags, C.labels, C.notes, C.key] as const
-const CLEARED_COLUMNS = [C.user, C.date, C.start, C.end, C.tags, C.labels, C.notes] as const
 const NO_PROBLEMS: readonly RowProblem[] = Object.freeze([])
 
-/** True when every one of `columns` is empty in the row (a column the header lacks counts as empty). */
-function allEmpty(cells: readonly CellValue[], layout: HeaderLayout, columns: readonly ActivityColumn[]): boolean {
-  for (const column of columns) {
-    const i = layout.index[column]
-    if (!isEmptyCell(i === undefined ? undefined : cells[i])) return false
+/**
+ * The columns a row is read by, as slots of `columnsOf`'s table: a row reads a dozen cells, and looking each
+ * column's name up in the layout was a lookup by a varying name every time.
+ */
+const S = { user: 0, date: 1, start: 2, end: 3, duration: 4, tags: 5, labels: 6, notes: 7, delete: 8, key: 9, base: 10 } as const
+const SLOT_COLUMNS = [C.user, C.date, C.start, C.end, C.duration, C.tags, C.labels, C.notes, C.delete, C.key, C.base] as const
+const VALUE_SLOTS = [S.user, S.date, S.start, S.end, S.tags, S.labels, S.notes, S.key] as const
+const CLEARED_SLOTS = [S.user, S.date, S.start, S.end, S.tags, S.labels, S.notes] as const
+
+/** Each slot's column index in the layout, −1 when the header lacks it. */
+function columnsOf(layout: HeaderLayout, memo: ReadMemo | undefined): Int32Array {
+  if (memo?.columns?.layout === layout) return memo.columns.index
+  const index = new Int32Array(SLOT_COLUMNS.length)
+  SLOT_COLUMNS.forEach((column, slot) => (index[slot] = layout.index[column] ?? -1))
+  if (memo) memo.columns = { layout, index }
+  return index
+}
+
+/** True when every one of `slots` is empty in the row (a column the header lacks counts as empty). */
+function allEmpty(cells: readonly CellValue[], columns: Int32Array, slots: readonly number[]): boolean {
+  for (const slot of slots) {
+    const i = columns[slot]!
+    if (!isEmptyCell(i < 0 ? undefined : cells[i])) return false
   }
   return true
 }
 const TIME_HINT = 'type it like 13:45, 13:45:10 or 1:45 PM'
 
 function dateHint(order: SlashDateOrder): string {
-  // Only forms every spreadsheet locale reads the same way as we do: a dotted date is day-first here but month-first in a US Google sheet.
-  return `type it like 2026-03-02 or ${order === 'mdy' ? '3/2/2026' : '2/3/2026'}`
+  return order === 'mdy' ? DATE_HINT_MDY : DATE_HINT_DMY
 }
+
+// Only forms every spreadsheet locale reads the same way as we do: a dotted date is day-first here but month-first in a US Google sheet.
+const DATE_HINT_MDY = 'type it like 2026-03-02 or 3/2/2026'
+const DATE_HINT_DMY = 'type it like 2026-03-02 or 2/3/2026'
 
 function problem(
   code: RowProblemCode,
@@ -375,28 +394,29 @@ interface ResolvedTimes {
 
 /** Reads one row's cells (in the header's order) once; see `RowReading`. */
 export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: ReadContext, memo?: ReadMemo): RowReading {
-  const get = (column: ActivityColumn): CellValue | undefined => {
-    const i = layout.index[column]
-    return i === undefined ? undefined : cells[i]
+  const columns = columnsOf(layout, memo)
+  const get = (slot: number): CellValue | undefined => {
+    const i = columns[slot]!
+    return i < 0 ? undefined : cells[i]
   }
   const order = ctx.slashDateOrder ?? 'mdy'
-  const dateRead = readDateCell(get(C.date), order)
+  const dateRead = readDateCell(get(S.date), order)
   const dateSerial = dateRead.ok ? dateRead.value : undefined
-  const deleteCell = get(C.delete)
+  const deleteCell = get(S.delete)
   const deleteRead = readCheckboxCell(isFormula(deleteCell) || isErrorValue(deleteCell) ? 'not a tick' : deleteCell)
   const ticked = deleteRead.ok && deleteRead.value
-  if (allEmpty(cells, layout, VALUE_COLUMNS) && !ticked) {
-    return { dateSerial, settled: deleteRead.ok ? { ok: true, row: null } : invalid(undefined, [checkboxProblem(get(C.delete))]) }
+  if (allEmpty(cells, columns, VALUE_SLOTS) && !ticked) {
+    return { dateSerial, settled: deleteRead.ok ? { ok: true, row: null } : invalid(undefined, [checkboxProblem(get(S.delete))]) }
   }
 
   const early: RowProblem[] = []
-  if (!deleteRead.ok) early.push(checkboxProblem(get(C.delete)))
+  if (!deleteRead.ok) early.push(checkboxProblem(get(S.delete)))
 
-  const keyCell = cellText(get(C.key)).trim()
+  const keyCell = cellText(get(S.key)).trim()
   // A new row the import marked before creating its activity is still a new row; the mark finds it again.
   const pending = keyCell.startsWith('pending:') && isPendingMark(keyCell) ? keyCell : undefined
   const keyText = pending ? '' : keyCell
-  const baseText = cellText(get(C.base)).trim() || undefined
+  const baseText = cellText(get(S.base)).trim() || undefined
   let key: { text: string; timelineKey: string; entityId: number } | undefined
   if (keyText !== '') {
     if (isErrorValue(keyText)) {
@@ -449,7 +469,7 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
   if (ticked)
     return { dateSerial, keyed: early.length > 0 ? invalid(undefined, early) : { ok: true, row: { kind: 'discarded', warnings: [] } } }
 
-  if (key && allEmpty(cells, layout, CLEARED_COLUMNS)) {
+  if (key && allEmpty(cells, columns, CLEARED_SLOTS)) {
     const cleared = problem(
       'row-cleared',
       undefined,
@@ -458,14 +478,14 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
     return { dateSerial, key, keyed: invalid(key.text, [cleared]) }
   }
 
-  const { user, problems: userProblems } = userCellOf(get(C.user), key, ctx.users, memo)
+  const { user, problems: userProblems } = userCellOf(get(S.user), key, ctx.users, memo)
   const timeProblems: RowProblem[] = []
   const times = readTimeCells(get, order, dateRead, timeProblems)
   const sheetTimes: ResolvedTimes = times ? resolveTimes(times, undefined, ctx) : { problems: NO_PROBLEMS, times: undefined }
-  const tagsCell = get(C.tags)
-  const labelsCell = get(C.labels)
+  const tagsCell = get(S.tags)
+  const labelsCell = get(S.labels)
   const { combined, problems: tagProblems } = tagCellsOf(cellText(tagsCell), cellText(labelsCell), memo)
-  const notesCell = get(C.notes)
+  const notesCell = get(S.notes)
   const sheetNotes = cellText(notesCell)
   const fingerprint =
     user && sheetTimes.times && combined
@@ -487,7 +507,7 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
     times,
     timeProblems: timeProblems.length ? timeProblems : NO_PROBLEMS,
     sheetTimes,
-    durationCell: get(C.duration),
+    durationCell: get(S.duration),
     tagsCell,
     labelsCell,
     combined,
@@ -590,6 +610,8 @@ interface TagCells {
 export interface ReadMemo {
   /** Tags text → Labels text → what they say (frozen: every row with the same two texts shares it). */
   tags: Map<string, Map<string, TagCells>>
+  /** The layout's column indexes by slot, for the layout last read. */
+  columns?: { layout: HeaderLayout; index: Int32Array }
   /** The Key's timeline (`''`: no Key) → User text → what the User cell says, as `tags`. */
   users: Map<string, Map<string, UserCell>>
 }
@@ -909,17 +931,17 @@ const usersIndexes = new WeakMap<readonly KnownUser[], UsersIndex>()
 
 /** Date, Start and End as typed (the Date cell already read), or undefined with the problems of the cells that are not. */
 function readTimeCells(
-  get: (c: ActivityColumn) => CellValue | undefined,
+  get: (slot: number) => CellValue | undefined,
   order: SlashDateOrder,
   dateRead: ReturnType<typeof readDateCell>,
   out: RowProblem[],
 ): TypedTimes | undefined {
   const read = (
     column: ActivityColumn,
+    value: CellValue | undefined,
     reader: (v: CellValue | undefined) => { ok: true; value: number } | { ok: false; message: string },
     hint: string,
   ): number | undefined => {
-    const value = get(column)
     if (isFormula(value)) {
       out.push(problem('formula', column, `holds a formula (${excerpt(value)}); type the value itself`))
       return undefined
@@ -939,13 +961,18 @@ function readTimeCells(
     }
     return r.value
   }
-  const date = read(C.date, () => dateRead, dateHint(order))
-  const start = read(C.start, (v) => readTimeCell(v, { allowDays: false }), TIME_HINT)
-  const end = read(C.end, (v) => readTimeCell(v, { allowDays: true }), TIME_HINT)
+  const date = read(C.date, get(S.date), () => dateRead, dateHint(order))
+  const start = read(C.start, get(S.start), readStartCell, TIME_HINT)
+  const end = read(C.end, get(S.end), readEndCell, TIME_HINT)
   if (date === undefined || start === undefined || end === undefined) return undefined
-  const durationCell = get(C.duration)
+  const durationCell = get(S.duration)
   return { date, start, end, durationHint: typeof durationCell === 'number' ? durationCell : undefined }
 }
+
+const START_CELL = { allowDays: false }
+const END_CELL = { allowDays: true }
+const readStartCell = (v: CellValue | undefined) => readTimeCell(v, START_CELL)
+const readEndCell = (v: CellValue | undefined) => readTimeCell(v, END_CELL)
 
 /** The start and duration typed times stand for: the server activity's own when they still show it. */
 function resolveTimes(typed: TypedTimes, original: Activity | undefined, ctx: ReadContext): ResolvedTimes {
