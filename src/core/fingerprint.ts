@@ -198,7 +198,24 @@ function hashNumber(n: number): void {
     DIGITS[count++] = 0x30 + digit
     rest = (rest - digit) / 10
   } while (rest > 0)
-  while (count > 0) hashByte(DIGITS[--count]!)
+  let v0 = h0
+  let v1 = h1
+  let v2 = h2
+  let v3 = h3
+  while (count > 0) {
+    v0 ^= DIGITS[--count]!
+    const t0 = v0 * FNV_PRIME_LO
+    const t1 = v1 * FNV_PRIME_LO + (t0 >>> 16)
+    const t2 = v2 * FNV_PRIME_LO + (v0 << 8) + (t1 >>> 16)
+    v3 = (v3 * FNV_PRIME_LO + (v1 << 8) + (t2 >>> 16)) & 0xffff
+    v0 = t0 & 0xffff
+    v1 = t1 & 0xffff
+    v2 = t2 & 0xffff
+  }
+  h0 = v0
+  h1 = v1
+  h2 = v2
+  h3 = v3
 }
 
 /** A safe integer's digits, last first (at most 16). */

@@ -543,10 +543,12 @@ export function judgeRow(reading: RowReading, ctx: RowContext): ParsedRow {
   if (reading.keyed) return reading.keyed
   const f = reading.fields!
   const original = key ? ctx.server.get(key.text)?.activity : undefined
-  const problems = [...f.early, ...f.userProblems, ...f.timeProblems]
+  // Most rows have none of these problems: a fresh empty list without spreading three empty ones.
+  const problems =
+    f.early.length + f.userProblems.length + f.timeProblems.length === 0 ? [] : [...f.early, ...f.userProblems, ...f.timeProblems]
   const user = f.user
   const resolved = f.times && original ? resolveTimes(f.times, original, ctx) : f.sheetTimes
-  problems.push(...resolved.problems)
+  if (resolved.problems.length > 0) problems.push(...resolved.problems)
   const times = resolved.times
   const tags = judgeTags(f, original, user, ctx, problems)
   const notes = readNotes(f.notesCell, original, problems)
@@ -579,10 +581,17 @@ export function judgeRow(reading: RowReading, ctx: RowContext): ParsedRow {
     warnings.push(tags.allowedProblem)
   }
   const values: RowValues = { user: user.username, timelineKey: key?.timelineKey ?? user.tagsTimelineKey, input, fingerprint: fp }
-  const notices = durationNotice(f.durationCell, times.duration, key !== undefined)
-  if (key)
-    return { ok: true, row: { kind: 'existing', key: key.text, entityId: key.entityId, baseCell: baseText, values, warnings, ...notices } }
-  return { ok: true, row: { kind: 'new', values, warnings, ...notices, ...(f.pending ? { pending: f.pending } : {}) } }
+  const notices = durationNotices(f.durationCell, times.duration, key !== undefined)
+  // Optional parts added only when there are some (not spread from an empty object on every row), in the same order.
+  if (key) {
+    const row: SheetActivity = { kind: 'existing', key: key.text, entityId: key.entityId, baseCell: baseText, values, warnings }
+    if (notices) row.notices = notices
+    return { ok: true, row }
+  }
+  const row: SheetActivity = { kind: 'new', values, warnings }
+  if (notices) row.notices = notices
+  if (f.pending) row.pending = f.pending
+  return { ok: true, row }
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
@@ -759,23 +768,21 @@ function checkboxProblem(value: CellValue | undefined): RowProblem {
  * tick — is put back. A new row's empty Duration is normal; an existing row's
  * is restored too.
  */
-function durationNotice(value: CellValue | undefined, seconds: number, existing: boolean): { notices?: RowNotice[] } {
+function durationNotices(value: CellValue | undefined, seconds: number, existing: boolean): RowNotice[] | undefined {
   if (isEmptyCell(value)) {
-    if (!existing) return {}
+    if (!existing) return undefined
   } else if (isFormula(value) || (typeof value === 'number' && Number.isFinite(value) && value >= 0)) {
-    return {}
+    return undefined
   }
   const typed = isEmptyCell(value) ? 'it was empty' : `it held "${excerpt(cellText(value))}"`
-  return {
-    notices: [
-      {
-        code: 'tool-cell-restored',
-        column: C.duration,
-        value: seconds / SECONDS_PER_DAY,
-        message: `Duration is calculated by the tool; it was restored (${typed})`,
-      },
-    ],
-  }
+  return [
+    {
+      code: 'tool-cell-restored',
+      column: C.duration,
+      value: seconds / SECONDS_PER_DAY,
+      message: `Duration is calculated by the tool; it was restored (${typed})`,
+    },
+  ]
 }
 
 /** What a User cell says: the user, or the problems (frozen: rows share it). */
