@@ -127,6 +127,32 @@ function sharedKeys(rowsOfKey: ReadonlyMap<string, number[]>): Map<string, numbe
   return shared
 }
 
+/**
+ * `rowsByKeyText` of the Keys several rows hold, the only ones the candidate scan and the planner look at: a map
+ * and a list for each of a big sheet's 100k Keys, nearly all on one row, were kept for nothing.
+ */
+export function rowsOfSharedKeys(tab: TabData, layout: HeaderLayout): Map<string, number[]> {
+  const keyIndex = layout.index[C.key]!
+  const seen = new Set<string>()
+  const twice = new Set<string>()
+  for (const cells of tab.rows) {
+    const key = cellText(cells[keyIndex]).trim()
+    if (key === '') continue
+    if (seen.has(key)) twice.add(key)
+    else seen.add(key)
+  }
+  const rows = new Map<string, number[]>()
+  if (twice.size === 0) return rows
+  tab.rows.forEach((cells, i) => {
+    const key = cellText(cells[keyIndex]).trim()
+    if (!twice.has(key)) return
+    const at = rows.get(key)
+    if (at) at.push(i + 2)
+    else rows.set(key, [i + 2])
+  })
+  return rows
+}
+
 /** Sheet row numbers of every non-empty Key text (trimmed), in sheet order. */
 export function rowsByKeyText(tab: TabData, layout: HeaderLayout): Map<string, number[]> {
   const keyIndex = layout.index[C.key]!

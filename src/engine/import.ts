@@ -28,7 +28,7 @@ import { exportWindow, tabSpecs } from '../core/export-plan.ts'
 import { windowView, type WindowView } from '../core/window-text.ts'
 import { isEmptyWrite } from '../core/sheet-writes.ts'
 import { summaryLine, syncLogRow } from '../core/sync-log.ts'
-import { adoptInterrupted, findCandidates, planLines, readRanges, readRows, restOfWindow, rowsByKeyText } from '../core/import-plan.ts'
+import { adoptInterrupted, findCandidates, planLines, readRanges, readRows, restOfWindow, rowsOfSharedKeys } from '../core/import-plan.ts'
 import { readEach, readRanged } from './server-reads.ts'
 import { planAllowedTags } from '../core/allowed-tags-plan.ts'
 import { sendAllowedTags } from './import-tags.ts'
@@ -225,7 +225,8 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   }
   // Each row is read once; both passes judge that reading.
   const readings = readRows(tab, layout, { timeZone: target.timeZone, users })
-  const rowsOfKey = rowsByKeyText(tab, layout)
+  // The Keys several rows hold, with their rows: all the scan and the planner ask of the Keys' rows.
+  const rowsOfKey = rowsOfSharedKeys(tab, layout)
   const candidates = findCandidates(tab, readings, rowsOfKey, layout, state.base, users, target.timeZone, sheetKeys)
   const affected = new Set<string>()
   for (const c of candidates.timelines) affected.add(c)

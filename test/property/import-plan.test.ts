@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { findCandidates, planLines, readRows, rowsByKeyText } from '../../src/core/import-plan.ts'
+import { findCandidates, planLines, readRows, rowsByKeyText, rowsOfSharedKeys } from '../../src/core/import-plan.ts'
 import type { RowContext } from '../../src/core/rows.ts'
 import type { TabData } from '../../src/core/sheet.ts'
 import type { TimeWindow } from '../../src/core/time.ts'
@@ -74,6 +74,12 @@ describe('import plan: the second pass (issue 10)', () => {
           const judgedTwice = planLines(tab, readings, rowsOfKey, layout, second, affected, ranges)
           const shortcut = planLines(tab, readings, rowsOfKey, layout, second, affected, ranges, candidates.verdicts)
           expect(shortcut).toEqual(judgedTwice)
+          // The engine passes only the Keys several rows hold: the lines are the same as with every Key's rows.
+          const sharedOnly = rowsOfSharedKeys(tab, layout)
+          expect(sharedOnly).toEqual(new Map([...rowsOfKey].filter(([, at]) => at.length > 1)))
+          const fromShared = findCandidates(tab, readings, sharedOnly, layout, base, users, ctx.timeZone, sheetKeys)
+          expect(fromShared).toEqual(candidates)
+          expect(planLines(tab, readings, sharedOnly, layout, second, affected, ranges, fromShared.verdicts)).toEqual(shortcut)
         },
       ),
       { numRuns: 400 },
