@@ -260,7 +260,7 @@ export function planLines(
       const key = reading.key!
       if (
         // The weeks first: a comparison of numbers, where the Keys are two lookups in sets of a sheet's size.
-        outsideReads(key.timelineKey, reading, reading.fields!.sheetTimes.times!.start) &&
+        outsideReads(key.timelineKey, reading, reading.fields!.sheetTimes!.start) &&
         !ctx.server.has(key.text) &&
         ctx.baseKeys.has(key.text)
       )

@@ -366,8 +366,12 @@ interface RowFields {
   userProblems: readonly RowProblem[]
   times: TypedTimes | undefined
   timeProblems: readonly RowProblem[]
-  /** The times as the cells alone say them (no server start to keep). */
-  sheetTimes: ResolvedTimes
+  /**
+   * The times as the cells alone say them (no server start to keep), and the problems they have: two fields, not a
+   * `ResolvedTimes` of their own, one object fewer kept per row until the plan is made.
+   */
+  sheetTimes: ResolvedTimes['times']
+  sheetTimeProblems: readonly RowProblem[]
   durationCell: CellValue | undefined
   tagsCell: CellValue | undefined
   labelsCell: CellValue | undefined
@@ -481,21 +485,16 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
   const { user, problems: userProblems } = userCellOf(get(S.user), key, ctx.users, memo)
   const timeProblems: RowProblem[] = []
   const times = readTimeCells(get, order, dateRead, timeProblems)
-  const sheetTimes: ResolvedTimes = times ? resolveTimes(times, undefined, ctx) : { problems: NO_PROBLEMS, times: undefined }
+  const sheetResolved = times ? resolveTimes(times, undefined, ctx) : undefined
+  const sheetTimes = sheetResolved?.times
   const tagsCell = get(S.tags)
   const labelsCell = get(S.labels)
   const { combined, problems: tagProblems } = tagCellsOf(cellText(tagsCell), cellText(labelsCell), memo)
   const notesCell = get(S.notes)
   const sheetNotes = cellText(notesCell)
   const fingerprint =
-    user && sheetTimes.times && combined
-      ? fingerprintAt(
-          user.username,
-          sheetTimes.times.epochSeconds,
-          sheetTimes.times.duration,
-          combined,
-          sheetNotes === '' ? undefined : sheetNotes,
-        )
+    user && sheetTimes && combined
+      ? fingerprintAt(user.username, sheetTimes.epochSeconds, sheetTimes.duration, combined, sheetNotes === '' ? undefined : sheetNotes)
       : undefined
   // A row's readings live until the plan is made: most rows have no problems, and share one empty list.
   const fields: RowFields = {
@@ -507,6 +506,7 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
     times,
     timeProblems: timeProblems.length ? timeProblems : NO_PROBLEMS,
     sheetTimes,
+    sheetTimeProblems: sheetResolved ? sheetResolved.problems : NO_PROBLEMS,
     durationCell: get(S.duration),
     tagsCell,
     labelsCell,
@@ -523,7 +523,7 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
  * row judged without its server activity holds), parsed otherwise.
  */
 export function startEpochOf(reading: RowReading, start: string): number {
-  const times = reading.fields?.sheetTimes.times
+  const times = reading.fields?.sheetTimes
   return times !== undefined && times.start === start ? times.epochSeconds : parseOffsetInstant(start).epochSeconds
 }
 
@@ -547,9 +547,10 @@ export function judgeRow(reading: RowReading, ctx: RowContext): ParsedRow {
   const problems =
     f.early.length + f.userProblems.length + f.timeProblems.length === 0 ? [] : [...f.early, ...f.userProblems, ...f.timeProblems]
   const user = f.user
-  const resolved = f.times && original ? resolveTimes(f.times, original, ctx) : f.sheetTimes
-  if (resolved.problems.length > 0) problems.push(...resolved.problems)
-  const times = resolved.times
+  const resolved = f.times && original ? resolveTimes(f.times, original, ctx) : undefined
+  const timeProblems = resolved ? resolved.problems : f.sheetTimeProblems
+  if (timeProblems.length > 0) problems.push(...timeProblems)
+  const times = resolved ? resolved.times : f.sheetTimes
   const tags = judgeTags(f, original, user, ctx, problems)
   const notes = readNotes(f.notesCell, original, problems)
 
@@ -568,7 +569,7 @@ export function judgeRow(reading: RowReading, ctx: RowContext): ParsedRow {
   const input: ActivityInput = { tags: tags.tags, notes, start: times.start, duration: times.duration }
   // Notes and tags the server's form kept read the same to the fingerprint; only another instant changes it.
   const fp =
-    f.fingerprint !== undefined && sameInterval(times, f.sheetTimes.times)
+    f.fingerprint !== undefined && sameInterval(times, f.sheetTimes)
       ? f.fingerprint
       : fingerprintAt(user.username, times.epochSeconds, input.duration, input.tags, input.notes)
   const baseText = f.baseText
