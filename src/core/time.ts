@@ -277,7 +277,7 @@ export function formatOffsetInstant(epochSeconds: number, offsetMinutes: number)
   const abs = Math.abs(minutes)
   const text =
     `${dayText(day)}T${TWO_DIGITS[Math.floor(clockSeconds / 3600)]}:${TWO_DIGITS[Math.floor(clockSeconds / 60) % 60]}:` +
-    `${TWO_DIGITS[clockSeconds % 60]}${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`
+    `${TWO_DIGITS[clockSeconds % 60]}${sign}${TWO_DIGITS[Math.floor(abs / 60)] ?? pad2(Math.floor(abs / 60))}:${TWO_DIGITS[abs % 60]}`
   // What this text reads back as is known: a row's start is formatted here and read back straight away.
   if (Number.isInteger(epochSeconds)) {
     lastFormatted = text
