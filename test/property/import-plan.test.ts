@@ -7,7 +7,8 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { findCandidates, planLines, readRows, rowsByKeyText, sheetKeysOf } from '../../src/core/import-plan.ts'
+import { findCandidates, planLines, readRows } from '../../src/core/import-plan.ts'
+import { rowsByKeyText, sheetKeysOf } from '../../src/core/sheet-keys.ts'
 import type { RowContext } from '../../src/core/rows.ts'
 import type { CellValue, TabData } from '../../src/core/sheet.ts'
 import type { TimeWindow } from '../../src/core/time.ts'
