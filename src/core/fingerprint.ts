@@ -5,7 +5,7 @@
  * runs and machines: 64-bit FNV-1a over a normalised JSON text, base64url.
  */
 import { parseOffsetInstant } from './time.ts'
-import { combineTags, isLabel, splitTags } from './tags.ts'
+import { combineTags, isLabel, splitTags, tagListJson } from './tags.ts'
 
 /** The synced values of one activity, in the form the fingerprint reads. */
 export interface SyncedValues {
@@ -29,29 +29,26 @@ const encoder = new TextEncoder()
 
 /** The normalised text the fingerprint digests (exported for tests and debugging). */
 export function normaliseSyncedValues(values: SyncedValues): string {
-  return normalisedAt(values.user, parseOffsetInstant(values.start).epochSeconds, values.duration, values.tags, values.notes)
-}
-
-function normalisedAt(user: string, epochSeconds: number, duration: number, tags: readonly string[], notes: string | undefined): string {
   return JSON.stringify([
     FORMAT_VERSION,
-    user.trim(),
-    epochSeconds,
-    duration,
+    values.user.trim(),
+    parseOffsetInstant(values.start).epochSeconds,
+    values.duration,
     // Hierarchy then labels: where the server happens to hold a label is not a change.
-    inSplitOrder(tags) ? tags : combineTags(splitTags(tags)),
-    normaliseNotes(notes),
+    inSplitOrder(values.tags) ? values.tags : combineTags(splitTags(values.tags)),
+    normaliseNotes(values.notes),
   ])
 }
 
 /** Notes as compared: absent and empty are the same; CRLF and CR read as LF. */
 export function normaliseNotes(notes: string | undefined): string {
-  return (notes ?? '').replace(/\r\n?/g, '\n')
+  if (notes === undefined) return ''
+  return notes.includes('\r') ? notes.replace(/\r\n?/g, '\n') : notes
 }
 
 /** 11-character base64url fingerprint of the synced values. */
 export function fingerprint(values: SyncedValues): string {
-  return fnv1a64Base64url(normaliseSyncedValues(values))
+  return fingerprintAt(values.user, parseOffsetInstant(values.start).epochSeconds, values.duration, values.tags, values.notes)
 }
 
 /**
@@ -87,25 +84,145 @@ export function fingerprintAt(
   tags: readonly string[],
   notes: string | undefined,
 ): string {
-  return fnv1a64Base64url(normalisedAt(user, epochSeconds, duration, tags, notes))
+  // The digest of `normaliseSyncedValues`'s text, hashed part by part as JSON.stringify would write it, so the
+  // text itself is never built (a property test holds the two to the same digest). A part that is JSON text is
+  // well-formed UTF-16 (JSON.stringify escapes lone surrogates), so no surrogate pair is split between parts.
+  hashStart()
+  hashText(PREFIX)
+  hashText(JSON.stringify(user.trim()))
+  hashByte(COMMA)
+  hashNumber(epochSeconds)
+  hashByte(COMMA)
+  hashNumber(duration)
+  hashByte(COMMA)
+  hashText(tagListJson(inSplitOrder(tags) ? tags : combineTags(splitTags(tags))))
+  hashByte(COMMA)
+  hashText(notes === undefined || notes === '' ? EMPTY_JSON_STRING : JSON.stringify(normaliseNotes(notes)))
+  hashByte(CLOSE)
+  return hashDigest()
 }
+
+const PREFIX = `[${FORMAT_VERSION},`
+const COMMA = 0x2c
+const CLOSE = 0x5d
+const EMPTY_JSON_STRING = '""'
 
 /** 64-bit FNV-1a over the UTF-8 bytes of a text, as 11 base64url characters. */
 export function fnv1a64Base64url(text: string): string {
-  // The 64-bit state as two 32-bit halves in plain numbers: a BigInt multiply per byte made this the
-  // hottest function of an import of a 100k-row sheet (bench/README.md, issue 5).
-  // × 0x100000001b3 = × 2^40 + × 0x1b3 (mod 2^64); every partial product stays below 2^53.
-  const bytes: { readonly length: number; [i: number]: number } | undefined = isAscii(text) ? undefined : encoder.encode(text)
-  const length = bytes ? bytes.length : text.length
-  let hi = FNV_OFFSET_HI
-  let lo = FNV_OFFSET_LO
-  for (let i = 0; i < length; i++) {
-    lo = (lo ^ (bytes ? bytes[i]! : text.charCodeAt(i))) >>> 0
-    const low = lo * FNV_PRIME_LO
-    hi = (hi * FNV_PRIME_LO + Math.floor(low / 0x1_0000_0000) + ((lo << 8) >>> 0)) >>> 0
-    lo = low >>> 0
+  hashStart()
+  hashText(text)
+  return hashDigest()
+}
+
+// FNV-1a state between the parts of one digest: four 16-bit limbs (h0 lowest). Every product and carry stays a
+// small integer, where 32-bit halves needed a float multiply and a division per byte (this was the hottest
+// function of a 100k-row import). × 0x100000001b3 = × 0x1b3 + × 2^40 (mod 2^64): × 2^40 adds h0 << 8 to limb 2
+// and h1 << 8 to limb 3.
+let h0 = 0
+let h1 = 0
+let h2 = 0
+let h3 = 0
+
+function hashStart(): void {
+  h0 = FNV_OFFSET_LO & 0xffff
+  h1 = FNV_OFFSET_LO >>> 16
+  h2 = FNV_OFFSET_HI & 0xffff
+  h3 = FNV_OFFSET_HI >>> 16
+}
+
+/** Hashes one byte (an ASCII character's code). */
+function hashByte(byte: number): void {
+  const v0 = h0 ^ byte
+  const t0 = v0 * FNV_PRIME_LO
+  const t1 = h1 * FNV_PRIME_LO + (t0 >>> 16)
+  const t2 = h2 * FNV_PRIME_LO + (v0 << 8) + (t1 >>> 16)
+  h3 = (h3 * FNV_PRIME_LO + (h1 << 8) + (t2 >>> 16)) & 0xffff
+  h0 = t0 & 0xffff
+  h1 = t1 & 0xffff
+  h2 = t2 & 0xffff
+}
+
+/** Hashes the UTF-8 bytes of a text, as TextEncoder encodes it. */
+function hashText(text: string): void {
+  let v0 = h0
+  let v1 = h1
+  let v2 = h2
+  let v3 = h3
+  const length = text.length
+  let i = 0
+  // ASCII is its own UTF-8: hashed from the char codes, no bytes made.
+  for (; i < length; i++) {
+    const c = text.charCodeAt(i)
+    if (c >= 0x80) break
+    v0 ^= c
+    const t0 = v0 * FNV_PRIME_LO
+    const t1 = v1 * FNV_PRIME_LO + (t0 >>> 16)
+    const t2 = v2 * FNV_PRIME_LO + (v0 << 8) + (t1 >>> 16)
+    v3 = (v3 * FNV_PRIME_LO + (v1 << 8) + (t2 >>> 16)) & 0xffff
+    v0 = t0 & 0xffff
+    v1 = t1 & 0xffff
+    v2 = t2 & 0xffff
   }
-  return base64url64(hi, lo)
+  if (i < length) {
+    // The rest from its first non-ASCII character on, as TextEncoder encodes it: the prefix is ASCII, so the cut
+    // never splits a surrogate pair, and lone surrogates become U+FFFD as in encoding the whole text.
+    const bytes = encoder.encode(text.slice(i))
+    for (let j = 0; j < bytes.length; j++) {
+      v0 ^= bytes[j]!
+      const t0 = v0 * FNV_PRIME_LO
+      const t1 = v1 * FNV_PRIME_LO + (t0 >>> 16)
+      const t2 = v2 * FNV_PRIME_LO + (v0 << 8) + (t1 >>> 16)
+      v3 = (v3 * FNV_PRIME_LO + (v1 << 8) + (t2 >>> 16)) & 0xffff
+      v0 = t0 & 0xffff
+      v1 = t1 & 0xffff
+      v2 = t2 & 0xffff
+    }
+  }
+  h0 = v0
+  h1 = v1
+  h2 = v2
+  h3 = v3
+}
+
+/** Hashes a number as JSON.stringify writes it: a safe integer digit by digit, without making its text. */
+function hashNumber(n: number): void {
+  if (!Number.isSafeInteger(n)) {
+    hashText(Number.isFinite(n) ? String(n) : 'null')
+    return
+  }
+  if (n < 0) hashByte(0x2d)
+  let rest = Math.abs(n)
+  let count = 0
+  do {
+    const digit = rest % 10
+    DIGITS[count++] = 0x30 + digit
+    rest = (rest - digit) / 10
+  } while (rest > 0)
+  let v0 = h0
+  let v1 = h1
+  let v2 = h2
+  let v3 = h3
+  while (count > 0) {
+    v0 ^= DIGITS[--count]!
+    const t0 = v0 * FNV_PRIME_LO
+    const t1 = v1 * FNV_PRIME_LO + (t0 >>> 16)
+    const t2 = v2 * FNV_PRIME_LO + (v0 << 8) + (t1 >>> 16)
+    v3 = (v3 * FNV_PRIME_LO + (v1 << 8) + (t2 >>> 16)) & 0xffff
+    v0 = t0 & 0xffff
+    v1 = t1 & 0xffff
+    v2 = t2 & 0xffff
+  }
+  h0 = v0
+  h1 = v1
+  h2 = v2
+  h3 = v3
+}
+
+/** A safe integer's digits, last first (at most 16). */
+const DIGITS = new Uint8Array(16)
+
+function hashDigest(): string {
+  return base64url64(((h3 << 16) | h2) >>> 0, ((h1 << 16) | h0) >>> 0)
 }
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
@@ -130,9 +247,4 @@ function base64url64(hi: number, lo: number): string {
     c(lo >>> 4) +
     c((lo & 15) << 2)
   )
-}
-
-function isAscii(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0x80) return false
-  return true
 }

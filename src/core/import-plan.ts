@@ -6,10 +6,10 @@ import {
   activityKey,
   duplicateKeyProblem,
   judgeRow,
+  newReadMemo,
   readRow,
   startEpochOf,
   type KnownUser,
-  type ParsedRow,
   type ReadContext,
   type RowContext,
   type RowReading,
@@ -29,8 +29,13 @@ interface Candidates {
   keys: Map<string, Set<string>>
   /** Keys the state does not hold whose row carries a Base cell (the tool wrote them), for a run without state. */
   baseCellKeys: Set<string>
-  /** What this scan judged of each row (`verdicts[i]` is sheet row `i + 2`; undefined: a Key several rows hold). */
-  verdicts: (ParsedRow | undefined)[]
+  /**
+   * What this scan judged of each row (`verdicts[i]` is sheet row `i + 2`): 1 for a valid row of an existing
+   * activity, 0 for any other (a Key several rows hold included). Judged without the server's activities, such a
+   * row's timeline and start are its reading's own, so a flag is all the planner needs: keeping 100k judged rows
+   * until then made every garbage collection of the scan copy them.
+   */
+  verdicts: Uint8Array
 }
 
 /**
@@ -38,7 +43,8 @@ interface Candidates {
  * planner judge these readings, and never read a row's cells again.
  */
 export function readRows(tab: TabData, layout: HeaderLayout, ctx: ReadContext): RowReading[] {
-  return tab.rows.map((cells) => readRow(cells, layout, ctx))
+  const memo = newReadMemo()
+  return tab.rows.map((cells) => readRow(cells, layout, ctx, memo))
 }
 
 export function findCandidates(
@@ -53,7 +59,13 @@ export function findCandidates(
 ): Candidates {
   // The Keys of the sheet and of the state, asked of without copying either into one set.
   const ctx: RowContext = { timeZone, users, server: new Map(), baseKeys: { has: (k) => sheetKeys.has(k) || base.has(k) } }
-  const found: Candidates = { timelines: new Set(), dates: new Map(), keys: new Map(), baseCellKeys: new Set(), verdicts: [] }
+  const found: Candidates = {
+    timelines: new Set(),
+    dates: new Map(),
+    keys: new Map(),
+    baseCellKeys: new Set(),
+    verdicts: new Uint8Array(tab.rows.length),
+  }
   const { verdicts, baseCellKeys } = found
   const shared = sharedKeys(rowsOfKey)
   const baseIndex = layout.index[C.base]!
@@ -72,7 +84,7 @@ export function findCandidates(
       continue
     }
     const parsed = judgeRow(reading, ctx)
-    verdicts[i] = parsed
+    if (parsed.ok && parsed.row?.kind === 'existing') verdicts[i] = 1
     if (!parsed.ok) {
       // Read the server around it too: some problems (text that looks like a formula) are only
       // problems when the server's current value says the manager typed it.
@@ -113,20 +125,6 @@ function sharedKeys(rowsOfKey: ReadonlyMap<string, number[]>): Map<string, numbe
   const shared = new Map<string, number[]>()
   for (const [key, rows] of rowsOfKey) if (rows.length > 1) shared.set(key, rows)
   return shared
-}
-
-/** Sheet row numbers of every non-empty Key text (trimmed), in sheet order. */
-export function rowsByKeyText(tab: TabData, layout: HeaderLayout): Map<string, number[]> {
-  const keyIndex = layout.index[C.key]!
-  const rows = new Map<string, number[]>()
-  tab.rows.forEach((cells, i) => {
-    const key = cellText(cells[keyIndex]).trim()
-    if (key === '') return
-    const at = rows.get(key)
-    if (at) at.push(i + 2)
-    else rows.set(key, [i + 2])
-  })
-  return rows
 }
 
 /**
@@ -170,7 +168,7 @@ export function planLines(
   ctx: RowContext,
   affected: Set<string>,
   rangesByTimeline: Map<string, TimeWindow[]>,
-  firstVerdicts?: readonly (ParsedRow | undefined)[],
+  firstVerdicts?: Uint8Array,
 ): SheetLine[] {
   const lines: SheetLine[] = []
   // Whether judging a row against the allowed tags can refuse it: only then may a valid row of a week not read
@@ -217,17 +215,17 @@ export function planLines(
     // A row the candidate scan found valid, whose activity the reads did not find, outside the weeks read: judged
     // again it is the same row (without a server activity only the allowed tags could add a problem) and is left
     // out below. Most rows of a big sheet are such rows; judging each one twice was a fifth of an import's time.
-    const first = firstVerdicts?.[i]
-    if (
-      !tagsCanRefuse &&
-      first?.ok &&
-      first.row?.kind === 'existing' &&
-      // The weeks first: a comparison of numbers, where the Keys are two lookups in sets of a sheet's size.
-      outsideReads(first.row.values.timelineKey, reading, first.row.values.input.start) &&
-      !ctx.server.has(first.row.key) &&
-      ctx.baseKeys.has(first.row.key)
-    )
-      return undefined
+    // Judged without the server's activities, such a row's Key, timeline and start are its reading's.
+    if (!tagsCanRefuse && firstVerdicts?.[i] === 1) {
+      const key = reading.key!
+      if (
+        // The weeks first: a comparison of numbers, where the Keys are two lookups in sets of a sheet's size.
+        outsideReads(key.timelineKey, reading, reading.fields!.sheetTimes!.start) &&
+        !ctx.server.has(key.text) &&
+        ctx.baseKeys.has(key.text)
+      )
+        return undefined
+    }
     const parsed = judgeRow(reading, ctx)
     if (!parsed.ok) return { kind: 'invalid', rowNumber, key: parsed.key, problems: parsed.problems }
     const row = parsed.row

@@ -286,24 +286,43 @@ export type SheetActivity =
 /** `row: null` is a blank row. */
 export type ParsedRow = { ok: true; row: SheetActivity | null } | { ok: false; key: string | undefined; problems: RowProblem[] }
 
-const VALUE_COLUMNS = [C.user, C.date, C.start, C.end, C.tags, C.labels, C.notes, C.key] as const
-const CLEARED_COLUMNS = [C.user, C.date, C.start, C.end, C.tags, C.labels, C.notes] as const
 const NO_PROBLEMS: readonly RowProblem[] = Object.freeze([])
 
-/** True when every one of `columns` is empty in the row (a column the header lacks counts as empty). */
-function allEmpty(cells: readonly CellValue[], layout: HeaderLayout, columns: readonly ActivityColumn[]): boolean {
-  for (const column of columns) {
-    const i = layout.index[column]
-    if (!isEmptyCell(i === undefined ? undefined : cells[i])) return false
+/**
+ * The columns a row is read by, as slots of `columnsOf`'s table: a row reads a dozen cells, and looking each
+ * column's name up in the layout was a lookup by a varying name every time.
+ */
+const S = { user: 0, date: 1, start: 2, end: 3, duration: 4, tags: 5, labels: 6, notes: 7, delete: 8, key: 9, base: 10 } as const
+const SLOT_COLUMNS = [C.user, C.date, C.start, C.end, C.duration, C.tags, C.labels, C.notes, C.delete, C.key, C.base] as const
+const VALUE_SLOTS = [S.user, S.date, S.start, S.end, S.tags, S.labels, S.notes, S.key] as const
+const CLEARED_SLOTS = [S.user, S.date, S.start, S.end, S.tags, S.labels, S.notes] as const
+
+/** Each slot's column index in the layout, −1 when the header lacks it. */
+function columnsOf(layout: HeaderLayout, memo: ReadMemo | undefined): Int32Array {
+  if (memo?.columns?.layout === layout) return memo.columns.index
+  const index = new Int32Array(SLOT_COLUMNS.length)
+  SLOT_COLUMNS.forEach((column, slot) => (index[slot] = layout.index[column] ?? -1))
+  if (memo) memo.columns = { layout, index }
+  return index
+}
+
+/** True when every one of `slots` is empty in the row (a column the header lacks counts as empty). */
+function allEmpty(cells: readonly CellValue[], columns: Int32Array, slots: readonly number[]): boolean {
+  for (const slot of slots) {
+    const i = columns[slot]!
+    if (!isEmptyCell(i < 0 ? undefined : cells[i])) return false
   }
   return true
 }
 const TIME_HINT = 'type it like 13:45, 13:45:10 or 1:45 PM'
 
 function dateHint(order: SlashDateOrder): string {
-  // Only forms every spreadsheet locale reads the same way as we do: a dotted date is day-first here but month-first in a US Google sheet.
-  return `type it like 2026-03-02 or ${order === 'mdy' ? '3/2/2026' : '2/3/2026'}`
+  return order === 'mdy' ? DATE_HINT_MDY : DATE_HINT_DMY
 }
+
+// Only forms every spreadsheet locale reads the same way as we do: a dotted date is day-first here but month-first in a US Google sheet.
+const DATE_HINT_MDY = 'type it like 2026-03-02 or 3/2/2026'
+const DATE_HINT_DMY = 'type it like 2026-03-02 or 2/3/2026'
 
 function problem(
   code: RowProblemCode,
@@ -347,13 +366,17 @@ interface RowFields {
   userProblems: readonly RowProblem[]
   times: TypedTimes | undefined
   timeProblems: readonly RowProblem[]
-  /** The times as the cells alone say them (no server start to keep). */
-  sheetTimes: ResolvedTimes
+  /**
+   * The times as the cells alone say them (no server start to keep), and the problems they have: two fields, not a
+   * `ResolvedTimes` of their own, one object fewer kept per row until the plan is made.
+   */
+  sheetTimes: ResolvedTimes['times']
+  sheetTimeProblems: readonly RowProblem[]
   durationCell: CellValue | undefined
   tagsCell: CellValue | undefined
   labelsCell: CellValue | undefined
-  /** Tags and labels combined, undefined when they break a rule (`tagProblems` says which). */
-  combined: string[] | undefined
+  /** Tags and labels combined, undefined when they break a rule (`tagProblems` says which). Frozen: rows share it. */
+  combined: readonly string[] | undefined
   tagProblems: readonly RowProblem[]
   notesCell: CellValue | undefined
   /** The fingerprint of the cells alone, when the row has a user, times and tags. */
@@ -374,29 +397,30 @@ interface ResolvedTimes {
 }
 
 /** Reads one row's cells (in the header's order) once; see `RowReading`. */
-export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: ReadContext): RowReading {
-  const get = (column: ActivityColumn): CellValue | undefined => {
-    const i = layout.index[column]
-    return i === undefined ? undefined : cells[i]
+export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: ReadContext, memo?: ReadMemo): RowReading {
+  const columns = columnsOf(layout, memo)
+  const get = (slot: number): CellValue | undefined => {
+    const i = columns[slot]!
+    return i < 0 ? undefined : cells[i]
   }
   const order = ctx.slashDateOrder ?? 'mdy'
-  const dateRead = readDateCell(get(C.date), order)
+  const dateRead = readDateCell(get(S.date), order)
   const dateSerial = dateRead.ok ? dateRead.value : undefined
-  const deleteCell = get(C.delete)
+  const deleteCell = get(S.delete)
   const deleteRead = readCheckboxCell(isFormula(deleteCell) || isErrorValue(deleteCell) ? 'not a tick' : deleteCell)
   const ticked = deleteRead.ok && deleteRead.value
-  if (allEmpty(cells, layout, VALUE_COLUMNS) && !ticked) {
-    return { dateSerial, settled: deleteRead.ok ? { ok: true, row: null } : invalid(undefined, [checkboxProblem(get(C.delete))]) }
+  if (allEmpty(cells, columns, VALUE_SLOTS) && !ticked) {
+    return { dateSerial, settled: deleteRead.ok ? { ok: true, row: null } : invalid(undefined, [checkboxProblem(get(S.delete))]) }
   }
 
   const early: RowProblem[] = []
-  if (!deleteRead.ok) early.push(checkboxProblem(get(C.delete)))
+  if (!deleteRead.ok) early.push(checkboxProblem(get(S.delete)))
 
-  const keyCell = cellText(get(C.key)).trim()
+  const keyCell = cellText(get(S.key)).trim()
   // A new row the import marked before creating its activity is still a new row; the mark finds it again.
-  const pending = isPendingMark(keyCell) ? keyCell : undefined
+  const pending = keyCell.startsWith('pending:') && isPendingMark(keyCell) ? keyCell : undefined
   const keyText = pending ? '' : keyCell
-  const baseText = cellText(get(C.base)).trim() || undefined
+  const baseText = cellText(get(S.base)).trim() || undefined
   let key: { text: string; timelineKey: string; entityId: number } | undefined
   if (keyText !== '') {
     if (isErrorValue(keyText)) {
@@ -420,7 +444,11 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
         ]),
       }
     }
-    key = { text: keyText, ...parsed }
+    // The timeline's Key as the users list holds it, not a copy per row: every later look-up of a row's timeline
+    // (the affected timelines, the server's activities) finds its hash made, and a 100k-row read keeps 100k
+    // fewer strings.
+    const timelineKey = usersIndex(ctx.users).byTimeline.get(parsed.timelineKey)?.tagsTimelineKey ?? parsed.timelineKey
+    key = { text: keyText, timelineKey, entityId: parsed.entityId }
   }
   if (baseText !== undefined && isErrorValue(baseText)) {
     early.push(
@@ -445,7 +473,7 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
   if (ticked)
     return { dateSerial, keyed: early.length > 0 ? invalid(undefined, early) : { ok: true, row: { kind: 'discarded', warnings: [] } } }
 
-  if (key && allEmpty(cells, layout, CLEARED_COLUMNS)) {
+  if (key && allEmpty(cells, columns, CLEARED_SLOTS)) {
     const cleared = problem(
       'row-cleared',
       undefined,
@@ -454,26 +482,19 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
     return { dateSerial, key, keyed: invalid(key.text, [cleared]) }
   }
 
-  const userProblems: RowProblem[] = []
-  const user = readUser(get(C.user), key, ctx.users, userProblems)
+  const { user, problems: userProblems } = userCellOf(get(S.user), key, ctx.users, memo)
   const timeProblems: RowProblem[] = []
   const times = readTimeCells(get, order, dateRead, timeProblems)
-  const sheetTimes: ResolvedTimes = times ? resolveTimes(times, undefined, ctx) : { problems: NO_PROBLEMS, times: undefined }
-  const tagsCell = get(C.tags)
-  const labelsCell = get(C.labels)
-  const tagProblems: RowProblem[] = []
-  const combined = readTagCells(tagsCell, labelsCell, tagProblems)
-  const notesCell = get(C.notes)
+  const sheetResolved = times ? resolveTimes(times, undefined, ctx) : undefined
+  const sheetTimes = sheetResolved?.times
+  const tagsCell = get(S.tags)
+  const labelsCell = get(S.labels)
+  const { combined, problems: tagProblems } = tagCellsOf(cellText(tagsCell), cellText(labelsCell), memo)
+  const notesCell = get(S.notes)
   const sheetNotes = cellText(notesCell)
   const fingerprint =
-    user && sheetTimes.times && combined
-      ? fingerprintAt(
-          user.username,
-          sheetTimes.times.epochSeconds,
-          sheetTimes.times.duration,
-          combined,
-          sheetNotes === '' ? undefined : sheetNotes,
-        )
+    user && sheetTimes && combined
+      ? fingerprintAt(user.username, sheetTimes.epochSeconds, sheetTimes.duration, combined, sheetNotes === '' ? undefined : sheetNotes)
       : undefined
   // A row's readings live until the plan is made: most rows have no problems, and share one empty list.
   const fields: RowFields = {
@@ -481,15 +502,16 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
     baseText,
     pending,
     user,
-    userProblems: userProblems.length ? userProblems : NO_PROBLEMS,
+    userProblems,
     times,
     timeProblems: timeProblems.length ? timeProblems : NO_PROBLEMS,
     sheetTimes,
-    durationCell: get(C.duration),
+    sheetTimeProblems: sheetResolved ? sheetResolved.problems : NO_PROBLEMS,
+    durationCell: get(S.duration),
     tagsCell,
     labelsCell,
     combined,
-    tagProblems: tagProblems.length ? tagProblems : NO_PROBLEMS,
+    tagProblems,
     notesCell,
     fingerprint,
   }
@@ -501,7 +523,7 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
  * row judged without its server activity holds), parsed otherwise.
  */
 export function startEpochOf(reading: RowReading, start: string): number {
-  const times = reading.fields?.sheetTimes.times
+  const times = reading.fields?.sheetTimes
   return times !== undefined && times.start === start ? times.epochSeconds : parseOffsetInstant(start).epochSeconds
 }
 
@@ -521,11 +543,14 @@ export function judgeRow(reading: RowReading, ctx: RowContext): ParsedRow {
   if (reading.keyed) return reading.keyed
   const f = reading.fields!
   const original = key ? ctx.server.get(key.text)?.activity : undefined
-  const problems = [...f.early, ...f.userProblems, ...f.timeProblems]
+  // Most rows have none of these problems: a fresh empty list without spreading three empty ones.
+  const problems =
+    f.early.length + f.userProblems.length + f.timeProblems.length === 0 ? [] : [...f.early, ...f.userProblems, ...f.timeProblems]
   const user = f.user
-  const resolved = f.times && original ? resolveTimes(f.times, original, ctx) : f.sheetTimes
-  problems.push(...resolved.problems)
-  const times = resolved.times
+  const resolved = f.times && original ? resolveTimes(f.times, original, ctx) : undefined
+  const timeProblems = resolved ? resolved.problems : f.sheetTimeProblems
+  if (timeProblems.length > 0) problems.push(...timeProblems)
+  const times = resolved ? resolved.times : f.sheetTimes
   const tags = judgeTags(f, original, user, ctx, problems)
   const notes = readNotes(f.notesCell, original, problems)
 
@@ -544,7 +569,7 @@ export function judgeRow(reading: RowReading, ctx: RowContext): ParsedRow {
   const input: ActivityInput = { tags: tags.tags, notes, start: times.start, duration: times.duration }
   // Notes and tags the server's form kept read the same to the fingerprint; only another instant changes it.
   const fp =
-    f.fingerprint !== undefined && sameInterval(times, f.sheetTimes.times)
+    f.fingerprint !== undefined && sameInterval(times, f.sheetTimes)
       ? f.fingerprint
       : fingerprintAt(user.username, times.epochSeconds, input.duration, input.tags, input.notes)
   const baseText = f.baseText
@@ -557,10 +582,23 @@ export function judgeRow(reading: RowReading, ctx: RowContext): ParsedRow {
     warnings.push(tags.allowedProblem)
   }
   const values: RowValues = { user: user.username, timelineKey: key?.timelineKey ?? user.tagsTimelineKey, input, fingerprint: fp }
-  const notices = durationNotice(f.durationCell, times.duration, key !== undefined)
-  if (key)
-    return { ok: true, row: { kind: 'existing', key: key.text, entityId: key.entityId, baseCell: baseText, values, warnings, ...notices } }
-  return { ok: true, row: { kind: 'new', values, warnings, ...notices, ...(f.pending ? { pending: f.pending } : {}) } }
+  const notices = durationNotices(f.durationCell, times.duration, key !== undefined)
+  // Optional parts added only when there are some (not spread from an empty object on every row), in the same order.
+  if (key) {
+    const row: SheetActivity = { kind: 'existing', key: key.text, entityId: key.entityId, baseCell: baseText, values, warnings }
+    if (notices) row.notices = notices
+    return { ok: true, row }
+  }
+  const row: SheetActivity = { kind: 'new', values, warnings }
+  if (notices) row.notices = notices
+  if (f.pending) row.pending = f.pending
+  return { ok: true, row }
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }
 
 function sameInterval(a: NonNullable<ResolvedTimes['times']>, b: ResolvedTimes['times']): boolean {
@@ -569,17 +607,58 @@ function sameInterval(a: NonNullable<ResolvedTimes['times']>, b: ResolvedTimes['
   return a.duration === b.duration && (a.start === b.start || a.epochSeconds === b.epochSeconds)
 }
 
-/** Tags and Labels split, combined and held to the server's limits; undefined (with the problems) when they break one. */
-function readTagCells(tagsCell: CellValue | undefined, labelsCell: CellValue | undefined, out: RowProblem[]): string[] | undefined {
-  const split = cellsToTags(cellText(tagsCell), cellText(labelsCell))
-  const combined = combineTags(split)
-  if (combined.length === 0) {
-    out.push(problem('no-tags', C.tags, 'is empty; a tag activity needs at least one tag, like "Client, Project"'))
-    return undefined
+/** What the Tags and Labels cells say: the tags combined, undefined when they break a rule (`problems` says which). */
+interface TagCells {
+  combined: readonly string[] | undefined
+  problems: readonly RowProblem[]
+}
+
+/**
+ * What one read of a tab remembers between its rows (`readRows`): a sheet repeats a few hundred Tags and Labels
+ * texts, each read once. It lives as long as that read, so it never outgrows one tab.
+ */
+export interface ReadMemo {
+  /** Tags text → Labels text → what they say (frozen: every row with the same two texts shares it). */
+  tags: Map<string, Map<string, TagCells>>
+  /** The layout's column indexes by slot, for the layout last read. */
+  columns?: { layout: HeaderLayout; index: Int32Array }
+  /** The Key's timeline (`''`: no Key) → User text → what the User cell says, as `tags`. */
+  users: Map<string, Map<string, UserCell>>
+}
+
+export function newReadMemo(): ReadMemo {
+  return { tags: new Map(), users: new Map() }
+}
+
+/** `readTagCells` once per distinct pair of texts a memo has seen. */
+function tagCellsOf(tagsText: string, labelsText: string, memo: ReadMemo | undefined): TagCells {
+  if (!memo) return readTagCells(tagsText, labelsText)
+  let byLabels = memo.tags.get(tagsText)
+  if (!byLabels) {
+    byLabels = new Map()
+    memo.tags.set(tagsText, byLabels)
   }
-  let ok = true
+  let found = byLabels.get(labelsText)
+  if (!found) {
+    found = readTagCells(tagsText, labelsText)
+    byLabels.set(labelsText, found)
+  }
+  return found
+}
+
+/**
+ * Tags and Labels split, combined and held to the server's limits. Frozen, lists and problems alike: rows share
+ * it, so a change made for one row must throw rather than reach the others.
+ */
+function readTagCells(tagsText: string, labelsText: string): TagCells {
+  const combined = combineTags(cellsToTags(tagsText, labelsText))
+  if (combined.length === 0) {
+    return freezeTagCells(undefined, [
+      problem('no-tags', C.tags, 'is empty; a tag activity needs at least one tag, like "Client, Project"'),
+    ])
+  }
+  const out: RowProblem[] = []
   for (const p of validateTagLimits(combined)) {
-    ok = false
     if (p.kind === 'too-many-tags') {
       out.push(
         problem(
@@ -594,7 +673,15 @@ function readTagCells(tagsCell: CellValue | undefined, labelsCell: CellValue | u
       )
     }
   }
-  return ok ? combined : undefined
+  return out.length === 0 ? freezeTagCells(combined, NO_PROBLEMS) : freezeTagCells(undefined, out)
+}
+
+function freezeTagCells(combined: string[] | undefined, problems: readonly RowProblem[]): TagCells {
+  for (const p of problems) Object.freeze(p)
+  return Object.freeze({
+    combined: combined && Object.freeze(combined),
+    problems: Object.freeze(problems),
+  })
 }
 
 /** The row's tags against the server's activity (what the tool wrote, the server's order) and the allowed combinations. */
@@ -605,30 +692,41 @@ function judgeTags(
   ctx: RowContext,
   out: RowProblem[],
 ): { tags: string[]; allowedProblem: RowProblem | undefined } | undefined {
-  for (const [column, value] of [
-    [C.tags, f.tagsCell],
-    [C.labels, f.labelsCell],
-  ] as const) {
-    if (!isFormula(value) && !isErrorValue(value)) continue
-    const wrote = originalActivity && value === tagsToCells(originalActivity.tags)[column === C.tags ? 'tags' : 'labels']
-    if (wrote) continue
-    if (isFormula(value)) {
-      out.push(problem('formula', column, `holds a formula (${excerpt(value)}); type the tags as plain text`))
-    } else {
-      out.push(
-        problem(
-          'error-value',
-          column,
-          `holds the spreadsheet error ${cellText(value).trim()}, not ${column === C.tags ? 'tags' : 'labels'}; type them as plain text, like ${column === C.tags ? '"Client, Project"' : '":billable"'}`,
-        ),
-      )
+  // Most rows hold plain text in both: checked before building the pairs to look at.
+  const suspect = (v: CellValue | undefined) => isFormula(v) || isErrorValue(v)
+  if (suspect(f.tagsCell) || suspect(f.labelsCell)) {
+    for (const [column, value] of [
+      [C.tags, f.tagsCell],
+      [C.labels, f.labelsCell],
+    ] as const) {
+      if (!isFormula(value) && !isErrorValue(value)) continue
+      const wrote = originalActivity && value === tagsToCells(originalActivity.tags)[column === C.tags ? 'tags' : 'labels']
+      if (wrote) continue
+      if (isFormula(value)) {
+        out.push(problem('formula', column, `holds a formula (${excerpt(value)}); type the tags as plain text`))
+      } else {
+        out.push(
+          problem(
+            'error-value',
+            column,
+            `holds the spreadsheet error ${cellText(value).trim()}, not ${column === C.tags ? 'tags' : 'labels'}; type them as plain text, like ${column === C.tags ? '"Client, Project"' : '":billable"'}`,
+          ),
+        )
+      }
     }
   }
   out.push(...f.tagProblems)
   const combined = f.combined
   if (!combined) return undefined
+  // The read's own list, frozen and shared by the rows with the same cells (`readTagCells`): nothing changes a
+  // row's tags once read, and a change would throw instead of reaching the other rows.
+  // Most rows show the server's tags as they are: the same list, nothing to reorder (and nothing to copy).
   const tagsOut =
-    originalActivity && sameTagsApartFromLabelPlacement(combined, originalActivity.tags) ? [...originalActivity.tags] : combined
+    !originalActivity || sameList(combined, originalActivity.tags)
+      ? (combined as string[])
+      : sameTagsApartFromLabelPlacement(combined, originalActivity.tags)
+        ? [...originalActivity.tags]
+        : (combined as string[])
   let allowedProblem: RowProblem | undefined
   if (ctx.allowedTags && user) {
     const verdict = checkAllowedTags(tagsOut, user.username, ctx.allowedTags, user.teams ?? [], {
@@ -671,23 +769,63 @@ function checkboxProblem(value: CellValue | undefined): RowProblem {
  * tick — is put back. A new row's empty Duration is normal; an existing row's
  * is restored too.
  */
-function durationNotice(value: CellValue | undefined, seconds: number, existing: boolean): { notices?: RowNotice[] } {
+function durationNotices(value: CellValue | undefined, seconds: number, existing: boolean): RowNotice[] | undefined {
   if (isEmptyCell(value)) {
-    if (!existing) return {}
+    if (!existing) return undefined
   } else if (isFormula(value) || (typeof value === 'number' && Number.isFinite(value) && value >= 0)) {
-    return {}
+    return undefined
   }
   const typed = isEmptyCell(value) ? 'it was empty' : `it held "${excerpt(cellText(value))}"`
-  return {
-    notices: [
-      {
-        code: 'tool-cell-restored',
-        column: C.duration,
-        value: seconds / SECONDS_PER_DAY,
-        message: `Duration is calculated by the tool; it was restored (${typed})`,
-      },
-    ],
+  return [
+    {
+      code: 'tool-cell-restored',
+      column: C.duration,
+      value: seconds / SECONDS_PER_DAY,
+      message: `Duration is calculated by the tool; it was restored (${typed})`,
+    },
+  ]
+}
+
+/** What a User cell says: the user, or the problems (frozen: rows share it). */
+interface UserCell {
+  user: (KnownUser & { tagsTimelineKey: string }) | undefined
+  problems: readonly RowProblem[]
+}
+
+/**
+ * `readUser` once per User text and Key timeline a memo has seen: a sheet's User cells repeat a few hundred names.
+ * What a cell says depends on its text alone (a number or a tick reads as the text it shows, and a formula or an
+ * error value is text), on the Key's timeline, and on the users, which one read does not change.
+ */
+function userCellOf(
+  value: CellValue | undefined,
+  key: { timelineKey: string } | undefined,
+  users: readonly KnownUser[],
+  memo: ReadMemo | undefined,
+): UserCell {
+  if (!memo) return readUserCell(value, key, users)
+  // A Key's timeline is never empty (`parseActivityKey`), so '' stands for a row without one.
+  const timeline = key ? key.timelineKey : ''
+  let byText = memo.users.get(timeline)
+  if (!byText) {
+    byText = new Map()
+    memo.users.set(timeline, byText)
   }
+  const text = cellText(value)
+  let found = byText.get(text)
+  if (!found) {
+    found = readUserCell(value, key, users)
+    byText.set(text, found)
+  }
+  return found
+}
+
+function readUserCell(value: CellValue | undefined, key: { timelineKey: string } | undefined, users: readonly KnownUser[]): UserCell {
+  const problems: RowProblem[] = []
+  const user = readUser(value, key, users, problems)
+  if (problems.length === 0) return { user, problems: NO_PROBLEMS }
+  for (const p of problems) Object.freeze(p)
+  return { user, problems: Object.freeze(problems) }
 }
 
 function readUser(
@@ -801,17 +939,17 @@ const usersIndexes = new WeakMap<readonly KnownUser[], UsersIndex>()
 
 /** Date, Start and End as typed (the Date cell already read), or undefined with the problems of the cells that are not. */
 function readTimeCells(
-  get: (c: ActivityColumn) => CellValue | undefined,
+  get: (slot: number) => CellValue | undefined,
   order: SlashDateOrder,
   dateRead: ReturnType<typeof readDateCell>,
   out: RowProblem[],
 ): TypedTimes | undefined {
   const read = (
     column: ActivityColumn,
+    value: CellValue | undefined,
     reader: (v: CellValue | undefined) => { ok: true; value: number } | { ok: false; message: string },
     hint: string,
   ): number | undefined => {
-    const value = get(column)
     if (isFormula(value)) {
       out.push(problem('formula', column, `holds a formula (${excerpt(value)}); type the value itself`))
       return undefined
@@ -831,13 +969,18 @@ function readTimeCells(
     }
     return r.value
   }
-  const date = read(C.date, () => dateRead, dateHint(order))
-  const start = read(C.start, (v) => readTimeCell(v, { allowDays: false }), TIME_HINT)
-  const end = read(C.end, (v) => readTimeCell(v, { allowDays: true }), TIME_HINT)
+  const date = read(C.date, get(S.date), () => dateRead, dateHint(order))
+  const start = read(C.start, get(S.start), readStartCell, TIME_HINT)
+  const end = read(C.end, get(S.end), readEndCell, TIME_HINT)
   if (date === undefined || start === undefined || end === undefined) return undefined
-  const durationCell = get(C.duration)
+  const durationCell = get(S.duration)
   return { date, start, end, durationHint: typeof durationCell === 'number' ? durationCell : undefined }
 }
+
+const START_CELL = { allowDays: false }
+const END_CELL = { allowDays: true }
+const readStartCell = (v: CellValue | undefined) => readTimeCell(v, START_CELL)
+const readEndCell = (v: CellValue | undefined) => readTimeCell(v, END_CELL)
 
 /** The start and duration typed times stand for: the server activity's own when they still show it. */
 function resolveTimes(typed: TypedTimes, original: Activity | undefined, ctx: ReadContext): ResolvedTimes {
@@ -866,22 +1009,9 @@ function resolveTimes(typed: TypedTimes, original: Activity | undefined, ctx: Re
   }
   // A local time the clocks skip is refused, not moved: the manager meant some real time, and only they know which.
   const walls = typedWallSeconds(typed)
-  let skipped = false
-  for (const [column, wall] of [
-    [C.start, walls.start],
-    [C.end, walls.end],
-  ] as const) {
-    const jump = clockJumpAt(ctx.timeZone, wall)
-    if (!jump) continue
-    skipped = true
-    out.push(
-      problem(
-        'nonexistent-time',
-        column,
-        `${clockText(wall)} does not exist on ${jump.date}: the clocks jump from ${jump.from} to ${jump.to} that night; type a time that exists (before ${jump.from} or from ${jump.to} on)`,
-      ),
-    )
-  }
+  // Not a loop over [column, wall] pairs: every row of a sheet passes here, and the pairs were garbage per row.
+  const startSkipped = noteSkippedTime(C.start, walls.start, ctx.timeZone, out)
+  const skipped = noteSkippedTime(C.end, walls.end, ctx.timeZone, out) || startSkipped
   if (!result.ok) {
     out.push(problem('end-before-start', C.end, 'is before Start; an End earlier than Start means the next day, so check the times'))
     return { problems: out, times: undefined }
@@ -906,6 +1036,20 @@ function resolveTimes(typed: TypedTimes, original: Activity | undefined, ctx: Re
 }
 
 const MAX_OVERNIGHT_SECONDS = 12 * 3600
+
+/** Adds the problem of a typed wall time the clocks skip; true when there is one. */
+function noteSkippedTime(column: typeof C.start | typeof C.end, wall: number, timeZone: string, out: RowProblem[]): boolean {
+  const jump = clockJumpAt(timeZone, wall)
+  if (!jump) return false
+  out.push(
+    problem(
+      'nonexistent-time',
+      column,
+      `${clockText(wall)} does not exist on ${jump.date}: the clocks jump from ${jump.from} to ${jump.to} that night; type a time that exists (before ${jump.from} or from ${jump.to} on)`,
+    ),
+  )
+  return true
+}
 
 function sameSecond(a: number, b: number): boolean {
   return fractionToSeconds(a) === fractionToSeconds(b)

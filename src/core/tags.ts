@@ -141,13 +141,30 @@ export function checkAllowedTags(
 ): AllowedTagsVerdict {
   const forUser = foldedCombinations(user, allowed, userTeams)
   // Rows repeat a handful of combinations: each one is judged once per user and list.
-  const verdictKey = `${options.userCanAppend ? 1 : 0}${JSON.stringify(tags)}`
-  const known = forUser.verdicts.get(verdictKey)
+  const verdicts = forUser.verdicts[options.userCanAppend ? 1 : 0]
+  const verdictKey = tagListJson(tags)
+  const known = verdicts.get(verdictKey)
   if (known) return known
   const verdict = judgeAllowedTags(tags, user, forUser.combos, options)
-  forUser.verdicts.set(verdictKey, verdict)
+  verdicts.set(verdictKey, verdict)
   return verdict
 }
+
+/**
+ * `JSON.stringify(tags)`, made once per frozen list: the rows of one sheet read share a few hundred frozen lists
+ * (`readRows`), and each row's fingerprint and allowed-tags verdict look its list up by this text.
+ */
+export function tagListJson(tags: readonly string[]): string {
+  if (!Object.isFrozen(tags)) return JSON.stringify(tags)
+  let json = listJsonCache.get(tags)
+  if (json === undefined) {
+    json = JSON.stringify(tags)
+    listJsonCache.set(tags, json)
+  }
+  return json
+}
+
+const listJsonCache = new WeakMap<readonly string[], string>()
 
 function judgeAllowedTags(
   tags: readonly string[],
@@ -176,8 +193,8 @@ type FoldedCombination = AllowedCombination & { folded: string[] }
 
 interface UserCombinations {
   combos: FoldedCombination[]
-  /** Verdicts already given to this user, by tags (and `userCanAppend`). */
-  verdicts: Map<string, AllowedTagsVerdict>
+  /** Verdicts already given to this user, by tags as JSON; [0] without `userCanAppend`, [1] with it. */
+  verdicts: [Map<string, AllowedTagsVerdict>, Map<string, AllowedTagsVerdict>]
 }
 
 /**
@@ -185,22 +202,24 @@ interface UserCombinations {
  * are not changed once read): an import checks every row of a sheet against the same few users' lists.
  */
 function foldedCombinations(user: string, allowed: AllowedTags, userTeams: readonly string[]): UserCombinations {
-  let byUser = foldedCache.get(allowed)
-  if (!byUser) {
-    byUser = new Map()
-    foldedCache.set(allowed, byUser)
+  let cached = foldedCache.get(allowed)
+  if (!cached) {
+    cached = { withoutTeams: new Map(), withTeams: new Map() }
+    foldedCache.set(allowed, cached)
   }
-  const key = JSON.stringify([user, userTeams])
+  // A user without teams (every user an import knows) by the name alone: no key text to build per row.
+  const byUser = userTeams.length === 0 ? cached.withoutTeams : cached.withTeams
+  const key = userTeams.length === 0 ? user : JSON.stringify([user, userTeams])
   let found = byUser.get(key)
   if (!found) {
     const combos = applicableCombinations(user, allowed, userTeams).map((c) => ({ ...c, folded: c.tags.map(fold) }))
-    found = { combos, verdicts: new Map() }
+    found = { combos, verdicts: [new Map(), new Map()] }
     byUser.set(key, found)
   }
   return found
 }
 
-const foldedCache = new WeakMap<AllowedTags, Map<string, UserCombinations>>()
+const foldedCache = new WeakMap<AllowedTags, { withoutTeams: Map<string, UserCombinations>; withTeams: Map<string, UserCombinations> }>()
 
 /** Allowed combinations that apply to a user, in list order. */
 export function applicableCombinations(user: string, allowed: AllowedTags, userTeams: readonly string[]): AllowedCombination[] {

@@ -122,9 +122,13 @@ export function zoneOffsetMinutes(timeZone: string, epochSeconds: number): numbe
   // A 100,000-row sheet asks for the same few thousand quarter hours over and over.
   const cacheable = epochSeconds >= 0
   const quarter = Math.floor(epochSeconds / QUARTER_HOUR)
+  // First a small table of the last zone's quarters, indexed by the quarter's low bits: a row asks about a dozen
+  // quarter hours around its Start and End, and a Map lookup each was most of reading its times.
+  const slot = quarter & (RECENT_SIZE - 1)
+  if (timeZone === recentZone && recentQuarters[slot] === quarter && cacheable) return recentOffsets[slot]!
   let zoneCache = offsetCache.get(timeZone)
   const cached = cacheable ? zoneCache?.get(quarter) : undefined
-  if (cached !== undefined) return cached
+  if (cached !== undefined) return rememberRecent(timeZone, slot, quarter, cached)
   // Whole seconds: local mean time before a zone's first standard offset has them (−00:44:30 in Monrovia until 1972).
   const offset = Math.round(tzOffset(timeZone, new Date(epochSeconds * 1000)) * 60) / 60
   if (!Number.isFinite(offset)) assertTimeZone(timeZone)
@@ -134,9 +138,27 @@ export function zoneOffsetMinutes(timeZone: string, epochSeconds: number): numbe
       offsetCache.set(timeZone, zoneCache)
     }
     zoneCache.set(quarter, offset)
+    return rememberRecent(timeZone, slot, quarter, offset)
   }
   return offset
 }
+
+function rememberRecent(timeZone: string, slot: number, quarter: number, offset: number): number {
+  if (timeZone !== recentZone) {
+    recentZone = timeZone
+    recentQuarters.fill(-1)
+  }
+  recentQuarters[slot] = quarter
+  recentOffsets[slot] = offset
+  return offset
+}
+
+/** Slots of the recent table (a power of two): three weeks of quarter hours. */
+const RECENT_SIZE = 2048
+let recentZone: string | undefined
+/** The quarter each slot holds (−1: none; only quarters since 1970 are kept), and its offset. */
+const recentQuarters = new Float64Array(RECENT_SIZE).fill(-1)
+const recentOffsets = new Float64Array(RECENT_SIZE)
 
 const QUARTER_HOUR = 900
 const OFFSET_CACHE_LIMIT = 200_000
@@ -145,6 +167,10 @@ const offsetCache = new Map<string, Map<number, number>>()
 
 /** Parses an ISO 8601 date-time that carries an offset (`Z` or `±hh:mm`); seconds rounded to whole. */
 export function parseOffsetInstant(iso: string): OffsetInstant {
+  // The form the server and the tool write (`2026-03-29T01:30:00+01:00`) read by hand: faster than looking its
+  // text up, and far faster than the pattern for a text not seen before (every server start, once).
+  const canonical = canonicalInstant(iso)
+  if (canonical !== undefined) return canonical
   // A run reads each activity's start several times (fingerprint, sheet times, plan, read ranges): the text of
   // a start parses once. Frozen, so no caller can change what the next one is given.
   let instant = instantCache.get(iso)
@@ -158,6 +184,46 @@ export function parseOffsetInstant(iso: string): OffsetInstant {
 
 const INSTANT_CACHE_LIMIT = 400_000
 const instantCache = new Map<string, Readonly<OffsetInstant>>()
+
+/**
+ * `YYYY-MM-DDTHH:MM:SS±HH:MM` (a year from 100 on), read as `parseOffsetInstantText` reads it; undefined for any
+ * other text, which the pattern decides. Frozen, like every instant handed out.
+ */
+function canonicalInstant(iso: string): Readonly<OffsetInstant> | undefined {
+  if (iso.length !== 25) return undefined
+  const sign = iso.charCodeAt(19)
+  if (
+    (sign !== 0x2b && sign !== 0x2d) ||
+    iso.charCodeAt(4) !== 0x2d ||
+    iso.charCodeAt(7) !== 0x2d ||
+    iso.charCodeAt(10) !== 0x54 ||
+    iso.charCodeAt(13) !== 0x3a ||
+    iso.charCodeAt(16) !== 0x3a ||
+    iso.charCodeAt(22) !== 0x3a
+  )
+    return undefined
+  // A character that is no digit makes its number NaN, and the whole reading with it.
+  const year = digitAt(iso, 0) * 1000 + digitAt(iso, 1) * 100 + twoDigits(iso, 2)
+  const minutes = twoDigits(iso, 20) * 60 + twoDigits(iso, 23)
+  const offsetMinutes = sign === 0x2d ? -minutes : minutes
+  const wall = Date.UTC(year, twoDigits(iso, 5) - 1, twoDigits(iso, 8), twoDigits(iso, 11), twoDigits(iso, 14), twoDigits(iso, 17)) / 1000
+  if (!(year >= 100) || Number.isNaN(wall) || Number.isNaN(offsetMinutes)) return undefined
+  return Object.freeze({ epochSeconds: wall - offsetMinutes * 60, offsetMinutes })
+}
+
+function digitAt(text: string, i: number): number {
+  const d = text.charCodeAt(i) - 0x30
+  return d >= 0 && d <= 9 ? d : NaN
+}
+
+function twoDigits(text: string, i: number): number {
+  return digitAt(text, i) * 10 + digitAt(text, i + 1)
+}
+
+/** `parseOffsetInstant` by its pattern alone, without the shortcut or the cache (exported for a property test). */
+export function parseOffsetInstantByPattern(iso: string): OffsetInstant {
+  return parseOffsetInstantText(iso)
+}
 
 function parseOffsetInstantText(iso: string): OffsetInstant {
   const m = ISO_WITH_OFFSET.exec(iso.trim())
@@ -211,7 +277,7 @@ export function formatOffsetInstant(epochSeconds: number, offsetMinutes: number)
   const abs = Math.abs(minutes)
   const text =
     `${dayText(day)}T${TWO_DIGITS[Math.floor(clockSeconds / 3600)]}:${TWO_DIGITS[Math.floor(clockSeconds / 60) % 60]}:` +
-    `${TWO_DIGITS[clockSeconds % 60]}${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`
+    `${TWO_DIGITS[clockSeconds % 60]}${sign}${TWO_DIGITS[Math.floor(abs / 60)] ?? pad2(Math.floor(abs / 60))}:${TWO_DIGITS[abs % 60]}`
   // What this text reads back as is known: a row's start is formatted here and read back straight away.
   if (Number.isInteger(epochSeconds)) {
     lastFormatted = text

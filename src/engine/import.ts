@@ -28,7 +28,8 @@ import { exportWindow, tabSpecs } from '../core/export-plan.ts'
 import { windowView, type WindowView } from '../core/window-text.ts'
 import { isEmptyWrite } from '../core/sheet-writes.ts'
 import { summaryLine, syncLogRow } from '../core/sync-log.ts'
-import { adoptInterrupted, findCandidates, planLines, readRanges, readRows, restOfWindow, rowsByKeyText } from '../core/import-plan.ts'
+import { adoptInterrupted, findCandidates, planLines, readRanges, readRows, restOfWindow } from '../core/import-plan.ts'
+import { sheetKeysOf } from '../core/sheet-keys.ts'
 import { readEach, readRanged } from './server-reads.ts'
 import { planAllowedTags } from '../core/allowed-tags-plan.ts'
 import { sendAllowedTags } from './import-tags.ts'
@@ -225,17 +226,10 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   }
 
   // Pass 1: which rows ask for something (edited, ticked, new, invalid)?
-  const sheetKeys = new Set<string>()
-  const keyIndex = layout.index[C.key]!
-  for (const row of tab.rows) {
-    const k = row[keyIndex]
-    if (typeof k !== 'string') continue
-    const text = k.trim()
-    if (text) sheetKeys.add(text)
-  }
+  // The sheet's Keys, and the rows of the Keys several rows hold: all the scan and the planner ask of the Keys' rows.
+  const { keys: sheetKeys, shared: rowsOfKey } = sheetKeysOf(tab, layout)
   // Each row is read once; both passes judge that reading.
   const readings = readRows(tab, layout, { timeZone: target.timeZone, users })
-  const rowsOfKey = rowsByKeyText(tab, layout)
   const candidates = findCandidates(tab, readings, rowsOfKey, layout, state.base, users, target.timeZone, sheetKeys)
   const affected = new Set<string>()
   for (const c of candidates.timelines) affected.add(c)

@@ -7,9 +7,10 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { findCandidates, planLines, readRows, rowsByKeyText } from '../../src/core/import-plan.ts'
+import { findCandidates, planLines, readRows } from '../../src/core/import-plan.ts'
+import { rowsByKeyText, sheetKeysOf } from '../../src/core/sheet-keys.ts'
 import type { RowContext } from '../../src/core/rows.ts'
-import type { TabData } from '../../src/core/sheet.ts'
+import type { CellValue, TabData } from '../../src/core/sheet.ts'
 import type { TimeWindow } from '../../src/core/time.ts'
 import { ACTIVITIES, anyLayout, anyRow, anyRowContext, placeRow, serverOf } from './arbitraries.ts'
 
@@ -38,6 +39,11 @@ const anyRanges = fc
     }
     return ranges
   })
+
+/** A Key as the engine collects the sheet's: the trimmed text of a text cell. */
+function textKeyOf(cell: CellValue | undefined): string[] {
+  return typeof cell === 'string' && cell.trim() !== '' ? [cell.trim()] : []
+}
 
 function iso(ms: number): string {
   return new Date(ms).toISOString().replace('.000Z', '+00:00')
@@ -74,9 +80,30 @@ describe('import plan: the second pass (issue 10)', () => {
           const judgedTwice = planLines(tab, readings, rowsOfKey, layout, second, affected, ranges)
           const shortcut = planLines(tab, readings, rowsOfKey, layout, second, affected, ranges, candidates.verdicts)
           expect(shortcut).toEqual(judgedTwice)
+          // The engine passes only the Keys several rows hold: the lines are the same as with every Key's rows.
+          const { keys: textKeys, shared: sharedOnly } = sheetKeysOf(tab, layout)
+          expect(sharedOnly).toEqual(new Map([...rowsOfKey].filter(([, at]) => at.length > 1)))
+          expect(textKeys).toEqual(new Set(cells.flatMap((row) => textKeyOf(row[layout.index['Key']!]))))
+          const fromShared = findCandidates(tab, readings, sharedOnly, layout, base, users, ctx.timeZone, sheetKeys)
+          expect(fromShared).toEqual(candidates)
+          expect(planLines(tab, readings, sharedOnly, layout, second, affected, ranges, fromShared.verdicts)).toEqual(shortcut)
         },
       ),
       { numRuns: 400 },
+    )
+  })
+  it('collects the Keys of any cells, text or not, as rowsByKeyText and the engine read them', () => {
+    // A number or a tick in Key is never a Key, but its text is on a second row all the same as the text cell's.
+    const pool: CellValue[] = [5, '5', ' 5 ', true, 'TRUE', false, 'tl-anna/1', ' tl-anna/1', null, '', '  ', 1.5, '1.5']
+    fc.assert(
+      fc.property(anyLayout, fc.array(fc.constantFrom(...pool), { maxLength: 10 }), (layout, keyCells) => {
+        const cells = keyCells.map((Key) => placeRow({ Key }, layout))
+        const tab: TabData = { title: 'Activities', exists: true, header: [], rows: cells, gridRowCount: cells.length + 1 }
+        const { keys, shared } = sheetKeysOf(tab, layout)
+        expect(shared).toEqual(new Map([...rowsByKeyText(tab, layout)].filter(([, at]) => at.length > 1)))
+        expect(keys).toEqual(new Set(keyCells.flatMap(textKeyOf)))
+      }),
+      { numRuns: 500 },
     )
   })
 })
