@@ -163,25 +163,17 @@ function hashText(text: string): void {
     v1 = t1 & 0xffff
     v2 = t2 & 0xffff
   }
-  if (i < length) {
-    // The rest from its first non-ASCII character on, as TextEncoder encodes it: the prefix is ASCII, so the cut
-    // never splits a surrogate pair, and lone surrogates become U+FFFD as in encoding the whole text.
-    const bytes = encoder.encode(text.slice(i))
-    for (let j = 0; j < bytes.length; j++) {
-      v0 ^= bytes[j]!
-      const t0 = v0 * FNV_PRIME_LO
-      const t1 = v1 * FNV_PRIME_LO + (t0 >>> 16)
-      const t2 = v2 * FNV_PRIME_LO + (v0 << 8) + (t1 >>> 16)
-      v3 = (v3 * FNV_PRIME_LO + (v1 << 8) + (t2 >>> 16)) & 0xffff
-      v0 = t0 & 0xffff
-      v1 = t1 & 0xffff
-      v2 = t2 & 0xffff
-    }
-  }
   h0 = v0
   h1 = v1
   h2 = v2
   h3 = v3
+  if (i < length) {
+    // The rest from its first non-ASCII character on, as TextEncoder encodes it: the prefix is ASCII, so the cut
+    // never splits a surrogate pair, and lone surrogates become U+FFFD as in encoding the whole text. Rare (names
+    // and notes in other scripts), so byte by byte through hashByte; only the ASCII loop above repeats its step,
+    // in locals, because nearly every byte of a sheet goes through it.
+    for (const byte of encoder.encode(text.slice(i))) hashByte(byte)
+  }
 }
 
 /** Hashes a number as JSON.stringify writes it: a safe integer digit by digit, without making its text. */
@@ -198,24 +190,7 @@ function hashNumber(n: number): void {
     DIGITS[count++] = 0x30 + digit
     rest = (rest - digit) / 10
   } while (rest > 0)
-  let v0 = h0
-  let v1 = h1
-  let v2 = h2
-  let v3 = h3
-  while (count > 0) {
-    v0 ^= DIGITS[--count]!
-    const t0 = v0 * FNV_PRIME_LO
-    const t1 = v1 * FNV_PRIME_LO + (t0 >>> 16)
-    const t2 = v2 * FNV_PRIME_LO + (v0 << 8) + (t1 >>> 16)
-    v3 = (v3 * FNV_PRIME_LO + (v1 << 8) + (t2 >>> 16)) & 0xffff
-    v0 = t0 & 0xffff
-    v1 = t1 & 0xffff
-    v2 = t2 & 0xffff
-  }
-  h0 = v0
-  h1 = v1
-  h2 = v2
-  h3 = v3
+  while (count > 0) hashByte(DIGITS[--count]!)
 }
 
 /** A safe integer's digits, last first (at most 16). */
