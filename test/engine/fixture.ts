@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { startReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../../counterparts/timeline/server.ts'
 import type { SeedOptions } from '../../counterparts/timeline/seed.ts'
+import { silentReporter } from '../../src/cli/reporter.ts'
 import { parseConfig } from '../../src/config/load.ts'
+import { runExport } from '../../src/engine/export.ts'
 import type { TargetConfig } from '../../src/config/schema.ts'
 import type { Spreadsheet } from '../../src/sheets/port.ts'
 import { createWorkbookSpreadsheet } from '../../src/sheets/workbook/backend.ts'
@@ -71,4 +73,17 @@ export async function startEngineFixture(
     activityReads,
     spreadsheet: () => createWorkbookSpreadsheet({ path: file }),
   }
+}
+
+/** `startEngineFixture`, then a first export at `now`: the world an import test starts from. */
+export async function startExportedFixture(data: SeedOptions, target: Record<string, unknown>, now: () => Date): Promise<EngineFixture> {
+  const world = await startEngineFixture(data, target)
+  await runExport(world.target, {
+    client: world.client,
+    spreadsheet: world.spreadsheet(),
+    stateDir: world.stateDir,
+    reporter: silentReporter,
+    now,
+  })
+  return world
 }

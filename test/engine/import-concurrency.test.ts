@@ -5,23 +5,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { silentReporter } from '../../src/cli/reporter.ts'
-import { runExport } from '../../src/engine/export.ts'
 import { runImport } from '../../src/engine/import.ts'
 import { managerEditing } from '../sheets/workbook-fixture.ts'
-import { startEngineFixture, type EngineFixture } from './fixture.ts'
+import { startExportedFixture, type EngineFixture } from './fixture.ts'
 
 const now = () => new Date('2026-11-10T11:00:00Z')
 let world: EngineFixture
 
 beforeAll(async () => {
-  world = await startEngineFixture({ users: 1, days: 5, startDate: '2026-11-05' }, { window: { days: 7 } })
-  await runExport(world.target, {
-    client: world.client,
-    spreadsheet: world.spreadsheet(),
-    stateDir: world.stateDir,
-    reporter: silentReporter,
-    now,
-  })
+  world = await startExportedFixture({ users: 1, days: 5, startDate: '2026-11-05' }, { window: { days: 7 } }, now)
 })
 
 afterAll(async () => {

@@ -9,27 +9,19 @@ import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { silentReporter } from '../../src/cli/reporter.ts'
-import { runExport } from '../../src/engine/export.ts'
 import { runImport } from '../../src/engine/import.ts'
 import { TimelineSheetsError } from '../../src/errors.ts'
 import type { Spreadsheet } from '../../src/sheets/port.ts'
 import { stateLocation } from '../../src/state/target-state.ts'
 import type { TimelineClient } from '../../src/timeline/client.ts'
 import { managerEditing } from '../sheets/workbook-fixture.ts'
-import { startEngineFixture, type EngineFixture } from './fixture.ts'
+import { startExportedFixture, type EngineFixture } from './fixture.ts'
 
 const now = () => new Date('2026-11-10T11:00:00Z')
 let world: EngineFixture
 
 beforeAll(async () => {
-  world = await startEngineFixture({ users: 2, days: 14, startDate: '2026-10-28' }, { window: { days: 14 } })
-  await runExport(world.target, {
-    client: world.client,
-    spreadsheet: world.spreadsheet(),
-    stateDir: world.stateDir,
-    reporter: silentReporter,
-    now,
-  })
+  world = await startExportedFixture({ users: 2, days: 14, startDate: '2026-10-28' }, { window: { days: 14 } }, now)
   // One manager edit, so an applied import would write to the server and the sheet.
   const tab = (await world.spreadsheet().read(['Activities'])).tabs['Activities']!
   await managerEditing(world.file).editCell('Activities', 2, tab.header.indexOf('Notes'), 'edited by a manager')
@@ -71,6 +63,14 @@ function observedSheet(onRead: () => void, fail?: Error): Spreadsheet {
   } as Spreadsheet
 }
 
+/** What an applied import with this client and spreadsheet threw (undefined: it did not). */
+function importFailure(client: TimelineClient, spreadsheet: Spreadsheet): Promise<unknown> {
+  return runImport(world.target, { client, spreadsheet, stateDir: world.stateDir, reporter: silentReporter, now }).then(
+    () => undefined,
+    (error: unknown) => error,
+  )
+}
+
 const serverState = () => JSON.stringify(world.server.store.activities(world.server.credentials.users[0]!.tagsTimelineKey!))
 
 describe('issue 10: an import waits for the sheet read and reads the server lists and the bases meanwhile', () => {
@@ -102,16 +102,7 @@ describe('issue 10: an import waits for the sheet read and reads the server list
     const server = serverState()
     await writeFile(baseFile, '["not", "pairs"')
     try {
-      const failure = await runImport(world.target, {
-        client: world.client,
-        spreadsheet: world.spreadsheet(),
-        stateDir: world.stateDir,
-        reporter: silentReporter,
-        now,
-      }).then(
-        () => undefined,
-        (error: unknown) => error,
-      )
+      const failure = await importFailure(world.client, world.spreadsheet())
       expect(failure).toBeInstanceOf(TimelineSheetsError)
       expect((failure as TimelineSheetsError).code).toBe('TS_STATE')
       expect((failure as Error).message).toContain(baseFile)
@@ -125,16 +116,7 @@ describe('issue 10: an import waits for the sheet read and reads the server list
   it('a timeline list that fails while the sheet read succeeds is the import error, as it was', async () => {
     const refused = new TimelineSheetsError('TS_FORBIDDEN', 'GET /api/timelines was refused (test)')
     const { client } = observedClient({ tagsTimelines: () => Promise.reject(refused) })
-    const failure = await runImport(world.target, {
-      client,
-      spreadsheet: world.spreadsheet(),
-      stateDir: world.stateDir,
-      reporter: silentReporter,
-      now,
-    }).then(
-      () => undefined,
-      (error: unknown) => error,
-    )
+    const failure = await importFailure(client, world.spreadsheet())
     expect(failure).toBe(refused)
   })
 
@@ -143,15 +125,9 @@ describe('issue 10: an import waits for the sheet read and reads the server list
       tagsTimelines: () => Promise.reject(new TimelineSheetsError('TS_FORBIDDEN', 'GET /api/timelines was refused (test)')),
     })
     const broken = new TimelineSheetsError('TS_NETWORK', 'the sheet read broke off (test)')
-    const failure = await runImport(world.target, {
+    const failure = await importFailure(
       client,
-      spreadsheet: observedSheet(() => undefined, broken),
-      stateDir: world.stateDir,
-      reporter: silentReporter,
-      now,
-    }).then(
-      () => undefined,
-      (error: unknown) => error,
+      observedSheet(() => undefined, broken),
     )
     expect(failure).toBe(broken)
     // The lists were asked for, and the refused one is awaited nowhere: vitest fails the file on an unhandled rejection.
