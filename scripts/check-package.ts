@@ -2,8 +2,9 @@
  * `npm run check-package [-- --node <path> …]`: the package as an operator gets it. Packs the tarball (which
  * builds dist/), checks what it carries, installs it globally into a temporary prefix, and runs the installed
  * `timeline-sheets` by name — `--version`, `--help`, an export against the reference server into a local
- * workbook, and `doctor` (as that account, and as a reader account) — once for each Node given (default: the
- * Node running this script, the project's Node 24).
+ * workbook, an export into the Sheets fake and an import of a manager's edit from it, and `doctor` (as that
+ * account, and as a reader account) — once for each Node given (default: the Node running this script, the
+ * project's Node 24).
  *
  * The installed command starts with `#!/usr/bin/env node`, so it runs on whatever `node` comes first on PATH;
  * each check puts the chosen Node first, so a CI machine whose own `node` is older still tests 22 or 24.
@@ -15,6 +16,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { createManager } from '../counterparts/sheets/manager.ts'
+import { startSheetsFake } from '../counterparts/sheets/server.ts'
 import { startReferenceServer } from '../counterparts/timeline/server.ts'
 import { createWorkbookSpreadsheet } from '../src/sheets/workbook/backend.ts'
 import { BUNDLED_PACKAGES } from './bundled-packages.ts'
@@ -99,6 +102,8 @@ try {
   const server = await startReferenceServer({
     data: { users: 3, days: 27, startDate: '2026-10-15', timeZones: ['Europe/Berlin'], otherTimelines: false },
   })
+  const sheets = await startSheetsFake()
+  const manager = createManager(sheets.store)
   try {
     for (const [i, node] of nodes.entries()) {
       // Only this Node and the installed command come first on PATH; npm's own bin folder stays after them.
@@ -162,6 +167,46 @@ try {
         `timeline-sheets doctor: ${report?.checks.length ?? 0} checks, none failed${failed.length ? ` (failed: ${failed.join(', ')})` : ''}`,
         doctor,
       )
+      // The Google path of the installed command (the Sheets backend in the bundle, googleapis from npm): an export
+      // into the Sheets fake on loopback, then an import of a manager's edit back to the server.
+      const spreadsheetId = manager.createSpreadsheet({ title: `package check ${i}` })
+      const googleConfig = path.join(folder, 'google.json')
+      await writeFile(
+        googleConfig,
+        JSON.stringify({
+          timeline: { auth: { mode: 'password', baseUrl: server.url, username: server.credentials.transfer!.username } },
+          google: { auth: { mode: 'static-token', tokenEnv: 'CHECK_GOOGLE_TOKEN' }, rootUrl: sheets.rootUrl },
+          stateDir: 'google-state',
+          targets: [{ name: 'team', spreadsheet: { kind: 'google', spreadsheetId }, timeZone: 'Europe/Berlin', window: { days: 21 } }],
+        }),
+      )
+      const googleEnv = { ...password, CHECK_GOOGLE_TOKEN: sheets.staticToken }
+      const intoGoogle = await cli(['export', '--config', googleConfig, '--now', '2026-11-10T11:00:00Z', '--json'], googleEnv, folder)
+      const googleSummary = intoGoogle.code === 0 ? (JSON.parse(intoGoogle.stdout) as { runs: Summary[] }).runs[0] : undefined
+      const tab = manager.readTab(spreadsheetId, 'Activities')
+      check(
+        googleSummary?.result === 'success' && googleSummary.counts.created > 0 && tab.length === googleSummary.counts.created + 1,
+        `export into a Google spreadsheet (the Sheets fake): ${googleSummary?.counts.created ?? 0} rows, ${Math.max(tab.length - 1, 0)} in the tab`,
+        intoGoogle,
+      )
+      const notes = tab[0]?.indexOf('Notes') ?? -1
+      if (notes >= 0) manager.editCell(spreadsheetId, 'Activities', `${String.fromCharCode(65 + notes)}2`, 'checked by the package check')
+      const fromGoogle = await cli(
+        ['import', '--yes', '--config', googleConfig, '--now', '2026-11-10T11:05:00Z', '--json'],
+        googleEnv,
+        folder,
+      )
+      type ImportJson = { runs: { result: string; counts: { updated: number } }[] }
+      const imported = fromGoogle.code === 0 ? (JSON.parse(fromGoogle.stdout) as ImportJson).runs[0] : undefined
+      const onServer = server.credentials.users.some((u) =>
+        server.store.activities(u.tagsTimelineKey!).some((a) => a.notes === 'checked by the package check'),
+      )
+      check(
+        notes >= 0 && imported?.result === 'success' && imported.counts.updated === 1 && onServer,
+        "import from that Google spreadsheet: a manager's edit is sent to the server",
+        fromGoogle,
+      )
+
       const readerConfig = path.join(folder, 'reader.json')
       const reader = server.credentials.reader!
       await writeFile(
@@ -178,6 +223,7 @@ try {
     }
   } finally {
     await server.close()
+    await sheets.close()
   }
 } finally {
   if (values.keep) process.stdout.write(`Kept ${work}\n`)
