@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util'
 import { createManager } from '../counterparts/sheets/manager.ts'
 import { startSheetsFake } from '../counterparts/sheets/server.ts'
 import { startReferenceServer } from '../counterparts/timeline/server.ts'
+import { columnLetters } from '../src/core/columns.ts'
 import { createWorkbookSpreadsheet } from '../src/sheets/workbook/backend.ts'
 import { BUNDLED_PACKAGES } from './bundled-packages.ts'
 
@@ -190,7 +191,7 @@ try {
         intoGoogle,
       )
       const notes = tab[0]?.indexOf('Notes') ?? -1
-      if (notes >= 0) manager.editCell(spreadsheetId, 'Activities', `${String.fromCharCode(65 + notes)}2`, 'checked by the package check')
+      if (notes >= 0) manager.editCell(spreadsheetId, 'Activities', `${columnLetters(notes)}2`, 'checked by the package check')
       const fromGoogle = await cli(
         ['import', '--yes', '--config', googleConfig, '--now', '2026-11-10T11:05:00Z', '--json'],
         googleEnv,
