@@ -128,13 +128,19 @@ function sharedKeys(rowsOfKey: ReadonlyMap<string, number[]>): Map<string, numbe
 }
 
 /**
- * What to read of one timeline: the window's weekly chunks that hold an edited
- * day (all of them when `full`), plus the week around each edited day outside
- * the window. Reads then follow the edits, not the size of the window.
+ * What to read of one timeline: the window's weekly chunks from the first to
+ * the last that holds an edited day (all of them when `full`), plus the week
+ * around each edited day outside the window. The weeks between edits are read
+ * too, so the window's part is one request: the service's pace counts requests,
+ * and each costs a round trip, while a few more weeks of one user's activities
+ * cost little.
  */
 export function readRanges(timeZone: string, fromDate: string, days: number, dates: Set<string>, full: boolean): TimeWindow[] {
   const window = chunkWindows(timeZone, fromDate, days, 7)
-  const chunks = full ? window : window.filter((c) => [...dates].some((d) => within(d, c, timeZone)))
+  const edited = (c: TimeWindow) => [...dates].some((d) => within(d, c, timeZone))
+  const first = full ? 0 : window.findIndex(edited)
+  const last = full ? window.length - 1 : window.findLastIndex(edited)
+  const chunks = first < 0 ? [] : window.slice(first, last + 1)
   const lastDate = addDays(fromDate, days)
   const extra = [...dates].filter((d) => d < fromDate || d >= lastDate).sort()
   for (const d of extra) {

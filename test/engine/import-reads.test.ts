@@ -1,7 +1,7 @@
 /**
- * The importer reads the server where the edits are: the weeks holding edited
- * rows, not the whole window, and the rest of the window only when an edited
- * row's activity moved in from another week.
+ * The importer reads the server where the edits are: one request per user, from
+ * the first to the last week holding edited rows, not the whole window, and the
+ * rest of the window only when an edited row's activity moved in from another week.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { silentReporter } from '../../src/cli/reporter.ts'
@@ -48,6 +48,33 @@ describe('where the importer reads', () => {
     })
     expect(summary.counts).toMatchObject({ updated: 1, conflicts: 0 })
     expect(activityReads).toHaveLength(1)
+  })
+
+  it('edits in the first and the last week of one user read the weeks between too, in one request', async () => {
+    const { server, client, target, file, stateDir, activityReads } = fixture()
+    const { tab, col } = await rows()
+    const alice = server.credentials.users[0]!.username
+    const early = tab.rows.findIndex((r) => r[col('User')] === alice && (r[col('Date')] as number) < localDateToSerial('2026-10-20'))
+    const late = tab.rows.findLastIndex((r) => r[col('User')] === alice && (r[col('Date')] as number) >= localDateToSerial('2026-11-05'))
+    expect(early).toBeGreaterThanOrEqual(0)
+    expect(late).toBeGreaterThan(early)
+    const sheet = managerEditing(file)
+    await sheet.editCell('Activities', early + 2, col('Notes'), 'first week')
+    await sheet.editCell('Activities', late + 2, col('Notes'), 'last week')
+    activityReads.length = 0
+    const summary = await runImport(target, {
+      client,
+      spreadsheet: createWorkbookSpreadsheet({ path: file }),
+      stateDir,
+      reporter: silentReporter,
+      now,
+    })
+    expect(summary.counts).toMatchObject({ updated: 2, conflicts: 0 })
+    expect(activityReads).toHaveLength(1)
+    const asked = new URL(activityReads[0]!).searchParams
+    // The edits sit in the window's first and last weeks: the read spans at least the three weeks from one to the other.
+    const days = Math.round((Date.parse(asked.get('toTime')!) - Date.parse(asked.get('fromTime')!)) / 86_400_000)
+    expect(days).toBeGreaterThanOrEqual(21)
   })
 
   it('an activity moved in from another week is found by reading the rest of the window: an update, not a conflict', async () => {

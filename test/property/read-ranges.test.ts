@@ -5,8 +5,9 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { MIN_SPLIT_SECONDS, planRangeReads } from '../../src/core/read-ranges.ts'
-import { formatOffsetInstant, parseOffsetInstant, type TimeWindow } from '../../src/core/time.ts'
+import { readRanges, within } from '../../src/core/import-plan.ts'
+import { mergeRanges, MIN_SPLIT_SECONDS, planRangeReads } from '../../src/core/read-ranges.ts'
+import { chunkWindows, formatOffsetInstant, parseOffsetInstant, type TimeWindow } from '../../src/core/time.ts'
 
 const RUNS = 300
 const seconds = (bound: string) => parseOffsetInstant(bound).epochSeconds
@@ -118,6 +119,53 @@ describe('issue 10: the range planner', () => {
         let depth = 0
         while (Math.ceil(length / 2 ** depth) > maxSeconds) depth++
         expect(out.answered.length).toBeLessThanOrEqual(2 ** depth)
+      }),
+      { numRuns: RUNS },
+    )
+  })
+})
+
+/**
+ * What an import reads of one timeline (`readRanges`): the weeks of its edited
+ * days, and within the window one run of weeks from the first edited week to
+ * the last, so a timeline costs one request there however its edits scatter.
+ */
+describe('issue 10: the weeks an import reads', () => {
+  const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe'] as const
+  const START = Date.UTC(2026, 0, 5)
+  const dateAt = (offset: number) => new Date(START + offset * 86_400_000).toISOString().slice(0, 10)
+  const anyCase = fc.record({
+    timeZone: fc.constantFrom(...ZONES),
+    days: fc.integer({ min: 1, max: 120 }),
+    // Edited days inside the window and up to a year on either side of it.
+    offsets: fc.uniqueArray(fc.integer({ min: -365, max: 485 }), { maxLength: 12 }),
+    full: fc.boolean(),
+  })
+
+  it('every edited day lies in a week read; inside the window the weeks read are one run, from the first edited week to the last', () => {
+    fc.assert(
+      fc.property(anyCase, ({ timeZone, days, offsets, full }) => {
+        const fromDate = dateAt(0)
+        const dates = new Set(offsets.map(dateAt))
+        const chunks = readRanges(timeZone, fromDate, days, dates, full)
+        for (const d of dates)
+          expect(
+            chunks.some((c) => within(d, c, timeZone)),
+            d,
+          ).toBe(true)
+        const window = chunkWindows(timeZone, fromDate, days, 7)
+        const inWindow = chunks.filter((c) => window.some((w) => w.from === c.from && w.to === c.to))
+        const edited = window.map((w) => [...dates].some((d) => within(d, w, timeZone)))
+        const first = full ? 0 : edited.indexOf(true)
+        const last = full ? window.length - 1 : edited.lastIndexOf(true)
+        expect(inWindow).toEqual(first < 0 ? [] : window.slice(first, last + 1))
+        expect(mergeRanges(inWindow).length).toBeLessThanOrEqual(1)
+        // Outside the window: only weeks around an edited day there, never a run across the gap.
+        for (const c of chunks.filter((x) => !inWindow.includes(x)))
+          expect(
+            [...dates].some((d) => within(d, c, timeZone)),
+            `${c.from} holds no edited day`,
+          ).toBe(true)
       }),
       { numRuns: RUNS },
     )
