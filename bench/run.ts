@@ -119,7 +119,7 @@ for (const size of SIZES) {
 }
 if (wanted('scale')) await part('scale', () => scale({ ...data, ...SCALE, changeShare: CHANGE_SHARE }))
 if (wanted('workbook')) await part('workbook', () => workbook({ ...data, ...LARGE, changeShare: CHANGE_SHARE }))
-if (wanted('import')) await part('import', () => importCase({ ...data, ...LARGE, edits: IMPORT_EDITS, reps: REPS }))
+if (wanted('import')) await part('import', () => importCase({ ...data, ...LARGE, edits: IMPORT_EDITS, reps: REPS, latencyMs: LATENCY_MS }))
 if (wanted('many'))
   await part('many', () => many({ ...data, targets: MANY_TARGETS, perMinute: MANY_PER_MINUTE, changeShare: CHANGE_SHARE }))
 if (wanted('footnote')) await part('footnote', () => footnote({ ...data, rows: QUICK ? 200 : 2_000, users: 4 }))

@@ -3,7 +3,10 @@
  * a manager's 1,000 edits are typed into the fake (bench/lib/manager-edits.ts:
  * notes, tags, times, new rows, ticked deletes; no request counted), then
  * `import --dry-run` runs as a whole process, `reps` times (a dry run changes
- * nothing, so every run sees the same sheet).
+ * nothing, so every run sees the same sheet). With `latencyMs`, the dry runs
+ * again with every Timeline answer delayed that long (reported, no goal): the
+ * import's reads are one request per edited timeline, and a round trip is what
+ * a request costs against a real server.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -23,6 +26,8 @@ export interface ImportOptions {
   t0: number
   edits: number
   reps: number
+  /** Delay of every Timeline answer for a second set of dry runs; undefined: none. */
+  latencyMs?: number
 }
 
 const HOUR = 3_600_000
@@ -82,13 +87,25 @@ export async function importCase(options: ImportOptions): Promise<void> {
         measured: `${spreadSecs(dryRuns.map((s) => s.wallMs))} s`,
         met: dryRuns.every((s) => s.ok) && wall <= 2000,
       })
-      rows.push(
-        describe(
-          `import --dry-run after ${options.edits.toLocaleString('en')} edits (${edits.notes} notes / ${edits.tags} tags / ${edits.times} times / ${edits.creates} new / ${edits.deletes} deletes)`,
-          dryRuns,
-          planText,
-        ),
-      )
+      const editsText = `${options.edits.toLocaleString('en')} edits (${edits.notes} notes / ${edits.tags} tags / ${edits.times} times / ${edits.creates} new / ${edits.deletes} deletes)`
+      rows.push(describe(`import --dry-run after ${editsText}`, dryRuns, planText))
+      if (options.latencyMs !== undefined) {
+        await host.call('setLatency', { ms: options.latencyMs })
+        const phase = `import --dry-run, Timeline latency ${options.latencyMs} ms`
+        const slow: Sample[] = []
+        for (let rep = 0; rep < options.reps; rep++)
+          slow.push(
+            await measure(
+              host,
+              'timeline-sheets',
+              () => runTool(config, ['import', '--dry-run'], new Date(options.t0 + HOUR)),
+              { ...context, phase, rep },
+              [0, 3],
+            ),
+          )
+        await host.call('setLatency', { ms: 0 })
+        rows.push(describe(`${phase}, the same edits`, slow))
+      }
     }
     table(
       `Issue 10 — import: ${options.label} (${timeline.activities.toLocaleString('en')} activities, ${timeline.timelines} timelines), Google target through the fake; median (min–max)`,
