@@ -1,7 +1,7 @@
 /**
  * Runs one whole process the way a person or cron does and measures it from
  * outside: wall time from just before the spawn to the exit, peak RSS and CPU
- * time from the process's own accounting at exit (bench/lib/probe.ts).
+ * time from the process's own accounting at exit (bench/lib/probe.js).
  */
 import { spawn } from 'node:child_process'
 import { readFile, rm } from 'node:fs/promises'
@@ -10,7 +10,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { MARKER } from './emit.ts'
 
-const PROBE = fileURLToPath(new URL('./probe.ts', import.meta.url))
+const PROBE = fileURLToPath(new URL('./probe.js', import.meta.url))
 const EXTRA_NODE_ARGS = (process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean)
 let nextProbe = 0
 
