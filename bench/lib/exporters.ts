@@ -6,9 +6,9 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { PeerOptions } from '../peers/lib.ts'
 import type { Host, TimelineStarted } from './host-client.ts'
+import { peerScript, type PeerName } from './peer-scripts.ts'
 import { runNode, type ProcessRun } from './process.ts'
 import { runTool, writeToolConfig, type ToolConfig } from './tool-cli.ts'
 
@@ -76,14 +76,11 @@ export function toolExporter(stage: Stage, label: string): Exporter {
   return exporter
 }
 
-/** A peer script from bench/peers/, on a spreadsheet with an empty Activities tab (as a person sets one up for a script). */
-export function peerExporter(
-  stage: Stage,
-  name: (typeof PEERS)[number] | 'append-per-row',
-  label: string,
-  extra: Record<string, unknown> = {},
-): Exporter {
-  const script = fileURLToPath(new URL(`../peers/${name}.ts`, import.meta.url))
+/**
+ * A peer script from bench/peers/, bundled into plain JavaScript (bench/lib/peer-scripts.ts), on a spreadsheet
+ * with an empty Activities tab (as a person sets one up for a script).
+ */
+export function peerExporter(stage: Stage, name: PeerName, label: string, extra: Record<string, unknown> = {}): Exporter {
   const exporter: Exporter = {
     name,
     peer: true,
@@ -92,7 +89,7 @@ export function peerExporter(
       await exporter.dispose()
       exporter.spreadsheetId = await stage.host.call<string>('createSpreadsheet', { title: `${label} ${name}`, tabs: ['Activities'] })
     },
-    run() {
+    async run() {
       const options: PeerOptions = {
         timelineUrl: stage.timeline.url,
         username: stage.timeline.username,
@@ -103,7 +100,7 @@ export function peerExporter(
         from: stage.from,
         to: stage.to,
       }
-      return runNode([script, JSON.stringify({ ...options, ...extra })])
+      return runNode([await peerScript(name), JSON.stringify({ ...options, ...extra })])
     },
     async dispose() {
       if (exporter.spreadsheetId) await stage.host.call('deleteSpreadsheet', { spreadsheetId: exporter.spreadsheetId })
