@@ -131,3 +131,38 @@ describe('where the importer reads', () => {
     expect(server.store.activity(alice.tagsTimelineKey!, target0.id)!.notes).toBe('=IMPORTDATA(x)')
   })
 })
+
+describe('where the importer reads, on a server that refuses ranges over 10 days', () => {
+  let limited: EngineFixture
+  beforeAll(async () => {
+    limited = await startEngineFixture(
+      { users: 1, days: 28, startDate: '2026-10-14' },
+      { window: { days: 28 } },
+      { rangeLimit: { maxDays: 10, status: 400 } },
+    )
+    const { client, target, stateDir } = limited
+    await runExport(target, { client, spreadsheet: limited.spreadsheet(), stateDir, reporter: silentReporter, now })
+  })
+  afterAll(async () => {
+    await limited?.server.close()
+  })
+
+  it('the read from the first edited week to the last is halved until the server answers, and both edits are sent', async () => {
+    const { client, target, file, stateDir, activityReads } = limited
+    const tab = (await createWorkbookSpreadsheet({ path: file }).read(['Activities'])).tabs['Activities']!
+    const col = (name: string) => tab.header.indexOf(name)
+    const early = tab.rows.findIndex((r) => (r[col('Date')] as number) < localDateToSerial('2026-10-20'))
+    const late = tab.rows.findLastIndex((r) => (r[col('Date')] as number) >= localDateToSerial('2026-11-05'))
+    const sheet = managerEditing(file)
+    await sheet.editCell('Activities', early + 2, col('Notes'), 'first week, limited server')
+    await sheet.editCell('Activities', late + 2, col('Notes'), 'last week, limited server')
+    activityReads.length = 0
+    const summary = await runImport(target, { client, spreadsheet: limited.spreadsheet(), stateDir, reporter: silentReporter, now })
+    expect(summary.counts).toMatchObject({ updated: 2, conflicts: 0, failed: 0 })
+    // Refused whole (three weeks and more), then read in halves.
+    expect(activityReads.length).toBeGreaterThan(1)
+    const keys = [tab.rows[early]![col('Key')], tab.rows[late]![col('Key')]] as string[]
+    const notes = keys.map((k) => limited.server.store.activity(k.split('/')[0]!, Number(k.split('/')[1]))!.notes)
+    expect(notes).toEqual(['first week, limited server', 'last week, limited server'])
+  })
+})
