@@ -26,6 +26,9 @@ if (!existsSync(entry)) {
 }
 // Before the first import of ours, so the compile cache covers all of them (see enableCompileCache in src/cli/main.ts).
 module.enableCompileCache?.()
+// A --verbose run (what the hint of an unexpected error asks for) prints that error's stack: through dist/'s source
+// maps it names src files and lines, not bundle chunks. Only then, since reading the maps costs every import.
+if (process.argv.slice(2).some((arg) => arg === '--verbose' || /^-[a-zA-Z]*v[a-zA-Z]*$/.test(arg))) process.setSourceMapsEnabled(true)
 const { main, setRunHeapPolicy } = await import(entry.href)
 setRunHeapPolicy()
 process.exitCode = await main()

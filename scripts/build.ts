@@ -35,6 +35,10 @@ try {
       // package.json is two folders up from every chunk, as from src/config/ (src/config/package-version.ts).
       entryFileNames: '[name].js',
       chunkFileNames: '[name]-[hash].js',
+      // A bug's stack should name src files: bin/timeline-sheets.js turns the maps on for --verbose runs only (the
+      // bug hint asks for one), so other runs never read them. Positions only: src/ itself is not in the package.
+      sourcemap: true,
+      sourcemapExcludeSources: true,
     },
     logLevel: 'warn',
   })
