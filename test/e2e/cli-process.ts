@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import net from 'node:net'
-import type { CliRun } from './cli.ts'
+import { CLI, type CliRun } from './cli.ts'
 
 export interface RunningProcess {
   readonly child: ChildProcess
@@ -82,6 +82,11 @@ export function startProcess(script: string, args: string[], env: Record<string,
       return exited
     },
   }
+}
+
+/** Starts the CLI under test (`CLI`, the sources or the entry `TIMELINE_SHEETS_E2E_CLI` names), read while it runs. */
+export function startCli(args: string[], env: Record<string, string> = {}, timeoutMs?: number): RunningProcess {
+  return startProcess(CLI, args, env, timeoutMs)
 }
 
 /** A TCP port on 127.0.0.1 that was free a moment ago. */

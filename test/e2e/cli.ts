@@ -1,12 +1,31 @@
 /** Runs the real CLI as a subprocess, the way an operator or cron does. */
 import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
-export const CLI = path.join(root, 'src/cli/main.ts')
+
+/**
+ * Names another entry for the CLI the e2e runs start, such as an installed package's `bin/timeline-sheets.js`:
+ * `npm run check-package` runs the sign-in e2e files against the bundle the package installs, where a lazy
+ * import or a CommonJS detail can break what the sources run fine. Unset, the runs start the sources.
+ */
+export const CLI_ENV = 'TIMELINE_SHEETS_E2E_CLI'
+
+/** The JavaScript (or TypeScript) file the e2e runs start as `node <CLI> …`. */
+export const CLI = cliEntry()
+
+function cliEntry(): string {
+  const chosen = process.env[CLI_ENV]
+  if (chosen === undefined || chosen === '') return path.join(root, 'src/cli/main.ts')
+  const file = path.resolve(chosen)
+  // Refused here, at import, so that a wrong path fails every file that uses it instead of testing nothing.
+  if (!existsSync(file)) throw new Error(`${CLI_ENV}=${chosen}: there is no such file (${file}) to run as the CLI`)
+  return file
+}
 
 export interface CliRun {
   code: number | null

@@ -13,8 +13,8 @@ import { startCloudReferenceServer, type CloudReferenceServer } from '../../coun
 import { configSchema } from '../../src/config/schema.ts'
 import { createWorkbookSpreadsheet } from '../../src/sheets/workbook/backend.ts'
 import { scriptedBrowser, type ScriptedBrowser } from '../support/browser.ts'
-import { CLI, onlyRun, runCli, tempFolder, writeConfig, type CliRun } from './cli.ts'
-import { freePort, startProcess } from './cli-process.ts'
+import { onlyRun, runCli, tempFolder, writeConfig, type CliRun } from './cli.ts'
+import { freePort, startCli, startProcess } from './cli-process.ts'
 
 const timeZone = 'Europe/Berlin'
 const DAY = 86_400_000
@@ -60,7 +60,7 @@ async function cloudConfig(prefix: string) {
 
 /** Runs `login --no-browser`, hands the address it prints to the browser, and waits for the CLI to exit. */
 async function login(configFile: string, browser: ScriptedBrowser, ...extra: string[]): Promise<{ run: CliRun; address: string }> {
-  const cli = startProcess(CLI, ['login', '--config', configFile, '--no-browser', ...extra], env)
+  const cli = startCli(['login', '--config', configFile, '--no-browser', ...extra], env)
   try {
     const address = (await cli.waitFor('stderr', AUTHORIZE))[1]!
     await browser.open(address)
@@ -263,7 +263,7 @@ describe('npm run reference-server -- --cloud', () => {
       const config = JSON.parse(snippet!)
       config.timeline.auth.callbackUrl = callbackUrl
       const configFile = await writeConfig(folder, config)
-      const cli = startProcess(CLI, ['login', '--config', configFile, '--no-browser'], { TIMELINE_CLIENT_SECRET: secret! })
+      const cli = startCli(['login', '--config', configFile, '--no-browser'], { TIMELINE_CLIENT_SECRET: secret! })
       try {
         await scriptedBrowser().open((await cli.waitFor('stderr', AUTHORIZE))[1]!)
         const loggedIn = await cli.exited
