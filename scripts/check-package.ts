@@ -10,6 +10,7 @@
  * each check puts the chosen Node first, so a CI machine whose own `node` is older still tests 22 or 24.
  */
 import { spawn } from 'node:child_process'
+import { generateKeyPairSync } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -21,6 +22,7 @@ import { startSheetsFake } from '../counterparts/sheets/server.ts'
 import { startReferenceServer } from '../counterparts/timeline/server.ts'
 import { columnLetters } from '../src/core/columns.ts'
 import { createWorkbookSpreadsheet } from '../src/sheets/workbook/backend.ts'
+import { CLI_ENV } from '../test/e2e/cli.ts'
 import { BUNDLED_PACKAGES } from './bundled-packages.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -60,6 +62,25 @@ function check(ok: unknown, what: string, detail?: Run): void {
   if (detail)
     process.stdout.write(`       exit ${detail.code}\n       stdout: ${detail.stdout.trim()}\n       stderr: ${detail.stderr.trim()}\n`)
   failures++
+}
+
+/** The `iss` of a JWT-bearer assertion: the service account that signed it. */
+function issuerOf(assertion: string | undefined): unknown {
+  try {
+    return (JSON.parse(Buffer.from(assertion?.split('.')[1] ?? '', 'base64url').toString()) as { iss?: unknown }).iss
+  } catch {
+    return undefined
+  }
+}
+
+/** The e2e files of the sign-ins only they run, run again against the installed package. */
+const E2E_FILES = ['test/e2e/cloud-login.e2e.test.ts', 'test/e2e/ntlm.e2e.test.ts']
+
+/** What vitest's json reporter writes, as far as it is read here. */
+interface VitestJson {
+  numTotalTests: number
+  numPassedTests: number
+  testResults: { name: string }[]
 }
 
 let failures = 0
@@ -105,6 +126,21 @@ try {
   })
   const sheets = await startSheetsFake()
   const manager = createManager(sheets.store)
+  // A failed export may leave no tab behind: then the check says so, with the run's output, instead of a stack.
+  const activitiesIn = (spreadsheetId: string) => {
+    try {
+      return manager.readTab(spreadsheetId, 'Activities')
+    } catch {
+      return []
+    }
+  }
+  // A service account as Google has it: the fake knows the public key, the key file holds the private one.
+  const serviceAccount = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  const serviceAccountEmail = 'timeline-sheets-check@timeline-sheets-check.iam.gserviceaccount.com'
+  sheets.store.auth.registerServiceAccount({
+    clientEmail: serviceAccountEmail,
+    publicKey: serviceAccount.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+  })
   try {
     for (const [i, node] of nodes.entries()) {
       // Only this Node and the installed command come first on PATH; npm's own bin folder stays after them.
@@ -184,7 +220,7 @@ try {
       const googleEnv = { ...password, CHECK_GOOGLE_TOKEN: sheets.staticToken }
       const intoGoogle = await cli(['export', '--config', googleConfig, '--now', '2026-11-10T11:00:00Z', '--json'], googleEnv, folder)
       const googleSummary = intoGoogle.code === 0 ? (JSON.parse(intoGoogle.stdout) as { runs: Summary[] }).runs[0] : undefined
-      const tab = manager.readTab(spreadsheetId, 'Activities')
+      const tab = activitiesIn(spreadsheetId)
       check(
         googleSummary?.result === 'success' && googleSummary.counts.created > 0 && tab.length === googleSummary.counts.created + 1,
         `export into a Google spreadsheet (the Sheets fake): ${googleSummary?.counts.created ?? 0} rows, ${Math.max(tab.length - 1, 0)} in the tab`,
@@ -220,6 +256,93 @@ try {
         refused.code === 6 && refusedReport?.checks.some((c) => c.name === 'Content editor (getAll)' && c.status === 'fail'),
         'timeline-sheets doctor as a reader account: exit 6, the Content editor check fails',
         refused,
+      )
+
+      // A Google service-account key file, as the console issues it but for token_uri: the installed command signs
+      // its own JWT-bearer assertion (jose in the bundle) and exchanges it at the fake. The spreadsheet is shared
+      // with that account only, so rows that arrive came with the token the exchange gave.
+      const saSpreadsheetId = manager.createSpreadsheet({
+        title: `package check ${i}, service account`,
+        sharedWith: { [serviceAccountEmail]: 'writer' },
+      })
+      await writeFile(
+        path.join(folder, 'service-account.json'),
+        JSON.stringify({
+          type: 'service_account',
+          project_id: 'timeline-sheets-check',
+          private_key_id: `check-key-${i}`,
+          private_key: serviceAccount.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+          client_email: serviceAccountEmail,
+          client_id: '100000000000000000001',
+          auth_uri: 'https://accounts.google.com/o/oauth2/auth',
+          token_uri: sheets.tokenUrl,
+          auth_provider_x509_cert_url: 'https://www.googleapis.com/oauth2/v1/certs',
+          universe_domain: 'googleapis.com',
+        }),
+      )
+      const saConfig = path.join(folder, 'service-account-config.json')
+      await writeFile(
+        saConfig,
+        JSON.stringify({
+          timeline: { auth: { mode: 'password', baseUrl: server.url, username: server.credentials.transfer!.username } },
+          google: { auth: { mode: 'service-account', keyFile: 'service-account.json' }, rootUrl: sheets.rootUrl },
+          stateDir: 'service-account-state',
+          targets: [
+            {
+              name: 'team',
+              spreadsheet: { kind: 'google', spreadsheetId: saSpreadsheetId },
+              timeZone: 'Europe/Berlin',
+              window: { days: 21 },
+            },
+          ],
+        }),
+      )
+      const grantsBefore = sheets.store.auth.tokenRequests().length
+      const asServiceAccount = await cli(['export', '--config', saConfig, '--now', '2026-11-10T11:00:00Z', '--json'], password, folder)
+      const saSummary = asServiceAccount.code === 0 ? (JSON.parse(asServiceAccount.stdout) as { runs: Summary[] }).runs[0] : undefined
+      const saTab = activitiesIn(saSpreadsheetId)
+      const jwtGrants = sheets.store.auth
+        .tokenRequests()
+        .slice(grantsBefore)
+        .filter((r) => r.grantType === 'urn:ietf:params:oauth:grant-type:jwt-bearer' && r.status === 200)
+        .filter((r) => issuerOf(r.form.assertion) === serviceAccountEmail)
+      check(
+        saSummary?.result === 'success' &&
+          saSummary.counts.created > 0 &&
+          saTab.length === saSummary.counts.created + 1 &&
+          jwtGrants.length > 0,
+        `export into a Google spreadsheet with a service-account key file: ${saSummary?.counts.created ?? 0} rows, ` +
+          `${Math.max(saTab.length - 1, 0)} in the tab, ${jwtGrants.length} JWT-bearer token request(s) granted`,
+        asServiceAccount,
+      )
+
+      // The sign-ins the checks above do not take (cloud: login with PKCE, refresh; Windows: NTLM), through the
+      // bundle: the sources' e2e files, their CLI runs pointed at the installed bin (test/e2e/cli.ts), on this Node.
+      const bin = path.join(installedRoot, 'bin', 'timeline-sheets.js')
+      const results = path.join(work, `e2e-${i}.json`)
+      const e2e = await run(
+        'node',
+        [
+          path.join(root, 'node_modules', 'vitest', 'vitest.mjs'),
+          'run',
+          ...E2E_FILES,
+          '--reporter=default',
+          '--reporter=json',
+          `--outputFile.json=${results}`,
+        ],
+        { env: { ...env, [CLI_ENV]: bin } },
+      )
+      const ran = existsSync(results) ? (JSON.parse(await readFile(results, 'utf8')) as VitestJson) : undefined
+      const files = new Set(ran?.testResults.map((r) => path.relative(root, r.name)))
+      check(
+        e2e.code === 0 &&
+          ran !== undefined &&
+          ran.numPassedTests > 0 &&
+          ran.numPassedTests === ran.numTotalTests &&
+          E2E_FILES.every((f) => files.has(f)),
+        `the cloud sign-in and NTLM e2e tests against the installed bin: ${ran?.numPassedTests ?? 0} of ${ran?.numTotalTests ?? 0} passed ` +
+          `(${E2E_FILES.join(', ')})`,
+        e2e,
       )
     }
   } finally {
