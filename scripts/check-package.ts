@@ -2,9 +2,11 @@
  * `npm run check-package [-- --node <path> …]`: the package as an operator gets it. Packs the tarball (which
  * builds dist/), checks what it carries, installs it globally into a temporary prefix, and runs the installed
  * `timeline-sheets` by name — `--version`, `--help`, an export against the reference server into a local
- * workbook, an export into the Sheets fake and an import of a manager's edit from it, and `doctor` (as that
- * account, and as a reader account) — once for each Node given (default: the Node running this script, the
- * project's Node 24).
+ * workbook, an export into the Sheets fake and an import of a manager's edit from it, `doctor` (as that
+ * account, and as a reader account), an export into the fake signed in with a service-account key file, and the
+ * cloud sign-in and NTLM e2e files with their CLI runs pointed at the installed bin (TIMELINE_SHEETS_E2E_CLI,
+ * test/e2e/cli.ts) — once for each Node given (default: the Node running this script, the project's Node 24).
+ * The e2e files run under vitest on that Node, which must strip types for the counterparts (22.18 or newer).
  *
  * The installed command starts with `#!/usr/bin/env node`, so it runs on whatever `node` comes first on PATH;
  * each check puts the chosen Node first, so a CI machine whose own `node` is older still tests 22 or 24.
