@@ -4,8 +4,8 @@
  * `timeline-sheets` by name — `--version`, `--help`, an export against the reference server into a local
  * workbook, an export into the Sheets fake and an import of a manager's edit from it, `doctor` (as that
  * account, and as a reader account), an export into the fake signed in with a service-account key file, and the
- * cloud sign-in and NTLM e2e files with their CLI runs pointed at the installed bin (TIMELINE_SHEETS_E2E_CLI,
- * test/e2e/cli.ts) — once for each Node given (default: the Node running this script, the project's Node 24).
+ * cloud sign-in, NTLM and unexpected-error e2e files with their CLI runs pointed at the installed bin
+ * (TIMELINE_SHEETS_E2E_CLI, test/e2e/cli.ts) — once for each Node given (default: the Node running this script, the project's Node 24).
  * The e2e files run under vitest on that Node, which must strip types for the counterparts (22.18 or newer).
  *
  * The installed command starts with `#!/usr/bin/env node`, so it runs on whatever `node` comes first on PATH;
@@ -75,8 +75,11 @@ function issuerOf(assertion: string | undefined): unknown {
   }
 }
 
-/** The e2e files of the sign-ins only they run, run again against the installed package. */
-const E2E_FILES = ['test/e2e/cloud-login.e2e.test.ts', 'test/e2e/ntlm.e2e.test.ts']
+/**
+ * The e2e files of the sign-ins only they run, run again against the installed package, and the report of an
+ * unexpected error, whose stack the installed command maps back to src files (dist/'s source maps).
+ */
+const E2E_FILES = ['test/e2e/cloud-login.e2e.test.ts', 'test/e2e/ntlm.e2e.test.ts', 'test/cli/internal-error-report.test.ts']
 
 /** What vitest's json reporter writes, as far as it is read here. */
 interface VitestJson {
@@ -318,8 +321,9 @@ try {
         asServiceAccount,
       )
 
-      // The sign-ins the checks above do not take (cloud: login with PKCE, refresh; Windows: NTLM), through the
-      // bundle: the sources' e2e files, their CLI runs pointed at the installed bin (test/e2e/cli.ts), on this Node.
+      // The sign-ins the checks above do not take (cloud: login with PKCE, refresh; Windows: NTLM), and a bug's
+      // --verbose stack, through the bundle: the sources' e2e files, their CLI runs pointed at the installed bin
+      // (test/e2e/cli.ts), on this Node.
       const bin = path.join(installedRoot, 'bin', 'timeline-sheets.js')
       const results = path.join(work, `e2e-${i}.json`)
       const e2e = await run(
@@ -342,7 +346,7 @@ try {
           ran.numPassedTests > 0 &&
           ran.numPassedTests === ran.numTotalTests &&
           E2E_FILES.every((f) => files.has(f)),
-        `the cloud sign-in and NTLM e2e tests against the installed bin: ${ran?.numPassedTests ?? 0} of ${ran?.numTotalTests ?? 0} passed ` +
+        `the cloud sign-in, NTLM and bug-report e2e tests against the installed bin: ${ran?.numPassedTests ?? 0} of ${ran?.numTotalTests ?? 0} passed ` +
           `(${E2E_FILES.join(', ')})`,
         e2e,
       )
