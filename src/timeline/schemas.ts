@@ -83,11 +83,12 @@ const GroupValuesSchema = z.looseObject({
   skipColor: z.boolean().optional(),
 })
 
-const VALUES_BY_TYPE: Record<string, z.ZodType> = {
-  activity: ActivityValuesSchema,
-  groupList: GroupListValuesSchema,
-  group: GroupValuesSchema,
-}
+// A Map, not an object: an entity type a server names `constructor` or `toString` must find no schema, not Object's.
+const VALUES_BY_TYPE: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodType>([
+  ['activity', ActivityValuesSchema],
+  ['groupList', GroupListValuesSchema],
+  ['group', GroupValuesSchema],
+])
 
 /**
  * One entity. Activity, groupList and group values are checked; other entity
@@ -107,7 +108,7 @@ export const EntitySchema = z
       ctx.addIssue({ code: 'custom', message: `expected object, got ${typeName(values)}`, path: ['values'], params: { described: true } })
       return
     }
-    const schema = VALUES_BY_TYPE[entity.entityType]
+    const schema = VALUES_BY_TYPE.get(entity.entityType)
     if (!schema) return
     const result = schema.safeParse(values)
     if (result.success) return

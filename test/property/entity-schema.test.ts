@@ -70,7 +70,11 @@ const values = fc.oneof(
 )
 const entity = fc.record(
   {
-    entityType: fc.oneof(fc.constantFrom('activity', 'group', 'groupList', 'folder'), fc.string({ maxLength: 5 }), fc.integer()),
+    entityType: fc.oneof(
+      fc.constantFrom('activity', 'group', 'groupList', 'folder', 'constructor', 'toString', '__proto__'),
+      fc.string({ maxLength: 5 }),
+      fc.integer(),
+    ),
     entityId: fc.oneof(fc.integer(), fc.double(), fc.string({ maxLength: 3 })),
     values,
     links: fc.jsonValue({ maxDepth: 1 }),
@@ -91,6 +95,15 @@ describe('entity values checked once', () => {
       }),
       { numRuns: 5_000 },
     )
+  })
+
+  it('an entity type named like a property every object has (constructor, toString) is an unknown type: accepted, not a crash', () => {
+    for (const entityType of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
+      expect(verdict(EntitySchema, { entityType, entityId: 1, values: { anything: 1 } })).toEqual({
+        ok: true,
+        value: { entityType, entityId: 1, values: { anything: 1 } },
+      })
+    }
   })
 
   it('values that are not an object are refused at `values`, as before', () => {
