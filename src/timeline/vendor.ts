@@ -22,7 +22,8 @@ export function vendorIdentifiers(token: string = DEFAULT_VENDOR): VendorIdentif
   if (!/^[a-z][a-z0-9-]*$/.test(token)) {
     throw new TypeError(`Expected vendor to be a lower-case token such as "manictime", got ${JSON.stringify(token)}`)
   }
-  const brand = SCHEMA_BRANDS[token] ?? token.charAt(0).toUpperCase() + token.slice(1)
+  // Own entries only: a token such as `constructor` is a vendor of its own, not a member every object has.
+  const brand = Object.hasOwn(SCHEMA_BRANDS, token) ? SCHEMA_BRANDS[token]! : token.charAt(0).toUpperCase() + token.slice(1)
   return Object.freeze({
     token,
     mediaType: `application/vnd.${token}.v3+json`,
