@@ -106,6 +106,16 @@ describe('entity values checked once', () => {
     }
   })
 
+  it('an entity of a type not checked may come without values, as before; an activity may not', () => {
+    for (const entityType of ['folder', 'somethingNew', '']) {
+      expect(verdict(EntitySchema, { entityType, entityId: 3 })).toEqual({ ok: true, value: { entityType, entityId: 3 } })
+    }
+    expect(verdict(EntitySchema, { entityType: 'activity', entityId: 3 })).toEqual({
+      ok: false,
+      message: expect.stringContaining('values'),
+    })
+  })
+
   it('values that are not an object are refused at `values`, as before', () => {
     for (const values of [null, [], [1], 'x', 3, true]) {
       const now = verdict(EntitySchema, { entityType: 'activity', entityId: 1, values })
