@@ -14,8 +14,8 @@ import type { SignIn } from './auth/sign-in.ts'
 import { createTimelineHttp, type TimelineCall, type TimelineHttp, type TimelineHttpLogEvent } from './http.ts'
 import type { ActivitiesRead, Activity, ActivityInput, AllowedTags, Link, TimelineInfo, WriteResult } from './model.ts'
 import {
-  ActivitiesResponseSchema,
   HomeSchema,
+  parseActivitiesBody,
   parseBody,
   TagCombinationListSchema,
   TimelinesListSchema,
@@ -278,7 +278,7 @@ export function toTimelineInfo(json: TimelineJson, url: string): TimelineInfo {
 
 /** Validates an activities read (full or incremental) and resolves each activity's tags. */
 export function processActivitiesResponse(url: string, vendor: VendorIdentifiers, data: unknown): ActivitiesRead {
-  const body = parseBody(ActivitiesResponseSchema, data, url)
+  const body = parseActivitiesBody(data, url)
   const timeline = toTimelineInfo(body, url)
   return {
     timeline,

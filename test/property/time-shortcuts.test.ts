@@ -7,12 +7,14 @@
  * 1970), every answer is the data's own.
  *
  * A start in the form the server and the tool write is read by hand, any other text by the pattern: for any text
- * of that form, and any text one character away from it, the reading is the pattern's (or both refuse it).
+ * of that form, and any text one character away from it, the reading is the pattern's (or both refuse it). So is
+ * the check of a server's start (`isPlausibleStart`), for that form and its `Z` form.
  */
 import { tzOffset } from '@date-fns/tz'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { parseOffsetInstant, parseOffsetInstantByPattern, zoneOffsetMinutes } from '../../src/core/time.ts'
+import { isPlausibleStart, isPlausibleStartByPattern } from '../../src/timeline/schemas.ts'
 
 const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe', 'Pacific/Apia', 'Africa/Monrovia']
 /** Quarter hours that share a slot of the recent table (it has 2,048). */
@@ -79,4 +81,54 @@ describe('start texts', () => {
       { numRuns: 5_000 },
     )
   })
+
+  it("judges a server's start by hand exactly as the pattern judges it", () => {
+    /** Plausible calendar dates often (years 1970–2999, months 1–12), so the calendar checks are reached too. */
+    const plausibleText = fc
+      .tuple(
+        fc.integer({ min: 1960, max: 3010 }),
+        fc.integer({ min: 0, max: 13 }),
+        fc.integer({ min: 0, max: 32 }),
+        fc.integer({ min: 0, max: 24 }),
+      )
+      .map(([y, mo, d, h]) => `${y}-${pad(mo)}-${pad(d)}T${pad(h)}:59:59`)
+    const zoned = fc
+      .tuple(
+        fc.oneof(
+          plausibleText,
+          canonicalText.map((t) => t.slice(0, 19)),
+        ),
+        fc.oneof(
+          fc.constant('Z'),
+          fc.tuple(fc.constantFrom('+', '-'), offsetDigits, offsetDigits).map(([sign, h, m]) => `${sign}${h}:${m}`),
+          fc.constantFrom('+14:59', '+15:00', '-14:00', '+1400', '.5Z'),
+        ),
+      )
+      .map(([wall, zone]) => wall + zone)
+    const oneAway = fc
+      .tuple(
+        zoned,
+        fc.nat({ max: 25 }),
+        fc.oneof(fc.constantFrom('0', '9', '-', '+', ':', 'T', 'Z', ' ', '\u0663', '.', 'x', ''), fc.string({ maxLength: 2 })),
+      )
+      .map(([text, at, other]) => text.slice(0, at) + other + text.slice(at + 1))
+    fc.assert(
+      fc.property(fc.oneof(zoned, oneAway, canonicalText, nearlyCanonical), (text) => {
+        expect(isPlausibleStart(text), text).toBe(isPlausibleStartByPattern(text))
+      }),
+      { numRuns: 20_000 },
+    )
+    for (const text of [
+      '2024-02-29T00:00:00Z',
+      '2100-02-29T00:00:00Z',
+      '2000-02-29T23:59:59+14:59',
+      '1970-01-01T00:00:00-00:00',
+      '2999-12-31T23:59:59Z',
+    ])
+      expect(isPlausibleStart(text), text).toBe(isPlausibleStartByPattern(text))
+  })
 })
+
+function pad(n: number): string {
+  return String(n).padStart(2, '0')
+}
