@@ -111,13 +111,30 @@ const CONFIRMED_FOR_MS = 5_000
 /** Retry defaults for Sheets: 7 retries doubling from 0.5 s reach about a minute of back-off for 5xx. */
 export const GOOGLE_RETRY: Partial<RetryOptions> = { limit: 7, baseDelay: 500, backoffLimit: 65_000, jitter: 0.25 }
 
-const valueRangeSchema = z.object({ range: z.string(), values: z.array(z.array(z.unknown())).optional() })
+// The values are checked by `rowsFromApi` as they are converted: a schema for them copied a big tab's every row
+// and looked at its every cell once more before the conversion did the same.
+const valueRangeSchema = z.object({ range: z.string(), values: z.unknown().optional() })
 const batchGetSchema = z.object({ valueRanges: z.array(valueRangeSchema).optional() })
 const sheetListSchema = z.object({
   sheets: z
     .array(z.object({ properties: z.object({ sheetId: z.number().optional(), title: z.string() }).passthrough() }).passthrough())
     .optional(),
 })
+
+/** A value range's rows as cells, or undefined when they are not rows of cells (absent: no rows, as Google trims). */
+function rowsFromApi(values: unknown): CellValue[][] | undefined {
+  if (values === undefined) return []
+  if (!Array.isArray(values)) return undefined
+  const rows: CellValue[][] = new Array(values.length)
+  for (let r = 0; r < values.length; r++) {
+    const row: unknown = values[r]
+    if (!Array.isArray(row)) return undefined
+    const cells: CellValue[] = new Array(row.length)
+    for (let c = 0; c < row.length; c++) cells[c] = cellFromApi(row[c])
+    rows[r] = cells
+  }
+  return rows
+}
 
 /** The Google Sheets backend for one spreadsheet. */
 export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spreadsheet {
@@ -196,10 +213,11 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
 
   const toTabs = (tabs: string[], data: unknown, headerOnly: ReadonlySet<string>): Map<string, TabData> => {
     const parsed = batchGetSchema.safeParse(data)
-    if (!parsed.success || (parsed.data.valueRanges ?? []).length !== tabs.length) {
+    const rowsOfRanges = parsed.success ? (parsed.data.valueRanges ?? []).map((range) => rowsFromApi(range.values)) : []
+    if (!parsed.success || rowsOfRanges.length !== tabs.length || rowsOfRanges.includes(undefined)) {
       throw new TimelineSheetsError(
         'TS_RESPONSE_INVALID',
-        `Google Sheets answered values.batchGet for spreadsheet ${spreadsheetId} without one value range per tab`,
+        `Google Sheets answered values.batchGet for spreadsheet ${spreadsheetId} without one value range (rows of cells) per tab`,
         {
           hint: 'The Sheets API answered in a shape this version does not understand.',
         },
@@ -210,7 +228,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
       const title = tabs[i]!
       const grid = parseGridEcho(range.range)
       columnCounts.set(title, grid.columnCount)
-      const values = (range.values ?? []).map((row) => row.map(cellFromApi))
+      const values = rowsOfRanges[i]!
       headersSeen.set(title, headerNames(values[0] ?? []))
       if (headerOnly.has(title)) {
         // Row 1 only: the grid's height is not known from this answer.
@@ -494,7 +512,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
       )
       const parsed = batchGetSchema.safeParse(data)
       const ranges = parsed.success ? (parsed.data.valueRanges ?? []) : []
-      existing.forEach((title, i) => headers.set(title, (ranges[i]?.values?.[0] ?? []).map(cellFromApi)))
+      existing.forEach((title, i) => headers.set(title, rowsFromApi(ranges[i]?.values)?.[0] ?? []))
     }
     // The empty first tab Google made with the spreadsheet goes when the tool sets it up: one read, once.
     const candidate = defaultTabCandidate(tabs, state)
@@ -504,8 +522,9 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
         api.spreadsheets.values.batchGet({ ...batchGetParams(spreadsheetId, []), ranges: [quoteTitle(candidate.title)] }),
       )
       const parsed = batchGetSchema.safeParse(data)
-      const values = parsed.success ? (parsed.data.valueRanges?.[0]?.values ?? []) : [['unknown']]
-      if (values.every((row) => row.every((cell) => cell === '' || cell === null))) removeTab = candidate.sheetId
+      // Not readable as rows of cells: not known to be empty, so kept.
+      const values = (parsed.success ? rowsFromApi(parsed.data.valueRanges?.[0]?.values) : undefined) ?? [['unknown']]
+      if (values.every((row) => row.every((cell) => cell === null))) removeTab = candidate.sheetId
     }
     return planLayout(tabs, layoutOptions, state, headers, removeTab)
   }
