@@ -15,7 +15,6 @@ import { createTimelineHttp, type TimelineCall, type TimelineHttp, type Timeline
 import type { ActivitiesRead, Activity, ActivityInput, AllowedTags, Link, TimelineInfo, WriteResult } from './model.ts'
 import {
   HomeSchema,
-  parseActivitiesBody,
   parseBody,
   TagCombinationListSchema,
   TimelinesListSchema,
@@ -23,6 +22,7 @@ import {
   type EntityJson,
   type TimelineJson,
 } from './schemas.ts'
+import { parseActivitiesBody } from './activities-body.ts'
 import { parseFlatListing, toTagCombinationListBody } from './tag-combinations.ts'
 import { vendorIdentifiers, type VendorIdentifiers } from './vendor.ts'
 

@@ -44,7 +44,8 @@ import {
   sheetTimesToInterval,
   zoneOffsetMinutes,
 } from '../../src/core/time.ts'
-import { isPlausibleStart, MAX_ACTIVITY_SECONDS } from '../../src/timeline/schemas.ts'
+import { isPlausibleStart } from '../../src/timeline/plausible-start.ts'
+import { MAX_ACTIVITY_SECONDS } from '../../src/timeline/schemas.ts'
 import { anyCell, anyNumber, anyString, hugeString, ZONES } from './arbitraries.ts'
 
 const RUNS = 500

@@ -8,7 +8,8 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { ResponseShapeError } from '../../src/errors.ts'
-import { ActivitiesResponseSchema, EntitySchema, isAcceptedEntity, parseActivitiesBody, parseBody } from '../../src/timeline/schemas.ts'
+import { isAcceptedEntity, parseActivitiesBody } from '../../src/timeline/activities-body.ts'
+import { ActivitiesResponseSchema, EntitySchema, parseBody } from '../../src/timeline/schemas.ts'
 
 const FormerOuter = z.looseObject({ entityType: z.string(), entityId: z.number().int(), values: z.looseObject({}).optional() })
 const url = 'https://timeline.example/api/timelines/tl/activities'

@@ -11,7 +11,8 @@ import { isErrorValue, isFormula } from '../../src/core/cells.ts'
 import { parseRow, parseSheet, type ParsedRow, type RowContext } from '../../src/core/rows.ts'
 import { MAX_TAG_LENGTH, MAX_TAGS } from '../../src/core/tags.ts'
 import { parseOffsetInstant } from '../../src/core/time.ts'
-import { isPlausibleStart, MAX_ACTIVITY_SECONDS } from '../../src/timeline/schemas.ts'
+import { isPlausibleStart } from '../../src/timeline/plausible-start.ts'
+import { MAX_ACTIVITY_SECONDS } from '../../src/timeline/schemas.ts'
 import { ACTIVITIES, anyCell, anyContext, anyLayout, anyRow, anyServer, placeRow, serverOf } from './arbitraries.ts'
 
 const RUNS = 400

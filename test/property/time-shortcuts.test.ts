@@ -14,7 +14,7 @@ import { tzOffset } from '@date-fns/tz'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { parseOffsetInstant, parseOffsetInstantByPattern, zoneOffsetMinutes } from '../../src/core/time.ts'
-import { isPlausibleStart, isPlausibleStartByPattern } from '../../src/timeline/schemas.ts'
+import { isPlausibleStart, isPlausibleStartByPattern } from '../../src/timeline/plausible-start.ts'
 
 const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe', 'Pacific/Apia', 'Africa/Monrovia']
 /** Quarter hours that share a slot of the recent table (it has 2,048). */

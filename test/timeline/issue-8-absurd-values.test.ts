@@ -7,7 +7,8 @@
 import { describe, expect, test } from 'vitest'
 import { ResponseShapeError } from '../../src/errors.ts'
 import { processActivitiesResponse } from '../../src/timeline/client.ts'
-import { isPlausibleStart, MAX_ACTIVITY_SECONDS } from '../../src/timeline/schemas.ts'
+import { isPlausibleStart } from '../../src/timeline/plausible-start.ts'
+import { MAX_ACTIVITY_SECONDS } from '../../src/timeline/schemas.ts'
 import { vendorIdentifiers } from '../../src/timeline/vendor.ts'
 import { activityEntities, BASE, timelineBody } from './fixtures.ts'
 
