@@ -212,15 +212,25 @@ try {
       // The Google path of the installed command (the Sheets backend in the bundle, googleapis from npm): an export
       // into the Sheets fake on loopback, then an import of a manager's edit back to the server.
       const spreadsheetId = manager.createSpreadsheet({ title: `package check ${i}` })
-      const googleConfig = path.join(folder, 'google.json')
-      await writeFile(
-        googleConfig,
-        JSON.stringify({
-          timeline: { auth: { mode: 'password', baseUrl: server.url, username: server.credentials.transfer!.username } },
-          google: { auth: { mode: 'static-token', tokenEnv: 'CHECK_GOOGLE_TOKEN' }, rootUrl: sheets.rootUrl },
-          stateDir: 'google-state',
-          targets: [{ name: 'team', spreadsheet: { kind: 'google', spreadsheetId }, timeZone: 'Europe/Berlin', window: { days: 21 } }],
-        }),
+      /** A config of one Google target beside the others in `folder`: the reference server, the Sheets fake, `auth`. */
+      const writeGoogleConfig = async (file: string, auth: Record<string, string>, id: string): Promise<string> => {
+        await writeFile(
+          file,
+          JSON.stringify({
+            timeline: { auth: { mode: 'password', baseUrl: server.url, username: server.credentials.transfer!.username } },
+            google: { auth, rootUrl: sheets.rootUrl },
+            stateDir: `${path.basename(file, '.json')}-state`,
+            targets: [
+              { name: 'team', spreadsheet: { kind: 'google', spreadsheetId: id }, timeZone: 'Europe/Berlin', window: { days: 21 } },
+            ],
+          }),
+        )
+        return file
+      }
+      const googleConfig = await writeGoogleConfig(
+        path.join(folder, 'google.json'),
+        { mode: 'static-token', tokenEnv: 'CHECK_GOOGLE_TOKEN' },
+        spreadsheetId,
       )
       const googleEnv = { ...password, CHECK_GOOGLE_TOKEN: sheets.staticToken }
       const intoGoogle = await cli(['export', '--config', googleConfig, '--now', '2026-11-10T11:00:00Z', '--json'], googleEnv, folder)
@@ -285,22 +295,10 @@ try {
           universe_domain: 'googleapis.com',
         }),
       )
-      const saConfig = path.join(folder, 'service-account-config.json')
-      await writeFile(
-        saConfig,
-        JSON.stringify({
-          timeline: { auth: { mode: 'password', baseUrl: server.url, username: server.credentials.transfer!.username } },
-          google: { auth: { mode: 'service-account', keyFile: 'service-account.json' }, rootUrl: sheets.rootUrl },
-          stateDir: 'service-account-state',
-          targets: [
-            {
-              name: 'team',
-              spreadsheet: { kind: 'google', spreadsheetId: saSpreadsheetId },
-              timeZone: 'Europe/Berlin',
-              window: { days: 21 },
-            },
-          ],
-        }),
+      const saConfig = await writeGoogleConfig(
+        path.join(folder, 'service-account-config.json'),
+        { mode: 'service-account', keyFile: 'service-account.json' },
+        saSpreadsheetId,
       )
       const grantsBefore = sheets.store.auth.tokenRequests().length
       const asServiceAccount = await cli(['export', '--config', saConfig, '--now', '2026-11-10T11:00:00Z', '--json'], password, folder)

@@ -25,6 +25,11 @@ afterAll(async () => {
   await world?.server.close()
 })
 
+/** An import of the world's workbook, as a run of the command would make it. */
+function importNow(w: EngineFixture) {
+  return runImport(w.target, { client: w.client, spreadsheet: w.spreadsheet(), stateDir: w.stateDir, reporter: silentReporter, now })
+}
+
 async function rows() {
   const tab = (await createWorkbookSpreadsheet({ path: world.file }).read(['Activities'])).tabs['Activities']!
   return { tab, col: (name: string) => tab.header.indexOf(name) }
@@ -33,25 +38,19 @@ async function rows() {
 describe('where the importer reads', () => {
   const fixture = () => world
   it('an edit in the last week reads that week of that user only', async () => {
-    const { server, client, target, file, stateDir, activityReads } = fixture()
+    const { server, file, activityReads } = fixture()
     const { tab, col } = await rows()
     const alice = server.credentials.users[0]!.username
     const index = tab.rows.findIndex((r) => r[col('User')] === alice && (r[col('Date')] as number) >= localDateToSerial('2026-11-05'))
     await managerEditing(file).editCell('Activities', index + 2, col('Notes'), 'late edit')
     activityReads.length = 0
-    const summary = await runImport(target, {
-      client,
-      spreadsheet: createWorkbookSpreadsheet({ path: file }),
-      stateDir,
-      reporter: silentReporter,
-      now,
-    })
+    const summary = await importNow(fixture())
     expect(summary.counts).toMatchObject({ updated: 1, conflicts: 0 })
     expect(activityReads).toHaveLength(1)
   })
 
   it('edits in the first and the last week of one user read the weeks between too, in one request', async () => {
-    const { server, client, target, file, stateDir, activityReads } = fixture()
+    const { server, file, activityReads } = fixture()
     const { tab, col } = await rows()
     const alice = server.credentials.users[0]!.username
     const early = tab.rows.findIndex((r) => r[col('User')] === alice && (r[col('Date')] as number) < localDateToSerial('2026-10-20'))
@@ -62,13 +61,7 @@ describe('where the importer reads', () => {
     await sheet.editCell('Activities', early + 2, col('Notes'), 'first week')
     await sheet.editCell('Activities', late + 2, col('Notes'), 'last week')
     activityReads.length = 0
-    const summary = await runImport(target, {
-      client,
-      spreadsheet: createWorkbookSpreadsheet({ path: file }),
-      stateDir,
-      reporter: silentReporter,
-      now,
-    })
+    const summary = await importNow(fixture())
     expect(summary.counts).toMatchObject({ updated: 2, conflicts: 0 })
     expect(activityReads).toHaveLength(1)
     const asked = new URL(activityReads[0]!).searchParams
@@ -78,20 +71,14 @@ describe('where the importer reads', () => {
   })
 
   it('an activity moved in from another week is found by reading the rest of the window: an update, not a conflict', async () => {
-    const { server, client, target, file, stateDir, activityReads } = fixture()
+    const { server, file, activityReads } = fixture()
     const { tab, col } = await rows()
     const bob = server.credentials.users[1]!
     const index = tab.rows.findIndex((r) => r[col('User')] === bob.username && (r[col('Date')] as number) < localDateToSerial('2026-10-20'))
     const key = tab.rows[index]![col('Key')] as string
     await managerEditing(file).editCell('Activities', index + 2, col('Date'), localDateToSerial('2026-11-06'))
     activityReads.length = 0
-    const summary = await runImport(target, {
-      client,
-      spreadsheet: createWorkbookSpreadsheet({ path: file }),
-      stateDir,
-      reporter: silentReporter,
-      now,
-    })
+    const summary = await importNow(fixture())
     expect(summary.counts).toMatchObject({ updated: 1, conflicts: 0, failed: 0 })
     expect(activityReads.length).toBeGreaterThan(1)
     const moved = server.store.activity(bob.tagsTimelineKey!, Number(key.split('/')[1]))!
@@ -120,13 +107,7 @@ describe('where the importer reads', () => {
     const index = tab.rows.findIndex((r) => r[col('Key')] === key)
     expect(tab.rows[index]![col('Notes')]).toBe('=IMPORTDATA(x)')
     await managerEditing(file).editCell('Activities', index + 2, col('Tags'), 'Acme Corp, Audit, Fieldwork')
-    const summary = await runImport(target, {
-      client,
-      spreadsheet: createWorkbookSpreadsheet({ path: file }),
-      stateDir,
-      reporter: silentReporter,
-      now,
-    })
+    const summary = await importNow(fixture())
     expect(summary.counts, JSON.stringify(summary.plan)).toMatchObject({ updated: 1, invalid: 0, conflicts: 0 })
     expect(server.store.activity(alice.tagsTimelineKey!, target0.id)!.notes).toBe('=IMPORTDATA(x)')
   })
@@ -148,7 +129,7 @@ describe('where the importer reads, on a server that refuses ranges over 10 days
   })
 
   it('the read from the first edited week to the last is halved until the server answers, and both edits are sent', async () => {
-    const { client, target, file, stateDir, activityReads } = limited
+    const { file, activityReads } = limited
     const tab = (await createWorkbookSpreadsheet({ path: file }).read(['Activities'])).tabs['Activities']!
     const col = (name: string) => tab.header.indexOf(name)
     const early = tab.rows.findIndex((r) => (r[col('Date')] as number) < localDateToSerial('2026-10-20'))
@@ -157,7 +138,7 @@ describe('where the importer reads, on a server that refuses ranges over 10 days
     await sheet.editCell('Activities', early + 2, col('Notes'), 'first week, limited server')
     await sheet.editCell('Activities', late + 2, col('Notes'), 'last week, limited server')
     activityReads.length = 0
-    const summary = await runImport(target, { client, spreadsheet: limited.spreadsheet(), stateDir, reporter: silentReporter, now })
+    const summary = await importNow(limited)
     expect(summary.counts).toMatchObject({ updated: 2, conflicts: 0, failed: 0 })
     // Refused whole (three weeks and more), then read in halves.
     expect(activityReads.length).toBeGreaterThan(1)
