@@ -87,7 +87,8 @@ export function planView(
       })
     }
   }
-  const decided = new Set(decisions.flatMap((d) => ('key' in d && d.key !== undefined ? [d.key] : [])))
+  const decided = new Set<string>()
+  for (const d of decisions) if ('key' in d && d.key !== undefined) decided.add(d.key)
   return {
     target,
     writes,
