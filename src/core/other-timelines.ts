@@ -11,11 +11,6 @@ import { isEmptyWrite, rewriteTab } from './sheet-writes.ts'
 import { joinTagName } from './tags.ts'
 import { activityToSheetTimes } from './time.ts'
 
-export interface OtherTimelinesResult {
-  writes: TabWrite[]
-  rows: Record<string, number>
-}
-
 /** Every activity of the window on each named timeline kind, by tab name, in user and time order. */
 export type OtherTimelineEntries = Map<string, { user: string; activity: Activity }[]>
 
@@ -30,17 +25,15 @@ export function timelinesOf<T extends { schemaName: string; ownerUsername: strin
 }
 
 /** The writes that make each read-only tab hold exactly its entries. */
-export function otherTimelineWrites(entriesByName: OtherTimelineEntries, window: ExportWindow, snapshot: Snapshot): OtherTimelinesResult {
+export function otherTimelineWrites(entriesByName: OtherTimelineEntries, window: ExportWindow, snapshot: Snapshot): TabWrite[] {
   const writes: TabWrite[] = []
-  const rows: Record<string, number> = {}
   for (const [name, entries] of entriesByName) {
     const tab = snapshot.tabs[name] ?? { title: name, exists: false, header: [], rows: [], gridRowCount: 0 }
     const desired = entries.map((e) => timelineRow(e.user, e.activity, window.timeZone, tab.header))
     const write = rewriteTab(tab, desired, Math.max(tab.header.length, Object.keys(TIMELINE_COLUMN).length))
-    rows[name] = desired.length
     if (!isEmptyWrite(write)) writes.push(write)
   }
-  return { writes, rows }
+  return writes
 }
 
 function timelineRow(user: string, activity: Activity, timeZone: string, header: CellValue[]): CellValue[] {

@@ -285,7 +285,7 @@ async function exportInFrame(
   const tabWrites: TabWrite[] = [{ ...writes.write, keyColumn: layout.index[ACTIVITY_COLUMN.key] }]
   const allowed = allowedTagsWrite(serverAllowed, target.tabs.allowedTags, snapshot, state.allowedTagsFingerprint, warnings)
   if (allowed.write) tabWrites.push(allowed.write)
-  if (otherEntries) for (const w of otherTimelineWrites(otherEntries, window, snapshot).writes) tabWrites.push(w)
+  if (otherEntries) for (const w of otherTimelineWrites(otherEntries, window, snapshot)) tabWrites.push(w)
 
   const counts: RunCounts = {
     created: writes.counts.appended,
