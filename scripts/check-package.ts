@@ -6,7 +6,8 @@
  * account, and as a reader account), an export into the fake signed in with a service-account key file, and the
  * cloud sign-in, NTLM and unexpected-error e2e files with their CLI runs pointed at the installed bin
  * (TIMELINE_SHEETS_E2E_CLI, test/e2e/cli.ts) — once for each Node given (default: the Node running this script, the project's Node 24).
- * The e2e files run under vitest on that Node, which must strip types for the counterparts (22.18 or newer).
+ * The e2e files run under vitest on the project's Node (the counterparts need its type stripping), their CLI runs
+ * on the Node given.
  *
  * The installed command starts with `#!/usr/bin/env node`, so it runs on whatever `node` comes first on PATH;
  * each check puts the chosen Node first, so a CI machine whose own `node` is older still tests 22 or 24.
@@ -24,7 +25,7 @@ import { startSheetsFake } from '../counterparts/sheets/server.ts'
 import { startReferenceServer } from '../counterparts/timeline/server.ts'
 import { columnLetters } from '../src/core/columns.ts'
 import { createWorkbookSpreadsheet } from '../src/sheets/workbook/backend.ts'
-import { CLI_ENV } from '../test/e2e/cli.ts'
+import { CLI_ENV, CLI_NODE_ENV } from '../test/e2e/cli.ts'
 import { BUNDLED_PACKAGES } from './bundled-packages.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -321,11 +322,11 @@ try {
 
       // The sign-ins the checks above do not take (cloud: login with PKCE, refresh; Windows: NTLM), and a bug's
       // --verbose stack, through the bundle: the sources' e2e files, their CLI runs pointed at the installed bin
-      // (test/e2e/cli.ts), on this Node.
+      // on this Node (test/e2e/cli.ts); vitest and the counterparts run on the project's Node, which strips types.
       const bin = path.join(installedRoot, 'bin', 'timeline-sheets.js')
       const results = path.join(work, `e2e-${i}.json`)
       const e2e = await run(
-        'node',
+        process.execPath,
         [
           path.join(root, 'node_modules', 'vitest', 'vitest.mjs'),
           'run',
@@ -334,7 +335,7 @@ try {
           '--reporter=json',
           `--outputFile.json=${results}`,
         ],
-        { env: { ...env, [CLI_ENV]: bin } },
+        { env: { ...env, [CLI_ENV]: bin, [CLI_NODE_ENV]: node } },
       )
       const ran = existsSync(results) ? (JSON.parse(await readFile(results, 'utf8')) as VitestJson) : undefined
       const files = new Set(ran?.testResults.map((r) => path.relative(root, r.name)))

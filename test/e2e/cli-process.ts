@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import net from 'node:net'
-import { CLI, type CliRun } from './cli.ts'
+import { CLI, CLI_NODE, type CliRun } from './cli.ts'
 
 export interface RunningProcess {
   readonly child: ChildProcess
@@ -20,9 +20,15 @@ export interface RunningProcess {
   stop(): Promise<CliRun>
 }
 
-/** Starts `node <script> …args` on this test's Node with extra environment variables. */
-export function startProcess(script: string, args: string[], env: Record<string, string> = {}, timeoutMs = 120_000): RunningProcess {
-  const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+/** Starts `node <script> …args` on this test's Node (or `node`) with extra environment variables. */
+export function startProcess(
+  script: string,
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 120_000,
+  node: string = process.execPath,
+): RunningProcess {
+  const child = spawn(node, [script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
   const output = { stdout: '', stderr: '' }
   const listeners = new Set<() => void>()
   const changed = () => {
@@ -86,7 +92,7 @@ export function startProcess(script: string, args: string[], env: Record<string,
 
 /** Starts the CLI under test (`CLI`, the sources or the entry `TIMELINE_SHEETS_E2E_CLI` names), read while it runs. */
 export function startCli(args: string[], env: Record<string, string> = {}, timeoutMs?: number): RunningProcess {
-  return startProcess(CLI, args, env, timeoutMs)
+  return startProcess(CLI, args, env, timeoutMs, CLI_NODE)
 }
 
 /** A TCP port on 127.0.0.1 that was free a moment ago. */

@@ -18,6 +18,15 @@ export const CLI_ENV = 'TIMELINE_SHEETS_E2E_CLI'
 /** The JavaScript (or TypeScript) file the e2e runs start as `node <CLI> …`. */
 export const CLI = cliEntry()
 
+/**
+ * Names the Node the CLI runs on, when it is not the tests' own: `check-package --node <older Node>` runs the tests
+ * and the counterparts on the project's Node (they need its type stripping) and the installed command on that one.
+ */
+export const CLI_NODE_ENV = 'TIMELINE_SHEETS_E2E_NODE'
+
+/** The Node that runs the CLI in the e2e runs. */
+export const CLI_NODE = process.env[CLI_NODE_ENV] || process.execPath
+
 function cliEntry(): string {
   const chosen = process.env[CLI_ENV]
   if (chosen === undefined || chosen === '') return path.join(root, 'src/cli/main.ts')
@@ -35,7 +44,7 @@ export interface CliRun {
 
 export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 120_000): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(CLI_NODE, [CLI, ...args], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
