@@ -29,7 +29,8 @@ export interface OpenContext {
 
 /**
  * What the spreadsheets a run opens share, made once on first use: Google's sign-in and its paces belong to
- * the user, not to a spreadsheet, so fifty targets are one token and one quota (a 429 holds them all).
+ * the user, not to a spreadsheet, so fifty targets are one token and one quota (a 429 holds them all), and
+ * their requests share one pool of connections.
  */
 export interface RunShared {
   once<T>(name: string, make: () => Promise<T>): Promise<T>
@@ -110,7 +111,10 @@ async function googleParts(sheet: Branch<'google'>, { loaded, target, env, netwo
   const google = googleSection(loaded, target)
   const signIn = () => googleSignIn(loaded, google, env, false, network)
   const auth = shared ? await shared.once('google sign-in', signIn) : await signIn()
-  return { google, api: { spreadsheetId: sheet.spreadsheetId, auth, rootUrl: google.rootUrl, transport: createTransport(network) } }
+  // One connection pool for the run: fifty targets' requests go to one host, and each pool of its own would open
+  // (and, against Google, shake hands over TLS for) connections of its own.
+  const transport = shared ? await shared.once('google transport', async () => createTransport(network)) : createTransport(network)
+  return { google, api: { spreadsheetId: sheet.spreadsheetId, auth, rootUrl: google.rootUrl, transport } }
 }
 
 function googleSection(loaded: LoadedConfig, target: TargetConfig): GoogleConfig {
