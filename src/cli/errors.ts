@@ -3,7 +3,7 @@
  * code a scheduler sees. Library errors (OIDC, Google, HTTP) arrive already
  * wrapped as TimelineSheetsError by their adapters; anything else is a bug.
  */
-import { HttpError, TimelineSheetsError } from '../errors.ts'
+import { HttpError, redactUserInfo, TimelineSheetsError } from '../errors.ts'
 import { fileAccessError } from '../state/file-access.ts'
 import { EXIT, type ExitCode } from './exit-codes.ts'
 
@@ -68,4 +68,17 @@ export function exitCodeFor(code: TimelineSheetsError['code']): ExitCode {
     default:
       return EXIT.failure
   }
+}
+
+/**
+ * Writes where a bug happened to stderr: the `at …` lines of its stack (not its first line, the message, which
+ * the caller printed), redacted like every message. What the hint of an unexpected error asks a --verbose run for.
+ */
+export function writeBugStack(error: unknown, label?: string): void {
+  const stack = error instanceof Error ? error.stack : undefined
+  const frames = stack
+    ?.split('\n')
+    .filter((line) => /^\s+at /.test(line))
+    .join('\n')
+  if (frames) process.stderr.write(redactUserInfo(`${label ? `${label}:\n` : ''}${frames}\n`))
 }

@@ -11,7 +11,7 @@ import { enableCompileCache } from 'node:module'
 import { setFlagsFromString } from 'node:v8'
 import { Command, CommanderError, Help, Option } from 'commander'
 import { redactUserInfo } from '../errors.ts'
-import { toCliFailure } from './errors.ts'
+import { toCliFailure, writeBugStack } from './errors.ts'
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.ts'
 import { errorJson, type ErrorJson } from './json-output.ts'
 import type { GlobalOptions } from './globals.ts'
@@ -285,23 +285,10 @@ export async function main(argv: string[] = process.argv): Promise<number> {
     process.stderr.write(redactUserInfo(`error: ${failure.message}\n`))
     if (failure.hint) process.stderr.write(redactUserInfo(`hint: ${failure.hint}\n`))
     // An unexpected error is a bug of ours, and its hint asks for a --verbose run's output: that output says where.
-    if (failure.code === 'TS_INTERNAL' && program.opts<Partial<GlobalOptions>>().verbose === true) {
-      const frames = stackFrames(error)
-      if (frames) process.stderr.write(redactUserInfo(`${frames}\n`))
-    }
+    if (failure.code === 'TS_INTERNAL' && program.opts<Partial<GlobalOptions>>().verbose === true) writeBugStack(error)
     if (json) printJson(errorJson(failure))
     return failure.exitCode
   }
-}
-
-/** The `at …` lines of an error's stack, without its first line (the message, printed already). */
-function stackFrames(error: unknown): string | undefined {
-  const stack = error instanceof Error ? error.stack : undefined
-  const frames = stack
-    ?.split('\n')
-    .filter((line) => /^\s+at /.test(line))
-    .join('\n')
-  return frames || undefined
 }
 
 function printJson(value: ErrorJson): void {

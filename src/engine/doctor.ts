@@ -63,6 +63,8 @@ export interface DoctorDeps {
   now?: () => Date
   /** Whether a lock holder's process lives. @default a signal-0 probe */
   isAlive?: (pid: number) => boolean
+  /** A check threw what is not a typed error: a bug, shown as a failed check; the CLI prints its stack with --verbose. */
+  onUnexpectedError?: (check: string, error: unknown) => void
 }
 
 export interface DoctorReport {
@@ -98,10 +100,10 @@ const GOOGLE_PER_USER_PER_MINUTE = 60
 export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
   const now = deps.now ?? (() => new Date())
   const server: ServerContext = {}
-  const checks = await runChecks(serverChecks(deps, now), server)
+  const checks = await runChecks(serverChecks(deps, now), server, [], deps.onUnexpectedError)
   for (const target of server.targets ?? []) {
     const context: TargetContext = { loaded: server.loaded!, target, ...(server.server ? { server: server.server } : {}) }
-    const results = await runChecks(targetChecks(deps, now, target), context, checks)
+    const results = await runChecks(targetChecks(deps, now, target), context, checks, deps.onUnexpectedError)
     checks.push(...results.map((r) => ({ ...r, target: target.name })))
   }
   return { checks, ok: checks.every((c) => c.status !== 'fail') }
@@ -111,7 +113,12 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
  * Runs checks in order; a check whose `needs` an earlier check did not fill in is skipped, naming the first
  * failure among `earlier` and these.
  */
-export async function runChecks<C extends object>(checks: Check<C>[], context: C, earlier: CheckResult[] = []): Promise<CheckResult[]> {
+export async function runChecks<C extends object>(
+  checks: Check<C>[],
+  context: C,
+  earlier: CheckResult[] = [],
+  onUnexpectedError: (check: string, error: unknown) => void = () => undefined,
+): Promise<CheckResult[]> {
   const results: CheckResult[] = []
   for (const check of checks) {
     const missing = (check.needs ?? []).filter((key) => context[key] === undefined)
@@ -119,7 +126,11 @@ export async function runChecks<C extends object>(checks: Check<C>[], context: C
     const outcome: CheckOutcome =
       missing.length > 0
         ? { status: 'skip', detail: blocker ? `not checked: "${blocker}" failed` : 'not checked: an earlier check found nothing to check' }
-        : await check.run(context).catch(failureOf)
+        : await check.run(context).catch((error: unknown) => {
+            const outcome = failureOf(error)
+            if ('code' in outcome && outcome.code === 'TS_INTERNAL') onUnexpectedError(check.name, error)
+            return outcome
+          })
     results.push({ name: check.name, ...outcome })
   }
   return results

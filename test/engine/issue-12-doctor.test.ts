@@ -8,7 +8,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { exportPKCS8, exportSPKI, generateKeyPair } from 'jose'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startSheetsFake, type SheetsFake } from '../../counterparts/sheets/server.ts'
 import { serveOnLoopback, type LoopbackServer } from '../../counterparts/mount.ts'
 import { createTimelineHandler } from '../../counterparts/timeline/handler.ts'
@@ -222,6 +222,56 @@ describe('issue 12: doctor, config', () => {
     expect(new Set(all.checks.map((c) => c.target).filter(Boolean))).toEqual(new Set(['team', 'other']))
     const one = await doctor(file, transferEnv(), { targetName: 'other' })
     expect(new Set(one.checks.map((c) => c.target).filter(Boolean))).toEqual(new Set(['other']))
+  })
+})
+
+describe('issue 12: doctor, a bug inside a check', () => {
+  const planted = () => {
+    throw new TypeError('planted bug')
+  }
+
+  it('is a failed check with the bug hint, handed to onUnexpectedError; a typed error is not', async () => {
+    const file = await config('exported')
+    const seen: [string, unknown][] = []
+    const base = doctorDeps(file, reporter, transferEnv())
+    const report = await runDoctor({
+      ...base,
+      now: () => NOW,
+      timelineClient: async () => planted(),
+      onUnexpectedError: (check, error) => seen.push([check, error]),
+    })
+    const signIn = report.checks.find((c) => c.name === 'Timeline sign-in')!
+    expect(signIn).toMatchObject({ status: 'fail', code: 'TS_INTERNAL', detail: 'Unexpected error: planted bug' })
+    expect(signIn.fix).toContain('--verbose')
+    expect(seen).toEqual([['Timeline sign-in', expect.objectContaining({ message: 'planted bug' })]])
+
+    seen.length = 0
+    await runDoctor({ ...base, now: () => NOW, onUnexpectedError: (check, error) => seen.push([check, error]) })
+    const refused = await runDoctor({
+      ...doctorDeps(file, reporter, { TIMELINE_PASSWORD: 'wrong' }),
+      now: () => NOW,
+      onUnexpectedError: (check, error) => seen.push([check, error]),
+    })
+    expect(refused.checks.find((c) => c.name === 'Timeline sign-in')).toMatchObject({ status: 'fail', code: 'TS_AUTH_FAILED' })
+    expect(seen).toEqual([])
+  })
+
+  it("the CLI's deps print the bug's stack with --verbose only, after the check's name", async () => {
+    const file = await config('exported')
+    const written: string[] = []
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true))
+    try {
+      const error = new TypeError('planted bug')
+      doctorDeps(file, reporter, transferEnv(), undefined, false).onUnexpectedError!('Timeline sign-in', error)
+      expect(written).toEqual([])
+      doctorDeps(file, reporter, transferEnv(), undefined, true).onUnexpectedError!('Timeline sign-in', error)
+    } finally {
+      spy.mockRestore()
+    }
+    expect(written).toHaveLength(1)
+    expect(written[0]).toMatch(/^Timeline sign-in: unexpected error:\n\s+at /)
+    expect(written[0]).toContain('issue-12-doctor.test.ts')
+    expect(written[0]).not.toContain('planted bug')
   })
 })
 

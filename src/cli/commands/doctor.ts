@@ -4,7 +4,7 @@ import type { TargetConfig } from '../../config/schema.ts'
 import { runDoctor, type CheckResult, type DoctorDeps } from '../../engine/doctor.ts'
 import type { NetworkSettings } from '../../http/transport.ts'
 import type { SpreadsheetProbe } from '../../sheets/probe.ts'
-import { exitCodeFor } from '../errors.ts'
+import { exitCodeFor, writeBugStack } from '../errors.ts'
 import { EXIT, type ExitCode } from '../exit-codes.ts'
 import { clockFor, type GlobalOptions } from '../globals.ts'
 import { createReporter, type Reporter } from '../reporter.ts'
@@ -24,7 +24,7 @@ export interface DoctorJson {
 export async function runDoctorCommand(globals: GlobalOptions, options: DoctorCommandOptions): Promise<ExitCode> {
   const reporter = createReporter({ json: globals.json, verbose: globals.verbose, quiet: globals.quiet })
   const report = await runDoctor({
-    ...doctorDeps(globals.config, reporter, process.env, globals.deadline),
+    ...doctorDeps(globals.config, reporter, process.env, globals.deadline, globals.verbose),
     now: clockFor(globals),
     ...target(options),
   })
@@ -36,8 +36,14 @@ export async function runDoctorCommand(globals: GlobalOptions, options: DoctorCo
 
 const target = (options: DoctorCommandOptions) => (options.target === undefined ? {} : { targetName: options.target })
 
-/** The real adapters for doctor, with secrets from `env`. */
-export function doctorDeps(configFile: string, reporter: Reporter, env: NodeJS.ProcessEnv, deadline?: string): Omit<DoctorDeps, 'now'> {
+/** The real adapters for doctor, with secrets from `env`; `verbose` prints a bug's stack, as the other commands do. */
+export function doctorDeps(
+  configFile: string,
+  reporter: Reporter,
+  env: NodeJS.ProcessEnv,
+  deadline?: string,
+  verbose = false,
+): Omit<DoctorDeps, 'now'> {
   const networks = new WeakMap<LoadedConfig, NetworkSettings>()
   const network = (loaded: LoadedConfig) => {
     if (!networks.has(loaded)) networks.set(loaded, runNetwork(loaded, deadline))
@@ -47,6 +53,9 @@ export function doctorDeps(configFile: string, reporter: Reporter, env: NodeJS.P
     loadConfig: () => loadConfig(configFile),
     timelineClient: (loaded) => createClient(loaded, reporter, env, network(loaded)),
     spreadsheetProbe: (loaded, t) => openSpreadsheetProbe(loaded, t, env, network(loaded)),
+    onUnexpectedError: (check, error) => {
+      if (verbose) writeBugStack(error, `${check}: unexpected error`)
+    },
   }
 }
 
