@@ -9,7 +9,7 @@ import { SPREADSHEET_ERRORS } from '../../src/core/cells.ts'
 import { activitiesTab, validateHeader, type HeaderLayout } from '../../src/core/columns.ts'
 import { fingerprintOf } from '../../src/core/plan.ts'
 import { activityKey, activityToCells, type KnownUser, type RowContext, type ServerActivity } from '../../src/core/rows.ts'
-import type { CellValue } from '../../src/sheets/port.ts'
+import type { CellValue, TabData } from '../../src/sheets/port.ts'
 import type { Activity, AllowedTags } from '../../src/timeline/model.ts'
 
 export const ZONES = [
@@ -331,3 +331,20 @@ export const anyServer: fc.Arbitrary<Map<string, ServerActivity>> = fc
 
 /** A row context over some server: zone, users, Keys the state knows, allowed tags and their severity. */
 export const anyRowContext: fc.Arbitrary<RowContext> = anyServer.chain((server) => anyContext(server))
+
+/** A row context, a header layout, and what `more` draws for that context (rows in its zone, Keys of its server). */
+export function withRowContext<T extends unknown[]>(
+  more: (ctx: RowContext) => { [K in keyof T]: fc.Arbitrary<T[K]> },
+): fc.Arbitrary<[RowContext, HeaderLayout, ...T]> {
+  return anyRowContext.chain(
+    (ctx) =>
+      fc.tuple(fc.constant(ctx), anyLayout, ...(more(ctx) as fc.Arbitrary<unknown>[])) as unknown as fc.Arbitrary<
+        [RowContext, HeaderLayout, ...T]
+      >,
+  )
+}
+
+/** An Activities tab holding `rows` below its header row (the header itself is read through a layout). */
+export function activitiesTabOf(rows: CellValue[][]): TabData {
+  return { title: 'Activities', exists: true, header: [], rows, gridRowCount: rows.length + 1 }
+}

@@ -10,9 +10,9 @@ import { describe, expect, it } from 'vitest'
 import { findCandidates, planLines, readRows } from '../../src/core/import-plan.ts'
 import { rowsByKeyText, sheetKeysOf } from '../../src/core/sheet-keys.ts'
 import type { RowContext } from '../../src/core/rows.ts'
-import type { CellValue, TabData } from '../../src/core/sheet.ts'
+import type { CellValue } from '../../src/core/sheet.ts'
 import type { TimeWindow } from '../../src/core/time.ts'
-import { ACTIVITIES, anyLayout, anyRow, anyRowContext, placeRow, serverOf } from './arbitraries.ts'
+import { ACTIVITIES, activitiesTabOf, anyLayout, anyRow, placeRow, serverOf, withRowContext } from './arbitraries.ts'
 
 const TIMELINES = [...new Set(ACTIVITIES.map((a) => a.timelineKey))]
 const ALL_KEYS = [...serverOf(ACTIVITIES).keys()]
@@ -53,20 +53,16 @@ describe('import plan: the second pass (issue 10)', () => {
   it('plans the same lines with the first pass’s verdicts as without them', () => {
     fc.assert(
       fc.property(
-        anyRowContext.chain((ctx) =>
-          fc.tuple(
-            fc.constant(ctx),
-            anyLayout,
-            fc.array(anyRow(ctx.timeZone), { maxLength: 14 }),
-            fc.subarray(ALL_KEYS),
-            fc.subarray(TIMELINES),
-            anyRanges,
-            fc.subarray([...ctx.server.keys()]),
-          ),
-        ),
+        withRowContext((ctx) => [
+          fc.array(anyRow(ctx.timeZone), { maxLength: 14 }),
+          fc.subarray(ALL_KEYS),
+          fc.subarray(TIMELINES),
+          anyRanges,
+          fc.subarray([...ctx.server.keys()]),
+        ]),
         ([generated, layout, rows, baseKeys, affectedTimelines, ranges, found]) => {
           const cells = rows.map((r) => placeRow(r, layout))
-          const tab: TabData = { title: 'Activities', exists: true, header: [], rows: cells, gridRowCount: cells.length + 1 }
+          const tab = activitiesTabOf(cells)
           const { slashDateOrder: _engineReadsWithoutIt, ...ctx } = generated
           const users = [...ctx.users]
           const readings = readRows(tab, layout, { timeZone: ctx.timeZone, users })
@@ -98,7 +94,7 @@ describe('import plan: the second pass (issue 10)', () => {
     fc.assert(
       fc.property(anyLayout, fc.array(fc.constantFrom(...pool), { maxLength: 10 }), (layout, keyCells) => {
         const cells = keyCells.map((Key) => placeRow({ Key }, layout))
-        const tab: TabData = { title: 'Activities', exists: true, header: [], rows: cells, gridRowCount: cells.length + 1 }
+        const tab = activitiesTabOf(cells)
         const { keys, shared } = sheetKeysOf(tab, layout)
         expect(shared).toEqual(new Map([...rowsByKeyText(tab, layout)].filter(([, at]) => at.length > 1)))
         expect(keys).toEqual(new Set(keyCells.flatMap(textKeyOf)))

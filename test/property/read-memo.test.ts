@@ -8,8 +8,8 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { readRows } from '../../src/core/import-plan.ts'
 import { judgeRow, readRow, type RowReading } from '../../src/core/rows.ts'
-import type { CellValue, TabData } from '../../src/core/sheet.ts'
-import { anyCell, anyLayout, anyRow, anyRowContext, placeRow } from './arbitraries.ts'
+import type { CellValue } from '../../src/core/sheet.ts'
+import { activitiesTabOf, anyCell, anyLayout, anyRow, anyRowContext, placeRow, withRowContext } from './arbitraries.ts'
 
 /** A few cell values the rows draw their Tags, Labels and User from, so that texts repeat. */
 const pool = fc.array(fc.oneof(anyCell, fc.constantFrom<CellValue>('Acme, Website', ':billable', 'billable', 'ACME\\anna', 'Ben Ito')), {
@@ -17,22 +17,14 @@ const pool = fc.array(fc.oneof(anyCell, fc.constantFrom<CellValue>('Acme, Websit
   maxLength: 4,
 })
 
-function tabOf(rows: CellValue[][]): TabData {
-  return { title: 'Activities', exists: true, header: [], rows, gridRowCount: rows.length + 1 }
-}
-
 describe('one read of a tab shares what rows repeat', () => {
   it('reads and judges every row as it reads alone', () => {
     fc.assert(
       fc.property(
-        anyRowContext.chain((ctx) =>
-          fc.tuple(
-            fc.constant(ctx),
-            anyLayout,
-            fc.array(fc.tuple(anyRow(ctx.timeZone), fc.nat(), fc.nat(), fc.nat(), fc.boolean()), { maxLength: 12 }),
-            pool,
-          ),
-        ),
+        withRowContext((ctx) => [
+          fc.array(fc.tuple(anyRow(ctx.timeZone), fc.nat(), fc.nat(), fc.nat(), fc.boolean()), { maxLength: 12 }),
+          pool,
+        ]),
         ([ctx, layout, drawn, texts]) => {
           const rows = drawn.map(([row, tags, labels, user, keep]) =>
             placeRow(
@@ -42,7 +34,7 @@ describe('one read of a tab shares what rows repeat', () => {
               layout,
             ),
           )
-          const readings = readRows(tabOf(rows), layout, ctx)
+          const readings = readRows(activitiesTabOf(rows), layout, ctx)
           const alone = rows.map((cells) => readRow(cells, layout, ctx))
           expect(readings).toEqual(alone)
           expect(readings.map((r) => judgeRow(r, ctx))).toEqual(alone.map((r) => judgeRow(r, ctx)))
@@ -57,7 +49,7 @@ describe('one read of a tab shares what rows repeat', () => {
     const layout = fc.sample(anyLayout, { numRuns: 1, seed: 1 })[0]!
     const row = { User: 'ACME\\anna', Date: '2026-03-02', Start: '09:00', End: '10:00', Tags: 'Acme, Website', Labels: 'billable' }
     const ctx = fc.sample(anyRowContext, { numRuns: 1, seed: 1 })[0]!
-    const [a, b] = readRows(tabOf([placeRow(row, layout), placeRow({ ...row, Start: '11:00' }, layout)]), layout, ctx)
+    const [a, b] = readRows(activitiesTabOf([placeRow(row, layout), placeRow({ ...row, Start: '11:00' }, layout)]), layout, ctx)
     const tags = a!.fields!.combined!
     expect(tags).toEqual(['Acme', 'Website', ':billable'])
     expect(b!.fields!.combined).toBe(tags)
