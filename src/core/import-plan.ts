@@ -14,6 +14,7 @@ import {
   type RowContext,
   type RowReading,
   type ServerActivity,
+  type SheetActivity,
   type SheetLine,
 } from './rows.ts'
 import { cellText } from './cells.ts'
@@ -30,8 +31,9 @@ interface Candidates {
   /** Keys the state does not hold whose row carries a Base cell (the tool wrote them), for a run without state. */
   baseCellKeys: Set<string>
   /**
-   * What this scan judged of each row (`verdicts[i]` is sheet row `i + 2`): 1 for a valid row of an existing
-   * activity, 0 for any other (a Key several rows hold included). Judged without the server's activities, such a
+   * What this scan judged of each row (`verdicts[i]` is sheet row `i + 2`): 2 for a valid row of an existing
+   * activity that holds what both its Base cell and the state's base record (`inStepWithBase`), 1 for any other
+   * valid row of an existing activity, 0 for any other row (a Key several rows hold included). Judged without the server's activities, such a
    * row's timeline and start are its reading's own, so a flag is all the planner needs: keeping 100k judged rows
    * until then made every garbage collection of the scan copy them.
    */
@@ -84,7 +86,7 @@ export function findCandidates(
       continue
     }
     const parsed = judgeRow(reading, ctx)
-    if (parsed.ok && parsed.row?.kind === 'existing') verdicts[i] = 1
+    if (parsed.ok && parsed.row?.kind === 'existing') verdicts[i] = inStepWithBase(parsed.row, reading, base) ? 2 : 1
     if (!parsed.ok) {
       // Read the server around it too: some problems (text that looks like a formula) are only
       // problems when the server's current value says the manager typed it.
@@ -99,6 +101,16 @@ export function findCandidates(
       markRow(found, timeZone, row.values.timelineKey, row.values.input.start, row.key)
   }
   return found
+}
+
+/**
+ * A row nobody edited since the tool wrote it, as far as the cells can say: its fingerprint (read from the cells
+ * alone) is its Base cell's and the state's base, and it has no tool-written cell to put back. If the server's
+ * activity has that fingerprint too, the planner can only call it in step (`planLines`).
+ */
+function inStepWithBase(row: Extract<SheetActivity, { kind: 'existing' }>, reading: RowReading, base: BaseFingerprints): boolean {
+  const fp = row.values.fingerprint
+  return row.notices === undefined && fp === reading.fields?.fingerprint && fp === row.baseCell && fp === base.get(row.key)
 }
 
 /** Notes that a row asks something of its timeline: around its start, and of its activity when it has a Key. */
@@ -218,11 +230,18 @@ export function planLines(
       return { kind: 'invalid', rowNumber, key: cellText(rows[i]![keyIndex]).trim(), problems: [duplicateKeyProblem(sharedBy), ...earlier] }
     }
     if (timelineKey && !affected.has(timelineKey)) return undefined
+    // A row in step with its Base cell, the state's base and now the server's activity: judged again against
+    // that activity it would read the same (the activity shows what the cells show), and the planner could only
+    // call it in step. Most rows of a big sheet are such rows; judging each again was a fifth of an import.
+    if (!tagsCanRefuse && firstVerdicts?.[i] === 2) {
+      const s = ctx.server.get(reading.key!.text)
+      if (s && fingerprintOf(s) === reading.fields!.fingerprint) return { kind: 'in-step', rowNumber, key: reading.key!.text }
+    }
     // A row the candidate scan found valid, whose activity the reads did not find, outside the weeks read: judged
     // again it is the same row (without a server activity only the allowed tags could add a problem) and is left
     // out below. Most rows of a big sheet are such rows; judging each one twice was a fifth of an import's time.
     // Judged without the server's activities, such a row's Key, timeline and start are its reading's.
-    if (!tagsCanRefuse && firstVerdicts?.[i] === 1) {
+    if (!tagsCanRefuse && firstVerdicts !== undefined && firstVerdicts[i]! >= 1) {
       const key = reading.key!
       if (
         // The weeks first: a comparison of numbers, where the Keys are two lookups in sets of a sheet's size.

@@ -303,6 +303,12 @@ function plan(
       })
       continue
     }
+    if (line.kind === 'in-step') {
+      // What the table decides for a row whose cells, Base cell, base and server all agree (the caller checked).
+      seen.add(line.key)
+      decisions.push({ kind: 'noop', key: line.key, rowNumber: line.rowNumber, ...IN_STEP, warnings: [] })
+      continue
+    }
     const row = line.row
     const notices = row.kind === 'existing' || row.kind === 'new' ? row.notices : undefined
     if (row.kind === 'discarded') {
@@ -490,6 +496,8 @@ function plan(
   }
   return { decisions, counts: countKinds(decisions) }
 }
+
+const IN_STEP = fromRule('unchanged', 'unchanged')
 
 const UNREADABLE: RowProblem = { code: 'unreadable', severity: 'error', column: undefined, message: 'This row cannot be read.' }
 

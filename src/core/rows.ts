@@ -1088,6 +1088,11 @@ function readNotes(value: CellValue | undefined, original: Activity | undefined,
 export type SheetLine =
   | { kind: 'row'; rowNumber: number; row: SheetActivity }
   | { kind: 'invalid'; rowNumber: number; key: string | undefined; problems: RowProblem[] }
+  /**
+   * A row of an existing activity that holds what its Base cell, the state's base and the server's activity all
+   * say: nothing to decide but "in step" (the planner's noop). An import passes such rows on unjudged.
+   */
+  | { kind: 'in-step'; rowNumber: number; key: string }
 
 /** Parses all data rows of an Activities tab (`rows[i]` is sheet row `i + 2`) and refuses Keys that appear twice. */
 export function parseSheet(rows: readonly (readonly CellValue[])[], layout: HeaderLayout, ctx: RowContext): SheetLine[] {
@@ -1135,6 +1140,6 @@ export function duplicateKeyProblem(rows: readonly number[]): RowProblem {
 }
 
 function keyOfLine(line: SheetLine): string | undefined {
-  if (line.kind === 'invalid') return line.key
+  if (line.kind === 'invalid' || line.kind === 'in-step') return line.key
   return line.row.kind === 'existing' || line.row.kind === 'delete' ? line.row.key : undefined
 }

@@ -246,6 +246,11 @@ function toolRow(a: Activity, timeZone: string): Record<string, CellValue> {
   return activityToCells(a, a.timelineKey === 'tl-anna' ? 'ACME\\anna' : 'ACME\\ben', timeZone)
 }
 
+/** A row exactly as the tool wrote it for one of the activities (before any server change). */
+export function writtenRow(timeZone: string): fc.Arbitrary<Record<string, CellValue>> {
+  return fc.constantFrom(...ACTIVITIES).map((a) => toolRow(a, timeZone))
+}
+
 const COLUMNS = activitiesTab().columns.map((c) => c.name)
 
 /**

@@ -4,15 +4,31 @@
  * row of a big sheet twice was a fifth of an import). A shortcut may never change what the planner sees:
  * over hostile sheets, any server the reads found, any weeks read and any allowed-tags setting, the lines are
  * the same with and without the first pass's verdicts.
+ *
+ * It also passes on unjudged the rows in step with their Base cell, the state's base and the server's activity
+ * (an `in-step` line, which the planner calls in step): there the plan must be the same as from the rows judged
+ * again, but for the warnings of those rows, which nothing shows or writes for a row in step.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { findCandidates, planLines, readRows } from '../../src/core/import-plan.ts'
+import { fingerprintOf, planSync, type Decision, type SyncPlan } from '../../src/core/plan.ts'
 import { rowsByKeyText, sheetKeysOf } from '../../src/core/sheet-keys.ts'
 import type { RowContext } from '../../src/core/rows.ts'
 import type { CellValue } from '../../src/core/sheet.ts'
 import type { TimeWindow } from '../../src/core/time.ts'
-import { ACTIVITIES, activitiesTabOf, anyLayout, anyRow, placeRow, serverOf, withRowContext } from './arbitraries.ts'
+import {
+  ACTIVITIES,
+  activitiesTabOf,
+  anyBase,
+  anyCell,
+  anyLayout,
+  anyRow,
+  placeRow,
+  serverOf,
+  withRowContext,
+  writtenRow,
+} from './arbitraries.ts'
 
 const TIMELINES = [...new Set(ACTIVITIES.map((a) => a.timelineKey))]
 const ALL_KEYS = [...serverOf(ACTIVITIES).keys()]
@@ -43,6 +59,24 @@ const anyRanges = fc
 /** A Key as the engine collects the sheet's: the trimmed text of a text cell. */
 function textKeyOf(cell: CellValue | undefined): string[] {
   return typeof cell === 'string' && cell.trim() !== '' ? [cell.trim()] : []
+}
+
+/** A row as written with one of the cells only the tool writes changed: its Base (emptied or another's) or its Duration. */
+function touchedRow(timeZone: string): fc.Arbitrary<Record<string, CellValue>> {
+  return fc
+    .oneof(
+      fc.tuple(writtenRow(timeZone), fc.constant('Base'), anyBase),
+      fc.tuple(writtenRow(timeZone), fc.constant('Duration'), fc.oneof(anyCell, fc.double({ min: 0, max: 1, noNaN: true }))),
+    )
+    .map(([row, column, value]) => ({ ...row, [column]: value }))
+}
+
+/** A plan as the import acts on it: the warnings of an in-step row (noop) are never shown or written. */
+function asActedOn(plan: SyncPlan): SyncPlan {
+  return {
+    ...plan,
+    decisions: plan.decisions.map((d): Decision => (d.kind === 'noop' && d.sheet === 'unchanged' ? { ...d, warnings: [] } : d)),
+  }
 }
 
 function iso(ms: number): string {
@@ -88,6 +122,60 @@ describe('import plan: the second pass (issue 10)', () => {
       { numRuns: 400 },
     )
   })
+  it('plans the same as judging every row again when rows in step with their bases are passed on unjudged', () => {
+    let inStep = 0
+    fc.assert(
+      fc.property(
+        withRowContext((ctx) => [
+          // Rows as written weigh more: in step or not is decided by the bases and the server below.
+          fc.array(fc.oneof(anyRow(ctx.timeZone), writtenRow(ctx.timeZone), touchedRow(ctx.timeZone)), { maxLength: 14 }),
+          // The state's base of each activity: what the tool wrote (the activity before the server changed it), what
+          // the server holds now, something else, or nothing.
+          fc.array(
+            fc.oneof(
+              { weight: 4, arbitrary: fc.constant('written') },
+              { weight: 2, arbitrary: fc.constantFrom('server', 'other', 'none') },
+            ),
+            { minLength: ALL_KEYS.length, maxLength: ALL_KEYS.length },
+          ),
+          fc.subarray(TIMELINES),
+          anyRanges,
+          fc.subarray([...ctx.server.keys()]),
+          fc.boolean(),
+        ]),
+        ([generated, layout, rows, bases, affectedTimelines, ranges, found, deleteMissing]) => {
+          const cells = rows.map((r) => placeRow(r, layout))
+          const tab = activitiesTabOf(cells)
+          const { slashDateOrder: _engineReadsWithoutIt, ...ctx } = generated
+          const users = [...ctx.users]
+          const readings = readRows(tab, layout, { timeZone: ctx.timeZone, users })
+          const rowsOfKey = rowsByKeyText(tab, layout)
+          const written = serverOf(ACTIVITIES)
+          const base = new Map<string, string>()
+          ALL_KEYS.forEach((k, i) => {
+            const s = bases[i] === 'written' ? written.get(k) : bases[i] === 'server' ? ctx.server.get(k) : undefined
+            if (s) base.set(k, fingerprintOf(s))
+            else if (bases[i] === 'other') base.set(k, 'fp')
+          })
+          const sheetKeys = new Set([...rowsOfKey.keys()])
+          const candidates = findCandidates(tab, readings, rowsOfKey, layout, base, users, ctx.timeZone, sheetKeys)
+          const second: RowContext = { ...ctx, server: new Map(found.map((k) => [k, ctx.server.get(k)!])) }
+          const affected = new Set([...affectedTimelines, ...candidates.timelines])
+          const judgedTwice = planLines(tab, readings, rowsOfKey, layout, second, affected, ranges)
+          const shortcut = planLines(tab, readings, rowsOfKey, layout, second, affected, ranges, candidates.verdicts)
+          inStep += shortcut.filter((l) => l.kind === 'in-step').length
+          const options = deleteMissing ? { deleteMissing: true, deletedOnServer: 'mark' as const } : {}
+          expect(asActedOn(planSync(base, shortcut, second.server, options))).toEqual(
+            asActedOn(planSync(base, judgedTwice, second.server, options)),
+          )
+        },
+      ),
+      { numRuns: 600 },
+    )
+    // Not a property that holds by never taking the shortcut.
+    expect(inStep).toBeGreaterThan(5)
+  })
+
   it('collects the Keys of any cells, text or not, as rowsByKeyText and the engine read them', () => {
     // A number or a tick in Key is never a Key, but its text is on a second row all the same as the text cell's.
     const pool: CellValue[] = [5, '5', ' 5 ', true, 'TRUE', false, 'tl-anna/1', ' tl-anna/1', null, '', '  ', 1.5, '1.5']

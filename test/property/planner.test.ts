@@ -58,7 +58,7 @@ function linesOf(
 }
 
 function keyOf(line: SheetLine): string | undefined {
-  if (line.kind === 'invalid') return line.key
+  if (line.kind === 'invalid' || line.kind === 'in-step') return line.key
   return 'key' in line.row ? line.row.key : undefined
 }
 

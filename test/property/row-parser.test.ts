@@ -98,7 +98,7 @@ describe('row parser over hostile cells (issue 8)', () => {
           const cells = rows.map((r) => placeRow(r, layout))
           const lines = parseSheet(cells, layout, ctx)
           const keyOf = (line: (typeof lines)[number]) =>
-            line.kind === 'invalid' ? line.key : 'key' in line.row ? line.row.key : undefined
+            line.kind === 'invalid' || line.kind === 'in-step' ? line.key : 'key' in line.row ? line.row.key : undefined
           const count = new Map<string, number>()
           for (const line of lines) {
             const key = keyOf(line)
