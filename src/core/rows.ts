@@ -1095,7 +1095,7 @@ export type SheetLine =
   | { kind: 'in-step'; rowNumber: number; key: string }
 
 /** Parses all data rows of an Activities tab (`rows[i]` is sheet row `i + 2`) and refuses Keys that appear twice. */
-export function parseSheet(rows: readonly (readonly CellValue[])[], layout: HeaderLayout, ctx: RowContext): SheetLine[] {
+export function parseSheet(rows: readonly (readonly CellValue[])[], layout: HeaderLayout, ctx: RowContext): readonly SheetLine[] {
   const lines: SheetLine[] = []
   rows.forEach((cells, i) => {
     const rowNumber = i + 2
@@ -1110,15 +1110,23 @@ export function parseSheet(rows: readonly (readonly CellValue[])[], layout: Head
  * Every line whose Key another line also holds, made invalid with a problem
  * naming the rows (first, so the Status says it); the other lines as they are.
  */
-export function withDuplicatesRefused(sheet: readonly SheetLine[]): SheetLine[] {
+export function withDuplicatesRefused(sheet: readonly SheetLine[]): readonly SheetLine[] {
+  // Each Key's first row, and the rows of the Keys several lines hold: nearly always none, and then the lines
+  // are the same (a list per Key of a 100k sheet was most of this function's time).
+  const firstRow = new Map<string, number>()
   const rowsByKey = new Map<string, number[]>()
   for (const line of sheet) {
     const key = keyOfLine(line)
     if (key === undefined) continue
-    const rows = rowsByKey.get(key)
-    if (rows) rows.push(line.rowNumber)
-    else rowsByKey.set(key, [line.rowNumber])
+    const first = firstRow.get(key)
+    if (first === undefined) firstRow.set(key, line.rowNumber)
+    else {
+      const rows = rowsByKey.get(key)
+      if (rows) rows.push(line.rowNumber)
+      else rowsByKey.set(key, [first, line.rowNumber])
+    }
   }
+  if (rowsByKey.size === 0) return sheet
   return sheet.map((line) => {
     const key = keyOfLine(line)
     const rows = key === undefined ? undefined : rowsByKey.get(key)

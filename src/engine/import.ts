@@ -282,11 +282,9 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   }
   const lines = planLines(tab, readings, rowsOfKey, layout, ctx, affected, rangesByTimeline, candidates.verdicts)
   // Base only for what this run can judge: rows it plans, activities it read, and whole timelines read in full.
+  // An in-step line's activity was read (that is how it is in step): `server` has its Key already.
   const planned = new Set<string>()
-  for (const line of lines) {
-    if (line.kind === 'in-step') planned.add(line.key)
-    else if (line.kind === 'row' && 'key' in line.row) planned.add(line.row.key)
-  }
+  for (const line of lines) if (line.kind === 'row' && 'key' in line.row) planned.add(line.row.key)
   const base = new Map<string, string>()
   for (const [k, fp] of state.base) {
     // Most of a big sheet's Keys are neither judged nor of a timeline read in full: no timeline to take out of them.

@@ -62,7 +62,7 @@ function keyOf(line: SheetLine): string | undefined {
   return 'key' in line.row ? line.row.key : undefined
 }
 
-function checkPlan(decisions: Decision[], lines: SheetLine[], mode: 'sync' | 'export'): void {
+function checkPlan(decisions: Decision[], lines: readonly SheetLine[], mode: 'sync' | 'export'): void {
   const byRow = new Map(lines.map((l) => [l.rowNumber, l]))
   const count = new Map<string, number>()
   for (const line of lines) {
