@@ -1,9 +1,8 @@
-/** What an import reads and plans over: the rows that ask for something, the weeks around them, the lines the planner sees, and what an interrupted run already created. */
+/** What an import reads and plans over: the rows that ask for something, the weeks around them, and the lines the planner sees. */
 import { ACTIVITY_COLUMN as C, type HeaderLayout } from './columns.ts'
 import { fingerprintOf } from './fingerprint.ts'
-import { type BaseFingerprints, type Decision } from './plan.ts'
+import type { BaseFingerprints } from './plan.ts'
 import {
-  activityKey,
   duplicateKeyProblem,
   judgeRow,
   newReadMemo,
@@ -13,7 +12,6 @@ import {
   type ReadContext,
   type RowContext,
   type RowReading,
-  type ServerActivity,
   type SheetActivity,
   type SheetLine,
 } from './rows.ts'
@@ -261,54 +259,4 @@ export function planLines(
       return undefined
     return { kind: 'row', rowNumber, row }
   }
-}
-
-/** import-post decisions whose activity an interrupted run already created: row fingerprint → the created activity. */
-/** A create an interrupted run recorded in its journal: what it sent, and the answer if one came. */
-export interface InterruptedPost {
-  intent: { timelineKey?: string | undefined; fingerprint?: string | undefined; pending?: string | undefined }
-  outcome?: { type: string; entityId?: number | undefined } | undefined
-}
-
-export function adoptInterrupted(
-  decisions: Decision[],
-  interrupted: readonly { writes: readonly (InterruptedPost & { intent: { op: string } })[] }[],
-  server: Map<string, ServerActivity>,
-  sheetKeys: Set<string>,
-): Map<number, ServerActivity> {
-  const adoptions = new Map<number, ServerActivity>()
-  const claimed = new Set<string>()
-  const posts = interrupted.flatMap((run) => run.writes.filter((w) => w.intent.op === 'post'))
-  for (const d of decisions) {
-    if (d.kind !== 'import-post') continue
-    for (const w of posts) {
-      // A marked row is the row of the POST with its mark, whatever was typed into it since; an unmarked
-      // one (written by an older version) is recognised by its values.
-      if (w.intent.timelineKey !== d.timelineKey) continue
-      if (
-        d.pending !== undefined ? w.intent.pending !== d.pending : w.intent.pending !== undefined || w.intent.fingerprint !== d.fingerprint
-      )
-        continue
-      const posted = w.intent.fingerprint ?? d.fingerprint
-      let found: ServerActivity | undefined
-      if (w.outcome?.type === 'done' && w.outcome.entityId !== undefined) {
-        found = server.get(activityKey(d.timelineKey, w.outcome.entityId))
-      } else if (w.outcome === undefined) {
-        // The answer never came: the POST may have landed. Look for it.
-        for (const [key, s] of server) {
-          if (!sheetKeys.has(key) && !claimed.has(key) && fingerprintOf(s) === posted) {
-            found = s
-            break
-          }
-        }
-      }
-      if (!found) continue
-      const key = activityKey(found.activity.timelineKey, found.activity.entityId)
-      if (claimed.has(key) || sheetKeys.has(key)) continue
-      claimed.add(key)
-      adoptions.set(d.rowNumber, found)
-      break
-    }
-  }
-  return adoptions
 }
