@@ -61,6 +61,18 @@ export function runGuards(plan: SyncPlan, facts: GuardFacts, options: GuardOptio
   return failures
 }
 
+/**
+ * The plan's counts as an import carries them out, for `runGuards`. An import removes a row only where Delete was
+ * ticked and the activity is gone already; a row whose activity was deleted on the server is the export's to
+ * remove, and the export's own guard asks about it. Counted here too, such rows stopped an import that removes
+ * none of them ("too many deletes from the sheet"), holding back the managers' edits.
+ */
+export function asImportCarriesOut(plan: SyncPlan): SyncPlan {
+  let removed = 0
+  for (const d of plan.decisions) if (d.kind === 'export-remove' && d.sheet === 'deleted') removed++
+  return removed === plan.counts['export-remove'] ? plan : { ...plan, counts: { ...plan.counts, 'export-remove': removed } }
+}
+
 function damagedLayout(facts: GuardFacts): GuardFailure[] {
   if (facts.headerProblems.length === 0) return []
   const what = facts.headerProblems.map((p) => p.message).join('; ')

@@ -11,7 +11,7 @@
  */
 import { ACTIVITY_COLUMN as C, validateHeader, type HeaderLayout, type HeaderProblem } from '../core/columns.ts'
 import { withServerVersion } from '../core/describe.ts'
-import { runGuards, type GuardOptions } from '../core/guards.ts'
+import { asImportCarriesOut, runGuards, type GuardOptions } from '../core/guards.ts'
 import { planSync } from '../core/plan.ts'
 import { activityKey, parseActivityKey, pendingMark, type KnownUser, type RowContext, type ServerActivity } from '../core/rows.ts'
 import { localDateOf, type TimeWindow } from '../core/time.ts'
@@ -308,7 +308,7 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   const adoptions = adoptInterrupted(plan.decisions, interrupted, server, sheetKeys)
 
   const guards = runGuards(
-    plan,
+    asImportCarriesOut(plan),
     { headerProblems, sheetRowCount: tab.rows.filter((r) => r.length > 0).length, baseCount: state.base.size },
     options,
   )

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { runGuards, type GuardFacts } from '../../src/core/guards.ts'
+import { asImportCarriesOut, runGuards, type GuardFacts } from '../../src/core/guards.ts'
 import type { Decision, DecisionKind, SideChange, SyncPlan } from '../../src/core/plan.ts'
 
 function planOf(entries: [DecisionKind, number, SideChange?][]): SyncPlan {
@@ -78,6 +78,21 @@ describe('guards', () => {
   it('count deletions of missing rows and removals from the sheet too', () => {
     expect(runGuards(planOf([['import-delete-missing', 11, 'missing']]), facts()).map((g) => g.guard)).toEqual(['too-many-deletes'])
     expect(runGuards(planOf([['export-remove', 11]]), facts())[0]?.message).toMatch(/from the sheet/)
+  })
+
+  it('count, for an import, only the rows it removes: ticked ones whose activity is gone, not those the server deleted', () => {
+    // Eleven of twenty activities deleted on the server: their rows are the export's to remove, and its stop's to ask.
+    const serverDeleted = planOf([['export-remove', 11]])
+    expect(runGuards(asImportCarriesOut(serverDeleted), facts())).toEqual([])
+    expect(runGuards(serverDeleted, facts())[0]?.message).toMatch(/from the sheet/)
+    // Eleven ticked rows whose activity is gone already: the import removes them, and the stop holds.
+    const ticked = planOf([['export-remove', 11, 'deleted']])
+    expect(asImportCarriesOut(ticked)).toBe(ticked)
+    expect(runGuards(asImportCarriesOut(ticked), facts())[0]?.message).toMatch(/too many deletes from the sheet \(11 of 20/)
+    // Deletions on the server (ticked rows) are counted as before.
+    expect(runGuards(asImportCarriesOut(planOf([['import-delete', 11, 'deleted']])), facts()).map((g) => g.guard)).toEqual([
+      'too-many-deletes',
+    ])
   })
 
   it('let exactly the threshold through and honour --max-delete', () => {
