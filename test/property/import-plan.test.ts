@@ -12,7 +12,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { findCandidates, planLines, readRows } from '../../src/core/import-plan.ts'
-import { fingerprintOf, planSync, type Decision, type SyncPlan } from '../../src/core/plan.ts'
+import { fingerprintOf, planSync, type BaseFingerprints, type Decision, type SyncPlan } from '../../src/core/plan.ts'
+import type { HeaderLayout } from '../../src/core/columns.ts'
 import { rowsByKeyText, sheetKeysOf } from '../../src/core/sheet-keys.ts'
 import type { RowContext } from '../../src/core/rows.ts'
 import type { CellValue } from '../../src/core/sheet.ts'
@@ -61,6 +62,32 @@ function textKeyOf(cell: CellValue | undefined): string[] {
   return typeof cell === 'string' && cell.trim() !== '' ? [cell.trim()] : []
 }
 
+/**
+ * The import's second pass over one drawn world, both ways: every row judged again, and with the first pass's
+ * verdicts (its shortcuts). `found`: the server's activities the reads found; the rest lie in weeks not read.
+ */
+function secondPasses(
+  generated: RowContext,
+  layout: HeaderLayout,
+  rows: Record<string, CellValue>[],
+  base: BaseFingerprints,
+  reads: { affectedTimelines: string[]; ranges: Map<string, TimeWindow[]>; found: string[] },
+) {
+  const cells = rows.map((r) => placeRow(r, layout))
+  const tab = activitiesTabOf(cells)
+  const { slashDateOrder: _engineReadsWithoutIt, ...ctx } = generated
+  const users = [...ctx.users]
+  const readings = readRows(tab, layout, { timeZone: ctx.timeZone, users })
+  const rowsOfKey = rowsByKeyText(tab, layout)
+  const sheetKeys = new Set([...rowsOfKey.keys()])
+  const candidates = findCandidates(tab, readings, rowsOfKey, layout, base, users, ctx.timeZone, sheetKeys)
+  const second: RowContext = { ...ctx, server: new Map(reads.found.map((k) => [k, ctx.server.get(k)!])) }
+  const affected = new Set([...reads.affectedTimelines, ...candidates.timelines])
+  const judgedTwice = planLines(tab, readings, rowsOfKey, layout, second, affected, reads.ranges)
+  const shortcut = planLines(tab, readings, rowsOfKey, layout, second, affected, reads.ranges, candidates.verdicts)
+  return { cells, tab, users, readings, rowsOfKey, sheetKeys, candidates, second, affected, judgedTwice, shortcut }
+}
+
 /** A row as written with one of the cells only the tool writes changed: its Base (emptied or another's) or its Duration. */
 function touchedRow(timeZone: string): fc.Arbitrary<Record<string, CellValue>> {
   return fc
@@ -95,26 +122,20 @@ describe('import plan: the second pass (issue 10)', () => {
           fc.subarray([...ctx.server.keys()]),
         ]),
         ([generated, layout, rows, baseKeys, affectedTimelines, ranges, found]) => {
-          const cells = rows.map((r) => placeRow(r, layout))
-          const tab = activitiesTabOf(cells)
-          const { slashDateOrder: _engineReadsWithoutIt, ...ctx } = generated
-          const users = [...ctx.users]
-          const readings = readRows(tab, layout, { timeZone: ctx.timeZone, users })
-          const rowsOfKey = rowsByKeyText(tab, layout)
           const base = new Map(baseKeys.map((k) => [k, 'fp']))
-          const sheetKeys = new Set([...rowsOfKey.keys()])
-          const candidates = findCandidates(tab, readings, rowsOfKey, layout, base, users, ctx.timeZone, sheetKeys)
-          // The reads found some of the server's activities: the rest lie in weeks not read.
-          const second: RowContext = { ...ctx, server: new Map(found.map((k) => [k, ctx.server.get(k)!])) }
-          const affected = new Set([...affectedTimelines, ...candidates.timelines])
-          const judgedTwice = planLines(tab, readings, rowsOfKey, layout, second, affected, ranges)
-          const shortcut = planLines(tab, readings, rowsOfKey, layout, second, affected, ranges, candidates.verdicts)
+          const { cells, tab, users, readings, rowsOfKey, sheetKeys, candidates, second, affected, judgedTwice, shortcut } = secondPasses(
+            generated,
+            layout,
+            rows,
+            base,
+            { affectedTimelines, ranges, found },
+          )
           expect(shortcut).toEqual(judgedTwice)
           // The engine passes only the Keys several rows hold: the lines are the same as with every Key's rows.
           const { keys: textKeys, shared: sharedOnly } = sheetKeysOf(tab, layout)
           expect(sharedOnly).toEqual(new Map([...rowsOfKey].filter(([, at]) => at.length > 1)))
           expect(textKeys).toEqual(new Set(cells.flatMap((row) => textKeyOf(row[layout.index['Key']!]))))
-          const fromShared = findCandidates(tab, readings, sharedOnly, layout, base, users, ctx.timeZone, sheetKeys)
+          const fromShared = findCandidates(tab, readings, sharedOnly, layout, base, users, generated.timeZone, sheetKeys)
           expect(fromShared).toEqual(candidates)
           expect(planLines(tab, readings, sharedOnly, layout, second, affected, ranges, fromShared.verdicts)).toEqual(shortcut)
         },
@@ -144,25 +165,14 @@ describe('import plan: the second pass (issue 10)', () => {
           fc.boolean(),
         ]),
         ([generated, layout, rows, bases, affectedTimelines, ranges, found, deleteMissing]) => {
-          const cells = rows.map((r) => placeRow(r, layout))
-          const tab = activitiesTabOf(cells)
-          const { slashDateOrder: _engineReadsWithoutIt, ...ctx } = generated
-          const users = [...ctx.users]
-          const readings = readRows(tab, layout, { timeZone: ctx.timeZone, users })
-          const rowsOfKey = rowsByKeyText(tab, layout)
           const written = serverOf(ACTIVITIES)
           const base = new Map<string, string>()
           ALL_KEYS.forEach((k, i) => {
-            const s = bases[i] === 'written' ? written.get(k) : bases[i] === 'server' ? ctx.server.get(k) : undefined
+            const s = bases[i] === 'written' ? written.get(k) : bases[i] === 'server' ? generated.server.get(k) : undefined
             if (s) base.set(k, fingerprintOf(s))
             else if (bases[i] === 'other') base.set(k, 'fp')
           })
-          const sheetKeys = new Set([...rowsOfKey.keys()])
-          const candidates = findCandidates(tab, readings, rowsOfKey, layout, base, users, ctx.timeZone, sheetKeys)
-          const second: RowContext = { ...ctx, server: new Map(found.map((k) => [k, ctx.server.get(k)!])) }
-          const affected = new Set([...affectedTimelines, ...candidates.timelines])
-          const judgedTwice = planLines(tab, readings, rowsOfKey, layout, second, affected, ranges)
-          const shortcut = planLines(tab, readings, rowsOfKey, layout, second, affected, ranges, candidates.verdicts)
+          const { second, judgedTwice, shortcut } = secondPasses(generated, layout, rows, base, { affectedTimelines, ranges, found })
           inStep += shortcut.filter((l) => l.kind === 'in-step').length
           const options = deleteMissing ? { deleteMissing: true, deletedOnServer: 'mark' as const } : {}
           expect(asActedOn(planSync(base, shortcut, second.server, options))).toEqual(
