@@ -15,7 +15,7 @@ import { findCandidates, planLines, readRows } from '../../src/core/import-plan.
 import { fingerprintOf, planSync, type BaseFingerprints, type Decision, type SyncPlan } from '../../src/core/plan.ts'
 import type { HeaderLayout } from '../../src/core/columns.ts'
 import { rowsByKeyText, sheetKeysOf } from '../../src/core/sheet-keys.ts'
-import type { RowContext } from '../../src/core/rows.ts'
+import type { RowContext, ServerActivity } from '../../src/core/rows.ts'
 import type { CellValue } from '../../src/core/sheet.ts'
 import type { TimeWindow } from '../../src/core/time.ts'
 import {
@@ -98,6 +98,30 @@ function touchedRow(timeZone: string): fc.Arbitrary<Record<string, CellValue>> {
     .map(([row, column, value]) => ({ ...row, [column]: value }))
 }
 
+type ServerChange = 'none' | 'same instant in UTC' | 'later' | 'longer' | 'tags reversed' | 'a tag more' | 'a tag renamed'
+
+/** A server activity after another writer changed it: the same instant written otherwise, another time, tags… */
+function changed(s: ServerActivity, change: ServerChange): ServerActivity {
+  const a = s.activity
+  const utc = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z')
+  switch (change) {
+    case 'none':
+      return s
+    case 'same instant in UTC':
+      return { ...s, activity: { ...a, start: utc(Date.parse(a.start)) } }
+    case 'later':
+      return { ...s, activity: { ...a, start: utc(Date.parse(a.start) + 3_600_000) } }
+    case 'longer':
+      return { ...s, activity: { ...a, duration: a.duration + 900 } }
+    case 'tags reversed':
+      return { ...s, activity: { ...a, tags: [...a.tags].reverse() } }
+    case 'a tag more':
+      return { ...s, activity: { ...a, tags: [...a.tags, 'Extra'] } }
+    case 'a tag renamed':
+      return { ...s, activity: { ...a, tags: ['Renamed', ...a.tags.slice(1)] } }
+  }
+}
+
 /** A plan as the import acts on it: the warnings of an in-step row (noop) are never shown or written. */
 function asActedOn(plan: SyncPlan): SyncPlan {
   return {
@@ -163,12 +187,32 @@ describe('import plan: the second pass (issue 10)', () => {
           anyRanges,
           fc.subarray([...ctx.server.keys()]),
           fc.boolean(),
+          // What else the server changed of each activity since the sheet was written.
+          fc.array(
+            fc.oneof(
+              { weight: 6, arbitrary: fc.constant<ServerChange>('none') },
+              {
+                weight: 6,
+                arbitrary: fc.constantFrom<ServerChange>(
+                  'same instant in UTC',
+                  'later',
+                  'longer',
+                  'tags reversed',
+                  'a tag more',
+                  'a tag renamed',
+                ),
+              },
+            ),
+            { minLength: ALL_KEYS.length, maxLength: ALL_KEYS.length },
+          ),
         ]),
-        ([generated, layout, rows, bases, affectedTimelines, ranges, found, deleteMissing]) => {
+        ([drawn, layout, rows, bases, affectedTimelines, ranges, found, deleteMissing, changes]) => {
+          const server = new Map([...drawn.server].map(([k, s]) => [k, changed(s, changes[ALL_KEYS.indexOf(k)] ?? 'none')]))
+          const generated: RowContext = { ...drawn, server }
           const written = serverOf(ACTIVITIES)
           const base = new Map<string, string>()
           ALL_KEYS.forEach((k, i) => {
-            const s = bases[i] === 'written' ? written.get(k) : bases[i] === 'server' ? generated.server.get(k) : undefined
+            const s = bases[i] === 'written' ? written.get(k) : bases[i] === 'server' ? server.get(k) : undefined
             if (s) base.set(k, fingerprintOf(s))
             else if (bases[i] === 'other') base.set(k, 'fp')
           })
