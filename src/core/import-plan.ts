@@ -31,9 +31,9 @@ interface Candidates {
   /**
    * What this scan judged of each row (`verdicts[i]` is sheet row `i + 2`): 2 for a valid row of an existing
    * activity that holds what both its Base cell and the state's base record (`inStepWithBase`), 1 for any other
-   * valid row of an existing activity, 0 for any other row (a Key several rows hold included). Judged without the server's activities, such a
-   * row's timeline and start are its reading's own, so a flag is all the planner needs: keeping 100k judged rows
-   * until then made every garbage collection of the scan copy them.
+   * valid row of an existing activity, 0 for any other row (a Key several rows hold included). Judged without the
+   * server's activities, such a row's timeline and start are its reading's own, so a flag is all the planner
+   * needs: keeping 100k judged rows until then made every garbage collection of the scan copy them.
    */
   verdicts: Uint8Array
 }
@@ -248,19 +248,20 @@ export function planLines(
       return { kind: 'invalid', rowNumber, key: cellText(rows[i]![keyIndex]).trim(), problems: [duplicateKeyProblem(sharedBy), ...earlier] }
     }
     if (timelineKey && !affected.has(timelineKey)) return undefined
-    // A row in step with its Base cell, the state's base and now the server's activity: judged again against
-    // that activity it would read the same (the activity shows what the cells show), and the planner could only
-    // call it in step. Most rows of a big sheet are such rows; judging each again was a fifth of an import.
-    if (!tagsCanRefuse && firstVerdicts?.[i] === 2) {
-      const s = ctx.server.get(reading.key!.text)
-      if (s && showsActivity(reading, s)) return { kind: 'in-step', rowNumber, key: reading.key!.text }
-    }
-    // A row the candidate scan found valid, whose activity the reads did not find, outside the weeks read: judged
-    // again it is the same row (without a server activity only the allowed tags could add a problem) and is left
-    // out below. Most rows of a big sheet are such rows; judging each one twice was a fifth of an import's time.
-    // Judged without the server's activities, such a row's Key, timeline and start are its reading's.
+    // Shortcuts for rows the candidate scan found valid, most rows of a big sheet: judging each one twice was a
+    // fifth of an import's time. Judged without the server's activities, such a row's Key, timeline and start
+    // are its reading's.
     if (!tagsCanRefuse && firstVerdicts !== undefined && firstVerdicts[i]! >= 1) {
       const key = reading.key!
+      // In step with its Base cell, the state's base and now the server's activity: judged again against that
+      // activity it would read the same (the activity shows what the cells show), and the planner could only call
+      // it in step.
+      if (firstVerdicts[i] === 2) {
+        const s = ctx.server.get(key.text)
+        if (s && showsActivity(reading, s)) return { kind: 'in-step', rowNumber, key: key.text }
+      }
+      // Its activity not found by the reads, outside the weeks read: judged again it is the same row (without a
+      // server activity only the allowed tags could add a problem) and is left out below.
       if (
         // The weeks first: a comparison of numbers, where the Keys are two lookups in sets of a sheet's size.
         outsideReads(key.timelineKey, reading, reading.fields!.sheetTimes!.start) &&
