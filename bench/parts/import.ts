@@ -58,19 +58,24 @@ export async function importCase(options: ImportOptions): Promise<void> {
     const rows: (string | number)[][] = [describe('setup: first export', [setup])]
     if (setup.ok) {
       const edits = await host.call<ManagerEditsDone>('managerEdits', { spreadsheetId, edits: options.edits, seed: 5 })
-      const dryRuns: Sample[] = []
-      for (let rep = 0; rep < options.reps; rep++) {
-        // exit 3 ("rows need a person") is a finished dry run too.
-        dryRuns.push(
-          await measure(
-            host,
-            'timeline-sheets',
-            () => runTool(config, ['import', '--dry-run'], new Date(options.t0 + HOUR)),
-            { ...context, phase: 'import --dry-run', rep },
-            [0, 3],
-          ),
-        )
+      /** `reps` dry runs, one after another (a dry run changes nothing, so each sees the same sheet). */
+      const dryRunsAs = async (phase: string): Promise<Sample[]> => {
+        const samples: Sample[] = []
+        for (let rep = 0; rep < options.reps; rep++) {
+          // exit 3 ("rows need a person") is a finished dry run too.
+          samples.push(
+            await measure(
+              host,
+              'timeline-sheets',
+              () => runTool(config, ['import', '--dry-run'], new Date(options.t0 + HOUR)),
+              { ...context, phase, rep },
+              [0, 3],
+            ),
+          )
+        }
+        return samples
       }
+      const dryRuns = await dryRunsAs('import --dry-run')
       const summary = summaryOf(dryRuns[dryRuns.length - 1]!.run)[0]
       const plan = (summary?.['plan'] ?? summary) as { writes?: { kind: string }[]; conflicts?: unknown[]; invalid?: unknown[] } | undefined
       const kinds = (plan?.writes ?? []).reduce<Record<string, number>>((m, w) => ({ ...m, [w.kind]: (m[w.kind] ?? 0) + 1 }), {})
@@ -92,17 +97,7 @@ export async function importCase(options: ImportOptions): Promise<void> {
       if (options.latencyMs !== undefined) {
         await host.call('setLatency', { ms: options.latencyMs })
         const phase = `import --dry-run, Timeline latency ${options.latencyMs} ms`
-        const slow: Sample[] = []
-        for (let rep = 0; rep < options.reps; rep++)
-          slow.push(
-            await measure(
-              host,
-              'timeline-sheets',
-              () => runTool(config, ['import', '--dry-run'], new Date(options.t0 + HOUR)),
-              { ...context, phase, rep },
-              [0, 3],
-            ),
-          )
+        const slow = await dryRunsAs(phase)
         await host.call('setLatency', { ms: 0 })
         rows.push(describe(`${phase}, the same edits`, slow))
       }
