@@ -26,6 +26,11 @@ export interface GuardFacts {
   headerProblems: readonly HeaderProblem[]
   /** Data rows that are not blank. */
   sheetRowCount: number
+  /**
+   * The Keys the Activities tab holds: every activity the sheet shows, whether or not this run read its week. An
+   * import plans only the weeks around the edits, so its plan alone cannot say what share of the sheet changed.
+   */
+  keyedRowCount: number
   /** Activities the last successful run left in the sheet (size of base). */
   baseCount: number
 }
@@ -168,10 +173,18 @@ export function maxDeleteSuggestion(
   return flags.join(' ')
 }
 
+/**
+ * A changed time zone changes every row of the sheet. The share is of the sheet's Keys, not of the rows planned: an
+ * import plans only the weeks around the edits, and a manager who retags one user's whole week changed every row
+ * of that week (the plan) but few of the sheet's.
+ */
 function almostEverythingChanged(plan: SyncPlan, facts: GuardFacts, options: GuardOptions): GuardFailure[] {
   const maxPercent = options.maxChangedPercent ?? 90
   const minRows = options.minRowsForChangedCheck ?? 10
-  const keyed = plan.decisions.filter((d) => d.sheet !== 'added' && d.sheet !== 'missing' && d.kind !== 'invalid').length
+  let planned = 0
+  for (const d of plan.decisions) if (d.sheet !== 'added' && d.sheet !== 'missing' && d.kind !== 'invalid') planned++
+  // Every row the plan judged holds a Key of the sheet; the larger count keeps that true for any caller.
+  const keyed = Math.max(planned, facts.keyedRowCount)
   const changed = plan.decisions.filter((d) => d.sheet === 'changed' && d.kind !== 'invalid' && d.kind !== 'refresh-base').length
   if (keyed < minRows || facts.baseCount < minRows) return []
   const percent = (changed * 100) / keyed

@@ -202,7 +202,7 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   if (!header.ok) {
     const guards = runGuards(
       { decisions: [], counts: {} as never },
-      { headerProblems, sheetRowCount: tab.rows.length, baseCount: state.base.size },
+      { headerProblems, sheetRowCount: tab.rows.length, keyedRowCount: 0, baseCount: state.base.size },
       options,
     )
     if (guards.length) throw guardError(guards)
@@ -314,7 +314,12 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
 
   const guards = runGuards(
     asImportCarriesOut(plan),
-    { headerProblems, sheetRowCount: tab.rows.filter((r) => r.length > 0).length, baseCount: state.base.size },
+    {
+      headerProblems,
+      sheetRowCount: tab.rows.filter((r) => r.length > 0).length,
+      keyedRowCount: sheetKeys.size,
+      baseCount: state.base.size,
+    },
     options,
   )
   const tags = planAllowedTags(snapshot, target.tabs.allowedTags, state.allowedTagsFingerprint, Boolean(options.overwriteTags))

@@ -39,7 +39,13 @@ function planOf(entries: [DecisionKind, number, SideChange?][]): SyncPlan {
   return { decisions, counts }
 }
 
-const facts = (over: Partial<GuardFacts> = {}): GuardFacts => ({ headerProblems: [], sheetRowCount: 20, baseCount: 20, ...over })
+const facts = (over: Partial<GuardFacts> = {}): GuardFacts => ({
+  headerProblems: [],
+  sheetRowCount: 20,
+  keyedRowCount: 20,
+  baseCount: 20,
+  ...over,
+})
 
 describe('guards', () => {
   it('pass an ordinary plan', () => {
@@ -138,7 +144,16 @@ describe('guards', () => {
         facts(),
       ),
     ).toEqual([])
-    expect(runGuards(planOf([['import-put', 9, 'changed']]), facts({ baseCount: 9, sheetRowCount: 9 }))).toEqual([])
+    expect(runGuards(planOf([['import-put', 9, 'changed']]), facts({ baseCount: 9, sheetRowCount: 9, keyedRowCount: 9 }))).toEqual([])
+  })
+
+  it("count the share of changed rows against the sheet's Keys, not the rows an import planned", () => {
+    // A manager retagged every row of one user's week: the import planned that week only.
+    const retagged = planOf([['import-put', 10, 'changed']])
+    expect(runGuards(retagged, facts({ keyedRowCount: 19, sheetRowCount: 19, baseCount: 19 }))).toEqual([])
+    // A changed time zone changes the rows of every week.
+    const f = runGuards(retagged, facts({ keyedRowCount: 10, sheetRowCount: 10, baseCount: 10 }))
+    expect(f.map((g) => [g.guard, g.count, g.total])).toEqual([['almost-everything-changed', 10, 10]])
   })
 
   it('are all skipped by --force except the layout guard', () => {

@@ -15,7 +15,7 @@ function planOf(serverDeletes: number, missingDeletes: number, sheetRemoves: num
 }
 
 const deleteStops = (plan: SyncPlan, baseCount: number, options: GuardOptions): GuardFailure[] =>
-  runGuards(plan, { headerProblems: [], sheetRowCount: Math.max(baseCount, 1), baseCount }, options).filter(
+  runGuards(plan, { headerProblems: [], sheetRowCount: Math.max(baseCount, 1), keyedRowCount: baseCount, baseCount }, options).filter(
     (f) => f.guard === 'too-many-deletes',
   )
 
