@@ -20,7 +20,7 @@ import {
   type HeaderLayout,
 } from './columns.ts'
 import { withServerVersion } from './describe.ts'
-import { startsWithin } from './import-plan.ts'
+import { startsWithin } from './read-ranges.ts'
 import { fingerprintOf } from './fingerprint.ts'
 import { planExport, type BaseFingerprints, type Decision } from './plan.ts'
 import { activityKey, parseActivityKey, parseRow, type KnownUser, type RowContext, type ServerActivity, type SheetLine } from './rows.ts'

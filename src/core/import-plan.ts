@@ -16,7 +16,7 @@ import {
   type SheetLine,
 } from './rows.ts'
 import { cellText } from './cells.ts'
-import { addDays, chunkWindows, localDateOf, parseOffsetInstant, serialToLocalDate, type TimeWindow } from './time.ts'
+import { localDateOf, parseOffsetInstant, serialToLocalDate, type TimeWindow } from './time.ts'
 import type { TabData } from './sheet.ts'
 
 interface Candidates {
@@ -155,44 +155,6 @@ function sharedKeys(rowsOfKey: ReadonlyMap<string, number[]>): Map<string, numbe
   const shared = new Map<string, number[]>()
   for (const [key, rows] of rowsOfKey) if (rows.length > 1) shared.set(key, rows)
   return shared
-}
-
-/**
- * What to read of one timeline: the window's weekly chunks from the first to
- * the last that holds an edited day (all of them when `full`), plus the week
- * around each edited day outside the window. The weeks between edits are read
- * too, so the window's part is one request: the service's pace counts requests,
- * and each costs a round trip, while a few more weeks of one user's activities
- * cost little.
- */
-export function readRanges(timeZone: string, fromDate: string, days: number, dates: Set<string>, full: boolean): TimeWindow[] {
-  const window = chunkWindows(timeZone, fromDate, days, 7)
-  const edited = (c: TimeWindow) => [...dates].some((d) => within(d, c, timeZone))
-  const first = full ? 0 : window.findIndex(edited)
-  const last = full ? window.length - 1 : window.findLastIndex(edited)
-  const chunks = first < 0 ? [] : window.slice(first, last + 1)
-  const lastDate = addDays(fromDate, days)
-  const extra = [...dates].filter((d) => d < fromDate || d >= lastDate).sort()
-  for (const d of extra) {
-    if (!chunks.some((c) => within(d, c, timeZone))) chunks.push(...chunkWindows(timeZone, addDays(d, -3), 7, 7))
-  }
-  return chunks
-}
-
-/** The window's chunks a read of `ranges` left out. */
-export function restOfWindow(timeZone: string, fromDate: string, days: number, ranges: TimeWindow[]): TimeWindow[] {
-  return chunkWindows(timeZone, fromDate, days, 7).filter((c) => !ranges.some((r) => r.from === c.from && r.to === c.to))
-}
-
-export function within(date: string, window: TimeWindow, timeZone: string): boolean {
-  const noon = Date.parse(`${date}T12:00:00Z`) / 1000
-  const local = localDateOf(timeZone, noon)
-  return startsWithin(`${local}T12:00:00Z`, window)
-}
-
-export function startsWithin(start: string, window: TimeWindow): boolean {
-  const t = parseOffsetInstant(start).epochSeconds
-  return t >= parseOffsetInstant(window.from).epochSeconds && t < parseOffsetInstant(window.to).epochSeconds
 }
 
 /** Rows the planner sees: every row of an affected timeline that the reads cover, and every new or invalid row. */

@@ -3,9 +3,10 @@
  * maximum range or page size (decisions/0005-timeline-read-ranges.md), so a
  * window is asked for whole and halved only when the server refuses it or its
  * answer is too large; halves are read in order, earlier first, so the first
- * answer is always the earliest one.
+ * answer is always the earliest one. An import reads the weeks around its
+ * edits (`readRanges`).
  */
-import { formatOffsetInstant, parseOffsetInstant, SECONDS_PER_DAY, type TimeWindow } from './time.ts'
+import { addDays, chunkWindows, formatOffsetInstant, localDateOf, parseOffsetInstant, SECONDS_PER_DAY, type TimeWindow } from './time.ts'
 
 /** A window this long or shorter is never halved: a refusal of one day is the server's last word. */
 export const MIN_SPLIT_SECONDS = SECONDS_PER_DAY
@@ -84,4 +85,42 @@ export function mergeRanges(ranges: readonly TimeWindow[]): TimeWindow[] {
     }
   }
   return out.map((r) => r.range)
+}
+
+/**
+ * What to read of one timeline: the window's weekly chunks from the first to
+ * the last that holds an edited day (all of them when `full`), plus the week
+ * around each edited day outside the window. The weeks between edits are read
+ * too, so the window's part is one request: the service's pace counts requests,
+ * and each costs a round trip, while a few more weeks of one user's activities
+ * cost little.
+ */
+export function readRanges(timeZone: string, fromDate: string, days: number, dates: Set<string>, full: boolean): TimeWindow[] {
+  const window = chunkWindows(timeZone, fromDate, days, 7)
+  const edited = (c: TimeWindow) => [...dates].some((d) => within(d, c, timeZone))
+  const first = full ? 0 : window.findIndex(edited)
+  const last = full ? window.length - 1 : window.findLastIndex(edited)
+  const chunks = first < 0 ? [] : window.slice(first, last + 1)
+  const lastDate = addDays(fromDate, days)
+  const extra = [...dates].filter((d) => d < fromDate || d >= lastDate).sort()
+  for (const d of extra) {
+    if (!chunks.some((c) => within(d, c, timeZone))) chunks.push(...chunkWindows(timeZone, addDays(d, -3), 7, 7))
+  }
+  return chunks
+}
+
+/** The window's chunks a read of `ranges` left out. */
+export function restOfWindow(timeZone: string, fromDate: string, days: number, ranges: TimeWindow[]): TimeWindow[] {
+  return chunkWindows(timeZone, fromDate, days, 7).filter((c) => !ranges.some((r) => r.from === c.from && r.to === c.to))
+}
+
+export function within(date: string, window: TimeWindow, timeZone: string): boolean {
+  const noon = Date.parse(`${date}T12:00:00Z`) / 1000
+  const local = localDateOf(timeZone, noon)
+  return startsWithin(`${local}T12:00:00Z`, window)
+}
+
+export function startsWithin(start: string, window: TimeWindow): boolean {
+  const t = parseOffsetInstant(start).epochSeconds
+  return t >= parseOffsetInstant(window.from).epochSeconds && t < parseOffsetInstant(window.to).epochSeconds
 }

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { readRanges, within } from '../../src/core/import-plan.ts'
+import { readRanges, within } from '../../src/core/read-ranges.ts'
 import { mergeRanges, MIN_SPLIT_SECONDS, planRangeReads } from '../../src/core/read-ranges.ts'
 import { chunkWindows, formatOffsetInstant, parseOffsetInstant, type TimeWindow } from '../../src/core/time.ts'
 
