@@ -157,7 +157,46 @@ function sharedKeys(rowsOfKey: ReadonlyMap<string, number[]>): Map<string, numbe
   return shared
 }
 
-/** Rows the planner sees: every row of an affected timeline that the reads cover, and every new or invalid row. */
+/**
+ * The rows an import leaves to the export, and their activities by timeline: valid rows nobody edited since the
+ * tool wrote them (`verdicts` 2) of timelines not read in full. Such a row's sheet side is unchanged whatever the
+ * server did, and for an unchanged sheet side the planner's table decides a no-op, an export update or an export
+ * removal: nothing an import carries out. So the row, its base and its activity are left out of the plan
+ * together, as the rows of a timeline nobody edited always were; an import's plan is then the size of its edits,
+ * not of the sheet. Not in a timeline read in full (`--delete-missing`, an interrupted run, an activity that moved
+ * weeks): there a row left out would read as removed from the sheet. Not when the allowed tags are an error: then
+ * judging the row against them can refuse it.
+ */
+export function settledRows(
+  readings: readonly RowReading[],
+  verdicts: Uint8Array,
+  fullTimelines: ReadonlySet<string>,
+  tags: Pick<RowContext, 'allowedTags' | 'allowedTagsSeverity'>,
+): { rows: Uint8Array; activities: Map<string, Set<number>> } {
+  const rows = new Uint8Array(verdicts.length)
+  const activities = new Map<string, Set<number>>()
+  if (tagsCanRefuse(tags)) return { rows, activities }
+  for (let i = 0; i < verdicts.length; i++) {
+    if (verdicts[i] !== 2) continue
+    const key = readings[i]!.key!
+    if (fullTimelines.has(key.timelineKey)) continue
+    rows[i] = 1
+    let ids = activities.get(key.timelineKey)
+    if (!ids) activities.set(key.timelineKey, (ids = new Set()))
+    ids.add(key.entityId)
+  }
+  return { rows, activities }
+}
+
+/** Whether judging a row against the allowed tags can refuse it. */
+function tagsCanRefuse(tags: Pick<RowContext, 'allowedTags' | 'allowedTagsSeverity'>): boolean {
+  return tags.allowedTags !== undefined && tags.allowedTagsSeverity === 'error'
+}
+
+/**
+ * Rows the planner sees: every row of an affected timeline that the reads cover, and every new or invalid row;
+ * not the `settled` ones (`settledRows`).
+ */
 export function planLines(
   tab: TabData,
   readings: readonly RowReading[],
@@ -167,11 +206,12 @@ export function planLines(
   affected: Set<string>,
   rangesByTimeline: Map<string, TimeWindow[]>,
   firstVerdicts?: Uint8Array,
+  settled?: Uint8Array,
 ): SheetLine[] {
   const lines: SheetLine[] = []
-  // Whether judging a row against the allowed tags can refuse it: only then may a valid row of a week not read
-  // become an invalid line.
-  const tagsCanRefuse = ctx.allowedTags !== undefined && ctx.allowedTagsSeverity === 'error'
+  // Only when judging a row against the allowed tags can refuse it may a valid row of a week not read become an
+  // invalid line.
+  const refusesTags = tagsCanRefuse(ctx)
   const keyIndex = layout.index[C.key]!
   const spans = new Map<string, { from: number; to: number }[]>()
   const spansOf = (timelineKey: string) => {
@@ -210,10 +250,11 @@ export function planLines(
       return { kind: 'invalid', rowNumber, key: cellText(rows[i]![keyIndex]).trim(), problems: [duplicateKeyProblem(sharedBy), ...earlier] }
     }
     if (timelineKey && !affected.has(timelineKey)) return undefined
+    if (settled?.[i]) return undefined
     // Shortcuts for rows the candidate scan found valid, most rows of a big sheet: judging each one twice was a
     // fifth of an import's time. Judged without the server's activities, such a row's Key, timeline and start
     // are its reading's.
-    if (!tagsCanRefuse && firstVerdicts !== undefined && firstVerdicts[i]! >= 1) {
+    if (!refusesTags && firstVerdicts !== undefined && firstVerdicts[i]! >= 1) {
       const key = reading.key!
       // In step with its Base cell, the state's base and now the server's activity: judged again against that
       // activity it would read the same (the activity shows what the cells show), and the planner could only call

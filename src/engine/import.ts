@@ -28,7 +28,7 @@ import { exportWindow, tabSpecs } from '../core/export-plan.ts'
 import { windowView, type WindowView } from '../core/window-text.ts'
 import { isEmptyWrite } from '../core/sheet-writes.ts'
 import { summaryLine, syncLogRow } from '../core/sync-log.ts'
-import { findCandidates, planLines, readRows } from '../core/import-plan.ts'
+import { findCandidates, planLines, readRows, settledRows } from '../core/import-plan.ts'
 import { readRanges, restOfWindow } from '../core/read-ranges.ts'
 import { adoptInterrupted } from '../core/interrupted-posts.ts'
 import { sheetKeysOf } from '../core/sheet-keys.ts'
@@ -270,9 +270,14 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
     deps.client.setLastChangeId(key, first)
     return { timeline, found, ranges: [...ranges, ...rest], whole: true }
   })
-  for (const { timeline, found, ranges, whole } of reads) {
-    for (const a of found) server.set(activityKey(timeline.timelineKey, a.entityId), { activity: a, user: timeline.ownerUsername })
-    if (whole) fullTimelines.add(timeline.timelineKey)
+  for (const { timeline, whole } of reads) if (whole) fullTimelines.add(timeline.timelineKey)
+  const tagRules = { allowedTags: allowed, allowedTagsSeverity: options.strictTags ? ('error' as const) : ('warning' as const) }
+  // Rows nobody edited are the export's: left out of the plan with their activities.
+  const settled = settledRows(readings, candidates.verdicts, fullTimelines, tagRules)
+  for (const { timeline, found, ranges } of reads) {
+    const left = settled.activities.get(timeline.timelineKey)
+    for (const a of found)
+      if (!left?.has(a.entityId)) server.set(activityKey(timeline.timelineKey, a.entityId), { activity: a, user: timeline.ownerUsername })
     rangesByTimeline.set(timeline.timelineKey, ranges)
   }
 
@@ -284,10 +289,9 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
     users,
     server,
     baseKeys: { has: (k) => state.base.has(k) || baseCellKeys.has(k) },
-    allowedTags: allowed,
-    allowedTagsSeverity: options.strictTags ? 'error' : 'warning',
+    ...tagRules,
   }
-  const lines = planLines(tab, readings, rowsOfKey, layout, ctx, affected, rangesByTimeline, candidates.verdicts)
+  const lines = planLines(tab, readings, rowsOfKey, layout, ctx, affected, rangesByTimeline, candidates.verdicts, settled.rows)
   // Base only for what this run can judge: rows it plans, activities it read, and whole timelines read in full.
   // An in-step line's activity was read (that is how it is in step): `server` has its Key already.
   const planned = new Set<string>()

@@ -8,10 +8,14 @@
  * It also passes on unjudged the rows in step with their Base cell, the state's base and the server's activity
  * (an `in-step` line, which the planner calls in step): there the plan must be the same as from the rows judged
  * again, but for the warnings of those rows, which nothing shows or writes for a row in step.
+ *
+ * Outside the timelines read in full, the engine leaves those rows out altogether, with their bases and
+ * activities (`settledRows`), whatever the server did: the plan must be the one of every row judged again
+ * without those rows' decisions, and every one of those must be the export's (an unchanged sheet side).
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { findCandidates, planLines, readRows } from '../../src/core/import-plan.ts'
+import { findCandidates, planLines, readRows, settledRows } from '../../src/core/import-plan.ts'
 import { fingerprintOf, planSync, type BaseFingerprints, type Decision, type SyncPlan } from '../../src/core/plan.ts'
 import type { HeaderLayout } from '../../src/core/columns.ts'
 import { rowsByKeyText, sheetKeysOf } from '../../src/core/sheet-keys.ts'
@@ -167,8 +171,9 @@ describe('import plan: the second pass (issue 10)', () => {
       { numRuns: 400 },
     )
   })
-  it('plans the same as judging every row again when rows in step with their bases are passed on unjudged', () => {
+  it('plans the same as judging every row again when rows in step with their bases are passed on unjudged or left out', () => {
     let inStep = 0
+    let leftOut = 0
     fc.assert(
       fc.property(
         withRowContext((ctx) => [
@@ -187,6 +192,8 @@ describe('import plan: the second pass (issue 10)', () => {
           anyRanges,
           fc.subarray([...ctx.server.keys()]),
           fc.boolean(),
+          // Timelines read in full besides those of --delete-missing: an interrupted run's, a moved activity's.
+          fc.subarray(TIMELINES),
           // What else the server changed of each activity since the sheet was written.
           fc.array(
             fc.oneof(
@@ -206,7 +213,7 @@ describe('import plan: the second pass (issue 10)', () => {
             { minLength: ALL_KEYS.length, maxLength: ALL_KEYS.length },
           ),
         ]),
-        ([drawn, layout, rows, bases, affectedTimelines, ranges, found, deleteMissing, changes]) => {
+        ([drawn, layout, rows, bases, affectedTimelines, ranges, found, deleteMissing, readInFull, changes]) => {
           const server = new Map([...drawn.server].map(([k, s]) => [k, changed(s, changes[ALL_KEYS.indexOf(k)] ?? 'none')]))
           const generated: RowContext = { ...drawn, server }
           const written = serverOf(ACTIVITIES)
@@ -216,18 +223,48 @@ describe('import plan: the second pass (issue 10)', () => {
             if (s) base.set(k, fingerprintOf(s))
             else if (bases[i] === 'other') base.set(k, 'fp')
           })
-          const { second, judgedTwice, shortcut } = secondPasses(generated, layout, rows, base, { affectedTimelines, ranges, found })
+          const passes = secondPasses(generated, layout, rows, base, { affectedTimelines, ranges, found })
+          const { second, judgedTwice, shortcut } = passes
           inStep += shortcut.filter((l) => l.kind === 'in-step').length
           const options = deleteMissing ? { deleteMissing: true, deletedOnServer: 'mark' as const } : {}
-          expect(asActedOn(planSync(base, shortcut, second.server, options))).toEqual(
-            asActedOn(planSync(base, judgedTwice, second.server, options)),
-          )
+          const everyRow = asActedOn(planSync(base, judgedTwice, second.server, options))
+          expect(asActedOn(planSync(base, shortcut, second.server, options))).toEqual(everyRow)
+
+          // The rows nobody edited left out with their bases and activities, as the engine plans: the plan is the
+          // one of every row judged again without those rows' decisions, and each of those is the export's. The
+          // Keys known are the state's, as the engine's are (the drawn ones alone may lack a base's Key).
+          const known: RowContext = { ...second, baseKeys: { has: (k) => base.has(k) || second.baseKeys.has(k) } }
+          const { tab, readings, rowsOfKey, affected, candidates } = passes
+          const reference = planLines(tab, readings, rowsOfKey, layout, known, affected, ranges)
+          const planned = asActedOn(planSync(base, reference, known.server, options))
+          const timelineOf = (k: string) => k.slice(0, k.indexOf('/'))
+          const full = new Set(readInFull)
+          if (deleteMissing) for (const k of base.keys()) if (!passes.sheetKeys.has(k)) full.add(timelineOf(k))
+          const settled = settledRows(readings, candidates.verdicts, full, known)
+          // Compared where the reference plans the row: a row it leaves out (a week not read) is left out either way,
+          // and the engine passes no base for it.
+          const lined = new Set(reference.map((l) => l.rowNumber))
+          const settledKeys = new Set<string>()
+          readings.forEach((r, i) => settled.rows[i] && lined.has(i + 2) && settledKeys.add(r.key!.text))
+          leftOut += settledKeys.size
+          const lines = planLines(tab, readings, rowsOfKey, layout, known, affected, ranges, candidates.verdicts, settled.rows)
+          // As the engine's: the base keeps every Key of a timeline read in full; the server's activities leave out the settled rows'.
+          const planBase = new Map([...base].filter(([k]) => !settledKeys.has(k) || full.has(timelineOf(k))))
+          const planServer = new Map([...known.server].filter(([k]) => !settledKeys.has(k)))
+          const plan = asActedOn(planSync(planBase, lines, planServer, options))
+          const theirs = planned.decisions.filter((d) => 'key' in d && d.key !== undefined && settledKeys.has(d.key))
+          expect(plan.decisions).toEqual(planned.decisions.filter((d) => !theirs.includes(d)))
+          for (const d of theirs) {
+            expect(d.sheet).toBe('unchanged')
+            expect(['noop', 'export-update', 'export-remove', 'export-mark-deleted']).toContain(d.kind)
+          }
         },
       ),
       { numRuns: 600 },
     )
-    // Not a property that holds by never taking the shortcut.
+    // Not a property that holds by never taking the shortcut, or by never leaving a row out.
     expect(inStep).toBeGreaterThan(5)
+    expect(leftOut).toBeGreaterThan(5)
   })
 
   it('collects the Keys of any cells, text or not, as rowsByKeyText and the engine read them', () => {
