@@ -7,6 +7,7 @@ import {
   newReadMemo,
   readRow,
   startEpochOf,
+  unchangedSinceWritten,
   type KnownUser,
   type ReadContext,
   type RowContext,
@@ -81,6 +82,11 @@ export function findCandidates(
     if (shared.size > 0 && shared.has(cellText(keyCell).trim())) {
       // A Key on several rows asks for the manager, even when nothing else of that user changed: plan it (as invalid).
       markRow(found, timeZone, reading.key?.timelineKey, dateStart(reading), reading.key?.text)
+      continue
+    }
+    // Most rows of a big sheet: nobody edited them, and building each one's row only to say so made garbage.
+    if (unchangedSinceWritten(reading, base)) {
+      verdicts[i] = 2
       continue
     }
     const parsed = judgeRow(reading, ctx)

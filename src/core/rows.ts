@@ -595,6 +595,21 @@ export function judgeRow(reading: RowReading, ctx: RowContext): ParsedRow {
   return { ok: true, row }
 }
 
+/**
+ * Whether `judgeRow`, without the server's activities, would find a valid row of an existing activity with no
+ * cell to put back whose fingerprint is its Base cell's and `base`'s (the state's): a row nobody edited since the
+ * tool wrote it. Told from the reading alone, without building the row, for the rows without a problem of any
+ * kind (a ticked or cleared row has no fields). A property test holds every yes to `judgeRow`'s.
+ */
+export function unchangedSinceWritten(reading: RowReading, base: ReadonlyMap<string, string>): boolean {
+  const f = reading.fields
+  const fp = f?.fingerprint
+  if (f === undefined || reading.key === undefined || fp === undefined || fp !== f.baseText || fp !== base.get(reading.key.text))
+    return false
+  if (f.early.length + f.userProblems.length + f.timeProblems.length + f.sheetTimeProblems.length + f.tagProblems.length > 0) return false
+  return f.sheetTimes !== undefined && durationNotices(f.durationCell, f.sheetTimes.duration, true) === undefined
+}
+
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
