@@ -181,10 +181,7 @@ export function maxDeleteSuggestion(
 function almostEverythingChanged(plan: SyncPlan, facts: GuardFacts, options: GuardOptions): GuardFailure[] {
   const maxPercent = options.maxChangedPercent ?? 90
   const minRows = options.minRowsForChangedCheck ?? 10
-  let planned = 0
-  for (const d of plan.decisions) if (d.sheet !== 'added' && d.sheet !== 'missing' && d.kind !== 'invalid') planned++
-  // Every row the plan judged holds a Key of the sheet; the larger count keeps that true for any caller.
-  const keyed = Math.max(planned, facts.keyedRowCount)
+  const keyed = facts.keyedRowCount
   const changed = plan.decisions.filter((d) => d.sheet === 'changed' && d.kind !== 'invalid' && d.kind !== 'refresh-base').length
   if (keyed < minRows || facts.baseCount < minRows) return []
   const percent = (changed * 100) / keyed
