@@ -177,7 +177,7 @@ function sharedKeys(rowsOfKey: ReadonlyMap<string, number[]>): Map<string, numbe
 export function settledRows(
   readings: readonly RowReading[],
   verdicts: Uint8Array,
-  fullTimelines: ReadonlySet<string>,
+  timelines: { affected: ReadonlySet<string>; full: ReadonlySet<string> },
   tags: Pick<RowContext, 'allowedTags' | 'allowedTagsSeverity'>,
 ): { rows: Uint8Array; activities: Map<string, Set<number>> } {
   const rows = new Uint8Array(verdicts.length)
@@ -186,7 +186,8 @@ export function settledRows(
   for (let i = 0; i < verdicts.length; i++) {
     if (verdicts[i] !== 2) continue
     const key = readings[i]!.key!
-    if (fullTimelines.has(key.timelineKey)) continue
+    // A timeline nobody edited is not planned at all: nothing of it to leave out.
+    if (!timelines.affected.has(key.timelineKey) || timelines.full.has(key.timelineKey)) continue
     rows[i] = 1
     let ids = activities.get(key.timelineKey)
     if (!ids) activities.set(key.timelineKey, (ids = new Set()))

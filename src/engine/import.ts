@@ -273,7 +273,7 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   for (const { timeline, whole } of reads) if (whole) fullTimelines.add(timeline.timelineKey)
   const tagRules = { allowedTags: allowed, allowedTagsSeverity: options.strictTags ? ('error' as const) : ('warning' as const) }
   // Rows nobody edited are the export's: left out of the plan with their activities.
-  const settled = settledRows(readings, candidates.verdicts, fullTimelines, tagRules)
+  const settled = settledRows(readings, candidates.verdicts, { affected, full: fullTimelines }, tagRules)
   for (const { timeline, found, ranges } of reads) {
     const left = settled.activities.get(timeline.timelineKey)
     for (const a of found)

@@ -256,7 +256,7 @@ describe('import plan: the second pass (issue 10)', () => {
           const timelineOf = (k: string) => k.slice(0, k.indexOf('/'))
           const full = new Set(readInFull)
           if (deleteMissing) for (const k of base.keys()) if (!passes.sheetKeys.has(k)) full.add(timelineOf(k))
-          const settled = settledRows(readings, candidates.verdicts, full, known)
+          const settled = settledRows(readings, candidates.verdicts, { affected, full }, known)
           // Compared where the reference plans the row: a row it leaves out (a week not read) is left out either way,
           // and the engine passes no base for it.
           const lined = new Set(reference.map((l) => l.rowNumber))
