@@ -32,6 +32,7 @@
 import type { CellUpdate, CellValue } from './sheet.ts'
 import type { Activity, ActivityInput, AllowedTags } from './activity.ts'
 import { ACTIVITY_COLUMN, type ActivityColumn, type HeaderLayout } from './columns.ts'
+import { READ_COLUMNS } from './written-rows.ts'
 import {
   cellText,
   excerpt,
@@ -293,7 +294,8 @@ const NO_PROBLEMS: readonly RowProblem[] = Object.freeze([])
  * column's name up in the layout was a lookup by a varying name every time.
  */
 const S = { user: 0, date: 1, start: 2, end: 3, duration: 4, tags: 5, labels: 6, notes: 7, delete: 8, key: 9, base: 10 } as const
-const SLOT_COLUMNS = [C.user, C.date, C.start, C.end, C.duration, C.tags, C.labels, C.notes, C.delete, C.key, C.base] as const
+/** The columns a row is read from, by slot: the ones a digest of a row as written covers. */
+const SLOT_COLUMNS = READ_COLUMNS
 const VALUE_SLOTS = [S.user, S.date, S.start, S.end, S.tags, S.labels, S.notes, S.key] as const
 const CLEARED_SLOTS = [S.user, S.date, S.start, S.end, S.tags, S.labels, S.notes] as const
 
@@ -601,7 +603,7 @@ export function judgeRow(reading: RowReading, ctx: RowContext): ParsedRow {
  * tool wrote it. Told from the reading alone, without building the row, for the rows without a problem of any
  * kind (a ticked or cleared row has no fields). A property test holds every yes to `judgeRow`'s.
  */
-export function unchangedSinceWritten(reading: RowReading, base: ReadonlyMap<string, string>): boolean {
+export function unchangedSinceWritten(reading: RowReading, base: Pick<ReadonlyMap<string, string>, 'get'>): boolean {
   const f = reading.fields
   const fp = f?.fingerprint
   if (f === undefined || reading.key === undefined || fp === undefined || fp !== f.baseText || fp !== base.get(reading.key.text))

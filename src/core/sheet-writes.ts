@@ -7,8 +7,21 @@
  */
 import { ACTIVITY_COLUMN, type HeaderLayout } from './columns.ts'
 import type { Decision } from './plan.ts'
-import { activityToCells, cellsToRestore, cellsToRow, cellUpdatesFor } from './rows.ts'
+import {
+  activityToCells,
+  cellsToRestore,
+  cellsToRow,
+  cellUpdatesFor,
+  newReadMemo,
+  readRow,
+  unchangedSinceWritten,
+  type ActivityCells,
+  type KnownUser,
+  type ReadContext,
+  type ReadMemo,
+} from './rows.ts'
 import type { CellUpdate, CellValue, TabData, TabWrite } from './sheet.ts'
+import { cellsDigest } from './written-rows.ts'
 import { saysStatus, statusText, type Status } from './status.ts'
 
 export interface ActivityWritesContext {
@@ -17,12 +30,16 @@ export interface ActivityWritesContext {
   timeZone: string
   /** Local date stamped on Status texts (`Done (2026-11-22): …`), so an old status reads as old. */
   today: string
+  /** The users a row's User cell may name: a row is remembered as written only if it reads back under them. */
+  users: readonly KnownUser[]
 }
 
 export interface ActivityWrites {
   write: TabWrite
   /** Key → fingerprint to remember; `null` forgets the key. */
   base: Map<string, string | null>
+  /** Key → digest of the row as written (`cellsDigest`); `null` forgets it. */
+  written: Map<string, number | null>
   counts: { appended: number; updated: number; removed: number; marked: number; statuses: number; refreshed: number }
 }
 
@@ -33,6 +50,10 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
   const appends: CellValue[][] = []
   const deleteRows: number[] = []
   const base = new Map<string, string | null>()
+  const written = new Map<string, number | null>()
+  const memo = newReadMemo()
+  const readContext = { timeZone: ctx.timeZone, users: ctx.users }
+  const digestOf = (cells: ActivityCells, fingerprint: string) => writtenDigest(cells, fingerprint, ctx.layout, readContext, memo)
   const counts = { appended: 0, updated: 0, removed: 0, marked: 0, statuses: 0, refreshed: 0 }
   const statusIndex = ctx.layout.index[C.status]
   const currentStatus = (rowNumber: number): CellValue | undefined =>
@@ -58,24 +79,30 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
         const cells = activityToCells(d.activity, d.user, ctx.timeZone, stamped(statusOf(d)), d.fingerprint)
         updates.push(...cellUpdatesFor(d.rowNumber, changedCells(ctx.tab.rows[d.rowNumber - 2] ?? [], cells, ctx.layout), ctx.layout))
         base.set(d.key, d.fingerprint)
+        // A cell left as it was because it reads the same may differ in kind: then the row is read in full next time.
+        written.set(d.key, digestOf(cells, d.fingerprint))
         counts.updated++
         break
       }
       case 'export-append': {
         const status = d.sheet === 'missing' && d.server !== 'added' ? stamped(statusOf(d)) : ''
-        appends.push(cellsToRow(activityToCells(d.activity, d.user, ctx.timeZone, status, d.fingerprint), ctx.layout))
+        const cells = activityToCells(d.activity, d.user, ctx.timeZone, status, d.fingerprint)
+        appends.push(cellsToRow(cells, ctx.layout))
         base.set(d.key, d.fingerprint)
+        written.set(d.key, digestOf(cells, d.fingerprint))
         counts.appended++
         break
       }
       case 'export-remove':
         deleteRows.push(d.rowNumber)
         base.set(d.key, null)
+        written.set(d.key, null)
         counts.removed++
         break
       case 'export-mark-deleted':
         setStatus(d.rowNumber, { word: 'Deleted', reason: 'Deleted on the server. Delete this row when you no longer need it.' })
         base.set(d.key, null)
+        written.set(d.key, null)
         counts.marked++
         break
       case 'refresh-base':
@@ -88,6 +115,7 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
           }
         }
         base.set(d.key, d.fingerprint)
+        written.set(d.key, null)
         break
       case 'conflict':
       case 'invalid':
@@ -99,13 +127,33 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
         break
       case 'forget':
         base.set(d.key, null)
+        written.set(d.key, null)
         break
       default:
         // Import decisions are applied by the importer, not by an export.
         break
     }
   }
-  return { write: { tab: ctx.tab.title, updates, appends, deleteRows }, base, counts }
+  return { write: { tab: ctx.tab.title, updates, appends, deleteRows }, base, written, counts }
+}
+
+/**
+ * The digest to remember of a row the tool writes (`cellsDigest`), or null when its cells do not read back as
+ * written, unedited (`unchangedSinceWritten`): the few that do not (a time in an hour the clocks repeat, text that
+ * looks like a formula) are judged with their server activity at every import, as before digests.
+ */
+export function writtenDigest(
+  cells: Readonly<Partial<Record<string, CellValue>>>,
+  fingerprint: string,
+  layout: HeaderLayout,
+  ctx: ReadContext,
+  memo: ReadMemo = newReadMemo(),
+): number | null {
+  // As a read gives them back: a spreadsheet keeps no empty text, so an empty cell reads as no value.
+  const asRead: Partial<Record<string, CellValue>> = {}
+  for (const column in cells) asRead[column] = cells[column] === '' ? null : cells[column]
+  const reading = readRow(cellsToRow(asRead, layout), layout, ctx, memo)
+  return unchangedSinceWritten(reading, { get: () => fingerprint }) ? cellsDigest(asRead) : null
 }
 
 /**

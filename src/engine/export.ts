@@ -27,6 +27,7 @@ import { fnv1a64Base64url } from '../core/fingerprint.ts'
 import type { Decision } from '../core/plan.ts'
 import { activityKey, type KnownUser } from '../core/rows.ts'
 import { activityWrites, isEmptyWrite } from '../core/sheet-writes.ts'
+import { writtenContext } from '../core/written-rows.ts'
 import { plural } from '../core/describe.ts'
 import { summaryLine, syncLogRow, type RunCounts } from '../core/sync-log.ts'
 import { summaryTab } from '../core/summary.ts'
@@ -44,7 +45,7 @@ import { withRun, type ChangesAhead, type RunFrame, type SyncHandOff } from './r
 export { newRunId } from './run.ts'
 import { otherTimelineWrites } from '../core/other-timelines.ts'
 import { readOtherTimelines } from './other-timelines.ts'
-import { applyBaseChanges, type TargetState } from '../state/target-state.ts'
+import { applyBaseChanges, applyWrittenChanges, type TargetState } from '../state/target-state.ts'
 
 export type ExportDeps = EngineDeps
 
@@ -271,7 +272,7 @@ async function exportInFrame(
       for (const d of planTimeline(gone, old)) decisions.push(d)
     }
   }
-  const writes = activityWrites(decisions, { tab: activitiesData, layout, timeZone: target.timeZone, today })
+  const writes = activityWrites(decisions, { tab: activitiesData, layout, timeZone: target.timeZone, today, users })
   const timelineSummaries = changes.map(timelineSummary)
   const nothingRead = emptyReadExplanation({
     window: windowView(window),
@@ -333,7 +334,10 @@ async function exportInFrame(
     if (skipped.length > 0) {
       // Rows a person changed while this run wrote: nothing landed there, so their base stays as it was
       // and the next run decides them again on what they hold then.
-      for (const key of keysOfRows(decisions, new Set(skipped.map((row) => row.row)))) writes.base.delete(key)
+      for (const key of keysOfRows(decisions, new Set(skipped.map((row) => row.row)))) {
+        writes.base.delete(key)
+        writes.written.delete(key)
+      }
       result = 'incomplete'
       warnings.push(
         `${skipped.length} ${skipped.length === 1 ? 'row was' : 'rows were'} changed in the sheet while this run was writing (row ${skipped
@@ -350,6 +354,7 @@ async function exportInFrame(
   if (!options.dryRun) {
     for (const change of changes) state.timelines[change.timeline.timelineKey] = change.cursor
     applyBaseChanges(state, writes.base)
+    applyWrittenChanges(state, writtenContext(target.timeZone, users), writes.written)
     state.layoutHash = layoutHash
     if (allowed.fingerprint) state.allowedTagsFingerprint = allowed.fingerprint
     await frame.save(result, summaryLine(counts))

@@ -12,6 +12,11 @@
  * (decisions/0008-what-an-incremental-run-touches.md). In memory they are a
  * Map, on disk one JSON array of alternating keys and fingerprints: both
  * build and parse several times faster than a 100,000-key object (issue 10).
+ * The digests of rows as written (decisions/0013) live the same way in a
+ * file of their own (`written-file.ts`); they are a cache, and a run without them reads rows in full.
+ *
+ * Longer than most files because loading and saving must agree, in one place, on every version of the format
+ * and on which of its files a save writes again.
  */
 import { randomBytes } from 'node:crypto'
 import { readdir, unlink } from 'node:fs/promises'
@@ -21,6 +26,8 @@ import { TimelineSheetsError } from '../errors.ts'
 import { withFileAccess } from './file-access.ts'
 import { readFileAtomic, writeFileAtomic } from './atomic-file.ts'
 import { UnreadBases } from './unread-bases.ts'
+import type { WrittenRows } from '../core/written-rows.ts'
+import { noWrittenRows, readWrittenFile, writtenFileText, WRITTEN_FILE } from './written-file.ts'
 
 /**
  * 3: the bases in their own file (`baseFile`), an array `[key, fingerprint, key, fingerprint, …]`. Still read:
@@ -83,6 +90,8 @@ const targetState = z.looseObject({
   base: stringRecord('row key → fingerprint').optional(),
   /** The file beside state.json that holds the bases (versions 2 and 3). */
   baseFile: z.string().regex(BASE_FILE).optional(),
+  /** The file beside state.json that holds the digests of rows as written (`WrittenRows`): a cache, rebuilt when lost. */
+  writtenFile: z.string().regex(WRITTEN_FILE).optional(),
   layoutHash: z.string().optional(),
   /** Fingerprint of the allowed tags as the tool last wrote them to the tab (or sent them to the server). */
   allowedTagsFingerprint: z.string().optional(),
@@ -100,13 +109,15 @@ export type RunRecord = z.infer<typeof runRecord>
 export type TargetState = z.infer<ReturnType<typeof targetState.omit<{ base: true; version: true }>>> & {
   version: typeof STATE_VERSION
   base: ReadonlyMap<string, string>
+  /** Digests of rows as the tool wrote them; changed only through `applyWrittenChanges`. */
+  written: WrittenRows
 }
 export type ServerOfState = z.infer<typeof serverOfState>
 
 const MAX_RUNS = 200
 
 export function emptyState(target: string): TargetState {
-  return { version: STATE_VERSION, target, timelines: {}, base: new Map(), runs: [] }
+  return { version: STATE_VERSION, target, timelines: {}, base: new Map(), written: noWrittenRows(), runs: [] }
 }
 
 /** Base maps changed since they were loaded or saved: their file is written again on save. */
@@ -124,6 +135,26 @@ export function applyBaseChanges(state: TargetState, changes: Iterable<readonly 
     changed = true
   }
   if (changed) changedBases.add(base)
+}
+
+/** Digest sets changed since they were loaded or saved: their file is written again on save. */
+const changedWritten = new WeakSet<WrittenRows>()
+
+/**
+ * Remembers (a digest) or forgets (null) rows as written under `context` (`writtenContext`). Digests of another
+ * context are dropped: they would never be used again.
+ */
+export function applyWrittenChanges(state: TargetState, context: string, changes: Iterable<readonly [string, number | null]>): void {
+  for (const [key, digest] of changes) {
+    // Only a run that writes rows moves the context on (a run that left the digests unread writes none).
+    if (state.written.context !== context) state.written = { context, digests: new Map() }
+    const { digests } = state.written
+    if (digest === null) {
+      if (!digests.delete(key)) continue
+    } else if (digests.get(key) !== digest) digests.set(key, digest)
+    else continue
+    changedWritten.add(state.written)
+  }
 }
 
 export interface StateLocation {
@@ -173,17 +204,25 @@ export async function loadState(location: StateLocation, target: string, options
   const { base: inline, version, ...rest } = parsed.data
   const baseFile = rest.baseFile
   if (baseFile && version === STATE_VERSION && options.deferBases) {
-    const state: TargetState = { ...rest, version: STATE_VERSION, base: new UnreadBases(path.join(location.folder, baseFile)) }
+    const state: TargetState = {
+      ...rest,
+      version: STATE_VERSION,
+      base: new UnreadBases(path.join(location.folder, baseFile)),
+      written: noWrittenRows(),
+    }
     const loadBases = async () => {
-      if (state.base instanceof UnreadBases) state.base = await readBaseFile(location, baseFile, version)
+      if (!(state.base instanceof UnreadBases)) return
+      state.base = await readBaseFile(location, baseFile, version)
+      state.written = await readWrittenFile(location.folder, rest.writtenFile)
     }
     return { state, fresh: false, recoveredFrom: found.recoveredFrom, loadBases }
   }
   const base = baseFile ? await readBaseFile(location, baseFile, version) : mapOf(inline ?? {})
   // Saved as version 3, state.json must name a file of pairs: the next save writes one even if no base changed.
   if (version !== STATE_VERSION) changedBases.add(base)
+  const written = await readWrittenFile(location.folder, rest.writtenFile)
   return {
-    state: { ...rest, version: STATE_VERSION, base },
+    state: { ...rest, version: STATE_VERSION, base, written },
     fresh: false,
     recoveredFrom: found.recoveredFrom,
     loadBases: async () => undefined,
@@ -216,14 +255,25 @@ export async function saveState(location: StateLocation, state: TargetState): Pr
     // Named as the state file: the bases are part of it, and its folder is what a person fixes.
     await withFileAccess(access, () => writeFileAtomic(file, text, { mode: 0o600, keepOld: false }))
   }
-  const previous = state.baseFile
-  const { base: _inMemory, ...rest } = state
-  const trimmed = { ...rest, version: STATE_VERSION, baseFile, runs: state.runs.slice(-MAX_RUNS) }
+  let writtenFile = state.writtenFile
+  if (changedWritten.has(state.written)) {
+    writtenFile = state.written.digests.size > 0 ? `written-${randomBytes(8).toString('hex')}.json` : undefined
+    if (writtenFile) {
+      const file = path.join(location.folder, writtenFile)
+      const text = writtenFileText(state.written)
+      await withFileAccess(access, () => writeFileAtomic(file, text, { mode: 0o600, keepOld: false }))
+    }
+  }
+  const previous = [state.baseFile, state.writtenFile]
+  const { base: _inMemory, written: _written, writtenFile: _file, ...rest } = state
+  const trimmed = { ...rest, version: STATE_VERSION, baseFile, ...(writtenFile ? { writtenFile } : {}), runs: state.runs.slice(-MAX_RUNS) }
   await withFileAccess(access, () => writeFileAtomic(location.stateFile, JSON.stringify(trimmed), { mode: 0o600 }))
   state.baseFile = baseFile
+  state.writtenFile = writtenFile
   changedBases.delete(state.base)
-  // The base file state.json names now, and the one its .old names, stay; older ones go.
-  await removeBaseFilesExcept(location.folder, [baseFile, previous])
+  changedWritten.delete(state.written)
+  // The files state.json names now, and the ones its .old names, stay; older ones go.
+  await removeBaseFilesExcept(location.folder, [baseFile, writtenFile, ...previous])
 }
 
 const baseRecord = stringRecord('row key → fingerprint')
@@ -262,7 +312,9 @@ function mapOf(record: Readonly<Record<string, string>>): Map<string, string> {
 async function removeBaseFilesExcept(folder: string, keep: readonly (string | undefined)[]): Promise<void> {
   const names = await readdir(folder).catch(() => [] as string[])
   for (const name of names) {
-    if (BASE_FILE.test(name.replace(/\.new$/, '')) && !keep.includes(name)) await unlink(path.join(folder, name)).catch(() => undefined)
+    const file = name.replace(/\.new$/, '')
+    if ((BASE_FILE.test(file) || WRITTEN_FILE.test(file)) && !keep.includes(name))
+      await unlink(path.join(folder, name)).catch(() => undefined)
   }
 }
 

@@ -242,7 +242,7 @@ export const anyBase: fc.Arbitrary<CellValue> = fc.oneof(
 )
 
 /** A row as written by the tool for one of the server's activities. */
-function toolRow(a: Activity, timeZone: string): Record<string, CellValue> {
+export function toolRow(a: Activity, timeZone: string): Record<string, CellValue> {
   return activityToCells(a, a.timelineKey === 'tl-anna' ? 'ACME\\anna' : 'ACME\\ben', timeZone)
 }
 
