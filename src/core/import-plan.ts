@@ -4,12 +4,9 @@ import type { BaseFingerprints } from './plan.ts'
 import {
   duplicateKeyProblem,
   judgeRow,
-  newReadMemo,
-  readRow,
   startEpochOf,
   unchangedSinceWritten,
   type KnownUser,
-  type ReadContext,
   type RowContext,
   type RowReading,
   type ServerActivity,
@@ -19,6 +16,7 @@ import {
 import { cellText } from './cells.ts'
 import { localDateOf, parseOffsetInstant, serialToLocalDate, type TimeWindow } from './time.ts'
 import type { TabData } from './sheet.ts'
+import type { SheetReadings } from './sheet-readings.ts'
 
 interface Candidates {
   /** Timelines that rows ask something of. */
@@ -40,18 +38,9 @@ interface Candidates {
   verdicts: Uint8Array
 }
 
-/**
- * Every data row of the tab read once (`readings[i]` is sheet row `i + 2`): the candidate scan and the
- * planner judge these readings, and never read a row's cells again.
- */
-export function readRows(tab: TabData, layout: HeaderLayout, ctx: ReadContext): RowReading[] {
-  const memo = newReadMemo()
-  return tab.rows.map((cells) => readRow(cells, layout, ctx, memo))
-}
-
 export function findCandidates(
   tab: TabData,
-  readings: readonly RowReading[],
+  readings: SheetReadings,
   rowsOfKey: ReadonlyMap<string, number[]>,
   layout: HeaderLayout,
   base: BaseFingerprints,
@@ -75,17 +64,22 @@ export function findCandidates(
   const rows = tab.rows
   for (let i = 0; i < rows.length; i++) {
     const cells = rows[i]!
-    const reading = readings[i]!
     const keyCell = cells[keyIndex]
     const keyText = typeof keyCell === 'string' ? keyCell.trim() : ''
     // Only what the state lacks: a set of every Key of a 100k sheet cost more than the rest of this loop's bookkeeping.
     if (keyText && typeof cells[baseIndex] === 'string' && cells[baseIndex] && !base.has(keyText)) baseCellKeys.add(keyText)
     if (shared.size > 0 && shared.has(cellText(keyCell).trim())) {
       // A Key on several rows asks for the manager, even when nothing else of that user changed: plan it (as invalid).
+      const reading = readings.at(i)
       markRow(found, timeZone, reading.key?.timelineKey, dateStart(reading), reading.key?.text)
       continue
     }
-    // Most rows of a big sheet: nobody edited them, and building each one's row only to say so made garbage.
+    // Most rows of a big sheet: nobody edited them, told from their cells alone, or from their reading.
+    if (readings.asWritten(i)) {
+      verdicts[i] = 2
+      continue
+    }
+    const reading = readings.at(i)
     if (unchangedSinceWritten(reading, base)) {
       verdicts[i] = 2
       continue
@@ -175,7 +169,7 @@ function sharedKeys(rowsOfKey: ReadonlyMap<string, number[]>): Map<string, numbe
  * judging the row against them can refuse it.
  */
 export function settledRows(
-  readings: readonly RowReading[],
+  readings: SheetReadings,
   verdicts: Uint8Array,
   timelines: { affected: ReadonlySet<string>; full: ReadonlySet<string> },
   tags: Pick<RowContext, 'allowedTags' | 'allowedTagsSeverity'>,
@@ -185,7 +179,7 @@ export function settledRows(
   if (tagsCanRefuse(tags)) return { rows, activities }
   for (let i = 0; i < verdicts.length; i++) {
     if (verdicts[i] !== 2) continue
-    const key = readings[i]!.key!
+    const key = readings.keyOf(i)!
     // A timeline nobody edited is not planned at all: nothing of it to leave out.
     if (!timelines.affected.has(key.timelineKey) || timelines.full.has(key.timelineKey)) continue
     rows[i] = 1
@@ -207,7 +201,7 @@ function tagsCanRefuse(tags: Pick<RowContext, 'allowedTags' | 'allowedTagsSeveri
  */
 export function planLines(
   tab: TabData,
-  readings: readonly RowReading[],
+  readings: SheetReadings,
   rowsOfKey: ReadonlyMap<string, number[]>,
   layout: HeaderLayout,
   ctx: RowContext,
@@ -247,18 +241,18 @@ export function planLines(
   return lines
 
   function planLine(i: number): SheetLine | undefined {
-    const reading = readings[i]!
-    const timelineKey = reading.key?.timelineKey
     const rowNumber = i + 2
     const sharedBy = shared.size > 0 ? shared.get(cellText(rows[i]![keyIndex]).trim()) : undefined
     if (sharedBy) {
       // The same Key on several rows: every one of them is for the manager to sort out, wherever it sits, whatever it holds.
-      const parsed = judgeRow(reading, ctx)
+      const parsed = judgeRow(readings.at(i), ctx)
       const earlier = parsed.ok ? [] : parsed.problems
       return { kind: 'invalid', rowNumber, key: cellText(rows[i]![keyIndex]).trim(), problems: [duplicateKeyProblem(sharedBy), ...earlier] }
     }
+    const timelineKey = readings.keyOf(i)?.timelineKey
     if (timelineKey && !affected.has(timelineKey)) return undefined
     if (settled?.[i]) return undefined
+    const reading = readings.at(i)
     // Shortcuts for rows the candidate scan found valid, most rows of a big sheet: judging each one twice was a
     // fifth of an import's time. Judged without the server's activities, such a row's Key, timeline and start
     // are its reading's.

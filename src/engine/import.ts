@@ -18,7 +18,7 @@ import { localDateOf, type TimeWindow } from '../core/time.ts'
 import { TimelineSheetsError } from '../errors.ts'
 import type { CellUpdate, Snapshot, Spreadsheet, TabData, TabWrite } from '../sheets/port.ts'
 import { closeJournal, openJournal, unfinishedJournals } from '../state/journal.ts'
-import { applyBaseChanges } from '../state/target-state.ts'
+import { applyBaseChanges, applyWrittenChanges } from '../state/target-state.ts'
 import type { AllowedTags } from '../timeline/model.ts'
 import type { TargetConfig } from '../config/schema.ts'
 import { crashPoint } from './crash-points.ts'
@@ -28,7 +28,9 @@ import { exportWindow, tabSpecs } from '../core/export-plan.ts'
 import { windowView, type WindowView } from '../core/window-text.ts'
 import { isEmptyWrite } from '../core/sheet-writes.ts'
 import { summaryLine, syncLogRow } from '../core/sync-log.ts'
-import { findCandidates, planLines, readRows, settledRows } from '../core/import-plan.ts'
+import { findCandidates, planLines, settledRows } from '../core/import-plan.ts'
+import { readSheet } from '../core/sheet-readings.ts'
+import { writtenContext } from '../core/written-rows.ts'
 import { readRanges, restOfWindow } from '../core/read-ranges.ts'
 import { adoptInterrupted } from '../core/interrupted-posts.ts'
 import { sheetKeysOf } from '../core/sheet-keys.ts'
@@ -231,7 +233,7 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   // The sheet's Keys, and the rows of the Keys several rows hold: all the scan and the planner ask of the Keys' rows.
   const { keys: sheetKeys, shared: rowsOfKey } = sheetKeysOf(tab, layout)
   // Each row is read once; both passes judge that reading.
-  const readings = readRows(tab, layout, { timeZone: target.timeZone, users })
+  const readings = readSheet(tab, layout, { timeZone: target.timeZone, users }, state.base, state.written)
   const candidates = findCandidates(tab, readings, rowsOfKey, layout, state.base, users, target.timeZone, sheetKeys)
   const affected = new Set<string>()
   for (const c of candidates.timelines) affected.add(c)
@@ -427,7 +429,10 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   }
   crashPoint('import:after-sheet-write')
 
+  // Rows read in full and found unedited: the next import tells them from their cells. Not those just written back.
+  const unedited = readings.uneditedDigests(state.base).filter(([key]) => !sheetWrite.base.has(key))
   applyBaseChanges(state, sheetWrite.base)
+  applyWrittenChanges(state, writtenContext(target.timeZone, users), unedited)
   await frame.save(result, summaryLine(counts))
   crashPoint('import:after-state-save')
   await journal.end(result)

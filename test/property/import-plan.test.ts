@@ -15,11 +15,14 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { findCandidates, planLines, readRows, settledRows } from '../../src/core/import-plan.ts'
+import { findCandidates, planLines, settledRows } from '../../src/core/import-plan.ts'
+import { readSheet } from '../../src/core/sheet-readings.ts'
+import { writtenDigest } from '../../src/core/sheet-writes.ts'
+import { writtenContext, type WrittenRows } from '../../src/core/written-rows.ts'
 import { fingerprintOf, planSync, type BaseFingerprints, type Decision, type SyncPlan } from '../../src/core/plan.ts'
 import type { HeaderLayout } from '../../src/core/columns.ts'
 import { rowsByKeyText, sheetKeysOf } from '../../src/core/sheet-keys.ts'
-import { judgeRow, unchangedSinceWritten, type RowContext, type ServerActivity } from '../../src/core/rows.ts'
+import { activityKey, judgeRow, unchangedSinceWritten, type RowContext, type ServerActivity } from '../../src/core/rows.ts'
 import type { CellValue } from '../../src/core/sheet.ts'
 import type { TimeWindow } from '../../src/core/time.ts'
 import {
@@ -31,6 +34,7 @@ import {
   anyRow,
   placeRow,
   serverOf,
+  toolRow,
   withRowContext,
   writtenRow,
 } from './arbitraries.ts'
@@ -76,12 +80,13 @@ function secondPasses(
   rows: Record<string, CellValue>[],
   base: BaseFingerprints,
   reads: { affectedTimelines: string[]; ranges: Map<string, TimeWindow[]>; found: string[] },
+  written?: WrittenRows,
 ) {
   const cells = rows.map((r) => placeRow(r, layout))
   const tab = activitiesTabOf(cells)
   const { slashDateOrder: _engineReadsWithoutIt, ...ctx } = generated
   const users = [...ctx.users]
-  const readings = readRows(tab, layout, { timeZone: ctx.timeZone, users })
+  const readings = readSheet(tab, layout, { timeZone: ctx.timeZone, users }, base, written)
   const rowsOfKey = rowsByKeyText(tab, layout)
   const sheetKeys = new Set([...rowsOfKey.keys()])
   const candidates = findCandidates(tab, readings, rowsOfKey, layout, base, users, ctx.timeZone, sheetKeys)
@@ -175,6 +180,8 @@ describe('import plan: the second pass (issue 10)', () => {
     let inStep = 0
     let leftOut = 0
     let toldUnedited = 0
+    let asWritten = 0
+    let keptByImport = 0
     fc.assert(
       fc.property(
         withRowContext((ctx) => [
@@ -213,8 +220,11 @@ describe('import plan: the second pass (issue 10)', () => {
             ),
             { minLength: ALL_KEYS.length, maxLength: ALL_KEYS.length },
           ),
+          // Which rows the state remembers as written (the export's digest), and under which zone and users.
+          fc.array(fc.boolean(), { minLength: ALL_KEYS.length, maxLength: ALL_KEYS.length }),
+          fc.constantFrom('this run', 'another zone', 'other users'),
         ]),
-        ([drawn, layout, rows, bases, affectedTimelines, ranges, found, deleteMissing, readInFull, changes]) => {
+        ([drawn, layout, rows, bases, affectedTimelines, ranges, found, deleteMissing, readInFull, changes, kept, writtenUnder]) => {
           const server = new Map([...drawn.server].map(([k, s]) => [k, changed(s, changes[ALL_KEYS.indexOf(k)] ?? 'none')]))
           const generated: RowContext = { ...drawn, server }
           const written = serverOf(ACTIVITIES)
@@ -224,8 +234,40 @@ describe('import plan: the second pass (issue 10)', () => {
             if (s) base.set(k, fingerprintOf(s))
             else if (bases[i] === 'other') base.set(k, 'fp')
           })
-          const passes = secondPasses(generated, layout, rows, base, { affectedTimelines, ranges, found })
+          // Digests as the export keeps them: of the rows it wrote, that read back unedited under the run's context.
+          const users = [...generated.users]
+          const digests = new Map<string, number>()
+          for (const a of ACTIVITIES) {
+            const k = activityKey(a.timelineKey, a.entityId)
+            const digest = writtenDigest(toolRow(a, generated.timeZone), fingerprintOf(written.get(k)!), layout, {
+              timeZone: generated.timeZone,
+              users,
+            })
+            if (kept[ALL_KEYS.indexOf(k)] && digest !== null) digests.set(k, digest)
+          }
+          const context =
+            writtenUnder === 'this run'
+              ? writtenContext(generated.timeZone, users)
+              : writtenUnder === 'another zone'
+                ? writtenContext(generated.timeZone === 'UTC' ? 'Europe/Berlin' : 'UTC', users)
+                : writtenContext(generated.timeZone, users.slice(1))
+          const passes = secondPasses(generated, layout, rows, base, { affectedTimelines, ranges, found }, { context, digests })
           const { second, judgedTwice, shortcut } = passes
+          // A row told as written from its cells is one its reading tells unedited since written: only then.
+          for (let i = 0; i < passes.readings.length; i++) {
+            if (!passes.readings.asWritten(i)) continue
+            asWritten++
+            expect(writtenUnder).toBe('this run')
+            expect(unchangedSinceWritten(passes.readings.at(i), base)).toBe(true)
+          }
+          // The same of the digests an applied import keeps of the rows it read in full and found unedited.
+          const byImport = { context: writtenContext(generated.timeZone, users), digests: new Map(passes.readings.uneditedDigests(base)) }
+          const next = readSheet(passes.tab, layout, { timeZone: generated.timeZone, users }, base, byImport)
+          for (let i = 0; i < next.length; i++) {
+            if (!next.asWritten(i)) continue
+            keptByImport++
+            expect(unchangedSinceWritten(next.at(i), base)).toBe(true)
+          }
           // Every row the first pass tells unedited from its reading alone is one it would judge so.
           const firstPass: RowContext = {
             ...generated,
@@ -233,7 +275,8 @@ describe('import plan: the second pass (issue 10)', () => {
             baseKeys: { has: (k) => passes.sheetKeys.has(k) || base.has(k) },
             allowedTags: undefined,
           }
-          for (const reading of passes.readings) {
+          for (let i = 0; i < passes.readings.length; i++) {
+            const reading = passes.readings.at(i)
             if (!unchangedSinceWritten(reading, base)) continue
             toldUnedited++
             const parsed = judgeRow(reading, firstPass)
@@ -261,7 +304,7 @@ describe('import plan: the second pass (issue 10)', () => {
           // and the engine passes no base for it.
           const lined = new Set(reference.map((l) => l.rowNumber))
           const settledKeys = new Set<string>()
-          readings.forEach((r, i) => settled.rows[i] && lined.has(i + 2) && settledKeys.add(r.key!.text))
+          for (let i = 0; i < readings.length; i++) if (settled.rows[i] && lined.has(i + 2)) settledKeys.add(readings.keyOf(i)!.text)
           leftOut += settledKeys.size
           const lines = planLines(tab, readings, rowsOfKey, layout, known, affected, ranges, candidates.verdicts, settled.rows)
           // As the engine's: the base keeps every Key of a timeline read in full; the server's activities leave out the settled rows'.
@@ -282,6 +325,8 @@ describe('import plan: the second pass (issue 10)', () => {
     expect(inStep).toBeGreaterThan(5)
     expect(leftOut).toBeGreaterThan(5)
     expect(toldUnedited).toBeGreaterThan(20)
+    expect(asWritten).toBeGreaterThan(20)
+    expect(keptByImport).toBeGreaterThan(20)
   })
 
   it('collects the Keys of any cells, text or not, as rowsByKeyText and the engine read them', () => {

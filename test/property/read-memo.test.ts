@@ -1,12 +1,12 @@
 /**
- * One read of a tab (`readRows`) reads each distinct Tags and Labels pair, and each User text (per Key timeline),
+ * One read of a tab (`readSheet`) reads each distinct Tags and Labels pair, and each User text (per Key timeline),
  * once and shares what it found between the rows that hold it. Sharing may never change a reading: over hostile sheets whose rows repeat a few cell
  * texts, every row reads and judges as it does on its own, and what rows share is frozen, so a change made for
  * one row throws instead of reaching the others.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { readRows } from '../../src/core/import-plan.ts'
+import { readSheet, type SheetReadings } from '../../src/core/sheet-readings.ts'
 import { judgeRow, readRow, type RowReading } from '../../src/core/rows.ts'
 import type { CellValue } from '../../src/core/sheet.ts'
 import { activitiesTabOf, anyCell, anyLayout, anyRow, anyRowContext, placeRow, withRowContext } from './arbitraries.ts'
@@ -34,7 +34,7 @@ describe('one read of a tab shares what rows repeat', () => {
               layout,
             ),
           )
-          const readings = readRows(activitiesTabOf(rows), layout, ctx)
+          const readings = all(readSheet(activitiesTabOf(rows), layout, ctx))
           const alone = rows.map((cells) => readRow(cells, layout, ctx))
           expect(readings).toEqual(alone)
           expect(readings.map((r) => judgeRow(r, ctx))).toEqual(alone.map((r) => judgeRow(r, ctx)))
@@ -49,7 +49,7 @@ describe('one read of a tab shares what rows repeat', () => {
     const layout = fc.sample(anyLayout, { numRuns: 1, seed: 1 })[0]!
     const row = { User: 'ACME\\anna', Date: '2026-03-02', Start: '09:00', End: '10:00', Tags: 'Acme, Website', Labels: 'billable' }
     const ctx = fc.sample(anyRowContext, { numRuns: 1, seed: 1 })[0]!
-    const [a, b] = readRows(activitiesTabOf([placeRow(row, layout), placeRow({ ...row, Start: '11:00' }, layout)]), layout, ctx)
+    const [a, b] = all(readSheet(activitiesTabOf([placeRow(row, layout), placeRow({ ...row, Start: '11:00' }, layout)]), layout, ctx))
     const tags = a!.fields!.combined!
     expect(tags).toEqual(['Acme', 'Website', ':billable'])
     expect(b!.fields!.combined).toBe(tags)
@@ -71,4 +71,8 @@ function expectShareFrozen(reading: RowReading): void {
   for (const p of f.tagProblems) expect(Object.isFrozen(p)).toBe(true)
   expect(Object.isFrozen(f.userProblems)).toBe(true)
   for (const p of f.userProblems) expect(Object.isFrozen(p)).toBe(true)
+}
+
+function all(readings: SheetReadings) {
+  return Array.from({ length: readings.length }, (_, i) => readings.at(i))
 }
