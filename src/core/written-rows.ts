@@ -15,7 +15,7 @@ import { ACTIVITY_COLUMN as C, type HeaderLayout } from './columns.ts'
 import { fnv1a64Base64url } from './fingerprint.ts'
 import type { CellValue } from './sheet.ts'
 
-/** The columns `readRow` reads, in one fixed order: the digest covers these and nothing else (not Status). */
+/** The columns `readRow` reads, in one fixed order (not Status): a digest covers them, the Key by its lookup. */
 export const READ_COLUMNS = [C.user, C.date, C.start, C.end, C.duration, C.tags, C.labels, C.notes, C.delete, C.key, C.base] as const
 
 /** Digests of rows as written, valid while the reading context they were taken under holds. */
@@ -36,40 +36,44 @@ export function writtenContext(
 ): string {
   return fnv1a64Base64url(
     JSON.stringify([
-      'written-rows 1',
+      'written-rows 2',
       timeZone,
       users.map((u) => [u.tagsTimelineKey ?? null, u.username, u.displayName ?? null, u.teams ?? null]),
     ]),
   )
 }
 
-/** Each of `READ_COLUMNS`' index in the layout, −1 when the header lacks it. */
+/**
+ * The columns a digest covers: those a row is read from but its Key, whose text is what the digest is kept under
+ * (a row is looked up by its Key cell's exact text, so an equal Key needs no hashing).
+ */
+const DIGEST_COLUMNS = READ_COLUMNS.filter((column) => column !== C.key)
+
+/** Each digested column's index in the layout, −1 when the header lacks it. */
 export function readColumnsOf(layout: HeaderLayout): Int32Array {
-  const index = new Int32Array(READ_COLUMNS.length)
-  READ_COLUMNS.forEach((column, i) => (index[i] = layout.index[column] ?? -1))
+  const index = new Int32Array(DIGEST_COLUMNS.length)
+  DIGEST_COLUMNS.forEach((column, i) => (index[i] = layout.index[column] ?? -1))
   return index
 }
 
-/** The digest of a row as read (cells in the header's order). */
+/** The digest of a row as read (cells in the header's order; `columns` from `readColumnsOf`). */
 export function rowDigest(cells: readonly (CellValue | undefined)[], columns: Int32Array): number {
-  begin()
-  for (let i = 0; i < columns.length; i++) {
-    const at = columns[i]!
-    addCell(at < 0 ? undefined : cells[at])
-  }
-  return end()
+  return digestOf(cells, columns)
 }
 
 /** The digest of a row the tool writes, from its cells by column name: equal to `rowDigest` of the same cells read. */
 export function cellsDigest(cells: Readonly<Partial<Record<string, CellValue>>>): number {
-  begin()
-  for (const column of READ_COLUMNS) addCell(cells[column])
-  return end()
+  return digestOf(
+    DIGEST_COLUMNS.map((column) => cells[column]),
+    IN_ORDER,
+  )
 }
+
+const IN_ORDER = Int32Array.from(DIGEST_COLUMNS, (_, i) => i)
 
 /**
  * Whether row `cells` is as the tool wrote it for Key `key` with the state's base: its Base cell is the base and
- * its digest the one kept. `columns` from `readColumnsOf`; `keyAt`/`baseAt`: the Key and Base columns' indexes.
+ * its digest the one kept. `columns` from `readColumnsOf`; `baseAt`: the Base column's index.
  */
 export function isAsWritten(
   cells: readonly CellValue[],
@@ -82,44 +86,60 @@ export function isAsWritten(
   const digest = digests.get(key)
   if (digest === undefined) return false
   const baseCell = cells[baseAt]
-  return typeof baseCell === 'string' && baseCell === base.get(key) && rowDigest(cells, columns) === digest
+  return typeof baseCell === 'string' && baseCell === base.get(key) && digestOf(cells, columns) === digest
 }
 
-// Two 32-bit lanes, FNV-1a and a murmur3-style mix, over a tag per cell kind and the cell's content: different
-// kinds (the number 1, the text "1", TRUE, an empty text, no value) never hash alike by construction.
-let a = 0
-let b = 0
+// Two 32-bit lanes, FNV-1a and a murmur3-style mix, over a tag per cell kind and the cell's content (text two
+// characters a step, after its length): different kinds (the number 1, the text "1", TRUE, an empty text, no
+// value) never hash alike by construction. 52 bits of the two, a safe integer kept as a JSON number.
 const FLOAT = new Float64Array(1)
 const WORDS = new Uint32Array(FLOAT.buffer)
 
-function begin(): void {
-  a = 0x811c9dc5
-  b = 0x9747b28c
+function digestOf(cells: readonly (CellValue | undefined)[], columns: Int32Array): number {
+  let a = 0x811c9dc5
+  let b = 0x9747b28c
+  for (let c = 0; c < columns.length; c++) {
+    const at = columns[c]!
+    const value = at < 0 ? undefined : cells[at]
+    if (typeof value === 'string') {
+      const n = value.length
+      a = fnv(fnv(a, 6), n)
+      b = murmur(murmur(b, 6), n)
+      let i = 0
+      for (; i + 1 < n; i += 2) {
+        const x = value.charCodeAt(i) | (value.charCodeAt(i + 1) << 16)
+        a = fnv(a, x)
+        b = murmur(b, x)
+      }
+      if (i < n) {
+        a = fnv(a, value.charCodeAt(i))
+        b = murmur(b, value.charCodeAt(i))
+      }
+    } else if (typeof value === 'number') {
+      FLOAT[0] = value
+      const lo = WORDS[0]!
+      const hi = WORDS[1]!
+      a = fnv(fnv(fnv(a, 5), lo), hi)
+      b = murmur(murmur(murmur(b, 5), lo), hi)
+    } else {
+      const tag = value === undefined ? 1 : value === null ? 2 : value ? 3 : 4
+      a = fnv(a, tag)
+      b = murmur(b, tag)
+    }
+  }
+  return fmix(a) * 0x100000 + (fmix(b) >>> 12)
 }
 
-function add(x: number): void {
-  a = Math.imul(a ^ x, 0x01000193)
+function fnv(h: number, x: number): number {
+  return Math.imul(h ^ x, 0x01000193)
+}
+
+function murmur(h: number, x: number): number {
   let k = Math.imul(x, 0xcc9e2d51)
   k = (k << 15) | (k >>> 17)
-  b ^= Math.imul(k, 0x1b873593)
-  b = (b << 13) | (b >>> 19)
-  b = (Math.imul(b, 5) + 0xe6546b64) | 0
-}
-
-function addCell(value: CellValue | undefined): void {
-  if (value === undefined) return add(1)
-  if (value === null) return add(2)
-  if (typeof value === 'boolean') return add(value ? 3 : 4)
-  if (typeof value === 'number') {
-    FLOAT[0] = value
-    add(5)
-    add(WORDS[0]!)
-    add(WORDS[1]!)
-    return
-  }
-  add(6)
-  add(value.length)
-  for (let i = 0; i < value.length; i++) add(value.charCodeAt(i))
+  h ^= Math.imul(k, 0x1b873593)
+  h = (h << 13) | (h >>> 19)
+  return (Math.imul(h, 5) + 0xe6546b64) | 0
 }
 
 function fmix(h: number): number {
@@ -128,9 +148,4 @@ function fmix(h: number): number {
   h ^= h >>> 13
   h = Math.imul(h, 0xc2b2ae35)
   return (h ^ (h >>> 16)) >>> 0
-}
-
-/** 52 bits: a safe integer, kept as a JSON number. */
-function end(): number {
-  return fmix(a) * 0x100000 + (fmix(b) >>> 12)
 }

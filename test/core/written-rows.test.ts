@@ -35,11 +35,17 @@ describe('rows as written', () => {
 
   it('digests a row otherwise when any cell it is read from changes, in value or in kind', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...ACTIVITIES), fc.constantFrom(...READ_COLUMNS), anyCell, (a, column, value) => {
-        const cells = toolRow(a, ZONE)
-        fc.pre(!Object.is(cells[column], value))
-        expect(cellsDigest({ ...cells, [column]: value })).not.toBe(cellsDigest(cells))
-      }),
+      // The Key is not hashed: a digest is looked up by the Key cell's exact text, so another Key finds another digest or none.
+      fc.property(
+        fc.constantFrom(...ACTIVITIES),
+        fc.constantFrom(...READ_COLUMNS.filter((c) => c !== 'Key')),
+        anyCell,
+        (a, column, value) => {
+          const cells = toolRow(a, ZONE)
+          fc.pre(!Object.is(cells[column], value))
+          expect(cellsDigest({ ...cells, [column]: value })).not.toBe(cellsDigest(cells))
+        },
+      ),
       { numRuns: 500 },
     )
     const cells = toolRow(ACTIVITIES[0]!, ZONE)
