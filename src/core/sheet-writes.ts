@@ -15,13 +15,12 @@ import {
   newReadMemo,
   readRow,
   unchangedSinceWritten,
-  type ActivityCells,
   type KnownUser,
   type ReadContext,
   type ReadMemo,
 } from './rows.ts'
 import type { CellUpdate, CellValue, TabData, TabWrite } from './sheet.ts'
-import { cellsDigest } from './written-rows.ts'
+import { readColumnsOf, rowDigest } from './written-rows.ts'
 import { saysStatus, statusText, type Status } from './status.ts'
 
 export interface ActivityWritesContext {
@@ -53,7 +52,8 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
   const written = new Map<string, number | null>()
   const memo = newReadMemo()
   const readContext = { timeZone: ctx.timeZone, users: ctx.users }
-  const digestOf = (cells: ActivityCells, fingerprint: string) => writtenDigest(cells, fingerprint, ctx.layout, readContext, memo)
+  const columns = readColumnsOf(ctx.layout)
+  const digestOf = (row: CellValue[], fingerprint: string) => writtenRowDigest(row, fingerprint, ctx.layout, readContext, memo, columns)
   const counts = { appended: 0, updated: 0, removed: 0, marked: 0, statuses: 0, refreshed: 0 }
   const statusIndex = ctx.layout.index[C.status]
   const currentStatus = (rowNumber: number): CellValue | undefined =>
@@ -80,16 +80,16 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
         updates.push(...cellUpdatesFor(d.rowNumber, changedCells(ctx.tab.rows[d.rowNumber - 2] ?? [], cells, ctx.layout), ctx.layout))
         base.set(d.key, d.fingerprint)
         // A cell left as it was because it reads the same may differ in kind: then the row is read in full next time.
-        written.set(d.key, digestOf(cells, d.fingerprint))
+        written.set(d.key, digestOf(cellsToRow(cells, ctx.layout), d.fingerprint))
         counts.updated++
         break
       }
       case 'export-append': {
         const status = d.sheet === 'missing' && d.server !== 'added' ? stamped(statusOf(d)) : ''
-        const cells = activityToCells(d.activity, d.user, ctx.timeZone, status, d.fingerprint)
-        appends.push(cellsToRow(cells, ctx.layout))
+        const row = cellsToRow(activityToCells(d.activity, d.user, ctx.timeZone, status, d.fingerprint), ctx.layout)
+        appends.push(row)
         base.set(d.key, d.fingerprint)
-        written.set(d.key, digestOf(cells, d.fingerprint))
+        written.set(d.key, digestOf(row, d.fingerprint))
         counts.appended++
         break
       }
@@ -138,22 +138,33 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
 }
 
 /**
- * The digest to remember of a row the tool writes (`cellsDigest`), or null when its cells do not read back as
- * written, unedited (`unchangedSinceWritten`): the few that do not (a time in an hour the clocks repeat, text that
- * looks like a formula) are judged with their server activity at every import, as before digests.
+ * The digest to remember of a row the tool writes (`rowDigest`), or null when its cells do not read back as
+ * written, unedited (`unchangedSinceWritten`): the few that do not (a time in an hour the clocks repeat, whose
+ * cells alone read as the other instant) are judged with their server activity at every import, as before digests.
+ * `row`: the cells in the header's order (`cellsToRow`); `columns`: `readColumnsOf(layout)`.
  */
+export function writtenRowDigest(
+  row: readonly CellValue[],
+  fingerprint: string,
+  layout: HeaderLayout,
+  ctx: ReadContext,
+  memo: ReadMemo,
+  columns: Int32Array,
+): number | null {
+  // As a read gives them back: a spreadsheet keeps no empty text, so an empty cell reads as no value.
+  const asRead = row.includes('') ? row.map((cell) => (cell === '' ? null : cell)) : row
+  const reading = readRow(asRead, layout, ctx, memo)
+  return unchangedSinceWritten(reading, { get: () => fingerprint }) ? rowDigest(asRead, columns) : null
+}
+
+/** `writtenRowDigest` of cells by column name. */
 export function writtenDigest(
   cells: Readonly<Partial<Record<string, CellValue>>>,
   fingerprint: string,
   layout: HeaderLayout,
   ctx: ReadContext,
-  memo: ReadMemo = newReadMemo(),
 ): number | null {
-  // As a read gives them back: a spreadsheet keeps no empty text, so an empty cell reads as no value.
-  const asRead: Partial<Record<string, CellValue>> = {}
-  for (const column in cells) asRead[column] = cells[column] === '' ? null : cells[column]
-  const reading = readRow(cellsToRow(asRead, layout), layout, ctx, memo)
-  return unchangedSinceWritten(reading, { get: () => fingerprint }) ? cellsDigest(asRead) : null
+  return writtenRowDigest(cellsToRow(cells, layout), fingerprint, layout, ctx, newReadMemo(), readColumnsOf(layout))
 }
 
 /**
