@@ -92,8 +92,9 @@ export function keyReader(users: ReadContext['users']): (text: string) => RowRea
     const slash = text.indexOf('/')
     const tail = text.slice(slash + 1)
     const entityId = Number(tail)
-    // Only the plain form of the number: `007`, `1e3` and the like go the pattern's way.
-    if (slash <= 0 || !Number.isSafeInteger(entityId) || String(entityId) !== tail) return slow(text)
+    // Only digits in their plain form (`007`, `-1`, `1e3` and the like go the pattern's way): then whether the
+    // pattern takes the Key depends on its timeline alone, and the answer for one Key holds for its timeline's others.
+    if (slash <= 0 || !Number.isSafeInteger(entityId) || entityId < 0 || String(entityId) !== tail) return slow(text)
     const head = text.slice(0, slash)
     let timelineKey = heads.get(head)
     if (timelineKey === undefined) {
