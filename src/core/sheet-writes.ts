@@ -15,7 +15,6 @@ import {
   newReadMemo,
   readRow,
   unchangedSinceWritten,
-  type KnownUser,
   type ReadContext,
   type ReadMemo,
 } from './rows.ts'
@@ -29,16 +28,33 @@ export interface ActivityWritesContext {
   timeZone: string
   /** Local date stamped on Status texts (`Done (2026-11-22): …`), so an old status reads as old. */
   today: string
-  /** The users a row's User cell may name: a row is remembered as written only if it reads back under them. */
-  users: readonly KnownUser[]
+}
+
+/** A row the export writes whole: its Key, its cells in the header's order, and the fingerprint in its Base cell. */
+export interface WrittenRow {
+  key: string
+  row: CellValue[]
+  fingerprint: string
+}
+
+/**
+ * Digests rows written whole (`writtenRowDigest`) under one layout, zone and users. Apart from the plan: the
+ * export digests them while its write is under way, and a dry run not at all.
+ */
+export function writtenDigester(layout: HeaderLayout, ctx: ReadContext): (written: WrittenRow) => number | null {
+  const memo = newReadMemo()
+  const columns = readColumnsOf(layout)
+  return ({ row, fingerprint }) => writtenRowDigest(row, fingerprint, layout, ctx, memo, columns)
 }
 
 export interface ActivityWrites {
   write: TabWrite
   /** Key → fingerprint to remember; `null` forgets the key. */
   base: Map<string, string | null>
-  /** Key → digest of the row as written (`cellsDigest`); `null` forgets it. */
-  written: Map<string, number | null>
+  /** Key → `null`: digests of rows as written to forget (the row is removed, or its Base cell rewritten). */
+  written: Map<string, null>
+  /** Rows written whole, whose digests to keep once the write landed (`writtenDigester`). */
+  toDigest: WrittenRow[]
   counts: { appended: number; updated: number; removed: number; marked: number; statuses: number; refreshed: number }
 }
 
@@ -49,11 +65,8 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
   const appends: CellValue[][] = []
   const deleteRows: number[] = []
   const base = new Map<string, string | null>()
-  const written = new Map<string, number | null>()
-  const memo = newReadMemo()
-  const readContext = { timeZone: ctx.timeZone, users: ctx.users }
-  const columns = readColumnsOf(ctx.layout)
-  const digestOf = (row: CellValue[], fingerprint: string) => writtenRowDigest(row, fingerprint, ctx.layout, readContext, memo, columns)
+  const written = new Map<string, null>()
+  const toDigest: WrittenRow[] = []
   const counts = { appended: 0, updated: 0, removed: 0, marked: 0, statuses: 0, refreshed: 0 }
   const statusIndex = ctx.layout.index[C.status]
   const currentStatus = (rowNumber: number): CellValue | undefined =>
@@ -80,7 +93,7 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
         updates.push(...cellUpdatesFor(d.rowNumber, changedCells(ctx.tab.rows[d.rowNumber - 2] ?? [], cells, ctx.layout), ctx.layout))
         base.set(d.key, d.fingerprint)
         // A cell left as it was because it reads the same may differ in kind: then the row is read in full next time.
-        written.set(d.key, digestOf(cellsToRow(cells, ctx.layout), d.fingerprint))
+        toDigest.push({ key: d.key, row: cellsToRow(cells, ctx.layout), fingerprint: d.fingerprint })
         counts.updated++
         break
       }
@@ -89,7 +102,7 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
         const row = cellsToRow(activityToCells(d.activity, d.user, ctx.timeZone, status, d.fingerprint), ctx.layout)
         appends.push(row)
         base.set(d.key, d.fingerprint)
-        written.set(d.key, digestOf(row, d.fingerprint))
+        toDigest.push({ key: d.key, row, fingerprint: d.fingerprint })
         counts.appended++
         break
       }
@@ -134,7 +147,7 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
         break
     }
   }
-  return { write: { tab: ctx.tab.title, updates, appends, deleteRows }, base, written, counts }
+  return { write: { tab: ctx.tab.title, updates, appends, deleteRows }, base, written, toDigest, counts }
 }
 
 /**

@@ -26,7 +26,7 @@ import { ACTIVITY_COLUMN } from '../core/columns.ts'
 import { fnv1a64Base64url } from '../core/fingerprint.ts'
 import type { Decision } from '../core/plan.ts'
 import { activityKey, type KnownUser } from '../core/rows.ts'
-import { activityWrites, isEmptyWrite } from '../core/sheet-writes.ts'
+import { activityWrites, isEmptyWrite, writtenDigester, type WrittenRow } from '../core/sheet-writes.ts'
 import { writtenContext } from '../core/written-rows.ts'
 import { plural } from '../core/describe.ts'
 import { summaryLine, syncLogRow, type RunCounts } from '../core/sync-log.ts'
@@ -272,7 +272,7 @@ async function exportInFrame(
       for (const d of planTimeline(gone, old)) decisions.push(d)
     }
   }
-  const writes = activityWrites(decisions, { tab: activitiesData, layout, timeZone: target.timeZone, today, users })
+  const writes = activityWrites(decisions, { tab: activitiesData, layout, timeZone: target.timeZone, today })
   const timelineSummaries = changes.map(timelineSummary)
   const nothingRead = emptyReadExplanation({
     window: windowView(window),
@@ -325,9 +325,14 @@ async function exportInFrame(
   }
 
   const meaningful = tabWrites.filter((w) => !isEmptyWrite(w))
+  let digests = new Map<string, number | null>()
   if (!options.dryRun && meaningful.length > 0) {
     crashPoint('export:before-sheet-write')
-    const report = await deps.spreadsheet.write(meaningful, snapshot)
+    const writing = deps.spreadsheet.write(meaningful, snapshot)
+    // While the service takes the write in, this process would mostly wait: it digests the rows written meanwhile.
+    writing.catch(() => undefined)
+    digests = await digestsOf(writes.toDigest, writtenDigester(layout, { timeZone: target.timeZone, users }))
+    const report = await writing
     crashPoint('export:after-sheet-write')
     await frame.keepLock()
     const skipped = report.skipped.filter((row) => row.tab === target.tabs.activities)
@@ -337,6 +342,7 @@ async function exportInFrame(
       for (const key of keysOfRows(decisions, new Set(skipped.map((row) => row.row)))) {
         writes.base.delete(key)
         writes.written.delete(key)
+        digests.delete(key)
       }
       result = 'incomplete'
       warnings.push(
@@ -354,7 +360,9 @@ async function exportInFrame(
   if (!options.dryRun) {
     for (const change of changes) state.timelines[change.timeline.timelineKey] = change.cursor
     applyBaseChanges(state, writes.base)
-    applyWrittenChanges(state, writtenContext(target.timeZone, users), writes.written)
+    const context = writtenContext(target.timeZone, users)
+    applyWrittenChanges(state, context, writes.written)
+    applyWrittenChanges(state, context, digests)
     state.layoutHash = layoutHash
     if (allowed.fingerprint) state.allowedTagsFingerprint = allowed.fingerprint
     await frame.save(result, summaryLine(counts))
@@ -379,6 +387,18 @@ async function exportInFrame(
       .map((d) => ({ rowNumber: 'rowNumber' in d ? d.rowNumber : undefined, key: d.key, reason: d.reason })),
   }
 }
+
+/** Each row's digest (null: not kept), a slice at a time, so that the write under way is sent and answered meanwhile. */
+async function digestsOf(rows: readonly WrittenRow[], digest: (row: WrittenRow) => number | null): Promise<Map<string, number | null>> {
+  const digests = new Map<string, number | null>()
+  for (let i = 0; i < rows.length; i++) {
+    if (i > 0 && i % DIGEST_SLICE === 0) await new Promise((resolve) => setImmediate(resolve))
+    digests.set(rows[i]!.key, digest(rows[i]!))
+  }
+  return digests
+}
+
+const DIGEST_SLICE = 2_000
 
 /** The Tags timelines the target exports: its users', or everyone's when it names none. */
 function exportedTimelines(tagsTimelines: TimelineInfo[], target: TargetConfig): TimelineInfo[] {

@@ -71,7 +71,6 @@ describe('issue 11: every Status the tool writes matches exactly one colour rule
             layout,
             timeZone: ctx.timeZone,
             today: TODAY,
-            users: ctx.users,
           })
           for (const s of statusesOf(exported.write, layout)) expectOneWord(s)
 
