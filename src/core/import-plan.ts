@@ -29,11 +29,11 @@ interface Candidates {
   baseCellKeys: Set<string>
   /**
    * What this scan judged of each row (`verdicts[i]` is sheet row `i + 2`): 2 for a valid row of an existing
-   * activity that holds what both its Base cell and the state's base record (`inStepWithBase`, or told from the
-   * reading by `unchangedSinceWritten`), 1 for any other valid row of an existing activity, 0 for any other row (a
-   * Key several rows hold included). Judged without the server's activities, such a row's timeline and start are
-   * its reading's own, so a flag is all the planner needs: keeping 100k judged rows until then made every garbage
-   * collection of the scan copy them.
+   * activity that holds what both its Base cell and the state's base record (`inStepWithBase`, told from the
+   * reading by `unchangedSinceWritten`, or from the cells as written), 1 for any other valid row of an existing
+   * activity, 0 for any other row (a Key several rows hold included). Judged without the server's activities,
+   * such a row's timeline and start are its reading's own, so a flag is all the planner needs: keeping 100k
+   * judged rows until then made every garbage collection of the scan copy them.
    */
   verdicts: Uint8Array
 }

@@ -232,7 +232,8 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   // Pass 1: which rows ask for something (edited, ticked, new, invalid)?
   // The sheet's Keys, and the rows of the Keys several rows hold: all the scan and the planner ask of the Keys' rows.
   const { keys: sheetKeys, shared: rowsOfKey } = sheetKeysOf(tab, layout)
-  // Each row is read once; both passes judge that reading.
+  // Each row is read once at most, and a row still as the tool wrote it not at all (decisions/0013); both passes
+  // judge that reading.
   const readings = readSheet(tab, layout, { timeZone: target.timeZone, users }, state.base, state.written)
   const candidates = findCandidates(tab, readings, rowsOfKey, layout, state.base, users, target.timeZone, sheetKeys)
   const affected = new Set<string>()
