@@ -16,6 +16,8 @@ interface StateModule {
   emptyState(target: string): { base: Record<string, string> | Map<string, string> }
   /** Since the bases got a file of their own; before, a run set them in place. */
   applyBaseChanges?(state: unknown, changes: Iterable<readonly [string, string | null]>): void
+  /** Since the digests of rows as written (decisions/0013): kept beside the bases, one per row. */
+  applyWrittenChanges?(state: unknown, context: string, changes: Iterable<readonly [string, number | null]>): void
   stateLocation(stateDir: string, target: string): { folder: string }
   saveState(location: unknown, state: unknown): Promise<void>
   loadState(location: unknown, target: string): Promise<{ state: { base: Record<string, string> | Map<string, string> } }>
@@ -36,11 +38,21 @@ export async function stateCase(rows: number, reps: number): Promise<void> {
       else for (const [key, fp] of changes) (state.base as Record<string, string>)[key] = fp
     }
     set(keys.map((key, i) => [key, `fp${i}`.padEnd(11, 'x')]))
+    // A digest per row where the tool keeps them, 52-bit numbers as the export makes them.
+    const digest = (i: number) => Math.floor(((i * 2654435761) % 2 ** 32) * 2 ** 20 + (i % 2 ** 20))
+    module.applyWrittenChanges?.(
+      state,
+      'bench context',
+      keys.map((key, i) => [key, digest(i)]),
+    )
     const saves: number[] = []
     const quietSaves: number[] = []
     const loads: number[] = []
     // What a run changes in the bases: one of them (a run that changed none is timed apart).
-    const change = (rep: number) => set([[keys[rep]!, `changed${rep}`.padEnd(11, 'x')]])
+    const change = (rep: number) => {
+      set([[keys[rep]!, `changed${rep}`.padEnd(11, 'x')]])
+      module.applyWrittenChanges?.(state, 'bench context', [[keys[rep]!, digest(rows + rep)]])
+    }
     await module.saveState(location, state)
     for (let rep = 0; rep < reps; rep++) {
       change(rep)
@@ -62,7 +74,7 @@ export async function stateCase(rows: number, reps: number): Promise<void> {
     const quietSave = median(quietSaves)
     const load = median(loads)
     table(
-      `Issue 10 — target state at ${rows.toLocaleString('en')} rows: median of ${reps}`,
+      `Issue 10 — target state at ${rows.toLocaleString('en')} rows${module.applyWrittenChanges ? ', with a digest of each row as written' : ''}: median of ${reps}`,
       ['step', 'ms'],
       [
         ['save, one base changed (atomic, fsync)', Math.round(save)],
