@@ -213,14 +213,14 @@ export async function loadState(location: StateLocation, target: string, options
     const loadBases = async () => {
       if (!(state.base instanceof UnreadBases)) return
       state.base = await readBaseFile(location, baseFile, version)
-      state.written = await readWrittenFile(location.folder, rest.writtenFile)
+      state.written = await readWrittenFile(location.folder, rest.writtenFile, state.base, baseFile)
     }
     return { state, fresh: false, recoveredFrom: found.recoveredFrom, loadBases }
   }
   const base = baseFile ? await readBaseFile(location, baseFile, version) : mapOf(inline ?? {})
   // Saved as version 3, state.json must name a file of pairs: the next save writes one even if no base changed.
   if (version !== STATE_VERSION) changedBases.add(base)
-  const written = await readWrittenFile(location.folder, rest.writtenFile)
+  const written = await readWrittenFile(location.folder, rest.writtenFile, base, baseFile)
   return {
     state: { ...rest, version: STATE_VERSION, base, written },
     fresh: false,
@@ -247,7 +247,8 @@ async function readBaseFile(location: StateLocation, baseFile: string, version: 
 export async function saveState(location: StateLocation, state: TargetState): Promise<void> {
   const access = { what: 'the state file', file: location.stateFile, action: 'write', setting: 'stateDir' } as const
   let baseFile = state.baseFile
-  if (!baseFile || changedBases.has(state.base)) {
+  const basesWritten = !baseFile || changedBases.has(state.base)
+  if (basesWritten) {
     // A new name each time: state.json (and its .old) keep naming whole files until they are replaced.
     baseFile = `base-${randomBytes(8).toString('hex')}.json`
     const file = path.join(location.folder, baseFile)
@@ -255,12 +256,14 @@ export async function saveState(location: StateLocation, state: TargetState): Pr
     // Named as the state file: the bases are part of it, and its folder is what a person fixes.
     await withFileAccess(access, () => writeFileAtomic(file, text, { mode: 0o600, keepOld: false }))
   }
+  // The digests follow the base file's order: a new base file needs them written again. Bases left unread are
+  // unchanged, and so is the order their digests follow.
   let writtenFile = state.writtenFile
-  if (changedWritten.has(state.written)) {
+  if (!(state.base instanceof UnreadBases) && (changedWritten.has(state.written) || (basesWritten && writtenFile))) {
     writtenFile = state.written.digests.size > 0 ? `written-${randomBytes(8).toString('hex')}.json` : undefined
     if (writtenFile) {
       const file = path.join(location.folder, writtenFile)
-      const text = writtenFileText(state.written)
+      const text = writtenFileText(state.written, state.base, baseFile!)
       await withFileAccess(access, () => writeFileAtomic(file, text, { mode: 0o600, keepOld: false }))
     }
   }
