@@ -170,16 +170,6 @@ export function writtenRowDigest(
   return unchangedSinceWritten(reading, { get: () => fingerprint }) ? rowDigest(asRead, columns) : null
 }
 
-/** `writtenRowDigest` of cells by column name. */
-export function writtenDigest(
-  cells: Readonly<Partial<Record<string, CellValue>>>,
-  fingerprint: string,
-  layout: HeaderLayout,
-  ctx: ReadContext,
-): number | null {
-  return writtenRowDigest(cellsToRow(cells, layout), fingerprint, layout, ctx, newReadMemo(), readColumnsOf(layout))
-}
-
 /**
  * The cells of `wanted` that differ from the row as read: only those are written, so a cell a person
  * types into while the run writes is overwritten only when the run really had to change that very cell.

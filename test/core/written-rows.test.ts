@@ -6,10 +6,9 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { fingerprintOf } from '../../src/core/plan.ts'
 import { activityToCells, cellsToRow } from '../../src/core/rows.ts'
-import { writtenDigest } from '../../src/core/sheet-writes.ts'
 import type { CellValue } from '../../src/core/sheet.ts'
 import { cellsDigest, isAsWritten, READ_COLUMNS, readColumnsOf, rowDigest, writtenContext } from '../../src/core/written-rows.ts'
-import { ACTIVITIES, anyCell, anyLayout, placeRow, toolRow, ZONES } from '../property/arbitraries.ts'
+import { ACTIVITIES, anyCell, anyLayout, digestOfWritten, placeRow, toolRow, ZONES } from '../property/arbitraries.ts'
 import { activity, layoutOf, USERS, ZONE } from './fixtures.ts'
 
 const layout = layoutOf()
@@ -56,7 +55,7 @@ describe('rows as written', () => {
 
   it('remembers a written row only if it reads back unedited', () => {
     const ordinary = activity()
-    const digest = writtenDigest(
+    const digest = digestOfWritten(
       activityToCells(ordinary, 'ACME\\anna', ZONE),
       fingerprintOf({ user: 'ACME\\anna', activity: ordinary }),
       layout,
@@ -69,7 +68,7 @@ describe('rows as written', () => {
     // An empty text is kept as no value, so the digest is of the cell as a read gives it back.
     const quiet = activity({ notes: undefined })
     const quietCells = activityToCells(quiet, 'ACME\\anna', ZONE)
-    const quietDigest = writtenDigest(quietCells, fingerprintOf({ user: 'ACME\\anna', activity: quiet }), layout, {
+    const quietDigest = digestOfWritten(quietCells, fingerprintOf({ user: 'ACME\\anna', activity: quiet }), layout, {
       timeZone: ZONE,
       users: USERS,
     })
@@ -78,10 +77,10 @@ describe('rows as written', () => {
     // 02:10–02:40 on 2026-10-25 happens twice in Berlin; the cells alone read as the first, so the second is not remembered.
     const repeated = activity({ start: '2026-10-25T02:10:00+01:00', duration: 1800 })
     const fp = fingerprintOf({ user: 'ACME\\anna', activity: repeated })
-    expect(writtenDigest(activityToCells(repeated, 'ACME\\anna', ZONE), fp, layout, { timeZone: ZONE, users: USERS })).toBeNull()
+    expect(digestOfWritten(activityToCells(repeated, 'ACME\\anna', ZONE), fp, layout, { timeZone: ZONE, users: USERS })).toBeNull()
     // A User cell that names nobody the run knows reads with a problem.
     expect(
-      writtenDigest(activityToCells(ordinary, 'ACME\\zoe', ZONE), fingerprintOf({ user: 'ACME\\zoe', activity: ordinary }), layout, {
+      digestOfWritten(activityToCells(ordinary, 'ACME\\zoe', ZONE), fingerprintOf({ user: 'ACME\\zoe', activity: ordinary }), layout, {
         timeZone: ZONE,
         users: USERS,
       }),

@@ -8,7 +8,8 @@ import fc from 'fast-check'
 import { SPREADSHEET_ERRORS } from '../../src/core/cells.ts'
 import { activitiesTab, validateHeader, type HeaderLayout } from '../../src/core/columns.ts'
 import { fingerprintOf } from '../../src/core/plan.ts'
-import { activityKey, activityToCells, type KnownUser, type RowContext, type ServerActivity } from '../../src/core/rows.ts'
+import { activityKey, activityToCells, cellsToRow, type KnownUser, type RowContext, type ServerActivity } from '../../src/core/rows.ts'
+import { writtenDigester } from '../../src/core/sheet-writes.ts'
 import type { CellValue, TabData } from '../../src/sheets/port.ts'
 import type { Activity, AllowedTags } from '../../src/timeline/model.ts'
 
@@ -352,4 +353,14 @@ export function withRowContext<T extends unknown[]>(
 /** An Activities tab holding `rows` below its header row (the header itself is read through a layout). */
 export function activitiesTabOf(rows: CellValue[][]): TabData {
   return { title: 'Activities', exists: true, header: [], rows, gridRowCount: rows.length + 1 }
+}
+
+/** The digest the export keeps of a row it writes with these cells, or null (`writtenDigester`). */
+export function digestOfWritten(
+  cells: Readonly<Partial<Record<string, CellValue>>>,
+  fingerprint: string,
+  layout: HeaderLayout,
+  ctx: { timeZone: string; users: KnownUser[] },
+): number | null {
+  return writtenDigester(layout, ctx)({ key: '', row: cellsToRow(cells, layout), fingerprint })
 }

@@ -17,7 +17,6 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { findCandidates, planLines, settledRows } from '../../src/core/import-plan.ts'
 import { readSheet } from '../../src/core/sheet-readings.ts'
-import { writtenDigest } from '../../src/core/sheet-writes.ts'
 import { writtenContext, type WrittenRows } from '../../src/core/written-rows.ts'
 import { fingerprintOf, planSync, type BaseFingerprints, type Decision, type SyncPlan } from '../../src/core/plan.ts'
 import type { HeaderLayout } from '../../src/core/columns.ts'
@@ -32,6 +31,7 @@ import {
   anyCell,
   anyLayout,
   anyRow,
+  digestOfWritten,
   placeRow,
   serverOf,
   toolRow,
@@ -245,7 +245,7 @@ describe('import plan: the second pass (issue 10)', () => {
           const digests = new Map<string, number>()
           for (const a of ACTIVITIES) {
             const k = activityKey(a.timelineKey, a.entityId)
-            const digest = writtenDigest(toolRow(a, generated.timeZone), fingerprintOf(written.get(k)!), layout, {
+            const digest = digestOfWritten(toolRow(a, generated.timeZone), fingerprintOf(written.get(k)!), layout, {
               timeZone: generated.timeZone,
               users,
             })
