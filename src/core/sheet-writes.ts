@@ -156,7 +156,7 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
  * cells alone read as the other instant) are judged with their server activity at every import, as before digests.
  * `row`: the cells in the header's order (`cellsToRow`); `columns`: `readColumnsOf(layout)`.
  */
-export function writtenRowDigest(
+function writtenRowDigest(
   row: readonly CellValue[],
   fingerprint: string,
   layout: HeaderLayout,
