@@ -61,16 +61,6 @@ export function rowDigest(cells: readonly (CellValue | undefined)[], columns: In
   return digestOf(cells, columns)
 }
 
-/** The digest of a row the tool writes, from its cells by column name: equal to `rowDigest` of the same cells read. */
-export function cellsDigest(cells: Readonly<Partial<Record<string, CellValue>>>): number {
-  return digestOf(
-    DIGEST_COLUMNS.map((column) => cells[column]),
-    IN_ORDER,
-  )
-}
-
-const IN_ORDER = Int32Array.from(DIGEST_COLUMNS, (_, i) => i)
-
 /**
  * Whether row `cells` is as the tool wrote it for Key `key` with the state's base: its Base cell is the base and
  * its digest the one kept. `columns` from `readColumnsOf`; `baseAt`: the Base column's index.
