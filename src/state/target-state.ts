@@ -12,8 +12,9 @@
  * (decisions/0008-what-an-incremental-run-touches.md). In memory they are a
  * Map, on disk one JSON array of alternating keys and fingerprints: both
  * build and parse several times faster than a 100,000-key object (issue 10).
- * The digests of rows as written (decisions/0013) live the same way in a
- * file of their own (`written-file.ts`); they are a cache, and a run without them reads rows in full.
+ * The digests of rows as written (decisions/0013) live in a file of their
+ * own too, one number per base in the base file's order (`written-file.ts`);
+ * they are a cache, and a run without them reads rows in full.
  *
  * Longer than most files because loading and saving must agree, in one place, on every version of the format
  * and on which of its files a save writes again.
