@@ -51,8 +51,6 @@ export interface ActivityWrites {
   write: TabWrite
   /** Key → fingerprint to remember; `null` forgets the key. */
   base: Map<string, string | null>
-  /** Key → `null`: digests of rows as written to forget (the row is removed, or its Base cell rewritten). */
-  written: Map<string, null>
   /** Rows written whole, whose digests to keep once the write landed (`writtenDigester`). */
   toDigest: WrittenRow[]
   counts: { appended: number; updated: number; removed: number; marked: number; statuses: number; refreshed: number }
@@ -65,7 +63,6 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
   const appends: CellValue[][] = []
   const deleteRows: number[] = []
   const base = new Map<string, string | null>()
-  const written = new Map<string, null>()
   const toDigest: WrittenRow[] = []
   const counts = { appended: 0, updated: 0, removed: 0, marked: 0, statuses: 0, refreshed: 0 }
   const statusIndex = ctx.layout.index[C.status]
@@ -109,13 +106,11 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
       case 'export-remove':
         deleteRows.push(d.rowNumber)
         base.set(d.key, null)
-        written.set(d.key, null)
         counts.removed++
         break
       case 'export-mark-deleted':
         setStatus(d.rowNumber, { word: 'Deleted', reason: 'Deleted on the server. Delete this row when you no longer need it.' })
         base.set(d.key, null)
-        written.set(d.key, null)
         counts.marked++
         break
       case 'refresh-base':
@@ -128,7 +123,6 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
           }
         }
         base.set(d.key, d.fingerprint)
-        written.set(d.key, null)
         break
       case 'conflict':
       case 'invalid':
@@ -140,14 +134,13 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
         break
       case 'forget':
         base.set(d.key, null)
-        written.set(d.key, null)
         break
       default:
         // Import decisions are applied by the importer, not by an export.
         break
     }
   }
-  return { write: { tab: ctx.tab.title, updates, appends, deleteRows }, base, written, toDigest, counts }
+  return { write: { tab: ctx.tab.title, updates, appends, deleteRows }, base, toDigest, counts }
 }
 
 /**

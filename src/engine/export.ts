@@ -341,7 +341,6 @@ async function exportInFrame(
       // and the next run decides them again on what they hold then.
       for (const key of keysOfRows(decisions, new Set(skipped.map((row) => row.row)))) {
         writes.base.delete(key)
-        writes.written.delete(key)
         digests.delete(key)
       }
       result = 'incomplete'
@@ -360,9 +359,8 @@ async function exportInFrame(
   if (!options.dryRun) {
     for (const change of changes) state.timelines[change.timeline.timelineKey] = change.cursor
     applyBaseChanges(state, writes.base)
-    const context = writtenContext(target.timeZone, users)
-    applyWrittenChanges(state, context, writes.written)
-    applyWrittenChanges(state, context, digests)
+    // A row removed takes its digest along: the digests are kept one per base.
+    applyWrittenChanges(state, writtenContext(target.timeZone, users), digests)
     state.layoutHash = layoutHash
     if (allowed.fingerprint) state.allowedTagsFingerprint = allowed.fingerprint
     await frame.save(result, summaryLine(counts))
