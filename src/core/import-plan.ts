@@ -75,15 +75,11 @@ export function findCandidates(
       continue
     }
     // Most rows of a big sheet: nobody edited them, told from their cells alone, or from their reading.
-    if (readings.asWritten(i)) {
+    if (readings.asWritten(i) || unchangedSinceWritten(readings.at(i), base)) {
       verdicts[i] = 2
       continue
     }
     const reading = readings.at(i)
-    if (unchangedSinceWritten(reading, base)) {
-      verdicts[i] = 2
-      continue
-    }
     const parsed = judgeRow(reading, ctx)
     if (parsed.ok && parsed.row?.kind === 'existing') verdicts[i] = inStepWithBase(parsed.row, reading, base) ? 2 : 1
     if (!parsed.ok) {
