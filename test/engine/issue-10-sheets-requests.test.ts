@@ -58,10 +58,12 @@ function syncLogRows(): number {
 }
 
 describe('issue 10: Sheets requests per run (Google)', () => {
-  it('the first export builds the sheet', async () => {
+  it('the first export builds the sheet: the tab list, the default tab, the layout, the rows; no read of the tabs it made', async () => {
     const summary = await runExport(target, depsAt(T0), { full: true })
     expect(summary.result).toBe('success')
     expect(summary.counts.created).toBeGreaterThan(20)
+    // The default Sheet1 is read to learn it is empty before it is deleted; the tabs made are known empty.
+    expect(fake.store.stats().byMethod).toEqual({ GetSpreadsheet: 1, BatchGetValues: 1, BatchUpdateSpreadsheet: 2 })
   })
 
   it('an incremental export with updates, a new and a deleted activity makes 3 requests, no read of its own before writing', async () => {
@@ -236,5 +238,32 @@ describe('issue 10: Sheets requests per run (Google)', () => {
     expect(reads.map((tab) => Boolean(tab.partial))).toEqual([true, false])
     expect(notesOf(key)).toBe('newer on the server')
     expect(notesOf(other)).toBe('another change')
+  })
+})
+
+describe('issue 10: a first sync on a new spreadsheet (Google)', () => {
+  it('plans its layout on the tab list its import half read, and writes its rows without reading the tabs it made', async () => {
+    const world = await startGoogleWorld(TOKEN, 'ts-issue-10-first-sync-')
+    try {
+      world.fake.store.resetStats()
+      const spreadsheet = createGoogleSpreadsheet({
+        spreadsheetId: world.spreadsheetId,
+        auth: signInWithStaticToken(TOKEN),
+        rootUrl: world.fake.rootUrl,
+        retry: { limit: 0 },
+      })
+      const deps = { client: world.client, spreadsheet, stateDir: world.stateDir, reporter: silentReporter, now: () => new Date(T0) }
+      const { imported, exported } = await runSync(world.target, deps)
+      expect(imported.sheetsRequests).toEqual({ reads: 2, writes: 0 })
+      expect(exported?.result).toBe('success')
+      expect(exported!.counts.created).toBeGreaterThan(20)
+      // The import half: its batchGet fails on the missing tab, then the tab list. The export half: the default
+      // Sheet1's values, the layout and the rows.
+      expect(world.fake.store.stats().byMethod).toEqual({ BatchGetValues: 2, GetSpreadsheet: 1, BatchUpdateSpreadsheet: 2 })
+      const rows = world.manager.readTab(world.spreadsheetId, 'Activities')
+      expect(rows.length - 1).toBe(exported!.counts.created)
+    } finally {
+      await world.close()
+    }
   })
 })

@@ -180,10 +180,98 @@ describe('request economy', () => {
   it('reads any number of tabs with one batchGet and takes the grid size from the echo', async () => {
     const s = setup()
     await s.sheet.ensureLayout(TABS, LAYOUT)
+    // Another run's backend: it did not make the tabs, so it reads them.
+    const later = createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: ROOT })
     s.store.resetStats()
-    const snapshot = await s.sheet.read(['Activities', 'Allowed tags', 'Sync log'])
+    const snapshot = await later.read(['Activities', 'Allowed tags', 'Sync log'])
     expect(s.store.stats()).toMatchObject({ total: 1, byMethod: { BatchGetValues: 1 } })
     expect(snapshot.tabs['Activities']).toMatchObject({ exists: true, rows: [], gridRowCount: 1000 })
+  })
+
+  describe('tabs the layout has just made', () => {
+    const TITLES = ['Activities', 'Allowed tags', 'Sync log']
+
+    it('are read without a request, and show exactly what a read of them shows', async () => {
+      const s = setup()
+      await s.sheet.ensureLayout(TABS, LAYOUT)
+      s.store.resetStats()
+      const made = await s.sheet.read(TITLES)
+      expect(s.store.stats()).toMatchObject({ total: 0 })
+      const later = createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: ROOT })
+      expect(made).toEqual(await later.read(TITLES))
+      // What the backend keeps for later runs is what a read would have taught it.
+      expect(s.sheet.exportHints!()['headers']).toEqual(later.exportHints!()['headers'])
+    })
+
+    it('are read again once anything was written, or after 5 s', async () => {
+      let clock = 1_000_000
+      const s = setup({}, { quota: { now: () => clock } })
+      await s.sheet.ensureLayout(TABS, LAYOUT)
+      clock += 5_001
+      s.store.resetStats()
+      await s.sheet.read(TITLES)
+      expect(s.store.stats()).toMatchObject({ total: 1, byMethod: { BatchGetValues: 1 } })
+
+      const t = setup({}, { quota: { now: () => clock } })
+      await t.sheet.ensureLayout(TABS, LAYOUT)
+      const empty = await t.sheet.read(['Sync log'])
+      await t.sheet.write([{ tab: 'Sync log', appends: [[46000.5, 3]] }], empty)
+      t.store.resetStats()
+      const read = await t.sheet.read(TITLES)
+      expect(t.store.stats()).toMatchObject({ total: 1, byMethod: { BatchGetValues: 1 } })
+      expect(read.tabs['Sync log']!.rows).toEqual([[46000.5, 3]])
+    })
+
+    it('are read when one asked for was not made here', async () => {
+      const s = setup()
+      await s.sheet.ensureLayout(TABS, LAYOUT)
+      s.store.resetStats()
+      await s.sheet.read(['Activities', 'Sheet1'])
+      expect(s.store.stats().total).toBeGreaterThan(0)
+    })
+
+    it('keep a row a person typed between the layout and the first write: new rows go above it, nothing is written over', async () => {
+      const s = setup()
+      await s.sheet.ensureLayout(TABS, LAYOUT)
+      const made = await s.sheet.read(['Activities'])
+      createManager(s.store).editCell(s.spreadsheetId, 'Activities', 'F2', 'typed meanwhile')
+      await s.sheet.write([{ tab: 'Activities', keyColumn: KEY, appends: [row(1), row(2)] }], made)
+      const after = await s.sheet.read(['Activities'])
+      expect(keys(after)).toEqual(['key/1', 'key/2', undefined])
+      expect(after.tabs['Activities']!.rows[2]![5]).toBe('typed meanwhile')
+    })
+  })
+
+  it('a first layout after a read that found its tabs missing plans on that read: one spreadsheets.get, not two', async () => {
+    const s = setup()
+    const before = await s.sheet.read(['Activities', 'Sync log'])
+    expect(before.tabs['Activities']!.exists).toBe(false)
+    expect(s.store.stats()).toMatchObject({ byMethod: { BatchGetValues: 1, GetSpreadsheet: 1 } })
+    s.store.resetStats()
+    expect(await s.sheet.ensureLayout(TABS, LAYOUT)).toMatchObject({ createdTabs: ['Activities', 'Allowed tags', 'Sync log'] })
+    // The values of the default Sheet1 (it goes when empty), then the layout's one write.
+    expect(s.store.stats()).toMatchObject({ reads: 1, writes: 1, byMethod: { BatchGetValues: 1 } })
+    expect(s.store.stats().byMethod['GetSpreadsheet']).toBeUndefined()
+  })
+
+  it('a layout that changes a tab that exists reads the tab list itself, however fresh the last one', async () => {
+    const s = setup()
+    await s.sheet.ensureLayout(TABS.slice(1), LAYOUT)
+    const later = createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: ROOT })
+    expect((await later.read(['Activities', 'Sync log'])).tabs['Activities']!.exists).toBe(false)
+    s.store.resetStats()
+    await later.ensureLayout(TABS, LAYOUT)
+    expect(s.store.stats().byMethod['GetSpreadsheet']).toBe(1)
+  })
+
+  it('a tab list older than 5 s, or with a write since, is read again', async () => {
+    let clock = 1_000_000
+    const s = setup({}, { quota: { now: () => clock } })
+    await s.sheet.read(['Activities'])
+    clock += 5_001
+    s.store.resetStats()
+    await s.sheet.ensureLayout(TABS, LAYOUT)
+    expect(s.store.stats().byMethod['GetSpreadsheet']).toBe(1)
   })
 
   it('reports a missing tab as exists:false, spending extra requests only then', async () => {

@@ -28,6 +28,7 @@ import {
   layoutIsCurrent,
   planLayout,
   readSpreadsheetState,
+  type CreatedTab,
   type LayoutPlan,
   type RowFormats,
   type SpreadsheetState,
@@ -104,9 +105,17 @@ export interface GoogleSpreadsheetOptions {
 const MAX_ROWS_TO_WRITE = 5_000
 /**
  * How long rows a read confirmed in passing stay confirmed for the write planned on it: the gap in which a
- * person's typing into a cell the write sets is not seen. A write later than this reads its rows back.
+ * person's typing into a cell the write sets is not seen. A write later than this reads its rows back. The
+ * same bound holds for a tab list a layout plans on and for tabs a layout has just made.
  */
 const CONFIRMED_FOR_MS = 5_000
+
+/** Something a request showed, with the writes made until then and when. */
+interface Seen<T> {
+  value: T
+  writes: number
+  at: number
+}
 
 /** Retry defaults for Sheets: 7 retries doubling from 0.5 s reach about a minute of back-off for 5xx. */
 export const GOOGLE_RETRY: Partial<RetryOptions> = { limit: 7, baseDelay: 500, backoffLimit: 65_000, jitter: 0.25 }
@@ -156,6 +165,15 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   const rowFormats = new Map<string, RowFormats>()
   /** Tabs whose id Google showed to name them in this process (an id from hints is not confirmed until then). */
   const confirmedIds = new Set<string>()
+  /**
+   * What the layout spreadsheets.get of a read that found a tab missing showed, and tabs this process's layout
+   * added, with the write count and time they were seen at: for a few seconds and while nothing else is written,
+   * they stand for what a request would show (decisions/0008).
+   */
+  let tabListSeen: Seen<SpreadsheetState> | undefined
+  const tabsMade = new Map<string, Seen<CreatedTab>>()
+  const stillHolds = <T>(seen: Seen<T> | undefined): seen is Seen<T> =>
+    seen !== undefined && seen.writes === counts.writes && now() - seen.at <= CONFIRMED_FOR_MS
 
   const sleep = policy.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
   // The quota hold lives here rather than in Pace.holdFor so that it follows
@@ -263,6 +281,29 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     return new Set(sheetIds.keys())
   }
 
+  /** The tab list as the layout needs it, kept for a layout that follows (a first sync's export half). */
+  const learnTabs = async (): Promise<Set<string>> => {
+    sheetIds.clear()
+    hintedIds = false
+    const state = readSpreadsheetState(await getSpreadsheet(LAYOUT_FIELDS))
+    tabListSeen = { value: state, writes: counts.writes, at: now() }
+    return new Set(sheetIds.keys())
+  }
+
+  /** The tabs as this process's layout made them, when every one asked for was made here and still holds. */
+  const readMadeTabs = (tabs: readonly string[]): Snapshot | undefined => {
+    const made = tabs.map((title) => tabsMade.get(title))
+    if (!made.every((tab) => stillHolds(tab))) return undefined
+    const result: Snapshot = { tabs: {} }
+    tabs.forEach((title, i) => {
+      const { header, rowCount, columnCount } = made[i]!.value
+      columnCounts.set(title, columnCount)
+      headersSeen.set(title, [...header])
+      result.tabs[title] = { title, exists: true, header: [...header], rows: [], gridRowCount: rowCount }
+    })
+    return result
+  }
+
   /** Anchors a read looked up along with the tabs, by the snapshot it returned, and the writes made until then. */
   const priorLookUps = new WeakMap<Snapshot, { prior: PriorLookUp; writes: number; at: number }>()
 
@@ -270,6 +311,10 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     const unique = [...new Set(tabs)]
     const result: Snapshot = { tabs: {} }
     if (unique.length === 0) return result
+    // Tabs the layout has just made hold their header and nothing else; a row typed there since is not
+    // overwritten: new rows are inserted.
+    const made = readMadeTabs(unique)
+    if (made) return made
     const withAnchors = await readWithAnchors(unique, readOptions)
     if (withAnchors) return withAnchors
     const headerOnly = new Set(readOptions.headerOnly ?? [])
@@ -279,7 +324,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     } catch (error) {
       // One missing tab fails the whole batchGet; only then is the tab list read.
       if (!(error instanceof HttpError && error.status === 400 && /Unable to parse range/i.test(error.message))) throw error
-      const existing = await refreshSheetIds()
+      const existing = await learnTabs()
       const present = unique.filter((t) => existing.has(t))
       found = present.length > 0 ? await batchGet(present, headerOnly) : new Map()
     }
@@ -498,8 +543,14 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   }
 
   const layoutPlan = async (tabs: TabSpec[], layoutOptions: LayoutOptions): Promise<LayoutPlan | undefined> => {
+    // A tab list just read stands in only where the plan only adds tabs (a tab made meanwhile fails the write,
+    // nothing is lost); a plan that changes a tab must see it now.
+    const seen = stillHolds(tabListSeen) ? tabListSeen.value : undefined
+    tabListSeen = undefined
+    const usable = seen !== undefined && tabs.every((t) => !seen.sheets.some((s) => s.title === t.title))
     sheetIds.clear()
-    const state: SpreadsheetState = readSpreadsheetState(await getSpreadsheet(LAYOUT_FIELDS))
+    const state: SpreadsheetState = usable ? seen : readSpreadsheetState(await getSpreadsheet(LAYOUT_FIELDS))
+    if (usable) for (const sheet of state.sheets) sheetIds.set(sheet.title, sheet.sheetId)
     hintedIds = false
     if (layoutIsCurrent(tabs, layoutOptions, state)) return undefined
     const existing = tabs.map((t) => t.title).filter((title) => state.sheets.some((s) => s.title === title))
@@ -547,6 +598,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     if (plan) {
       for (const [title, id] of plan.sheetIds) sheetIds.set(title, id)
       for (const [title, formats] of plan.rowFormats) rowFormats.set(title, formats)
+      for (const [title, tab] of plan.created) tabsMade.set(title, { value: tab, writes: counts.writes, at: now() })
     }
     return { createdTabs, changed: true }
   }

@@ -208,6 +208,18 @@ export interface LayoutPlan {
   sheetIds: Map<string, number>
   /** What each tab's data rows carry, by column name. */
   rowFormats: Map<string, RowFormats>
+  /**
+   * What each tab this layout adds holds once it is applied, as a read would show it: its header and no row (a
+   * Summary, which the layout fills, is not listed).
+   */
+  created: Map<string, CreatedTab>
+}
+
+/** A tab as the layout that added it left it. */
+export interface CreatedTab {
+  header: string[]
+  rowCount: number
+  columnCount: number
 }
 
 /**
@@ -229,6 +241,7 @@ export function planLayout(
   const columns = new Map<string, Map<string, number>>()
   const sheetIds = new Map<string, number>()
   const rowFormats = new Map<string, RowFormats>()
+  const created = new Map<string, CreatedTab>()
   const byTitle = new Map(state.sheets.map((s) => [s.title, s]))
   const used = new Set(state.sheets.map((s) => s.sheetId))
   for (const s of state.sheets) sheetIds.set(s.title, s.sheetId)
@@ -274,15 +287,10 @@ export function planLayout(
       sheetId = newSheetId(spec.title, used)
       used.add(sheetId)
       createdTabs.push(spec.title)
-      requests.push({
-        addSheet: {
-          properties: {
-            sheetId,
-            title: spec.title,
-            gridProperties: { rowCount: Math.max(1000, rows), columnCount: Math.max(width, spec.summary ? 26 : 1), frozenRowCount: 1 },
-          },
-        },
-      })
+      const grid = { rowCount: Math.max(1000, rows), columnCount: Math.max(width, spec.summary ? 26 : 1) }
+      requests.push({ addSheet: { properties: { sheetId, title: spec.title, gridProperties: { ...grid, frozenRowCount: 1 } } } })
+      // A new tab's header is every column in order (no existing header to find names in).
+      if (!spec.summary) created.set(spec.title, { header: missing.map((m) => m.name), ...grid })
     }
     sheetIds.set(spec.title, sheetId)
     columns.set(spec.title, positions)
@@ -434,7 +442,7 @@ export function planLayout(
           },
         },
   )
-  return { requests, createdTabs, columns, sheetIds, rowFormats }
+  return { requests, createdTabs, columns, sheetIds, rowFormats, created }
 }
 
 /** From the header row down: insertions at row 2 (the first rows of an empty tab) fall inside it, never before it. */
