@@ -179,10 +179,12 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   const serverLists = handOff
     ? undefined
     : { timelines: settledLater(deps.client.tagsTimelines()), allowed: settledLater(deps.client.readAllowedTags({ all: true })) }
-  // A sync reads the export's server changes first, so this read confirms the rows the export then writes.
+  // A sync reads the export's server changes first, so this read confirms the rows the export then writes. A
+  // target's first run (the first nightly sync) most likely finds a new spreadsheet.
+  const readAhead = await handOff?.readAhead?.(frame)
   const snapshot = await deps.spreadsheet.read(
     handOff ? specs.map((s) => s.title) : [target.tabs.activities, target.tabs.allowedTags, target.tabs.syncLog],
-    await handOff?.readAhead?.(frame),
+    neverRun ? { ...readAhead, tabsMayBeMissing: true } : readAhead,
   )
   await basesRead
   const tab = snapshot.tabs[target.tabs.activities]

@@ -43,6 +43,11 @@ export interface SkippedRow {
 /** What a read may leave out or take along, so a run reads only what its plan needs. */
 export interface ReadOptions {
   /**
+   * The caller has not seen this spreadsheet before (a target's first run): its tabs may well not exist yet. A
+   * backend whose read of a missing tab fails (Google) lists the tabs first instead of after the failure.
+   */
+  tabsMayBeMissing?: boolean
+  /**
    * Tabs of which only the header row is needed (a run that has nothing to plan on their rows). A backend
    * may still return every row; one that returns only the header marks the tab `headerOnly`.
    */

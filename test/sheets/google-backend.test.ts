@@ -254,6 +254,19 @@ describe('request economy', () => {
     expect(s.store.stats().byMethod['GetSpreadsheet']).toBeUndefined()
   })
 
+  it('a read told its tabs may be missing lists them first: one request on a new spreadsheet, and the same snapshot', async () => {
+    const s = setup()
+    const first = await s.sheet.read(['Activities', 'Sync log'], { tabsMayBeMissing: true })
+    expect(s.store.stats()).toMatchObject({ total: 1, byMethod: { GetSpreadsheet: 1 } })
+    expect(first.tabs['Activities']).toEqual({ title: 'Activities', exists: false, header: [], rows: [], gridRowCount: 0 })
+    await withRows(s, 3)
+    const later = () => createGoogleSpreadsheet({ spreadsheetId: s.spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: ROOT })
+    s.store.resetStats()
+    const listed = await later().read(['Activities', 'Sync log', 'Nope'], { tabsMayBeMissing: true })
+    expect(s.store.stats()).toMatchObject({ total: 2, byMethod: { GetSpreadsheet: 1, BatchGetValues: 1 } })
+    expect(listed).toEqual(await later().read(['Activities', 'Sync log', 'Nope']))
+  })
+
   it('a layout that changes a tab that exists reads the tab list itself, however fresh the last one', async () => {
     const s = setup()
     await s.sheet.ensureLayout(TABS.slice(1), LAYOUT)

@@ -318,15 +318,22 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     const withAnchors = await readWithAnchors(unique, readOptions)
     if (withAnchors) return withAnchors
     const headerOnly = new Set(readOptions.headerOnly ?? [])
-    let found: Map<string, TabData>
-    try {
-      found = await batchGet(unique, headerOnly)
-    } catch (error) {
-      // One missing tab fails the whole batchGet; only then is the tab list read.
-      if (!(error instanceof HttpError && error.status === 400 && /Unable to parse range/i.test(error.message))) throw error
+    const readPresent = async (): Promise<Map<string, TabData>> => {
       const existing = await learnTabs()
       const present = unique.filter((t) => existing.has(t))
-      found = present.length > 0 ? await batchGet(present, headerOnly) : new Map()
+      return present.length > 0 ? batchGet(present, headerOnly) : new Map()
+    }
+    let found: Map<string, TabData>
+    if (readOptions.tabsMayBeMissing) {
+      found = await readPresent()
+    } else {
+      try {
+        found = await batchGet(unique, headerOnly)
+      } catch (error) {
+        // One missing tab fails the whole batchGet; only then is the tab list read.
+        if (!(error instanceof HttpError && error.status === 400 && /Unable to parse range/i.test(error.message))) throw error
+        found = await readPresent()
+      }
     }
     for (const title of unique) {
       result.tabs[title] = found.get(title) ?? { title, exists: false, header: [], rows: [], gridRowCount: 0 }
