@@ -240,6 +240,28 @@ describe('request economy', () => {
       expect(keys(after)).toEqual(['key/1', 'key/2', undefined])
       expect(after.tabs['Activities']!.rows[2]![5]).toBe('typed meanwhile')
     })
+
+    it('deleted between the layout and the first write: the write stops with what to do, and writes nowhere else', async () => {
+      const s = setup()
+      await s.sheet.ensureLayout(TABS, LAYOUT)
+      const made = await s.sheet.read(['Activities', 'Sync log'])
+      const api = directClient(signInWithStaticToken(TOKEN).client, ROOT)
+      const { data } = await api.spreadsheets.get({ spreadsheetId: s.spreadsheetId })
+      const id = data.sheets!.find((sh) => sh.properties?.title === 'Activities')!.properties!.sheetId ?? 0
+      await api.spreadsheets.batchUpdate({ spreadsheetId: s.spreadsheetId, requestBody: { requests: [{ deleteSheet: { sheetId: id } }] } })
+      const error = await caught(
+        s.sheet.write(
+          [
+            { tab: 'Activities', keyColumn: KEY, appends: [row(1)] },
+            { tab: 'Sync log', appends: [[46000.5, 1]] },
+          ],
+          made,
+        ),
+      )
+      expect(isTimelineSheetsError(error) && error.code).toBe('TS_SHEETS_API')
+      expect((error as Error).message).toMatch(/deleted, made again or renamed/)
+      expect(createManager(s.store).readTab(s.spreadsheetId, 'Sync log')).toEqual([['When', 'Rows']])
+    })
   })
 
   it('a first layout after a read that found its tabs missing plans on that read: one spreadsheets.get, not two', async () => {
