@@ -81,7 +81,15 @@ export const SPREADSHEET_BACKENDS: { [K in SpreadsheetConfig['kind']]: Backend<K
       const { google, api } = await googleParts(sheet, context)
       const { network, reporter } = context
       const { createGoogleSpreadsheet, createGoogleLanes } = await import('../sheets/google/backend.ts')
-      const pace = { readsPerMinute: google.readsPerMinute, writesPerMinute: google.writesPerMinute }
+      const pace = {
+        readsPerMinute: google.readsPerMinute,
+        writesPerMinute: google.writesPerMinute,
+        // Waiting for the quota is quiet (and fifty targets' first sync waits minutes): say so, once a hold.
+        onHold: (lane: 'read' | 'write', waiting: number) =>
+          reporter.info(
+            `Google's quota: ${waiting === 1 ? `1 ${lane} request waits its` : `${waiting} ${lane} requests wait their`} turn (at most ${lane === 'read' ? google.readsPerMinute : google.writesPerMinute} start a minute, google.${lane}sPerMinute); the run goes on by itself.`,
+          ),
+      }
       const lanes = context.shared
         ? await context.shared.once('google lanes', async () => createGoogleLanes(pace))
         : createGoogleLanes(pace)

@@ -99,7 +99,15 @@ async function timelineClients(
 ): Promise<() => TimelineClient> {
   const settings = loaded.config.timeline.pace
   const signIn = await createSignIn(loaded, env, network)
-  const pace = createPace({ concurrency: settings.concurrency, intervalCap: settings.requestsPerInterval, interval: settings.intervalMs })
+  const pace = createPace({
+    concurrency: settings.concurrency,
+    intervalCap: settings.requestsPerInterval,
+    interval: settings.intervalMs,
+    onHold: (waiting) =>
+      reporter.info(
+        `Timeline pace: ${waiting === 1 ? '1 request waits its' : `${waiting} requests wait their`} turn (at most ${settings.requestsPerInterval} start every ${Math.round(settings.intervalMs / 1000)} s, timeline.pace); the run goes on by itself.`,
+      ),
+  })
   const home: SharedHome = {}
   return () =>
     createTimelineClient({

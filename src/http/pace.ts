@@ -12,6 +12,11 @@ export interface PaceOptions {
   intervalCap: number
   /** Interval in milliseconds for `intervalCap`. @default 60_000 */
   interval: number
+  /**
+   * Told when calls wait because `intervalCap` calls started in the last interval, with how many wait: once,
+   * until the pace starts calls again. A long quiet wait on a quota looks like a hung run otherwise.
+   */
+  onHold?: (waiting: number) => void
 }
 
 export interface Pace {
@@ -31,6 +36,10 @@ export function createPace(options: Partial<PaceOptions> = {}): Pace {
   }
   const queue = new PQueue(Number.isFinite(intervalCap) ? { concurrency, intervalCap, interval, strict: true } : { concurrency })
   let heldUntil = 0
+  const { onHold } = options
+  // p-queue says `rateLimit` once when calls start to wait for the cap, however they arrived, and again only
+  // after calls started.
+  if (onHold) queue.addEventListener('rateLimit', () => queue.size > 0 && onHold(queue.size))
   return {
     async run<T>(task: () => Promise<T>): Promise<T> {
       return queue.add(async () => {

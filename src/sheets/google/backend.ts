@@ -53,6 +53,8 @@ export interface GooglePaceOptions {
   writesPerMinute: number
   /** Requests in flight per lane. @default 2 */
   concurrency: number
+  /** Told when a lane's requests wait for the next minute of its quota, with how many wait (`PaceOptions.onHold`). */
+  onHold?: (lane: 'read' | 'write', waiting: number) => void
 }
 
 /** The two paces, reads and writes, that Google's per-user quota is kept by. */
@@ -64,10 +66,16 @@ export type GoogleLanes = Record<'read' | 'write', Pace>
  */
 export function createGoogleLanes(pace: Partial<GooglePaceOptions> = {}): GoogleLanes {
   const concurrency = pace.concurrency ?? 2
-  return {
-    read: createPace({ concurrency, intervalCap: pace.readsPerMinute ?? 60, interval: 60_000 }),
-    write: createPace({ concurrency, intervalCap: pace.writesPerMinute ?? 60, interval: 60_000 }),
+  const lane = (name: 'read' | 'write', perMinute: number | undefined): Pace => {
+    const { onHold } = pace
+    return createPace({
+      concurrency,
+      intervalCap: perMinute ?? 60,
+      interval: 60_000,
+      ...(onHold ? { onHold: (waiting: number) => onHold(name, waiting) } : {}),
+    })
   }
+  return { read: lane('read', pace.readsPerMinute), write: lane('write', pace.writesPerMinute) }
 }
 
 /** What the backend tells a logger; never tokens or cell values. */
