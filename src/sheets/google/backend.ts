@@ -176,7 +176,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   /**
    * What the layout spreadsheets.get of a read that found a tab missing showed, and tabs this process's layout
    * added, with the write count and time they were seen at: for a few seconds and while nothing else is written,
-   * they stand for what a request would show (decisions/0008).
+   * they stand for what a request would show (decisions/0009, a target's first run).
    */
   let tabListSeen: Seen<SpreadsheetState> | undefined
   const tabsMade = new Map<string, Seen<CreatedTab>>()
