@@ -37,9 +37,9 @@ export function createPace(options: Partial<PaceOptions> = {}): Pace {
   const queue = new PQueue(Number.isFinite(intervalCap) ? { concurrency, intervalCap, interval, strict: true } : { concurrency })
   let heldUntil = 0
   const { onHold } = options
-  // p-queue says `rateLimit` once when calls start to wait for the cap, however they arrived, and again only
-  // after calls started.
-  if (onHold) queue.addEventListener('rateLimit', () => queue.size > 0 && onHold(queue.size))
+  // p-queue says `rateLimit` once when queued calls start to wait for the cap (never with none queued), however
+  // they arrived, and again only after calls started.
+  if (onHold) queue.addEventListener('rateLimit', () => onHold(queue.size))
   return {
     async run<T>(task: () => Promise<T>): Promise<T> {
       return queue.add(async () => {
