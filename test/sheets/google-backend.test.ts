@@ -938,6 +938,23 @@ describe('quota and faults', () => {
 })
 
 describe('errors say what to do', () => {
+  it.each([
+    ['NaN in an update', { updates: [{ row: 3, column: 5, values: ['ok', Number.NaN] }] }, "Cannot write NaN to 'Activities'!G3"],
+    [
+      'Infinity in an append',
+      { appends: [row(3), [...row(4).slice(0, 2), Number.POSITIVE_INFINITY]] },
+      'Activities appended row 2, cell 3',
+    ],
+  ])('refuses %s, naming the cell, and writes nothing', async (_label, write, message) => {
+    const s = setup()
+    const basis = await withRows(s, 2, true)
+    s.store.resetStats()
+    const error = await caught(s.sheet.write([{ tab: 'Activities', keyColumn: KEY, ...write }], basis))
+    expect(isTimelineSheetsError(error) && error.code).toBe('TS_VALIDATION')
+    expect((error as Error).message).toContain(message)
+    expect(s.store.stats().total).toBe(0)
+  })
+
   it('404: the id is wrong or the spreadsheet is not shared', async () => {
     const s = setup()
     const other = createGoogleSpreadsheet({ spreadsheetId: 'doesNotExist', auth: signInWithStaticToken(TOKEN), rootUrl: ROOT })

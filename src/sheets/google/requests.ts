@@ -38,10 +38,12 @@ export function cellFromApi(value: unknown): CellValue {
  * A cell as sent with `valueInputOption: RAW`. `null` means "empty" in the
  * port but "leave untouched" to Google, so it becomes `""`, which clears.
  */
-export function cellToApi(value: CellValue, where: string): string | number | boolean {
+export function cellToApi(value: CellValue, where: string | (() => string)): string | number | boolean {
   if (value === null) return ''
   if (typeof value === 'number' && !Number.isFinite(value)) {
-    throw new TimelineSheetsError('TS_VALIDATION', `Cannot write ${String(value)} to ${where}: not a finite number`, {
+    // `where` may be a function: a place named for every cell of 100,000 rows is millions of strings never shown.
+    const place = typeof where === 'function' ? where() : where
+    throw new TimelineSheetsError('TS_VALIDATION', `Cannot write ${String(value)} to ${place}: not a finite number`, {
       hint: 'This is a bug in the caller: dates, times and durations must be finite serial numbers.',
     })
   }
@@ -53,7 +55,7 @@ export function cellToApi(value: CellValue, where: string): string | number | bo
  * `userEnteredValue`: the RAW equivalent (a string is a `stringValue`, never
  * parsed), and `{}` for an empty cell.
  */
-export function cellData(value: CellValue, where: string): sheets_v4.Schema$CellData {
+export function cellData(value: CellValue, where: string | (() => string)): sheets_v4.Schema$CellData {
   const raw = cellToApi(value, where)
   if (raw === '') return {}
   if (typeof raw === 'string') return { userEnteredValue: { stringValue: raw } }

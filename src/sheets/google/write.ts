@@ -324,7 +324,7 @@ export function planTabs(writes: readonly TabWrite[], basis: Snapshot): TabState
           hint: 'Rows are 1-based sheet rows and columns 0-based indexes, as read.',
         })
       }
-      update.values.forEach((value, i) => cellToApi(value, `${a1Range(write.tab, update.row, update.column + i, 1, 1)}`))
+      update.values.forEach((value, i) => cellToApi(value, () => a1Range(write.tab, update.row, update.column + i, 1, 1)))
       if (update.values.length > 0) targetOf(update.row).updates.push(update)
     }
     const lastRow = Math.max(data.gridRowCount, data.rows.length + 1)
@@ -337,7 +337,7 @@ export function planTabs(writes: readonly TabWrite[], basis: Snapshot): TabState
       targetOf(row).remove = true
     }
     for (const [i, row] of (write.appends ?? []).entries())
-      row.forEach((value, j) => cellToApi(value, `${write.tab} appended row ${i + 1}, cell ${j + 1}`))
+      row.forEach((value, j) => cellToApi(value, () => `${write.tab} appended row ${i + 1}, cell ${j + 1}`))
     out.push(t)
   }
   return out
@@ -726,7 +726,7 @@ function* appendChunkParts(
   for (let i = 0; i < rows.length; i++) {
     const cells = rows[i]!
     const rowData: sheets_v4.Schema$RowData = {
-      values: cells.map((value, j) => cellData(value, `${t.write.tab} appended row ${i + 1}, cell ${j + 1}`)),
+      values: cells.map((value, j) => cellData(value, () => `${t.write.tab} appended row ${i + 1}, cell ${j + 1}`)),
     }
     const key = keyed ? keyText(cells, t.keyColumn) : undefined
     // A Key the tab or this batch already holds would give two rows one anchor: such rows get none.
@@ -942,7 +942,7 @@ function rowValues(target: Target, heldWidth: number, tab: string): (string | nu
   const values: (string | number | boolean | null)[] = new Array(width).fill(null)
   for (const update of target.updates) {
     update.values.forEach((value, i) => {
-      values[update.column + i] = cellToApi(value, `${a1Range(tab, target.row, update.column + i, 1, 1)}`)
+      values[update.column + i] = cellToApi(value, () => a1Range(tab, target.row, update.column + i, 1, 1))
     })
   }
   return values
