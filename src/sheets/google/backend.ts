@@ -174,8 +174,8 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   /** Tabs whose id Google showed to name them in this process (an id from hints is not confirmed until then). */
   const confirmedIds = new Set<string>()
   /**
-   * What the layout spreadsheets.get of a read that found a tab missing showed, and tabs this process's layout
-   * added, with the write count and time they were seen at: for a few seconds and while nothing else is written,
+   * What the last tab list showed (`refreshSheetIds`: after a read that found a tab missing, say), and tabs this
+   * process's layout added, with the write count and time they were seen at: for a few seconds and while nothing else is written,
    * they stand for what a request would show (decisions/0009, a target's first run).
    */
   let tabListSeen: Seen<SpreadsheetState> | undefined
@@ -282,15 +282,8 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     return data as sheets_v4.Schema$Spreadsheet
   }
 
+  /** The tab list, with what the layout needs of it: kept for a layout that follows (a first sync's export half). */
   const refreshSheetIds = async (): Promise<Set<string>> => {
-    sheetIds.clear()
-    hintedIds = false
-    await getSpreadsheet('sheets.properties(sheetId,title)')
-    return new Set(sheetIds.keys())
-  }
-
-  /** The tab list as the layout needs it, kept for a layout that follows (a first sync's export half). */
-  const learnTabs = async (): Promise<Set<string>> => {
     sheetIds.clear()
     hintedIds = false
     const state = readSpreadsheetState(await getSpreadsheet(LAYOUT_FIELDS))
@@ -327,7 +320,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     if (withAnchors) return withAnchors
     const headerOnly = new Set(readOptions.headerOnly ?? [])
     const readPresent = async (): Promise<Map<string, TabData>> => {
-      const existing = await learnTabs()
+      const existing = await refreshSheetIds()
       const present = unique.filter((t) => existing.has(t))
       return present.length > 0 ? batchGet(present, headerOnly) : new Map()
     }
