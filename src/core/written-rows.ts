@@ -56,11 +56,6 @@ export function readColumnsOf(layout: HeaderLayout): Int32Array {
   return index
 }
 
-/** The digest of a row as read (cells in the header's order; `columns` from `readColumnsOf`). */
-export function rowDigest(cells: readonly (CellValue | undefined)[], columns: Int32Array): number {
-  return digestOf(cells, columns)
-}
-
 /**
  * Whether row `cells` is as the tool wrote it for Key `key` with the state's base: its Base cell is the base and
  * its digest the one kept. `columns` from `readColumnsOf`; `baseAt`: the Base column's index.
@@ -76,7 +71,7 @@ export function isAsWritten(
   const digest = digests.get(key)
   if (digest === undefined) return false
   const baseCell = cells[baseAt]
-  return typeof baseCell === 'string' && baseCell === base.get(key) && digestOf(cells, columns) === digest
+  return typeof baseCell === 'string' && baseCell === base.get(key) && rowDigest(cells, columns) === digest
 }
 
 // Two 32-bit lanes, FNV-1a and a murmur3-style mix, over a tag per cell kind and the cell's content (text two
@@ -85,7 +80,8 @@ export function isAsWritten(
 const FLOAT = new Float64Array(1)
 const WORDS = new Uint32Array(FLOAT.buffer)
 
-function digestOf(cells: readonly (CellValue | undefined)[], columns: Int32Array): number {
+/** The digest of a row as read (cells in the header's order; `columns` from `readColumnsOf`). */
+export function rowDigest(cells: readonly (CellValue | undefined)[], columns: Int32Array): number {
   let a = 0x811c9dc5
   let b = 0x9747b28c
   for (let c = 0; c < columns.length; c++) {

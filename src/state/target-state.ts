@@ -277,7 +277,7 @@ export async function saveState(location: StateLocation, state: TargetState): Pr
   changedBases.delete(state.base)
   changedWritten.delete(state.written)
   // The files state.json names now, and the ones its .old names, stay; older ones go.
-  await removeBaseFilesExcept(location.folder, [baseFile, writtenFile, ...previous])
+  await removeStateFilesExcept(location.folder, [baseFile, writtenFile, ...previous])
 }
 
 const baseRecord = stringRecord('row key → fingerprint')
@@ -313,7 +313,7 @@ function mapOf(record: Readonly<Record<string, string>>): Map<string, string> {
   return base
 }
 
-async function removeBaseFilesExcept(folder: string, keep: readonly (string | undefined)[]): Promise<void> {
+async function removeStateFilesExcept(folder: string, keep: readonly (string | undefined)[]): Promise<void> {
   const names = await readdir(folder).catch(() => [] as string[])
   for (const name of names) {
     const file = name.replace(/\.new$/, '')

@@ -175,8 +175,8 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   const confirmedIds = new Set<string>()
   /**
    * What the last tab list showed (`refreshSheetIds`: after a read that found a tab missing, say), and tabs this
-   * process's layout added, with the write count and time they were seen at: for a few seconds and while nothing else is written,
-   * they stand for what a request would show (decisions/0009, a target's first run).
+   * process's layout added, with the write count and time they were seen at: for a few seconds and while nothing
+   * else is written, they stand for what a request would show (decisions/0009, a target's first run).
    */
   let tabListSeen: Seen<SpreadsheetState> | undefined
   const tabsMade = new Map<string, Seen<CreatedTab>>()
