@@ -45,6 +45,7 @@ import { basicFilterAppliers } from './basic-filter.ts'
 import { chartAppliers } from './charts.ts'
 import { conditionalFormatAppliers } from './conditional-formats.ts'
 import { mergeAppliers } from './merges.ts'
+import { metadataUsage, overBudget, overBudgetMessage } from './metadata-budget.ts'
 import { newSheet, type SheetsStore } from './store.ts'
 import { formatValue, NUMBER_FORMAT_TYPES } from './values.ts'
 
@@ -912,6 +913,9 @@ export function batchUpdate(store: SheetsStore, ss: SpreadsheetData, body: Json)
   const tx = beginTx()
   const ctx: Ctx = { store, ss, tx }
   const replies: Json[] = []
+  // Only a batch that adds or changes metadata can pass the storage limit.
+  const metadataAt = requests.findIndex((r: Json) => 'createDeveloperMetadata' in r || 'updateDeveloperMetadata' in r)
+  const usageBefore = metadataAt >= 0 ? metadataUsage(ss) : undefined
   try {
     requests.forEach((request: Json, i) => {
       const name = Object.keys(request)[0]!
@@ -926,6 +930,11 @@ export function batchUpdate(store: SheetsStore, ss: SpreadsheetData, body: Json)
         throw error
       }
     })
+    const over = usageBefore && overBudget(usageBefore, metadataUsage(ss), store.options.metadataLimits)
+    if (over) {
+      const name = Object.keys(requests[metadataAt] as Json)[0]!
+      throw invalidArgument(`Invalid requests[${metadataAt}].${name}: ${overBudgetMessage(over)}`)
+    }
   } catch (error) {
     rollback(tx)
     throw error

@@ -7,6 +7,7 @@ import { type AuthState, createAuthState, type StaticTokenSpec } from './auth.ts
 import { createFaults, type FaultController, type FaultRule, type RequestClass, seededRandom } from './faults.ts'
 import { quotaExceeded, type MethodName, type SheetsApiError } from './google-errors.ts'
 import { DEFAULT_CELL_LIMIT, emptyMetadataIndex, type SharingRole, type SheetData, type SpreadsheetData } from './model.ts'
+import { GOOGLE_METADATA_LIMITS, type MetadataLimits } from './metadata-budget.ts'
 
 export interface QuotaOptions {
   /** @default 60 */
@@ -32,6 +33,8 @@ export interface SheetsStoreOptions {
   cellLimit?: number
   /** Bodies larger than this are refused with 400. @default 10_485_760 */
   maxPayloadBytes?: number
+  /** Characters of developer metadata (keys and values) on the spreadsheet and on each sheet. @default 30,000 and 30,000 */
+  metadataLimits?: Partial<MetadataLimits>
   /** Shown in quota errors. @default '603366585132' */
   projectNumber?: string
   /** The identity that owns new spreadsheets (listed as protected-range editor). @default 'fake-owner@test.iam.gserviceaccount.com' */
@@ -76,7 +79,8 @@ export interface SheetsStore {
   random(): number
   /** A random non-negative int32 id, as Google gives sheets and protected ranges. */
   randomId(): number
-  readonly options: Required<Omit<SheetsStoreOptions, 'staticTokens' | 'faults' | 'now' | 'quota'>> & {
+  readonly options: Required<Omit<SheetsStoreOptions, 'staticTokens' | 'faults' | 'now' | 'quota' | 'metadataLimits'>> & {
+    metadataLimits: MetadataLimits
     quota: Required<QuotaOptions> | false
   }
   readonly spreadsheets: Map<string, SpreadsheetData>
@@ -135,6 +139,7 @@ export function createSheetsStore(options: SheetsStoreOptions = {}): SheetsStore
     seed: options.seed ?? 1,
     cellLimit: options.cellLimit ?? DEFAULT_CELL_LIMIT,
     maxPayloadBytes: options.maxPayloadBytes ?? 10_485_760,
+    metadataLimits: { ...GOOGLE_METADATA_LIMITS, ...options.metadataLimits },
     projectNumber: options.projectNumber ?? '603366585132',
     ownerEmail: options.ownerEmail ?? 'fake-owner@test.iam.gserviceaccount.com',
     quota,
