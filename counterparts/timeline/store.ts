@@ -5,6 +5,7 @@
  * and tools call it directly to act as "another writer" or to inspect state.
  */
 import { randomBytes } from 'node:crypto'
+import { expandTagLines as expandAllowedTagLines } from '../../src/core/allowed-tag-lines.ts'
 import { vendorIdentifiers, type VendorIdentifiers } from '../../src/timeline/vendor.ts'
 import { parseStart, utcStamp } from './time.ts'
 
@@ -604,44 +605,14 @@ export function normaliseAppliesTo(id: string): string {
 }
 
 /**
- * Expands the allowed-tags text grammar as the server does on POST: a line
- * ending in `,` is a prefix for following lines that start with as many
- * commas as its depth (`Client,` → `,Design,` → `,,Task1`); a prefix line
- * itself lists nothing. Lines ending in `,.` are kept as written after their
- * prefix. Returns the combinations joined with `", "`, or the problem.
+ * Expands the allowed-tags text grammar as the server does on POST (the
+ * grammar: src/core/allowed-tag-lines.ts, which the client's lost-update
+ * check expands with too, so both read a list the same way). Returns the
+ * combinations joined with `", "`, or the problem naming its line.
  */
 export function expandTagLines(lines: string[]): { ok: true; combinations: string[] } | { ok: false; problem: string } {
-  const prefixes: string[][] = []
-  const out: string[] = []
-  for (const [index, raw] of lines.entries()) {
-    const line = raw.trim()
-    if (line === '') continue
-    const depth = /^,*/.exec(line)![0].length
-    const rest = line.slice(depth)
-    if (depth > 0 && prefixes[depth - 1] === undefined) {
-      return {
-        ok: false,
-        problem: `line ${index + 1} ${JSON.stringify(raw)} starts with ${depth} comma(s) but no prefix line of that depth comes before it`,
-      }
-    }
-    const prefix = depth > 0 ? prefixes[depth - 1]! : []
-    if (rest.endsWith(',.')) {
-      out.push(depth === 0 ? raw.trim() : `${prefix.join(', ')}, ${rest}`)
-      continue
-    }
-    const isPrefix = rest.endsWith(',')
-    const tags = splitTags(isPrefix ? rest.slice(0, -1) : rest)
-    if (tags.some((tag) => tag === '')) {
-      return { ok: false, problem: `line ${index + 1} ${JSON.stringify(raw)} has an empty tag` }
-    }
-    if (isPrefix) {
-      prefixes.length = depth
-      prefixes[depth] = [...prefix, ...tags]
-    } else {
-      out.push([...prefix, ...tags].join(', '))
-    }
-  }
-  return { ok: true, combinations: out }
+  const expanded = expandAllowedTagLines(lines)
+  return expanded.ok ? expanded : { ok: false, problem: `line ${expanded.index + 1} ${expanded.problem}` }
 }
 
 function colorOf(text: string): string {

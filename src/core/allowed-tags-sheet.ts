@@ -6,6 +6,7 @@
  */
 import type { CellValue } from './sheet.ts'
 import type { AllowedTags } from './activity.ts'
+import { expandTagLines } from './allowed-tag-lines.ts'
 import { cellText, isEmptyCell } from './cells.ts'
 import { fnv1a64Base64url } from './fingerprint.ts'
 
@@ -25,10 +26,14 @@ export interface AllowedTagsRowProblem {
 
 export type AllowedTagsRead = { ok: true; allowed: AllowedTags } | { ok: false; problems: AllowedTagsRowProblem[] }
 
-/** Rows 2… of the tab (`rows[i]` is sheet row `i + 2`), columns Applies to and Tags at the given indexes. */
+/**
+ * Rows 2… of the tab (`rows[i]` is sheet row `i + 2`), columns Applies to and Tags at the given indexes. The Tags
+ * cells keep the allowed-tags grammar as written (prefix lines, `,.` endings: src/core/allowed-tag-lines.ts); the
+ * server expands them when the list is sent, so a line it could not place is a problem of its row here.
+ */
 export function rowsToAllowedTags(rows: readonly (readonly CellValue[])[], appliesToIndex: number, tagsIndex: number): AllowedTagsRead {
-  const everyone: string[] = []
-  const groups = new Map<string, { appliesTo: string[]; combinations: string[] }>()
+  const everyone: Lines = { combinations: [], rowNumbers: [] }
+  const groups = new Map<string, { appliesTo: string[] } & Lines>()
   const problems: AllowedTagsRowProblem[] = []
   rows.forEach((row, i) => {
     const rowNumber = i + 2
@@ -45,7 +50,8 @@ export function rowsToAllowedTags(rows: readonly (readonly CellValue[])[], appli
     }
     const who = cellText(applies).trim()
     if (who === '' || who.toLowerCase() === EVERYONE) {
-      everyone.push(combination)
+      everyone.combinations.push(combination)
+      everyone.rowNumbers.push(rowNumber)
       return
     }
     const parsed = parseAppliesTo(who)
@@ -54,12 +60,31 @@ export function rowsToAllowedTags(rows: readonly (readonly CellValue[])[], appli
       return
     }
     const key = parsed.names.join(', ')
-    const group = groups.get(key) ?? { appliesTo: parsed.names, combinations: [] }
+    const group = groups.get(key) ?? { appliesTo: parsed.names, combinations: [], rowNumbers: [] }
     group.combinations.push(combination)
+    group.rowNumbers.push(rowNumber)
     groups.set(key, group)
   })
-  if (problems.length > 0) return { ok: false, problems }
-  return { ok: true, allowed: { everyone, groups: [...groups.values()] } }
+  for (const [lines, whom] of [[everyone, EVERYONE] as const, ...[...groups].map(([key, group]) => [group, key] as const)]) {
+    const expanded = expandTagLines(lines.combinations)
+    if (!expanded.ok) {
+      const rowNumber = lines.rowNumbers[expanded.index]!
+      problems.push({ rowNumber, message: `Row ${rowNumber}: Tags ${expanded.problem} among the rows for ${whom}` })
+    }
+  }
+  if (problems.length > 0) return { ok: false, problems: problems.sort((a, b) => a.rowNumber - b.rowNumber) }
+  return {
+    ok: true,
+    allowed: {
+      everyone: everyone.combinations,
+      groups: [...groups.values()].map((g) => ({ appliesTo: g.appliesTo, combinations: g.combinations })),
+    },
+  }
+}
+
+interface Lines {
+  combinations: string[]
+  rowNumbers: number[]
 }
 
 function parseAppliesTo(text: string): { ok: true; names: string[] } | { ok: false; message: string } {
@@ -79,8 +104,10 @@ function parseAppliesTo(text: string): { ok: true; names: string[] } | { ok: fal
 }
 
 /**
- * Fingerprint of a list as the server would hold it: combinations compared
- * as tag sequences (spacing after commas does not matter), order kept.
+ * Fingerprint of a list as the server would hold it: each list expanded as the server expands it on POST
+ * (prefix lines, src/core/allowed-tag-lines.ts), combinations compared as tag sequences (spacing after commas
+ * does not matter), order kept. The tab (as a manager wrote it) and the server's listing (expanded) of one list
+ * therefore fingerprint alike.
  */
 export function allowedTagsFingerprint(allowed: AllowedTags): string {
   const norm = (c: string) =>
@@ -88,5 +115,10 @@ export function allowedTagsFingerprint(allowed: AllowedTags): string {
       .split(',')
       .map((t) => t.trim())
       .join(', ')
-  return fnv1a64Base64url(JSON.stringify([allowed.everyone.map(norm), allowed.groups.map((g) => [g.appliesTo, g.combinations.map(norm)])]))
+  const expand = (lines: readonly string[]) => {
+    const expanded = expandTagLines(lines)
+    // A list the grammar cannot place is never sent (`rowsToAllowedTags` refuses it): it counts as written.
+    return (expanded.ok ? expanded.combinations : lines).map(norm)
+  }
+  return fnv1a64Base64url(JSON.stringify([expand(allowed.everyone), allowed.groups.map((g) => [g.appliesTo, expand(g.combinations)])]))
 }

@@ -82,6 +82,23 @@ describe('POST tagcombinationlist', () => {
     expect(bob.tagCombinations).toEqual(['project, task1', 'project, task2', 'Client, Design, Task1', 'Client, Review,.'])
   })
 
+  it('combines consecutive prefix lines with every sub-line, as the administration page example does', async () => {
+    const { call, store } = withList()
+    const response = await call('POST', '/api/tagcombinationlist', {
+      as: USERS.editor.username,
+      body: { tagCombinations: ['Project X,', 'Project Y,', ',Design', ',Development', ',Testing,.'] },
+    })
+    expect(response.status).toBe(200)
+    expect(store.allowedTags().everyone).toEqual([
+      'Project X, Design',
+      'Project X, Development',
+      'Project X, Testing,.',
+      'Project Y, Design',
+      'Project Y, Development',
+      'Project Y, Testing,.',
+    ])
+  })
+
   it('lets the administrator post too, without user lists', async () => {
     const { call, store } = withList()
     const response = await call('POST', '/api/tagcombinationlist', { as: USERS.admin.username, body: { tagCombinations: ['A, B'] } })
