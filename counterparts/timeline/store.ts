@@ -1,13 +1,15 @@
 /**
  * In-memory state of the reference Timeline server: users, tokens, timelines
  * with their entity model (activity → groupList → group), change log and
- * allowed tag combinations. The handler is a thin HTTP layer over it; tests
+ * allowed tag combinations (`allowed-tags.ts`). The handler is a thin HTTP layer over it; tests
  * and tools call it directly to act as "another writer" or to inspect state.
  */
 import { randomBytes } from 'node:crypto'
-import { expandTagLines as expandAllowedTagLines } from '../../src/core/allowed-tag-lines.ts'
 import { vendorIdentifiers, type VendorIdentifiers } from '../../src/timeline/vendor.ts'
+import { allowedTagsPart } from './allowed-tags.ts'
 import { parseStart, utcStamp } from './time.ts'
+
+export { expandTagLines, normaliseAppliesTo, type AllowedTagsGroupInit, type AllowedTagsState } from './allowed-tags.ts'
 
 export type Role = 'administrator' | 'contentEditor' | 'contentReader' | 'user'
 
@@ -150,17 +152,6 @@ export interface WriteOptions {
   expectedLastChangeId?: string | null
 }
 
-export interface AllowedTagsGroupInit {
-  /** `[user]` or `{team}` identifiers; a bare name is taken as a user. */
-  appliesTo: string[]
-  combinations: string[]
-}
-
-export interface AllowedTagsState {
-  everyone: string[]
-  groups: AllowedTagsGroupInit[]
-}
-
 export const MAX_TAGS = 10
 export const MAX_TAG_LENGTH = 200
 
@@ -197,7 +188,6 @@ export function createTimelineStore(options: TimelineStoreOptions = {}) {
   const users = new Map<string, UserRecord>()
   const tokens = new Map<string, string>()
   const timelines = new Map<string, TimelineRecord>()
-  let allowed: AllowedTagsState = { everyone: [], groups: [] }
 
   const seededGuid = (): string => {
     const hex = Array.from({ length: 32 }, () => Math.floor(random() * 16).toString(16)).join('')
@@ -560,59 +550,9 @@ export function createTimelineStore(options: TimelineStoreOptions = {}) {
       return [...requireTimeline(key).changes]
     },
 
-    // ── allowed tag combinations ────────────────────────────────────────
-    /** Replaces the whole list (already expanded; see `expandTagLines`). */
-    setAllowedTags(next: AllowedTagsState): void {
-      allowed = {
-        everyone: [...next.everyone],
-        groups: next.groups.map((g) => ({ appliesTo: g.appliesTo.map(normaliseAppliesTo), combinations: [...g.combinations] })),
-      }
-    },
-    allowedTags(): AllowedTagsState {
-      return { everyone: [...allowed.everyone], groups: allowed.groups.map((g) => ({ ...g })) }
-    },
-    /** Combinations available to one user: everyone's, then each group naming the user or one of their teams. */
-    allowedTagsFor(username: string): string[] {
-      const record = user(username)
-      const teams = new Set((record?.teams ?? []).map((t) => t.toLowerCase()))
-      const out = [...allowed.everyone]
-      for (const group of allowed.groups) {
-        const applies = group.appliesTo.some((id) => {
-          const inner = id.slice(1, -1).toLowerCase()
-          return id.startsWith('[') ? inner === username.toLowerCase() : teams.has(inner)
-        })
-        if (applies) out.push(...group.combinations)
-      }
-      return [...new Set(out)]
-    },
-    /** The `getAll=true` listing: everyone's lines, then per group "", identifiers, combinations. */
-    allowedTagsListing(): string[] {
-      const out = [...allowed.everyone]
-      for (const group of allowed.groups) out.push('', ...group.appliesTo, ...group.combinations)
-      return out
-    },
+    ...allowedTagsPart((username) => user(username)?.teams ?? []),
   }
   return store
-}
-
-/** `[user]` and `{team}` kept as written; a bare name is a user. */
-export function normaliseAppliesTo(id: string): string {
-  const trimmed = id.trim()
-  if ((trimmed.startsWith('[') && trimmed.endsWith(']')) || (trimmed.startsWith('{') && trimmed.endsWith('}'))) {
-    return trimmed
-  }
-  return `[${trimmed}]`
-}
-
-/**
- * Expands the allowed-tags text grammar as the server does on POST (the
- * grammar: src/core/allowed-tag-lines.ts, which the client's lost-update
- * check expands with too, so both read a list the same way). Returns the
- * combinations joined with `", "`, or the problem naming its line.
- */
-export function expandTagLines(lines: string[]): { ok: true; combinations: string[] } | { ok: false; problem: string } {
-  const expanded = expandAllowedTagLines(lines)
-  return expanded.ok ? expanded : { ok: false, problem: `line ${expanded.index + 1} ${expanded.problem}` }
 }
 
 function colorOf(text: string): string {
