@@ -20,8 +20,11 @@
  * - Duration is the tool's: garbage typed over it (text, a negative number, an
  *   error value) is no reason to refuse the row, but it is not ignored either —
  *   the row carries a notice with the value to put back (`cellsToRestore`).
- * - Delete ticked on a row with a Key only needs a valid Key: the other cells
- *   do not matter for a deletion. Delete ticked on a new row discards it.
+ * - Delete ticked on a row with a Key deletes its activity only when the row's
+ *   other cells could be written as they are, empty cells and the allowed tags
+ *   aside: a formula, an error value or a day the tool cannot take is never a
+ *   reason for an activity to disappear (`judgeDeletion`). Delete ticked on a
+ *   new row discards it.
  * - A row whose cells are all empty (Status, Duration, Base and extra columns
  *   aside) is ignored. A row with a Key but nothing else is refused: a cleared
  *   row is not a deletion.
@@ -357,6 +360,8 @@ export interface RowReading {
   /** The Date cell's day serial whatever else the row holds: where to look for a ticked or refused row's activity. */
   dateSerial: number | undefined
   fields?: RowFields
+  /** Delete ticked on a row with a Key and cells to judge (`judgeDeletion`). */
+  ticked?: true
 }
 
 interface RowFields {
@@ -462,17 +467,11 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
     )
   }
 
-  if (ticked && key) {
-    const keyed: ParsedRow =
-      early.length > 0
-        ? invalid(key.text, early)
-        : {
-            ok: true,
-            row: { kind: 'delete', key: key.text, entityId: key.entityId, timelineKey: key.timelineKey, baseCell: baseText, warnings: [] },
-          }
-    return { dateSerial, key, keyed }
-  }
-  if (ticked)
+  // A ticked row that holds nothing else is a deletion as it is; any other is read on, as any row, and judged
+  // for its deletion (`judgeDeletion`).
+  if (ticked && key && (early.length > 0 || allEmpty(cells, columns, CLEARED_SLOTS)))
+    return { dateSerial, key, keyed: early.length > 0 ? invalid(key.text, early) : deletionOf(key, baseText) }
+  if (ticked && !key)
     return { dateSerial, keyed: early.length > 0 ? invalid(undefined, early) : { ok: true, row: { kind: 'discarded', warnings: [] } } }
 
   if (key && allEmpty(cells, columns, CLEARED_SLOTS)) {
@@ -517,7 +516,8 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
     notesCell,
     fingerprint,
   }
-  return key ? { dateSerial, key, fields } : { dateSerial, fields }
+  if (!key) return { dateSerial, fields }
+  return ticked ? { dateSerial, key, fields, ticked: true } : { dateSerial, key, fields }
 }
 
 /**
@@ -543,6 +543,37 @@ export function judgeRow(reading: RowReading, ctx: RowContext): ParsedRow {
     ])
   }
   if (reading.keyed) return reading.keyed
+  return reading.ticked ? judgeDeletion(reading, key!, ctx) : judgeCells(reading, key, ctx)
+}
+
+/** The codes that say a cell is empty, or that its tags are not among the allowed ones: no reason to keep an activity. */
+const NO_REASON_TO_KEEP: ReadonlySet<RowProblemCode> = new Set(['missing-value', 'no-tags', 'tags-not-allowed'])
+
+/**
+ * A ticked row of an activity, judged as any row of it: deleted only when its cells make a valid row, empty cells
+ * and the allowed tags aside. A corrupted row (a formula, an error value, a day or time the tool cannot take,
+ * another user) is never the reason an activity disappears: it is refused as an edit would be, and its Status
+ * says what to fix first. An emptied cell is no corruption: emptying a row and ticking Delete is how the tool
+ * itself says to remove an activity.
+ */
+function judgeDeletion(reading: RowReading, key: NonNullable<RowReading['key']>, ctx: RowContext): ParsedRow {
+  const judged = judgeCells(reading, key, ctx)
+  const blocking = judged.ok ? [] : judged.problems.filter((p) => p.severity === 'error' && !NO_REASON_TO_KEEP.has(p.code))
+  const [first, ...rest] = blocking
+  if (!first) return deletionOf(key, reading.fields?.baseText)
+  const cell = first.column === undefined ? 'the row' : 'this cell'
+  return invalid(key.text, [
+    { ...first, message: `Delete ticked, but nothing was deleted: fix or empty ${cell} first — ${first.message}` },
+    ...rest,
+  ])
+}
+
+function deletionOf(key: NonNullable<RowReading['key']>, baseCell: string | undefined): ParsedRow {
+  return { ok: true, row: { kind: 'delete', key: key.text, entityId: key.entityId, timelineKey: key.timelineKey, baseCell, warnings: [] } }
+}
+
+/** A row's cells judged against `ctx`: the row they make, or their problems. */
+function judgeCells(reading: RowReading, key: RowReading['key'], ctx: RowContext): ParsedRow {
   const f = reading.fields!
   const original = key ? ctx.server.get(key.text)?.activity : undefined
   // Most rows have none of these problems: a fresh empty list without spreading three empty ones.
@@ -601,13 +632,15 @@ export function judgeRow(reading: RowReading, ctx: RowContext): ParsedRow {
  * Whether `judgeRow`, without the server's activities, would find a valid row of an existing activity with no
  * cell to put back whose fingerprint is its Base cell's and `base`'s (the state's): a row nobody edited since the
  * tool wrote it. Told from the reading alone, without building the row, for the rows without a problem of any
- * kind (a ticked or cleared row has no fields). A property test holds every yes to `judgeRow`'s.
+ * kind (a cleared row has no fields, a ticked one asks for a deletion). A property test holds every yes to `judgeRow`'s.
  */
 export function unchangedSinceWritten(reading: RowReading, base: Pick<ReadonlyMap<string, string>, 'get'>): boolean {
   const f = reading.fields
   const fp = f?.fingerprint
   if (f === undefined || reading.key === undefined || fp === undefined || fp !== f.baseText || fp !== base.get(reading.key.text))
     return false
+  // A ticked row asks for a deletion, however unedited its other cells.
+  if (reading.ticked) return false
   if (f.early.length + f.userProblems.length + f.timeProblems.length + f.sheetTimeProblems.length + f.tagProblems.length > 0) return false
   return f.sheetTimes !== undefined && durationNotices(f.durationCell, f.sheetTimes.duration, true) === undefined
 }

@@ -350,18 +350,63 @@ describe('row rules', () => {
     expect(parseRow(newRow({ Delete: 'x' }), layout, context())).toEqual({ ok: true, row: { kind: 'discarded', warnings: [] } })
   })
 
-  it('deletes by Key alone when Delete is ticked, whatever the other cells say', () => {
-    expect(parseRow(rowOf(A, { Delete: true, Start: 'garbage', Tags: '' }), layout, ctxWith(A))).toEqual({
+  const deletion = {
+    ok: true,
+    row: {
+      kind: 'delete',
+      key: KEY,
+      entityId: 7,
+      timelineKey: ANNA_TL,
+      baseCell: activityToCells(A, 'ACME\\anna', ZONE).Base,
+      warnings: [],
+    },
+  }
+
+  it('deletes when Delete is ticked on a row whose other cells are as written, edited or emptied', () => {
+    expect(parseRow(rowOf(A, { Delete: true }), layout, ctxWith(A))).toEqual(deletion)
+    expect(parseRow(rowOf(A, { Delete: true, Notes: 'no longer needed', End: '11:00' }), layout, ctxWith(A))).toEqual(deletion)
+    // Emptied cells are no corruption: emptying the row and ticking Delete is what its Status advises.
+    expect(parseRow(rowOf(A, { Delete: true, Start: null, Tags: '', Labels: null, User: '' }), layout, ctxWith(A))).toEqual(deletion)
+    expect(parseRow(cellsToRow({ Key: KEY, Delete: true }, layout), layout, ctxWith(A))).toMatchObject({
       ok: true,
-      row: {
-        kind: 'delete',
-        key: KEY,
-        entityId: 7,
-        timelineKey: ANNA_TL,
-        baseCell: activityToCells(A, 'ACME\\anna', ZONE).Base,
-        warnings: [],
-      },
+      row: { kind: 'delete' },
     })
+  })
+
+  it('deletes a ticked row whose tags are not among the allowed ones, even when they are refused for an edit', () => {
+    const refusing = { ...ctxWith(A), allowedTags: { everyone: ['Internal, Admin'], groups: [] }, allowedTagsSeverity: 'error' as const }
+    expect(parseRow(rowOf(A, { Delete: true }), layout, refusing)).toEqual(deletion)
+  })
+
+  const unreadable: [string, Partial<Record<string, CellValue>>, RowProblemCode, string][] = [
+    ['an error value in End', { End: '#REF!' }, 'error-value', 'End'],
+    ['a formula in Start', { Start: '=A1' }, 'formula', 'Start'],
+    ['a day outside 1970–2999', { Date: '3000-01-01' }, 'unparseable-date', 'Date'],
+    ['an End over a year after Start', { Date: '2999-12-31', Start: '23:00', End: 400 }, 'out-of-range', 'End'],
+    ['text that is no time', { Start: 'garbage' }, 'unparseable-time', 'Start'],
+    ['a local time the clocks skip', { Date: '2026-03-29', Start: '02:30', End: '04:00' }, 'nonexistent-time', 'Start'],
+    ['a formula in Notes the tool did not write', { Notes: '=HYPERLINK("x")' }, 'formula', 'Notes'],
+    ['an error value in Tags', { Tags: '#N/A' }, 'error-value', 'Tags'],
+    ['another user', { User: 'ACME\\ben' }, 'user-changed', 'User'],
+  ]
+  it.each(unreadable)(
+    'deletes nothing when Delete is ticked on a row holding %s, and says what to fix first',
+    (_name, change, code, column) => {
+      const parsed = parseRow(rowOf(A, { ...change, Delete: true }), layout, ctxWith(A))
+      expect(parsed.ok).toBe(false)
+      const [first] = problemsOf(parsed)
+      expect(first).toMatchObject({ code, column, severity: 'error' })
+      expect(first!.message).toMatch(new RegExp(`^Delete ticked, but nothing was deleted: fix or empty this cell first — ${column}: `))
+      // Without the tick the same row is refused for the same cell: a deletion asks no more of a row than an edit.
+      const unticked = parseRow(rowOf(A, change), layout, ctxWith(A))
+      expect(unticked.ok).toBe(false)
+      expect(problemsOf(unticked).find((p) => p.severity === 'error')).toMatchObject({ code, column })
+    },
+  )
+
+  it('deletes a ticked row whose Notes hold formula text the tool wrote', () => {
+    const a = activity({ notes: '=1+1' })
+    expect(parseRow(rowOf(a, { Delete: true }), layout, ctxWith(a))).toMatchObject({ ok: true, row: { kind: 'delete' } })
   })
 
   it('keeps a row whose activity the server deleted when base knows its Key (the planner decides)', () => {

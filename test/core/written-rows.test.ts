@@ -1,15 +1,18 @@
 /**
  * Rows as written (decisions/0013): the digest of a row read equals the digest of the cells the tool wrote,
  * any change to a cell the row is read from changes it, and only rows that read back unedited are remembered.
+ * A ticked row is never one of them.
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { fingerprintOf } from '../../src/core/plan.ts'
-import { activityToCells, cellsToRow } from '../../src/core/rows.ts'
-import type { CellValue } from '../../src/core/sheet.ts'
+import { findCandidates } from '../../src/core/import-plan.ts'
+import { activityToCells, cellsToRow, judgeRow, unchangedSinceWritten } from '../../src/core/rows.ts'
+import type { CellValue, TabData } from '../../src/core/sheet.ts'
+import { readSheet } from '../../src/core/sheet-readings.ts'
 import { isAsWritten, READ_COLUMNS, readColumnsOf, rowDigest, writtenContext } from '../../src/core/written-rows.ts'
 import { ACTIVITIES, anyCell, anyLayout, digestOfWritten, placeRow, toolRow, ZONES } from '../property/arbitraries.ts'
-import { activity, layoutOf, USERS, ZONE } from './fixtures.ts'
+import { activity, ANNA_TL, layoutOf, serverMap, USERS, ZONE } from './fixtures.ts'
 
 const layout = layoutOf()
 
@@ -113,6 +116,30 @@ describe('rows as written', () => {
     expect(isAsWritten(row, columns, key, new Map([[key, fp]]), new Map(), baseAt)).toBe(false)
     const edited = cellsToRow({ ...cells, Notes: 'Kick-off!' }, layout)
     expect(isAsWritten(edited, columns, key, new Map([[key, fp]]), digests, baseAt)).toBe(false)
+  })
+
+  it('never tells a ticked row unedited, however unedited its other cells: the import plans its deletion', () => {
+    const a = activity()
+    const cells = activityToCells(a, 'ACME\\anna', ZONE)
+    const key = cells.Key as string
+    const base = new Map([[key, cells.Base as string]])
+    const written = { context: writtenContext(ZONE, USERS), digests: new Map([[key, cellsDigest(cells)]]) }
+    const tab: TabData = {
+      title: 'Activities',
+      exists: true,
+      header: [],
+      rows: [cellsToRow({ ...cells, Delete: true }, layout)],
+      gridRowCount: 2,
+    }
+    const readings = readSheet(tab, layout, { timeZone: ZONE, users: USERS }, base, written)
+    expect(readings.asWritten(0)).toBe(false)
+    expect(unchangedSinceWritten(readings.at(0), base)).toBe(false)
+    expect(readings.uneditedDigests(base)).toEqual([])
+    const candidates = findCandidates(tab, readings, new Map(), layout, base, USERS, ZONE, new Set([key]))
+    expect(candidates.verdicts[0]).toBe(0)
+    expect(candidates.keys.get(ANNA_TL)).toEqual(new Set([key]))
+    const ctx = { timeZone: ZONE, users: USERS, server: serverMap({ activity: a }), baseKeys: new Set([key]) }
+    expect(judgeRow(readings.at(0), ctx)).toMatchObject({ ok: true, row: { kind: 'delete', key } })
   })
 
   it('keys digests to the zone and the users they were taken under', () => {
