@@ -258,7 +258,7 @@ describe('issue 10: a workbook shaped as Excel saves it', () => {
     ])
   })
 
-  it('writes to it: the Overview tab, the shared strings, the defined names stay byte for byte; the calculation chain goes', async () => {
+  it('writes to it: the Overview tab and the shared strings stay byte for byte, a name of the removed row shrinks; the calculation chain goes', async () => {
     const file = await excelFile()
     const before = await zipRecords(file)
     const sheet = createWorkbookSpreadsheet({ path: file })
@@ -268,8 +268,12 @@ describe('issue 10: a workbook shaped as Excel saves it', () => {
     await sheet.write([{ tab: 'Activities', keyColumn: 10, updates, deleteRows: [4], appends: [appended] }], basis)
     const after = await zipRecords(file)
     expect([...after.keys()]).toEqual([...before.keys()].filter((name) => name !== 'xl/calcChain.xml'))
-    const changed = ['[Content_Types].xml', 'xl/_rels/workbook.xml.rels', 'xl/worksheets/sheet1.xml']
+    const changed = ['[Content_Types].xml', 'xl/workbook.xml', 'xl/_rels/workbook.xml.rels', 'xl/worksheets/sheet1.xml']
     expect(changedEntries(before, after, after.keys())).toEqual(changed)
+    // The filter's name covered row 4, which is gone; the name of another tab's cell keeps its text.
+    expect(await zipText(file, 'xl/workbook.xml')).toContain(
+      '<definedNames><definedName name="_xlnm._FilterDatabase" localSheetId="1" hidden="1">Activities!$A$1:$M$3</definedName><definedName name="Rate">Overview!$B$1</definedName></definedNames>',
+    )
     expect(await zipText(file, 'xl/_rels/workbook.xml.rels')).not.toContain('calcChain')
     expect(await zipText(file, '[Content_Types].xml')).not.toContain('calcChain')
     const rows = (await createWorkbookSpreadsheet({ path: file }).read(['Activities'])).tabs['Activities']!.rows

@@ -185,6 +185,25 @@ export function bookEntry(book: Book, part: string): ZipEntry | undefined {
   return book.archive === undefined ? undefined : findEntry(book.archive, part)
 }
 
+/** A part's text, when the archive has it. */
+export function partText(book: Book, part: string): string | undefined {
+  const entry = bookEntry(book, part)
+  return entry === undefined ? undefined : entryBytes(book.archive!, entry).toString('utf8')
+}
+
+/** The parts a part refers to in its package (its drawing, comments, tables…), by relationship type's last word. */
+export function relatedParts(book: Book, part: string): Array<{ type: string; part: string }> {
+  const rels = partText(book, relsPartOf(part))
+  if (rels === undefined) return []
+  const folder = part.slice(0, part.lastIndexOf('/') + 1)
+  return relationships(rels)
+    .filter((rel) => !rel.external)
+    .map((rel) => ({
+      type: rel.type.slice(rel.type.lastIndexOf('/') + 1),
+      part: partName(book.archive!, resolveTarget(folder, rel.target)),
+    }))
+}
+
 /** A worksheet part's text, piece by piece. */
 export function sheetText(book: Book, sheet: BookSheet): AsyncIterable<string> {
   return entryText(book.archive!, sheetEntry(book, sheet))
@@ -301,6 +320,7 @@ export class BookChange {
   #dropCalcChain = false
   #newStyles: string | undefined
   readonly #names: SheetName[] = []
+  readonly #workbookEdits: Array<(workbookXml: string) => string> = []
 
   constructor(book: Book) {
     this.book = book
@@ -337,6 +357,11 @@ export class BookChange {
   /** Sets a name local to a tab (print titles, the autofilter's range) in the workbook part. */
   setSheetName(name: SheetName): void {
     this.#names.push(name)
+  }
+
+  /** Edits the workbook part (before the names `setSheetName` sets): the defined names that follow moved rows. */
+  editWorkbook(edit: (workbookXml: string) => string): void {
+    this.#workbookEdits.push(edit)
   }
 
   /** A rewritten sheet held formulas: Excel's calculation chain may name cells that no longer hold one. */
@@ -386,6 +411,7 @@ export class BookChange {
       relsXml = appendToRoot(relsXml, relElements)
       contentTypesXml = appendToRoot(contentTypesXml, overrides)
     }
+    for (const edit of this.#workbookEdits) workbookXml = edit(workbookXml)
     workbookXml = setSheetNames(workbookXml, this.#names)
     if (this.#newStyles !== undefined) {
       const ids = new Set([...relsXml.matchAll(/\bId\s*=\s*["']([^"']*)["']/g)].map((match) => match[1]))

@@ -360,7 +360,25 @@ function applyHeaderNotes(parts: SheetParts, spec: TabSpec, indexByName: Readonl
   return true
 }
 
-/** After rows were added, stretches the tool's column validations (rows 2…) to cover them. */
+/**
+ * The tool's own dropdown (`applyValidation`): a list that warns, on one column from row 2 down to a
+ * multiple of 1000. Its range follows the last row, not the rows removed above it.
+ */
+export function isToolDropdown(attributes: ReadonlyMap<string, string>): boolean {
+  const place = singleColumnRange(attributes.get('sqref'))
+  return (
+    attributes.get('type') === 'list' &&
+    attributes.get('errorStyle') === 'warning' &&
+    place !== undefined &&
+    place.top === 2 &&
+    place.bottom % 1000 === 0
+  )
+}
+
+/**
+ * After rows were added or removed, stretches the column validations from row 2 to cover them, and sets
+ * the tool's own dropdowns to the range a layout gives them (so the next layout finds them as it wants them).
+ */
 export function extendValidations(parts: SheetParts, lastRow: number): boolean {
   const validations = readValidations(parts)
   const bottom = validationBottom(lastRow)
@@ -368,7 +386,8 @@ export function extendValidations(parts: SheetParts, lastRow: number): boolean {
   for (const validation of validations) {
     const sqref = validation.attributes.get('sqref')
     const place = singleColumnRange(sqref)
-    if (place === undefined || place.top !== 2 || place.bottom >= lastRow + 1) continue
+    if (place === undefined || place.top !== 2 || place.bottom === bottom) continue
+    if (place.bottom >= lastRow + 1 && !isToolDropdown(validation.attributes)) continue
     const letter = columnName(place.column)
     validation.xml = validation.xml.replace(/(\ssqref\s*=\s*)("[^"]*"|'[^']*')/, `$1"${letter}2:${letter}${bottom}"`)
     changed = true
