@@ -20,6 +20,9 @@
  * - rows whose content was replaced (an invalid row whose manager cells
  *   changed, a row that vanished without Delete ticked, a row whose Notes or
  *   Tags now say something else than what it asked for, or whose Key changed).
+ * And in a workbook a fifth: hyperlinks, notes and merged cells the manager put
+ * on rows that end up on another row (`fuzz-cell-parts.ts`; the Sheets fake
+ * models none of them, so Google is not checked for it).
  * Seeded: the same seed fills the same sheet.
  */
 import { spawn } from 'node:child_process'
@@ -35,6 +38,7 @@ import { startSheetsFake, type SheetsFake } from '../counterparts/sheets/server.
 import { startReferenceServer, type ReferenceServer } from '../counterparts/timeline/server.ts'
 import { readStatus } from '../src/core/status.ts'
 import { decodeExcelText } from '../src/sheets/workbook/xml-text.ts'
+import { attachCellParts, chooseCellParts, misplacedCellParts, type CellParts } from './fuzz-cell-parts.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const CLI = path.join(root, 'src/cli/main.ts')
@@ -46,6 +50,8 @@ const TOKEN_ENV = 'FUZZ_GOOGLE_TOKEN'
 const FUZZ = 'Fuzz'
 const MANAGER_COLUMNS = ['User', 'Date', 'Start', 'End', 'Duration', 'Tags', 'Labels', 'Notes', 'Delete', 'Key', 'Base'] as const
 const COMPARED = ['User', 'Date', 'Start', 'End', 'Tags', 'Labels', 'Notes', 'Delete', 'Key'] as const
+/** The fault of a Date, Start or End holding blank text: a value missing, which only a row to delete may lack. */
+const EMPTY = 'empty'
 /** The fault of a Start or End the clocks skip on 2026-03-29 in Berlin: a fault of that day only. */
 const SKIPPED_TIME = 'a time the clocks skip in Berlin'
 const ERRORS = ['#N/A', '#REF!', '#DIV/0!', '#VALUE!', '#NAME?', '#NUM!', '#NULL!', '#ERROR!', '#SPILL!', '#CALC!', '#GETTING_DATA']
@@ -71,6 +77,8 @@ interface Figures {
   invalidWithoutStatus: number
   writesFromInvalid: number
   replaced: number
+  /** Links, notes and merges off their rows; undefined where they are not checked. */
+  misplaced?: number
   details: string[]
 }
 
@@ -94,7 +102,7 @@ let failed = false
 for (const backend of backends) {
   const started = Date.now()
   const figures = await fuzzOnce(backend)
-  const total = figures.bugExits + figures.invalidWithoutStatus + figures.writesFromInvalid + figures.replaced
+  const total = figures.bugExits + figures.invalidWithoutStatus + figures.writesFromInvalid + figures.replaced + (figures.misplaced ?? 0)
   failed ||= total > 0
   process.stdout.write(
     [
@@ -103,6 +111,7 @@ for (const backend of backends) {
       `  invalid rows without a Status: ${figures.invalidWithoutStatus}`,
       `  server writes from invalid rows: ${figures.writesFromInvalid}`,
       `  rows whose content was replaced: ${figures.replaced}`,
+      `  links, notes and merged cells off their rows: ${figures.misplaced ?? 'not checked (the Sheets fake has none)'}`,
       ...figures.details.map((d) => `  · ${d}`),
       '',
     ].join('\n'),
@@ -139,7 +148,15 @@ async function fuzzOnce(backend: Backend): Promise<Figures> {
     const header = await sheet.header()
     const exportedRows = await sheet.rows(header)
     const fuzzRows = garble(exportedRows, server, random, backend)
-    await sheet.fill([...header, FUZZ], fuzzRows)
+    const cellParts =
+      backend === 'workbook'
+        ? chooseCellParts(
+            fuzzRows.map((row) => row.id),
+            header.length,
+            mulberry32(seed ^ 0x5bd1e995),
+          )
+        : undefined
+    await sheet.fill([...header, FUZZ], fuzzRows, cellParts)
 
     const layout = [...header, FUZZ]
     const before = await sheet.rows(layout)
@@ -150,7 +167,11 @@ async function fuzzOnce(backend: Backend): Promise<Figures> {
       env,
     )
     const after = await sheet.rows(layout)
-    return measure({ server, seqBefore, fuzzRows, before, after, runs: { dry, applied } })
+    const misplaced = cellParts === undefined ? undefined : await sheet.misplaced(layout, cellParts)
+    const figures = measure({ server, seqBefore, fuzzRows, before, after, runs: { dry, applied } })
+    if (misplaced !== undefined && misplaced.length > 0)
+      figures.details.push(`off their rows: ${misplaced.slice(0, 8).join('; ')}${misplaced.length > 8 ? '; …' : ''}`)
+    return { ...figures, misplaced: misplaced?.length }
   } finally {
     await server.close()
     await fake?.close()
@@ -164,7 +185,9 @@ interface Sheet {
   header(): Promise<string[]>
   /** Data rows by column name (sheet row 2 on). */
   rows(header: string[]): Promise<Record<string, Scalar>[]>
-  fill(header: string[], rows: FuzzRow[]): Promise<void>
+  fill(header: string[], rows: FuzzRow[], parts?: CellParts): Promise<void>
+  /** The links, notes and merges not on the rows they were put on (a workbook's; none on Google). */
+  misplaced(header: string[], parts: CellParts): Promise<string[]>
 }
 
 async function openSheet(backend: Backend, folder: string, fake: SheetsFake | undefined): Promise<Sheet> {
@@ -190,7 +213,7 @@ async function openSheet(backend: Backend, folder: string, fake: SheetsFake | un
         }
         return out
       },
-      async fill(header, rows) {
+      async fill(header, rows, parts) {
         const { book, tab } = await load()
         tab.getCell(1, header.length).value = FUZZ
         rows.forEach((row, i) => {
@@ -200,7 +223,12 @@ async function openSheet(backend: Backend, folder: string, fake: SheetsFake | un
           })
         })
         for (let r = rows.length + 2; r <= tab.rowCount; r++) tab.getRow(r).values = []
+        if (parts) attachCellParts(tab, parts, new Map(rows.map((row, i) => [row.id, i + 2])), header.length)
         await book.xlsx.writeFile(file)
+      },
+      async misplaced(header, parts) {
+        const { tab } = await load()
+        return misplacedCellParts(tab, parts, header.length, header.length - 1)
       },
     }
   }
@@ -233,6 +261,7 @@ async function openSheet(backend: Backend, folder: string, fake: SheetsFake | un
       const left = manager.readTab(spreadsheetId, 'Activities', 'FORMULA').length - 1
       if (left > rows.length) manager.deleteRows(spreadsheetId, 'Activities', rows.length + 2, left - rows.length)
     },
+    misplaced: async () => [],
   }
 }
 
@@ -278,9 +307,14 @@ function garble(exported: Record<string, Scalar>[], server: ReferenceServer, ran
       row.invalidBy.push('made-up Key')
     } else {
       if (!source) row.cells = newRow(pick(users), i)
+      // Some with Delete ticked too: a garbled cell must keep the activity, a deletion asks no less of a row than an edit.
+      if (source && random() < 0.15) row.cells['Delete'] = true
       const n = 1 + Math.floor(random() * 4)
       for (let k = 0; k < n; k++) garbleCell(row, pick(MANAGER_COLUMNS), random, backend, timelines)
-      row.invalidBy.push(...Object.entries(row.columnFaults).map(([column, why]) => `${column}: ${why}`))
+      row.ticked = source !== undefined && row.cells['Delete'] === true && row.cells['Key'] === source['Key']
+      // An emptied cell is no fault of a ticked row: emptying the row and ticking Delete is how an activity is removed.
+      const faults = Object.entries(row.columnFaults).filter(([, why]) => !(row.ticked && why === EMPTY))
+      row.invalidBy.push(...faults.map(([column, why]) => `${column}: ${why}`))
     }
     rows.push(row)
   }
@@ -335,7 +369,9 @@ function garbleCell(
       (column === 'Tags' || column === 'Labels') &&
       text.length > 1000 &&
       (/^(x|😀)/.test(text) || (column === 'Tags' && text.startsWith('a, ')))
-    set(text, never ? 'not a value of its column' : tooLong ? 'too many tags or a tag over 200 characters' : undefined)
+    // Only a day or time column can be blank and wrong at once (`never`).
+    const fault = never ? (blank ? EMPTY : 'not a value of its column') : tooLong ? 'too many tags or a tag over 200 characters' : undefined
+    set(text, fault)
     return
   }
   if (kind < 0.5) {
@@ -473,6 +509,8 @@ function workbookScalar(value: ExcelJS.CellValue): Scalar {
   if (typeof value === 'object' && 'error' in value) return String(value.error)
   if (typeof value === 'object' && 'formula' in value) return `=${value.formula}`
   if (typeof value === 'object' && 'richText' in value) return value.richText.map((r) => r.text).join('')
+  // A hyperlink cell (the fuzzer puts links on Fuzz cells): its text is what the sheet shows.
+  if (typeof value === 'object' && 'hyperlink' in value) return typeof value.text === 'string' ? value.text : String(value.text)
   return String(value)
 }
 
@@ -570,6 +608,7 @@ function measure(input: {
   }
   let writes = 0
   let writesFromInvalid = 0
+  let deletionsFromInvalid = 0
   const fromInvalid: string[] = []
   const unattributed: string[] = []
   for (const [timeline, seqs] of seqBefore) {
@@ -581,6 +620,7 @@ function measure(input: {
       const bad = holders.filter((id) => invalid.has(id))
       if (bad.length > 0 || holders.length > 1) {
         writesFromInvalid++
+        if (change.kind === 'deleted') deletionsFromInvalid++
         fromInvalid.push(
           `${change.kind} ${key} from ${holders.join('+')}${bad.length ? ` (${excerptOf(invalid.get(bad[0]!) ?? '')})` : ''}`,
         )
@@ -588,7 +628,8 @@ function measure(input: {
     }
   }
   details.push(`server writes: ${writes}`)
-  if (fromInvalid.length) details.push(`writes from invalid rows: ${fromInvalid.slice(0, 8).join(', ')}`)
+  if (fromInvalid.length)
+    details.push(`writes from invalid rows (${deletionsFromInvalid} of them deletions): ${fromInvalid.slice(0, 8).join(', ')}`)
   if (unattributed.length)
     details.push(`writes no row holds the Key of: ${unattributed.length}, e.g. ${unattributed.slice(0, 5).join(', ')}`)
 
