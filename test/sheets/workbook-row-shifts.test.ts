@@ -16,6 +16,8 @@ import { shiftComments, shiftDrawing, shiftSheetElements, shiftTable, shiftVml }
 import { SheetParts } from '../../src/sheets/workbook/sheet-parts.ts'
 import { LAST_ROW, tiedThings, withoutRows, writeRowTiedWorkbook, type Tied } from './row-tied-workbook.ts'
 import { zipText } from './xlsx-package.ts'
+import { CONTRACT_TABS, activityRow } from '../contract/spreadsheet-contract.ts'
+import { createWorkbookFixture, editFile } from './workbook-fixture.ts'
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures')
 const SHEET = 'xl/worksheets/sheet1.xml'
@@ -124,5 +126,32 @@ describe('the parts tied to rows when rows are inserted', () => {
     expect(shiftTable('<table ref="A1:C10"><autoFilter ref="A1:C10"/></table>', insert)).toBe(
       '<table ref="A1:C13"><autoFilter ref="A1:C13"/></table>',
     )
+  })
+})
+
+describe("the tool's own dropdowns when rows are removed", () => {
+  it('keep the range a layout gives them, so the next layout changes nothing; a manager’s validation shrinks', async () => {
+    const made = await createWorkbookFixture()
+    try {
+      await made.spreadsheet.ensureLayout(CONTRACT_TABS, { timeZone: 'Europe/Berlin' })
+      const empty = await made.spreadsheet.read(['Activities'])
+      await made.spreadsheet.write([{ tab: 'Activities', appends: [1, 2, 3, 4, 5].map(activityRow) }], empty)
+      await editFile(made.file, 'Activities', (tab) => {
+        tab.getCell('M4').dataValidation = { type: 'whole', operator: 'greaterThan', formulae: [0] }
+        tab.getCell('M6').dataValidation = { type: 'whole', operator: 'greaterThan', formulae: [0] }
+      })
+      const basis = await made.spreadsheet.read(['Activities'])
+      await made.spreadsheet.write([{ tab: 'Activities', deleteRows: [2, 4] }], basis)
+
+      const sheet = await zipText(made.file, SHEET)
+      const sqrefs = [...sheet.matchAll(/<dataValidation\b[^>]*\bsqref="([^"]+)"/g)].map((m) => m[1])
+      expect(sqrefs).toContain('F2:F1000')
+      expect(sqrefs).toContain('M4')
+      expect(sqrefs).not.toContain('M6')
+      const fresh = createWorkbookSpreadsheet({ path: made.file })
+      expect(await fresh.ensureLayout(CONTRACT_TABS, { timeZone: 'Europe/Berlin' })).toEqual({ createdTabs: [], changed: false })
+    } finally {
+      await made.cleanup()
+    }
   })
 })
