@@ -32,6 +32,10 @@ export interface CloudReferenceServerOptions extends TimelineStoreOptions {
   accessTokenTtl?: number
   /** Refresh-token lifetime in seconds. @default 14 days */
   refreshTokenTtl?: number
+  /** Whether the callback carries `iss`; see `OpenIdProviderOptions`. @default true */
+  issuerInCallback?: boolean
+  /** What the token response's `scope` names; see `OpenIdProviderOptions`. @default 'granted' */
+  tokenResponseScope?: 'granted' | 'access-token'
   /** Initial faults of the data server; change them later through `faults`. */
   faults?: FaultSettings
   /** Seed of the fault PRNG. @default 7 */
@@ -84,6 +88,8 @@ export async function startCloudReferenceServer(options: CloudReferenceServerOpt
     ...(options.issuerPort === undefined ? {} : { port: options.issuerPort }),
     ...(options.accessTokenTtl === undefined ? {} : { accessTokenTtl: options.accessTokenTtl }),
     ...(options.refreshTokenTtl === undefined ? {} : { refreshTokenTtl: options.refreshTokenTtl }),
+    ...(options.issuerInCallback === undefined ? {} : { issuerInCallback: options.issuerInCallback }),
+    ...(options.tokenResponseScope === undefined ? {} : { tokenResponseScope: options.tokenResponseScope }),
   })
   let api: LoopbackServer
   const faults = createFaultInjector(options.faults ?? {}, { seed: options.faultSeed ?? 7 })

@@ -1,15 +1,29 @@
 /**
  * A real OpenID Provider (oidc-provider v9) on a loopback port, standing in
- * for the cloud's login server. Configuration follows the verified setup in
- * reference/auth-and-libraries.md §2: native clients (any loopback port),
- * PKCE S256 required, rotating refresh tokens not tied to the browser
- * session, and JWT access tokens for the `<vendor>api` resource server.
+ * for the cloud's login server: native clients whose redirect URIs are
+ * compared exactly but for a loopback port, PKCE required, rotating refresh
+ * tokens not tied to the browser session, and JWT access tokens for the
+ * `<vendor>api` resource server. It answers in the login server's documented
+ * shape (`oidc-spec.ts`): its discovery fields, `scope` and `session_state` in
+ * the callback, and every granted scope in the token response.
  */
 import { generateKeyPairSync } from 'node:crypto'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import Provider, { errors } from 'oidc-provider'
 import { vendorIdentifiers } from '../../src/timeline/vendor.ts'
+import {
+  BROWSER_STATE_COOKIE,
+  CHECK_SESSION_PAGE,
+  CHECK_SESSION_PATH,
+  PROFILE_CLAIMS,
+  authorizationQueryAsServer,
+  browserStateFor,
+  errorPage,
+  orderedScope,
+  sessionState,
+  specDiscoveryFields,
+} from './oidc-spec.ts'
 
 /** One client registered at the provider. */
 export interface OpenIdClient {
@@ -43,13 +57,31 @@ export interface OpenIdProviderOptions {
   /** Refresh-token lifetime in seconds. @default 14 days */
   refreshTokenTtl?: number
   /**
-   * Redirect URIs registered for every client. Loopback `http://127.0.0.1/…`
-   * URIs match any port (RFC 8252, native clients).
-   * @default ['http://127.0.0.1/', 'http://127.0.0.1/callback']
+   * Redirect URIs registered for every client, compared as strings: only the
+   * port of a loopback URI may differ (RFC 8252 §7.3), so
+   * `http://127.0.0.1:4040` accepts `http://127.0.0.1:53211` but refuses
+   * `http://127.0.0.1:4040/` and `http://127.0.0.1:4040/other`.
+   * @default ['http://127.0.0.1:4040', 'http://127.0.0.1:4040/callback']
    */
   redirectUris?: string[]
   /** Port on 127.0.0.1. @default 0 (a free port) */
   port?: number
+  /**
+   * Sends `iss` in the callback and says so in discovery
+   * (`authorization_response_iss_parameter_supported`, RFC 9207). `false`
+   * gives the callback exactly as the API documents it: `code`, `scope`,
+   * `state`, `session_state`.
+   * @default true
+   */
+  issuerInCallback?: boolean
+  /**
+   * What the token response's `scope` names: every granted scope
+   * (`openid profile <vendor>api offline_access`, as the login server
+   * answers), or only the access token's (`<vendor>api`, oidc-provider's own
+   * answer for a resource server's token).
+   * @default 'granted'
+   */
+  tokenResponseScope?: 'granted' | 'access-token'
 }
 
 export interface OpenIdProvider {
@@ -81,13 +113,14 @@ const ROUTES = {
 }
 
 const INTERACTION_PREFIX = '/interaction/'
+const DISCOVERY_PATH = '/.well-known/openid-configuration'
 
 /** Starts the provider on 127.0.0.1 (a free port unless `port` is given). */
 export async function startOpenIdProvider(options: OpenIdProviderOptions = {}): Promise<OpenIdProvider> {
   const vendor = vendorIdentifiers(options.vendor)
   const audience = options.audience ?? 'https://api.timeline.test'
   const accountId = options.accountId ?? 'user-1'
-  const redirectUris = options.redirectUris ?? ['http://127.0.0.1/', 'http://127.0.0.1/callback']
+  const redirectUris = options.redirectUris ?? ['http://127.0.0.1:4040', 'http://127.0.0.1:4040/callback']
 
   const server = http.createServer()
   await new Promise<void>((resolve, reject) => {
@@ -101,6 +134,7 @@ export async function startOpenIdProvider(options: OpenIdProviderOptions = {}): 
     basic: { clientId: 'cli-basic', clientSecret: 'cli-basic-secret', tokenEndpointAuthMethod: 'client_secret_basic' },
   } as const satisfies Record<string, OpenIdClient>
 
+  const issuerInCallback = options.issuerInCallback ?? true
   const jwk = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' })
   const provider = new Provider(issuer, {
     clients: Object.values(clients).map((client) => ({
@@ -120,8 +154,21 @@ export async function startOpenIdProvider(options: OpenIdProviderOptions = {}): 
     issueRefreshToken: async (_ctx: unknown, client: any) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: async () => false,
     rotateRefreshToken: true,
-    scopes: ['openid', 'profile', 'email', 'offline_access'],
-    claims: { openid: ['sub'], profile: ['name', 'preferred_username'], email: ['email', 'email_verified'] },
+    scopes: ['openid', 'email', 'profile', 'offline_access'],
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: PROFILE_CLAIMS },
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
+    enabledJWA: { idTokenSigningAlgValues: ['RS256'] },
+    responseTypes: ['code', 'id_token', 'id_token token', 'code id_token', 'code token', 'code id_token token'],
+    // What oidc-provider has no setting for; a middleware below puts the lists in the documented order.
+    discovery: {
+      check_session_iframe: `${issuer}${CHECK_SESSION_PATH}`,
+      frontchannel_logout_supported: true,
+      frontchannel_logout_session_supported: true,
+    },
+    renderError: async (ctx: any, out: { error?: string; error_description?: string }) => {
+      ctx.type = 'html'
+      ctx.body = errorPage(out)
+    },
     findAccount: async (_ctx: unknown, sub: string) => ({
       accountId: sub,
       claims: async () => ({ sub, name: `Test ${sub}`, preferred_username: sub }),
@@ -142,6 +189,9 @@ export async function startOpenIdProvider(options: OpenIdProviderOptions = {}): 
       introspection: { enabled: true },
       revocation: { enabled: true },
       deviceFlow: { enabled: true },
+      clientCredentials: { enabled: true },
+      backchannelLogout: { enabled: true },
+      requestObjects: { enabled: true },
       resourceIndicators: {
         enabled: true,
         // The CLI sends no `resource`: the API is the one default resource.
@@ -159,6 +209,41 @@ export async function startOpenIdProvider(options: OpenIdProviderOptions = {}): 
         },
       },
     },
+  })
+
+  provider.use(async (ctx: any, next: () => Promise<void>) => {
+    if (ctx.method === 'GET' && ctx.path === ROUTES.authorization) {
+      const query = authorizationQueryAsServer(new URLSearchParams(ctx.querystring))
+      if (query) ctx.querystring = query.toString()
+    }
+    await next()
+    if (ctx.method === 'GET' && ctx.path === DISCOVERY_PATH && ctx.status === 200) {
+      Object.assign(ctx.body, specDiscoveryFields(vendor, issuer))
+      if (!issuerInCallback) delete ctx.body.authorization_response_iss_parameter_supported
+    }
+    // The token response names every granted scope, as the login server's does, not only the API's.
+    const widen = (options.tokenResponseScope ?? 'granted') === 'granted'
+    if (widen && ctx.method === 'POST' && ctx.path === ROUTES.token && ctx.status === 200 && typeof ctx.body?.scope === 'string') {
+      const granted: unknown = (ctx.oidc?.entities?.AuthorizationCode ?? ctx.oidc?.entities?.RefreshToken)?.scope
+      if (typeof granted === 'string') ctx.body.scope = orderedScope(`${granted} ${ctx.body.scope}`.split(' ').filter(Boolean), vendor)
+    }
+  })
+  provider.on('authorization.success', (ctx: any, out: Record<string, string | undefined>) => {
+    if (out.code === undefined) return
+    const { grant, session, client, params } = ctx.oidc
+    const requested: string[] = [...ctx.oidc.requestParamScopes]
+    const granted = new Set(grant.getOIDCScopeFiltered(new Set(requested)).split(' '))
+    for (const resource of Object.keys(ctx.oidc.resourceServers ?? {})) {
+      for (const scope of grant.getResourceScopeFiltered(resource, new Set(requested)).split(' ')) granted.add(scope)
+    }
+    out.scope = orderedScope(
+      requested.filter((scope) => granted.has(scope)),
+      vendor,
+    )
+    const browserState = browserStateFor(session.uid)
+    ctx.cookies.set(BROWSER_STATE_COOKIE, browserState, { httpOnly: false, sameSite: 'lax', path: '/' })
+    out.session_state = sessionState(client.clientId, params.redirect_uri, browserState)
+    if (!issuerInCallback) delete out.iss
   })
 
   const tokenRequests: TokenRequestRecord[] = []
@@ -181,6 +266,10 @@ export async function startOpenIdProvider(options: OpenIdProviderOptions = {}): 
 
   const callback = provider.callback()
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (req.method === 'GET' && req.url?.split('?')[0] === CHECK_SESSION_PATH) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }).end(CHECK_SESSION_PAGE)
+      return
+    }
     if (req.method === 'GET' && req.url?.startsWith(INTERACTION_PREFIX)) {
       autoApprove(provider, req, res, { accountId, audience, resourceScope: vendor.scope }).catch((error: unknown) => {
         res.statusCode = 500

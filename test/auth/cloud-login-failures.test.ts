@@ -140,6 +140,29 @@ describe('cloud login failures', () => {
     expect(result.subject).toBe('alice@example.com')
   })
 
+  it.each(['http://127.0.0.1:0/other', 'http://127.0.0.1:0/'])(
+    'is refused by the login server when %j is not the registered callback, and says which redirect_uri to register',
+    async (callbackUrl) => {
+      const options = cloud.clientOptions('post', 'unregistered-callback.json')
+      const browser = scriptedBrowser()
+      const before = cloud.op.tokenRequests.length
+      // A real browser is handed the address and shows the login server's error page to the person.
+      const openBrowser = async (url: string) => void browser.open(url).catch(() => undefined)
+      const error = await rejection(runCloudLogin({ ...options, callbackUrl, timeoutMs: 500, openBrowser }))
+      const page = await browser.finished.then(
+        () => '',
+        (caught: unknown) => String(caught),
+      )
+      expect(page).toContain('invalid_redirect_uri')
+      const sent = new URL(browser.visited[0]!).searchParams.get('redirect_uri')!
+      expect(error.code).toBe('TS_ABORTED')
+      expect(error.message).toContain(sent)
+      expect(error.hint).toContain(`register ${sent} for the client exactly as written`)
+      expect(cloud.op.tokenRequests.length).toBe(before)
+      expect(await exists(options.tokenFile)).toBe(false)
+    },
+  )
+
   it('fails discovery with a clear error when the authority does not answer', async () => {
     const options = { ...cloud.clientOptions('post', 'down.json'), authority: 'http://127.0.0.1:9' }
     const error = await rejection(runCloudLogin({ ...options, callbackUrl: 'http://127.0.0.1:0', openBrowser: async () => undefined }))

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAccessTokenVerifier, createCloudAuthenticator } from '../../counterparts/timeline/cloud.ts'
 import { createTimelineStore } from '../../counterparts/timeline/store.ts'
 import { cloudSignIn } from '../../src/timeline/auth/cloud.ts'
-import { runCloudLogin } from '../../src/timeline/auth/login.ts'
+import { exactRedirectUri, runCloudLogin } from '../../src/timeline/auth/login.ts'
 import { readTokenFile } from '../../src/state/cloud-token-file.ts'
 import { scriptedBrowser } from '../support/browser.ts'
 import { startTestCloud, type TestCloud } from './cloud-setup.ts'
@@ -121,5 +121,87 @@ describe('cloud API counterpart refusals', () => {
   it('answers 405 to a POST on the profile and 404 outside the account path', async () => {
     expect((await fetch(profile(), { method: 'POST' })).status).toBe(405)
     expect((await fetch(`${cloud.api.url}acct-2/api`)).status).toBe(404)
+  })
+})
+
+describe('the redirect_uri is the callback URL exactly as configured', () => {
+  it('sends a bare origin without a slash added, in the authorization and the token request alike', async () => {
+    const options = cloud.clientOptions('post', 'bare-origin.json')
+    const browser = scriptedBrowser()
+    const before = cloud.op.tokenRequests.length
+    await runCloudLogin({ ...options, callbackUrl: 'http://127.0.0.1:0', openBrowser: browser.open })
+    const sent = new URL(browser.visited[0]!).searchParams.get('redirect_uri')!
+    expect(sent).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(sent).not.toBe('http://127.0.0.1:0')
+    expect(cloud.op.tokenRequests.slice(before).map((request) => request.body.redirect_uri)).toEqual([sent])
+  })
+
+  it('keeps a configured path as written and replaces only an ephemeral port', async () => {
+    const options = cloud.clientOptions('post', 'with-path.json')
+    const browser = scriptedBrowser()
+    const before = cloud.op.tokenRequests.length
+    await runCloudLogin({ ...options, callbackUrl: 'http://127.0.0.1:0/callback', openBrowser: browser.open })
+    const sent = new URL(browser.visited[0]!).searchParams.get('redirect_uri')!
+    expect(sent).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/)
+    expect(cloud.op.tokenRequests.slice(before).map((request) => request.body.redirect_uri)).toEqual([sent])
+  })
+
+  it.each([
+    ['http://127.0.0.1:0', 'http://127.0.0.1:50123'],
+    ['http://127.0.0.1:0/', 'http://127.0.0.1:50123/'],
+    ['http://127.0.0.1:00/cb?app=1', 'http://127.0.0.1:50123/cb?app=1'],
+    ['http://[::1]:0/Callback', 'http://[::1]:50123/Callback'],
+    ['http://127.0.0.1:4040', 'http://127.0.0.1:4040'],
+    ['http://localhost:4040/cb/', 'http://localhost:4040/cb/'],
+  ])('turns the configured %j into %j when the listener got port 50123', (configured, expected) => {
+    expect(exactRedirectUri(configured, new URL(configured), 50123)).toBe(expected)
+  })
+})
+
+describe("the login accepts the login server's callback and token response in either form", () => {
+  it('takes a callback with code, scope, state, session_state and iss, and keeps every granted scope', async () => {
+    const options = cloud.clientOptions('post', 'full-form.json')
+    const browser = scriptedBrowser()
+    const result = await runCloudLogin({ ...options, callbackUrl: 'http://127.0.0.1:0', openBrowser: browser.open })
+    const callback = new URL((await browser.finished).url)
+    expect([...callback.searchParams.keys()].sort()).toEqual(['code', 'iss', 'scope', 'session_state', 'state'])
+    expect(result.scope).toBe('openid profile manictimeapi offline_access')
+    expect((await readTokenFile(options.tokenFile))!.scope).toBe('openid profile manictimeapi offline_access')
+  })
+
+  it('takes a callback without scope and session_state (code, state, iss only)', async () => {
+    const options = cloud.clientOptions('post', 'narrow-callback.json')
+    const browser = scriptedBrowser({
+      tamperCallback: (url) => {
+        url.searchParams.delete('scope')
+        url.searchParams.delete('session_state')
+        return url
+      },
+    })
+    const result = await runCloudLogin({ ...options, callbackUrl: 'http://127.0.0.1:0', openBrowser: browser.open })
+    expect([...new URL((await browser.finished).url).searchParams.keys()].sort()).toEqual(['code', 'iss', 'state'])
+    expect(result.subject).toBe('alice@example.com')
+  })
+
+  it('takes the documented callback without iss, and a token response that names only the API scope, through login, refresh and a data call', async () => {
+    const other = await startTestCloud({ issuerInCallback: false, tokenResponseScope: 'access-token', accessTokenTtl: 1 })
+    try {
+      const options = other.clientOptions('post', 'documented-form.json')
+      const browser = scriptedBrowser()
+      const result = await runCloudLogin({ ...options, callbackUrl: 'http://127.0.0.1:0', openBrowser: browser.open })
+      expect([...new URL((await browser.finished).url).searchParams.keys()].sort()).toEqual(['code', 'scope', 'session_state', 'state'])
+      expect(result.scope).toBe('manictimeapi')
+      // The access token lives a second and the refresh margin is longer, so the first call refreshes.
+      const signIn = cloudSignIn(options)
+      const response = await signIn.send(new Request(await signIn.entryUrl()))
+      expect(response.status).toBe(200)
+      const grants = other.op.tokenRequests.map((request) => `${request.body.grant_type} ${request.status}`)
+      expect(grants[0]).toBe('authorization_code 200')
+      expect(grants.slice(1)).toContain('refresh_token 200')
+      expect(new Set(grants.slice(1))).toEqual(new Set(['refresh_token 200']))
+      expect((await readTokenFile(options.tokenFile))!.scope).toBe('manictimeapi')
+    } finally {
+      await other.close()
+    }
   })
 })

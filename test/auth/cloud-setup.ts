@@ -7,7 +7,7 @@ import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { LoopbackServer } from '../../counterparts/mount.ts'
-import { startCloudReferenceServer } from '../../counterparts/timeline/cloud-server.ts'
+import { startCloudReferenceServer, type CloudReferenceServerOptions } from '../../counterparts/timeline/cloud-server.ts'
 import type { OpenIdProvider } from '../../counterparts/timeline/oidc.ts'
 import type { TimelineStore } from '../../counterparts/timeline/store.ts'
 import { runCloudLogin } from '../../src/timeline/auth/login.ts'
@@ -29,7 +29,9 @@ export interface TestCloud {
   close(): Promise<void>
 }
 
-export async function startTestCloud(options: { accessTokenTtl?: number; refreshTokenTtl?: number } = {}): Promise<TestCloud> {
+export async function startTestCloud(
+  options: Pick<CloudReferenceServerOptions, 'accessTokenTtl' | 'refreshTokenTtl' | 'issuerInCallback' | 'tokenResponseScope'> = {},
+): Promise<TestCloud> {
   // An empty store but for the account itself, a content editor.
   const { op, api, store } = await startCloudReferenceServer({ ...options, data: false, account: ACCOUNT, accountPath: '/acct-1/' })
   const dir = await mkdtemp(path.join(tmpdir(), 'ts-cloud-'))

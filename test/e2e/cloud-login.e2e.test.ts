@@ -108,7 +108,9 @@ describe('cloud sign-in and export through the CLI, end to end', () => {
     outputs.push(run)
     expect(run.code, run.stderr).toBe(0)
     expect(new URL(address).origin).toBe(cloud.issuer)
-    expect(new URL(address).searchParams.get('redirect_uri')).toBe(`${setup.callbackUrl}/`)
+    // Exactly as configured and registered: no slash added to the bare origin.
+    expect(new URL(address).searchParams.get('redirect_uri')).toBe(setup.callbackUrl)
+    expect(cloud.tokenRequests.at(-1)!.body.redirect_uri).toBe(setup.callbackUrl)
     expect(new URL(address).searchParams.get('code_challenge_method')).toBe('S256')
     // The redirect landed on the CLI's own listener, which answered the browser.
     expect(browser.callback).toMatchObject({ status: 200 })

@@ -45,7 +45,8 @@ export interface CloudLoginResult {
  * await runCloudLogin({ authority, apiUrl, clientId, clientSecret, tokenFile, openBrowser: (url) => open(url) })
  */
 export async function runCloudLogin(options: CloudLoginOptions): Promise<CloudLoginResult> {
-  const callback = checkedCallbackUrl(options.callbackUrl ?? DEFAULT_CALLBACK_URL)
+  const configured = (options.callbackUrl ?? DEFAULT_CALLBACK_URL).trim()
+  const callback = checkedCallbackUrl(configured)
   const config = await discoverCloudConfiguration(options)
   const scope = `openid profile ${vendorIdentifiers(options.vendor).scope} offline_access`
   const verifier = client.randomPKCECodeVerifier()
@@ -139,13 +140,13 @@ export async function runCloudLogin(options: CloudLoginOptions): Promise<CloudLo
   const timer = setTimeout(() => {
     finish(
       new TimelineSheetsError('TS_ABORTED', `No login callback arrived at ${redirectUri} within ${Math.round(timeoutMs / 1000)} s`, {
-        hint: 'Run `timeline-sheets login` again and finish the sign-in in the browser.',
+        hint: `Run \`timeline-sheets login\` again and finish the sign-in in the browser. If the login page refused the redirect_uri, register ${redirectUri} for the client exactly as written, or set callbackUrl to the one registered.`,
       }),
     )
   }, timeoutMs)
   try {
-    const port = (server.address() as AddressInfo).port
-    redirectUri = new URL(`${callback.protocol}//${callback.hostname}:${port}${callback.pathname}`).href
+    redirectUri = exactRedirectUri(configured, callback, (server.address() as AddressInfo).port)
+    config[client.customFetch] = withExactRedirectUri(config[client.customFetch], redirectUri)
     const authorizationUrl = client.buildAuthorizationUrl(config, {
       redirect_uri: redirectUri,
       scope,
@@ -169,6 +170,35 @@ export async function runCloudLogin(options: CloudLoginOptions): Promise<CloudLo
       server.closeAllConnections()
       server.close(() => resolve())
     })
+  }
+}
+
+/**
+ * The redirect_uri exactly as configured (and registered): a provider may
+ * compare it as a string, and URL normalisation adds a `/` to a bare origin.
+ * Only an ephemeral port 0 is replaced, by the port the listener got
+ * (loopback ports may vary, RFC 8252 §7.3); the rest stays as written.
+ */
+export function exactRedirectUri(configured: string, callback: URL, port: number): string {
+  if (callback.port !== '0') return configured
+  const authority = /^([a-z][a-z0-9+.-]*:\/\/[^/?#]*?):0+(?=[/?#]|$)/i.exec(configured)
+  if (!authority) return configured
+  return `${authority[1]}:${port}${configured.slice(authority[0].length)}`
+}
+
+/**
+ * openid-client sends the callback URL without its query as the token
+ * request's redirect_uri, normalised (`http://127.0.0.1:4040/`); the code was
+ * issued for the exact string, so the code exchange carries that instead.
+ */
+function withExactRedirectUri(fetchImpl: client.CustomFetch | undefined, redirectUri: string): client.CustomFetch {
+  const send = fetchImpl ?? (fetch as client.CustomFetch)
+  return (url, init) => {
+    const body = init.body
+    if (body instanceof URLSearchParams && body.get('grant_type') === 'authorization_code' && body.has('redirect_uri')) {
+      body.set('redirect_uri', redirectUri)
+    }
+    return send(url, init)
   }
 }
 
