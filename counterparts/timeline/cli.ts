@@ -4,7 +4,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander'
 import { startCloudReferenceServer, type CloudReferenceServer } from './cloud-server.ts'
-import { createNtlmAuthenticator } from './ntlm.ts'
+import { createNtlmAuthenticator, type NtlmScheme } from './ntlm.ts'
 import type { SeededUser } from './seed.ts'
 import { startReferenceServer, type ReferenceServer } from './server.ts'
 
@@ -37,6 +37,7 @@ const program = new Command('reference-server')
   .option('--issuer-port <n>', 'with --cloud: port of the OpenID Provider (0 picks a free port)', integer('issuer-port', 0), 0)
   .option('--access-token-ttl <s>', 'with --cloud: access token lifetime in seconds', integer('access-token-ttl', 1), 3600)
   .option('--ntlm', 'Windows mode: NTLMv2 sign-in with directory users (EXAMPLE\\user) and their passwords', false)
+  .option('--ntlm-schemes <list>', 'with --ntlm: schemes the 401 offers, comma-separated: NTLM, Negotiate or Negotiate,NTLM', 'NTLM')
 
 program.parse()
 const opts = program.opts<{
@@ -59,6 +60,7 @@ const opts = program.opts<{
   issuerPort: number
   accessTokenTtl: number
   ntlm: boolean
+  ntlmSchemes: string
 }>()
 
 if (opts.tagSource !== 'service' && opts.tagSource !== 'other') {
@@ -69,6 +71,11 @@ if (![400, 413, 500, 504].includes(opts.rangeRefusalStatus)) {
 }
 if (opts.cloud && opts.ntlm)
   program.error('--cloud and --ntlm exclude each other: the cloud signs in with OpenID Connect, Windows servers with NTLM.')
+const ntlmSchemes = opts.ntlmSchemes.split(',').map((scheme): NtlmScheme => {
+  const trimmed = scheme.trim()
+  if (trimmed === 'NTLM' || trimmed === 'Negotiate') return trimmed
+  return program.error(`--ntlm-schemes must list NTLM and/or Negotiate, got ${JSON.stringify(opts.ntlmSchemes)}`)
+})
 if (!opts.basePath.startsWith('/') || !opts.basePath.endsWith('/'))
   program.error(`--base-path must start and end with "/", got ${JSON.stringify(opts.basePath)}`)
 
@@ -111,7 +118,7 @@ try {
         basePath: opts.basePath,
         data,
         faults,
-        ...(opts.ntlm ? { authenticator: () => createNtlmAuthenticator() } : {}),
+        ...(opts.ntlm ? { authenticator: () => createNtlmAuthenticator({ schemes: ntlmSchemes }) } : {}),
       })
 } catch (error) {
   console.error(`reference-server: could not start: ${error instanceof Error ? error.message : String(error)}`)

@@ -4,6 +4,8 @@
  * cover a wrong password as well as the handshake. NTLM authenticates a TCP
  * connection, so the state is keyed on the connection id the loopback mount
  * adds (`x-loopback-connection`); msw requests carry none and are refused.
+ * Under `Negotiate` it carries the same NTLM messages, as Windows does when a
+ * client sends NTLM inside Negotiate; it takes no Kerberos ticket.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import md4 from 'js-md4'
@@ -15,9 +17,18 @@ export interface NtlmAuthenticatorOptions {
   domain?: string
   /** NetBIOS computer name the server announces. @default 'TIMELINE' */
   computer?: string
-  /** Also offer Negotiate (Kerberos) in the challenge, as Windows servers do. @default false */
-  offerNegotiate?: boolean
+  /**
+   * Schemes the 401 offers, one `WWW-Authenticate` header each, in this
+   * order: `['Negotiate', 'NTLM']` as Windows servers usually do, or
+   * `['Negotiate']` for a site whose only provider is Negotiate. Each takes
+   * the NTLM handshake and answers a step under the scheme the client used.
+   * @default ['NTLM']
+   */
+  schemes?: ReadonlyArray<NtlmScheme>
 }
+
+/** A scheme the NTLM counterpart can offer. */
+export type NtlmScheme = 'Negotiate' | 'NTLM'
 
 type ConnectionState = { step: 'challenged'; challenge: Buffer } | { step: 'authenticated'; username: string }
 
@@ -35,12 +46,16 @@ export function createNtlmAuthenticator(
   const domain = options.domain ?? 'EXAMPLE'
   const computer = options.computer ?? 'TIMELINE'
   const connections = new Map<string, ConnectionState>()
-  const schemes = options.offerNegotiate ? ['Negotiate', 'NTLM'] : ['NTLM']
+  const schemes = options.schemes ?? ['NTLM']
+  if (schemes.length === 0 || schemes.some((scheme) => scheme !== 'Negotiate' && scheme !== 'NTLM')) {
+    throw new TypeError(`Expected \`schemes\` to be a non-empty list of "Negotiate" and "NTLM", got ${JSON.stringify(schemes)}`)
+  }
+  const offered = new Map(schemes.map((scheme) => [scheme.toLowerCase(), scheme]))
 
-  const refuse = (connection: string | null, message: string, challengeToken?: string): AuthResult => {
-    if (connection && !challengeToken) connections.delete(connection)
+  const refuse = (connection: string | null, message: string, challenge?: { scheme: string; token: string }): AuthResult => {
+    if (connection && !challenge) connections.delete(connection)
     const headers = new Headers({ 'content-type': 'application/json; charset=utf-8' })
-    if (challengeToken) headers.set('www-authenticate', `NTLM ${challengeToken}`)
+    if (challenge) headers.set('www-authenticate', `${challenge.scheme} ${challenge.token}`)
     // Windows servers send one header per scheme; a fetch joins them with ", ".
     else for (const scheme of schemes) headers.append('www-authenticate', scheme)
     return { ok: false, response: new Response(JSON.stringify({ errorCode: 'Unauthorized', message }), { status: 401, headers }) }
@@ -60,15 +75,17 @@ export function createNtlmAuthenticator(
         return refuse(connection, 'Windows authentication required.')
       }
       if (!connection) return refuse(connection, 'NTLM needs a persistent connection.')
-      const match = /^NTLM\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header)
-      if (!match?.[1]) return refuse(connection, 'Unsupported authorization scheme.')
-      const message = Buffer.from(match[1], 'base64')
+      const match = /^(\S+)\s+([A-Za-z0-9+/=]+)\s*$/.exec(header)
+      const scheme = match ? offered.get(match[1]!.toLowerCase()) : undefined
+      if (!match?.[2] || !scheme) return refuse(connection, 'Unsupported authorization scheme.')
+      // A Negotiate token that is not NTLM (a Kerberos ticket) is not taken: the client gets the bare offer again.
+      const message = Buffer.from(match[2], 'base64')
       if (message.length < 12 || !message.subarray(0, 8).equals(NTLM_SIGNATURE)) return refuse(connection, 'Malformed NTLM message.')
       const type = message.readUInt32LE(8)
       if (type === 1) {
         const challenge = randomBytes(8)
         connections.set(connection, { step: 'challenged', challenge })
-        return refuse(connection, 'NTLM challenge.', type2Message(challenge, domain, computer).toString('base64'))
+        return refuse(connection, 'NTLM challenge.', { scheme, token: type2Message(challenge, domain, computer).toString('base64') })
       }
       if (type === 3 && known?.step === 'challenged') {
         const username = verifyType3(message, known.challenge, context)

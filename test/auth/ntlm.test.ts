@@ -5,17 +5,23 @@ import { createTimelineHandler } from '../../counterparts/timeline/handler.ts'
 import { createNtlmAuthenticator } from '../../counterparts/timeline/ntlm.ts'
 import { createTimelineStore } from '../../counterparts/timeline/store.ts'
 import { TimelineSheetsError } from '../../src/errors.ts'
-import { ntlmSignIn, offersNtlm, parseAuthenticate, type NtlmSignIn } from '../../src/timeline/auth/ntlm.ts'
+import { ntlmCarrier, ntlmSignIn, offersNtlm, parseAuthenticate, type NtlmSignIn } from '../../src/timeline/auth/ntlm.ts'
 
 const PASSWORD = 'Corr3ct-Horse-pw'
 const store = createTimelineStore()
 store.addUser({ username: 'EXAMPLE\\alice', password: PASSWORD, role: 'contentEditor' })
-const authenticator = createNtlmAuthenticator({ offerNegotiate: true })
+const authenticator = createNtlmAuthenticator({ schemes: ['Negotiate', 'NTLM'] })
 const context = (url: string): AuthContext => ({ apiUrl: `${new URL(url).origin}/api`, store })
+
+const negotiateOnly = createNtlmAuthenticator({ schemes: ['Negotiate'] })
 
 let server: LoopbackServer
 let echo: LoopbackServer
+let negotiateServer: LoopbackServer
+let negotiateEcho: LoopbackServer
 let handshakeMessages = 0
+/** The scheme of every Authorization header the echo servers saw, in order. */
+const schemesSent: string[] = []
 const opened: NtlmSignIn[] = []
 const open = (options: Partial<Parameters<typeof ntlmSignIn>[0]> & { baseUrl: string }) => {
   const signIn = ntlmSignIn({ username: 'EXAMPLE\\alice', password: PASSWORD, ...options })
@@ -28,7 +34,15 @@ beforeAll(async () => {
   // Says who signed in and what body arrived, to check the body survives the handshake.
   echo = await serveOnLoopback(async (request) => {
     if (request.headers.has('authorization')) handshakeMessages++
+    schemesSent.push(request.headers.get('authorization')?.split(' ')[0] ?? '')
     const result = await authenticator.authenticate(request, context(request.url))
+    if (!result.ok) return result.response
+    return Response.json({ user: result.username, body: await request.text() })
+  })
+  negotiateServer = await serveOnLoopback(createTimelineHandler(store, { authenticator: negotiateOnly }))
+  negotiateEcho = await serveOnLoopback(async (request) => {
+    schemesSent.push(request.headers.get('authorization')?.split(' ')[0] ?? '')
+    const result = await negotiateOnly.authenticate(request, context(request.url))
     if (!result.ok) return result.response
     return Response.json({ user: result.username, body: await request.text() })
   })
@@ -39,6 +53,8 @@ afterEach(async () => {
 afterAll(async () => {
   await server?.close()
   await echo?.close()
+  await negotiateServer?.close()
+  await negotiateEcho?.close()
 })
 
 async function rejection(promise: Promise<unknown>): Promise<TimelineSheetsError> {
@@ -107,9 +123,67 @@ describe('NTLM sign-in against an NTLMv2-verifying server', () => {
     expect((await rejection(signIn.send(new Request(`${server.url}api`)))).code).toBe('TS_AUTH_FAILED')
   })
 
+  it('uses the NTLM scheme when the server offers Negotiate and NTLM', async () => {
+    const signIn = open({ baseUrl: echo.url })
+    schemesSent.length = 0
+    await (await signIn.send(new Request(`${echo.url}api`))).text()
+    expect(schemesSent).toEqual(['', 'NTLM', 'NTLM'])
+  })
+
   it('refuses to send the Windows credentials to another origin', async () => {
     const signIn = open({ baseUrl: server.url })
     expect((await rejection(signIn.send(new Request('http://127.0.0.2:9/api')))).code).toBe('TS_UNSAFE_TOKEN_LINK')
+  })
+})
+
+describe('NTLM carried under Negotiate, against a server that offers only Negotiate', () => {
+  it('signs in and reads the home resource', async () => {
+    const signIn = open({ baseUrl: negotiateServer.url })
+    const response = await signIn.send(new Request(await signIn.entryUrl(), { headers: { accept: 'application/vnd.manictime.v3+json' } }))
+    expect(response.status).toBe(200)
+    expect(((await response.json()) as { links: unknown[] }).links.length).toBeGreaterThan(0)
+  })
+
+  it('sends both handshake messages under Negotiate and replays the body', async () => {
+    const signIn = open({ baseUrl: negotiateEcho.url })
+    schemesSent.length = 0
+    const response = await signIn.send(new Request(`${negotiateEcho.url}api/x`, { method: 'POST', body: '{"a":1}' }))
+    expect(await response.json()).toEqual({ user: 'EXAMPLE\\alice', body: '{"a":1}' })
+    expect(schemesSent).toEqual(['', 'Negotiate', 'Negotiate'])
+  })
+
+  it('answers TS_AUTH_FAILED for a wrong password, as under NTLM', async () => {
+    const signIn = open({ baseUrl: negotiateServer.url, password: 'Wrong-Horse-pw' })
+    const error = await rejection(signIn.send(new Request(`${negotiateServer.url}api`)))
+    expect(error.code).toBe('TS_AUTH_FAILED')
+    expect(error.message).toBe(`Windows sign-in as EXAMPLE\\alice at ${new URL(negotiateServer.url).origin} was refused`)
+  })
+
+  it('says Kerberos is needed when the server answers a Negotiate token with something other than an NTLM challenge', async () => {
+    const kerberosOnly = await serveOnLoopback(async (request) => {
+      const spnego = Buffer.from([0xa1, 0x07, 0x30, 0x05, 0xa0, 0x03, 0x0a, 0x01, 0x03]).toString('base64')
+      const challenge = request.headers.has('authorization') ? `Negotiate ${spnego}` : 'Negotiate'
+      return new Response(null, { status: 401, headers: { 'www-authenticate': challenge } })
+    })
+    try {
+      const error = await rejection(open({ baseUrl: kerberosOnly.url }).send(new Request(`${kerberosOnly.url}api`)))
+      expect(error.code).toBe('TS_AUTH_FAILED')
+      expect(error.message).toContain('did not take NTLM inside it')
+      expect(error.message).toContain('Kerberos (Negotiate)')
+      expect(error.hint).toContain('Enable NTLM')
+    } finally {
+      await kerberosOnly.close()
+    }
+  })
+
+  it.each([
+    ['NTLM', 'NTLM'],
+    ['Negotiate, NTLM', 'NTLM'],
+    ['Negotiate', 'Negotiate'],
+    ['Bearer', undefined],
+    ['', undefined],
+  ])('carries the handshake for %j under %s', (header, carrier) => {
+    expect(ntlmCarrier(parseAuthenticate(header))).toBe(carrier)
   })
 })
 
@@ -161,6 +235,39 @@ describe('detecting the sign-in scheme from WWW-Authenticate', () => {
 })
 
 describe('NTLM counterpart', () => {
+  const negotiateType1 = `Negotiate ${Buffer.concat([Buffer.from('NTLMSSP\0', 'ascii'), Buffer.from([1, 0, 0, 0, 7, 0x82, 0x08, 0xa2])]).toString('base64')}`
+  const onConnection = (authorization: string, id: string) =>
+    new Request('http://127.0.0.1/api', { headers: { authorization, [CONNECTION_HEADER]: id } })
+
+  it('offers only Negotiate when set up so, in one header', async () => {
+    const response = await fetch(`${negotiateServer.url}api`)
+    await response.body?.cancel()
+    expect(response.status).toBe(401)
+    expect(response.headers.get('www-authenticate')).toBe('Negotiate')
+  })
+
+  it('answers an NTLM negotiation under Negotiate with a Negotiate challenge', async () => {
+    const result = await negotiateOnly.authenticate(onConnection(negotiateType1, 'negotiate-1'), context('http://127.0.0.1/api'))
+    expect(result.ok).toBe(false)
+    if (!result.ok) expect(result.response.headers.get('www-authenticate')).toMatch(/^Negotiate TlRMTVNTUAACAAAA[A-Za-z0-9+/=]+$/)
+  })
+
+  it.each([
+    ['the NTLM scheme it does not offer', `NTLM ${negotiateType1.slice('Negotiate '.length)}`],
+    ['a Negotiate token that is not NTLM (a Kerberos ticket)', 'Negotiate YIIBhwYGKwYBBQUCoIIBezCCAXeg'],
+  ])('refuses %s with the bare offer', async (_what, authorization) => {
+    const result = await negotiateOnly.authenticate(onConnection(authorization, 'negotiate-2'), context('http://127.0.0.1/api'))
+    expect(result.ok).toBe(false)
+    if (!result.ok) {
+      expect(result.response.status).toBe(401)
+      expect(result.response.headers.get('www-authenticate')).toBe('Negotiate')
+    }
+  })
+
+  it.each([[[]], [['Kerberos']]])('refuses to be set up with the schemes %j', (schemes) => {
+    expect(() => createNtlmAuthenticator({ schemes: schemes as never })).toThrow(TypeError)
+  })
+
   it('refuses a request without a connection id (msw), as NTLM needs one connection', async () => {
     const result = await authenticator.authenticate(
       new Request('http://timeline.test/api', { headers: { authorization: 'NTLM TlRMTVNTUAABAAAA' } }),

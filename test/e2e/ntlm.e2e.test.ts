@@ -32,10 +32,10 @@ afterAll(async () => {
   await server?.close()
 })
 
-async function ntlmConfig(prefix: string, username: string) {
+async function ntlmConfig(prefix: string, username: string, baseUrl = server.url) {
   const folder = await tempFolder(prefix)
   const configFile = await writeConfig(folder, {
-    timeline: { auth: { mode: 'ntlm', baseUrl: server.url, username, passwordEnv: 'TIMELINE_PASSWORD' } },
+    timeline: { auth: { mode: 'ntlm', baseUrl, username, passwordEnv: 'TIMELINE_PASSWORD' } },
     stateDir: 'state',
     targets: [{ name: 'team', spreadsheet: { kind: 'workbook', path: 'team.xlsx' }, timeZone, window: { days: 14, lookBackDays: 7 } }],
   })
@@ -101,9 +101,66 @@ describe('export with a Windows account (NTLM), end to end', () => {
   })
 })
 
+describe('export with a Windows account against a server that offers only Negotiate, end to end', () => {
+  let negotiate: ReferenceServer
+  beforeAll(async () => {
+    negotiate = await startReferenceServer({
+      data: { users: 2, days: 3, startDate, timeZones: [timeZone], directoryUsers: true, otherTimelines: false },
+      authenticator: () => createNtlmAuthenticator({ schemes: ['Negotiate'] }),
+    })
+  })
+  afterAll(async () => {
+    await negotiate?.close()
+  })
+
+  it('the server offers only Negotiate', async () => {
+    const response = await fetch(negotiate.apiUrl)
+    expect(response.status).toBe(401)
+    expect(response.headers.get('www-authenticate')).toBe('Negotiate')
+    await response.body?.cancel()
+  })
+
+  it('the right password exports, the NTLM handshake carried under Negotiate', async () => {
+    const transfer = negotiate.credentials.transfer!
+    const setup = await ntlmConfig('negotiate', transfer.username, negotiate.url)
+    const run = await runCli(['export', '--config', setup.configFile, '--json'], { TIMELINE_PASSWORD: transfer.password })
+    expect(run.code, run.stderr).toBe(0)
+    expect(onlyRun(run).counts.created).toBeGreaterThan(0)
+  })
+
+  it('a wrong password exits 6 with the same refusal as under NTLM', async () => {
+    const transfer = negotiate.credentials.transfer!
+    const setup = await ntlmConfig('negotiate-wrong', transfer.username, negotiate.url)
+    const run = await runCli(['export', '--config', setup.configFile], { TIMELINE_PASSWORD: WRONG_PASSWORD })
+    expect(run.code).toBe(6)
+    expect(run.stderr).toContain(`Windows sign-in as ${transfer.username} at ${new URL(negotiate.url).origin} was refused`)
+    expect(run.stderr).not.toContain(WRONG_PASSWORD)
+  })
+})
+
 describe('npm run reference-server -- --ntlm', () => {
+  const script = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../counterparts/timeline/cli.ts')
+
+  it('--ntlm-schemes Negotiate offers only Negotiate', async () => {
+    const reference = startProcess(script, ['--ntlm', '--ntlm-schemes', 'Negotiate', '--port', '0', '--users', '1', '--days', '1'])
+    try {
+      await reference.waitFor('stdout', /Ctrl-C stops it\./)
+      const url = /http:\/\/127\.0\.0\.1:\d+\//.exec(reference.stdout())![0]
+      const response = await fetch(`${url}api`)
+      await response.body?.cancel()
+      expect(response.headers.get('www-authenticate')).toBe('Negotiate')
+    } finally {
+      await reference.stop()
+    }
+  })
+
+  it('refuses --ntlm-schemes that names a scheme it cannot offer', async () => {
+    const run = await startProcess(script, ['--ntlm', '--ntlm-schemes', 'Negotiate,Kerberos', '--port', '0']).exited
+    expect(run.code).not.toBe(0)
+    expect(run.stderr).toContain('--ntlm-schemes must list NTLM and/or Negotiate')
+  })
+
   it('prints directory users and a config that export accepts as printed', async () => {
-    const script = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../counterparts/timeline/cli.ts')
     const reference = startProcess(script, ['--ntlm', '--port', '0', '--users', '2', '--days', '3', '--start-date', startDate])
     try {
       await reference.waitFor('stdout', /Ctrl-C stops it\./)

@@ -2,7 +2,9 @@
  * On-premise sign-in with a Windows account (NTLM). NTLM authenticates the
  * TCP connection, not the request: the three legs (request → Type1 →
  * Type3) must travel on one connection, so every request goes through one
- * dedicated single-connection undici `Client`, one at a time.
+ * dedicated single-connection undici `Client`, one at a time. A server that
+ * offers only `Negotiate` gets the same NTLM messages under that scheme, as
+ * Windows clients send them when Kerberos is not at hand.
  */
 import ntlm from '@ewsjs/ntlm-client'
 import { hostname } from 'node:os'
@@ -85,6 +87,19 @@ export function offersNtlm(header: string | null | undefined): boolean {
 }
 
 /**
+ * The scheme to carry the NTLM handshake under: `NTLM` when offered,
+ * otherwise `Negotiate` (SPNEGO servers take a raw NTLM token and answer with
+ * one), otherwise undefined.
+ */
+export function ntlmCarrier(offered: AuthChallenge[]): 'NTLM' | 'Negotiate' | undefined {
+  if (offered.some((challenge) => challenge.scheme === 'ntlm')) return 'NTLM'
+  if (offered.some((challenge) => challenge.scheme === 'negotiate')) return 'Negotiate'
+  return undefined
+}
+
+const NTLM_SIGNATURE = Buffer.from('NTLMSSP\0', 'latin1')
+
+/**
  * Signs in with a Windows account over NTLM (NTLMv2 when the server asks for it).
  *
  * @example
@@ -120,14 +135,24 @@ export function ntlmSignIn(options: NtlmSignInOptions): NtlmSignIn {
     if (first.status !== 401) return first
     const offered = parseAuthenticate(first.headers.get('www-authenticate'))
     await drain(first)
-    if (!offered.some((challenge) => challenge.scheme === 'ntlm')) throw notNtlm(base.origin, offered)
+    const carrier = ntlmCarrier(offered)
+    if (!carrier) throw notNtlm(base.origin, offered)
+    // ntlm-client words its messages as `NTLM <token>`; the token is the same under Negotiate.
+    const under = (message: string) => `${carrier} ${message.replace(/^NTLM\s+/i, '')}`
 
-    const negotiate = await attempt(request, body, ntlm.createType1Message(workstation, domain))
+    const negotiate = await attempt(request, body, under(ntlm.createType1Message(workstation, domain)))
     if (negotiate.status !== 401) return negotiate
     const token = parseAuthenticate(negotiate.headers.get('www-authenticate')).find(
-      (challenge) => challenge.scheme === 'ntlm' && challenge.value !== '',
+      (challenge) => challenge.scheme === carrier.toLowerCase() && challenge.value !== '',
     )?.value
     await drain(negotiate)
+    if (carrier === 'Negotiate' && (!token || !Buffer.from(token, 'base64').subarray(0, 8).equals(NTLM_SIGNATURE))) {
+      throw new TimelineSheetsError(
+        'TS_AUTH_FAILED',
+        `${base.origin} offers only Negotiate and did not take NTLM inside it: it asks for Kerberos (Negotiate), which timeline-sheets does not support`,
+        { hint: KERBEROS_HINT },
+      )
+    }
     if (!token) {
       throw new TimelineSheetsError('TS_AUTH_FAILED', `${base.origin} did not answer the NTLM negotiation with a challenge`, {
         hint: 'A proxy between here and the server may be breaking the connection; NTLM needs one persistent connection.',
@@ -140,7 +165,7 @@ export function ntlmSignIn(options: NtlmSignInOptions): NtlmSignIn {
     } catch (error) {
       throw new TimelineSheetsError('TS_AUTH_FAILED', `${base.origin} sent an NTLM challenge that cannot be read`, { cause: error })
     }
-    const final = await attempt(request, body, type3)
+    const final = await attempt(request, body, under(type3))
     if (final.status === 401) {
       await final.body?.cancel()
       throw new TimelineSheetsError('TS_AUTH_FAILED', `Windows sign-in as ${account} at ${base.origin} was refused`, {
@@ -179,17 +204,10 @@ function splitAccount(username: string, domain: string | undefined): { user: str
   return { user: username.slice(slash + 1), domain: domain ?? username.slice(0, slash) }
 }
 
+const KERBEROS_HINT = 'Enable NTLM for the Timeline server in IIS (Windows Authentication providers), or see src/timeline/auth/README.md.'
+
 function notNtlm(origin: string, offered: AuthChallenge[]): TimelineSheetsError {
   const schemes = offered.map((challenge) => challenge.scheme)
-  if (schemes.includes('negotiate')) {
-    return new TimelineSheetsError(
-      'TS_AUTH_FAILED',
-      `${origin} asks for Kerberos (Negotiate) only, which timeline-sheets does not support`,
-      {
-        hint: 'Enable NTLM for the Timeline server in IIS (Windows Authentication providers), or see src/timeline/auth/README.md.',
-      },
-    )
-  }
   if (schemes.includes('bearer')) {
     return new TimelineSheetsError('TS_AUTH_FAILED', `${origin} does not use Windows accounts: it asks for a Bearer token`, {
       hint: 'Set the sign-in mode to password (server-managed users) in the configuration.',
