@@ -155,6 +155,21 @@ function rangeRefusal(store: TimelineStore, limit: RangeLimit): Response {
   return errorResponse(store, status, errorCode, message(limit.maxDays))
 }
 
+const TRIMMED_LINK_REFUSALS = {
+  400: 'Validation',
+  410: 'ChangesTrimmed',
+  500: 'InternalError',
+} as const
+
+function trimmedLinkRefusal(store: TimelineStore, after: string): Response {
+  const status = store.settings.trimmedLinkStatus
+  const message =
+    status === 500
+      ? 'The server failed while reading the changes.'
+      : `updatedAfterTimestamp '${after}' is older than the changes this server still tracks for the timeline; read the range without it.`
+  return errorResponse(store, status, TRIMMED_LINK_REFUSALS[status], message)
+}
+
 function notFound(store: TimelineStore, url: URL): Response {
   return errorResponse(store, 404, 'NotFound', `Nothing at ${url.pathname}.`)
 }
@@ -310,6 +325,7 @@ function readActivities(store: TimelineStore, url: URL, key: string, apiUrl: str
       return errorResponse(store, 400, 'Validation', `updatedAfterTimestamp must look like "<seq>,<rand>", got ${JSON.stringify(after)}.`)
     }
     const afterSeq = Number(match[1])
+    if (afterSeq < timeline.trackedAfterSeq) return trimmedLinkRefusal(store, after)
     activities = activities.filter((activity) => activity.changedSeq > afterSeq)
     if (store.settings.reportDeletions) {
       deleted = store.deletedSince(timeline.key, afterSeq, fromMs, toMs).map(String)

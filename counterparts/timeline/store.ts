@@ -51,6 +51,13 @@ export interface TimelineStoreOptions {
    * for one that has one. @default no limit
    */
   rangeLimit?: RangeLimit
+  /**
+   * How an `updatedactivities` link older than the timeline's change tracking
+   * (`trimChangeTracking`) is refused: 400 `Validation` (default, as other bad
+   * parameters are), 410 `ChangesTrimmed`, or 500 as an unhandled failure. The
+   * real service's answer is not documented. @default 400
+   */
+  trimmedLinkStatus?: TrimmedLinkStatus
   /** Seed of the PRNG behind change ids, keys and colours. @default 1 */
   seed?: number
   /** Clock for `lastUpdate`. @default Date.now */
@@ -63,6 +70,8 @@ export interface RangeLimit {
   /** @default 400 */
   status?: 400 | 413 | 500 | 504
 }
+
+export type TrimmedLinkStatus = 400 | 410 | 500
 
 /** Error a store operation raises; the handler turns it into a JSON error response. */
 export class TimelineStoreError extends Error {
@@ -134,6 +143,8 @@ export interface TimelineRecord {
   maxDurationMs: number
   changes: ChangeRecord[]
   deletions: Array<{ seq: number; id: number; startMs: number; endMs: number }>
+  /** Changes after this sequence are tracked: an incremental read from an earlier one cannot be answered. */
+  trackedAfterSeq: number
 }
 
 /** What a create or update stores. Tags are split on `,` and trimmed when given as a name. */
@@ -182,6 +193,7 @@ export function createTimelineStore(options: TimelineStoreOptions = {}) {
     reportDeletions: options.reportDeletions ?? false,
     tagSource: options.tagSource ?? ('service' as 'service' | 'other'),
     rangeLimit: options.rangeLimit as RangeLimit | undefined,
+    trimmedLinkStatus: options.trimmedLinkStatus ?? (400 as TrimmedLinkStatus),
   }
   const random = createRandom(options.seed ?? 1)
   const now = options.now ?? Date.now
@@ -327,7 +339,7 @@ export function createTimelineStore(options: TimelineStoreOptions = {}) {
   const store = {
     vendor,
     serverTimeZone,
-    /** Mutable at runtime: deletion reporting and tag source. */
+    /** Mutable at runtime: deletion reporting, tag source, range limit, trimmed-link answer. */
     settings,
 
     // ── users and tokens ────────────────────────────────────────────────
@@ -413,6 +425,7 @@ export function createTimelineStore(options: TimelineStoreOptions = {}) {
         maxDurationMs: 0,
         changes: [],
         deletions: [],
+        trackedAfterSeq: 0,
       }
       timelines.set(key, timeline)
       return timeline
@@ -544,6 +557,17 @@ export function createTimelineStore(options: TimelineStoreOptions = {}) {
       return requireTimeline(key)
         .deletions.filter((d) => d.seq > afterSeq && d.startMs < toMs && (d.endMs > fromMs || d.startMs >= fromMs))
         .map((d) => d.id)
+    },
+    /**
+     * Forgets what was deleted until now, as a server that trims its change
+     * tracking does: an `updatedactivities` link from before the latest change
+     * is refused from then on (`trimmedLinkStatus`); a read of the range without
+     * one, and the fresh link it gives, work as before.
+     */
+    trimChangeTracking(key: string): void {
+      const timeline = requireTimeline(key)
+      timeline.trackedAfterSeq = timeline.seq
+      timeline.deletions = timeline.deletions.filter((d) => d.seq > timeline.seq)
     },
     /** The change log of a timeline, oldest first. */
     changes(key: string): ChangeRecord[] {

@@ -287,6 +287,44 @@ describe('incremental reads', () => {
     expect(again.lastChangeId).toBe(store.lastChangeId(keys.alice))
   })
 
+  it.each([
+    [400, 'Validation'],
+    [410, 'ChangesTrimmed'],
+    [500, 'InternalError'],
+  ] as const)(
+    'refuses a link older than its trimmed change tracking with %i %s, and serves a read without the link and its fresh link',
+    async (status, errorCode) => {
+      const f = await scenario(false)
+      f.store.settings.trimmedLinkStatus = status
+      const link = f.first.links.find((l) => l.rel === 'manictime/updatedactivities')!.href
+      f.store.trimChangeTracking(f.keys.alice)
+      const refused = await f.call('GET', link, { as: USERS.alice.username })
+      expect(refused.status).toBe(status)
+      expect(await refused.json()).toMatchObject({ errorCode, message: expect.any(String) })
+      // The same range whole, without the link, is answered; its fresh link is accepted.
+      const whole = await body(
+        await f.call('GET', path(f.keys.alice, '?fromTime=2026-03-29&toTime=2026-03-30'), { as: USERS.alice.username }),
+      )
+      expect(activitiesOf(whole).map((a) => a.entityId)).toEqual([f.keep.id, f.change.id, f.added.id])
+      const fresh = whole.links.find((l) => l.rel === 'manictime/updatedactivities')!.href
+      const after = await f.call('GET', fresh, { as: USERS.alice.username })
+      expect(after.status).toBe(200)
+      expect(activitiesOf(await body(after))).toEqual([])
+    },
+  )
+
+  it('refuses with 400 Validation naming the timestamp by default, and keeps serving links from after the trim', async () => {
+    const f = await scenario(false)
+    const link = f.first.links.find((l) => l.rel === 'manictime/updatedactivities')!.href
+    const current = f.incremental.links.find((l) => l.rel === 'manictime/updatedactivities')!.href
+    f.store.trimChangeTracking(f.keys.alice)
+    const refused = await f.call('GET', link, { as: USERS.alice.username })
+    expect(refused.status).toBe(400)
+    expect(((await refused.json()) as { message: string }).message).toMatch(/^updatedAfterTimestamp '\d+,-?\d+' is older than the changes/)
+    // Nothing changed since `current` was given out: the server can still answer it in full.
+    expect((await f.call('GET', current, { as: USERS.alice.username })).status).toBe(200)
+  })
+
   it('can switch deletion reporting at runtime', async () => {
     const f = await scenario(false)
     f.store.settings.reportDeletions = true
