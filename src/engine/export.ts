@@ -219,6 +219,14 @@ async function exportInFrame(
     )
   }
 
+  for (const change of changes) {
+    if (change.mode === 'full' && change.linkRefused !== undefined) {
+      warnings.push(
+        `The server no longer accepts the incremental read of ${change.timeline.ownerUsername}'s timeline (${change.linkRefused}), most likely because it trimmed its change tracking; the whole window was read instead.`,
+      )
+    }
+  }
+
   // Plan per timeline over the rows it affects, then one write.
   const today = localDateOf(target.timeZone, Math.floor(startedAt.getTime() / 1000))
   // Grouped by timeline once: scanning every row and base key for each timeline cost O(timelines × rows).

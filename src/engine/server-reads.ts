@@ -4,10 +4,12 @@
  * run (or with --full), otherwise one incremental read through the stored
  * `updatedactivities` link, plus a full re-read of the look-back window when
  * it is due (the real service may not report deletions on incremental reads).
+ * A link the server no longer accepts is followed by a full read of the window.
  */
 import { halveWindow, mergeRanges, planRangeReads } from '../core/read-ranges.ts'
 import { addDays, windowForDays, type LocalDate, type TimeWindow } from '../core/time.ts'
 import type { TimelineClient } from '../timeline/client.ts'
+import { HttpError } from '../errors.ts'
 import { meansRangeTooLarge } from '../timeline/http.ts'
 import type { ActivitiesRead, Activity, TimelineInfo } from '../timeline/model.ts'
 import type { TimelineCursor } from '../state/target-state.ts'
@@ -20,6 +22,11 @@ export type TimelineChanges =
       /** Every activity overlapping the window. */
       activities: Activity[]
       cursor: TimelineCursor
+      /**
+       * The stored `updatedactivities` link was refused as a link (what the server answered, e.g. `HTTP 400`),
+       * so the window was read in full instead; undefined for a first run or `--full`.
+       */
+      linkRefused?: string
     }
   | {
       mode: 'incremental'
@@ -64,7 +71,7 @@ export async function readTimelineChanges(
     windowTo: window.window.to,
     ...(options.listedVersion === undefined ? {} : { listedVersion: options.listedVersion }),
   }
-  if (options.full || !cursor?.updatedActivitiesUrl) {
+  const readFull = async (): Promise<Extract<TimelineChanges, { mode: 'full' }>> => {
     const read = await readWindow(client, timeline, window.timeZone, window.fromDate, window.days)
     return {
       mode: 'full',
@@ -78,12 +85,17 @@ export async function readTimelineChanges(
       },
     }
   }
+  if (options.full || !cursor?.updatedActivitiesUrl) return readFull()
 
   const url = retargetLink(cursor.updatedActivitiesUrl, window.window)
   // Every change moves the version, and the last read began after the list showed this one: an incremental read
   // would answer nothing. A look-back that is due still reads (it also finds what the window's moving end reaches).
   const unchanged = options.listedVersion !== undefined && options.listedVersion === cursor.listedVersion
-  const updated = unchanged ? undefined : await readUpdatedRange(client, cursor.updatedActivitiesUrl, window.window)
+  const outcome = unchanged ? undefined : await readUpdatedRange(client, cursor.updatedActivitiesUrl, window.window)
+  // The server will not answer the link at all (its change tracking no longer reaches back that far): read the
+  // window as a first run does, which reconciles every row of the timeline and gives a fresh link.
+  if (outcome?.kind === 'link-refused') return { ...(await readFull()), linkRefused: outcome.answer }
+  const updated = outcome?.read
   const lookBackDue =
     window.lookBackDays > 0 &&
     (!cursor.lastLookBackAt ||
@@ -197,21 +209,75 @@ interface UpdatedRead extends RangeRead {
   deletedIds: number[]
 }
 
+/** An incremental read: answered, or its link refused as such (`answer` says how). */
+type UpdatedOutcome = { kind: 'read'; read: UpdatedRead } | { kind: 'link-refused'; answer: string }
+
+/** Carries a refusal of the link out of the read plan's loop. */
+class LinkRefused extends Error {
+  readonly answer: string
+  constructor(answer: string) {
+    super(`The updatedactivities link was refused: ${answer}`)
+    this.name = 'LinkRefused'
+    this.answer = answer
+  }
+}
+
 /**
  * Follows an `updatedactivities` link over `window`: one request, halved (the
- * link retargeted to each half) only where the server refuses it, as a full
- * read is. The fresh link comes from the first answer, the oldest.
+ * link retargeted to each half) only where the server refuses the range, as a
+ * full read is. The fresh link comes from the first answer, the oldest.
+ *
+ * A server that no longer accepts the link (it trimmed the change tracking the
+ * link's timestamp points into) may answer as one refusing a range does; the
+ * service documents neither answer. The link's refusal is told apart by what
+ * the answer says (410 Gone, or a body naming the timestamp or the change
+ * tracking), else by a refusal of a day-long part of the link, which no
+ * maximum range explains. Telling them apart costs a server with a maximum
+ * range nothing on the runs that read through a good link; a refused link
+ * costs the halvings down to a day, once.
  */
-async function readUpdatedRange(client: TimelineClient, link: string, window: TimeWindow): Promise<UpdatedRead> {
+async function readUpdatedRange(client: TimelineClient, link: string, window: TimeWindow): Promise<UpdatedOutcome> {
   const deleted = new Set<number>()
-  const read = await readPlanned(
-    window,
-    (range, splittable) => client.readUpdated(retargetLink(link, range), { splittable }),
-    (answer) => {
+  const read = async (range: TimeWindow, splittable: boolean): Promise<ActivitiesRead> => {
+    try {
+      return await client.readUpdated(retargetLink(link, range), { splittable })
+    } catch (error) {
+      if (saysLinkRefused(error)) throw new LinkRefused(answerOf(error))
+      if (!splittable && meansRangeTooLarge(error)) throw new LinkRefused(`${answerOf(error)}, even for one day`)
+      throw error
+    }
+  }
+  try {
+    const answered = await readPlanned(window, read, (answer) => {
       for (const id of answer.deletedActivityIds ?? []) deleted.add(id)
-    },
+    })
+    return { kind: 'read', read: { ...answered, deletedIds: [...deleted] } }
+  } catch (error) {
+    if (error instanceof LinkRefused) return { kind: 'link-refused', answer: error.answer }
+    throw error
+  }
+}
+
+const LINK_WORDS = /updatedAfterTimestamp|change ?tracking|trimmed|garbage/i
+
+/** Fields of an error body that say what went wrong (not those that echo the request, such as its address). */
+const SAYING_FIELDS = new Set(['errorcode', 'message', 'title', 'detail', 'error', 'error_description'])
+
+/** 410 Gone, or a refusal whose body names the link's timestamp or the server's change tracking. */
+function saysLinkRefused(error: unknown): boolean {
+  if (!(error instanceof HttpError) || error.status < 400) return false
+  if (error.status === 410) return true
+  const data = error.data
+  if (typeof data === 'string') return LINK_WORDS.test(data)
+  if (typeof data !== 'object' || data === null) return false
+  return Object.entries(data).some(
+    ([key, value]) => SAYING_FIELDS.has(key.toLowerCase()) && typeof value === 'string' && LINK_WORDS.test(value),
   )
-  return { ...read, deletedIds: [...deleted] }
+}
+
+function answerOf(error: unknown): string {
+  if (error instanceof HttpError) return `HTTP ${error.status}`
+  return error instanceof Error ? error.message : String(error)
 }
 
 /**
