@@ -143,21 +143,75 @@ export class RequestTimeoutError extends TimelineSheetsError {
   readonly ms: number
   /** True when no connection was made: the request provably never reached the server, so even a create may be repeated. */
   readonly unsent: boolean
+  /** True when its service's time for timed-out requests in this run is spent: the failure is final, not repeated nor split. */
+  readonly budgetSpent: boolean
+  private readonly init: RequestTimeoutInit
 
-  constructor(init: { limit: TimeoutLimit; method: string; url: string; ms: number; setting: string }) {
+  constructor(init: RequestTimeoutInit) {
     const words = TIMEOUT_WORDS[init.limit]
     const why = init.limit === 'deadline' ? init.setting : `${words.label}, ${init.setting}`
-    super('TS_TIMEOUT', `${init.method} ${redactUrl(init.url)}: ${words.what(formatDuration(init.ms))} (${why})`, {
-      hint:
-        init.limit === 'deadline'
-          ? DEADLINE_HINT
-          : `Run again: the next run resumes where this one stopped. If the server is slow rather than stuck, raise ${init.setting} in the config.`,
-    })
+    const service = init.service ? `${init.service}: ` : ''
+    const tried = init.attempts === undefined ? '' : init.attempts === 1 ? '; tried once' : `; tried ${init.attempts} times`
+    const spent = init.budgetSpent ? `; not tried again: ${init.budgetSpent}` : ''
+    super(
+      'TS_TIMEOUT',
+      `${service}${init.method} ${redactUrl(init.url)}: ${words.what(formatDuration(init.ms))} (${why})${tried}${spent}`,
+      {
+        hint:
+          init.limit === 'deadline'
+            ? DEADLINE_HINT
+            : `Run again: the next run resumes where this one stopped. If the server is slow rather than stuck, raise ${init.setting}${init.budgetSpent ? ' and timeouts.retryBudgetMs' : ''} in the config.`,
+      },
+    )
+    this.init = init
     this.limit = init.limit
     this.method = init.method
     this.url = redactUrl(init.url)
     this.ms = init.ms
     this.unsent = init.limit === 'connect'
+    this.budgetSpent = init.budgetSpent !== undefined
+  }
+
+  /** The same timeout as a call's final failure: how often the call was tried, and why it was not tried again. */
+  afterAttempts(attempts: number, budgetSpent?: string): RequestTimeoutError {
+    return new RequestTimeoutError({ ...this.init, attempts, ...(budgetSpent === undefined ? {} : { budgetSpent }) })
+  }
+}
+
+export interface RequestTimeoutInit {
+  limit: TimeoutLimit
+  method: string
+  url: string
+  ms: number
+  setting: string
+  /** The service the request went to, for the message: `Timeline service`, `Google Sheets`. */
+  service?: string
+  /** How often the call was tried, once it is final. */
+  attempts?: number
+  /** Why the call was not tried again although a repeat could have helped: its service's time for timed-out requests is spent. */
+  budgetSpent?: string
+}
+
+/**
+ * A request not sent at all: its service's requests timed out for as long as the run allows
+ * (`timeouts.retryBudgetMs`), so the run ends instead of waiting for more of them.
+ */
+export class TimeoutBudgetError extends TimelineSheetsError {
+  readonly method: string
+  readonly url: string
+  /** Never sent: nothing can have been processed. */
+  readonly unsent = true
+
+  constructor(init: { service: string; method: string; url: string; spent: string; last: string | undefined }) {
+    super(
+      'TS_TIMEOUT',
+      `${init.service}: ${init.method} ${redactUrl(init.url)} was not sent: ${init.spent}${init.last ? `; the last: ${init.last}` : ''}`,
+      {
+        hint: 'Run again later: the service did not answer in time. If it is slow rather than stuck, raise timeouts.retryBudgetMs and the limit that fired in the config.',
+      },
+    )
+    this.method = init.method
+    this.url = redactUrl(init.url)
   }
 }
 

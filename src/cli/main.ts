@@ -55,9 +55,11 @@ Secrets never go in the config file: it names environment variables
 (TIMELINE_PASSWORD, TIMELINE_CLIENT_SECRET, GOOGLE_CLIENT_SECRET, …).
 
 Every request to either service has timeouts (connect 10 s, first byte 30 s,
-idle body 30 s, whole request 2 min; "timeouts" in the config). A request
-that passes one is repeated like a busy server's; a run that cannot finish
-ends with exit code 1 and a message naming the URL and the limit.
+idle body 30 s, whole request 2 min, a Google Sheets write 200 s; "timeouts"
+in the config). A request that passes one is repeated like a busy server's,
+and each repeat is said; once a service's requests have timed out for 2 min
+in all (timeouts.retryBudgetMs), the run ends with exit code 1 and a message
+naming the service, the URL, the limit and how often it was tried.
 
 ${EXIT_CODES_HELP}`,
     )

@@ -1,24 +1,72 @@
-/** The limits every request of a run obeys, from the config and `--deadline`. */
+/** The limits every request of a run obeys, from the config and `--deadline`, and what the run says while it waits. */
 import type { LoadedConfig } from '../config/load.ts'
-import { TimelineSheetsError } from '../errors.ts'
-import { createDeadline, type NetworkSettings } from '../http/transport.ts'
+import { formatDuration, TimelineSheetsError } from '../errors.ts'
+import type { RetryEvent } from '../http/retry.ts'
+import { createDeadline, type NetworkSettings, type ServiceKey, type Timeouts } from '../http/transport.ts'
+import { createRequestWatch, type RequestWatch, type WatchLine } from '../http/watch.ts'
+import type { Reporter } from './reporter.ts'
+
+/** Each service as messages name it. */
+export const SERVICE_NAMES: Record<ServiceKey, string> = { timeline: 'Timeline service', google: 'Google Sheets' }
 
 /**
- * What every request of one run obeys: the config's timeouts, and the run's
- * deadline (`--deadline` wins over `timeouts.runMs`), counted from now.
+ * What every request of one run obeys: the config's timeouts, the run's deadline (`--deadline` wins over
+ * `timeouts.runMs`), counted from now, and a watch per service (`timeouts.retryBudgetMs`, progress lines on
+ * `reporter`).
  */
-export function runNetwork(loaded: LoadedConfig, deadlineOption: string | undefined): NetworkSettings {
-  const { runMs, ...timeouts } = loaded.config.timeouts
+export function runNetwork(loaded: LoadedConfig, deadlineOption: string | undefined, reporter?: Reporter): NetworkSettings {
+  const { runMs } = loaded.config.timeouts
+  const base = { timeouts: perRequest(loaded), watches: runWatches(loaded, reporter) }
   if (deadlineOption !== undefined) {
-    return { timeouts, deadline: createDeadline(parseDeadline(deadlineOption), `--deadline ${deadlineOption}`) }
+    return { ...base, deadline: createDeadline(parseDeadline(deadlineOption), `--deadline ${deadlineOption}`) }
   }
-  return runMs === undefined ? { timeouts } : { timeouts, deadline: createDeadline(runMs, 'timeouts.runMs') }
+  return runMs === undefined ? base : { ...base, deadline: createDeadline(runMs, 'timeouts.runMs') }
 }
 
 /** The config's per-request timeouts without a deadline (login, which waits for a person). */
 export function requestLimits(loaded: LoadedConfig): NetworkSettings {
-  const { runMs: _deadline, ...timeouts } = loaded.config.timeouts
-  return { timeouts }
+  return { timeouts: perRequest(loaded) }
+}
+
+function perRequest(loaded: LoadedConfig): Timeouts {
+  const { connectMs, firstByteMs, idleBodyMs, totalMs } = loaded.config.timeouts
+  return { connectMs, firstByteMs, idleBodyMs, totalMs }
+}
+
+/** One watch a service, each with the config's budget for timed-out requests. */
+function runWatches(loaded: LoadedConfig, reporter: Reporter | undefined): Record<ServiceKey, RequestWatch> {
+  const watch = (key: ServiceKey) =>
+    createRequestWatch({
+      service: SERVICE_NAMES[key],
+      key,
+      budgetMs: loaded.config.timeouts.retryBudgetMs,
+      ...(reporter ? { say: (line: WatchLine) => reporter.info(line.text, line.fields) } : {}),
+    })
+  return { timeline: watch('timeline'), google: watch('google') }
+}
+
+/**
+ * Says a repeat as it happens: what failed, the attempt, how long the run waits. A quota's 429 is the pace
+ * working (info); any other failure is a warning, so it shows under --quiet too.
+ */
+export function sayRetry(reporter: Reporter, key: ServiceKey, event: RetryEvent, failed: string): void {
+  const line = retryLine(key, event, failed)
+  if (/\b429\b/.test(event.reason)) reporter.info(line.text, line.fields)
+  else reporter.warn(line.text, line.fields)
+}
+
+/** The line `sayRetry` says. */
+export function retryLine(key: ServiceKey, event: RetryEvent, failed: string): WatchLine {
+  const service = SERVICE_NAMES[key]
+  // Our own errors name the service already.
+  const what = failed.startsWith(`${service}: `) ? failed.slice(service.length + 2) : failed
+  const wait = formatDuration(event.delayMs)
+  const attempt = `attempt ${event.attempt} of ${event.attempts}`
+  const fields = { service: key, attempt: event.attempt, waitMs: event.delayMs, reason: event.reason }
+  if (key === 'google' && /\b429\b/.test(event.reason)) {
+    return { text: `Google Sheets asked to slow down, retrying in ${wait} (${attempt}: ${event.reason})`, fields }
+  }
+  return { text: `${service}: ${attempt} failed: ${what}; trying again in ${wait}`, fields }
 }
 
 /** `90s`, `30m`, `2h`, `1h30m` in milliseconds. */

@@ -8,10 +8,11 @@
 import type { LoadedConfig } from '../config/load.ts'
 import type { GoogleConfig, TargetConfig } from '../config/schema.ts'
 import { TimelineSheetsError } from '../errors.ts'
-import { createTransport, type NetworkSettings } from '../http/transport.ts'
+import { createTransport, forService, type LimitsFor, type NetworkSettings } from '../http/transport.ts'
 import type { Spreadsheet } from '../sheets/port.ts'
 import type { SpreadsheetProbe } from '../sheets/probe.ts'
 import { googleSignIn } from './google-sign-in.ts'
+import { sayRetry } from './network.ts'
 import type { Reporter } from './reporter.ts'
 
 type SpreadsheetConfig = TargetConfig['spreadsheet']
@@ -78,9 +79,10 @@ export const SPREADSHEET_BACKENDS: { [K in SpreadsheetConfig['kind']]: Backend<K
   },
   google: {
     open: async (sheet, context) => {
-      const { google, api } = await googleParts(sheet, context)
-      const { network, reporter } = context
+      const { google, api, network } = await googleParts(sheet, context)
+      const { reporter } = context
       const { createGoogleSpreadsheet, createGoogleLanes } = await import('../sheets/google/backend.ts')
+      const { describeSheetsFailure } = await import('../sheets/google/api-errors.ts')
       const pace = {
         readsPerMinute: google.readsPerMinute,
         writesPerMinute: google.writesPerMinute,
@@ -95,16 +97,15 @@ export const SPREADSHEET_BACKENDS: { [K in SpreadsheetConfig['kind']]: Backend<K
         : createGoogleLanes(pace)
       return createGoogleSpreadsheet({
         ...api,
-        ...(network.deadline ? { retry: { signal: network.deadline.signal } } : {}),
+        retry: {
+          ...(network.deadline ? { signal: network.deadline.signal } : {}),
+          ...(network.watch ? { watch: network.watch } : {}),
+          onRetry: (event) => sayRetry(reporter, 'google', event, describeSheetsFailure(event.error)),
+        },
         lanes,
         quota: { windowMs: google.quotaWindowMs },
-        log: (event) => {
-          if (event.type === 'retry')
-            reporter.info(`Google Sheets asked to slow down, retrying in ${Math.round(event.delayMs / 100) / 10} s`, {
-              reason: event.reason,
-            })
-          else reporter.debug('sheets', event as unknown as Record<string, unknown>)
-        },
+        // Repeats are said by onRetry, as they happen.
+        log: (event) => reporter.debug('sheets', event as unknown as Record<string, unknown>),
       })
     },
     probe: async (sheet, context) => {
@@ -115,14 +116,29 @@ export const SPREADSHEET_BACKENDS: { [K in SpreadsheetConfig['kind']]: Backend<K
 }
 
 /** The config's Google section and what both the backend and the probe are built from: the id, the sign-in, the transport. */
-async function googleParts(sheet: Branch<'google'>, { loaded, target, env, network, shared }: Omit<OpenContext, 'reporter'>) {
+async function googleParts(sheet: Branch<'google'>, { loaded, target, env, network: run, shared }: Omit<OpenContext, 'reporter'>) {
   const google = googleSection(loaded, target)
+  const network = forService(run, 'google')
   const signIn = () => googleSignIn(loaded, google, env, false, network)
   const auth = shared ? await shared.once('google sign-in', signIn) : await signIn()
+  const limitsFor = await sheetsWriteLimits(loaded.config.timeouts.googleWriteMs)
+  const make = () => createTransport({ ...network, limitsFor })
   // One connection pool for the run: fifty targets' requests go to one host, and each pool of its own would open
   // (and, against Google, shake hands over TLS for) connections of its own.
-  const transport = shared ? await shared.once('google transport', async () => createTransport(network)) : createTransport(network)
-  return { google, api: { spreadsheetId: sheet.spreadsheetId, auth, rootUrl: google.rootUrl, transport } }
+  const transport = shared ? await shared.once('google transport', async () => make()) : make()
+  return { google, network, api: { spreadsheetId: sheet.spreadsheetId, auth, rootUrl: google.rootUrl, transport } }
+}
+
+/**
+ * A Sheets write waits for its answer as long as `timeouts.googleWriteMs` says, first byte and all: Google may
+ * work on one for up to 180 s, and a write cut off earlier may still be applied after the run looked.
+ */
+async function sheetsWriteLimits(writeMs: number): Promise<LimitsFor> {
+  const { sheetsCallKind } = await import('../sheets/google/api-errors.ts')
+  return (request) =>
+    sheetsCallKind(request.method, request.url) === 'write'
+      ? { limits: { firstByteMs: writeMs, totalMs: writeMs }, setting: 'timeouts.googleWriteMs' }
+      : undefined
 }
 
 function googleSection(loaded: LoadedConfig, target: TargetConfig): GoogleConfig {

@@ -5,14 +5,14 @@
  */
 import { loadConfig, secretFromEnv, type LoadedConfig } from '../config/load.ts'
 import type { TargetConfig, TimelineAuthConfig } from '../config/schema.ts'
-import { createTransport, type NetworkSettings } from '../http/transport.ts'
+import { createTransport, forService, type NetworkSettings } from '../http/transport.ts'
 import type { Spreadsheet } from '../sheets/port.ts'
 import { createPace } from '../http/pace.ts'
 import { createTimelineClient, type SharedHome, type TimelineClient } from '../timeline/client.ts'
 import type { SignIn } from '../timeline/auth/sign-in.ts'
 import { vendorIdentifiers } from '../timeline/vendor.ts'
 import { selectTargets, type GlobalOptions } from './globals.ts'
-import { requestLimits, runNetwork } from './network.ts'
+import { requestLimits, runNetwork, sayRetry } from './network.ts'
 import type { Reporter } from './reporter.ts'
 import { openSpreadsheet, runShared, type RunShared } from './spreadsheet-backends.ts'
 
@@ -23,8 +23,9 @@ export { googleSignIn, openInBrowser } from './google-sign-in.ts'
 export async function createSignIn(
   loaded: LoadedConfig,
   env: NodeJS.ProcessEnv = process.env,
-  network: NetworkSettings = requestLimits(loaded),
+  runSettings: NetworkSettings = requestLimits(loaded),
 ): Promise<SignIn> {
+  const network = forService(runSettings, 'timeline')
   const { config } = loaded
   const auth: TimelineAuthConfig = config.timeline.auth
   const vendor = vendorIdentifiers(config.vendor)
@@ -60,8 +61,9 @@ export function cloudOptions(
   loaded: LoadedConfig,
   auth: Extract<TimelineAuthConfig, { mode: 'cloud' }>,
   env: NodeJS.ProcessEnv,
-  network: NetworkSettings = requestLimits(loaded),
+  runSettings: NetworkSettings = requestLimits(loaded),
 ) {
+  const network = forService(runSettings, 'timeline')
   return {
     transport: createTransport(network),
     // openid-client's own per-request abort stays behind the transport's, which says which limit fired.
@@ -95,8 +97,9 @@ async function timelineClients(
   loaded: LoadedConfig,
   reporter: Reporter,
   env: NodeJS.ProcessEnv,
-  network: NetworkSettings,
+  runSettings: NetworkSettings,
 ): Promise<() => TimelineClient> {
+  const network = forService(runSettings, 'timeline')
   const settings = loaded.config.timeline.pace
   const signIn = await createSignIn(loaded, env, network)
   const pace = createPace({
@@ -116,8 +119,9 @@ async function timelineClients(
       pace,
       home,
       retry: {
-        onRetry: (e) => reporter.info(`Timeline service busy, retrying in ${Math.round(e.delayMs / 100) / 10} s`, { reason: e.reason }),
+        onRetry: (e) => sayRetry(reporter, 'timeline', e, e.error instanceof Error ? e.error.message : String(e.error)),
         ...(network.deadline ? { signal: network.deadline.signal } : {}),
+        ...(network.watch ? { watch: network.watch } : {}),
       },
       log: (event) => reporter.debug('timeline request', event as unknown as Record<string, unknown>),
     })
@@ -154,7 +158,7 @@ export interface OpenedRun {
 export async function openRun(globals: GlobalOptions, targetName: string | undefined, reporter: Reporter): Promise<OpenedRun> {
   const loaded = await loadConfig(globals.config)
   const targets = selectTargets(loaded.config.targets, targetName)
-  const network = runNetwork(loaded, globals.deadline)
+  const network = runNetwork(loaded, globals.deadline, reporter)
   const newClient = await timelineClients(loaded, reporter, process.env, network)
   const shared = runShared()
   return {

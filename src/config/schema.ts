@@ -30,9 +30,11 @@ const cloudUrl = urlWithoutUserInfo('put the client secret in the environment va
 const ONE_DAY_MS = 86_400_000
 
 /**
- * Limits on every request to both services, in milliseconds, and an optional
- * deadline for a whole run. A request that passes a limit fails with a
- * message naming the URL and the setting; it is repeated like a 503.
+ * Limits on every request to both services, in milliseconds, what a run may
+ * lose to requests that time out, and an optional deadline for a whole run. A
+ * request that passes a limit fails with a message naming the service, the URL
+ * and the setting; a read is repeated like after a 503 until the service's
+ * budget for timed-out requests is spent (decisions/0015-hung-services.md).
  */
 const timeouts = z
   .strictObject({
@@ -45,6 +47,20 @@ const timeouts = z
       .describe("Milliseconds from sending a request until the answer's headers arrive."),
     idleBodyMs: z.int().min(1).max(ONE_DAY_MS).default(30_000).describe('Longest pause, in milliseconds, between two pieces of an answer.'),
     totalMs: z.int().min(1).max(ONE_DAY_MS).default(120_000).describe('Milliseconds for a whole request, redirects and body included.'),
+    googleWriteMs: z
+      .int()
+      .min(1)
+      .max(ONE_DAY_MS)
+      .default(200_000)
+      .describe('Milliseconds for a Google Sheets write, answer and all: Google may work on one for up to 180 s.'),
+    retryBudgetMs: z
+      .int()
+      .min(1)
+      .max(ONE_DAY_MS)
+      .default(120_000)
+      .describe(
+        'Milliseconds a run may spend, per service, in requests that time out; once spent, nothing is repeated or sent to that service and the run ends.',
+      ),
     runMs: z
       .int()
       .min(1)
@@ -53,7 +69,9 @@ const timeouts = z
       .describe('Deadline of a whole run (every target), in milliseconds; unset: none. --deadline on the command line wins.'),
   })
   .prefault({})
-  .describe("Limits on every request to both services; a request that passes one is repeated like a busy server's answer.")
+  .describe(
+    "Limits on every request to both services; a read that passes one is repeated like a busy server's answer, until the service's retryBudgetMs is spent.",
+  )
 
 const timelinePace = z
   .strictObject({

@@ -5,6 +5,7 @@
  */
 import { setTimeout as sleepFor } from 'node:timers/promises'
 import { TimelineSheetsError } from '../errors.ts'
+import type { RequestWatch } from './watch.ts'
 
 export interface RetryOptions {
   /** How many times a call is repeated after the first attempt. @default 5 */
@@ -26,12 +27,22 @@ export interface RetryOptions {
    * short; the call ends with the signal's reason (the last error as cause).
    */
   signal?: AbortSignal
+  /**
+   * The service's watch (src/http/watch.ts): once the run's time for its timed-out requests is spent, a failure
+   * is not repeated; and the failure a call ends with says how often it was tried.
+   */
+  watch?: Pick<RequestWatch, 'spent' | 'final'>
 }
 
 export interface RetryEvent {
+  /** The attempt that failed, from 1. */
   attempt: number
+  /** Attempts the call may make in all (the first and `limit` repeats). */
+  attempts: number
   delayMs: number
   reason: string
+  /** What the attempt failed with, for saying what failed. */
+  error: unknown
 }
 
 export type RetryVerdict =
@@ -78,8 +89,10 @@ export function parseRetryAfter(header: string | null | undefined, now: number =
 }
 
 /**
- * Runs `operation` until it succeeds, `classify` says the outcome is final, or
- * the limit is reached. The last error is rethrown unchanged.
+ * Runs `operation` until it succeeds, `classify` says the outcome is final, the
+ * limit is reached or the watch's budget is spent. The last error is rethrown as
+ * the watch's `final` makes it (a timeout then says how often it was tried),
+ * otherwise unchanged.
  */
 export async function retry<T>(
   operation: (attempt: number) => Promise<T>,
@@ -100,7 +113,9 @@ export async function retry<T>(
       return await operation(attempt)
     } catch (error) {
       const verdict = classify(error)
-      if (!verdict.retry || attempt > options.limit) throw error
+      if (!verdict.retry || attempt > options.limit || options.watch?.spent) {
+        throw options.watch ? options.watch.final(error, attempt) : error
+      }
       if (signal?.aborted) throw stoppedBy(signal, error)
       const backoff = backoffDelay(attempt, options, random)
       const delayMs = Math.min(
@@ -109,7 +124,7 @@ export async function retry<T>(
           ? backoff
           : Math.max(verdict.retryAfterMs + Math.round(options.baseDelay * options.jitter * random()), backoff / 2),
       )
-      options.onRetry?.({ attempt, delayMs, reason: verdict.reason })
+      options.onRetry?.({ attempt, attempts: options.limit + 1, delayMs, reason: verdict.reason, error })
       await sleep(delayMs)
       if (signal?.aborted) throw stoppedBy(signal, error)
     }

@@ -5,7 +5,9 @@
  *
  * - Timeouts: connect, first byte (headers), idle body (the longest pause
  *   between two chunks) and the whole request, plus the run's deadline. A
- *   timeout is a `RequestTimeoutError` naming the URL and the limit.
+ *   timeout is a `RequestTimeoutError` naming the service, the URL and the
+ *   limit. Each request is reported to its service's watch (src/http/watch.ts),
+ *   which counts the time lost to timeouts and says what the run waits for.
  * - Redirects: only GET and HEAD follow one, and only within the origin they
  *   were sent to (auth headers go along, as the request carried them). Any
  *   other redirect is refused with an error naming both origins: a request's
@@ -21,7 +23,16 @@
  */
 import type { Dispatcher } from 'undici'
 import { undiciAgent } from './agent.ts'
-import { deadlinePassed, redactUrl, RequestTimeoutError, ResponseTooLargeError, TimelineSheetsError, type TimeoutLimit } from '../errors.ts'
+import {
+  deadlinePassed,
+  formatDuration,
+  redactUrl,
+  RequestTimeoutError,
+  ResponseTooLargeError,
+  TimelineSheetsError,
+  type TimeoutLimit,
+} from '../errors.ts'
+import type { RequestWatch } from './watch.ts'
 
 /** Per-request limits in milliseconds; the names are the config's (`timeouts.<name>`). */
 export interface Timeouts {
@@ -61,9 +72,16 @@ export function createDeadline(ms: number, setting: string, now: () => number = 
 /** `fetch` for one request: resolves with the response (body guarded by the idle and whole-request limits). */
 export type Transport = (request: Request) => Promise<Response>
 
+/** Longer limits for some requests of a service (a Sheets write, which Google may work on for minutes), and the setting that sets them. */
+export type LimitsFor = (request: Request) => { limits: Partial<Timeouts>; setting: string } | undefined
+
 export interface TransportOptions {
   timeouts?: Partial<Timeouts>
   deadline?: Deadline
+  /** The service's watch: its budget for timed-out requests and its progress lines. */
+  watch?: RequestWatch
+  /** Limits other than `timeouts` for the requests it picks. */
+  limitsFor?: LimitsFor
   /**
    * The connection pool. @default an undici Agent with the connect timeout.
    * NTLM passes its single-connection Client (made with `dispatcherOptions`).
@@ -108,10 +126,26 @@ export function dispatcherOptions(timeouts: Timeouts): { connect: { timeout: num
   return { connect: { timeout: timeouts.connectMs }, headersTimeout: 0, bodyTimeout: 0 }
 }
 
-/** What a service's adapters need to build their transport: the limits and the run's deadline. */
+/** The services a run talks to, as watches and log fields name them. */
+export type ServiceKey = 'timeline' | 'google'
+
+/** What a service's adapters need to build their transport: the limits, the run's deadline and the service's watch. */
 export interface NetworkSettings {
   timeouts?: Partial<Timeouts>
   deadline?: Deadline
+  /** The watch of the service these settings are for (`forService`). */
+  watch?: RequestWatch
+  /** The run's watches, one a service; `forService` picks one as `watch`. */
+  watches?: Partial<Record<ServiceKey, RequestWatch>>
+}
+
+/** The settings for one service's transports: the run's limits and deadline, with that service's watch. */
+export function forService(network: NetworkSettings, service: ServiceKey): NetworkSettings {
+  const { watches, watch: _chosen, ...rest } = network
+  // Settings already for one service stay as they are.
+  if (!watches) return network
+  const watch = watches[service]
+  return watch ? { ...rest, watch } : rest
 }
 
 /**
@@ -133,21 +167,29 @@ export function createTransport(options: TransportOptions = {}): Transport {
   const maxRedirects = options.maxRedirects ?? 5
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
   const now = options.now ?? Date.now
-  const { deadline } = options
+  const { deadline, watch } = options
   let dispatcher = options.dispatcher
   const doFetch = options.fetch ?? ((request: Request, init: RequestInit) => globalThis.fetch(request, init))
 
   return async function send(original: Request): Promise<Response> {
     const left = deadline ? deadline.at - now() : Number.POSITIVE_INFINITY
+    const special = options.limitsFor?.(original)
+    const limits: Timeouts = special ? { ...timeouts, ...special.limits } : timeouts
+    const settingOf = (limit: Exclude<TimeoutLimit, 'deadline'>) =>
+      special && special.limits[`${limit}Ms`] !== undefined ? special.setting : SETTING[limit]
     const timeoutError = (limit: TimeoutLimit, request: Request) =>
       new RequestTimeoutError({
         limit,
         method: request.method,
         url: request.url,
-        ms: limit === 'deadline' ? deadline!.ms : timeouts[`${limit}Ms`],
-        setting: limit === 'deadline' ? deadline!.setting : SETTING[limit],
+        ms: limit === 'deadline' ? deadline!.ms : limits[`${limit}Ms`],
+        setting: limit === 'deadline' ? deadline!.setting : settingOf(limit),
+        ...(watch ? { service: watch.service } : {}),
       })
     if (left <= 0) throw timeoutError('deadline', original)
+    const refused = watch?.refusal(original.method, original.url)
+    if (refused) throw refused
+    const watched = watch?.begin(original.method, original.url, describeLimits(limits))
 
     let current = original
     const controller = new AbortController()
@@ -159,24 +201,32 @@ export function createTransport(options: TransportOptions = {}): Transport {
     const fire = (limit: TimeoutLimit) => {
       if (fired) return
       fired = timeoutError(limit, current)
+      watched?.end(fired)
       controller.abort(fired)
       rejectExpired(fired)
     }
-    const wholeLimit: TimeoutLimit = left < timeouts.totalMs ? 'deadline' : 'total'
-    const wholeTimer = setTimeout(() => fire(wholeLimit), Math.min(left, timeouts.totalMs))
+    const wholeLimit: TimeoutLimit = left < limits.totalMs ? 'deadline' : 'total'
+    const wholeTimer = setTimeout(() => fire(wholeLimit), Math.min(left, limits.totalMs))
     // A response whose body nobody reads must not keep the process alive.
     wholeTimer.unref()
-    const finish = () => clearTimeout(wholeTimer)
+    const finish = () => {
+      clearTimeout(wholeTimer)
+      watched?.end()
+    }
 
     const headers = async (request: Request): Promise<Response> => {
-      const timer = setTimeout(() => fire('firstByte'), timeouts.firstByteMs)
+      const timer = setTimeout(() => fire('firstByte'), limits.firstByteMs)
       try {
         dispatcher ??= new (undiciAgent())(dispatcherOptions(timeouts))
         const init = { redirect: 'manual', signal: AbortSignal.any([controller.signal, request.signal]), dispatcher }
         return await Promise.race([doFetch(request, init as RequestInit), expired])
       } catch (error) {
         if (fired) throw fired
-        if (hasCode(error, 'UND_ERR_CONNECT_TIMEOUT')) throw timeoutError('connect', request)
+        if (hasCode(error, 'UND_ERR_CONNECT_TIMEOUT')) {
+          const timeout = timeoutError('connect', request)
+          watched?.end(timeout)
+          throw timeout
+        }
         throw error
       } finally {
         clearTimeout(timer)
@@ -188,7 +238,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
         const response = await headers(current)
         const location = response.headers.get('location')
         if (!REDIRECT_STATUSES.has(response.status) || location === null) {
-          return guardBody(response, current, { idleMs: timeouts.idleBodyMs, maxBytes, expired, fire, finish, fired: () => fired })
+          return guardBody(response, current, { idleMs: limits.idleBodyMs, maxBytes, expired, fire, finish, fired: () => fired })
         }
         response.body?.cancel().catch(() => undefined)
         const target = redirectTarget(current, response.status, location)
@@ -209,6 +259,11 @@ export function createTransport(options: TransportOptions = {}): Transport {
       throw error
     }
   }
+}
+
+/** The limits a request waits under, for progress lines. */
+function describeLimits(limits: Timeouts): string {
+  return `answer within ${formatDuration(limits.firstByteMs)}, all of it within ${formatDuration(limits.totalMs)}`
 }
 
 /**

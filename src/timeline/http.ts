@@ -237,11 +237,13 @@ export function isConcurrencyRejection(status: number, errorCode: string | undef
  * (400, 413, 422), failed or given up on by the server (500, 504), not
  * answered in time (first-byte, idle-body or whole-request timeout), or an
  * answer larger than the transport holds. Reading the halves is then the cure,
- * not repeating the same range.
+ * not repeating the same range; unless the service's time for timed-out requests in this run is spent.
  */
 export function meansRangeTooLarge(error: unknown): boolean {
   if (error instanceof ResponseTooLargeError) return true
-  if (error instanceof RequestTimeoutError) return error.limit === 'firstByte' || error.limit === 'idleBody' || error.limit === 'total'
+  // Once the run's time for timed-out requests is spent, the halves would only time out too.
+  if (error instanceof RequestTimeoutError)
+    return !error.budgetSpent && (error.limit === 'firstByte' || error.limit === 'idleBody' || error.limit === 'total')
   return error instanceof HttpError && RANGE_REFUSALS.has(error.status)
 }
 
@@ -259,7 +261,7 @@ export function classifyTimelineError(call: TimelineCall, error: unknown): Retry
   }
   // A timeout counts like a 503: the request may or may not have been processed.
   if (error instanceof RequestTimeoutError) {
-    if (error.limit === 'deadline') return { retry: false }
+    if (error.limit === 'deadline' || error.budgetSpent) return { retry: false }
     if (repeat === 'unprocessed-only' && !error.unsent) return { retry: false }
     return { retry: true, reason: `${error.limit} timeout` }
   }

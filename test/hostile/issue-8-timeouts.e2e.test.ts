@@ -22,7 +22,7 @@ describe.concurrent('issue 8 item 2: every request has timeouts', () => {
         const run = await world.run(['export'])
         expect(run.code).toBe(1)
         expect(errorLine(run)).toBe(
-          `error: GET ${proxy.origin}/api/timelines: no answer within 1 s (first-byte timeout, timeouts.firstByteMs)`,
+          `error: Timeline service: GET ${proxy.origin}/api/timelines: no answer within 1 s (first-byte timeout, timeouts.firstByteMs); tried 6 times`,
         )
         expect(run.stderr).toMatch(/hint: Run again/)
         // One attempt and the retry policy's five repeats.
@@ -40,7 +40,7 @@ describe.concurrent('issue 8 item 2: every request has timeouts', () => {
         const run = await world.run(['export'])
         expect(run.code).toBe(1)
         expect(errorLine(run)).toMatch(
-          /^error: GET http:\/\/127\.0\.0\.1:\d+\/api\/timelines\/[^ ]+\/activities\?[^ ]+: the answer stopped arriving: nothing for 1 s \(idle-body timeout, timeouts\.idleBodyMs\)$/,
+          /^error: Timeline service: GET http:\/\/127\.0\.0\.1:\d+\/api\/timelines\/[^ ]+\/activities\?[^ ]+: the answer stopped arriving: nothing for 1 s \(idle-body timeout, timeouts\.idleBodyMs\); tried 6 times$/,
         )
       }),
     TEST_BUDGET_MS,
@@ -55,7 +55,7 @@ describe.concurrent('issue 8 item 2: every request has timeouts', () => {
         const run = await world.run(['export'])
         expect(run.code).toBe(1)
         expect(errorLine(run)).toBe(
-          `error: GET ${proxy.origin}/api/timelines: not finished within 3 s (whole-request timeout, timeouts.totalMs)`,
+          `error: Timeline service: GET ${proxy.origin}/api/timelines: not finished within 3 s (whole-request timeout, timeouts.totalMs); tried 6 times`,
         )
       }),
     TEST_BUDGET_MS,

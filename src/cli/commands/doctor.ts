@@ -46,7 +46,7 @@ export function doctorDeps(
 ): Omit<DoctorDeps, 'now'> {
   const networks = new WeakMap<LoadedConfig, NetworkSettings>()
   const network = (loaded: LoadedConfig) => {
-    if (!networks.has(loaded)) networks.set(loaded, runNetwork(loaded, deadline))
+    if (!networks.has(loaded)) networks.set(loaded, runNetwork(loaded, deadline, reporter))
     return networks.get(loaded)!
   }
   return {

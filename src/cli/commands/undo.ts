@@ -31,7 +31,7 @@ export async function runUndoCommand(globals: GlobalOptions, runId: string, opti
   const loaded = await loadConfig(globals.config)
   const stateDir = loaded.resolvePath(loaded.config.stateDir)
   const target = await targetOfRun(loaded.config.targets, options.target, stateDir, runId)
-  const network = runNetwork(loaded, globals.deadline)
+  const network = runNetwork(loaded, globals.deadline, reporter)
   const client = await createClient(loaded, reporter, process.env, network)
   const spreadsheet = await openTargetSpreadsheet(loaded, target, reporter, process.env, network)
   reporter.info(`Undo ${runId} on ${target.name}${options.dryRun ? ' (dry run: nothing is written)' : ''}`)

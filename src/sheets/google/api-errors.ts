@@ -3,7 +3,7 @@
  * how long (the one retry policy in src/http/retry.ts asks), and what the user
  * is told when it is final. Pure; `now` and `random` are injected.
  */
-import { HttpError, RequestTimeoutError, TimelineSheetsError, redactSecrets, redactUrl } from '../../errors.ts'
+import { HttpError, RequestTimeoutError, TimeoutBudgetError, TimelineSheetsError, redactSecrets, redactUrl } from '../../errors.ts'
 import { parseRetryAfter, type RetryVerdict } from '../../http/retry.ts'
 
 /** The parts of a GaxiosError (or any HTTP error) this module reads. */
@@ -35,13 +35,28 @@ const NETWORK_CODES = new Set([
 ])
 
 /**
- * The transport's own error (a timeout, a refused redirect, a body that broke
- * off) that a GaxiosError wraps as its cause, or that a token request threw.
+ * Whether a Sheets API call changes the spreadsheet: every call but a GET and the reads Google takes as a POST
+ * (`…ByDataFilter` reads, a metadata search). Token requests and anything outside `/v4/spreadsheets` are reads.
+ */
+export function sheetsCallKind(method: string, url: string): 'read' | 'write' {
+  if (method === 'GET' || method === 'HEAD') return 'read'
+  const path = URL.canParse(url) ? new URL(url).pathname : url
+  if (!/\/v4\/spreadsheets(\/|:|$)/.test(path)) return 'read'
+  return /(:getByDataFilter|:batchGetByDataFilter|developerMetadata:search)$/.test(path) ? 'read' : 'write'
+}
+
+/**
+ * The transport's own error (a timeout, a request not sent because the run's time for timed-out requests is
+ * spent, a refused redirect, a body that broke off) that a GaxiosError wraps as its cause, or that a token
+ * request threw.
  */
 export function transportFailure(error: unknown): TimelineSheetsError | undefined {
   for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
     if (current instanceof TimelineSheetsError) {
-      return current instanceof RequestTimeoutError || current.code === 'TS_NETWORK' || current.code === 'TS_UNSAFE_REDIRECT'
+      return current instanceof RequestTimeoutError ||
+        current instanceof TimeoutBudgetError ||
+        current.code === 'TS_NETWORK' ||
+        current.code === 'TS_UNSAFE_REDIRECT'
         ? current
         : undefined
     }
@@ -57,7 +72,7 @@ export function readApiFailure(error: unknown): ApiFailure | undefined {
   const own = transportFailure(error)
   if (own && own.code !== 'TS_UNSAFE_REDIRECT') {
     // No answer came (or not all of it): a write may have been applied, as after a reset connection.
-    const unsent = own instanceof RequestTimeoutError && own.unsent
+    const unsent = (own instanceof RequestTimeoutError && own.unsent) || own instanceof TimeoutBudgetError
     return {
       status: undefined,
       googleStatus: undefined,
@@ -65,8 +80,8 @@ export function readApiFailure(error: unknown): ApiFailure | undefined {
       reason: undefined,
       retryAfter: undefined,
       networkCode: unsent ? 'UND_ERR_CONNECT_TIMEOUT' : own instanceof RequestTimeoutError ? 'ETIMEDOUT' : 'ECONNRESET',
-      url: own instanceof RequestTimeoutError ? own.url : undefined,
-      method: own instanceof RequestTimeoutError ? own.method : undefined,
+      url: own instanceof RequestTimeoutError || own instanceof TimeoutBudgetError ? own.url : undefined,
+      method: own instanceof RequestTimeoutError || own instanceof TimeoutBudgetError ? own.method : undefined,
       data: undefined,
     }
   }
@@ -138,19 +153,32 @@ export interface ClassifyContext {
   now: number
   quotaWindowMs: number
   random?: () => number
+  /**
+   * Whether the call reads or changes the spreadsheet. A write that timed out after it was sent is not repeated
+   * here: Google may still be applying it (decisions/0015-hung-services.md); its caller checks what it did.
+   * @default what the timed-out request's method and URL say (`sheetsCallKind`)
+   */
+  kind?: 'read' | 'write'
 }
 
-/** Retry verdict for a Sheets call: 429 waits for the quota window, 5xx/408/network back off, the rest is final. */
+/**
+ * Retry verdict for a Sheets call: 429 waits for the quota window, 5xx/408/network back off, a read's timeout
+ * backs off too, a write's timeout and the rest are final.
+ */
 export function classifySheetsFailure(error: unknown, context: ClassifyContext): RetryVerdict {
   // The service-account token request reports a busy token endpoint this way;
   // a TS_SHEETS_API HttpError has already been through its own retries.
   if (error instanceof HttpError && error.code === 'TS_AUTH_FAILED' && (error.status === 429 || error.status >= 500)) {
     return { retry: true, reason: `Google token endpoint answered ${error.status}` }
   }
-  // Timeouts count like a 503 (every Sheets call the backend makes is safe to repeat, or checked first); the deadline ends the run.
+  // A read's timeout counts like a 503. The deadline, and a spent budget for timed-out requests, end the call.
   const own = transportFailure(error)
-  if (own instanceof RequestTimeoutError)
-    return own.limit === 'deadline' ? { retry: false } : { retry: true, reason: `${own.limit} timeout` }
+  if (own instanceof RequestTimeoutError) {
+    if (own.limit === 'deadline' || own.budgetSpent) return { retry: false }
+    // Sent and not answered in time: Google may still be working on it, so a repeat could apply it twice.
+    if (!own.unsent && (context.kind ?? sheetsCallKind(own.method, own.url)) === 'write') return { retry: false }
+    return { retry: true, reason: `${own.limit} timeout` }
+  }
   if (own?.code === 'TS_NETWORK') return { retry: true, reason: 'the connection broke' }
   if (own) return { retry: false }
   const failure = readApiFailure(error)
@@ -175,6 +203,17 @@ export function classifySheetsFailure(error: unknown, context: ClassifyContext):
     return { retry: true, reason: `network error ${failure.networkCode}` }
   }
   return { retry: false }
+}
+
+/** What a failed attempt met, in one line for the person watching: the transport's message, or Google's status. */
+export function describeSheetsFailure(error: unknown): string {
+  const own = transportFailure(error)
+  if (own) return own.message
+  const failure = readApiFailure(error)
+  if (!failure) return error instanceof Error ? error.message : String(error)
+  const where = failure.url ? `${(failure.method ?? 'GET').toUpperCase()} ${redactUrl(failure.url)} ` : ''
+  if (failure.status === undefined) return `${where}failed before an answer: ${failure.networkCode ?? failure.message}`
+  return `${where}answered ${failure.status}${failure.googleStatus ? ` ${failure.googleStatus}` : ''}`
 }
 
 export interface ErrorContext {
