@@ -7,16 +7,18 @@
  * then acts as a careless manager on every column a manager can touch — error
  * values, extreme dates, skipped local times, 50,000-character cells, control
  * characters, formulas, huge numbers, Keys and Bases duplicated, pasted and
- * garbled — until the tab holds `--rows` rows, and runs `import --dry-run`
- * and `import --yes` as subprocesses. A column of its own ("Fuzz", which the
- * tool never writes) follows each row through the run.
+ * garbled, Delete ticked on some damaged rows — until the tab holds `--rows`
+ * rows, and runs `import --dry-run` and `import --yes` as subprocesses. A
+ * column of its own ("Fuzz", which the tool never writes) follows each row
+ * through the run.
  *
  * Four figures per backend, each of which must be 0:
  * - exits whose output calls something a bug ("This is a bug…") or shows a stack trace;
  * - invalid rows without a Status after `import --yes` (invalid: the dry run
  *   says so, or the row holds something no row may hold, by construction);
  * - server writes made from invalid rows (every change the reference server
- *   recorded, traced to the rows holding that Key);
+ *   recorded, traced to the rows holding that Key), a deletion from a ticked
+ *   row that holds a cell the tool cannot read among them;
  * - rows whose content was replaced (an invalid row whose manager cells
  *   changed, a row that vanished without Delete ticked, a row whose Notes or
  *   Tags now say something else than what it asked for, or whose Key changed).
@@ -312,8 +314,13 @@ function garble(exported: Record<string, Scalar>[], server: ReferenceServer, ran
       const n = 1 + Math.floor(random() * 4)
       for (let k = 0; k < n; k++) garbleCell(row, pick(MANAGER_COLUMNS), random, backend, timelines)
       row.ticked = source !== undefined && row.cells['Delete'] === true && row.cells['Key'] === source['Key']
+      // A ticked row whose Key was emptied is a new row discarded whatever it holds (nothing is created), unless its Base is an error value.
+      const keyCell = row.cells['Key']
+      const discarded = row.cells['Delete'] === true && (keyCell === null || keyCell === undefined || String(keyCell).trim() === '')
       // An emptied cell is no fault of a ticked row: emptying the row and ticking Delete is how an activity is removed.
-      const faults = Object.entries(row.columnFaults).filter(([, why]) => !(row.ticked && why === EMPTY))
+      const faults = Object.entries(row.columnFaults).filter(([column, why]) =>
+        discarded ? column === 'Base' : !(row.ticked && why === EMPTY),
+      )
       row.invalidBy.push(...faults.map(([column, why]) => `${column}: ${why}`))
     }
     rows.push(row)
