@@ -271,13 +271,12 @@ describe('export into a Google spreadsheet (Sheets fake), end to end', () => {
       rows.filter((r) => ![victimKey, createdKey].includes(keyOf(r) as string)).map((r) => r.map((c) => c.value))
     expect(untouched(after.rows)).toEqual(untouched(sorted.rows.map((r) => (keyOf(r) === doomedKey ? [] : r))))
     expect(after.rows.some((r) => r.length === 0)).toBe(true)
-    // The read; one more read right before the write, which confirms the rows it writes to are still where
-    // the plan saw them (values.batchGet of the tab, or values.batchGetByDataFilter of the rows' anchors when
-    // the write names the Key column); one value write (update, emptied row) through the confirmed rows; one
-    // batchUpdate that inserts the new row and the Sync log row (the tab ids come from the state's hints):
-    // 4, not one per row.
-    expect(stats).toMatchObject({ total: 4, reads: 2, writes: 2 })
-    expect(stats.byMethod).toMatchObject({ BatchUpdateSpreadsheet: 1, BatchUpdateValuesByDataFilter: 1 })
+    // The read; the claims on the rows the write changes, where the read showed them (one batchUpdate); their
+    // read-back, which confirms each claim sits on its row; one value write (update, emptied row) through the
+    // claims; one batchUpdate that inserts the new row and the Sync log row and removes the claims (the tab ids
+    // come from the state's hints): 5, not one per row.
+    expect(stats).toMatchObject({ total: 5, reads: 2, writes: 3 })
+    expect(stats.byMethod).toMatchObject({ BatchUpdateSpreadsheet: 2, BatchUpdateValuesByDataFilter: 1 })
   })
 
   it('a run killed between the sheet write and the cursor save leaves no duplicate after the rerun', async () => {
@@ -348,10 +347,10 @@ describe('export into a Google spreadsheet (Sheets fake), end to end', () => {
     expect(run.code, run.stderr).toBe(0)
     expect(stats.faultsInjected).toBe(2)
     expect(run.stderr).toMatch(/answered 503/)
-    // The new rows were inserted before the 503: one look (through the new rows' anchors, or a values.batchGet
-    // of the tabs for rows without) instead of inserting them again; the value write (the emptied row) is
-    // simply repeated (it goes to confirmed rows). Reads: the run's, the one that confirms the rows, the look.
-    expect(stats.byMethod).toMatchObject({ BatchUpdateSpreadsheet: 1, BatchUpdateValuesByDataFilter: 2 })
+    // The claims were made before the 503: one look through them instead of claiming again; the value write (the
+    // emptied row) is simply repeated (it goes through the claims). Reads: the run's, the look, the claims'
+    // read-back.
+    expect(stats.byMethod).toMatchObject({ BatchUpdateSpreadsheet: 2, BatchUpdateValuesByDataFilter: 2 })
     expect(stats.reads).toBe(3)
     const summary = onlyRun(run)
     expect(summary.counts).toMatchObject({ created: 1, deleted: 1 })

@@ -5,8 +5,17 @@ import type { Snapshot, TabData } from '../../src/sheets/port.ts'
 import { a1Range, columnIndex, columnLetters, parseGridEcho, parseRangeEcho, quoteTitle } from '../../src/sheets/google/a1.ts'
 import { ROW_FORMAT_FIELDS, type RowFormats } from '../../src/sheets/google/layout.ts'
 import { batchGetParams, cellData, cellFromApi, cellToApi, jsonBytes, packBySize, trimRows } from '../../src/sheets/google/requests.ts'
-import { anchorFilter, createAnchor, ROW_ANCHOR_KEY, ROW_CLAIM_KEY, rowsByAnchor } from '../../src/sheets/google/row-anchors.ts'
-import { appendChunks, planTabs } from '../../src/sheets/google/write.ts'
+import { appendChunks } from '../../src/sheets/google/append-rows.ts'
+import {
+  claimChars,
+  claimFilter,
+  claimKey,
+  claimValues,
+  createClaim,
+  rowsByClaim,
+  sheetClaimsFilter,
+} from '../../src/sheets/google/row-claims.ts'
+import { planTabs } from '../../src/sheets/google/write-targets.ts'
 
 function tab(title: string, rows: TabData['rows'], gridRowCount = 1000): TabData {
   return { title, exists: true, header: ['User', 'Notes', 'Key'], rows, gridRowCount }
@@ -123,15 +132,18 @@ describe('packBySize', () => {
   })
 })
 
-describe('row anchors', () => {
-  it('look a row up by its Key, and anchor a 1-based sheet row', () => {
-    expect(anchorFilter({ metadataKey: ROW_ANCHOR_KEY, value: 'tags-a/1' })).toEqual({
-      developerMetadataLookup: { metadataKey: 'timeline-sheets:row', metadataValue: 'tags-a/1', locationType: 'ROW' },
+describe('row claims', () => {
+  it('carry the sheet id in base 36 as key, so one filter selects every claim on a sheet, and claim a 1-based sheet row', () => {
+    expect(claimKey(7)).toBe('ts.7')
+    expect(claimKey(1_877_059_582)).toBe('ts.v1jwfy')
+    expect(claimFilter({ metadataKey: 'ts.7', value: 'a01' })).toEqual({
+      developerMetadataLookup: { metadataKey: 'ts.7', metadataValue: 'a01', locationType: 'ROW' },
     })
-    expect(createAnchor({ metadataKey: ROW_CLAIM_KEY, value: 'c1' }, 7, 5)).toEqual({
+    expect(sheetClaimsFilter(7)).toEqual({ developerMetadataLookup: { metadataKey: 'ts.7', locationType: 'ROW' } })
+    expect(createClaim({ metadataKey: 'ts.7', value: 'c1' }, 7, 5)).toEqual({
       createDeveloperMetadata: {
         developerMetadata: {
-          metadataKey: 'timeline-sheets:claim',
+          metadataKey: 'ts.7',
           metadataValue: 'c1',
           location: { dimensionRange: { sheetId: 7, dimension: 'ROWS', startIndex: 4, endIndex: 5 } },
           visibility: 'DOCUMENT',
@@ -140,10 +152,22 @@ describe('row anchors', () => {
     })
   })
 
-  it('read an answer back by anchor: each row once, where it is now, with its cells', () => {
-    const k1 = anchorFilter({ metadataKey: ROW_ANCHOR_KEY, value: 'k1' })
-    const k2 = anchorFilter({ metadataKey: ROW_ANCHOR_KEY, value: 'k2' })
-    const rows = rowsByAnchor([
+  it('are short: a claim on the largest sheet id with the millionth value takes at most 15 characters of the budget', () => {
+    const next = claimValues(() => 0.999)
+    let last = ''
+    const seen = new Set<string>()
+    for (let i = 0; i < 1_000_000; i++) {
+      last = next()
+      if (i < 5000) seen.add(last)
+    }
+    expect(seen.size).toBe(5000)
+    expect(claimChars({ metadataKey: claimKey(2 ** 31 - 1), value: last })).toBeLessThanOrEqual(15)
+  })
+
+  it('read an answer back by claim: each row once, where it is now, with its cells', () => {
+    const k1 = claimFilter({ metadataKey: 'ts.7', value: 'k1' })
+    const k2 = claimFilter({ metadataKey: 'ts.7', value: 'k2' })
+    const rows = rowsByClaim([
       { valueRange: { range: 'Activities!A9:L9', values: [['u', 45293, '', 'x']] }, dataFilters: [k1] },
       { valueRange: { range: 'Activities!A3:L3', values: [['v']] }, dataFilters: [k2] },
       { valueRange: { range: 'Activities!A4:L4' }, dataFilters: [k2] },
@@ -152,10 +176,8 @@ describe('row anchors', () => {
         dataFilters: [{ gridRange: { sheetId: 7, startRowIndex: 0, endRowIndex: 1 } }],
       },
     ])
-    expect(rows.get('timeline-sheets:row\u0000k1')).toEqual([
-      { title: 'Activities', row: 9, columnCount: 12, cells: ['u', 45293, null, 'x'] },
-    ])
-    expect(rows.get('timeline-sheets:row\u0000k2')?.map((r) => r.row)).toEqual([3, 4])
+    expect(rows.get('ts.7\u0000k1')).toEqual([{ title: 'Activities', row: 9, columnCount: 12, cells: ['u', 45293, null, 'x'] }])
+    expect(rows.get('ts.7\u0000k2')?.map((r) => r.row)).toEqual([3, 4])
     expect(rows.size).toBe(2)
   })
 })
@@ -238,7 +260,7 @@ describe('appendChunks: rows the tool adds (issue 8 items 10 and 11; issue 11, f
     return t!
   }
 
-  it('inserts after the last data row, formats each column, writes RAW values and anchors each row with a new Key, in one batch', () => {
+  it('inserts after the last data row, formats each column and writes RAW values, in one batch', () => {
     const t = state([['old', 45000, 'n', false, 'k0']])
     const [chunk, ...rest] = appendChunks(
       t,
@@ -292,11 +314,10 @@ describe('appendChunks: rows the tool adds (issue 8 items 10 and 11; issue 11, f
           fields: 'userEnteredValue',
         },
       },
-      createAnchor({ metadataKey: ROW_ANCHOR_KEY, value: 'k1' }, 7, 3),
     ])
   })
 
-  it('never inherits formats from the header row, and anchors no Key the tab or the batch already holds twice', () => {
+  it('never inherits formats from the header row, and puts no developer metadata on new rows', () => {
     const t = state([])
     const [chunk] = appendChunks(
       t,
@@ -312,18 +333,11 @@ describe('appendChunks: rows the tool adds (issue 8 items 10 and 11; issue 11, f
     expect(chunk!.requests[0]).toEqual({
       insertDimension: { range: { sheetId: 7, dimension: 'ROWS', startIndex: 1, endIndex: 4 }, inheritFromBefore: false },
     })
-    expect(
-      chunk!.requests.filter((r) => r.createDeveloperMetadata).map((r) => r.createDeveloperMetadata?.developerMetadata?.metadataValue),
-    ).toEqual(['ok'])
+    expect(chunk!.requests.some((r) => r.createDeveloperMetadata)).toBe(false)
     expect(chunk!.requests.some((r) => r.repeatCell)).toBe(false)
   })
 
-  it('a tab written without keyColumn gets no anchors', () => {
-    const [chunk] = appendChunks(state([], false), [['a', 1, 'n', false, 'k1']], 1, formats, 2_000_000)
-    expect(chunk!.requests.some((r) => r.createDeveloperMetadata)).toBe(false)
-  })
-
-  it('150,000 rows of 12 columns: chunks under the payload limit, rows and anchors contiguous, nothing spread into a call', () => {
+  it('150,000 rows of 12 columns: chunks under the payload limit, rows contiguous, no metadata, nothing spread into a call', () => {
     const wide = [...header, 'F', 'G', 'H', 'I', 'J', 'K', 'L']
     const [t] = planTabs(
       [{ tab: 'Activities', keyColumn: 4, appends: [['x']] }],
@@ -349,23 +363,17 @@ describe('appendChunks: rows the tool adds (issue 8 items 10 and 11; issue 11, f
     const chunks = appendChunks(t!, rows, 1, formats, limit)
     expect(chunks.length).toBeGreaterThan(10)
     let next = 1
-    let anchors = 0
     for (const chunk of chunks) {
       expect(jsonBytes(chunk.requests)).toBeLessThanOrEqual(limit)
       const insert = chunk.requests[0]!.insertDimension!.range!
       expect(insert.startIndex).toBe(next)
       const values = chunk.requests.find((r) => r.updateCells)!.updateCells!
       expect(values.start?.rowIndex).toBe(next)
-      for (const r of chunk.requests) {
-        const at = r.createDeveloperMetadata?.developerMetadata?.location?.dimensionRange?.startIndex
-        if (at === undefined) continue
-        expect(at).toBe(1 + anchors)
-        anchors++
-      }
+      expect(values.rows).toHaveLength(insert.endIndex! - insert.startIndex!)
+      expect(chunk.requests.some((r) => r.createDeveloperMetadata)).toBe(false)
       next = insert.endIndex!
     }
     expect(next).toBe(count + 1)
-    expect(anchors).toBe(count)
   })
 
   it('issue 10: the JSON a chunk carries is its requests, each row serialized once, whatever the text', () => {

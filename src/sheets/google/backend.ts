@@ -18,7 +18,7 @@ import type { Transport } from '../../http/transport.ts'
 import { retry, retryOptions, type RetryEvent, type RetryOptions, type RetryVerdict } from '../../http/retry.ts'
 import type { CellValue, LayoutOptions, ReadOptions, RequestCounts, Snapshot, Spreadsheet, TabData, TabSpec } from '../port.ts'
 import { columnLetters, parseGridEcho, quoteTitle } from './a1.ts'
-import { assemblePartialTab, columnPositions } from './partial-read.ts'
+import { assemblePartialTab, columnPositions, rowsOfKeys } from './partial-read.ts'
 import { sheetsApi } from './api-client.ts'
 import { classifySheetsFailure, readApiFailure, toSheetsError } from './api-errors.ts'
 import type { GoogleSignIn } from './auth.ts'
@@ -34,17 +34,11 @@ import {
   type SpreadsheetState,
 } from './layout.ts'
 import { batchGetParams, cellFromApi, DEFAULT_MAX_PAYLOAD_BYTES, jsonBytes, preserialized } from './requests.ts'
-import { refId, ROW_ANCHOR_KEY, type RowEcho } from './row-anchors.ts'
-import {
-  applyWrite,
-  headerFilter,
-  keyAnchorFilters,
-  readLookUp,
-  StaleSheetIdError,
-  type PriorLookUp,
-  type StructuralOutcome,
-  type WriteDeps,
-} from './write.ts'
+import { headerFilter } from './look-up.ts'
+import { parseRangeEcho } from './a1.ts'
+import { CLAIM_CHARS_PER_SHEET, CLAIM_VALUE_CHARS, claimKey, deleteClaims, LEGACY_ANCHOR_KEYS, type RowEcho } from './row-claims.ts'
+import { applyWrite } from './write.ts'
+import { StaleSheetIdError, type StructuralOutcome, type WriteDeps } from './write-targets.ts'
 
 export interface GooglePaceOptions {
   /** Read requests started per minute. @default 60 */
@@ -83,6 +77,12 @@ export type GoogleSheetsEvent =
   | { type: 'request'; lane: 'read' | 'write'; operation: string; attempt: number }
   | { type: 'retry'; operation: string; attempt: number; delayMs: number; reason: string }
   | { type: 'structural-repeat'; outcome: 'applied' | 'not-applied' }
+  /** Google refused claims on a tab for want of metadata room: the rows are claimed in chunks of at most `chars` characters. */
+  | { type: 'metadata-room'; tab: string; chars: number }
+  /** Row anchors an earlier version left on every row were removed, freeing their metadata room. */
+  | { type: 'legacy-anchors-removed'; count: number }
+  /** A batchUpdate got no answer: it is looked at, before any repeat, once Google can no longer be applying it. */
+  | { type: 'write-unanswered'; waitMs: number }
 
 export interface GoogleSpreadsheetOptions {
   /** The id in the spreadsheet's URL, between `/d/` and `/edit`. */
@@ -97,6 +97,12 @@ export interface GoogleSpreadsheetOptions {
   retry?: Partial<RetryOptions>
   /** Google's quota window; tests with a fast fake clock shorten it. */
   quota?: { windowMs?: number; now?: () => number; random?: () => number }
+  /**
+   * How long Google may go on processing one request (its documented limit, 180 s): a batchUpdate whose answer
+   * never came is looked at, to learn whether it was applied, only once this has passed since it was sent.
+   * @default 180_000
+   */
+  processingWindowMs?: number
   /** Largest request body the backend builds (larger writes are split). @default 2_000_000 */
   maxPayloadBytes?: number
   /** Values of claims on rows without an anchor; tests make them predictable. @default random UUIDs */
@@ -124,6 +130,9 @@ interface Seen<T> {
   writes: number
   at: number
 }
+
+/** Google's documented limit on processing one request ("Usage limits": 180 seconds). */
+export const GOOGLE_PROCESSING_WINDOW_MS = 180_000
 
 /** Retry defaults for Sheets: 7 retries doubling from 0.5 s reach about a minute of back-off for 5xx. */
 export const GOOGLE_RETRY: Partial<RetryOptions> = { limit: 7, baseDelay: 500, backoffLimit: 65_000, jitter: 0.25 }
@@ -163,6 +172,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   const quotaWindowMs = options.quota?.windowMs ?? 60_000
   const now = options.quota?.now ?? Date.now
   const maxPayload = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES
+  const processingWindowMs = options.processingWindowMs ?? GOOGLE_PROCESSING_WINDOW_MS
   const sheetIds = new Map<string, number>()
   const columnCounts = new Map<string, number>()
   /** Each tab's header names as last read here or in an earlier run (hints): where to find a column without reading row 1 first. */
@@ -204,6 +214,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
       const verdict = classifySheetsFailure(error, {
         now: now(),
         quotaWindowMs,
+        kind: lane,
         ...(options.quota?.random ? { random: options.quota.random } : {}),
       })
       // A 429 stops the whole lane, so queued calls do not spend the next window too.
@@ -305,9 +316,6 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     return result
   }
 
-  /** Anchors a read looked up along with the tabs, by the snapshot it returned, and the writes made until then. */
-  const priorLookUps = new WeakMap<Snapshot, { prior: PriorLookUp; writes: number; at: number }>()
-
   const read: Spreadsheet['read'] = async (tabs, readOptions = {}) => {
     const unique = [...new Set(tabs)]
     const result: Snapshot = { tabs: {} }
@@ -316,8 +324,8 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     // overwritten: new rows are inserted.
     const made = readMadeTabs(unique)
     if (made) return made
-    const withAnchors = await readWithAnchors(unique, readOptions)
-    if (withAnchors) return withAnchors
+    const partial = await readPartial(unique, readOptions)
+    if (partial) return partial
     const headerOnly = new Set(readOptions.headerOnly ?? [])
     const readPresent = async (): Promise<Map<string, TabData>> => {
       const existing = await refreshSheetIds()
@@ -342,8 +350,16 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     return result
   }
 
-  /** One spreadsheets.batchUpdate; a failure tells `lost` whether it may have been applied all the same (its answer lost). */
-  const batchUpdate = async (requests: sheets_v4.Schema$Request[], attempt: number, lost: (maybe: boolean) => void, json?: string) => {
+  /**
+   * One spreadsheets.batchUpdate; a failure tells `lost` whether it may have been applied all the same (its answer
+   * lost), and whether no answer came at all (Google may then still be applying it).
+   */
+  const batchUpdate = async (
+    requests: sheets_v4.Schema$Request[],
+    attempt: number,
+    lost: (maybe: boolean, unanswered: boolean) => void,
+    json?: string,
+  ) => {
     try {
       // The replies (an echo of every anchor created) are not used: `fields` leaves them out of the answer.
       const body = preserialized({ requests }, json)
@@ -351,55 +367,39 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
         api.spreadsheets.batchUpdate({ spreadsheetId, fields: 'spreadsheetId', requestBody: body.requestBody }, body.options),
       )
     } catch (error) {
-      lost(answerMayBeLost(error))
+      lost(answerMayBeLost(error), noAnswerCame(error))
       throw error
     }
   }
 
   /**
-   * The tabs and, in the same `values.batchGetByDataFilter`, the rows the caller expects to write, through
-   * their anchors: the write on this snapshot then confirms them from this answer instead of reading them
-   * back. Undefined (the caller reads as usual) when that cannot be done in one request.
+   * An incremental export's read: the columns it needs of every row (`rowsToWrite.everyRow`) and the other tabs
+   * whole in one `values.batchGetByDataFilter`, then the rows it expects to write, whole, by position in a
+   * second one; each must still hold its Key there. Undefined (the caller reads the whole tabs) when that cannot
+   * be done in two requests or the rows moved in between.
    */
-  const readWithAnchors = async (tabs: string[], readOptions: ReadOptions): Promise<Snapshot | undefined> => {
+  const readPartial = async (tabs: string[], readOptions: ReadOptions): Promise<Snapshot | undefined> => {
     const want = readOptions.rowsToWrite
     const sheetId = want ? sheetIds.get(want.tab) : undefined
-    if (!want || sheetId === undefined || !tabs.includes(want.tab) || (readOptions.headerOnly?.length ?? 0) > 0) return undefined
+    if (!want?.everyRow || sheetId === undefined || !tabs.includes(want.tab) || (readOptions.headerOnly?.length ?? 0) > 0) return undefined
     const keys = [...new Set(want.keys)]
     if (keys.length === 0 || keys.length > MAX_ROWS_TO_WRITE) return undefined
     // The columns every row is needed for, where the header seen last shows them (checked again in the answer).
-    const names = want.everyRow ? [want.everyRow.key, ...want.everyRow.others] : []
-    const columns = names.length > 0 ? columnPositions(headersSeen.get(want.tab), names) : undefined
+    const names = [want.everyRow.key, ...want.everyRow.others]
+    const columns = columnPositions(headersSeen.get(want.tab), names)
+    if (!columns) return undefined
     const ranges = tabs.flatMap((title): { title: string; column: number | undefined; a1Range: string }[] =>
-      title === want.tab && columns
+      title === want.tab
         ? columns.map((column) => ({ title, column, a1Range: `${quoteTitle(title)}!${columnLetters(column)}:${columnLetters(column)}` }))
         : [{ title, column: undefined, a1Range: quoteTitle(title) }],
     )
-    const dataFilters = [...ranges.map((r) => ({ a1Range: r.a1Range })), headerFilter(sheetId), ...keyAnchorFilters(keys)]
-    if (jsonBytes(dataFilters) > maxPayload) return undefined
-    const writesBefore = counts.writes
-    let data: sheets_v4.Schema$BatchGetValuesByDataFilterResponse
-    try {
-      const body = preserialized({
-        dataFilters,
-        majorDimension: 'ROWS',
-        valueRenderOption: 'FORMULA',
-        dateTimeRenderOption: 'SERIAL_NUMBER',
-      })
-      data = await call('read', 'values.batchGetByDataFilter', () =>
-        api.spreadsheets.values.batchGetByDataFilter({ spreadsheetId, requestBody: body.requestBody }, body.options),
-      )
-    } catch (error) {
-      // A missing tab or a stale id fails the whole request: the plain read finds out which.
-      if (error instanceof HttpError && error.status === 400) return undefined
-      throw error
-    }
-    const matched = Array.isArray(data?.valueRanges) ? data.valueRanges : []
+    const first = await dataFilterRead([...ranges.map((r) => ({ a1Range: r.a1Range })), headerFilter(sheetId)])
+    if (!first) return undefined
     const result: Snapshot = { tabs: {} }
     const columnValues = new Map<number, CellValue[]>()
     let partialRows = 0
     let header: CellValue[] | undefined
-    for (const range of matched) {
+    for (const range of first) {
       if (typeof range.valueRange?.range !== 'string') continue
       const values = (range.valueRange.values ?? []).map((row) => row.map(cellFromApi))
       for (const filter of range.dataFilters ?? []) {
@@ -427,32 +427,59 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
         }
       }
     }
-    const answer = readLookUp(matched)
-    if (columns) {
-      const anchored = new Map<string, RowEcho[]>()
-      for (const key of keys) anchored.set(key, answer.rows.get(refId({ metadataKey: ROW_ANCHOR_KEY, value: key })) ?? [])
-      const tab =
-        header && columns.every((column) => columnValues.has(column))
-          ? assemblePartialTab({
-              title: want.tab,
-              header,
-              columns,
-              names,
-              values: columns.map((column) => columnValues.get(column)!),
-              gridRowCount: partialRows,
-              keyColumn: 0,
-              keys,
-              anchored,
-            })
-          : undefined
-      if (!tab) return undefined
-      headersSeen.set(want.tab, headerNames(tab.header))
-      result.tabs[want.tab] = tab
+    if (!header || !columns.every((column) => columnValues.has(column))) return undefined
+    const answer = {
+      title: want.tab,
+      header,
+      columns,
+      names,
+      values: columns.map((column) => columnValues.get(column)!),
+      gridRowCount: partialRows,
+      keyColumn: 0,
+      keys,
     }
+    // The rows of the wanted Keys, whole, where the columns showed them.
+    const wanted = rowsOfKeys(answer)
+    if (!wanted) return undefined
+    const whole = new Map<string, RowEcho[]>()
+    if (wanted.size > 0) {
+      const byRange = new Map([...wanted].map(([key, row]) => [`${quoteTitle(want.tab)}!${row}:${row}`, key]))
+      const second = await dataFilterRead([...byRange.keys()].map((a1Range) => ({ a1Range })))
+      if (!second) return undefined
+      for (const range of second) {
+        const key = byRange.get(range.dataFilters?.[0]?.a1Range ?? '')
+        if (key === undefined || typeof range.valueRange?.range !== 'string') continue
+        const echo = parseRangeEcho(range.valueRange.range)
+        const cells = (range.valueRange.values?.[0] ?? []).map(cellFromApi)
+        whole.set(key, [{ title: echo.title, row: echo.startRow, columnCount: echo.endColumn + 1, cells }])
+      }
+    }
+    const tab = assemblePartialTab({ ...answer, whole })
+    if (!tab) return undefined
+    headersSeen.set(want.tab, headerNames(tab.header))
+    result.tabs[want.tab] = tab
     if (tabs.some((title) => !result.tabs[title])) return undefined
-    const prior: PriorLookUp = { tab: want.tab, keys: new Set(keys), answer }
-    priorLookUps.set(result, { prior, writes: writesBefore, at: now() })
     return result
+  }
+
+  /** One `values.batchGetByDataFilter`; undefined when Google refuses it (a missing tab, a stale id: the plain read finds out which). */
+  const dataFilterRead = async (dataFilters: sheets_v4.Schema$DataFilter[]): Promise<sheets_v4.Schema$MatchedValueRange[] | undefined> => {
+    if (jsonBytes(dataFilters) > maxPayload) return undefined
+    try {
+      const body = preserialized({
+        dataFilters,
+        majorDimension: 'ROWS',
+        valueRenderOption: 'FORMULA',
+        dateTimeRenderOption: 'SERIAL_NUMBER',
+      })
+      const data = await call('read', 'values.batchGetByDataFilter', () =>
+        api.spreadsheets.values.batchGetByDataFilter({ spreadsheetId, requestBody: body.requestBody }, body.options),
+      )
+      return Array.isArray(data?.valueRanges) ? data.valueRanges : []
+    } catch (error) {
+      if (error instanceof HttpError && error.status === 400) return undefined
+      throw error
+    }
   }
 
   /**
@@ -468,8 +495,17 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     json?: string,
   ): Promise<void> => {
     let answerLost = false
+    let unanswered = false
+    let sentAt = 0
     await withRetry('write', 'spreadsheets.batchUpdate', async (attempt) => {
       if (answerLost) {
+        // Google may take up to its processing limit over a request: a look before that has passed could find the
+        // batch not applied yet while it still is being applied, and a repeat would add its rows twice.
+        const wait = unanswered ? sentAt + processingWindowMs - now() : 0
+        if (wait > 0) {
+          options.log?.({ type: 'write-unanswered', waitMs: wait })
+          await sleep(wait)
+        }
         const outcome = await check()
         if (outcome === 'diverged') {
           throw new TimelineSheetsError(
@@ -483,8 +519,59 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
         options.log?.({ type: 'structural-repeat', outcome })
         if (outcome === 'applied') return
       }
-      await batchUpdate(requests, attempt, (lost) => (answerLost = lost), json)
+      sentAt = now()
+      await batchUpdate(
+        requests,
+        attempt,
+        (lost, noAnswer) => {
+          answerLost = lost
+          unanswered = noAnswer
+        },
+        json,
+      )
     })
+  }
+
+  /** Characters of claims a write may keep on each sheet, where Google found less room than `CLAIM_CHARS_PER_SHEET`. */
+  const claimRooms = new Map<number, number>()
+  let legacyLooked = false
+  const claimRoomRefused = async (tab: string, sheetId: number, chars: number): Promise<void> => {
+    // Row anchors an earlier version kept on every row fill the budget, and nothing reads them any more.
+    if (!legacyLooked) {
+      legacyLooked = true
+      const found = await call('read', 'developerMetadata.search', () =>
+        api.spreadsheets.developerMetadata.search({
+          spreadsheetId,
+          requestBody: { dataFilters: LEGACY_ANCHOR_KEYS.map((metadataKey) => ({ developerMetadataLookup: { metadataKey } })) },
+        }),
+      )
+      const matched = found?.matchedDeveloperMetadata ?? []
+      const keys = LEGACY_ANCHOR_KEYS.filter((key) => matched.some((m) => m.developerMetadata?.metadataKey === key))
+      if (keys.length > 0) {
+        await structuralBatch(
+          keys.map((metadataKey) => deleteClaims({ developerMetadataLookup: { metadataKey } })),
+          async () => 'not-applied',
+          [tab],
+        )
+        options.log?.({ type: 'legacy-anchors-removed', count: matched.length })
+        return
+      }
+    }
+    const oneClaim = claimKey(sheetId).length + CLAIM_VALUE_CHARS
+    if (chars <= oneClaim) {
+      throw new TimelineSheetsError(
+        'TS_SHEETS_API',
+        `Google has no room left for developer metadata on the tab "${tab}" of spreadsheet ${spreadsheetId}: rows already in the tab cannot be updated safely, so none was`,
+        {
+          hint:
+            'Each sheet holds at most 30,000 characters of developer metadata, shared by every add-on and script; the tool needs a few hundred for the rows it updates, and none between runs. ' +
+            'Remove metadata you no longer need (`timeline-sheets doctor --write-test` shows how much is free), then run again.',
+        },
+      )
+    }
+    const room = Math.max(oneClaim, Math.floor(chars / 2))
+    if (!claimRooms.has(sheetId)) options.log?.({ type: 'metadata-room', tab, chars: room })
+    claimRooms.set(sheetId, room)
   }
 
   const knownSheetIds = async (tabs: readonly string[]): Promise<Map<string, number>> => {
@@ -515,18 +602,16 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     setColumnCount: (tab, count) => void columnCounts.set(tab, count),
     rowFormats: (tab) => rowFormats.get(tab),
     maxPayloadBytes: maxPayload,
+    claimRoom: (sheetId) => claimRooms.get(sheetId) ?? CLAIM_CHARS_PER_SHEET,
+    claimRoomRefused,
     ...(options.claimValue ? { claimValue: options.claimValue } : {}),
   }
 
   const write: Spreadsheet['write'] = async (writes, basis) => {
     const effective = writes.filter((w) => (w.updates?.length ?? 0) + (w.appends?.length ?? 0) + (w.deleteRows?.length ?? 0) > 0)
     if (effective.length === 0) return { appended: {}, skipped: [] }
-    // Rows the basis read confirmed through their anchors stand as confirmed only while nothing was written
-    // since, and only for a few seconds, which bounds the gap in which a cell typed meanwhile is not seen.
-    const prior = priorLookUps.get(basis)
-    const confirmed = prior && prior.writes === counts.writes && now() - prior.at <= CONFIRMED_FOR_MS ? prior.prior : undefined
     try {
-      return await applyWrite(writeDeps, effective, basis, confirmed)
+      return await applyWrite(writeDeps, effective, basis)
     } catch (error) {
       // Tab ids from an earlier run's hints may be stale (a tab deleted and made again): learn them afresh, once.
       const stale =
@@ -656,6 +741,12 @@ const hintsSchema = z.object({
 /** A header row's names; a cell that is not text names nothing. */
 function headerNames(cells: readonly CellValue[]): (string | null)[] {
   return cells.map((cell) => (typeof cell === 'string' ? cell : null))
+}
+
+/** No answer came, though the request may have reached Google: a timeout after sending, a dropped connection. */
+function noAnswerCame(error: unknown): boolean {
+  const failure = readApiFailure(error)
+  return failure !== undefined && failure.status === undefined && failure.networkCode !== 'UND_ERR_CONNECT_TIMEOUT'
 }
 
 /** A 429 is refused before any work; a 5xx or a dropped connection may come after the change was applied. */

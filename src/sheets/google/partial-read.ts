@@ -2,15 +2,16 @@
  * An incremental export needs two columns of every row (Key and Base: which
  * rows exist, which look restored from a copy) and every cell only of the rows
  * it is about to write. At 100,000 rows the whole tab is about 20 MB of JSON;
- * those two columns are a fifth of it, and the rows to write come whole through
- * their anchors in the same request. This assembles such an answer into a tab
+ * those two columns are a fifth of it, and the rows to write come whole by
+ * position in a second request. This assembles such an answer into a tab
  * marked `partial`, or says it cannot (the caller then reads the whole tab):
- * only when every row that shows a wanted Key is the one its anchor found can
- * the plan see all it needs (decisions/0008-what-an-incremental-run-touches.md).
+ * only when every row that shows a wanted Key was read whole there, still
+ * holding that Key, can the plan see all it needs
+ * (decisions/0008-what-an-incremental-run-touches.md).
  */
 import { keyText } from '../../core/row-identity.ts'
 import type { CellValue, TabData } from '../port.ts'
-import type { RowEcho } from './row-anchors.ts'
+import type { RowEcho } from './row-claims.ts'
 
 /** The 0-based positions of `names` in `header`, or undefined when one is missing or named twice. */
 export function columnPositions(header: readonly (string | null)[] | undefined, names: readonly string[]): number[] | undefined {
@@ -37,12 +38,12 @@ export interface PartialAnswer {
   /** Position of the Key column among `columns`. */
   keyColumn: number
   keys: readonly string[]
-  /** The rows each wanted Key's anchor found, by Key. */
-  anchored: ReadonlyMap<string, readonly RowEcho[]>
+  /** The rows read whole for each wanted Key, by Key. */
+  whole: ReadonlyMap<string, readonly RowEcho[]>
 }
 
-/** The tab as the plan may see it, or undefined when the answer does not show all it needs. */
-export function assemblePartialTab(answer: PartialAnswer): TabData | undefined {
+/** The columns' answer as rows of cells (trailing empties trimmed, as Google trims), or undefined when row 1 moved. */
+function columnRows(answer: Omit<PartialAnswer, 'whole'>): CellValue[][] | undefined {
   const { header, columns, names } = answer
   if (columns.some((column, i) => header[column] !== names[i])) return undefined
   const rows: CellValue[][] = []
@@ -57,21 +58,38 @@ export function assemblePartialTab(answer: PartialAnswer): TabData | undefined {
       row[at] = cell
     }
   })
-  const keyAt = columns[answer.keyColumn]!
-  const rowsOfKey = new Map<string, number[]>()
+  return rows
+}
+
+/** Sheet rows of the wanted Keys the columns show, by Key; undefined when one shows on two rows (only the whole tab shows what the plan needs). */
+export function rowsOfKeys(answer: Omit<PartialAnswer, 'whole'>): Map<string, number> | undefined {
+  const rows = columnRows(answer)
+  if (!rows) return undefined
+  const keyAt = answer.columns[answer.keyColumn]!
   const wanted = new Set(answer.keys)
-  rows.forEach((cells, i) => {
-    const key = keyText(cells, keyAt)
-    if (key === undefined || !wanted.has(key)) return
-    rowsOfKey.set(key, [...(rowsOfKey.get(key) ?? []), i + 2])
-  })
-  for (const [key, rowNumbers] of rowsOfKey) {
-    // Two rows with one Key, or a row its anchor does not find: only the whole tab shows what the plan needs.
-    const found = answer.anchored.get(key) ?? []
-    if (rowNumbers.length !== 1 || found.length !== 1) return undefined
-    const echo = found[0]!
-    if (echo.title !== answer.title || echo.row !== rowNumbers[0] || keyText(echo.cells, keyAt) !== key) return undefined
-    rows[echo.row - 2] = [...echo.cells]
+  const out = new Map<string, number>()
+  for (let i = 0; i < rows.length; i++) {
+    const key = keyText(rows[i]!, keyAt)
+    if (key === undefined || !wanted.has(key)) continue
+    if (out.has(key)) return undefined
+    out.set(key, i + 2)
   }
-  return { title: answer.title, exists: true, header: [...header], rows, gridRowCount: answer.gridRowCount, partial: true }
+  return out
+}
+
+/** The tab as the plan may see it, or undefined when the answer does not show all it needs. */
+export function assemblePartialTab(answer: PartialAnswer): TabData | undefined {
+  const rows = columnRows(answer)
+  const wanted = rowsOfKeys(answer)
+  if (!rows || !wanted) return undefined
+  const keyAt = answer.columns[answer.keyColumn]!
+  for (const [key, row] of wanted) {
+    // A row read whole elsewhere, or no longer holding its Key there: the rows moved between the two reads.
+    const found = answer.whole.get(key) ?? []
+    if (found.length !== 1) return undefined
+    const echo = found[0]!
+    if (echo.title !== answer.title || echo.row !== row || keyText(echo.cells, keyAt) !== key) return undefined
+    rows[row - 2] = [...echo.cells]
+  }
+  return { title: answer.title, exists: true, header: [...answer.header], rows, gridRowCount: answer.gridRowCount, partial: true }
 }

@@ -1,0 +1,136 @@
+/**
+ * Row claims (decisions/0003-rows-that-move.md): row-located developer
+ * metadata that moves with its row when people sort, insert or delete rows, so
+ * a value write through it lands on that row wherever the row is by then.
+ *
+ * Google counts every character of a metadata's key and value against a budget
+ * of 30,000 per sheet ("Metadata storage limits"), shared with every add-on
+ * and script on the spreadsheet. So a claim is short (`ts.` and the sheet id
+ * in base 36 as key, a few characters as value), lives for one write, and a
+ * write claims its rows a chunk at a time. Pure builders of the filters and
+ * requests, and readers of what Google echoes.
+ */
+import type { sheets_v4 } from '@googleapis/sheets'
+import type { CellValue } from '../port.ts'
+import { parseRangeEcho } from './a1.ts'
+import { cellFromApi } from './requests.ts'
+
+/** Characters of claims a write keeps on one sheet at any moment: a third of Google's 30,000, as others share it. */
+export const CLAIM_CHARS_PER_SHEET = 10_000
+
+/** Characters a claim's value may take (two random, then a base-36 counter): what a chunk reserves per row. */
+export const CLAIM_VALUE_CHARS = 6
+
+/** Keys of the row anchors earlier versions kept on every row; they are removed when a sheet's budget runs short. */
+export const LEGACY_ANCHOR_KEYS: readonly string[] = ['timeline-sheets:row', 'timeline-sheets:claim']
+
+/** Names one claim: unique per sheet while the write lasts. */
+export interface ClaimRef {
+  metadataKey: string
+  value: string
+}
+
+/** The key every claim on one sheet carries, so one filter removes them all. */
+export function claimKey(sheetId: number): string {
+  return `ts.${sheetId.toString(36)}`
+}
+
+/** What a claim counts against its sheet's metadata budget. */
+export function claimChars(ref: ClaimRef): number {
+  return ref.metadataKey.length + ref.value.length
+}
+
+/**
+ * The DataFilter that selects the row(s) a claim sits on. It names no tab: a
+ * lookup by key and value is the documented core of the API, while how a sheet
+ * location matches its rows is not spelled out. A copy of the tab that carried
+ * the claim along would be selected too, so a write goes through a filter only
+ * after a read through it showed exactly one row, in the right tab.
+ */
+export function claimFilter(ref: ClaimRef): sheets_v4.Schema$DataFilter {
+  return { developerMetadataLookup: { metadataKey: ref.metadataKey, metadataValue: ref.value, locationType: 'ROW' } }
+}
+
+/** The DataFilter that selects every claim on one sheet (this write's, and any a killed run left). */
+export function sheetClaimsFilter(sheetId: number): sheets_v4.Schema$DataFilter {
+  return { developerMetadataLookup: { metadataKey: claimKey(sheetId), locationType: 'ROW' } }
+}
+
+/** The request that claims sheet row `row` (1-based) of a tab. */
+export function createClaim(ref: ClaimRef, sheetId: number, row: number): sheets_v4.Schema$Request {
+  return {
+    createDeveloperMetadata: {
+      developerMetadata: {
+        metadataKey: ref.metadataKey,
+        metadataValue: ref.value,
+        location: { dimensionRange: { sheetId, dimension: 'ROWS', startIndex: row - 1, endIndex: row } },
+        visibility: 'DOCUMENT',
+      },
+    },
+  }
+}
+
+/** The request that deletes the metadata a filter selects. */
+export function deleteClaims(filter: sheets_v4.Schema$DataFilter): sheets_v4.Schema$Request {
+  return { deleteDeveloperMetadata: { dataFilter: filter } }
+}
+
+/** The claim a filter looks up, read back from the filter Google echoes; undefined for other filters. */
+export function refOfFilter(filter: sheets_v4.Schema$DataFilter): ClaimRef | undefined {
+  const lookup = filter.developerMetadataLookup
+  if (typeof lookup?.metadataKey !== 'string' || typeof lookup.metadataValue !== 'string') return undefined
+  return { metadataKey: lookup.metadataKey, value: lookup.metadataValue }
+}
+
+/** `metadataKey \u0000 value`: one map key per claim. */
+export function refId(ref: ClaimRef): string {
+  return `${ref.metadataKey}\u0000${ref.value}`
+}
+
+/**
+ * Values for one write's claims: two random base-36 characters, so a claim a
+ * killed run left behind is unlikely to share a value, then a counter.
+ */
+export function claimValues(random: () => number = Math.random): () => string {
+  const token = Math.floor(random() * 36 * 36)
+    .toString(36)
+    .padStart(2, '0')
+  let next = 0
+  return () => `${token}${(next++).toString(36)}`
+}
+
+/** One row a data-filter read returned: where it is now and what it holds. */
+export interface RowEcho {
+  title: string
+  /** 1-based sheet row, now. */
+  row: number
+  /** Columns in the grid: the width a value write through the claim may use. */
+  columnCount: number
+  /** Its cells as read (FORMULA rendering, trailing empties trimmed). */
+  cells: CellValue[]
+}
+
+/**
+ * Reads `values.batchGetByDataFilter`'s answer into the rows each claim
+ * selected, by claim; a row selected twice (two claims with the same value
+ * on one row) counts once. Ranges that are not single rows are left out.
+ */
+export function rowsByClaim(valueRanges: readonly sheets_v4.Schema$MatchedValueRange[]): Map<string, RowEcho[]> {
+  const out = new Map<string, RowEcho[]>()
+  for (const matched of valueRanges) {
+    const range = matched.valueRange?.range
+    if (typeof range !== 'string') continue
+    const echo = parseRangeEcho(range)
+    if (echo.startRow !== echo.endRow || echo.startColumn !== 0) continue
+    const cells = (matched.valueRange?.values?.[0] ?? []).map(cellFromApi)
+    const row: RowEcho = { title: echo.title, row: echo.startRow, columnCount: echo.endColumn + 1, cells }
+    for (const filter of matched.dataFilters ?? []) {
+      const ref = refOfFilter(filter)
+      if (!ref) continue
+      const list = out.get(refId(ref)) ?? []
+      if (!list.some((r) => r.title === row.title && r.row === row.row)) list.push(row)
+      out.set(refId(ref), list)
+    }
+  }
+  return out
+}
