@@ -92,14 +92,16 @@ describe('the import graph of src', () => {
     expect(up).toEqual([])
   })
 
-  it('says at the top of every file over 300 lines why it is one file', () => {
-    const unexplained: string[] = []
+  // Files still over the cap, each held at its size until it is split by concept.
+  const STILL_OVER: Record<string, number> = { 'core/rows.ts': 1203, 'core/time.ts': 755, 'sheets/google/layout.ts': 614 }
+
+  it('holds no source file over 600 lines: a module is one concept', () => {
+    const over: string[] = []
     for (const file of g.keys()) {
-      const text = readFileSync(file, 'utf8')
-      const lines = text.split('\n').length
-      const header = /^\/\*\*[\s\S]*?\*\//.exec(text)?.[0] ?? ''
-      if (lines > 300 && !/Longer than most files because/.test(header)) unexplained.push(`${rel(file)} (${lines} lines)`)
+      const lines = readFileSync(file, 'utf8').split('\n').length - 1
+      const allowed = STILL_OVER[rel(file)] ?? 600
+      if (lines > allowed) over.push(`${rel(file)} (${lines} lines)`)
     }
-    expect(unexplained).toEqual([])
+    expect(over).toEqual([])
   })
 })

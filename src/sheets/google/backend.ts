@@ -1,14 +1,13 @@
 /**
  * The Google Sheets backend of the spreadsheet port. Request economy first:
- * a read is one `values.batchGet`; a write reads the rows it addresses back
- * through their row anchors and writes through them (write.ts,
+ * a read is one `values.batchGet`; a write claims the rows it changes, reads
+ * them back through the claims and writes through them (write.ts,
  * decisions/0003-rows-that-move.md); an unchanged layout is one
  * `spreadsheets.get`. googleapis' own retries are off; the one retry policy
  * (src/http/retry.ts) runs over two pace lanes, reads and writes, each held
- * for the quota window after a 429.
- *
- * Longer than most files because it is the port for Google: every call goes through one send, one retry and
- * one pace here; the layout and write algorithms are in their own files.
+ * for the quota window after a 429. Every call goes through one send, one
+ * retry and one pace here; the reads, the layout and the write are in their
+ * own files.
  */
 import type { sheets_v4 } from '@googleapis/sheets'
 import { z } from 'zod'
@@ -16,9 +15,12 @@ import { HttpError, TimelineSheetsError } from '../../errors.ts'
 import { createPace, type Pace } from '../../http/pace.ts'
 import type { Transport } from '../../http/transport.ts'
 import { retry, retryOptions, type RetryEvent, type RetryOptions, type RetryVerdict } from '../../http/retry.ts'
-import type { CellValue, LayoutOptions, ReadOptions, RequestCounts, Snapshot, Spreadsheet, TabData, TabSpec } from '../port.ts'
-import { columnLetters, parseGridEcho, quoteTitle } from './a1.ts'
-import { assemblePartialTab, columnPositions, rowsOfKeys } from './partial-read.ts'
+import type { CellValue, LayoutOptions, RequestCounts, Snapshot, Spreadsheet, TabData, TabSpec } from '../port.ts'
+import { quoteTitle } from './a1.ts'
+import { headerNames } from './partial-read.ts'
+import { rangeRows, tabsFromBatchGet } from './batch-get.ts'
+import { type PartialReadDeps, readPartial } from './incremental-read.ts'
+import { createClaimRooms } from './claim-rooms.ts'
 import { sheetsApi } from './api-client.ts'
 import { classifySheetsFailure, readApiFailure, toSheetsError } from './api-errors.ts'
 import type { GoogleSignIn } from './auth.ts'
@@ -33,10 +35,7 @@ import {
   type RowFormats,
   type SpreadsheetState,
 } from './layout.ts'
-import { batchGetParams, cellFromApi, DEFAULT_MAX_PAYLOAD_BYTES, jsonBytes, preserialized } from './requests.ts'
-import { headerFilter } from './look-up.ts'
-import { parseRangeEcho } from './a1.ts'
-import { CLAIM_CHARS_PER_SHEET, CLAIM_VALUE_CHARS, claimKey, deleteClaims, LEGACY_ANCHOR_KEYS, type RowEcho } from './row-claims.ts'
+import { batchGetParams, DEFAULT_MAX_PAYLOAD_BYTES, preserialized } from './requests.ts'
 import { applyWrite } from './write.ts'
 import { StaleSheetIdError, type StructuralOutcome, type WriteDeps } from './write-targets.ts'
 
@@ -105,7 +104,7 @@ export interface GoogleSpreadsheetOptions {
   processingWindowMs?: number
   /** Largest request body the backend builds (larger writes are split). @default 2_000_000 */
   maxPayloadBytes?: number
-  /** Values of claims on rows without an anchor; tests make them predictable. @default random UUIDs */
+  /** Values of claims; tests make them predictable. @default two random base-36 characters and a counter, per write */
   claimValue?: () => string
   /**
    * The way to the network: the timeouts, and a bearer token never follows a
@@ -115,8 +114,6 @@ export interface GoogleSpreadsheetOptions {
   log?: (event: GoogleSheetsEvent) => void
 }
 
-/** Most rows a read confirms through their anchors in passing (`rowsToWrite`); more are read back by the write. */
-const MAX_ROWS_TO_WRITE = 5_000
 /**
  * How long rows a read confirmed in passing stay confirmed for the write planned on it: the gap in which a
  * person's typing into a cell the write sets is not seen. A write later than this reads its rows back. The
@@ -137,30 +134,11 @@ export const GOOGLE_PROCESSING_WINDOW_MS = 180_000
 /** Retry defaults for Sheets: 7 retries doubling from 0.5 s reach about a minute of back-off for 5xx. */
 export const GOOGLE_RETRY: Partial<RetryOptions> = { limit: 7, baseDelay: 500, backoffLimit: 65_000, jitter: 0.25 }
 
-// The values are checked by `rowsFromApi` as they are converted: a schema for them copied a big tab's every row
-// and looked at its every cell once more before the conversion did the same.
-const valueRangeSchema = z.object({ range: z.string(), values: z.unknown().optional() })
-const batchGetSchema = z.object({ valueRanges: z.array(valueRangeSchema).optional() })
 const sheetListSchema = z.object({
   sheets: z
     .array(z.object({ properties: z.object({ sheetId: z.number().optional(), title: z.string() }).passthrough() }).passthrough())
     .optional(),
 })
-
-/** A value range's rows as cells, or undefined when they are not rows of cells (absent: no rows, as Google trims). */
-function rowsFromApi(values: unknown): CellValue[][] | undefined {
-  if (values === undefined) return []
-  if (!Array.isArray(values)) return undefined
-  const rows: CellValue[][] = new Array(values.length)
-  for (let r = 0; r < values.length; r++) {
-    const row: unknown = values[r]
-    if (!Array.isArray(row)) return undefined
-    const cells: CellValue[] = new Array(row.length)
-    for (let c = 0; c < row.length; c++) cells[c] = cellFromApi(row[c])
-    rows[r] = cells
-  }
-  return rows
-}
 
 /** The Google Sheets backend for one spreadsheet. */
 export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spreadsheet {
@@ -249,32 +227,12 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   }
 
   const toTabs = (tabs: string[], data: unknown, headerOnly: ReadonlySet<string>): Map<string, TabData> => {
-    const parsed = batchGetSchema.safeParse(data)
-    const rowsOfRanges = parsed.success ? (parsed.data.valueRanges ?? []).map((range) => rowsFromApi(range.values)) : []
-    if (!parsed.success || rowsOfRanges.length !== tabs.length || rowsOfRanges.includes(undefined)) {
-      throw new TimelineSheetsError(
-        'TS_RESPONSE_INVALID',
-        `Google Sheets answered values.batchGet for spreadsheet ${spreadsheetId} without one value range (rows of cells) per tab`,
-        {
-          hint: 'The Sheets API answered in a shape this version does not understand.',
-        },
-      )
+    const read = tabsFromBatchGet(spreadsheetId, tabs, data, headerOnly)
+    for (const [title, tab] of read) {
+      columnCounts.set(title, tab.columnCount)
+      headersSeen.set(title, headerNames(tab.data.header))
     }
-    const out = new Map<string, TabData>()
-    parsed.data.valueRanges!.forEach((range, i) => {
-      const title = tabs[i]!
-      const grid = parseGridEcho(range.range)
-      columnCounts.set(title, grid.columnCount)
-      const values = rowsOfRanges[i]!
-      headersSeen.set(title, headerNames(values[0] ?? []))
-      if (headerOnly.has(title)) {
-        // Row 1 only: the grid's height is not known from this answer.
-        out.set(title, { title, exists: true, header: values[0] ?? [], rows: [], gridRowCount: 1, headerOnly: true })
-        return
-      }
-      out.set(title, { title, exists: true, header: values[0] ?? [], rows: values.slice(1), gridRowCount: grid.rowCount })
-    })
-    return out
+    return new Map([...read].map(([title, tab]) => [title, tab.data]))
   }
 
   const getSpreadsheet = async (fields: string): Promise<sheets_v4.Schema$Spreadsheet> => {
@@ -316,6 +274,17 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     return result
   }
 
+  const partialDeps: PartialReadDeps = {
+    ids: sheetIds,
+    headersSeen,
+    columnCounts,
+    maxPayload,
+    batchGetByDataFilter: (requestBody) =>
+      call('read', 'values.batchGetByDataFilter', () =>
+        api.spreadsheets.values.batchGetByDataFilter({ spreadsheetId, requestBody: requestBody.requestBody }, requestBody.options),
+      ),
+  }
+
   const read: Spreadsheet['read'] = async (tabs, readOptions = {}) => {
     const unique = [...new Set(tabs)]
     const result: Snapshot = { tabs: {} }
@@ -324,7 +293,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     // overwritten: new rows are inserted.
     const made = readMadeTabs(unique)
     if (made) return made
-    const partial = await readPartial(unique, readOptions)
+    const partial = await readPartial(partialDeps, unique, readOptions)
     if (partial) return partial
     const headerOnly = new Set(readOptions.headerOnly ?? [])
     const readPresent = async (): Promise<Map<string, TabData>> => {
@@ -368,116 +337,6 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
       )
     } catch (error) {
       lost(answerMayBeLost(error), noAnswerCame(error))
-      throw error
-    }
-  }
-
-  /**
-   * An incremental export's read: the columns it needs of every row (`rowsToWrite.everyRow`) and the other tabs
-   * whole in one `values.batchGetByDataFilter`, then the rows it expects to write, whole, by position in a
-   * second one; each must still hold its Key there. Undefined (the caller reads the whole tabs) when that cannot
-   * be done in two requests or the rows moved in between.
-   */
-  const readPartial = async (tabs: string[], readOptions: ReadOptions): Promise<Snapshot | undefined> => {
-    const want = readOptions.rowsToWrite
-    const sheetId = want ? sheetIds.get(want.tab) : undefined
-    if (!want?.everyRow || sheetId === undefined || !tabs.includes(want.tab) || (readOptions.headerOnly?.length ?? 0) > 0) return undefined
-    const keys = [...new Set(want.keys)]
-    if (keys.length === 0 || keys.length > MAX_ROWS_TO_WRITE) return undefined
-    // The columns every row is needed for, where the header seen last shows them (checked again in the answer).
-    const names = [want.everyRow.key, ...want.everyRow.others]
-    const columns = columnPositions(headersSeen.get(want.tab), names)
-    if (!columns) return undefined
-    const ranges = tabs.flatMap((title): { title: string; column: number | undefined; a1Range: string }[] =>
-      title === want.tab
-        ? columns.map((column) => ({ title, column, a1Range: `${quoteTitle(title)}!${columnLetters(column)}:${columnLetters(column)}` }))
-        : [{ title, column: undefined, a1Range: quoteTitle(title) }],
-    )
-    const first = await dataFilterRead([...ranges.map((r) => ({ a1Range: r.a1Range })), headerFilter(sheetId)])
-    if (!first) return undefined
-    const result: Snapshot = { tabs: {} }
-    const columnValues = new Map<number, CellValue[]>()
-    let partialRows = 0
-    let header: CellValue[] | undefined
-    for (const range of first) {
-      if (typeof range.valueRange?.range !== 'string') continue
-      const values = (range.valueRange.values ?? []).map((row) => row.map(cellFromApi))
-      for (const filter of range.dataFilters ?? []) {
-        if (filter.gridRange?.sheetId === sheetId && filter.gridRange.startRowIndex === 0) header = values[0] ?? []
-        const read = ranges.find((r) => r.a1Range === filter.a1Range)
-        if (!read) continue
-        const grid = parseGridEcho(range.valueRange.range)
-        if (grid.title !== read.title) return undefined
-        if (read.column !== undefined) {
-          columnValues.set(
-            read.column,
-            values.map((row) => row[0] ?? null),
-          )
-          partialRows = grid.rowCount
-          continue
-        }
-        columnCounts.set(read.title, grid.columnCount)
-        headersSeen.set(read.title, headerNames(values[0] ?? []))
-        result.tabs[read.title] = {
-          title: read.title,
-          exists: true,
-          header: values[0] ?? [],
-          rows: values.slice(1),
-          gridRowCount: grid.rowCount,
-        }
-      }
-    }
-    if (!header || !columns.every((column) => columnValues.has(column))) return undefined
-    const answer = {
-      title: want.tab,
-      header,
-      columns,
-      names,
-      values: columns.map((column) => columnValues.get(column)!),
-      gridRowCount: partialRows,
-      keyColumn: 0,
-      keys,
-    }
-    // The rows of the wanted Keys, whole, where the columns showed them.
-    const wanted = rowsOfKeys(answer)
-    if (!wanted) return undefined
-    const whole = new Map<string, RowEcho[]>()
-    if (wanted.size > 0) {
-      const byRange = new Map([...wanted].map(([key, row]) => [`${quoteTitle(want.tab)}!${row}:${row}`, key]))
-      const second = await dataFilterRead([...byRange.keys()].map((a1Range) => ({ a1Range })))
-      if (!second) return undefined
-      for (const range of second) {
-        const key = byRange.get(range.dataFilters?.[0]?.a1Range ?? '')
-        if (key === undefined || typeof range.valueRange?.range !== 'string') continue
-        const echo = parseRangeEcho(range.valueRange.range)
-        const cells = (range.valueRange.values?.[0] ?? []).map(cellFromApi)
-        whole.set(key, [{ title: echo.title, row: echo.startRow, columnCount: echo.endColumn + 1, cells }])
-      }
-    }
-    const tab = assemblePartialTab({ ...answer, whole })
-    if (!tab) return undefined
-    headersSeen.set(want.tab, headerNames(tab.header))
-    result.tabs[want.tab] = tab
-    if (tabs.some((title) => !result.tabs[title])) return undefined
-    return result
-  }
-
-  /** One `values.batchGetByDataFilter`; undefined when Google refuses it (a missing tab, a stale id: the plain read finds out which). */
-  const dataFilterRead = async (dataFilters: sheets_v4.Schema$DataFilter[]): Promise<sheets_v4.Schema$MatchedValueRange[] | undefined> => {
-    if (jsonBytes(dataFilters) > maxPayload) return undefined
-    try {
-      const body = preserialized({
-        dataFilters,
-        majorDimension: 'ROWS',
-        valueRenderOption: 'FORMULA',
-        dateTimeRenderOption: 'SERIAL_NUMBER',
-      })
-      const data = await call('read', 'values.batchGetByDataFilter', () =>
-        api.spreadsheets.values.batchGetByDataFilter({ spreadsheetId, requestBody: body.requestBody }, body.options),
-      )
-      return Array.isArray(data?.valueRanges) ? data.valueRanges : []
-    } catch (error) {
-      if (error instanceof HttpError && error.status === 400) return undefined
       throw error
     }
   }
@@ -532,47 +391,15 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     })
   }
 
-  /** Characters of claims a write may keep on each sheet, where Google found less room than `CLAIM_CHARS_PER_SHEET`. */
-  const claimRooms = new Map<number, number>()
-  let legacyLooked = false
-  const claimRoomRefused = async (tab: string, sheetId: number, chars: number): Promise<void> => {
-    // Row anchors an earlier version kept on every row fill the budget, and nothing reads them any more.
-    if (!legacyLooked) {
-      legacyLooked = true
-      const found = await call('read', 'developerMetadata.search', () =>
-        api.spreadsheets.developerMetadata.search({
-          spreadsheetId,
-          requestBody: { dataFilters: LEGACY_ANCHOR_KEYS.map((metadataKey) => ({ developerMetadataLookup: { metadataKey } })) },
-        }),
-      )
-      const matched = found?.matchedDeveloperMetadata ?? []
-      const keys = LEGACY_ANCHOR_KEYS.filter((key) => matched.some((m) => m.developerMetadata?.metadataKey === key))
-      if (keys.length > 0) {
-        await structuralBatch(
-          keys.map((metadataKey) => deleteClaims({ developerMetadataLookup: { metadataKey } })),
-          async () => 'not-applied',
-          [tab],
-        )
-        options.log?.({ type: 'legacy-anchors-removed', count: matched.length })
-        return
-      }
-    }
-    const oneClaim = claimKey(sheetId).length + CLAIM_VALUE_CHARS
-    if (chars <= oneClaim) {
-      throw new TimelineSheetsError(
-        'TS_SHEETS_API',
-        `Google has no room left for developer metadata on the tab "${tab}" of spreadsheet ${spreadsheetId}: rows already in the tab cannot be updated safely, so none was`,
-        {
-          hint:
-            'Each sheet holds at most 30,000 characters of developer metadata, shared by every add-on and script; the tool needs a few hundred for the rows it updates, and none between runs. ' +
-            'Remove metadata you no longer need (`timeline-sheets doctor --write-test` shows how much is free), then run again.',
-        },
-      )
-    }
-    const room = Math.max(oneClaim, Math.floor(chars / 2))
-    if (!claimRooms.has(sheetId)) options.log?.({ type: 'metadata-room', tab, chars: room })
-    claimRooms.set(sheetId, room)
-  }
+  const rooms = createClaimRooms({
+    spreadsheetId,
+    search: (dataFilters) =>
+      call('read', 'developerMetadata.search', () =>
+        api.spreadsheets.developerMetadata.search({ spreadsheetId, requestBody: { dataFilters } }),
+      ),
+    deleteMetadata: (requests, tab) => structuralBatch(requests, async () => 'not-applied', [tab]),
+    ...(options.log ? { log: options.log } : {}),
+  })
 
   const knownSheetIds = async (tabs: readonly string[]): Promise<Map<string, number>> => {
     if (tabs.some((t) => !sheetIds.has(t))) await refreshSheetIds()
@@ -602,8 +429,8 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     setColumnCount: (tab, count) => void columnCounts.set(tab, count),
     rowFormats: (tab) => rowFormats.get(tab),
     maxPayloadBytes: maxPayload,
-    claimRoom: (sheetId) => claimRooms.get(sheetId) ?? CLAIM_CHARS_PER_SHEET,
-    claimRoomRefused,
+    claimRoom: rooms.room,
+    claimRoomRefused: rooms.refused,
     ...(options.claimValue ? { claimValue: options.claimValue } : {}),
   }
 
@@ -654,9 +481,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
       const data = await call('read', 'values.batchGet', () =>
         api.spreadsheets.values.batchGet({ ...batchGetParams(spreadsheetId, []), ranges: existing.map((t) => `${quoteTitle(t)}!1:1`) }),
       )
-      const parsed = batchGetSchema.safeParse(data)
-      const ranges = parsed.success ? (parsed.data.valueRanges ?? []) : []
-      existing.forEach((title, i) => headers.set(title, rowsFromApi(ranges[i]?.values)?.[0] ?? []))
+      existing.forEach((title, i) => headers.set(title, rangeRows(data, i)?.[0] ?? []))
     }
     // The empty first tab Google made with the spreadsheet goes when the tool sets it up: one read, once.
     const candidate = defaultTabCandidate(tabs, state)
@@ -665,9 +490,8 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
       const data = await call('read', 'values.batchGet', () =>
         api.spreadsheets.values.batchGet({ ...batchGetParams(spreadsheetId, []), ranges: [quoteTitle(candidate.title)] }),
       )
-      const parsed = batchGetSchema.safeParse(data)
       // Not readable as rows of cells: not known to be empty, so kept.
-      const values = (parsed.success ? rowsFromApi(parsed.data.valueRanges?.[0]?.values) : undefined) ?? [['unknown']]
+      const values = rangeRows(data, 0) ?? [['unknown']]
       if (values.every((row) => row.every((cell) => cell === null))) removeTab = candidate.sheetId
     }
     return planLayout(tabs, layoutOptions, state, headers, removeTab)
@@ -737,11 +561,6 @@ const hintsSchema = z.object({
   rowFormats: z.record(z.string(), z.record(z.string(), columnFormatSchema)).optional(),
   headers: z.record(z.string(), z.array(z.string().nullable())).optional(),
 })
-
-/** A header row's names; a cell that is not text names nothing. */
-function headerNames(cells: readonly CellValue[]): (string | null)[] {
-  return cells.map((cell) => (typeof cell === 'string' ? cell : null))
-}
 
 /** No answer came, though the request may have reached Google: a timeout after sending, a dropped connection. */
 function noAnswerCame(error: unknown): boolean {

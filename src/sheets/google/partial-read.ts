@@ -93,3 +93,8 @@ export function assemblePartialTab(answer: PartialAnswer): TabData | undefined {
   }
   return { title: answer.title, exists: true, header: [...answer.header], rows, gridRowCount: answer.gridRowCount, partial: true }
 }
+
+/** A header row's names; a cell that is not text names nothing. */
+export function headerNames(cells: readonly CellValue[]): (string | null)[] {
+  return cells.map((cell) => (typeof cell === 'string' ? cell : null))
+}
