@@ -104,8 +104,20 @@ export const SPREADSHEET_BACKENDS: { [K in SpreadsheetConfig['kind']]: Backend<K
         },
         lanes,
         quota: { windowMs: google.quotaWindowMs },
-        // Repeats are said by onRetry, as they happen.
-        log: (event) => reporter.debug('sheets', event as unknown as Record<string, unknown>),
+        // Repeats are said by onRetry, as they happen; what the run does instead of what it planned, once, here.
+        log: (event) => {
+          if (event.type === 'metadata-room')
+            reporter.warn(
+              `Google's developer-metadata room on the tab "${event.tab}" is short (others use most of the 30,000 characters a sheet holds): rows are claimed ${event.chars} characters at a time, which takes more requests.`,
+            )
+          else if (event.type === 'legacy-anchors-removed')
+            reporter.info(`Removed ${event.count} row anchors an earlier version of timeline-sheets kept in the spreadsheet; nothing reads them now.`)
+          else if (event.type === 'write-unanswered')
+            reporter.warn(
+              `Google did not answer a write; it may still be applying it for up to 180 s after it was sent, so the run waits ${Math.ceil(event.waitMs / 1000)} s and then looks whether it landed before sending it again.`,
+            )
+          else reporter.debug('sheets', event as unknown as Record<string, unknown>)
+        },
       })
     },
     probe: async (sheet, context) => {
