@@ -111,7 +111,9 @@ export const SPREADSHEET_BACKENDS: { [K in SpreadsheetConfig['kind']]: Backend<K
               `Google's developer-metadata room on the tab "${event.tab}" is short (others use most of the 30,000 characters a sheet holds): rows are claimed ${event.chars} characters at a time, which takes more requests.`,
             )
           else if (event.type === 'legacy-anchors-removed')
-            reporter.info(`Removed ${event.count} row anchors an earlier version of timeline-sheets kept in the spreadsheet; nothing reads them now.`)
+            reporter.info(
+              `Removed ${event.count} row anchors an earlier version of timeline-sheets kept in the spreadsheet; nothing reads them now.`,
+            )
           else if (event.type === 'write-unanswered')
             reporter.warn(
               `Google did not answer a write; it may still be applying it for up to 180 s after it was sent, so the run waits ${Math.ceil(event.waitMs / 1000)} s and then looks whether it landed before sending it again.`,
