@@ -143,6 +143,7 @@ export function batchUpdateByDataFilter(
   body: Json,
   option: ValueInputOption,
   response: ResponseOptions,
+  emptyFilter: 'no-op' | 'refused' = 'no-op',
 ): Json {
   const data = body.data ?? []
   if (!Array.isArray(data)) {
@@ -157,7 +158,9 @@ export function batchUpdateByDataFilter(
         checkValues(item?.values, `data[${i}].values`),
         majorDimensionOf(item?.majorDimension, `data[${i}].major_dimension`),
       )
-      for (const range of rangesOfFilter(ss, item?.dataFilter, `data[${i}].data_filter`)) {
+      const ranges = rangesOfFilter(ss, item?.dataFilter, `data[${i}].data_filter`)
+      if (ranges.length === 0 && emptyFilter === 'refused') throw invalidArgument('No range matches the data filter.')
+      for (const range of ranges) {
         const { sheet, bounds } = range
         const where = formatRange(sheet.properties.title, bounds)
         values.forEach((line, r) => {

@@ -236,7 +236,7 @@ function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefin
     case 'BatchUpdateValuesByDataFilter': {
       const option = valueInputOptionOf(body.valueInputOption)
       const response = responseOptions(body.includeValuesInResponse, body.responseValueRenderOption, body.responseDateTimeRenderOption)
-      return atomically((tx) => batchUpdateByDataFilter(tx, ss!, body, option, response))
+      return atomically((tx) => batchUpdateByDataFilter(tx, ss!, body, option, response, store.options.undocumented.emptyFilter))
     }
     case 'BatchUpdateSpreadsheet':
       return batchUpdate(store, ss!, body)

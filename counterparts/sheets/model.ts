@@ -484,10 +484,18 @@ function compareValues(a: ExtendedValue | undefined, b: ExtendedValue | undefine
  * blanks last whatever the order; later specs break ties; stable). When the
  * range spans every column the whole row moves, metadata and sizes included.
  */
-export function sortRows(tx: Tx, ss: SpreadsheetData, sheet: SheetData, b: GridBounds, specs: readonly SortSpec[]): void {
+export function sortRows(
+  tx: Tx,
+  ss: SpreadsheetData,
+  sheet: SheetData,
+  b: GridBounds,
+  specs: readonly SortSpec[],
+  movesRowMetadata = true,
+): void {
   const recalc = recalcOf(ss)
   const width = sheet.properties.gridProperties.columnCount
-  const whole = b.startColumn === 0 && b.endColumn >= width
+  // A sort over every column moves whole rows, metadata included (undocumented; `movesRowMetadata` turns it off).
+  const whole = movesRowMetadata && b.startColumn === 0 && b.endColumn >= width
   const indexes: number[] = []
   for (let r = b.startRow; r < b.endRow; r++) indexes.push(r)
   const keys = new Map(indexes.map((r) => [r, specs.map((s) => present(effectiveValue(recalc, sheet, r, s.dimensionIndex)))]))

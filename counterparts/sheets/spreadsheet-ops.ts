@@ -869,6 +869,8 @@ const APPLIERS: Record<string, Applier> = {
   },
   deleteDeveloperMetadata(ctx, body) {
     const ids = filterMetadata(ctx.ss, (body.dataFilter ?? {}) as Json)
+    if (ids.length === 0 && ctx.store.options.undocumented.emptyFilter === 'refused')
+      throw invalidArgument('No developer metadata matches the data filter.')
     const deleted = ids.map((id) => metadataJson(ctx.ss.metadata.get(id)!, locateMetadataId(ctx.ss, id)!))
     for (const id of ids) dropMetadata(ctx.tx, ctx.ss, id)
     return { deleteDeveloperMetadata: deleted.length > 0 ? { deletedDeveloperMetadata: deleted } : {} }
@@ -880,7 +882,7 @@ const APPLIERS: Record<string, Applier> = {
       sortOrder: s.sortOrder === 'DESCENDING' ? 'DESCENDING' : 'ASCENDING',
     })) as SortSpec[]
     if (specs.length === 0) specs.push({ dimensionIndex: bounds.startColumn, sortOrder: 'ASCENDING' })
-    sortRows(ctx.tx, ctx.ss, sheet, bounds, specs)
+    sortRows(ctx.tx, ctx.ss, sheet, bounds, specs, ctx.store.options.undocumented.sortMovesRowMetadata)
     return undefined
   },
 }

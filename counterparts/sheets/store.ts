@@ -35,12 +35,25 @@ export interface SheetsStoreOptions {
   maxPayloadBytes?: number
   /** Characters of developer metadata (keys and values) on the spreadsheet and on each sheet. @default 30,000 and 30,000 */
   metadataLimits?: Partial<MetadataLimits>
+  /**
+   * What Google does not document, as the fake does it by default; each can be turned the other way to see what
+   * a client does then. `sortMovesRowMetadata`: a sort over every column carries row metadata along with its row.
+   * `emptyFilter`: a data filter that matches nothing is a no-op (`values.batchUpdateByDataFilter`,
+   * `deleteDeveloperMetadata`), or refused with 400. @default { sortMovesRowMetadata: true, emptyFilter: 'no-op' }
+   */
+  undocumented?: Partial<UndocumentedBehaviour>
   /** Shown in quota errors. @default '603366585132' */
   projectNumber?: string
   /** The identity that owns new spreadsheets (listed as protected-range editor). @default 'fake-owner@test.iam.gserviceaccount.com' */
   ownerEmail?: string
   /** Faults active from the start. */
   faults?: readonly FaultRule[]
+}
+
+/** Behaviours of Google's the documentation leaves open (see `SheetsStoreOptions.undocumented`). */
+export interface UndocumentedBehaviour {
+  sortMovesRowMetadata: boolean
+  emptyFilter: 'no-op' | 'refused'
 }
 
 /** Request counts the fake saw, for asserting request economy. */
@@ -79,8 +92,9 @@ export interface SheetsStore {
   random(): number
   /** A random non-negative int32 id, as Google gives sheets and protected ranges. */
   randomId(): number
-  readonly options: Required<Omit<SheetsStoreOptions, 'staticTokens' | 'faults' | 'now' | 'quota' | 'metadataLimits'>> & {
+  readonly options: Required<Omit<SheetsStoreOptions, 'staticTokens' | 'faults' | 'now' | 'quota' | 'metadataLimits' | 'undocumented'>> & {
     metadataLimits: MetadataLimits
+    undocumented: UndocumentedBehaviour
     quota: Required<QuotaOptions> | false
   }
   readonly spreadsheets: Map<string, SpreadsheetData>
@@ -140,6 +154,7 @@ export function createSheetsStore(options: SheetsStoreOptions = {}): SheetsStore
     cellLimit: options.cellLimit ?? DEFAULT_CELL_LIMIT,
     maxPayloadBytes: options.maxPayloadBytes ?? 10_485_760,
     metadataLimits: { ...GOOGLE_METADATA_LIMITS, ...options.metadataLimits },
+    undocumented: { sortMovesRowMetadata: true, emptyFilter: 'no-op' as const, ...options.undocumented },
     projectNumber: options.projectNumber ?? '603366585132',
     ownerEmail: options.ownerEmail ?? 'fake-owner@test.iam.gserviceaccount.com',
     quota,

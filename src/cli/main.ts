@@ -214,6 +214,7 @@ Examples:
     .command('doctor')
     .description('Check everything a nightly sync needs, one line per check with what to fix; reads only, writes nothing.')
     .option('-t, --target <name>', 'only this target (default: every target in the config)')
+    .option('--write-test', "also try, in a scratch tab it removes, the Google behaviours writes rely on, and each tab's metadata room")
     .addHelpText(
       'after',
       `
@@ -225,6 +226,14 @@ state belongs to this server and account; the state folder writable; the lock
 free. A check that depends on a failed one is skipped.
 
 Doctor sends no write to the server or the spreadsheet and writes no state.
+With --write-test (Google targets) it also adds a scratch tab, writes rows
+there as a run does, sorts, inserts and deletes rows as a manager would,
+checks that every cell landed on its row and that the two behaviours Google
+does not document hold (a sort moves row metadata; a filter matching nothing
+changes nothing), removes the tab, and reports how much of each tab's
+developer-metadata room (30,000 characters) is free. It touches none of the
+tool's tabs.
+
 It exits 0 when a sync would work (warnings included), otherwise with the code
 the first failed check would end a sync with: 2 config or a file, 5 lock held,
 6 sign-in refused or a permission missing (spreadsheet not shared), 7 state of
@@ -232,9 +241,10 @@ another server, 1 anything else.
 
 Examples:
   timeline-sheets doctor
-  timeline-sheets doctor --target team-a --json`,
+  timeline-sheets doctor --target team-a --json
+  timeline-sheets doctor --target team-a --write-test`,
     )
-    .action(async (options: { target?: string }, command: Command) => {
+    .action(async (options: { target?: string; writeTest?: boolean }, command: Command) => {
       const { runDoctorCommand } = await import('./commands/doctor.ts')
       process.exitCode = await runDoctorCommand(globals(command), options)
     })

@@ -12,7 +12,7 @@ import type { LoadedConfig } from '../config/load.ts'
 import type { TargetConfig } from '../config/schema.ts'
 import { describeServer, sameServer } from '../core/server-identity.ts'
 import { HttpError, TimelineSheetsError, type ErrorCode } from '../errors.ts'
-import type { SpreadsheetFacts, SpreadsheetProbe } from '../sheets/probe.ts'
+import type { SpreadsheetFacts, SpreadsheetProbe, WriteTestFinding } from '../sheets/probe.ts'
 import { fileAccessError } from '../state/file-access.ts'
 import { writableFolder } from '../state/writable-folder.ts'
 import { lockHolder } from '../state/lock.ts'
@@ -55,6 +55,8 @@ export interface DoctorDeps {
   loadConfig(): Promise<LoadedConfig>
   /** Only this target (`--target`); default every target. */
   targetName?: string
+  /** `--write-test`: try, in a scratch tab, the spreadsheet behaviours writes rely on (Google). */
+  writeTest?: boolean
   /** The Timeline client the config describes; signs in on its first request. */
   timelineClient(loaded: LoadedConfig): Promise<TimelineClient>
   /** Read-only access to a target's spreadsheet or workbook. */
@@ -91,6 +93,8 @@ interface TargetContext {
   facts?: SpreadsheetFacts
   /** The refusal the spreadsheet answered, when it did. */
   probeError?: TimelineSheetsError
+  /** What `--write-test` found, one line each. */
+  findings?: WriteTestFinding[]
 }
 
 /** Google allows 60 reads and 60 writes a minute per user (and 300 per project). */
@@ -105,6 +109,7 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
     const context: TargetContext = { loaded: server.loaded!, target, ...(server.server ? { server: server.server } : {}) }
     const results = await runChecks(targetChecks(deps, now, target), context, checks, deps.onUnexpectedError)
     checks.push(...results.map((r) => ({ ...r, target: target.name })))
+    if (deps.writeTest) checks.push(...(await writeTestResults(context, results)).map((r) => ({ ...r, target: target.name })))
   }
   return { checks, ok: checks.every((c) => c.status !== 'fail') }
 }
@@ -374,6 +379,32 @@ function targetChecks(deps: DoctorDeps, now: () => Date, target: TargetConfig): 
     },
   )
   return checks
+}
+
+/**
+ * `--write-test`: one line per behaviour the spreadsheet was tried for. Skipped when the spreadsheet could not be
+ * reached or edited; a workbook has nothing to try.
+ */
+async function writeTestResults(context: TargetContext, earlier: CheckResult[]): Promise<CheckResult[]> {
+  const name = 'write test'
+  const blocker = earlier.find((r) => r.status === 'fail')
+  if (blocker) return [{ name, status: 'skip', detail: `not run: "${blocker.name}" failed` }]
+  if (!context.probe?.writeTest)
+    return [{ name, status: 'skip', detail: 'a workbook needs none: the tool reads and writes the file itself' }]
+  const tabs = Object.values(context.target.tabs)
+  try {
+    const findings = await context.probe.writeTest(tabs)
+    return findings.map((f) =>
+      f.status === 'fail'
+        ? { name: f.name, status: 'fail', detail: f.detail, fix: f.fix ?? 'See the message.', code: 'TS_SHEETS_API' }
+        : f.status === 'warn'
+          ? { name: f.name, status: 'warn', detail: f.detail, fix: f.fix ?? 'See the message.' }
+          : { name: f.name, status: 'pass', detail: f.detail },
+    )
+  } catch (error) {
+    const outcome = failureOf(error)
+    return [{ name, ...outcome }]
+  }
 }
 
 /** A Google refusal as the exit code a sync would end with: not shared or signed out is a refusal (6), not "run again". */

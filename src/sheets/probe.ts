@@ -19,6 +19,14 @@ export interface SpreadsheetFacts {
   editEvidence: string
 }
 
+/** One behaviour a write test tried, and what to do when it does not hold. */
+export interface WriteTestFinding {
+  name: string
+  status: 'pass' | 'warn' | 'fail'
+  detail: string
+  fix?: string
+}
+
 export interface SpreadsheetProbe {
   readonly kind: 'google' | 'workbook'
   /** A spreadsheet URL or a file path. */
@@ -27,4 +35,9 @@ export interface SpreadsheetProbe {
   readonly principal: string | undefined
   /** Reads the facts; never writes. Throws the backend's error (403 not shared, 404 unknown id, a missing file's folder…). */
   inspect(): Promise<SpreadsheetFacts>
+  /**
+   * `doctor --write-test`: tries, in a scratch tab it removes afterwards, the service's behaviours the write
+   * protocol relies on, and reports the metadata room of `tabs`. Absent where there is nothing to try (a workbook).
+   */
+  writeTest?(tabs: readonly string[]): Promise<WriteTestFinding[]>
 }

@@ -92,13 +92,28 @@ describe('issue 8 item 8: no credentials in URLs', () => {
 })
 
 describe('issue 8 item 2: timeouts', () => {
-  it('defaults to 10 s connect, 30 s first byte, 30 s idle body, 2 min per request, and no run deadline', () => {
+  it('defaults to 10 s connect, 30 s first byte, 30 s idle body, 2 min per request, 200 s a Sheets write, 2 min of repeats a run, and no run deadline', () => {
     const { config } = parseConfig(JSON.stringify({ timeline: { auth: password }, targets: [target] }), '/cfg/x.json')
-    expect(config.timeouts).toEqual({ connectMs: 10_000, firstByteMs: 30_000, idleBodyMs: 30_000, totalMs: 120_000 })
+    expect(config.timeouts).toEqual({
+      connectMs: 10_000,
+      firstByteMs: 30_000,
+      idleBodyMs: 30_000,
+      totalMs: 120_000,
+      googleWriteMs: 200_000,
+      retryBudgetMs: 120_000,
+    })
   })
 
   it('takes every limit and the run deadline from the file', () => {
-    const timeouts = { connectMs: 1_000, firstByteMs: 2_000, idleBodyMs: 3_000, totalMs: 4_000, runMs: 3_600_000 }
+    const timeouts = {
+      connectMs: 1_000,
+      firstByteMs: 2_000,
+      idleBodyMs: 3_000,
+      totalMs: 4_000,
+      googleWriteMs: 5_000,
+      retryBudgetMs: 6_000,
+      runMs: 3_600_000,
+    }
     const { config } = parseConfig(JSON.stringify({ timeline: { auth: password }, timeouts, targets: [target] }), '/cfg/x.json')
     expect(config.timeouts).toEqual(timeouts)
   })

@@ -13,6 +13,7 @@ import { createClient, runNetwork } from '../wiring.ts'
 
 export interface DoctorCommandOptions {
   target?: string
+  writeTest?: boolean
 }
 
 /** What `--json` prints: every check, and the exit code. */
@@ -34,7 +35,10 @@ export async function runDoctorCommand(globals: GlobalOptions, options: DoctorCo
   return exitCode
 }
 
-const target = (options: DoctorCommandOptions) => (options.target === undefined ? {} : { targetName: options.target })
+const target = (options: DoctorCommandOptions) => ({
+  ...(options.target === undefined ? {} : { targetName: options.target }),
+  ...(options.writeTest ? { writeTest: true } : {}),
+})
 
 /** The real adapters for doctor, with secrets from `env`; `verbose` prints a bug's stack, as the other commands do. */
 export function doctorDeps(

@@ -1,7 +1,7 @@
 /**
  * Doctor's look at a Google spreadsheet: one `spreadsheets.get` of the title, the time zone, the tool's
  * layout marker and its protected ranges. Nothing is written, so nothing is retried either: a refusal is
- * the answer doctor reports.
+ * the answer doctor reports. `doctor --write-test` adds the write test (`write-test.ts`).
  */
 import type { sheets_v4 } from '@googleapis/sheets'
 import { sheetsApi } from './api-client.ts'
@@ -31,6 +31,22 @@ export function createGoogleProbe(options: GoogleProbeOptions): SpreadsheetProbe
     kind: 'google',
     principal: auth.principal,
     describe: () => `https://docs.google.com/spreadsheets/d/${spreadsheetId}`,
+    // Loaded only when asked for: a plain doctor run reads one request's worth of modules.
+    writeTest: async (tabs) => {
+      const [{ runWriteTest }, { createGoogleSpreadsheet }] = await Promise.all([import('./write-test.ts'), import('./backend.ts')])
+      return runWriteTest({
+        spreadsheetId,
+        api,
+        tabs,
+        backend: () =>
+          createGoogleSpreadsheet({
+            spreadsheetId,
+            auth,
+            ...(options.rootUrl ? { rootUrl: options.rootUrl } : {}),
+            ...(options.transport ? { transport: options.transport } : {}),
+          }),
+      })
+    },
     async inspect(): Promise<SpreadsheetFacts> {
       let data: sheets_v4.Schema$Spreadsheet
       try {

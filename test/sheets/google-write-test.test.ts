@@ -1,0 +1,148 @@
+/**
+ * `doctor --write-test` on a Google spreadsheet, against the Sheets fake through the real client: every
+ * behaviour the write protocol relies on is tried in a scratch tab that is removed afterwards, none of the
+ * tool's tabs is touched, and each behaviour that does not hold (the fake turned the other way) is a failed
+ * line with what to do.
+ */
+import { setupServer } from 'msw/node'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createSheetsHandler } from '../../counterparts/sheets/handler.ts'
+import { createManager } from '../../counterparts/sheets/manager.ts'
+import { createSheetsStore, type SheetsStoreOptions } from '../../counterparts/sheets/store.ts'
+import { mswHandlerFor } from '../../counterparts/mount.ts'
+import { signInWithStaticToken } from '../../src/sheets/google/auth.ts'
+import { createGoogleSpreadsheet } from '../../src/sheets/google/backend.ts'
+import { createGoogleProbe } from '../../src/sheets/google/probe.ts'
+import type { WriteTestFinding } from '../../src/sheets/probe.ts'
+
+const ROOT = 'http://sheets.test/'
+const TOKEN = 'static-test-token'
+const server = setupServer()
+beforeAll(() => server.listen({ onUnhandledFrame: 'error' }))
+afterAll(() => server.close())
+
+const TOOL_TABS = ['Activities', 'Allowed tags', 'Sync log']
+
+/** A spreadsheet the tool has written to, and the write test run on it. */
+async function writeTest(options: SheetsStoreOptions = {}, others = 0) {
+  const store = createSheetsStore({ staticTokens: [TOKEN], quota: false, ...options })
+  server.resetHandlers(mswHandlerFor(ROOT, createSheetsHandler(store)))
+  const spreadsheetId = store.createSpreadsheet().spreadsheetId
+  const sheet = createGoogleSpreadsheet({ spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: ROOT })
+  await sheet.ensureLayout(
+    [
+      {
+        title: 'Activities',
+        columns: [
+          { name: 'User', kind: 'text' },
+          { name: 'Key', kind: 'text' },
+        ],
+      },
+    ],
+    { timeZone: 'UTC' },
+  )
+  const empty = await sheet.read(['Activities'])
+  await sheet.write(
+    [
+      {
+        tab: 'Activities',
+        keyColumn: 1,
+        appends: [
+          ['u1', 'key/1'],
+          ['u2', 'key/2'],
+        ],
+      },
+    ],
+    empty,
+  )
+  const ss = store.spreadsheets.get(spreadsheetId)!
+  const activities = ss.sheets.find((s) => s.properties.title === 'Activities')!.properties.sheetId
+  if (others > 0) {
+    const requests = []
+    for (let left = others, row = 1; left > 0; row++, left -= 500)
+      requests.push({
+        createDeveloperMetadata: {
+          developerMetadata: {
+            metadataKey: 'other',
+            metadataValue: 'v'.repeat(Math.min(500, left) - 5),
+            visibility: 'DOCUMENT',
+            location: { dimensionRange: { sheetId: activities, dimension: 'ROWS', startIndex: row % 2, endIndex: (row % 2) + 1 } },
+          },
+        },
+      })
+    await fetch(`${ROOT}v4/spreadsheets/${spreadsheetId}:batchUpdate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ requests }),
+    })
+  }
+  const before = createManager(store).readTab(spreadsheetId, 'Activities')
+  const metadataBefore = ss.metadata.size
+  const probe = createGoogleProbe({ spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: ROOT })
+  const findings = await probe.writeTest!(TOOL_TABS)
+  return { store, spreadsheetId, findings, before, metadataBefore, ss }
+}
+
+const byName = (findings: WriteTestFinding[], start: string) => findings.find((f) => f.name.startsWith(start))
+
+describe('doctor --write-test on a Google spreadsheet', () => {
+  it('as Google behaves: every behaviour holds, the scratch tab goes, and no tab of the tool changes', async () => {
+    const { findings, store, spreadsheetId, before, metadataBefore, ss } = await writeTest()
+    expect(findings.map((f) => [f.name, f.status])).toEqual([
+      ['scratch tab added', 'pass'],
+      ['a sort moves row metadata with its row', 'pass'],
+      ['inserted and deleted rows move row metadata', 'pass'],
+      ['a value write through a filter that matches nothing writes nothing', 'pass'],
+      ['a metadata delete through a filter that matches nothing is a no-op', 'pass'],
+      ["a write planned before a manager's sort lands every cell on its row", 'pass'],
+      ['scratch tab removed', 'pass'],
+      ['developer-metadata room', 'pass'],
+    ])
+    expect(byName(findings, 'a write planned')!.detail).toMatch(/^5 of 5 rows written through claims after the sort, none elsewhere$/)
+    expect(byName(findings, 'developer-metadata room')!.detail).toContain('"Activities" 30,000 free')
+    expect(ss.sheets.map((s) => s.properties.title)).toEqual(['Activities'])
+    expect(createManager(store).readTab(spreadsheetId, 'Activities')).toEqual(before)
+    expect(ss.metadata.size).toBe(metadataBefore)
+  })
+
+  it('a sort that leaves row metadata behind fails its line, and the protocol still writes no cell to another row', async () => {
+    const { findings } = await writeTest({ undocumented: { sortMovesRowMetadata: false } })
+    expect(byName(findings, 'a sort moves')).toMatchObject({ status: 'fail', fix: expect.stringContaining('never written through') })
+    expect(byName(findings, 'inserted and deleted')!.status).toBe('pass')
+    const protocol = byName(findings, 'a write planned')!
+    expect(protocol.status).toBe('pass')
+    expect(protocol.detail).toContain('none elsewhere')
+  })
+
+  it('filters that match nothing refused: both lines fail and say what a run would then do', async () => {
+    const { findings } = await writeTest({ undocumented: { emptyFilter: 'refused' } })
+    expect(byName(findings, 'a value write through')).toMatchObject({ status: 'fail', detail: expect.stringContaining('refused') })
+    expect(byName(findings, 'a metadata delete through')).toMatchObject({
+      status: 'fail',
+      fix: expect.stringContaining('after its values landed'),
+    })
+    expect(byName(findings, 'scratch tab removed')!.status).toBe('pass')
+  })
+
+  it('reports how much metadata room others leave: a warning below 10,000 characters, a failure with none', async () => {
+    const short = await writeTest({}, 25_000)
+    expect(byName(short.findings, 'developer-metadata room')).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining('"Activities" 5,000 free'),
+    })
+    const full = await writeTest({}, 30_000)
+    expect(byName(full.findings, 'developer-metadata room')!.status).toBe('fail')
+  })
+
+  it('an account that may only read: one failed line, nothing added', async () => {
+    const store = createSheetsStore({ staticTokens: { [TOKEN]: { subject: 'reader@example.com' } }, quota: false })
+    server.resetHandlers(mswHandlerFor(ROOT, createSheetsHandler(store)))
+    const spreadsheetId = store.createSpreadsheet({ sharedWith: { 'reader@example.com': 'reader' } }).spreadsheetId
+    const probe = createGoogleProbe({ spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: ROOT })
+    const findings = await probe.writeTest!(TOOL_TABS)
+    expect(findings).toEqual([
+      expect.objectContaining({ name: 'scratch tab added', status: 'fail', fix: expect.stringContaining('editor') }),
+    ])
+    expect(store.spreadsheets.get(spreadsheetId)!.sheets).toHaveLength(1)
+  })
+})
