@@ -74,6 +74,11 @@ async function respond(handler: WebHandler, req: http.IncomingMessage, res: http
   try {
     const request = toWebRequest(req, host)
     const response = await handler(request)
+    // A network error (`Response.error()`): the connection ends without an answer, as a dropped one does.
+    if (response.type === 'error') {
+      req.socket.destroy()
+      return
+    }
     res.statusCode = response.status
     if (response.statusText) res.statusMessage = response.statusText
     response.headers.forEach((value, name) => {

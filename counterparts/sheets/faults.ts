@@ -21,12 +21,21 @@ export interface FaultRule {
   requestClass?: RequestClass
   /** Apply the write, then answer the error (Google's "503 but the data is there"). */
   applyThenFail?: boolean
+  /**
+   * Apply the request, then answer it only after `stallMs` (the answer a client's limit gives up on while Google
+   * still finishes) or drop the connection without an answer. `status` is not used.
+   */
+  thenAnswer?: { stallMs: number } | 'drop'
+  /** Drop the connection without applying the request or answering. `status` is not used. */
+  dropUnapplied?: boolean
 }
 
 /** What the handler must do for one request. */
 export interface FaultDecision {
   status: number
   applyThenFail: boolean
+  thenAnswer?: FaultRule['thenAnswer']
+  dropUnapplied?: boolean
 }
 
 /** Runtime control of injected faults. */
@@ -54,6 +63,15 @@ export function seededRandom(seed: number): () => number {
   }
 }
 
+function decision(rule: FaultRule): FaultDecision {
+  return {
+    status: rule.status,
+    applyThenFail: rule.applyThenFail ?? false,
+    ...(rule.thenAnswer ? { thenAnswer: rule.thenAnswer } : {}),
+    ...(rule.dropUnapplied ? { dropUnapplied: true } : {}),
+  }
+}
+
 /** Creates a fault controller drawing from `random`. */
 export function createFaults(random: () => number, initial: readonly FaultRule[] = []): FaultController {
   let rules: { rule: FaultRule; left: number }[] = []
@@ -76,13 +94,13 @@ export function createFaults(random: () => number, initial: readonly FaultRule[]
         if (rule.method && rule.method !== method) continue
         if (rule.requestClass && rule.requestClass !== requestClass) continue
         if (rule.share !== undefined) {
-          if (random() < rule.share) return { status: rule.status, applyThenFail: rule.applyThenFail ?? false }
+          if (random() < rule.share) return decision(rule)
           continue
         }
         if (entry.left <= 0) continue
         entry.left--
         rules = rules.filter((e) => e.rule.share !== undefined || e.left > 0)
-        return { status: rule.status, applyThenFail: rule.applyThenFail ?? false }
+        return decision(rule)
       }
       return undefined
     },

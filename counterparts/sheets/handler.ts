@@ -313,7 +313,11 @@ export function createSheetsHandler(store: SheetsStore, options: SheetsHandlerOp
       const overQuota = store.takeQuota(route.requestClass, auth.grant.subject)
       if (overQuota) throw overQuota
       const fault = store.faults.decide(route.method, route.requestClass)
-      if (fault && !fault.applyThenFail) {
+      if (fault?.dropUnapplied) {
+        store.recordFault()
+        return answer(Response.error())
+      }
+      if (fault && !fault.applyThenFail && !fault.thenAnswer) {
         store.recordFault()
         throw faultError(fault.status, route.requestClass, store)
       }
@@ -353,6 +357,12 @@ export function createSheetsHandler(store: SheetsStore, options: SheetsHandlerOp
       if (fault?.applyThenFail) {
         store.recordFault()
         throw faultError(fault.status, route.requestClass, store)
+      }
+      if (fault?.thenAnswer) {
+        store.recordFault()
+        // Applied: no answer at all, or one that comes after the client may have given up.
+        if (fault.thenAnswer === 'drop') return answer(Response.error())
+        await sleep(fault.thenAnswer.stallMs)
       }
       return answer(jsonResponse(mask ? applyMask(result, mask) : result))
     } catch (error) {

@@ -59,3 +59,19 @@ test('100,000 rows × 12 columns: written, read, sorted and trimmed in reasonabl
   expect(performance.now() - started).toBeLessThan(15_000)
   expect(fake.store.stats().byMethod).toEqual({ UpdateValues: 4, BatchUpdateSpreadsheet: 1, GetValues: 1 })
 })
+
+test('a dropped connection, applied or not: the client gets no answer, and the store shows which', async () => {
+  const ss = fake.store.createSpreadsheet({ sheets: [{ title: 'A', sheetId: 0 }] })
+  const api = sheetsClient(fake.rootUrl, fake.staticToken)
+  const write = (text: string) =>
+    api.spreadsheets.values.update(
+      { spreadsheetId: ss.spreadsheetId, range: 'A!A1', valueInputOption: 'RAW', requestBody: { values: [[text]] } },
+      { retry: false },
+    )
+  fake.store.faults.inject({ status: 200, method: 'UpdateValues', dropUnapplied: true })
+  await expect(write('not applied')).rejects.toThrow()
+  fake.store.faults.inject({ status: 200, method: 'UpdateValues', thenAnswer: 'drop' })
+  await expect(write('applied')).rejects.toThrow()
+  const read = await api.spreadsheets.values.get({ spreadsheetId: ss.spreadsheetId, range: 'A!A1' })
+  expect(read.data.values).toEqual([['applied']])
+})

@@ -80,7 +80,9 @@ export function createManager(store: SheetsStore): Manager {
       const { ss, sheet } = locate(spreadsheetId, tab)
       const g = sheet.properties.gridProperties
       const b = boundToGrid({ startRow: options.headerRows ?? 1 }, g.rowCount, g.columnCount)
-      change((tx) => sortRows(tx, ss, sheet, b, [{ dimensionIndex: columnIndex, sortOrder: order }], store.options.undocumented.sortMovesRowMetadata))
+      change((tx) =>
+        sortRows(tx, ss, sheet, b, [{ dimensionIndex: columnIndex, sortOrder: order }], store.options.undocumented.sortMovesRowMetadata),
+      )
     },
     insertRows(spreadsheetId, tab, beforeRow, count = 1) {
       const { ss, sheet } = locate(spreadsheetId, tab)
