@@ -218,6 +218,26 @@ describe('values.update (§5.1)', () => {
     await put(id, 'Sheet1!A1', [['x'.repeat(50_000)]])
   })
 
+  test('more than 50,000 characters in a cell set through updateCells fails the whole batch too', async () => {
+    const id = newSpreadsheet()
+    const cells = (text: string) => ({
+      updateCells: {
+        start: { sheetId: 0, rowIndex: 1, columnIndex: 0 },
+        rows: [{ values: [{ userEnteredValue: { stringValue: 'before' } }] }, { values: [{ userEnteredValue: { stringValue: text } }] }],
+        fields: 'userEnteredValue',
+      },
+    })
+    const error = await failure(
+      api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [cells('x'.repeat(50_001))] } }, NO_RETRY),
+    )
+    expect(error.message).toBe(
+      'Invalid requests[0].updateCells: Your input contains more than the maximum of 50000 characters in a single cell.',
+    )
+    const read = await api.spreadsheets.values.get({ spreadsheetId: id, range: 'Sheet1!A1:A3' })
+    expect(read.data.values).toBeUndefined()
+    await api.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [cells('x'.repeat(50_000))] } }, NO_RETRY)
+  })
+
   test('values.batchUpdate: totals, per-item responses, Invalid data[i] and all-or-nothing', async () => {
     const id = newSpreadsheet()
     const ok = await api.spreadsheets.values.batchUpdate({

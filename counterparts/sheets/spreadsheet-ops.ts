@@ -47,7 +47,7 @@ import { conditionalFormatAppliers } from './conditional-formats.ts'
 import { mergeAppliers } from './merges.ts'
 import { metadataUsage, overBudget, overBudgetMessage } from './metadata-budget.ts'
 import { newSheet, type SheetsStore } from './store.ts'
-import { formatValue, NUMBER_FORMAT_TYPES } from './values.ts'
+import { formatValue, MAX_CELL_CHARS, NUMBER_FORMAT_TYPES } from './values.ts'
 
 const DEFAULT_FORMAT = {
   backgroundColor: { red: 1, green: 1, blue: 1 },
@@ -418,6 +418,7 @@ function checkNumberFormatType(cell: unknown, index: number, requestPath: string
 }
 
 function applyCellMask(ctx: Ctx, sheet: SheetData, r: number, c: number, source: unknown, mask: CellMask, memo?: MaskMemo): void {
+  checkCellChars(source)
   const old = getCell(sheet, r, c) ?? {}
   const next = mergeMasked(old, source, mask, memo) as CellData & Json
   // A stored cell holds no empty field (this is the only way cells are stored), so only the fields the mask
@@ -430,6 +431,14 @@ function applyCellMask(ctx: Ctx, sheet: SheetData, r: number, c: number, source:
     for (const key of mask.byTop.keys()) if (isEmptyField(next[key])) delete next[key]
   }
   setCell(ctx.tx, sheet, r, c, hasField(next) ? next : undefined)
+}
+
+/** The 50,000 characters a cell holds count for a value or formula set through CellData as through the values methods. */
+function checkCellChars(source: unknown): void {
+  const value = (source as { userEnteredValue?: { stringValue?: unknown; formulaValue?: unknown } } | undefined)?.userEnteredValue
+  const text = value?.stringValue ?? value?.formulaValue
+  if (typeof text === 'string' && text.length > MAX_CELL_CHARS)
+    throw invalidArgument(`Your input contains more than the maximum of ${MAX_CELL_CHARS} characters in a single cell.`)
 }
 
 function isEmptyField(value: unknown): boolean {

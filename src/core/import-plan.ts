@@ -1,5 +1,6 @@
 /** What an import plans over: the rows that ask for something, the rows it leaves to the export, and the lines the planner sees. */
 import { ACTIVITY_COLUMN as C, type HeaderLayout } from './columns.ts'
+import { notesCellText } from './notes-cell.ts'
 import type { BaseFingerprints } from './plan.ts'
 import {
   duplicateKeyProblem,
@@ -121,7 +122,7 @@ function showsActivity(reading: RowReading, s: ServerActivity): boolean {
   const a = s.activity
   if (!times || times.duration !== a.duration || f.user?.username !== s.user) return false
   if (times.start !== a.start && times.epochSeconds !== parseOffsetInstant(a.start).epochSeconds) return false
-  if ((cellText(f.notesCell) || undefined) !== (a.notes || undefined)) return false
+  if ((cellText(f.notesCell) || undefined) !== (notesCellText(a.notes) || undefined)) return false
   const tags = f.combined
   if (!tags || tags.length !== a.tags.length) return false
   for (let i = 0; i < tags.length; i++) if (tags[i] !== a.tags[i]) return false

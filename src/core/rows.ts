@@ -47,7 +47,8 @@ import {
   readTimeCell,
   type SlashDateOrder,
 } from './cells.ts'
-import { fingerprintAt, fingerprintOf, normaliseNotes } from './fingerprint.ts'
+import { fingerprintAt, fingerprintOf } from './fingerprint.ts'
+import { notesCellText, notesShortened, readNotesCell } from './notes-cell.ts'
 import {
   cellsToTags,
   checkAllowedTags,
@@ -157,7 +158,7 @@ export function activityToCells(
     [C.duration]: times.duration,
     [C.tags]: tags.tags,
     [C.labels]: tags.labels,
-    [C.notes]: activity.notes ?? '',
+    [C.notes]: notesCellText(activity.notes),
     [C.delete]: false,
     [C.status]: status,
     [C.key]: activityKey(activity.timelineKey, activity.entityId),
@@ -228,6 +229,7 @@ export type RowProblemCode =
   | 'bad-checkbox'
   | 'row-cleared'
   | 'unreadable'
+  | 'notes-shortened'
 
 /** One thing wrong (or doubtful) with a row, in the manager's words. */
 export interface RowProblem {
@@ -600,9 +602,10 @@ function judgeCells(reading: RowReading, key: RowReading['key'], ctx: RowContext
   if (hard.length > 0 || !user || !times || !tags) return invalid(key?.text, problems)
 
   const input: ActivityInput = { tags: tags.tags, notes, start: times.start, duration: times.duration }
-  // Notes and tags the server's form kept read the same to the fingerprint; only another instant changes it.
+  // Notes and tags the server's form kept read the same to the fingerprint; only another instant changes it, or
+  // notes the cell shows shortened (the fingerprint is of the whole notes).
   const fp =
-    f.fingerprint !== undefined && sameInterval(times, f.sheetTimes)
+    f.fingerprint !== undefined && sameInterval(times, f.sheetTimes) && !notesShortened(original?.notes)
       ? f.fingerprint
       : fingerprintAt(user.username, times.epochSeconds, input.duration, input.tags, input.notes)
   const baseText = f.baseText
@@ -1121,17 +1124,9 @@ function clockText(wallSeconds: number): string {
 }
 
 function readNotes(value: CellValue | undefined, original: Activity | undefined, out: RowProblem[]): string | undefined {
-  const wrote = original && value === (original.notes ?? '')
-  if (isFormula(value) && !wrote) {
-    out.push(problem('formula', C.notes, `holds a formula (${excerpt(value)}); Notes must be plain text`))
-  } else if (isErrorValue(value) && !wrote) {
-    out.push(
-      problem('error-value', C.notes, `holds the spreadsheet error ${cellText(value).trim()}; type the note as plain text, or clear it`),
-    )
-  }
-  const text = cellText(value)
-  if (original && normaliseNotes(text) === normaliseNotes(original.notes)) return original.notes
-  return text === '' ? undefined : text
+  const read = readNotesCell(value, original?.notes, original !== undefined)
+  if (read.problem) out.push(problem(read.problem.code, C.notes, read.problem.message))
+  return read.notes
 }
 
 /** A parsed row with where it sits. */
