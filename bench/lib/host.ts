@@ -9,6 +9,7 @@ import type http from 'node:http'
 import type { Socket } from 'node:net'
 import { serveOnLoopback, type LoopbackServer } from '../../counterparts/mount.ts'
 import { createSheetsHandler } from '../../counterparts/sheets/handler.ts'
+import { metadataUsage } from '../../counterparts/sheets/metadata-budget.ts'
 import { createManager } from '../../counterparts/sheets/manager.ts'
 import { createSheetsStore, type SheetsStore } from '../../counterparts/sheets/store.ts'
 import { createRandom } from '../../counterparts/timeline/store.ts'
@@ -23,10 +24,19 @@ let sheetsClockOffset = 0
 let timelineRequests: Record<string, number> = {}
 let sheetsBytes: WireBytes = { toServer: 0, fromServer: 0 }
 let timelineBytes: WireBytes = { toServer: 0, fromServer: 0 }
+let metadataPeak = 0
 const STATIC_TOKEN = 'ya29.bench-static-token'
 
 /** Quotas far above anything a benchmark sends: never a 429, but every request still counted. */
 const UNBOUNDED = { readPerUser: 1e9, writePerUser: 1e9, readPerProject: 1e9, writePerProject: 1e9 }
+
+/** The most characters of developer metadata one sheet of any spreadsheet holds now. */
+function largestSheetMetadata(store: SheetsStore): number {
+  let most = 0
+  for (const ss of store.spreadsheets.values())
+    for (const [scope, chars] of metadataUsage(ss)) if (scope !== 'spreadsheet') most = Math.max(most, chars)
+  return most
+}
 
 /**
  * Counts the bytes on the wire (headers and bodies, both ways) of every
@@ -111,7 +121,10 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
       quota: n === undefined ? UNBOUNDED : { readPerUser: n, writePerUser: n, readPerProject: 5 * n, writePerProject: 5 * n },
     })
     store.auth.addStaticToken(STATIC_TOKEN)
-    const server = await serveOnLoopback(createSheetsHandler(store))
+    // After every request: the most developer-metadata characters any one sheet holds (Google allows 30,000).
+    const server = await serveOnLoopback(
+      createSheetsHandler(store, { onRequest: () => void (metadataPeak = Math.max(metadataPeak, largestSheetMetadata(store))) }),
+    )
     countWireBytes(server.server, () => sheetsBytes)
     sheets = { store, server, rootUrl: server.url, staticToken: STATIC_TOKEN }
     return { rootUrl: sheets.rootUrl, token: sheets.staticToken }
@@ -181,6 +194,7 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
   },
   resetStats() {
     sheets?.store.resetStats()
+    metadataPeak = 0
     timelineRequests = {}
     sheetsBytes = { toServer: 0, fromServer: 0 }
     timelineBytes = { toServer: 0, fromServer: 0 }
@@ -190,6 +204,7 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
       sheets: sheets?.store.stats(),
       timeline: { ...timelineRequests },
       sheetsBytes: { ...sheetsBytes },
+      metadata: { peakChars: metadataPeak, residualChars: sheets ? largestSheetMetadata(sheets.store) : 0 },
       timelineBytes: { ...timelineBytes },
     }
   },

@@ -26,6 +26,9 @@ export interface Sample {
   /** Bytes the client sent to the Sheets API. */
   sheetsBytesSent: number
   timelineBytesRead: number
+  /** Developer-metadata characters on the fullest sheet: the most during the run, and what the run left. */
+  metadataPeakChars: number
+  metadataResidualChars: number
   ok: boolean
   code: number | null
   run: ProcessRun
@@ -60,6 +63,8 @@ export async function measure(
     sheetsBytesRead: stats.sheetsBytes.fromServer,
     sheetsBytesSent: stats.sheetsBytes.toServer,
     timelineBytesRead: stats.timelineBytes.fromServer,
+    metadataPeakChars: stats.metadata.peakChars,
+    metadataResidualChars: stats.metadata.residualChars,
     ok,
     code: run.code,
     run,
