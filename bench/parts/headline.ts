@@ -277,7 +277,7 @@ function recordGoals(
       met: wallRatio <= target,
     })
     const reads = ours.last.timelineActivityReads
-    // Claims go a chunk of about 700 rows at a time: 3 requests each, plus 3 for the reads and the last batch.
+    // Claims go a chunk of about 900 rows at a time: 3 requests each, plus 3 for the reads and the last batch.
     const written = ours.last.sheetsByMethod['BatchUpdateValuesByDataFilter'] ?? 0
     goals.push({
       goal: `${size} incremental, 1% changed: Sheets requests grow with the rows written (3 a chunk of claims, +3), 1 activities read per timeline`,

@@ -95,7 +95,7 @@ async function update(sheet: Spreadsheet, basis: Snapshot, key: string, value: s
 }
 
 function claimsLeft(s: Setup): number {
-  return [...s.store.spreadsheets.get(s.spreadsheetId)!.metadata.values()].filter((m) => m.metadataKey.startsWith('ts.')).length
+  return [...s.store.spreadsheets.get(s.spreadsheetId)!.metadata.values()].filter((m) => /^ts[0-9a-z]+$/.test(m.metadataKey)).length
 }
 
 describe('an incremental read of Key, Base and the rows to write', () => {

@@ -7,6 +7,8 @@ import { ROW_FORMAT_FIELDS, type RowFormats } from '../../src/sheets/google/layo
 import { batchGetParams, cellData, cellFromApi, cellToApi, jsonBytes, packBySize, trimRows } from '../../src/sheets/google/requests.ts'
 import { appendChunks } from '../../src/sheets/google/append-rows.ts'
 import {
+  CLAIM_VALUE_CHARS,
+  CLAIMS_PER_ROUND,
   claimChars,
   claimFilter,
   claimKey,
@@ -134,16 +136,16 @@ describe('packBySize', () => {
 
 describe('row claims', () => {
   it('carry the sheet id in base 36 as key, so one filter selects every claim on a sheet, and claim a 1-based sheet row', () => {
-    expect(claimKey(7)).toBe('ts.7')
-    expect(claimKey(1_877_059_582)).toBe('ts.v1jwfy')
-    expect(claimFilter({ metadataKey: 'ts.7', value: 'a01' })).toEqual({
-      developerMetadataLookup: { metadataKey: 'ts.7', metadataValue: 'a01', locationType: 'ROW' },
+    expect(claimKey(7)).toBe('ts7')
+    expect(claimKey(1_877_059_582)).toBe('tsv1jwfy')
+    expect(claimFilter({ metadataKey: 'ts7', value: 'a01' })).toEqual({
+      developerMetadataLookup: { metadataKey: 'ts7', metadataValue: 'a01', locationType: 'ROW' },
     })
-    expect(sheetClaimsFilter(7)).toEqual({ developerMetadataLookup: { metadataKey: 'ts.7', locationType: 'ROW' } })
-    expect(createClaim({ metadataKey: 'ts.7', value: 'c1' }, 7, 5)).toEqual({
+    expect(sheetClaimsFilter(7)).toEqual({ developerMetadataLookup: { metadataKey: 'ts7', locationType: 'ROW' } })
+    expect(createClaim({ metadataKey: 'ts7', value: 'c1' }, 7, 5)).toEqual({
       createDeveloperMetadata: {
         developerMetadata: {
-          metadataKey: 'ts.7',
+          metadataKey: 'ts7',
           metadataValue: 'c1',
           location: { dimensionRange: { sheetId: 7, dimension: 'ROWS', startIndex: 4, endIndex: 5 } },
           visibility: 'DOCUMENT',
@@ -152,16 +154,21 @@ describe('row claims', () => {
     })
   })
 
-  it('are short: a claim on the largest sheet id with the millionth value takes at most 15 characters of the budget', () => {
-    const next = claimValues(() => 0.999)
-    let last = ''
+  it('are short: a claim on the largest sheet id takes at most 11 characters of the budget, and no value repeats within 36 rounds', () => {
+    const values = claimValues(() => 0.999)
     const seen = new Set<string>()
-    for (let i = 0; i < 1_000_000; i++) {
-      last = next()
-      if (i < 5000) seen.add(last)
+    let longest = 0
+    for (let round = 0; round < 36; round++) {
+      values.round()
+      for (let i = 0; i < CLAIMS_PER_ROUND; i++) {
+        const value = values.next()
+        expect(seen.has(value)).toBe(false)
+        seen.add(value)
+        longest = Math.max(longest, value.length)
+      }
     }
-    expect(seen.size).toBe(5000)
-    expect(claimChars({ metadataKey: claimKey(2 ** 31 - 1), value: last })).toBeLessThanOrEqual(15)
+    expect(longest).toBe(CLAIM_VALUE_CHARS)
+    expect(claimChars({ metadataKey: claimKey(2 ** 31 - 1), value: 'zzz' })).toBeLessThanOrEqual(11)
   })
 
   it('read an answer back by claim: each row once, where it is now, with its cells', () => {

@@ -21,6 +21,7 @@ import { headerNames } from './partial-read.ts'
 import { rangeRows, tabsFromBatchGet } from './batch-get.ts'
 import { type PartialReadDeps, readPartial } from './incremental-read.ts'
 import { createClaimRooms } from './claim-rooms.ts'
+import type { ClaimValues } from './row-claims.ts'
 import { sheetsApi } from './api-client.ts'
 import { classifySheetsFailure, readApiFailure, toSheetsError } from './api-errors.ts'
 import type { GoogleSignIn } from './auth.ts'
@@ -104,8 +105,8 @@ export interface GoogleSpreadsheetOptions {
   processingWindowMs?: number
   /** Largest request body the backend builds (larger writes are split). @default 2_000_000 */
   maxPayloadBytes?: number
-  /** Values of claims; tests make them predictable. @default two random base-36 characters and a counter, per write */
-  claimValue?: () => string
+  /** Values of claims; tests make them predictable. @default `claimValues()` of row-claims.ts, per write */
+  claimValues?: () => ClaimValues
   /**
    * The way to the network: the timeouts, and a bearer token never follows a
    * redirect to another origin. @default a transport with the default limits
@@ -431,14 +432,16 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     maxPayloadBytes: maxPayload,
     claimRoom: rooms.room,
     claimRoomRefused: rooms.refused,
-    ...(options.claimValue ? { claimValue: options.claimValue } : {}),
   }
+
+  // A write's claims take their values from a source of their own.
+  const withValues = (): WriteDeps => (options.claimValues ? { ...writeDeps, claimValues: options.claimValues() } : writeDeps)
 
   const write: Spreadsheet['write'] = async (writes, basis) => {
     const effective = writes.filter((w) => (w.updates?.length ?? 0) + (w.appends?.length ?? 0) + (w.deleteRows?.length ?? 0) > 0)
     if (effective.length === 0) return { appended: {}, skipped: [] }
     try {
-      return await applyWrite(writeDeps, effective, basis)
+      return await applyWrite(withValues(), effective, basis)
     } catch (error) {
       // Tab ids from an earlier run's hints may be stale (a tab deleted and made again): learn them afresh, once.
       const stale =
@@ -458,7 +461,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
       }
       hintedIds = false
       await refreshSheetIds()
-      return applyWrite(writeDeps, effective, basis)
+      return applyWrite(withValues(), effective, basis)
     }
   }
 

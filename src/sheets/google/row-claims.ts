@@ -5,8 +5,8 @@
  *
  * Google counts every character of a metadata's key and value against a budget
  * of 30,000 per sheet ("Metadata storage limits"), shared with every add-on
- * and script on the spreadsheet. So a claim is short (`ts.` and the sheet id
- * in base 36 as key, a few characters as value), lives for one write, and a
+ * and script on the spreadsheet. So a claim is short (`ts` and the sheet id
+ * in base 36 as key, three characters at most as value), lives for one write, and a
  * write claims its rows a chunk at a time. Pure builders of the filters and
  * requests, and readers of what Google echoes.
  */
@@ -18,8 +18,11 @@ import { cellFromApi } from './requests.ts'
 /** Characters of claims a write keeps on one sheet at any moment: a third of Google's 30,000, as others share it. */
 export const CLAIM_CHARS_PER_SHEET = 10_000
 
-/** Characters a claim's value may take (two random, then a base-36 counter): what a chunk reserves per row. */
-export const CLAIM_VALUE_CHARS = 6
+/** Most claims one round of a chunk makes: their counter takes two base-36 digits. */
+export const CLAIMS_PER_ROUND = 36 * 36
+
+/** Characters a claim's value takes at most (a round's letter and a two-digit counter): what a chunk reserves per row. */
+export const CLAIM_VALUE_CHARS = 3
 
 /** Keys of the row anchors earlier versions kept on every row; they are removed when a sheet's budget runs short. */
 export const LEGACY_ANCHOR_KEYS: readonly string[] = ['timeline-sheets:row', 'timeline-sheets:claim']
@@ -30,9 +33,9 @@ export interface ClaimRef {
   value: string
 }
 
-/** The key every claim on one sheet carries, so one filter removes them all. */
+/** The key every claim on one sheet carries, so one filter removes them all: `ts` and the sheet id in base 36. */
 export function claimKey(sheetId: number): string {
-  return `ts.${sheetId.toString(36)}`
+  return `ts${sheetId.toString(36)}`
 }
 
 /** What a claim counts against its sheet's metadata budget. */
@@ -87,16 +90,28 @@ export function refId(ref: ClaimRef): string {
   return `${ref.metadataKey}\u0000${ref.value}`
 }
 
+/** Values for one write's claims, round by round. */
+export interface ClaimValues {
+  next(): string
+  /** Starts a round: its claims may not share a value with the last round's, which its batch deletes. */
+  round(): void
+}
+
 /**
- * Values for one write's claims: two random base-36 characters, so a claim a
- * killed run left behind is unlikely to share a value, then a counter.
+ * A round's letter (base 36, starting at random and moving on each round, so a claim a killed run left behind is
+ * unlikely to share a value) and a counter within the round. A value is unique among the claims that stand on a
+ * sheet at once: a round's batch deletes the round's before it, and 36 rounds pass before a letter comes back.
  */
-export function claimValues(random: () => number = Math.random): () => string {
-  const token = Math.floor(random() * 36 * 36)
-    .toString(36)
-    .padStart(2, '0')
+export function claimValues(random: () => number = Math.random): ClaimValues {
+  let letter = Math.floor(random() * 36)
   let next = 0
-  return () => `${token}${(next++).toString(36)}`
+  return {
+    next: () => `${letter.toString(36)}${(next++).toString(36)}`,
+    round: () => {
+      letter = (letter + 1) % 36
+      next = 0
+    },
+  }
 }
 
 /** One row a data-filter read returned: where it is now and what it holds. */

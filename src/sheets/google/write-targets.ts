@@ -9,7 +9,7 @@ import type { CellUpdate, CellValue, TabData, TabWrite } from '../port.ts'
 import { a1Range } from './a1.ts'
 import type { RowFormats } from './layout.ts'
 import { cellToApi } from './requests.ts'
-import type { ClaimRef, RowEcho } from './row-claims.ts'
+import type { ClaimRef, ClaimValues, RowEcho } from './row-claims.ts'
 
 /** What a look after a lost answer says about a structural batchUpdate. */
 export type StructuralOutcome = 'applied' | 'not-applied' | 'diverged'
@@ -47,8 +47,8 @@ export interface WriteDeps {
   claimRoom(sheetId: number): number
   /** Google refused claims of `chars` characters on a sheet: its metadata budget is shorter than thought. */
   claimRoomRefused(tab: string, sheetId: number, chars: number): Promise<void>
-  /** A fresh value for a claim; tests make it predictable. */
-  claimValue?: () => string
+  /** Values for claims; tests make them predictable. */
+  claimValues?: ClaimValues
 }
 
 /** A basis row the write addresses, and how it was found again. */

@@ -291,7 +291,7 @@ async function metadataRoom(deps: WriteTestDeps): Promise<WriteTestFinding> {
   const rooms = tabs.map((s) => ({ title: s.properties!.title!, free: SHEET_METADATA_CHARS - (used.get(s.properties!.sheetId ?? 0) ?? 0) }))
   const shown = rooms.map((r) => `"${r.title}" ${r.free.toLocaleString('en')} free`).join(', ')
   const invisible = '(metadata other projects keep private is not visible and may take more)'
-  const oneClaim = 9 + CLAIM_VALUE_CHARS
+  const oneClaim = 8 + CLAIM_VALUE_CHARS
   if (rooms.some((r) => r.free < oneClaim)) {
     return {
       name,

@@ -31,6 +31,8 @@ import { appendChunkParts } from './append-rows.ts'
 import { headerFilter, lookUp, type LookUpAnswer } from './look-up.ts'
 import {
   CLAIM_VALUE_CHARS,
+  CLAIMS_PER_ROUND,
+  type ClaimValues,
   claimFilter,
   claimKey,
   claimValues,
@@ -72,7 +74,7 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
   const skip: Skip = (tab, row, reason) => {
     if (!skipped.some((s) => s.tab === tab.write.tab && s.row === row)) skipped.push({ tab: tab.write.tab, row, reason })
   }
-  const nextValue = deps.claimValue ?? claimValues()
+  const values = deps.claimValues ?? claimValues()
 
   // Sheet ids: every claim names its sheet, and every tab that grows needs one.
   const needIds = tabs.filter((t) => claimedTargets(t).length > 0 || (t.write.appends?.length ?? 0) > 0 || needsColumns(deps, t) > 0)
@@ -93,7 +95,7 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
   while (next < queue.length) {
     const chunk = takeChunk(deps, queue, next)
     next += chunk.length
-    const round = await claimChunk(deps, chunk, { nextValue, skip, owed, columns })
+    const round = await claimChunk(deps, chunk, { values, skip, owed, columns })
     if (round.columnsSent) columns = undefined
     if (round.refused.length > 0) {
       // Google found no room for this many claims on a sheet: the rows not yet claimed go again, in smaller chunks.
@@ -123,7 +125,7 @@ function takeChunk(deps: WriteDeps, queue: readonly Addressed[], from: number): 
     const item = queue[i]!
     const cost = claimKey(item.t.sheetId!).length + CLAIM_VALUE_CHARS
     const chars = (used.get(item.t) ?? 0) + cost
-    if (chunk.length > 0 && chars > deps.claimRoom(item.t.sheetId!)) break
+    if (chunk.length > 0 && (chars > deps.claimRoom(item.t.sheetId!) || chunk.length === CLAIMS_PER_ROUND)) break
     used.set(item.t, chars)
     chunk.push(item)
   }
@@ -151,7 +153,7 @@ function columnParts(deps: WriteDeps, tabs: readonly TabState[]): StructuralPart
 }
 
 interface ChunkContext {
-  nextValue: () => string
+  values: ClaimValues
   skip: Skip
   /** Tabs whose claims are still on the sheet: the next claims batch or the last batch deletes them. */
   owed: Set<TabState>
@@ -175,8 +177,9 @@ async function claimChunk(
   for (let round = 0; round < CLAIM_ROUNDS; round++) {
     const pending = chunk.filter(({ target }) => hasWork(target) && !target.accepted)
     if (pending.length === 0) break
+    context.values.round()
     if (round === 0) {
-      for (const { t, target } of pending) target.claim = { ref: newClaim(t, context.nextValue), row: target.row }
+      for (const { t, target } of pending) target.claim = { ref: newClaim(t, context.values), row: target.row }
     } else {
       await locateClaimed(deps, pending, context)
     }
@@ -234,8 +237,8 @@ async function claimChunk(
   return { refused: [], columnsSent }
 }
 
-function newClaim(t: TabState, nextValue: () => string): ClaimRef {
-  return { metadataKey: claimKey(t.sheetId!), value: nextValue() }
+function newClaim(t: TabState, values: ClaimValues): ClaimRef {
+  return { metadataKey: claimKey(t.sheetId!), value: values.next() }
 }
 
 /**
@@ -273,7 +276,7 @@ async function locateClaimed(deps: WriteDeps, pending: readonly Addressed[], con
         target.remove = false
         continue
       }
-      target.claim = { ref: newClaim(t, context.nextValue), row: found.row }
+      target.claim = { ref: newClaim(t, context.values), row: found.row }
     }
   }
 }
