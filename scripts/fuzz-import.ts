@@ -38,6 +38,7 @@ import { createManager } from '../counterparts/sheets/manager.ts'
 import { beginTx, insertDimension, sheetByTitle } from '../counterparts/sheets/model.ts'
 import { startSheetsFake, type SheetsFake } from '../counterparts/sheets/server.ts'
 import { startReferenceServer, type ReferenceServer } from '../counterparts/timeline/server.ts'
+import { notesCellText } from '../src/core/notes-cell.ts'
 import { readStatus } from '../src/core/status.ts'
 import { decodeExcelText } from '../src/sheets/workbook/xml-text.ts'
 import { attachCellParts, chooseCellParts, misplacedCellParts, type CellParts } from './fuzz-cell-parts.ts'
@@ -662,7 +663,8 @@ function measure(input: {
     const keyBefore = text(row['Key']).trim()
     const keyNow = text(now['Key']).trim()
     if (keyBefore && keyBefore !== keyNow) replacedRows.push(`${id} (Key ${keyBefore} became ${keyNow})`)
-    else if (notesOf(row['Notes']) !== notesOf(now['Notes'])) {
+    // Notes longer than a cell holds are shown shortened once saved (the server keeps them whole): what the tool means.
+    else if (notesOf(row['Notes']) !== notesOf(now['Notes']) && notesOf(now['Notes']) !== notesCellText(notesOf(row['Notes']))) {
       if (fileRoundTrip(row['Notes'], now['Notes'])) byFile.push(id)
       replacedRows.push(`${id} (Notes ${difference(row['Notes'], now['Notes'])})`)
     } else if (tagsOf(row) !== tagsOf(now)) {
