@@ -1,15 +1,17 @@
 /**
  * More concurrent-manager trials than the test suite runs, with every finding printed:
  *   npx node test/engine/concurrent-manager.run.ts google 10 20     (backend, worlds, trials per world)
+ *   npx node test/engine/concurrent-manager.run.ts google 10 20 160 (and days of activities: about 1,000 rows)
  */
 import { trials, type Backend } from './concurrent-manager.ts'
 const backend = (process.argv[2] ?? 'workbook') as Backend
 const seeds = Number(process.argv[3] ?? 2)
 const per = Number(process.argv[4] ?? 10)
+const days = process.argv[5] === undefined ? undefined : Number(process.argv[5])
 let bad = 0
 const started = Date.now()
 for (let s = 1; s <= seeds; s++) {
-  const found = await trials(backend, s, per)
+  const found = await trials(backend, s, per, days)
   found.forEach((f, i) => {
     const problems = [...f.misplaced, ...f.lost, ...f.wronglyRemoved, ...f.inconsistent]
     if (problems.length || f.lostInTheSameInstant.length) {
@@ -29,4 +31,6 @@ for (let s = 1; s <= seeds; s++) {
     }
   })
 }
-console.log(`${backend}: ${seeds * per} trials, ${bad} with findings, ${((Date.now() - started) / 1000).toFixed(1)} s`)
+console.log(
+  `${backend}${days ? ` (${days} days)` : ''}: ${seeds * per} trials, ${bad} with findings, ${((Date.now() - started) / 1000).toFixed(1)} s`,
+)

@@ -90,9 +90,14 @@ function wrap(handler: WebHandler, hook: Hook): WebHandler {
   }
 }
 
-export async function startWorld(backend: Backend, seed: number): Promise<World> {
+/**
+ * `days` of one person's activities, ending two days before NOW (about 6 a day: 4 days make about 25 rows, 160
+ * days about 1,000). The window spans them.
+ */
+export async function startWorld(backend: Backend, seed: number, days = 4): Promise<World> {
   const store = createTimelineStore({ seed })
-  const seeded = seedStore(store, { users: 1, days: 4, startDate: '2026-11-05', timeZones: [TZ], otherTimelines: false, seed })
+  const startDate = new Date(Date.parse('2026-11-08T00:00:00Z') - (days - 1) * 86_400_000).toISOString().slice(0, 10)
+  const seeded = seedStore(store, { users: 1, days, startDate, timeZones: [TZ], otherTimelines: false, seed })
   const person = seeded.users[0]!
   const timelineKey = person.tagsTimelineKey!
   for (const a of store.activities(timelineKey)) {
@@ -184,7 +189,7 @@ export async function startWorld(backend: Backend, seed: number): Promise<World>
     JSON.stringify({
       timeline: { auth: { mode: 'password', baseUrl: timeline.url, username: transfer.username } },
       ...(google ? { google } : {}),
-      targets: [{ name: 'team', ...config, timeZone: TZ, window: { days: 10, lookBackDays: 3 } }],
+      targets: [{ name: 'team', ...config, timeZone: TZ, window: { days: Math.max(10, days + 6), lookBackDays: 3 } }],
     }),
     path.join(folder, 'config.json'),
   )
@@ -496,8 +501,8 @@ function checkPlacement(tab: { header: string[]; rows: CellValue[][] }, expected
 }
 
 /** Runs `count` chained trials in one world; `seed` makes them reproducible. */
-export async function trials(backend: Backend, seed: number, count: number): Promise<TrialFindings[]> {
-  const world = await startWorld(backend, seed)
+export async function trials(backend: Backend, seed: number, count: number, days?: number): Promise<TrialFindings[]> {
+  const world = await startWorld(backend, seed, days)
   try {
     const first = await runCommand(world, 'export')
     if (first !== 'success') throw new Error(`the first export said ${first}`)
