@@ -218,6 +218,20 @@ describe('values.update (§5.1)', () => {
     await put(id, 'Sheet1!A1', [['x'.repeat(50_000)]])
   })
 
+  test('a sheet grows to 18,278 columns (ZZZ) and no further', async () => {
+    ;({ store } = testStore({ cellLimit: 100_000_000 }))
+    const id = newSpreadsheet()
+    const grow = (length: number) =>
+      api.spreadsheets.batchUpdate(
+        { spreadsheetId: id, requestBody: { requests: [{ appendDimension: { sheetId: 0, dimension: 'COLUMNS', length } }] } },
+        NO_RETRY,
+      )
+    await grow(18_278 - 26)
+    const error = await failure(grow(1))
+    expect(error.response?.status).toBe(400)
+    expect(error.message).toMatch(/^Invalid requests\[0\]\.appendDimension: .*18278 columns/)
+  })
+
   test('more than 50,000 characters in a cell set through updateCells fails the whole batch too', async () => {
     const id = newSpreadsheet()
     const cells = (text: string) => ({

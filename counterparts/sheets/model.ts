@@ -8,7 +8,7 @@
  * Every mutation goes through a `Tx` that records how to undo it: a
  * batchUpdate that fails at request 7 rolls back requests 0–6 (atomicity, §6.1).
  */
-import { type Bounds, type GridBounds, parseA1 } from './a1.ts'
+import { type Bounds, type GridBounds, MAX_COLUMNS, parseA1 } from './a1.ts'
 import { Recalc } from './formula-eval.ts'
 import { cellLimit, exceedsGridLimits, invalidArgument, unableToParseRange } from './google-errors.ts'
 import { formatOpenRange, startsInsideGrid } from './a1.ts'
@@ -210,9 +210,16 @@ export function cellCount(ss: SpreadsheetData): number {
   return ss.sheets.reduce((n, s) => n + s.properties.gridProperties.rowCount * s.properties.gridProperties.columnCount, 0)
 }
 
-/** Throws the 10M-cell error when the workbook is over the limit (call after growing). */
+/**
+ * Throws the 10M-cell error when the workbook is over the limit (call after growing), and refuses a sheet wider
+ * than Google's 18,278 columns (`ZZZ`; the wording of that refusal is not public).
+ */
 export function assertCellLimit(ss: SpreadsheetData, limit: number): void {
   if (cellCount(ss) > limit) throw cellLimit(limit)
+  for (const sheet of ss.sheets) {
+    if (sheet.properties.gridProperties.columnCount > MAX_COLUMNS)
+      throw invalidArgument(`This action would increase the number of columns in the sheet above the limit of ${MAX_COLUMNS} columns.`)
+  }
 }
 
 export type Dimension = 'ROWS' | 'COLUMNS'
