@@ -107,16 +107,16 @@ export async function many(options: ManyOptions): Promise<void> {
         ])
       }
       goals.push({
-        goal: `${options.targets} targets, ${phase}: one process close to the slowest target, not the sum (taken as ≤ 2× the slowest)`,
-        measured: `${secs(one.wallMs)} s; one after another ${secs(each.wallMs)} s (${ratio(one.wallMs, each.wallMs)}), slowest single target ${secs(slowest.get(each)!)} s`,
-        met: one.ok && each.ok ? one.wallMs <= 2 * slowest.get(each)! : false,
+        goal: `${options.targets} targets, ${phase}: one process ≤ 0.15× running them one after another`,
+        measured: `${secs(one.wallMs)} s; one after another ${secs(each.wallMs)} s (${ratio(one.wallMs, each.wallMs)}), slowest single target ${secs(slowest.get(each)!)} s; ${quotaMinutes(one)} min of Google's per-user quota`,
+        met: one.ok && each.ok ? one.wallMs <= 0.15 * each.wallMs : false,
       })
       if (!phase.startsWith('first')) {
         const per = (n: number) => (n / options.targets).toFixed(1)
         goals.push({
-          goal: `\`sync\`, ${phase.replace(/^\w+ sync, /, '')}: Sheets requests per target (1% changed: ≤ 3, the import half's read shared with the export half)`,
+          goal: `\`sync\`, ${phase.replace(/^\w+ sync, /, '')}: Sheets requests per target (report: the import half's read is shared with the export half; rows changed are claimed, read back and written)`,
           measured: `${per(one.sheetsReads + one.sheetsWrites)} (${per(one.sheetsReads)} r / ${per(one.sheetsWrites)} w) in one process; ${per(each.sheetsReads + each.sheetsWrites)} one after another`,
-          met: phase.includes('1% changed') ? (one.sheetsReads + one.sheetsWrites) / options.targets <= 3 : undefined,
+          met: undefined,
         })
       }
       rows.push([
