@@ -84,3 +84,27 @@ export async function resetSpreadsheet(api: sheets_v4.Sheets, spreadsheetId: str
   if (requests.length > 0) await api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests } })
   await api.spreadsheets.values.clear({ spreadsheetId, range: quoteTitle(keep), requestBody: {} })
 }
+
+/**
+ * Requests that put `chars` characters of someone else's developer metadata on a sheet (500 a piece, key
+ * included), as another add-on would, on its first `rows` data rows in turn.
+ */
+export function othersMetadata(sheetId: number, chars: number, rows: number, key = 'other-add-on'): sheets_v4.Schema$Request[] {
+  const requests: sheets_v4.Schema$Request[] = []
+  for (let left = chars, i = 0; left > 0; i++) {
+    const value = 'v'.repeat(Math.min(500, left) - key.length)
+    left -= key.length + value.length
+    const row = 1 + (i % rows)
+    requests.push({
+      createDeveloperMetadata: {
+        developerMetadata: {
+          metadataKey: key,
+          metadataValue: value,
+          visibility: 'DOCUMENT',
+          location: { dimensionRange: { sheetId, dimension: 'ROWS', startIndex: row, endIndex: row + 1 } },
+        },
+      },
+    })
+  }
+  return requests
+}

@@ -15,6 +15,7 @@ import type { Snapshot, Spreadsheet, TabSpec } from '../../src/sheets/port.ts'
 import { signInWithStaticToken } from '../../src/sheets/google/auth.ts'
 import { createGoogleSpreadsheet, type GoogleSheetsEvent } from '../../src/sheets/google/backend.ts'
 import { CLAIM_CHARS_PER_SHEET } from '../../src/sheets/google/row-claims.ts'
+import { directClient, othersMetadata } from './google-fixture.ts'
 
 const ROOT = 'http://sheets.test/'
 const TOKEN = 'static-test-token'
@@ -67,30 +68,11 @@ async function world(rows: number): Promise<World> {
 }
 
 /** Metadata of someone else's on the Activities sheet, `chars` characters in all, on its first rows. */
-async function othersTake(w: World, chars: number, key = 'other-add-on'): Promise<void> {
+async function othersTake(w: World, chars: number, key?: string): Promise<void> {
   const ss = w.store.spreadsheets.get(w.spreadsheetId)!
   const sheetId = ss.sheets.find((s) => s.properties.title === 'Activities')!.properties.sheetId
-  const requests = []
-  for (let left = chars, row = 1; left > 0; row++) {
-    const value = 'v'.repeat(Math.min(500, left) - key.length)
-    left -= key.length + value.length
-    requests.push({
-      createDeveloperMetadata: {
-        developerMetadata: {
-          metadataKey: key,
-          metadataValue: value,
-          visibility: 'DOCUMENT',
-          location: { dimensionRange: { sheetId, dimension: 'ROWS', startIndex: row, endIndex: row + 1 } },
-        },
-      },
-    })
-  }
-  const response = await fetch(`${ROOT}v4/spreadsheets/${w.spreadsheetId}:batchUpdate`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ requests }),
-  })
-  expect(response.status).toBe(200)
+  const api = directClient(signInWithStaticToken(TOKEN).client, ROOT)
+  await api.spreadsheets.batchUpdate({ spreadsheetId: w.spreadsheetId, requestBody: { requests: othersMetadata(sheetId, chars, 50, key) } })
 }
 
 /** An update of the Notes of every `step`-th row of the basis. */

@@ -14,6 +14,7 @@ import { signInWithStaticToken } from '../../src/sheets/google/auth.ts'
 import { createGoogleSpreadsheet } from '../../src/sheets/google/backend.ts'
 import { createGoogleProbe } from '../../src/sheets/google/probe.ts'
 import type { WriteTestFinding } from '../../src/sheets/probe.ts'
+import { directClient, othersMetadata } from './google-fixture.ts'
 
 const ROOT = 'http://sheets.test/'
 const TOKEN = 'static-test-token'
@@ -58,23 +59,8 @@ async function writeTest(options: SheetsStoreOptions = {}, others = 0) {
   const ss = store.spreadsheets.get(spreadsheetId)!
   const activities = ss.sheets.find((s) => s.properties.title === 'Activities')!.properties.sheetId
   if (others > 0) {
-    const requests = []
-    for (let left = others, row = 1; left > 0; row++, left -= 500)
-      requests.push({
-        createDeveloperMetadata: {
-          developerMetadata: {
-            metadataKey: 'other',
-            metadataValue: 'v'.repeat(Math.min(500, left) - 5),
-            visibility: 'DOCUMENT',
-            location: { dimensionRange: { sheetId: activities, dimension: 'ROWS', startIndex: row % 2, endIndex: (row % 2) + 1 } },
-          },
-        },
-      })
-    await fetch(`${ROOT}v4/spreadsheets/${spreadsheetId}:batchUpdate`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ requests }),
-    })
+    const api = directClient(signInWithStaticToken(TOKEN).client, ROOT)
+    await api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests: othersMetadata(activities, others, 2, 'other') } })
   }
   const before = createManager(store).readTab(spreadsheetId, 'Activities')
   const metadataBefore = ss.metadata.size
