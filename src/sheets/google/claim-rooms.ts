@@ -6,7 +6,7 @@
  */
 import type { sheets_v4 } from '@googleapis/sheets'
 import { TimelineSheetsError } from '../../errors.ts'
-import { CLAIM_CHARS_PER_SHEET, CLAIM_VALUE_CHARS, claimKey, deleteClaims, LEGACY_ANCHOR_KEYS } from './row-claims.ts'
+import { CLAIM_CHARS_PER_SHEET, claimReserve, deleteClaims, LEGACY_ANCHOR_KEYS } from './row-claims.ts'
 
 export interface ClaimRoomDeps {
   spreadsheetId: string
@@ -42,7 +42,7 @@ export function createClaimRooms(deps: ClaimRoomDeps): ClaimRooms {
         return
       }
     }
-    const oneClaim = claimKey(sheetId).length + CLAIM_VALUE_CHARS
+    const oneClaim = claimReserve(sheetId)
     if (chars <= oneClaim) {
       throw new TimelineSheetsError(
         'TS_SHEETS_API',

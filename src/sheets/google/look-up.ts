@@ -22,7 +22,7 @@ export function headerFilter(sheetId: number): sheets_v4.Schema$DataFilter {
 }
 
 /** Reads a `values.batchGetByDataFilter` answer: rows by claim, headers by sheet id. */
-export function readLookUp(ranges: readonly sheets_v4.Schema$MatchedValueRange[], into?: LookUpAnswer): LookUpAnswer {
+function readLookUp(ranges: readonly sheets_v4.Schema$MatchedValueRange[], into?: LookUpAnswer): LookUpAnswer {
   const answer: LookUpAnswer = into ?? { rows: new Map(), headers: new Map() }
   for (const [key, rows] of rowsByClaim(ranges)) answer.rows.set(key, (answer.rows.get(key) ?? []).concat(rows))
   for (const matched of ranges) {

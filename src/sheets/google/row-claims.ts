@@ -38,9 +38,9 @@ export function claimKey(sheetId: number): string {
   return `ts${sheetId.toString(36)}`
 }
 
-/** What a claim counts against its sheet's metadata budget. */
-export function claimChars(ref: ClaimRef): number {
-  return ref.metadataKey.length + ref.value.length
+/** What a chunk reserves of a sheet's metadata room for one claim on it: its key and the longest value. */
+export function claimReserve(sheetId: number): number {
+  return claimKey(sheetId).length + CLAIM_VALUE_CHARS
 }
 
 /**

@@ -11,7 +11,7 @@ import { TimelineSheetsError } from '../../errors.ts'
 import type { Spreadsheet } from '../port.ts'
 import type { WriteTestFinding } from '../probe.ts'
 import { quoteTitle } from './a1.ts'
-import { CLAIM_CHARS_PER_SHEET, CLAIM_VALUE_CHARS } from './row-claims.ts'
+import { CLAIM_CHARS_PER_SHEET, claimReserve } from './row-claims.ts'
 
 /** Google's documented storage for developer metadata on one sheet ("Metadata storage limits"). */
 export const SHEET_METADATA_CHARS = 30_000
@@ -291,7 +291,8 @@ async function metadataRoom(deps: WriteTestDeps): Promise<WriteTestFinding> {
   const rooms = tabs.map((s) => ({ title: s.properties!.title!, free: SHEET_METADATA_CHARS - (used.get(s.properties!.sheetId ?? 0) ?? 0) }))
   const shown = rooms.map((r) => `"${r.title}" ${r.free.toLocaleString('en')} free`).join(', ')
   const invisible = '(metadata other projects keep private is not visible and may take more)'
-  const oneClaim = 8 + CLAIM_VALUE_CHARS
+  // The most a claim takes on any sheet: ids run up to 2^31 − 1.
+  const oneClaim = claimReserve(2 ** 31 - 1)
   if (rooms.some((r) => r.free < oneClaim)) {
     return {
       name,

@@ -30,8 +30,8 @@ import type { SkippedRow, Snapshot, TabData, TabWrite, WriteReport } from '../po
 import { appendChunkParts } from './append-rows.ts'
 import { headerFilter, lookUp, type LookUpAnswer } from './look-up.ts'
 import {
-  CLAIM_VALUE_CHARS,
   CLAIMS_PER_ROUND,
+  claimReserve,
   type ClaimValues,
   claimFilter,
   claimKey,
@@ -123,7 +123,7 @@ function takeChunk(deps: WriteDeps, queue: readonly Addressed[], from: number): 
   const chunk: Addressed[] = []
   for (let i = from; i < queue.length; i++) {
     const item = queue[i]!
-    const cost = claimKey(item.t.sheetId!).length + CLAIM_VALUE_CHARS
+    const cost = claimReserve(item.t.sheetId!)
     const chars = (used.get(item.t) ?? 0) + cost
     if (chunk.length > 0 && (chars > deps.claimRoom(item.t.sheetId!) || chunk.length === CLAIMS_PER_ROUND)) break
     used.set(item.t, chars)
@@ -133,7 +133,7 @@ function takeChunk(deps: WriteDeps, queue: readonly Addressed[], from: number): 
 }
 
 function chunkChars(items: readonly Addressed[]): number {
-  return items.reduce((n, { t }) => n + claimKey(t.sheetId!).length + CLAIM_VALUE_CHARS, 0)
+  return items.reduce((n, { t }) => n + claimReserve(t.sheetId!), 0)
 }
 
 /** Appends the columns writes need beyond the grid as last seen. */
