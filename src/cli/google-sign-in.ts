@@ -12,11 +12,14 @@ export async function googleSignIn(
   network: NetworkSettings = requestLimits(loaded),
 ) {
   const auth = await import('../sheets/google/auth.ts')
+  const { DRIVE_METADATA_READONLY_SCOPE } = await import('../sheets/google/drive-version.ts')
   // Token requests, ours and google-auth-library's, under the same limits and redirect policy as data calls.
   const transport = createTransport(network)
+  // The Drive scope only where `sync --watch` is configured: a sign-in asks for no more than it uses.
+  const scopes = google.watch ? [auth.SHEETS_SCOPE, DRIVE_METADATA_READONLY_SCOPE] : [auth.SHEETS_SCOPE]
   switch (google.auth.mode) {
     case 'service-account':
-      return auth.signInWithServiceAccountFile(loaded.resolvePath(google.auth.keyFile), { transport })
+      return auth.signInWithServiceAccountFile(loaded.resolvePath(google.auth.keyFile), { transport, scopes })
     case 'installed-app':
       return auth.signInWithInstalledApp({
         clientId: google.auth.clientId,
@@ -25,9 +28,10 @@ export async function googleSignIn(
         openBrowser: openInBrowser,
         interactive,
         transport,
+        scopes,
       })
     case 'adc':
-      return auth.signInWithApplicationDefault({ env, transport })
+      return auth.signInWithApplicationDefault({ env, transport, scopes })
     case 'static-token':
       return auth.signInWithStaticToken(secretFromEnv(google.auth.tokenEnv, 'a Google access token', env), transport)
   }

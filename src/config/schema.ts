@@ -168,6 +168,12 @@ const google = z
       .min(100)
       .default(60_000)
       .describe("Length of Google's quota window in milliseconds; only a fake with a faster clock needs another value."),
+    watch: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Let `sync --watch` see each spreadsheet's Drive version, one small request an interval: the sign-in also asks for read-only Drive metadata (drive.metadata.readonly).",
+      ),
   })
   .optional()
   .describe('Google Sheets: sign-in and request pace. Needed by targets whose spreadsheet is a Google one.')

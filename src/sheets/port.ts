@@ -106,6 +106,19 @@ export interface Spreadsheet {
   /** Requests made so far (Google API calls, or workbook loads and saves). */
   requestCounts(): RequestCounts
   /**
+   * A short text that changes whenever anything in the spreadsheet changes, learnt at a cost that does not grow
+   * with the sheet (Google: the Drive file's version, one request; a workbook: the file's stamp, no read). What
+   * `sync --watch` asks each interval to tell an untouched spreadsheet (decisions/0016). Absent: the backend
+   * cannot tell, and every interval runs.
+   */
+  changeMark?(): Promise<string>
+  /**
+   * The mark the spreadsheet showed right after this backend's own last write, when the backend knows it exactly
+   * (a workbook: the file it saved); undefined when its writes cannot be told from a person's made meanwhile
+   * (Google), or when it wrote nothing.
+   */
+  markAfterOwnWrite?(): string | undefined
+  /**
    * Backend facts worth keeping between runs (Google: the tab ids that row
    * removal and growth need), so a later run spends no request to learn them
    * again. Opaque to the engine, which stores and hands them back as they are.

@@ -22,7 +22,7 @@ import { readCredentialFile } from '../../config/credential-file.ts'
 import { readStoredToken, writeStoredToken, type StoredToken } from '../../state/google-token-file.ts'
 import { asFetch, createTransport, type Transport } from '../../http/transport.ts'
 
-/** The only scope timeline-sheets asks for. */
+/** The scope every sign-in asks for; `sync --watch` adds the read-only Drive metadata scope (drive-version.ts). */
 export const SHEETS_SCOPE = 'https://www.googleapis.com/auth/spreadsheets'
 
 const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token'
@@ -106,14 +106,19 @@ export async function loadServiceAccountKey(file: string): Promise<ServiceAccoun
 }
 
 /** The signed JWT-bearer assertion for a key: RS256, `aud` = the key's `token_uri`, valid one hour. */
-export async function buildJwtAssertion(key: ServiceAccountKey, nowSeconds: number, source = 'the key'): Promise<string> {
+export async function buildJwtAssertion(
+  key: ServiceAccountKey,
+  nowSeconds: number,
+  source = 'the key',
+  scopes: readonly string[] = [SHEETS_SCOPE],
+): Promise<string> {
   let privateKey: CryptoKey
   try {
     privateKey = await importPKCS8(key.private_key, 'RS256')
   } catch {
     return invalidKey(source, 'field "private_key" is not a PKCS#8 RSA private key')
   }
-  return new SignJWT({ scope: SHEETS_SCOPE })
+  return new SignJWT({ scope: scopes.join(' ') })
     .setProtectedHeader({ alg: 'RS256', kid: key.private_key_id })
     .setIssuer(key.client_email)
     .setAudience(key.token_uri)
@@ -141,6 +146,8 @@ export interface ServiceAccountOptions {
   now?: () => number
   /** Where the key came from, for messages. */
   source?: string
+  /** The scopes asked for. @default [SHEETS_SCOPE] */
+  scopes?: readonly string[]
 }
 
 /** One JWT-bearer token request to the key's `token_uri`. */
@@ -148,7 +155,7 @@ export async function requestServiceAccountToken(key: ServiceAccountKey, options
   const now = options.now ?? Date.now
   const fetchImpl: FetchLike = options.fetch ?? asFetch(options.transport ?? createTransport())
   const source = options.source ?? `the key of ${key.client_email}`
-  const assertion = await buildJwtAssertion(key, Math.floor(now() / 1000), source)
+  const assertion = await buildJwtAssertion(key, Math.floor(now() / 1000), source, options.scopes)
   let response: Response
   try {
     response = await fetchImpl(key.token_uri, {
@@ -254,6 +261,8 @@ export interface InstalledAppOptions {
   interactive?: boolean
   /** The way to the network for token calls. @default a transport with the default limits */
   transport?: Transport
+  /** The scopes the browser sign-in asks consent for. @default [SHEETS_SCOPE] */
+  scopes?: readonly string[]
 }
 
 function installedClient(options: InstalledAppOptions, redirectUri?: string): OAuth2Client {
@@ -289,8 +298,19 @@ function refreshTokenSignIn(
  */
 export async function signInWithInstalledApp(options: InstalledAppOptions): Promise<GoogleSignIn> {
   const stored = await readStoredToken(options.tokenFile)
-  if (stored && stored.client_id === options.clientId) {
+  // A token granted before a scope was asked for (the config's google.watch set later) cannot call what it needs.
+  const lacking = (options.scopes ?? []).filter((scope) => stored?.scope !== undefined && !stored.scope.split(' ').includes(scope))
+  if (stored && stored.client_id === options.clientId && lacking.length === 0) {
     return refreshTokenSignIn('installed-app', installedClient(options), stored.refresh_token, options.clientSecret)
+  }
+  if (stored && lacking.length > 0 && options.interactive === false) {
+    throw new TimelineSheetsError(
+      'TS_AUTH_REQUIRED',
+      `The Google sign-in stored in ${options.tokenFile} was not granted ${lacking.join(' ')}`,
+      {
+        hint: "Run `timeline-sheets login --google` again and allow the access it asks for (the config's google.watch asks to see the spreadsheet's version).",
+      },
+    )
   }
   if (options.interactive === false) {
     throw new TimelineSheetsError('TS_AUTH_REQUIRED', `No Google sign-in is stored in ${options.tokenFile}`, {
@@ -311,7 +331,7 @@ export async function loginWithInstalledApp(options: InstalledAppOptions): Promi
     const url = client.generateAuthUrl({
       access_type: 'offline',
       prompt: 'consent',
-      scope: [SHEETS_SCOPE],
+      scope: [...(options.scopes ?? [SHEETS_SCOPE])],
       state,
       code_challenge: codeChallenge,
       code_challenge_method: CodeChallengeMethod.S256,

@@ -14,6 +14,7 @@ import { z } from 'zod'
 import { HttpError, TimelineSheetsError } from '../../errors.ts'
 import { createPace, type Pace } from '../../http/pace.ts'
 import type { Transport } from '../../http/transport.ts'
+import { readDriveVersion } from './drive-version.ts'
 import { retry, retryOptions, type RetryEvent, type RetryOptions, type RetryVerdict } from '../../http/retry.ts'
 import type { CellValue, LayoutOptions, RequestCounts, Snapshot, Spreadsheet, TabData, TabSpec } from '../port.ts'
 import { quoteTitle } from './a1.ts'
@@ -530,6 +531,9 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     read,
     write,
     requestCounts: () => ({ ...counts }),
+
+    // Drive's version of the file: one small request whatever the sheet's size, outside the Sheets quota.
+    changeMark: async () => (await readDriveVersion({ fileId: spreadsheetId, auth, rootUrl: options.rootUrl, retry: policy })).version,
     exportHints: () => ({
       sheetIds: Object.fromEntries(sheetIds),
       rowFormats: Object.fromEntries(rowFormats),

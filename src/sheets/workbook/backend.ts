@@ -118,6 +118,8 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
   /** Writes saved so far: a snapshot read before one of them no longer shows positions as they are. */
   let writesApplied = 0
   let queue: Promise<unknown> = Promise.resolve()
+  /** The file as this backend's last save left it: its own writes are told from a person's by it. */
+  let ownWrite: FileStamp | undefined
 
   // One call at a time: a read must never see a write half-saved, nor two saves race.
   function serialised<T>(task: () => Promise<T>): Promise<T> {
@@ -217,6 +219,7 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
       throw fileError(error, file, 'save')
     }
     counts.writes++
+    ownWrite = written
     const stamp = await statFile()
     // Keep the bytes only if the file is still the one just written: someone may have saved right after.
     if (stamp !== undefined && isWrittenFile(stamp, written)) {
@@ -497,7 +500,17 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
       serialised(() => againIfSavedMeanwhile(() => writeOnce(writes, basis))),
 
     requestCounts: () => ({ ...counts }),
+
+    // The file's identity, size and modification time: one stat, whatever the workbook's size.
+    changeMark: async () => markOf(await statFile()),
+
+    markAfterOwnWrite: () => (ownWrite === undefined ? undefined : markOf(ownWrite)),
   }
+}
+
+/** A file stamp as a change mark; `none` when there is no file. */
+function markOf(stamp: FileStamp | undefined): string {
+  return stamp === undefined ? 'none' : `${stamp.ino}:${stamp.size}:${stamp.mtimeMs}`
 }
 
 /** Excel's column width when `<cols>` gives none (characters of the default font). */
