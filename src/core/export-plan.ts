@@ -72,6 +72,12 @@ export function exportWindow(target: TargetShape, now: Date): ExportWindow {
   }
 }
 
+/** The Tags timelines the target exports: its users', or everyone's when it names none. */
+export function exportedTimelines<T extends { ownerUsername: string }>(tagsTimelines: readonly T[], target: { users: readonly string[] }): T[] {
+  const wanted = new Set(target.users.map((u) => u.toLowerCase()))
+  return wanted.size === 0 ? [...tagsTimelines] : tagsTimelines.filter((t) => wanted.has(t.ownerUsername.toLowerCase()))
+}
+
 /** The tabs of a target, titles from the config. */
 export function tabSpecs(target: TargetShape): TabSpec[] {
   const activities = activitiesTab(target.tabs.activities)

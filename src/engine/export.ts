@@ -11,6 +11,7 @@ import {
   activitiesLayout,
   allowedTagsWrite,
   baseKeysByTimeline,
+  exportedTimelines,
   exportWindow,
   type ExportWindow,
   indexRowsByKey,
@@ -318,11 +319,17 @@ async function exportInFrame(
   )} (${timelineSummaries.filter((t) => t.mode === 'full').length} in full${
     unchangedCount > 0 ? `; ${unchangedCount} unchanged since the last run` : ''
   }).`
-  const message = [read, ...warnings, counts.waiting ? `${counts.waiting} edited rows wait for the next import.` : '']
+  const message = [
+    read,
+    ...warnings,
+    counts.waiting ? `${counts.waiting} edited rows wait for the next import.` : '',
+    handOff?.logNote ?? '',
+  ]
     .filter(Boolean)
     .join(' ')
   const logTab = snapshot.tabs[target.tabs.syncLog]
-  if (logTab?.exists || !options.dryRun) {
+  const changedNothing = !tabWrites.some((w) => !isEmptyWrite(w)) && (handOff?.logRows ?? []).length === 0
+  if ((logTab?.exists || !options.dryRun) && !(handOff?.logOnlyChanges && changedNothing && !handOff.logNote)) {
     tabWrites.push({
       tab: target.tabs.syncLog,
       appends: [
@@ -405,12 +412,6 @@ async function digestsOf(rows: readonly WrittenRow[], digest: (row: WrittenRow) 
 }
 
 const DIGEST_SLICE = 2_000
-
-/** The Tags timelines the target exports: its users', or everyone's when it names none. */
-function exportedTimelines(tagsTimelines: TimelineInfo[], target: TargetConfig): TimelineInfo[] {
-  const wanted = new Set(target.users.map((u) => u.toLowerCase()))
-  return wanted.size === 0 ? tagsTimelines : tagsTimelines.filter((t) => wanted.has(t.ownerUsername.toLowerCase()))
-}
 
 /** What changed on the server for each timeline since its cursor in `state`. */
 async function readExportChanges(

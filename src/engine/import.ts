@@ -425,7 +425,7 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   if (handOff && quiet && deps.spreadsheet.requestCounts().writes === writesBefore) {
     // A sync's import that wrote nothing: the export half plans on this read and appends this row with its own.
     handOff.snapshot = snapshot
-    handOff.logRows = [logRow]
+    handOff.logRows = handOff.logOnlyChanges ? [] : [logRow]
   } else {
     // Its own write, after the one whose outcome it reports: appends need no position, so the same read serves.
     await deps.spreadsheet.write([{ tab: target.tabs.syncLog, appends: [logRow] }], fresh)

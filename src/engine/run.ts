@@ -60,6 +60,16 @@ export interface SyncHandOff {
   readAhead?: (frame: RunFrame) => Promise<ReadOptions>
   /** What `readAhead` read, and on which cursors and window, so the export can tell whether it still holds. */
   changesAhead?: ChangesAhead
+  /**
+   * `sync --watch`: a Sync log row only for a sync that changed something (wrote to the sheet or the server), so
+   * a watch that syncs every few minutes does not fill the log with runs that found nothing.
+   */
+  logOnlyChanges?: boolean
+  /**
+   * Said at the end of the export's Sync log row, which is then written even when nothing changed (the hourly
+   * row of a watch, saying how often it checked).
+   */
+  logNote?: string
 }
 
 /** The export half's server changes, read before the sync's one sheet read. */
