@@ -1,5 +1,5 @@
 /**
- * Issue 11: the status colours and the Delete column in the workbook, read back from the file's XML. The
+ * The status colours and the Delete column in the workbook, read back from the file's XML. The
  * product's own tabs are laid out, rows carrying every status word (and every way to tick Delete) are
  * written, and the rules of each sheet are evaluated on each row as Excel does: for a property, the
  * matching rule of the highest priority wins. Every Status row and every Sync log result meets exactly
@@ -93,7 +93,7 @@ function met(formattings: Formatting[], column: number, row: readonly CellValue[
     .sort((a, b) => a.priority - b.priority)
 }
 
-describe('issue 11: status colours and the Delete column in the workbook', () => {
+describe('status colours and the Delete column in the workbook', () => {
   it('lays out one rule per word on Activities and the Sync log, and every written status meets exactly its own', async () => {
     const made = await createWorkbookFixture()
     fixtures.push(made)

@@ -1,5 +1,5 @@
 /**
- * Issue 10: a manager's own workbook (saved by LibreOffice, two tabs of their
+ * A manager's own workbook (saved by LibreOffice, two tabs of their
  * own, a defined name) becomes a target. An export adds the tool's tabs, a
  * manager's edit is imported, an export with nothing new follows: through all
  * of it every zip entry of the manager's tabs and of the package parts the
@@ -38,7 +38,7 @@ function managersEntries(): string[] {
   return [...manager.keys()].filter((name) => !PACKAGE.includes(name))
 }
 
-describe('issue 10: a manager’s tabs survive export and import byte for byte', () => {
+describe('a manager’s tabs survive export and import byte for byte', () => {
   it('an export adds the tool’s tabs after theirs and changes none of their entries', async () => {
     const { client, target, stateDir } = world
     const workbookBefore = await zipText(world.file, 'xl/workbook.xml')
@@ -50,7 +50,7 @@ describe('issue 10: a manager’s tabs survive export and import byte for byte',
     expect(managersEntries()).toContain('xl/worksheets/sheet2.xml')
     expect(changedEntries(manager, after, managersEntries())).toEqual([])
     // The workbook part keeps every element it had; the tool's <sheet> elements are added to <sheets>, and the
-    // print titles and filter range of its own tabs (issue 11) to <definedNames>.
+    // print titles and filter range of its own tabs to <definedNames>.
     const workbookAfter = await zipText(world.file, 'xl/workbook.xml')
     const sheetsEnd = workbookBefore.indexOf('</sheets>')
     expect(workbookAfter.slice(0, sheetsEnd)).toBe(workbookBefore.slice(0, sheetsEnd))

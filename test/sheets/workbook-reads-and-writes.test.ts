@@ -1,15 +1,24 @@
-import { readFile, readdir, writeFile } from 'node:fs/promises'
+/**
+ * The workbook file as the backend reads, writes and saves it: what people put in it reads as they wrote it; a
+ * write applies against the read it was planned on, skips rows a manager's save moved and refuses what it cannot
+ * write; a save keeps the previous version and leaves the old file whole when it dies; a file it cannot open
+ * says which and why. A read of only the header (`ReadOptions.headerOnly`, for an export the server reported
+ * nothing new for) decodes row 1 and searches the rest of the part's bytes for the end of the rows (merged ranges
+ * come after them): the header it returns is the one a whole read returns, on sheets shaped as other programs
+ * save them, and no write may address the tab's rows.
+ */
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
 import path from 'node:path'
 import ExcelJS from 'exceljs'
-import type { Worksheet } from 'exceljs'
 import { afterEach, describe, expect, it } from 'vitest'
-import { TimelineSheetsError } from '../../src/errors.ts'
+import { TimelineSheetsError, isTimelineSheetsError } from '../../src/errors.ts'
 import type { Snapshot } from '../../src/sheets/port.ts'
 import { createWorkbookSpreadsheet, type WorkbookLogEvent } from '../../src/sheets/workbook/backend.ts'
 import { nodeFileSystem, type WorkbookFileSystem } from '../../src/sheets/workbook/file.ts'
-import { STATUS_RULES, statusRuleFormula } from '../../src/core/status.ts'
 import { CONTRACT_TABS, activityRow } from '../contract/spreadsheet-contract.ts'
-import { createWorkbookFixture, editFile, internals, type WorkbookFixture } from './workbook-fixture.ts'
+import { createWorkbookFixture, editFile, type WorkbookFixture } from './workbook-fixture.ts'
+import { storedZip } from './xlsx-package.ts'
 
 const LAYOUT = { timeZone: 'Europe/Berlin' }
 const fixtures: WorkbookFixture[] = []
@@ -23,18 +32,6 @@ async function fixture(options: Parameters<typeof createWorkbookFixture>[0] = {}
 afterEach(async () => {
   for (const made of fixtures.splice(0)) await made.cleanup()
 })
-
-async function reopen(file: string): Promise<ExcelJS.Workbook> {
-  const workbook = new ExcelJS.Workbook()
-  await workbook.xlsx.readFile(file)
-  return workbook
-}
-
-function sheetOf(workbook: ExcelJS.Workbook, title: string): Worksheet {
-  const sheet = workbook.worksheets.find((candidate) => candidate.name === title)
-  if (sheet === undefined) throw new Error(`no tab ${title}`)
-  return sheet
-}
 
 /** Rejects with a TS_WORKBOOK error whose message contains every part. */
 async function expectWorkbookError(promise: Promise<unknown>, ...parts: string[]): Promise<TimelineSheetsError> {
@@ -61,137 +58,6 @@ async function laidOutWith(
     await made.spreadsheet.write([{ tab: 'Activities', appends: Array.from({ length: rows }, (_, i) => activityRow(i + 1)) }], empty)
   return { made, basis: await made.spreadsheet.read(['Activities']) }
 }
-
-describe('the saved file, reopened with exceljs', () => {
-  it('has the layout managers see in Google', async () => {
-    const { made } = await laidOutWith(3)
-    const workbook = await reopen(made.file)
-    expect(workbook.worksheets.map((sheet) => sheet.name)).toEqual(['Activities', 'Allowed tags', 'Sync log'])
-    const sheet = sheetOf(workbook, 'Activities')
-
-    expect(sheet.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 })
-    expect(sheet.getCell('A1').value).toBe('User')
-    expect(sheet.getCell('A1').font?.bold).toBe(true)
-
-    const hidden = CONTRACT_TABS[0]!.columns.map((column, i) => [column.name, sheet.getColumn(i + 1).hidden === true])
-    expect(hidden.filter(([, isHidden]) => isHidden).map(([name]) => name)).toEqual(['Key', 'Base'])
-    expect(sheet.getColumn(1).width).toBeCloseTo(160 / 7, 1)
-
-    expect(sheet.getColumn(2).numFmt).toBe('yyyy-mm-dd')
-    expect(sheet.getColumn(3).numFmt).toBe('hh:mm')
-    expect(sheet.getColumn(5).numFmt).toBe('[h]:mm')
-    expect(sheet.getCell('B2').numFmt).toBe('yyyy-mm-dd')
-    expect(sheet.getCell('E2').numFmt).toBe('[h]:mm')
-    expect(sheetOf(workbook, 'Sync log').getColumn(1).numFmt).toBe('yyyy-mm-dd hh:mm')
-    expect(sheet.getColumn(8).alignment?.wrapText).toBe(true)
-    expect(sheet.getCell('H2').alignment?.wrapText).toBe(true)
-    // Booleans are stored as booleans, not as the text TRUE/FALSE.
-    expect(sheet.getCell('I2').value).toBe(false)
-  })
-
-  it('protects the header and tool columns and leaves the manager’s columns editable', async () => {
-    const { made } = await laidOutWith(2)
-    const workbook = await reopen(made.file)
-    const sheet = sheetOf(workbook, 'Activities')
-    expect(internals(sheet).sheetProtection).toMatchObject({
-      sheet: true,
-      sort: true,
-      autoFilter: true,
-      insertRows: true,
-      deleteRows: true,
-    })
-    expect(sheet.getCell('H1').protection?.locked).not.toBe(false)
-    expect(sheet.getCell('H2').protection?.locked).toBe(false)
-    expect(sheet.getColumn(8).protection?.locked).toBe(false)
-    for (const address of ['J2', 'K2', 'L2', 'E2']) expect(sheet.getCell(address).protection?.locked).not.toBe(false)
-    expect(internals(sheetOf(workbook, 'Sync log')).sheetProtection).toMatchObject({ sheet: true })
-    expect(internals(sheetOf(workbook, 'Sync log')).sheetProtection?.insertRows).toBeUndefined()
-  })
-
-  it('leaves protection off when the operator asks', async () => {
-    const { made } = await laidOutWith(1, { protect: false })
-    expect(internals(sheetOf(await reopen(made.file), 'Activities')).sheetProtection ?? null).toBeNull()
-  })
-
-  it('has checkbox and dropdown validations that warn instead of blocking', async () => {
-    const { made } = await laidOutWith(2)
-    const sheet = sheetOf(await reopen(made.file), 'Activities')
-    expect(sheet.getCell('I2').dataValidation).toMatchObject({ type: 'list', formulae: ['"TRUE,FALSE"'], errorStyle: 'warning' })
-    expect(sheet.getCell('F2').dataValidation).toMatchObject({
-      type: 'list',
-      formulae: ["'Allowed tags'!$B$2:$B$1000"],
-      errorStyle: 'warning',
-    })
-    expect(sheet.getCell('F1000').dataValidation).toMatchObject({ type: 'list' })
-    expect(sheet.getCell('F1').dataValidation).toBeUndefined()
-  })
-
-  it('stretches validations over appended rows past the first thousand', async () => {
-    const { made } = await laidOutWith(1200)
-    const sheet = sheetOf(await reopen(made.file), 'Activities')
-    expect(sheet.getCell('I1201').dataValidation).toMatchObject({ formulae: ['"TRUE,FALSE"'] })
-  })
-
-  it('colours rows by the status word, one rule per word of the shared vocabulary (issue 11)', async () => {
-    const { made } = await laidOutWith(1)
-    const formattings = internals(sheetOf(await reopen(made.file), 'Activities')).conditionalFormattings
-    const rows = formattings.find((formatting) => formatting.ref === 'A1:L1048576')!
-    expect(rows.rules.map((rule) => rule.formulae?.[0])).toEqual(STATUS_RULES.map((rule) => statusRuleFormula(rule.word, 9).slice(1)))
-    expect(JSON.stringify(rows.rules.map((rule) => rule.style))).toContain('FFFFE0A0')
-    // The rules of earlier versions, which no Status the tool writes could meet, are gone.
-    expect(JSON.stringify(formattings)).not.toContain('SEARCH')
-  })
-
-  it('stores text that looks like a formula or a number as text', async () => {
-    const { made, basis } = await laidOutWith(1)
-    await made.spreadsheet.write([{ tab: 'Activities', updates: [{ row: 2, column: 6, values: ['=IMPORTDATA("x")', '0042'] }] }], basis)
-    const sheet = sheetOf(await reopen(made.file), 'Activities')
-    expect(sheet.getCell('G2').type).toBe(ExcelJS.ValueType.String)
-    expect(sheet.getCell('G2').value).toBe('=IMPORTDATA("x")')
-    expect(sheet.getCell('H2').value).toBe('0042')
-  })
-
-  it('is laid out once: a new process over the saved file changes nothing', async () => {
-    const { made } = await laidOutWith(2)
-    const fresh = createWorkbookSpreadsheet({ path: made.file })
-    expect(await fresh.ensureLayout(CONTRACT_TABS, LAYOUT)).toEqual({ createdTabs: [], changed: false })
-    expect(fresh.requestCounts()).toEqual({ reads: 1, writes: 0 })
-  })
-
-  it('puts a missing header column after the ones a manager moved, and keeps their data', async () => {
-    const { made } = await laidOutWith(1)
-    await editFile(made.file, 'Allowed tags', (sheet) => {
-      sheet.getCell('A1').value = 'Tags'
-      sheet.getCell('B1').value = 'Applies to'
-      sheet.getCell('C1').value = 'Comment'
-    })
-    const specs = CONTRACT_TABS.map((tab) =>
-      tab.title === 'Allowed tags' ? { ...tab, columns: [...tab.columns, { name: 'Since', kind: 'date' as const }] } : tab,
-    )
-    expect((await made.spreadsheet.ensureLayout(specs, LAYOUT)).changed).toBe(true)
-    const snapshot = await made.spreadsheet.read(['Allowed tags'])
-    expect(snapshot.tabs['Allowed tags']!.header).toEqual(['Tags', 'Applies to', 'Comment', 'Since'])
-    // The dropdown follows the Tags column to where the manager moved it.
-    expect(sheetOf(await reopen(made.file), 'Activities').getCell('F2').dataValidation?.formulae).toEqual(["'Allowed tags'!$A$2:$A$1000"])
-  })
-
-  it('refuses a dropdown whose source column exists nowhere', async () => {
-    const made = await fixture()
-    const specs = [{ title: 'T', columns: [{ name: 'Tags', kind: 'text' as const, dropdown: { tab: 'Nowhere', column: 'Tags' } }] }]
-    const error = await made.spreadsheet.ensureLayout(specs, LAYOUT).catch((caught: unknown) => caught)
-    expect(error).toMatchObject({ code: 'TS_SHEET_LAYOUT' })
-    expect((error as Error).message).toContain('Nowhere')
-    expect(await made.spreadsheet.read(['T'])).toEqual({
-      tabs: { T: { title: 'T', exists: false, header: [], rows: [], gridRowCount: 0 } },
-    })
-  })
-
-  it('refuses a status column that is not one of the tab’s columns', async () => {
-    const made = await fixture()
-    const specs = [{ title: 'T', statusColumn: 'State', columns: [{ name: 'A', kind: 'text' as const }] }]
-    await expect(made.spreadsheet.ensureLayout(specs, LAYOUT)).rejects.toMatchObject({ code: 'TS_SHEET_LAYOUT' })
-  })
-})
 
 describe('reading what people put in the file', () => {
   it('reads formulas as their text, shared formulas included, and errors as their code', async () => {
@@ -262,7 +128,7 @@ describe('writes', () => {
   it('writes nothing by positions a manager’s save has made stale, and reports the row it skipped', async () => {
     const { made, basis } = await laidOutWith(3)
     await made.actAsManager.deleteRow('Activities', 2)
-    // Since issue 8 (decisions/0003) a stale position is followed or skipped row by row instead of refusing the whole write.
+    // A stale position is followed or skipped row by row, never a reason to refuse the whole write (decisions/0003).
     const report = await made.spreadsheet.write(
       [{ tab: 'Activities', updates: [{ row: 2, column: 9, values: ['meant for row 1'] }] }],
       basis,
@@ -395,5 +261,126 @@ describe('opening', () => {
     workbook.addWorksheet('Activities').getCell('A1').value = 'User'
     await workbook.xlsx.writeFile(made.file)
     await expectWorkbookError(made.spreadsheet.read(['Activities']), '1904', made.file)
+  })
+})
+
+describe('a read of the header only', () => {
+  const FIXTURE = path.join(import.meta.dirname, 'fixtures', 'excel-shaped')
+  const PARTS = [
+    '[Content_Types].xml',
+    '_rels/.rels',
+    'xl/workbook.xml',
+    'xl/_rels/workbook.xml.rels',
+    'xl/worksheets/sheet2.xml',
+    'xl/sharedStrings.xml',
+    'xl/styles.xml',
+  ]
+  const PREFIX =
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' +
+    '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><dimension ref="A1:C3"/>'
+  const folders: string[] = []
+
+  afterEach(async () => {
+    for (const folder of folders.splice(0)) await rm(folder, { recursive: true, force: true })
+  })
+
+  /** The Excel-shaped workbook (shared strings, an Overview tab) with the Activities sheet given as text. */
+  async function workbookWith(activitiesSheet: string): Promise<string> {
+    const parts: Record<string, string> = {}
+    for (const name of PARTS) parts[name] = await readFile(path.join(FIXTURE, name), 'utf8')
+    parts['xl/worksheets/sheet1.xml'] = activitiesSheet
+    const folder = await mkdtemp(path.join(os.tmpdir(), 'ts-issue10-header-'))
+    folders.push(folder)
+    const file = path.join(folder, 'book.xlsx')
+    await writeFile(file, storedZip(parts))
+    return file
+  }
+
+  async function bothReads(file: string) {
+    const whole = (await createWorkbookSpreadsheet({ path: file }).read(['Activities'])).tabs['Activities']!
+    const headerOnly = (await createWorkbookSpreadsheet({ path: file }).read(['Activities'], { headerOnly: ['Activities'] })).tabs[
+      'Activities'
+    ]!
+    return { whole, headerOnly }
+  }
+
+  const row = (n: number, text: string) => `<row r="${n}"><c r="A${n}" t="inlineStr"><is><t>${text}</t></is></c></row>`
+  const HEADER_CELLS =
+    '<c r="A1" t="s"><v>0</v></c><c r="B1" t="inlineStr"><is><t>Da</t><t>te</t></is></c><c r="C1"><v>7</v></c><c r="D1" t="b"><v>1</v></c>'
+
+  it('gives the header a whole read gives (shared, rich inline, number, boolean), no rows, and refuses a write to the rows', async () => {
+    const file = await workbookWith(
+      `${PREFIX}<sheetData><row r="1">${HEADER_CELLS}</row>${row(2, 'x')}${row(3, 'y')}</sheetData></worksheet>`,
+    )
+    const { whole, headerOnly } = await bothReads(file)
+    expect(whole.header).toEqual(['User', 'Date', 7, true])
+    expect(whole.rows).toHaveLength(2)
+    expect(headerOnly).toEqual({ title: 'Activities', exists: true, header: whole.header, rows: [], gridRowCount: 1, headerOnly: true })
+
+    const sheet = createWorkbookSpreadsheet({ path: file })
+    const snapshot = await sheet.read(['Activities', 'Overview'], { headerOnly: ['Activities'] })
+    const before = await readFile(file)
+    const refused = await sheet.write([{ tab: 'Activities', appends: [['z']] }], snapshot).catch((error: unknown) => error)
+    expect(isTimelineSheetsError(refused) && refused.code).toBe('TS_INTERNAL')
+    expect((await readFile(file)).equals(before)).toBe(true)
+    // A tab read whole in the same read can be written.
+    await sheet.write([{ tab: 'Overview', appends: [['note']] }], snapshot)
+    expect((await sheet.read(['Overview'])).tabs['Overview']!.rows.at(-1)).toEqual(['note'])
+  })
+
+  it('blanks header cells a merged range covers, as a whole read does, with the merges after many rows', async () => {
+    const rows = Array.from({ length: 3000 }, (_, i) => row(i + 2, `row ${i} ${'_x000D_ &amp; '.repeat(20)}`)).join('')
+    const file = await workbookWith(
+      `${PREFIX}<sheetData><row r="1">${HEADER_CELLS}</row>${rows}</sheetData><mergeCells count="1"><mergeCell ref="B1:C1"/></mergeCells></worksheet>`,
+    )
+    const { whole, headerOnly } = await bothReads(file)
+    expect(whole.header).toEqual(['User', 'Date', null, true])
+    expect(headerOnly.header).toEqual(whole.header)
+  })
+
+  it('finds the end of the rows when it straddles two pieces of the part', async () => {
+    // A stored part is read a mebibyte at a time: pad the rows so `</sheetData>` starts a few bytes before that.
+    const head = `${PREFIX}<sheetData><row r="1">${HEADER_CELLS}</row>`
+    const filler = row(2, '')
+    const padding = (1 << 20) - 5 - Buffer.byteLength(head) - Buffer.byteLength(filler) - Buffer.byteLength(row(3, ''))
+    const file = await workbookWith(
+      `${head}${filler}${row(3, 'p'.repeat(padding))}</sheetData><mergeCells count="1"><mergeCell ref="A1:B1"/></mergeCells></worksheet>`,
+    )
+    const bytes = await readFile(file)
+    const start = bytes.indexOf(PREFIX)
+    expect(bytes.indexOf('</sheetData>', start) - start).toBe((1 << 20) - 5)
+    const { whole, headerOnly } = await bothReads(file)
+    expect(whole.header).toEqual(['User', null, 7, true])
+    expect(headerOnly.header).toEqual(whole.header)
+  })
+
+  it('reads prefixed elements, a sheet without rows, and rows out of order as a whole read does', async () => {
+    const prefixed =
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<x:worksheet xmlns:x="http://schemas.openxmlformats.org/spreadsheetml/2006/main">' +
+      '<x:sheetData><x:row r="1"><x:c r="A1" t="inlineStr"><x:is><x:t>Key</x:t></x:is></x:c><x:c r="B1"><x:v>2</x:v></x:c></x:row>' +
+      '<x:row r="2"><x:c r="A2"><x:v>1</x:v></x:c></x:row></x:sheetData>' +
+      '<x:mergeCells count="1"><x:mergeCell ref="A1:B1"/></x:mergeCells></x:worksheet>'
+    const sheets = [
+      prefixed,
+      `${PREFIX}<sheetData/></worksheet>`,
+      `${PREFIX}<sheetData></sheetData><mergeCells count="1"><mergeCell ref="A1:B1"/></mergeCells></worksheet>`,
+      `${PREFIX}<sheetData>${row(2, 'second')}<row r="1">${HEADER_CELLS}</row></sheetData></worksheet>`,
+      `${PREFIX}<sheetData>${row(2, 'no header')}</sheetData></worksheet>`,
+    ]
+    const headers: unknown[] = []
+    for (const sheet of sheets) {
+      const { whole, headerOnly } = await bothReads(await workbookWith(sheet))
+      expect(headerOnly.header).toEqual(whole.header)
+      headers.push(whole.header)
+    }
+    expect(headers).toEqual([['Key'], [], [], ['User', 'Date', 7, true], []])
+  })
+
+  it('says which part is truncated rather than returning a header it could not check', async () => {
+    const file = await workbookWith(`${PREFIX}<sheetData><row r="1">${HEADER_CELLS}</row>${row(2, 'x')}`)
+    const error = await createWorkbookSpreadsheet({ path: file })
+      .read(['Activities'], { headerOnly: ['Activities'] })
+      .catch((e: unknown) => e)
+    expect(isTimelineSheetsError(error) && error.code).toBe('TS_WORKBOOK')
   })
 })

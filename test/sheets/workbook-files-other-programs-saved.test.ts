@@ -1,10 +1,8 @@
 /**
- * Issue 10: the workbook backend reads and updates files it did not write
- * itself — one the exceljs-based backend wrote before (an existing user's
- * file), one a manager saved in LibreOffice, one shaped as Excel saves it
- * (shared strings with rich text and phonetic guides, inline strings, shared
- * formulas, a calculation chain, defined names) — and every part of them it
- * has no business with comes through a save byte for byte.
+ * The workbook backend reads and updates files it did not write itself — one the exceljs-based backend
+ * wrote (an existing user's file), one a manager saved in LibreOffice, one shaped as Excel saves it (shared
+ * strings with rich text and phonetic guides, inline strings, shared formulas, a calculation chain, defined
+ * names) — and every part of them it has no business with comes through a save byte for byte.
  *
  * The fixtures (test/sheets/fixtures/README.md says how each was made) are
  * copied to a temp folder; the Excel-shaped one is zipped from its XML parts.
@@ -101,7 +99,7 @@ function afterEdit(rows: CellValue[][]): CellValue[][] {
   return out
 }
 
-describe('issue 10: a workbook the exceljs-based backend wrote (an existing user file)', () => {
+describe('a workbook the exceljs-based backend wrote (an existing user file)', () => {
   it('reads every row as it was written, and finds its layout already in place', async () => {
     const file = await copyOf('exceljs-era.xlsx')
     const sheet = createWorkbookSpreadsheet({ path: file })
@@ -112,8 +110,8 @@ describe('issue 10: a workbook the exceljs-based backend wrote (an existing user
       [46030.5, 'run-2', 'import', 'partial', 0, 1, 0, 0, 1, 'one row refused'],
       [46031.25, 'run-3', 'export', 'success', 0, 0, 0, 0, 0],
     ])
-    // Issue 11 changed the layout (status words, print settings, a filter): the file is brought up to it once,
-    // in the tool's own parts, and then found in place.
+    // The file predates the layout this version writes (status words, print settings, a filter): it is brought up
+    // to it once, in the tool's own parts, and then found in place.
     const before = await zipRecords(file)
     const workbookBefore = await zipText(file, 'xl/workbook.xml')
     expect(await sheet.ensureLayout(SPECS, LAYOUT)).toEqual({ createdTabs: [], changed: true })
@@ -151,7 +149,7 @@ describe('issue 10: a workbook the exceljs-based backend wrote (an existing user
   })
 })
 
-describe('issue 10: a workbook a manager saved in LibreOffice', () => {
+describe('a workbook a manager saved in LibreOffice', () => {
   it('reads its cells as the tool wrote them: booleans saved as FALSE(), shared strings, times with float noise', async () => {
     const file = await copyOf('libreoffice-saved.xlsx')
     expect(await zipText(file, 'xl/worksheets/sheet1.xml')).toContain('<f aca="false">FALSE()</f>')
@@ -182,7 +180,7 @@ describe('issue 10: a workbook a manager saved in LibreOffice', () => {
         [...before.keys()].filter((name) => !tools.includes(name) && name !== 'xl/workbook.xml'),
       ),
     ).toEqual([])
-    // The workbook part gains only the tool's print titles and filter range (issue 11); Team notes' name stays.
+    // The workbook part gains only the tool's print titles and filter range; Team notes' name stays.
     expect(withoutToolNames(await zipText(file, 'xl/workbook.xml'))).toBe(withoutToolNames(workbookBefore))
     expect(before.has('xl/worksheets/sheet4.xml') && before.has('docProps/custom.xml')).toBe(true)
     const expected = fixtureRows()
@@ -221,7 +219,7 @@ async function excelShapedWorkbook(): Promise<Buffer> {
   return storedZip(parts)
 }
 
-describe('issue 10: a workbook shaped as Excel saves it', () => {
+describe('a workbook shaped as Excel saves it', () => {
   async function excelFile(): Promise<string> {
     const folder = await mkdtemp(path.join(os.tmpdir(), 'ts-issue10-excel-'))
     folders.push(folder)
