@@ -145,6 +145,7 @@ Examples:
     program
       .command('sync')
       .description('The nightly job: import the sheet edits, then export server changes, under a lock per target.')
+      .option('--watch', 'keep running; every interval (--every, 2m by default) sync only the targets whose sheet or server changed', false)
       .option('--every <interval>', "keep running and sync every 30m, 2h, 1d (1d: 02:00 in the target's time zone) …")
       .option('--cron <expression>', 'keep running and sync on a cron schedule, e.g. "0 2 * * *"')
       .option('--zone <iana-zone>', "the time zone --every and --cron are read in (default: the target's timeZone)"),
@@ -161,7 +162,18 @@ Without either: timeline-sheets sync --cron "0 2 * * *" (keeps running).
 not the host's, or in the zone --zone names (targets in different zones need
 it). A time the clocks skip runs when they resume; a time they repeat runs once.
 With --json each run prints one line: { runs, exitCode, schedule } or
-{ error, exitCode, schedule }, schedule holding the pattern, zone and next run.`,
+{ error, exitCode, schedule }, schedule holding the pattern, zone and next run.
+
+For edits to reach the server within minutes, not overnight:
+  timeline-sheets sync --watch                   every 2 minutes
+  timeline-sheets sync --watch --every 5m
+Each interval asks whether a spreadsheet or its timelines changed (Google:
+one Drive request, needs "watch": true in the config's "google" section; a
+workbook: its file's size and time) and syncs only the targets that did.
+An idle interval writes nothing; the Sync log gets a row for each sync that
+changed something, and one an hour while nothing does. A target's failure is
+reported and tried again next interval; Ctrl-C or SIGTERM stops after the
+interval under way. See README.md ("Minutes, not overnight").`,
     )
     .action(async (options: import('./commands/sync.ts').SyncCommandOptions, command: Command) => {
       const { runSyncCommand } = await import('./commands/sync.ts')

@@ -2,7 +2,7 @@
 import type { LoadedConfig } from '../config/load.ts'
 import { formatDuration, TimelineSheetsError } from '../errors.ts'
 import type { RetryEvent } from '../http/retry.ts'
-import { createDeadline, type NetworkSettings, type ServiceKey, type Timeouts } from '../http/transport.ts'
+import { createDeadline, type Deadline, type NetworkSettings, type ServiceKey, type Timeouts } from '../http/transport.ts'
 import { createRequestWatch, type RequestWatch, type WatchLine } from '../http/watch.ts'
 import type { Reporter } from './reporter.ts'
 
@@ -21,6 +21,64 @@ export function runNetwork(loaded: LoadedConfig, deadlineOption: string | undefi
     return { ...base, deadline: createDeadline(parseDeadline(deadlineOption), `--deadline ${deadlineOption}`) }
   }
   return runMs === undefined ? base : { ...base, deadline: createDeadline(runMs, 'timeouts.runMs') }
+}
+
+/**
+ * The limits of a process that runs many times (`sync --watch`): adapters built once (the sign-ins, their
+ * transports) keep these settings, and each `renew` gives the next run a deadline and watches of its own, as
+ * `runNetwork` gives a single run. Without it, a watch would reach its first run's deadline after a day, or
+ * carry one interval's spent budget for timed-out requests into all the next.
+ */
+export function renewableNetwork(
+  loaded: LoadedConfig,
+  deadlineOption: string | undefined,
+  reporter?: Reporter,
+): { settings: NetworkSettings; renew(): void } {
+  let current = runNetwork(loaded, deadlineOption, reporter)
+  const deadline = (): Deadline => current.deadline!
+  const settings: NetworkSettings = {
+    ...(current.timeouts ? { timeouts: current.timeouts } : {}),
+    watches: { timeline: currentWatch(() => current.watches!.timeline!), google: currentWatch(() => current.watches!.google!) },
+    ...(current.deadline
+      ? {
+          deadline: {
+            get at() {
+              return deadline().at
+            },
+            get ms() {
+              return deadline().ms
+            },
+            get setting() {
+              return deadline().setting
+            },
+            get signal() {
+              return deadline().signal
+            },
+          },
+        }
+      : {}),
+  }
+  return {
+    settings,
+    renew: () => {
+      current = runNetwork(loaded, deadlineOption, reporter)
+    },
+  }
+}
+
+/** A watch that is always the current run's. */
+function currentWatch(of: () => RequestWatch): RequestWatch {
+  return {
+    get service() {
+      return of().service
+    },
+    get spent() {
+      return of().spent
+    },
+    refusal: (method, url) => of().refusal(method, url),
+    begin: (method, url, limits) => of().begin(method, url, limits),
+    final: (error, attempts) => of().final(error, attempts),
+  }
 }
 
 /** The config's per-request timeouts without a deadline (login, which waits for a person). */

@@ -53,14 +53,23 @@ export function nextRuns(schedule: Schedule, after: Date, count: number): Date[]
   return cronJob(schedule).nextRuns(count, after)
 }
 
-/** `30m`, `2h`, `1d` as a cron expression; `1d` is 02:00 in the schedule's zone. */
+/** `30s`, `30m`, `2h`, `1d` as a cron expression; `1d` is 02:00 in the schedule's zone. */
 export function everyToCron(every: string): string {
-  const m = /^(\d+)\s*(m|min|h|d)$/i.exec(every.trim())
+  const m = /^(\d+)\s*(s|m|min|h|d)$/i.exec(every.trim())
   if (!m)
     throw new TimelineSheetsError('TS_USAGE', `--every ${every} is not understood.`, { hint: 'Use minutes, hours or days: 30m, 2h, 1d.' })
   const n = Number(m[1])
   const unit = m[2]!.toLowerCase()
   if (n < 1) throw new TimelineSheetsError('TS_USAGE', `--every needs at least 1 ${unit}.`)
+  if (unit === 's') {
+    if (n >= 60 || 60 % n !== 0)
+      throw new TimelineSheetsError(
+        'TS_USAGE',
+        `--every ${every}: seconds must divide a minute (1, 2, 5, 10, 15, 20, 30); use minutes for more.`,
+      )
+    // Croner's six fields: seconds first.
+    return `*/${n} * * * * *`
+  }
   if (unit === 'm' || unit === 'min') {
     if (n >= 60 || 60 % n !== 0)
       throw new TimelineSheetsError(

@@ -12,7 +12,7 @@ import { createTimelineClient, type SharedHome, type TimelineClient } from '../t
 import type { SignIn } from '../timeline/auth/sign-in.ts'
 import { vendorIdentifiers } from '../timeline/vendor.ts'
 import { selectTargets, type GlobalOptions } from './globals.ts'
-import { requestLimits, runNetwork, sayRetry } from './network.ts'
+import { renewableNetwork, requestLimits, runNetwork, sayRetry } from './network.ts'
 import type { Reporter } from './reporter.ts'
 import { openSpreadsheet, runShared, type RunShared } from './spreadsheet-backends.ts'
 
@@ -167,5 +167,41 @@ export async function openRun(globals: GlobalOptions, targetName: string | undef
     stateDir: loaded.resolvePath(loaded.config.stateDir),
     clientFor: newClient,
     spreadsheetOf: (target) => openTargetSpreadsheet(loaded, target, reporter, process.env, network, shared),
+  }
+}
+
+/**
+ * What `sync --watch` opens once for as long as it runs: the config, the targets, one sign-in to each service
+ * (refreshed as tokens expire, never repeated per interval) and their paces. Each `run` is one interval: the
+ * network limits and deadline start afresh, and the clients and spreadsheets are built anew on the shared
+ * sign-ins, as a separate run would build them.
+ */
+export interface OpenedSession {
+  loaded: LoadedConfig
+  targets: TargetConfig[]
+  stateDir: string
+  run(): Pick<OpenedRun, 'clientFor' | 'spreadsheetOf'>
+}
+
+export async function openSession(globals: GlobalOptions, targetName: string | undefined, reporter: Reporter): Promise<OpenedSession> {
+  const loaded = await loadConfig(globals.config)
+  const targets = selectTargets(loaded.config.targets, targetName)
+  const network = renewableNetwork(loaded, globals.deadline, reporter)
+  const newClient = await timelineClients(loaded, reporter, process.env, network.settings)
+  const shared = runShared()
+  let first = true
+  return {
+    loaded,
+    targets,
+    stateDir: loaded.resolvePath(loaded.config.stateDir),
+    run: () => {
+      // The first interval runs on the limits the sign-in was made under; each later one renews them.
+      if (!first) network.renew()
+      first = false
+      return {
+        clientFor: newClient,
+        spreadsheetOf: (target) => openTargetSpreadsheet(loaded, target, reporter, process.env, network.settings, shared),
+      }
+    },
   }
 }

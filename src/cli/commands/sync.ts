@@ -22,6 +22,8 @@ import { importExitCode, importOptions, type ImportCommandOptions } from './impo
 export { everyToCron } from '../schedule.ts'
 
 export interface SyncCommandOptions extends Omit<ImportCommandOptions, 'yes' | 'planTab'> {
+  /** Keep running and sync a target only when its idle check sees a change (sync-watch.ts). */
+  watch?: boolean
   every?: string
   cron?: string
   /** The zone --every/--cron run in; default: the target's. */
@@ -30,6 +32,10 @@ export interface SyncCommandOptions extends Omit<ImportCommandOptions, 'yes' | '
 
 export async function runSyncCommand(globals: GlobalOptions, options: SyncCommandOptions): Promise<ExitCode> {
   if (options.every && options.cron) throw new TimelineSheetsError('TS_USAGE', 'Give either --every or --cron, not both.')
+  if (options.watch) {
+    const { runWatchCommand } = await import('./sync-watch.ts')
+    return runWatchCommand(globals, options)
+  }
   if (!options.every && !options.cron) {
     if (options.zone !== undefined) throw new TimelineSheetsError('TS_USAGE', '--zone goes with --every or --cron.')
     return syncOnce(globals, options, createReporter({ json: globals.json, verbose: globals.verbose, quiet: globals.quiet }))

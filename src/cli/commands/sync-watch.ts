@@ -1,0 +1,151 @@
+/**
+ * `timeline-sheets sync --watch`: runs for days, and each interval (2 minutes by default) checks every target
+ * for a change at a cost that does not grow with the sheet; only a target that changed is synced
+ * (decisions/0016-frequent-sync.md). One sign-in to each service serves every interval. A failure in one
+ * interval is reported and the next interval tries again; SIGTERM or Ctrl-C stops after the current interval.
+ */
+import { loadConfig } from '../../config/load.ts'
+import type { TargetConfig } from '../../config/schema.ts'
+import { startWatch, watchInterval, type TargetWatch, type WatchOutcome } from '../../engine/watch.ts'
+import { TimelineSheetsError } from '../../errors.ts'
+import { toCliFailure } from '../errors.ts'
+import { EXIT, type ExitCode } from '../exit-codes.ts'
+import { clockFor, selectTargets, type GlobalOptions } from '../globals.ts'
+import { errorJson, runsJson } from '../json-output.ts'
+import { createReporter, type Reporter } from '../reporter.ts'
+import { cronJob, scheduleOf, type Schedule } from '../schedule.ts'
+import { runTargets } from '../targets.ts'
+import { openSession } from '../wiring.ts'
+import { formatExportSummary, formatImportSummary } from './format.ts'
+import { importOptions } from './import.ts'
+import type { SyncCommandOptions } from './sync.ts'
+
+/** The interval `--watch` checks at when no --every or --cron is given. */
+export const WATCH_EVERY_DEFAULT = '2m'
+
+/**
+ * When intervals happen. The CLI's is the cron schedule; a test or the memory bench runs intervals back to back.
+ * `run` calls `tick` once an interval until `stop` is aborted, and resolves once the interval under way is over.
+ */
+export interface WatchClock {
+  describe(): string
+  run(tick: () => Promise<void>, stop: AbortSignal): Promise<void>
+}
+
+export async function runWatchCommand(globals: GlobalOptions, options: SyncCommandOptions, clock?: WatchClock): Promise<ExitCode> {
+  if (options.dryRun)
+    throw new TimelineSheetsError('TS_USAGE', '--watch runs syncs; it has no --dry-run.', {
+      hint: 'Run `sync --dry-run` once to see a plan.',
+    })
+  const reporter = createReporter({ json: globals.json, jsonLines: true, verbose: globals.verbose, quiet: globals.quiet })
+  const config = (await loadConfig(globals.config)).config
+  const chosen = selectTargets(config.targets, options.target)
+  requireChangeMarks(chosen, config.google?.watch ?? false)
+  const schedule =
+    clock ?? cronClock(scheduleOf({ ...options, every: options.cron ? undefined : (options.every ?? WATCH_EVERY_DEFAULT) }, chosen))
+
+  const session = await openSession(globals, options.target, reporter)
+  const now = clockFor(globals)
+  const watches = new Map<string, TargetWatch>(session.targets.map((t) => [t.name, startWatch(now().getTime())]))
+  const tick = async () => {
+    const run = session.run()
+    await runTargets(session.targets, session.loaded.config.parallelTargets, reporter, async (target, said) => {
+      const watch = watches.get(target.name)!
+      try {
+        const deps = {
+          client: run.clientFor(target),
+          spreadsheet: await run.spreadsheetOf(target),
+          stateDir: session.stateDir,
+          reporter: said,
+          now,
+          concurrency: session.loaded.config.timeline.pace.concurrency,
+        }
+        const sync = importOptions({ ...options, dryRun: false, planTab: false })
+        report(reporter, said, target, await watchInterval(target, deps, watch, { sync, intervalText: schedule.describe() }))
+      } catch (error) {
+        // One target's failure is its own; the others go on, and this one is synced in full next interval.
+        const failure = toCliFailure(error)
+        said.warn(`Interval failed: ${failure.message}${failure.hint ? ` (${failure.hint})` : ''}; the next interval tries again.`)
+        if (globals.json) reporter.result('', { target: target.name, ...errorJson(failure) })
+      }
+    })
+  }
+
+  const stop = new AbortController()
+  const stopping = () => stop.abort()
+  process.once('SIGINT', stopping)
+  process.once('SIGTERM', stopping)
+  reporter.info(
+    `Watching ${session.targets.length === 1 ? session.targets[0]!.name : `${session.targets.length} targets`} ${schedule.describe()}: each interval asks whether the spreadsheet or the server changed, and syncs only then. Ctrl-C stops after the current interval.`,
+  )
+  try {
+    await schedule.run(tick, stop.signal)
+  } finally {
+    process.off('SIGINT', stopping)
+    process.off('SIGTERM', stopping)
+  }
+  reporter.info('Watch stopped.')
+  return EXIT.success
+}
+
+/** Every target's backend can tell an untouched spreadsheet: a Google one needs the config's `google.watch`. */
+function requireChangeMarks(targets: readonly TargetConfig[], googleWatch: boolean): void {
+  const google = targets.filter((t) => t.spreadsheet.kind === 'google')
+  if (google.length > 0 && !googleWatch) {
+    throw new TimelineSheetsError(
+      'TS_USAGE',
+      `sync --watch asks Google Drive each interval whether ${google.length === 1 ? `the spreadsheet of ${google[0]!.name}` : `${google.length} spreadsheets`} changed, which needs "watch": true in the config's "google" section.`,
+      {
+        hint: 'Set "google": { "watch": true, … }: the sign-in then also asks for read-only Drive metadata (drive.metadata.readonly). With your own Google account, run `timeline-sheets login --google` again afterwards.',
+      },
+    )
+  }
+}
+
+function report(reporter: Reporter, said: Reporter, target: TargetConfig, outcome: WatchOutcome): void {
+  if (outcome.kind === 'idle') {
+    said.debug('nothing changed', { drive: outcome.requests.spreadsheet, timeline: outcome.requests.timeline })
+    return
+  }
+  if (outcome.kind === 'locked') {
+    said.info(`Skipped this interval (${outcome.reason}): ${outcome.message} The next interval tries again.`)
+    reporter.result('', { target: target.name, skipped: { reason: 'locked', message: outcome.message } })
+    return
+  }
+  const { summary } = outcome
+  said.info(`Synced: ${outcome.reason}.`)
+  const text = [formatImportSummary(summary.imported), summary.exported ? formatExportSummary(summary.exported) : '']
+    .filter(Boolean)
+    .join('\n')
+  reporter.result(text, { ...runsJson([summary], EXIT.success), watch: { reason: outcome.reason, hourly: outcome.hourly } })
+}
+
+/** The CLI's clock: the cron schedule of --every/--cron, one interval at a time (an interval that overruns is not doubled). */
+function cronClock(schedule: Schedule): WatchClock {
+  return {
+    describe: () => describeSchedule(schedule),
+    run: async (tick, stop) => {
+      let running: Promise<void> = Promise.resolve()
+      const job = cronJob(schedule, async () => {
+        running = tick()
+        await running
+      })
+      job.resume()
+      await new Promise<void>((resolve) => {
+        if (stop.aborted) resolve()
+        else stop.addEventListener('abort', () => resolve(), { once: true })
+      })
+      job.stop()
+      await running.catch(() => undefined)
+    },
+  }
+}
+
+/** `every 2 min`, or the cron pattern as given. */
+function describeSchedule(schedule: Schedule): string {
+  const minutes = /^\*\/(\d+) \* \* \* \*$/.exec(schedule.pattern)
+  if (minutes) return `every ${minutes[1]} min`
+  const seconds = /^\*\/(\d+) \* \* \* \* \*$/.exec(schedule.pattern)
+  if (seconds) return `every ${seconds[1]} s`
+  return `on "${schedule.pattern}" (${schedule.timeZone})`
+}
