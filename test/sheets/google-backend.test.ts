@@ -139,7 +139,7 @@ describe('request economy', () => {
     const s = setup()
     const first = await s.sheet.ensureLayout(TABS, LAYOUT)
     expect(first).toEqual({ createdTabs: ['Activities', 'Allowed tags', 'Sync log'], changed: true })
-    // The tab list, and (issue 11) the values of the default Sheet1, which goes when it is empty.
+    // The tab list, and the values of the default Sheet1, which goes when it is empty.
     expect(s.store.stats()).toMatchObject({ reads: 2, writes: 1, byMethod: { GetSpreadsheet: 1, BatchGetValues: 1 } })
     s.store.resetStats()
     expect(await s.sheet.ensureLayout(TABS, LAYOUT)).toEqual({ createdTabs: [], changed: false })

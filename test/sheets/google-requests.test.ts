@@ -251,7 +251,7 @@ describe('planTabs', () => {
   })
 })
 
-describe('appendChunks: rows the tool adds (issue 8 items 10 and 11; issue 11, formats on added rows)', () => {
+describe('appendChunks: rows the tool adds, formatted by their columns, never by the header', () => {
   const header = ['User', 'Date', 'Notes', 'Delete', 'Key']
   const formats: RowFormats = {
     Date: { numberFormat: { type: 'DATE', pattern: 'yyyy-mm-dd' } },
@@ -383,7 +383,7 @@ describe('appendChunks: rows the tool adds (issue 8 items 10 and 11; issue 11, f
     expect(next).toBe(count + 1)
   })
 
-  it('issue 10: the JSON a chunk carries is its requests, each row serialized once, whatever the text', () => {
+  it('the JSON a chunk carries is its requests, each row serialized once, whatever the text', () => {
     fc.assert(
       fc.property(
         fc.array(

@@ -1,5 +1,5 @@
 /**
- * Issue 11: the status colours through the Google backend and the real client against the Sheets fake.
+ * The status colours through the Google backend and the real client against the Sheets fake.
  * The product's own tabs are laid out, rows carrying every status word are written, and the rules read
  * back from the API are evaluated on each row as Google evaluates `=LEFT($K2,n)="Word"`: every Status
  * row and every Sync log result meets exactly the rule of its word, with that word's colours.
@@ -40,7 +40,7 @@ function rulesOf(data: sheets_v4.Schema$Spreadsheet, title: string): sheets_v4.S
   return data.sheets!.find((s) => s.properties?.title === title)!.conditionalFormats ?? []
 }
 
-describe('issue 11: status colours on Google', () => {
+describe('status colours on Google', () => {
   it('lays out one rule per word on Activities and the Sync log, and every written status meets exactly its own', async () => {
     const store = createSheetsStore({ staticTokens: [TOKEN], quota: false })
     server.resetHandlers(mswHandlerFor(ROOT, createSheetsHandler(store)))

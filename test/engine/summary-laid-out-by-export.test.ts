@@ -1,5 +1,5 @@
 /**
- * Issue 11: export writes the Summary with the layout, listing the people it exports and the clients /
+ * Export writes the Summary with the layout, listing the people it exports and the clients /
  * projects of the allowed tags; a run with nothing new in either leaves it alone, a new client lays it out again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -30,7 +30,7 @@ async function summaryLabels(): Promise<unknown[]> {
   return tab.rows.map((row) => row[0])
 }
 
-describe('issue 11: the Summary and the export', () => {
+describe('the Summary and the export', () => {
   it('is laid out by the first export, left alone by the next, and laid out again for a new client', async () => {
     const { client, target, stateDir } = world
     const layouts: TabSpec[][] = []

@@ -1,5 +1,5 @@
 /**
- * Issue 11: the Summary tab in the workbook. The formulas the workbook holds are evaluated by the Sheets
+ * The Summary tab in the workbook. The formulas the workbook holds are evaluated by the Sheets
  * fake's formula evaluator (the same functions, SUMIFS, SUM, MAX, WEEKDAY and ROUND, over whole columns): the
  * Summary's formulas and the Activities values are copied into a fake spreadsheet as they are read back from
  * the file. LibreOffice computes the same numbers from the demo workbook (decisions/0007-summary-tab.md).
@@ -64,7 +64,7 @@ async function evaluated(f: WorkbookFixture): Promise<Map<string, unknown>> {
   return out
 }
 
-describe('issue 11: the Summary tab in the workbook', () => {
+describe('the Summary tab in the workbook', () => {
   it('holds formulas that sum hours per person and per client / project per week, without rows with Delete ticked', async () => {
     const rows = summaryRows()
     const f = await withRows(rows)

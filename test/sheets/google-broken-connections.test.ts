@@ -1,9 +1,9 @@
 /**
- * Issue 10 (found by the bench): a connection that broke under a Sheets call reached the backend as fetch's own
- * `fetch failed` TypeError, with the socket's code a level below it (GaxiosError ← TypeError ← SocketError). The
- * backend looked for a code only one level down, called it final, and a 100k first export ended with exit 1
- * ("Could not reach Google Sheets … fetch failed") instead of repeating the call. Through the real client
- * against the Sheets fake on a loopback port that breaks the connection of chosen requests before answering.
+ * A connection that breaks under a Sheets call reaches the backend as fetch's own `fetch failed` TypeError, with
+ * the socket's code a level or more below it (GaxiosError ← TypeError ← SocketError). However deep the code sits,
+ * it is a network failure and the call is repeated: taken for final, it would end a 100k first export with exit 1
+ * ("Could not reach Google Sheets … fetch failed"). Through the real client against the Sheets fake on a loopback
+ * port that breaks the connection of chosen requests before answering.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createSheetsHandler } from '../../counterparts/sheets/handler.ts'
@@ -28,7 +28,7 @@ const TABS: TabSpec[] = [
 let served: LoopbackServer | undefined
 afterEach(async () => served?.close())
 
-describe('issue 10: a connection that breaks under a Sheets call', () => {
+describe('a connection that breaks under a Sheets call', () => {
   it('is a network failure however deep fetch puts the socket code, and with none at all', () => {
     const at = { now: 0, quotaWindowMs: 60_000 }
     const socket = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' })

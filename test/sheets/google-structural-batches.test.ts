@@ -1,5 +1,5 @@
 /**
- * Issue 10: the structural batches of a big append are built while the one before is in flight, and still go
+ * The structural batches of a big append are built while the one before is in flight, and still go
  * one at a time, in order: the next is sent only when the one before was answered, and a batch the service
  * refuses is the last one sent. Through the real client against the Sheets fake on a loopback port.
  */
@@ -66,7 +66,7 @@ async function setUp(refuse?: number) {
   return { write, events, rows, tab: () => createManager(store).readTab(spreadsheetId, 'Activities') }
 }
 
-describe('issue 10: structural batches of a big append', () => {
+describe('structural batches of a big append', () => {
   it('go one at a time and in order: each is sent after the one before was answered', async () => {
     const { write, events, rows, tab } = await setUp()
     await write

@@ -1,5 +1,5 @@
 /**
- * Issue 8 items 1 and 2 for google-auth-library's own token calls (refresh
+ * No redirect followed and every request under timeouts, for google-auth-library's own token calls (refresh
  * of an authorized_user or installed-app sign-in) and our JWT-bearer token
  * request: real loopback sockets, a witness on another host.
  */
@@ -55,7 +55,7 @@ const witness = () =>
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"access_token":"ya29.w","expires_in":3600}'),
   )
 
-describe('issue 8 item 1: Google token requests follow no redirect', () => {
+describe('Google token requests follow no redirect', () => {
   it('the refresh of an authorized_user sign-in redirected to another host: refused, the refresh token and client secret never sent there', async () => {
     const other = await witness()
     const google = await serve('127.0.0.1', (_req, res) => res.writeHead(307, { location: `${other.origin}/token` }).end())
@@ -96,7 +96,7 @@ describe('issue 8 item 1: Google token requests follow no redirect', () => {
   })
 })
 
-describe('issue 8 item 2: Google token requests have timeouts', () => {
+describe('Google token requests have timeouts', () => {
   it('a token endpoint that never answers ends at the first-byte timeout, naming the URL', async () => {
     const google = await serve('127.0.0.1', () => undefined)
     const pair = await generateKeyPair('RS256', { extractable: true })

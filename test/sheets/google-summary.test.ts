@@ -1,5 +1,5 @@
 /**
- * Issue 11: the Summary tab on Google, through the real @googleapis/sheets client against the Sheets fake,
+ * The Summary tab on Google, through the real @googleapis/sheets client against the Sheets fake,
  * whose formula evaluator computes it as Google does. Totals equal the sums of the rows, also after a
  * manager corrects a duration and ticks a Delete; the tab is written with the layout only; a manager's own
  * columns survive; a chart of hours per person per week sits under the tables.
@@ -48,7 +48,7 @@ async function summaryValues(spreadsheetId: string): Promise<Map<string, unknown
   return out
 }
 
-describe('issue 11: the Summary tab on Google', () => {
+describe('the Summary tab on Google', () => {
   it('sums hours per person and per client / project per week, leaving out rows with Delete ticked', async () => {
     const rows = summaryRows()
     const s = await withRows(rows)
