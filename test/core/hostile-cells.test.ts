@@ -1,5 +1,5 @@
 /**
- * Issue 8: hostile sheet input. Every value the tool cannot represent, every
+ * Hostile sheet input. Every value the tool cannot represent, every
  * spreadsheet error value and every local time the clocks skip makes its row
  * invalid with a Status that says what is wrong and what would be right; it
  * never reaches a conversion that could stop the run. Messages say what is
@@ -56,7 +56,7 @@ function errorsOf(parsed: ParsedRow): { code: string; column: string | undefined
   return parsed.ok ? [] : parsed.problems.filter((p) => p.severity === 'error')
 }
 
-describe('issue 8 item 5: a value the tool cannot represent makes the row invalid, never the run', () => {
+describe('a value the tool cannot represent makes the row invalid, never the run', () => {
   const cases: [string, Partial<Record<string, CellValue>>, string, RegExp][] = [
     [
       '9999-12-31',
@@ -174,7 +174,7 @@ describe('issue 8 item 5: a value the tool cannot represent makes the row invali
   })
 })
 
-describe('issue 8 item 6: spreadsheet error values are not data', () => {
+describe('spreadsheet error values are not data', () => {
   const columns = ['User', 'Date', 'Start', 'End', 'Tags', 'Labels', 'Notes', 'Delete'] as const
   it.each(columns.flatMap((column) => SPREADSHEET_ERRORS.map((error) => [column, error] as const)))('%s holding %s', (column, error) => {
     const parsed = parseRow(newRow({ [column]: error }), layout, context())
@@ -213,7 +213,7 @@ describe('issue 8 item 6: spreadsheet error values are not data', () => {
   })
 })
 
-describe('issue 8 item 7: a local time the clocks skip is refused, not moved', () => {
+describe('a local time the clocks skip is refused, not moved', () => {
   const day = localDateToSerial('2026-03-29')
   it('says what the clocks did, for Start and for End', () => {
     const start = parseRow(newRow({ Date: '2026-03-29', Start: '02:30', End: '04:00' }), layout, context())
@@ -263,7 +263,7 @@ describe('issue 8 item 7: a local time the clocks skip is refused, not moved', (
   })
 })
 
-describe('issue 8 item 9: messages that say what is true', () => {
+describe('messages that say what is true', () => {
   const USER = 'ACME\\anna'
   const fp = (a: Activity) => activityToCells(a, USER, ZONE).Base as string
   const existingLine = (a: Activity, baseCell: string | undefined, change: Partial<Activity> = {}, rowNumber = 2): SheetLine => {
@@ -361,7 +361,7 @@ describe('issue 8 item 9: messages that say what is true', () => {
   })
 })
 
-describe('issue 8 item 3: a Key on two rows plans no write for that activity', () => {
+describe('a Key on two rows plans no write for that activity', () => {
   const USER = 'ACME\\anna'
   const fp = (a: Activity) => activityToCells(a, USER, ZONE).Base as string
   it('refuses every line holding a Key another line holds, valid or not, naming the rows', () => {

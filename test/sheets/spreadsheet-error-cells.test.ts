@@ -1,5 +1,5 @@
 /**
- * Issue 8, item 6: how each backend hands over a cell that holds a spreadsheet
+ * How each backend hands over a cell that holds a spreadsheet
  * error, and that the row parser then refuses it. Google (FORMULA rendering)
  * returns a typed `#N/A` as that text and a failing formula as its formula;
  * exceljs gives `{ error: '#N/A' }` for an error cell and NaN or Infinity for

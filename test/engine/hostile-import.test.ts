@@ -1,5 +1,5 @@
 /**
- * Issue 8, through the importer (reference server, a workbook edited the way
+ * Hostile sheet input through the importer (reference server, a workbook edited the way
  * Excel saves it): hostile rows are refused one by one and the run goes on
  * with the others; a Key on two rows is found even when nothing else of that
  * user changed, and no write is planned for that activity.
@@ -60,7 +60,7 @@ function serverNotes(): Map<string, string | undefined> {
   return notes
 }
 
-describe('issue 8 item 3: a Key on two rows', () => {
+describe('a Key on two rows', () => {
   it('is found when a whole row was copied and nothing else of that user changed, and nothing is planned for it', async () => {
     const { tab, col } = await rows()
     const source = tab.rows.findIndex((r) => typeof r[col('Key')] === 'string')
@@ -104,7 +104,7 @@ describe('issue 8 item 3: a Key on two rows', () => {
   })
 })
 
-describe('issue 8 items 5, 6 and 7: hostile cells make their rows invalid; the run goes on', () => {
+describe('hostile cells make their rows invalid; the run goes on', () => {
   it('refuses each hostile row with a Status, creates the good row, sends no error value', async () => {
     await exportNow()
     const { tab, col } = await rows()

@@ -1,6 +1,6 @@
 /**
- * Issue 8: counterexamples the property tests in test/property/ shrank to on
- * the code before the fix, kept as fixed cases.
+ * Hostile rows the property tests in test/property/ once shrank to, kept as fixed cases: each is read,
+ * refused or planned as it should be, with a message that is short and printable.
  */
 import { describe, expect, it } from 'vitest'
 import { planSync } from '../../src/core/plan.ts'
@@ -20,7 +20,7 @@ function messages(parsed: ParsedRow): string[] {
   return parsed.ok ? [] : parsed.problems.map((p) => p.message)
 }
 
-describe('shrunk counterexamples (issue 8)', () => {
+describe('hostile rows the property tests shrank to', () => {
   it('a new row in Monrovia, whose offset then had seconds (43 min 8 s), is read without throwing', () => {
     // The counterexample was 1900-03-01 00:00; Monrovia kept an offset of 44 min 30 s until 1972, inside the days the tool takes.
     for (const cells of [

@@ -1,5 +1,5 @@
 /**
- * Issue 8, found by the fuzz run: text a workbook save must keep exactly as it is, in rows nobody touched —
+ * Text a workbook save must keep exactly as it is, in rows nobody touched —
  * emoji wherever they fall in the saved XML, control characters, a literal `_x0001_`, U+FFFE, a lone surrogate.
  */
 import { describe, expect, it } from 'vitest'
