@@ -1,5 +1,5 @@
 /**
- * Preloaded with `node --import` by issue-10-startup-modules.test.ts: records
+ * Preloaded with `node --import` by help-loads-no-libraries.test.ts: records
  * the URL of every module the process loads (ES modules and CommonJS alike)
  * and writes them, one a line, to the file named by MODULE_PROBE_OUT when the
  * process exits.

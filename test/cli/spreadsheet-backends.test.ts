@@ -1,5 +1,5 @@
 /**
- * Issue 9: backends are registered through one map, so a third one needs a
+ * Backends are registered through one map, so a third one needs a
  * folder, a config branch and an entry — no engine change. These tests hold
  * the map and the config schema to each other, and show the map is the only
  * way a target's spreadsheet is opened.

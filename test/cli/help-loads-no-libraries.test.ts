@@ -1,5 +1,5 @@
 /**
- * Issue 10, "CLI start-up (`--help`) ≤ 250 ms": help costs only the command
+ * CLI start-up (`--help`, within 250 ms) costs only the command
  * line itself. The Google, workbook, sign-in and network libraries load when
  * a command needs them, so `--help` of the program and of every command must
  * not load them. What loads is recorded in the CLI's own process by a module
@@ -73,7 +73,7 @@ async function probe(args: string[]): Promise<Probed> {
   return { code, stdout, packages, files }
 }
 
-describe('issue 10: --help loads no service, spreadsheet or sign-in library', () => {
+describe('--help loads no service, spreadsheet or sign-in library', () => {
   it('the probe sees what a process loads, CommonJS and ES modules alike', async () => {
     // openid-client is an ES module; @googleapis/sheets and google-auth-library are CommonJS.
     const run = await probe(['--input-type=module', '-e', "await import('openid-client'); await import('@googleapis/sheets')"])

@@ -1,5 +1,5 @@
 /**
- * Issue 12: a refusal is not "run it again". Google's refusals reach the CLI as one error code with an
+ * A refusal is not "run it again". Google's refusals reach the CLI as one error code with an
  * HTTP status; a spreadsheet not shared with the account (403), refused credentials (401) and a wrong
  * spreadsheet id (404) must not exit 1, which a retrying scheduler repeats for ever.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 12: `--version`, help an operator can read (no "(default: false)" on every flag, the global options on
+ * `--version`, help an operator can read (no "(default: false)" on every flag, the global options on
  * every command's help), and the counterparts' scripts answering --help with usage instead of a stack trace.
  */
 import { spawn } from 'node:child_process'
@@ -29,14 +29,14 @@ function runScript(script: string, args: string[]): Promise<CliRun> {
   })
 }
 
-describe('issue 12: --version', () => {
+describe('--version', () => {
   it('prints the package version and nothing else, exit 0', async () => {
     const run = await runCli(['--version'])
     expect(run).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' })
   }, 60_000)
 })
 
-describe('issue 12: --help', () => {
+describe('--help', () => {
   const program = buildProgram()
   const helps = [
     ['timeline-sheets', program.helpInformation()] as const,
@@ -61,7 +61,7 @@ describe('issue 12: --help', () => {
   })
 })
 
-describe("issue 12: the counterparts' scripts", () => {
+describe("the counterparts' scripts", () => {
   it('npm run sheets-fake -- --help prints usage, exit 0', async () => {
     const run = await runScript('counterparts/sheets/cli.ts', ['--help'])
     expect(run.code).toBe(0)

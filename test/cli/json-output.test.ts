@@ -1,5 +1,5 @@
 /**
- * Issue 12: `--json` a script can rely on. stdout holds exactly one JSON object and nothing else: `{ "runs": [...],
+ * `--json` a script can rely on. stdout holds exactly one JSON object and nothing else: `{ "runs": [...],
  * "exitCode" }` with one run per target, or `{ "error": { code, message, hint }, "exitCode" }` when the command
  * failed; the exit code is the one the process ends with. Logs go to stderr.
  */
@@ -47,7 +47,7 @@ function stdoutJson(run: CliRun): Record<string, unknown> {
   return value as Record<string, unknown>
 }
 
-describe('issue 12: --json', () => {
+describe('--json', () => {
   it('one target: { runs: [that run], exitCode: 0 }, logs on stderr', async () => {
     const file = await config('one', [target('team')])
     const run = await runCli(['export', '--config', file, '--now', NOW, '--json'], env)
@@ -124,7 +124,7 @@ describe('issue 12: --json', () => {
   }, 120_000)
 })
 
-describe('issue 12: sync on a schedule with --json', () => {
+describe('sync on a schedule with --json', () => {
   /** Runs `sync --cron` until `lines` JSON lines are on stdout, then stops it as a service manager would. */
   async function scheduled(args: string[], runEnv: Record<string, string>, lines: number) {
     const child = startProcess(CLI, ['sync', ...args, '--cron', '* * * * * *', '--json', '--quiet'], {

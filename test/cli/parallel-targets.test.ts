@@ -1,5 +1,5 @@
 /**
- * Issue 10, many targets: export and sync work on several targets at once (`parallelTargets`), results in the
+ * Many targets: export and sync work on several targets at once (`parallelTargets`), results in the
  * config's order, messages named by target when more than one is under way, and a failure ending the run as a
  * run of one target after another would have ended it.
  */
@@ -30,7 +30,7 @@ function gate() {
   return { opened, open }
 }
 
-describe('runTargets (issue 10: many targets)', () => {
+describe('runTargets: many targets at once', () => {
   it('runs up to the limit at once and gives the results in the config’s order, whatever order they finish in', async () => {
     const { reporter } = recordingReporter()
     const gates = targets(5).map(() => gate())

@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 8: no URL's user name or password is ever printed, whatever a
+ * No URL's user name or password is ever printed, whatever a
  * message or a log field holds (config refuses such URLs; a server may still
  * send one, and a library may quote it).
  */

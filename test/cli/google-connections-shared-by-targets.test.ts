@@ -1,5 +1,5 @@
 /**
- * Issue 10, many targets: the Google spreadsheets of one run share one pool of connections, as they share the
+ * Many targets: the Google spreadsheets of one run share one pool of connections, as they share the
  * sign-in and the quota. Fifty targets are requests to one host; a pool each opened connections of its own (and,
  * against Google, a TLS handshake each). Counted at the Sheets fake on loopback, by TCP connections accepted.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 12: `sync --every/--cron` run in the target's time zone (or the one --zone names), never the host's.
+ * `sync --every/--cron` run in the target's time zone (or the one --zone names), never the host's.
  * The clock is injected (the next runs after a given instant), across the changes to and from summer time.
  */
 import { describe, expect, it } from 'vitest'
@@ -9,7 +9,7 @@ import { nextRuns, scheduleOf } from '../../src/cli/schedule.ts'
 const target = (name: string, timeZone: string) => ({ name, timeZone }) as TargetConfig
 const iso = (dates: Date[]) => dates.map((d) => d.toISOString())
 
-describe('issue 12: schedules in the target zone', () => {
+describe('schedules in the target zone', () => {
   it("--every 1d is 02:00 in the target's zone, on both sides of the autumn change (Berlin)", () => {
     const schedule = scheduleOf({ every: '1d' }, [target('team', 'Europe/Berlin')])
     expect(schedule).toEqual({ pattern: '0 2 * * *', timeZone: 'Europe/Berlin' })
