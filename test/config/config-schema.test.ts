@@ -1,5 +1,5 @@
 /**
- * Issue 12: the config's JSON Schema comes from the zod schema and ships in the package, a "$schema" key in the
+ * The config's JSON Schema comes from the zod schema and ships in the package, a "$schema" key in the
  * config is accepted so editors can use it, and every config message writes a field's path one way.
  */
 import { readFile } from 'node:fs/promises'
@@ -23,7 +23,7 @@ function problemsOf(json: unknown): string {
   throw new Error('expected the config to be refused')
 }
 
-describe('issue 12: the config JSON Schema', () => {
+describe('the config JSON Schema', () => {
   it('the checked-in config.schema.json is what the zod schema generates (npm run build rewrites it)', async () => {
     const checkedIn = await readFile(new URL('../../config.schema.json', import.meta.url), 'utf8')
     expect(checkedIn, 'config.schema.json is out of date: run npm run build').toBe(configJsonSchemaText())
@@ -80,7 +80,7 @@ describe('issue 12: the config JSON Schema', () => {
   })
 })
 
-describe('issue 12: config error paths are written one way', () => {
+describe('config error paths are written one way', () => {
   it.each([
     [['targets', 0, 'window', 'days'], 'targets[0].window.days'],
     [['timeline', 'auth', 'baseUrl'], 'timeline.auth.baseUrl'],
