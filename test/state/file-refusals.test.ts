@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 9: the system's refusals to read or write the tool's own
+ * The system's refusals to read or write the tool's own
  * files become errors that name the file, the permission and the fix, with
  * exit 2 when the setup must change and exit 1 when running again will do.
  * ENOTDIR is produced for real (a path through a file works even as root);
@@ -33,7 +33,7 @@ async function refusal(promise: Promise<unknown>): Promise<FileAccessError> {
   return error as FileAccessError
 }
 
-describe("issue 8 item 9: each of the tool's files is named when the system refuses it", () => {
+describe("each of the tool's files is named when the system refuses it", () => {
   it('the lock file', async () => {
     const error = await refusal(acquireLock(path.join(await blockedFolder(), 'team', 'lock'), { command: 'export' }))
     expect(error.message).toMatch(
@@ -66,7 +66,7 @@ describe("issue 8 item 9: each of the tool's files is named when the system refu
   })
 })
 
-describe('issue 8 item 9: which refusal, which exit code', () => {
+describe('which refusal, which exit code', () => {
   const context = { what: 'the state file', file: '/srv/ts/state/team/state.json', action: 'write' as const, setting: 'stateDir' }
 
   it.each(['EACCES', 'EPERM'])('%s: permission denied, the user, the fix; exit 2 (running again changes nothing)', (code) => {

@@ -1,5 +1,5 @@
 /**
- * Issue 10: a run that plans no row (a quiet export) leaves the base file unread. Until `loadBases`, every use
+ * A run that plans no row (a quiet export) leaves the base file unread. Until `loadBases`, every use
  * of `state.base` throws, so a run that needs bases and forgot to load them fails loudly instead of taking an
  * empty map for "no bases"; a save of such a state keeps naming the file it did not read.
  */
@@ -18,7 +18,7 @@ async function saved(bases: Record<string, string>) {
   return location
 }
 
-describe('issue 10: bases left unread until a run needs them', () => {
+describe('bases left unread until a run needs them', () => {
   it('every use of unread bases throws; loadBases reads them all', async () => {
     const location = await saved({ 'tl/1': 'a', 'tl/2': 'b' })
     const loaded = await loadState(location, 'team', { deferBases: true })

@@ -1,5 +1,5 @@
 /**
- * Issue 10: the bases (about 5 MB at 100,000 rows) live in a file of their own that state.json names, so a
+ * The bases (about 5 MB at 100,000 rows) live in a file of their own that state.json names, so a
  * run that changed none of them rewrites only the small state.json; a base file is never overwritten, so a
  * crash between the two writes, or a state.json recovered from its .old, still names a whole base file.
  */
@@ -25,7 +25,7 @@ async function stateJson(file: string): Promise<{ version: number; baseFile?: st
   return JSON.parse(await readFile(file, 'utf8'))
 }
 
-describe('issue 10: the bases in a file of their own', () => {
+describe('the bases in a file of their own', () => {
   it('writes state.json without the bases, naming the base file that holds them', async () => {
     const { location, state } = await saved({ 'tl/1': 'a', 'tl/2': 'b' })
     const json = await stateJson(location.stateFile)
