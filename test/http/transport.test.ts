@@ -1,8 +1,8 @@
 /**
- * The transport on real loopback sockets: the redirect policy (issue 8 item
- * 1) and the four per-request limits plus the run's deadline (item 2). Limits
- * are small and the servers far slower than them, so which limit fires does
- * not depend on the machine's speed.
+ * The transport on real loopback sockets: the redirect policy and the four
+ * per-request limits plus the run's deadline. Limits are small and the servers
+ * far slower than them, so which limit fires does not depend on the machine's
+ * speed.
  */
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -70,7 +70,7 @@ async function failure(promise: Promise<unknown>): Promise<TimelineSheetsError> 
   throw new Error('expected a failure')
 }
 
-describe('issue 8 item 1: redirects', () => {
+describe('redirects', () => {
   test('a GET with Authorization redirected to another origin is refused, naming both origins; nothing reaches the other origin', async () => {
     const other = await witness()
     const server = await serve((_req, res) => res.writeHead(302, { location: `${other.origin}/api/timelines` }).end())
@@ -148,7 +148,7 @@ describe('issue 8 item 1: redirects', () => {
   })
 })
 
-describe('issue 8 item 2: timeouts', () => {
+describe('timeouts', () => {
   test('a server that never answers ends at the first-byte timeout, naming the URL and the setting', async () => {
     const server = await serve(() => undefined)
     const error = await failure(createTransport({ timeouts: SMALL })(new Request(`${server.origin}/api/timelines?password=hunter2`)))

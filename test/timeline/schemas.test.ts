@@ -3,6 +3,7 @@ import { ResponseShapeError } from '../../src/errors.ts'
 import { processActivitiesResponse, processWriteResponse } from '../../src/timeline/client.ts'
 import {
   CloudProfileSchema,
+  HomeSchema,
   OnPremTokenSchema,
   parseBody,
   TagCombinationListSchema,
@@ -182,5 +183,20 @@ describe('other bodies', () => {
   test('secret query values never reach the message', () => {
     const error = shapeError(() => parseBody(OnPremTokenSchema, {}, 'http://x/api/token?access_token=supersecret'))
     expect(error.message).not.toContain('supersecret')
+  })
+})
+
+describe('links with a user name or password', () => {
+  test('are refused without being repeated in the message', () => {
+    const body = { links: [{ rel: 'manictime/timelines', href: 'http://admin:hunter2@timeline.test/api/timelines' }] }
+    let message = ''
+    try {
+      parseBody(HomeSchema, body, `${BASE}/api`)
+    } catch (error) {
+      message = (error as Error).message
+    }
+    expect(message).toBe(
+      `Unexpected response from ${BASE}/api: links[0].href must not hold a user name or password (the link is not shown)`,
+    )
   })
 })

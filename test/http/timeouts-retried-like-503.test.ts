@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 2: the one retry policy counts a timeout like a 503 (an
+ * The one retry policy counts a timeout like a 503 (an
  * idempotent call is repeated, a create only when provably unsent) and stops
  * at the run's deadline, on both services.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 8 "Done when", absurd values from the Timeline API: a hostile or
+ * Absurd values from the Timeline API: a hostile or
  * broken server's activities are refused at the boundary with the URL and
  * the field, instead of flowing into the sheet (a start in the 13th month was
  * exported as if it were a date).
