@@ -1,4 +1,4 @@
-// Issue 8's concurrent-manager check on the google backend (concurrent-manager-suite.ts says what it proves).
+// The concurrent-manager check on the google backend (concurrent-manager-suite.ts says what it proves).
 import { managerWorkingDuringRuns } from './concurrent-manager-suite.ts'
 
 managerWorkingDuringRuns('google')

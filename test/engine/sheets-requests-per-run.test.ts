@@ -243,7 +243,7 @@ describe('Sheets requests per run (Google)', () => {
   })
 })
 
-describe('issue 10: a first sync on a new spreadsheet (Google)', () => {
+describe('a first sync on a new spreadsheet (Google)', () => {
   it('plans its layout on the tab list its import half read, and writes its rows without reading the tabs it made', async () => {
     const world = await startGoogleWorld(TOKEN, 'ts-issue-10-first-sync-')
     try {

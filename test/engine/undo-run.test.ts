@@ -220,7 +220,7 @@ describe('runUndo', () => {
     expect(fake.calls.filter((c) => c !== 'read')).toEqual([])
   })
 
-  it('issue 12: an export afterwards that fails leaves the undo its own result, and says how to show it in the sheet', async () => {
+  it('an export afterwards that fails leaves the undo its own result, and says how to show it in the sheet', async () => {
     const stateDir = await mkdtemp(path.join(tmpdir(), 'undo-run-'))
     const runId = await importJournal(stateDir)
     const fake = fakeServer([

@@ -1,5 +1,5 @@
 /**
- * Issue 12: a target's state belongs to the server and account it was built from. Pointed at another
+ * A target's state belongs to the server and account it was built from. Pointed at another
  * server, a run stops (exit 7) before reading or writing anything; `export --full` starts a fresh state
  * and makes the tab the new server's; a state written before the binding existed adopts the server.
  */

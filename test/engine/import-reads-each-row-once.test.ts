@@ -1,5 +1,5 @@
 /**
- * Issue 10: an import reads each sheet row once at most. The candidate scan (which rows ask for something) and
+ * An import reads each sheet row once at most. The candidate scan (which rows ask for something) and
  * the planner (with the server's activities) judge the same reading; neither reads a row's cells again. A row
  * still as the export wrote it is not read at all (decisions/0013); without the export's digests every row is
  * read, once. The cell readers and the time resolution are counted through module mocks that call the real ones.
@@ -48,7 +48,7 @@ afterAll(async () => {
   await world?.server.close()
 })
 
-describe('issue 10: an import reads each row once', () => {
+describe('an import reads each row once', () => {
   it('a dry run with a note, a time, a delete and a new row reads only those rows, and each once', async () => {
     const { rows, edited } = await editFourRows()
     const summary = await countedDryRun()

@@ -1,5 +1,5 @@
 /**
- * Issue 12: `timeline-sheets doctor`, check by check, pass and fail, against the counterparts: the reference
+ * `timeline-sheets doctor`, check by check, pass and fail, against the counterparts: the reference
  * Timeline server (transfer and reader accounts) and the Sheets fake (a spreadsheet shared with the service
  * account, one not shared, one it may only view, a wrong zone), a state from another server, a held lock and
  * a state folder that cannot be made. And doctor writes nothing: only GETs (and the sign-in) reach the server,
@@ -143,7 +143,7 @@ afterAll(async () => {
   await fake?.close()
 })
 
-describe('issue 12: doctor on a setup that works', () => {
+describe('doctor on a setup that works', () => {
   it('passes every check, exits 0, and sends no write to the server or the spreadsheet', async () => {
     const file = await config('exported')
     timeline.requests.length = 0
@@ -188,7 +188,7 @@ describe('issue 12: doctor on a setup that works', () => {
   })
 })
 
-describe('issue 12: doctor, config', () => {
+describe('doctor, config', () => {
   it('an invalid config fails the first check with exit 2, and nothing that needs it runs', async () => {
     const file = await config('bad-zone', { timeZone: 'Mars/Olympus' })
     const report = await doctor(file)
@@ -225,7 +225,7 @@ describe('issue 12: doctor, config', () => {
   })
 })
 
-describe('issue 12: doctor, a bug inside a check', () => {
+describe('doctor, a bug inside a check', () => {
   const planted = () => {
     throw new TypeError('planted bug')
   }
@@ -270,12 +270,12 @@ describe('issue 12: doctor, a bug inside a check', () => {
     }
     expect(written).toHaveLength(1)
     expect(written[0]).toMatch(/^Timeline sign-in: unexpected error:\n\s+at /)
-    expect(written[0]).toContain('issue-12-doctor.test.ts')
+    expect(written[0]).toContain('doctor.test.ts')
     expect(written[0]).not.toContain('planted bug')
   })
 })
 
-describe('issue 12: doctor, the Timeline server', () => {
+describe('doctor, the Timeline server', () => {
   it('a refused password fails the sign-in with exit 6; the checks that need it are skipped', async () => {
     const report = await doctor(await config('exported'), { TIMELINE_PASSWORD: 'not-the-password' })
     expect(report.check('Timeline sign-in')).toMatchObject({ status: 'fail', code: 'TS_AUTH_FAILED' })
@@ -325,7 +325,7 @@ describe('issue 12: doctor, the Timeline server', () => {
   })
 })
 
-describe('issue 12: doctor, the spreadsheet', () => {
+describe('doctor, the spreadsheet', () => {
   it('a spreadsheet not shared with the service account: exit 6, and the fix names the account', async () => {
     const unshared = fake.store.createSpreadsheet({ title: 'Private', sharedWith: { 'someone@example.com': 'writer' } }).spreadsheetId
     const report = await doctor(await config('unshared', { spreadsheet: { kind: 'google', spreadsheetId: unshared } }))
@@ -418,7 +418,7 @@ describe('issue 12: doctor, the spreadsheet', () => {
   })
 })
 
-describe('issue 12: doctor, state and lock', () => {
+describe('doctor, state and lock', () => {
   it('a state built from another server: exit 7, and the way out', async () => {
     // The same state folder, but the config now signs in to another server.
     const file = await config(

@@ -1,5 +1,5 @@
 /**
- * Issue 10: a timeline's window is read in one request, and halved only when
+ * A timeline's window is read in one request, and halved only when
  * the server refuses it or the answer is too large — through real HTTP
  * handling (the reference server in msw), with the cursor and the
  * "changed while the parts were read" rule still right.
@@ -86,7 +86,7 @@ async function fullRead(w: World, timeline: TimelineInfo) {
   return readTimelineChanges(w.client, timeline, undefined, w.window, { full: true, now: NOW })
 }
 
-describe('issue 10: whole-window reads', () => {
+describe('whole-window reads', () => {
   it('reads a timeline’s window in one request, and the next run in one incremental read', async () => {
     const w = await world()
     for (const timeline of w.tags) {

@@ -1,5 +1,5 @@
 /**
- * Issue 8: a new row a person keeps typing into while the import creates its activity. The import marks
+ * A new row a person keeps typing into while the import creates its activity. The import marks
  * the row (a pending mark in its Key cell) before it creates the activity, so the row is found again by
  * the mark and gets its Key, and the activity is created once — also when the run is repeated.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 10: an export reads its timelines concurrently, within the client's
+ * An export reads its timelines concurrently, within the client's
  * pace, one request per timeline on a first run and one on an incremental run.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -18,7 +18,7 @@ afterAll(async () => {
   await world?.server.close()
 })
 
-describe('issue 10: timelines read concurrently', () => {
+describe('timelines read concurrently', () => {
   it('a second timeline is asked for while the first is still unanswered; one read per timeline, first run and incremental', async () => {
     const { client, target, stateDir, server } = world
     const timelines = server.credentials.users.length

@@ -1,5 +1,5 @@
 /**
- * Issue 12: an export that reads no activity says why it may be (the window, the users, the account's rights)
+ * An export that reads no activity says why it may be (the window, the users, the account's rights)
  * and what the server's timeline list shows, and every summary carries its window; an incremental run that
  * finds nothing new is the normal case and says nothing of the kind.
  */
@@ -26,7 +26,7 @@ const deps = (now: string) => ({
   now: () => new Date(now),
 })
 
-describe('issue 12: an export that reads 0 activities', () => {
+describe('an export that reads 0 activities', () => {
   it('names the window, the timelines read and what the server says of them', async () => {
     const summary = await runExport(world.target, deps('2027-03-01T11:00:00Z'), { dryRun: true })
     expect(summary.window).toEqual({ from: '2027-02-23', to: '2027-03-01', days: 7, timeZone: 'Europe/Berlin', lookBackDays: 2 })

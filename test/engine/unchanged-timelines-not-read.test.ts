@@ -1,5 +1,5 @@
 /**
- * Issue 10: an incremental export does not read a timeline whose version (lastChangeId and timestamp, as the
+ * An incremental export does not read a timeline whose version (lastChangeId and timestamp, as the
  * timeline list shows them) is the one the last read began from: every change moves it, so the read would
  * answer nothing. What changes while a run reads is read by the next run; a look-back still reads.
  */
@@ -54,7 +54,7 @@ function changeNotes(w: EngineFixture, user: number, notes: string): string {
   return notes
 }
 
-describe('issue 10: timelines the list shows unchanged are not read', () => {
+describe('timelines the list shows unchanged are not read', () => {
   it('a run with nothing new reads no activities; a run with one changed timeline reads that one only', async () => {
     const w = await start()
     await exportAt(w, '2026-11-09T06:00:00Z')
@@ -177,7 +177,7 @@ describe('issue 10: timelines the list shows unchanged are not read', () => {
   })
 })
 
-describe('issue 10: a quiet export leaves the row bases unread', () => {
+describe('a quiet export leaves the row bases unread', () => {
   it('reads no base file when it reads no row; the next run that plans rows reads it (and says so when it is damaged)', async () => {
     const w = await start()
     await exportAt(w, '2026-11-09T06:00:00Z')

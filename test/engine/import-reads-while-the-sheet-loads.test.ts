@@ -1,5 +1,5 @@
 /**
- * Issue 10: while the sheet read of an import is under way (seconds for a big tab), the import reads the row
+ * While the sheet read of an import is under way (seconds for a big tab), the import reads the row
  * bases from disk and, outside a sync, asks the server for its timelines and allowed tags. What it waits for
  * meanwhile must not change what a failure looks like: each is awaited where it was used before, a damaged
  * base file still stops the run before anything is written, and a failure of one while another is in flight is
@@ -73,7 +73,7 @@ function importFailure(client: TimelineClient, spreadsheet: Spreadsheet): Promis
 
 const serverState = () => JSON.stringify(world.server.store.activities(world.server.credentials.users[0]!.tagsTimelineKey!))
 
-describe('issue 10: an import waits for the sheet read and reads the server lists and the bases meanwhile', () => {
+describe('an import waits for the sheet read and reads the server lists and the bases meanwhile', () => {
   it('a plain import has asked for the timelines and the allowed tags before its sheet read begins, and plans as before', async () => {
     const { client, called } = observedClient()
     let askedBeforeRead: string[] = []
