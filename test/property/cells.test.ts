@@ -1,6 +1,6 @@
 /**
  * Properties of the cell readers, the tag functions and the time conversion
- * over values of every kind (issue 8): none throws; what reads as ok is
+ * over values of every kind: none throws; what reads as ok is
  * finite and inside the range the tool represents; a conversion either gives
  * a start the server and this tool can read back, or says the value is out of
  * range.
@@ -51,7 +51,7 @@ import { anyCell, anyNumber, anyString, hugeString, ZONES } from './arbitraries.
 const RUNS = 500
 const UNPRINTABLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
-describe('cell readers over any value (issue 8)', () => {
+describe('cell readers over any value', () => {
   it('read dates, times and ticks without throwing; what is ok is finite and in range', () => {
     fc.assert(
       fc.property(anyCell, fc.constantFrom('mdy' as const, 'dmy' as const), (value, order) => {
@@ -92,7 +92,7 @@ describe('cell readers over any value (issue 8)', () => {
   })
 })
 
-describe('tags over any text (issue 8)', () => {
+describe('tags over any text', () => {
   it('split, combine, validate and check against allowed combinations without throwing', () => {
     fc.assert(
       fc.property(fc.oneof(anyString, hugeString), anyString, fc.array(anyString, { maxLength: 4 }), (tagsCell, labelsCell, lines) => {
@@ -115,7 +115,7 @@ describe('tags over any text (issue 8)', () => {
   })
 })
 
-describe('time conversion over any numbers (issue 8)', () => {
+describe('time conversion over any numbers', () => {
   it('gives a start that reads back, within the representable range, or says out of range', () => {
     fc.assert(
       fc.property(

@@ -1,6 +1,6 @@
 /**
  * An entity's `values` are checked once, by the refinement that knows the entity's type, instead of being
- * copied by an object schema first (issue 10: half of reading a big activities answer). The answer to any
+ * copied by an object schema first (that copy would be half of reading a big activities answer). The answer to any
  * entity must stay what it was: accepted alike, and refused with the same first path and message. The
  * reference is the former outer schema (`values` an optional object), then the same refinement.
  */
@@ -127,7 +127,7 @@ describe('entity values checked once', () => {
 })
 
 /**
- * Issue 10: an activities answer's entities are checked by hand (`isAcceptedEntity`), and by the schema only when
+ * An activities answer's entities are checked by hand (`isAcceptedEntity`), and by the schema only when
  * that check does not vouch for one. The hand check may only ever say yes where the schema does, and the answer
  * read must be the schema's, to the last field and the last refusal message.
  */

@@ -1,7 +1,7 @@
 /**
  * The import's second pass leaves out, without judging them again, the rows the candidate scan found valid
- * whose activity the reads did not find and whose start lies outside the weeks read (issue 10: judging every
- * row of a big sheet twice was a fifth of an import). A shortcut may never change what the planner sees:
+ * whose activity the reads did not find and whose start lies outside the weeks read (judging every row of a
+ * big sheet twice would be a fifth of an import). A shortcut may never change what the planner sees:
  * over hostile sheets, any server the reads found, any weeks read and any allowed-tags setting, the lines are
  * the same with and without the first pass's verdicts.
  *
@@ -143,7 +143,7 @@ function iso(ms: number): string {
   return new Date(ms).toISOString().replace('.000Z', '+00:00')
 }
 
-describe('import plan: the second pass (issue 10)', () => {
+describe('import plan: the second pass', () => {
   it('plans the same lines with the first pass’s verdicts as without them', () => {
     fc.assert(
       fc.property(

@@ -1,5 +1,5 @@
 /**
- * Properties of the planner over sheets of hostile rows (issue 8): it never
+ * Properties of the planner over sheets of hostile rows: it never
  * throws; no server write is planned from an invalid row or for a Key that
  * more than one row holds; every invalid decision carries an error with a
  * message; an export plans no import.
@@ -88,7 +88,7 @@ function checkPlan(decisions: Decision[], lines: readonly SheetLine[], mode: 'sy
   }
 }
 
-describe('planner over hostile sheets (issue 8)', () => {
+describe('planner over hostile sheets', () => {
   it('plans no write from an invalid row or a duplicated Key, whoever refused them', () => {
     fc.assert(
       fc.property(anySheet(14), ([ctx, layout, rows, base]) => {

@@ -1,5 +1,5 @@
 /**
- * Issue 10: properties of the range planner. Whatever a server refuses, the
+ * Properties of the range planner. Whatever a server refuses, the
  * ranges answered cover the window exactly once, in order, and a range is
  * split only when it was refused.
  */
@@ -63,7 +63,7 @@ function drive(window: TimeWindow, server: { maxSeconds: number | undefined; ext
   return out
 }
 
-describe('issue 10: the range planner', () => {
+describe('the range planner', () => {
   it('answered ranges cover the window once, in order, with no gap and no overlap', () => {
     fc.assert(
       fc.property(anyWindow, anyServer, (window, server) => {
@@ -130,7 +130,7 @@ describe('issue 10: the range planner', () => {
  * days, and within the window one run of weeks from the first edited week to
  * the last, so a timeline costs one request there however its edits scatter.
  */
-describe('issue 10: the weeks an import reads', () => {
+describe('the weeks an import reads', () => {
   const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe'] as const
   const START = Date.UTC(2026, 0, 5)
   const dateAt = (offset: number) => new Date(START + offset * 86_400_000).toISOString().slice(0, 10)

@@ -1,6 +1,6 @@
 /**
- * Properties of the row parser over cells of every kind in every column (issue
- * 8): it never throws; a row that is not ok says why, in at least one error
+ * Properties of the row parser over cells of every kind in every column: it
+ * never throws; a row that is not ok says why, in at least one error
  * with a short printable message; a row that is ok asks only for values the
  * server and the sheet can hold; a Key on several rows makes all of them
  * invalid.
@@ -58,7 +58,7 @@ function checkParsed(parsed: ParsedRow, ctx: RowContext): void {
   }
 }
 
-describe('row parser over hostile cells (issue 8)', () => {
+describe('row parser over hostile cells', () => {
   it('never throws; an invalid row says why; a valid row asks only for what can be held', () => {
     fc.assert(
       fc.property(

@@ -1,7 +1,7 @@
 /**
- * Issue 12: the too-many-deletes guard names the rule that fired (the share of the rows, the count cap, or
+ * The too-many-deletes guard names the rule that fired (the share of the rows, the count cap, or
  * both) and suggests `--max-delete` flags that pass: following the suggestion, whatever limits were given
- * before, never stops at the same guard again. (It stopped at "3% > 4%" once: the 200-row cap had fired.)
+ * before, never stops at the same guard again (a guard that says "3% > 4%" hides that the 200-row cap fired).
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -26,7 +26,7 @@ function suggested(failure: GuardFailure): string[] {
   return [...flags!.matchAll(/--max-delete (\S+)/g)].map((m) => m[1]!)
 }
 
-describe('issue 12: the delete guard', () => {
+describe('the delete guard', () => {
   it('names the count cap when it fired (not the share), and its suggestion passes', () => {
     const plan = planOf(210, 0, 0)
     const [stop] = deleteStops(plan, 7000, {})
@@ -34,7 +34,7 @@ describe('issue 12: the delete guard', () => {
     expect(stop!.message).not.toContain('% >')
     expect(suggested(stop!)).toEqual(['210'])
     expect(deleteStops(plan, 7000, parseMaxDelete(suggested(stop!)))).toEqual([])
-    // The advice the issue followed: a share cannot lift the count cap.
+    // A share cannot lift the count cap, whatever share is given.
     expect(deleteStops(plan, 7000, parseMaxDelete('4%'))).toHaveLength(1)
   })
 

@@ -1,5 +1,5 @@
 /**
- * Issue 11, status words: every Status the tool writes — by an export, by an import's write-back, in any
+ * Status words: every Status the tool writes — by an export, by an import's write-back, in any
  * outcome of its server writes — starts with exactly one word a colour rule matches, over hostile sheets.
  */
 import fc from 'fast-check'
@@ -40,7 +40,7 @@ function expectOneWord(status: string): void {
 const isWrite = (d: Decision): d is ServerWrite =>
   d.kind === 'import-put' || d.kind === 'import-post' || d.kind === 'import-delete' || d.kind === 'import-delete-missing'
 
-describe('issue 11: every Status the tool writes matches exactly one colour rule', () => {
+describe('every Status the tool writes matches exactly one colour rule', () => {
   it('holds for exports and import write-backs over hostile sheets, whatever became of the server writes', () => {
     fc.assert(
       fc.property(
