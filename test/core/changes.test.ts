@@ -6,7 +6,7 @@ import { activityChanges, describeChanges, linesPerPerson, sheetFields, whenOf, 
 const base: ActivityInput = { tags: ['Acme', 'Website', ':billable'], notes: 'a', start: '2026-11-05T09:00:00+01:00', duration: 3600 }
 const ZONE = 'Europe/Berlin'
 
-describe('issue 11: plans and Statuses say what changes', () => {
+describe('plans and Statuses say what changes', () => {
   it('names each changed column with its old and new value, in local time', () => {
     expect(describeChanges(activityChanges(base, { ...base, notes: 'b' }, ZONE))).toBe('Notes: "a" → "b"')
     expect(describeChanges(activityChanges(base, { ...base, start: '2026-11-05T09:30:00+01:00' }, ZONE))).toBe(

@@ -161,7 +161,7 @@ describe('beyond the table', () => {
     expect(d.kind).toBe('refresh-base')
   })
 
-  describe('issue 8, item 4: a workbook restored from its .bak', () => {
+  describe('a workbook restored from its .bak', () => {
     // The state knows the server's newer version; the restored row still shows the old one, unedited.
     const newer = new Map([[KEY, fp(SERVER_EDIT)]])
 

@@ -1,9 +1,9 @@
-/** Issue 10: halving and joining read ranges (src/core/read-ranges.ts). */
+/** Halving and joining read ranges (src/core/read-ranges.ts). */
 import { describe, expect, it } from 'vitest'
 import { halveWindow, mergeRanges, planRangeReads } from '../../src/core/read-ranges.ts'
 import { chunkWindows, windowForDays } from '../../src/core/time.ts'
 
-describe('issue 10: read ranges', () => {
+describe('read ranges', () => {
   it('halves a window at its middle instant, in the offset of its start', () => {
     expect(halveWindow({ from: '2026-03-01T00:00:00+01:00', to: '2026-03-03T00:00:00+01:00' })).toEqual([
       { from: '2026-03-01T00:00:00+01:00', to: '2026-03-02T00:00:00+01:00' },

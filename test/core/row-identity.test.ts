@@ -1,4 +1,4 @@
-/** Issue 8, item 11: a write planned on a read finds its rows again after a manager moved, edited or removed them. */
+/** A write planned on a read finds its rows again after a manager moved, edited or removed them. */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { locateRows, sameCells } from '../../src/core/row-identity.ts'

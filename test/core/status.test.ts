@@ -14,7 +14,7 @@ import {
   type RunResult,
 } from '../../src/core/status.ts'
 
-describe('issue 11: the status vocabulary', () => {
+describe('the status vocabulary', () => {
   it('has one rule per word, valid colours, and no word that begins another', () => {
     expect(STATUS_RULES.map((r) => r.word)).toEqual([...STATUS_WORDS])
     for (const r of STATUS_RULES) {

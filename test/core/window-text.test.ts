@@ -1,4 +1,4 @@
-/** Issue 12: the window as runs print it, and why an export may have read nothing. */
+/** The window as runs print it, and why an export may have read nothing. */
 import { describe, expect, it } from 'vitest'
 import { emptyReadExplanation, windowText, windowView } from '../../src/core/window-text.ts'
 
@@ -10,7 +10,7 @@ const window = windowView({
   lookBackDays: 3,
 })
 
-describe('issue 12: the window of a run', () => {
+describe('the window of a run', () => {
   it('names its first and last local day (across a DST change), its length and the zone', () => {
     expect(window).toEqual({ from: '2026-10-28', to: '2026-11-03', days: 7, timeZone: 'America/New_York', lookBackDays: 3 })
     expect(windowText(window)).toBe('2026-10-28 to 2026-11-03 (7 days, America/New_York)')
@@ -18,7 +18,7 @@ describe('issue 12: the window of a run', () => {
   })
 })
 
-describe('issue 12: why an export read no activity', () => {
+describe('why an export read no activity', () => {
   const alice = { ownerUsername: 'alice', lastChangeId: '7,a', lastUpdated: '2025-03-02T10:00:00+00:00' }
   const bob = { ownerUsername: 'bob', lastChangeId: undefined, lastUpdated: undefined }
   const full = (...owners: string[]) => owners.map((owner) => ({ owner, mode: 'full' as const }))

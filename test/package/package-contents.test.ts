@@ -1,5 +1,5 @@
 /**
- * Issue 12, a real package: what `npm pack` puts in the tarball, what the installed command needs at run time,
+ * A real package: what `npm pack` puts in the tarball, what the installed command needs at run time,
  * and the installed command's check of the Node it runs on. `npm run check-package` (run by CI) packs,
  * installs and runs the package itself.
  */
@@ -41,7 +41,7 @@ async function sourceFiles(folder: string): Promise<string[]> {
     .map((e) => path.join(e.parentPath, e.name))
 }
 
-describe('issue 12: the package', () => {
+describe('the package', () => {
   it('lists every package src/ imports as a dependency, so an installed copy has it, or bundles it; and nothing else', async () => {
     const imported = new Set<string>()
     for (const file of await sourceFiles(path.join(root, 'src'))) {
