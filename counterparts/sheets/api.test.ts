@@ -267,7 +267,7 @@ describe('values.update (§5.1)', () => {
     expect(ok.data).toEqual({
       spreadsheetId: id,
       totalUpdatedRows: 2,
-      // Distinct columns across the batch, as Google counts them (issue 11): A–D once, not 4 + 4.
+      // Distinct columns across the batch, as Google counts them: A–D once, not 4 + 4.
       totalUpdatedColumns: 4,
       totalUpdatedCells: 8,
       totalUpdatedSheets: 1,
@@ -294,7 +294,7 @@ describe('values.update (§5.1)', () => {
   })
 })
 
-describe('issue 11: values.batchUpdate totals count distinct rows, columns, cells and sheets', () => {
+describe('values.batchUpdate totals count distinct rows, columns, cells and sheets', () => {
   test("Google's recorded answer: A1:D1 plus A4:D4 → 2 rows, 4 columns, 8 cells, 1 sheet", async () => {
     const id = newSpreadsheet()
     const res = await api.spreadsheets.values.batchUpdate({

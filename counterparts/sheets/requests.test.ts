@@ -1,5 +1,5 @@
 /**
- * The batchUpdate requests issue 11 makes the tool send — merges, filters,
+ * The batchUpdate requests the tool sends for its layout — merges, filters,
  * charts, tabs, formats — through the real `@googleapis/sheets` client, with
  * Google's recorded answers where there are some (reference/sheets-api.md §6).
  */
@@ -49,7 +49,7 @@ const values = async (spreadsheetId: string, range: string) => (await api.spread
 const sheetsOf = async (spreadsheetId: string, fields?: string) =>
   (await api.spreadsheets.get({ spreadsheetId, ...(fields ? { fields } : {}) })).data.sheets ?? []
 
-describe('issue 11: mergeCells and unmergeCells', () => {
+describe('mergeCells and unmergeCells', () => {
   const range = (r0: number, r1: number, c0: number, c1: number) => ({
     sheetId: 0,
     startRowIndex: r0,
@@ -302,7 +302,7 @@ const grid = (sheetId: number, r0: number, r1: number, c0: number, c1: number) =
   endColumnIndex: c1,
 })
 
-describe('issue 11: setBasicFilter and clearBasicFilter', () => {
+describe('setBasicFilter and clearBasicFilter', () => {
   test("Google's recorded answer: an unbounded range is stored bounded to the grid, sheetId 0 left out; clear removes it", async () => {
     const id = newSpreadsheet()
     expect((await batch(id, [{ setBasicFilter: { filter: { range: { sheetId: 0 } } } }])).data.replies).toEqual([{}])
@@ -393,7 +393,7 @@ describe('issue 11: setBasicFilter and clearBasicFilter', () => {
   })
 })
 
-describe('issue 11: deleteSheet', () => {
+describe('deleteSheet', () => {
   test("deletes a tab with its charts; the last tab is refused with Google's text; an unknown id too", async () => {
     const id = newSpreadsheet([
       { title: 'Sheet1', sheetId: 0 },
@@ -441,7 +441,7 @@ describe('issue 11: deleteSheet', () => {
   })
 })
 
-describe('issue 11: conditional format rules by index', () => {
+describe('conditional format rules by index', () => {
   const rule = (word: string, sheetId = 0) => ({
     ranges: [grid(sheetId, 1, 1000, 0, 5)],
     booleanRule: {
@@ -563,7 +563,7 @@ describe('issue 11: conditional format rules by index', () => {
   })
 })
 
-describe('issue 11: charts (addChart, updateChartSpec, deleteEmbeddedObject)', () => {
+describe('charts (addChart, updateChartSpec, deleteEmbeddedObject)', () => {
   const spec = (title: string) => ({
     title,
     basicChart: {
@@ -802,7 +802,7 @@ describe('issue 11: charts (addChart, updateChartSpec, deleteEmbeddedObject)', (
   })
 })
 
-describe('issue 11: number formats on rows added later', () => {
+describe('number formats on rows added later', () => {
   const dateFormat = { numberFormat: { type: 'DATE', pattern: 'yyyy-mm-dd' } }
 
   async function datedSheet(): Promise<string> {
