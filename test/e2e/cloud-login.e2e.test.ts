@@ -196,7 +196,7 @@ describe('cloud sign-in and export through the CLI, end to end', () => {
   })
 })
 
-describe('issue 12: login --json', () => {
+describe('login --json', () => {
   it('prints { login: { service, account, tokenFile }, exitCode: 0 } and nothing else on stdout', async () => {
     const setup = await cloudConfig('cloud-json')
     const { run } = await login(setup.configFile, scriptedBrowser(), '--json')

@@ -403,7 +403,7 @@ describe('export into a Google spreadsheet (Sheets fake), end to end', () => {
     fake.store.resetStats()
     const run = await runCli(['export', '--config', bad, '--now', LATEST, '--verbose'], env)
     measured['8 missing spreadsheet'] = fake.store.stats()
-    // A spreadsheet id Google does not know is the config's to fix (exit 2), not "run it again" (1): issue 12.
+    // A spreadsheet id Google does not know is the config's to fix (exit 2), not "run it again" (1).
     expect(run.code, run.stderr).toBe(2)
     expect(run.stderr).toMatch(/error: .*404/)
     expect(run.stderr).toMatch(new RegExp(`hint: Check the spreadsheet id "${missingId}".*shared`))

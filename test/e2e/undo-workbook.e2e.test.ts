@@ -251,7 +251,7 @@ describe('undo of an import, end to end', () => {
     expect(sheet.tab.rows.some((r) => r[sheet.col('Notes')] === 'another new row' || r[sheet.col('Notes')] === 'second edit')).toBe(false)
   })
 
-  it('issue 12: an invalid row elsewhere in the sheet makes the export afterwards partial, not the undo (exit, Sync log and --json agree)', async () => {
+  it('an invalid row elsewhere in the sheet makes the export afterwards partial, not the undo (exit, Sync log and --json agree)', async () => {
     const { tab, col } = await activities()
     const manager = managerEditing(workbookFile)
     const rows = tab.rows.map((r, i) => ({ r, row: i + 2 })).filter(({ r }) => r[col('User')] === alice.username && r[col('Key')])

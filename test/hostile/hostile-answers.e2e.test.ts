@@ -1,5 +1,5 @@
 /**
- * Issue 8 "Done when": a hostile server's answers through the real CLI. A
+ * A hostile server's answers through the real CLI. A
  * 401 for ever, malformed JSON, absurd values and a 50 MB body each end with
  * a clear message and a non-zero exit, never "This is a bug"; no credential
  * is printed, whatever the server sends.
@@ -21,7 +21,7 @@ function firstActivity(change: (values: Json, entity: Json) => void) {
 
 const activitiesRead = (r: { method: string; path: string }) => r.method === 'GET' && /\/activities\?/.test(r.path)
 
-describe.concurrent('issue 8: hostile answers end cleanly', () => {
+describe.concurrent('hostile answers end cleanly', () => {
   it(
     'a 401 for every call, however often the tool signs in: a clear refusal, exit 6 (refused, do not retry), a bounded number of sign-ins',
     () =>
@@ -110,7 +110,7 @@ describe.concurrent('issue 8: hostile answers end cleanly', () => {
   )
 })
 
-describe.concurrent('issue 8 item 8: no URL with a user name or password is ever printed', () => {
+describe.concurrent('no URL with a user name or password is ever printed', () => {
   it(
     'a baseUrl with user info is refused (exit 2) naming the field; the secret is never printed, --verbose or not',
     () =>

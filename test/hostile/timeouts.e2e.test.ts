@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 2, through the real CLI against the reference server behind a
+ * Through the real CLI against the reference server behind a
  * hostile proxy: hung, trickling and endless answers end at their configured
  * limit with a message naming the URL and the limit, exit code 1; an
  * idempotent call is repeated like after a 503, a create is not.
@@ -12,7 +12,7 @@ import { errorLine, inWorld, TEST_BUDGET_MS } from './world.ts'
 const timelinesList = (path: string) => path === '/api/timelines' || path.startsWith('/api/timelines?')
 
 // Each test has its own world, and most of their time is spent waiting: run them side by side.
-describe.concurrent('issue 8 item 2: every request has timeouts', () => {
+describe.concurrent('every request has timeouts', () => {
   it(
     'a server that never answers: first-byte timeout, named, repeated like a 503, then exit 1',
     () =>

@@ -1,8 +1,8 @@
 /**
- * Issue 12: `timeline-sheets doctor` as an operator runs it, the CLI as a subprocess against the reference
+ * `timeline-sheets doctor` as an operator runs it, the CLI as a subprocess against the reference
  * server and a workbook: one line per check and exit 0 when a sync would work; `--json` one object; a reader
  * account exits 6; a held lock 5; an unknown `--target` 2. (That doctor writes nothing is proven in
- * test/engine/issue-12-doctor.test.ts, where the counterparts count the requests.)
+ * test/engine/doctor.test.ts, where the counterparts count the requests.)
  */
 import { hostname } from 'node:os'
 import { mkdir, writeFile } from 'node:fs/promises'
@@ -31,7 +31,7 @@ interface DoctorJson {
   exitCode: number
 }
 
-describe('issue 12: timeline-sheets doctor (CLI)', () => {
+describe('timeline-sheets doctor (CLI)', () => {
   it('a setup that works: one line per check, the verdict, exit 0; a later export still works', async () => {
     const run = await runCli(['doctor', '--config', world.configFile, '--now', NOW], world.env)
     expect(run.code, run.stderr).toBe(0)

@@ -1,6 +1,5 @@
 /**
- * Issue 8 item 9 (third bullet of "Messages that mislead"): a state folder
- * the tool may not write ended in "This is a bug". Now the run stops with the
+ * A state folder the tool may not write is no bug: the run stops with the
  * path, the permission that is missing and who lacks it, and exit code 2:
  * running again changes nothing until someone fixes the setup.
  *
@@ -59,7 +58,7 @@ afterAll(async () => {
   await world?.server.close()
 })
 
-describe('issue 8 item 9: an unwritable state folder', () => {
+describe('an unwritable state folder', () => {
   it.each([['export'], ['sync'], ['import', '--yes']])(
     '%s: names the path and the missing permission, exit 2, no "bug"',
     async (...args) => {

@@ -1,5 +1,5 @@
 /**
- * Issue 8 items 1 and 2 on the Google side, through the real CLI: the Sheets
+ * Redirects and timeouts on the Google side, through the real CLI: the Sheets
  * fake behind the hostile proxy, signed in with a service-account key whose
  * token_uri is the proxy. Neither the JWT assertion nor the bearer token ever
  * reaches another origin, and a hung Google ends at its limits.
@@ -16,7 +16,7 @@ import { errorLine, TEST_BUDGET_MS } from './world.ts'
  */
 const DEADLINE = '12s'
 
-describe.concurrent('issue 8 items 1 and 2: Google', () => {
+describe.concurrent('Google: no credential to another origin, and limits on every request', () => {
   it(
     'the service-account token request redirected (307) to another host: refused, the assertion never sent there',
     () =>

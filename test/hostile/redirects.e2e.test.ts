@@ -1,5 +1,5 @@
 /**
- * Issue 8 item 1, through the real CLI: a credential never follows a
+ * Through the real CLI: a credential never follows a
  * redirect to another origin, the token POST follows no redirect at all, and
  * a data GET redirected to another origin is refused with both origins named.
  * The witness on another host proves nothing reached it.
@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { errorLine, inWorld, printed, TEST_BUDGET_MS } from './world.ts'
 
-describe.concurrent('issue 8 item 1: no credential follows a redirect to another origin', () => {
+describe.concurrent('no credential follows a redirect to another origin', () => {
   it(
     'the password token POST redirected (307) to another host: refused, nothing sent there',
     () =>

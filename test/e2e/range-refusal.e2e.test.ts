@@ -1,5 +1,5 @@
 /**
- * Issue 10, end to end: against a server that refuses long ranges, the CLI
+ * End to end: against a server that refuses long ranges, the CLI
  * halves the window until the server answers, fills the sheet with every
  * activity of the window once, and reads incrementally once per timeline.
  * Against one that refuses nothing, one request per timeline.
@@ -61,7 +61,7 @@ function changeEveryTimeline(notes: string): void {
   }
 }
 
-describe('issue 10: a server that refuses long ranges, end to end', () => {
+describe('a server that refuses long ranges, end to end', () => {
   it('the first export halves each timeline’s window once and gets every activity of it, once', async () => {
     const run = await runCli(['export', '--config', configFile, '--now', NOW, '--json'], env)
     expect(run.code, run.stderr).toBe(0)

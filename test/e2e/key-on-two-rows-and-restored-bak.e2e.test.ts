@@ -1,5 +1,5 @@
 /**
- * Issue 8, items 3 and 4, as an operator meets them: the real CLI as a
+ * A Key on two rows and a restored .bak, as an operator meets them: the real CLI as a
  * subprocess, the reference server on loopback, a local workbook.
  * - A Key pasted onto a second row never makes that row's content replaced,
  *   and both rows say so in their Status.
@@ -38,7 +38,7 @@ async function activities(file: string) {
   return { tab, col }
 }
 
-describe('issue 8, item 3: a Key on two rows', () => {
+describe('a Key on two rows', () => {
   it('writes nothing for that activity, keeps the second row as typed and names the other row in both Statuses', async () => {
     const { configFile, env, workbookFile, server } = await start('dup-key')
     const { tab, col } = await activities(workbookFile)
@@ -83,7 +83,7 @@ describe('issue 8, item 3: a Key on two rows', () => {
   })
 })
 
-describe('issue 8, item 4: restoring the workbook .bak', () => {
+describe('restoring the workbook .bak', () => {
   it('refreshes the stale rows from the server instead of sending the old values back', async () => {
     const { configFile, env, workbookFile, server } = await start('bak')
     const { tab, col } = await activities(workbookFile)
