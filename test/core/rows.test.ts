@@ -432,7 +432,7 @@ describe('row rules', () => {
     expect(parseRow(newRow({ Tags: 'internal, admin' }), layout, context({ allowedTags, allowedTagsSeverity: 'error' })).ok).toBe(true)
   })
 
-  it('refuses a typed time that does not exist (issue 8, item 7) and warns when one happens twice', () => {
+  it('refuses a typed time that does not exist and warns when one happens twice', () => {
     const gap = parseRow(newRow({ Date: '2026-03-29', Start: '02:30', End: '04:00' }), layout, context())
     expect(gap.ok).toBe(false)
     expect(problemsOf(gap)).toEqual([
