@@ -5,7 +5,8 @@
  * are accepted. Formulas arrive as text starting with `=`.
  */
 import type { CellValue } from './sheet.ts'
-import { FIRST_DATE_SERIAL, LAST_DATE_SERIAL, SECONDS_PER_DAY, SERIAL_OF_UNIX_EPOCH, serialToLocalDate } from './time.ts'
+import { FIRST_DATE_SERIAL, LAST_DATE_SERIAL } from './time.ts'
+import { SECONDS_PER_DAY, SERIAL_OF_UNIX_EPOCH, serialToLocalDate } from './serial.ts'
 
 /** How `3/2/2026` reads: March 2 (`mdy`, US) or 2 March (`dmy`). `02.03.2026` is always day first. */
 export type SlashDateOrder = 'mdy' | 'dmy'

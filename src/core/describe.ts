@@ -4,7 +4,8 @@
  */
 import type { Activity, ActivityInput } from './activity.ts'
 import { tagsToCells } from './tags.ts'
-import { activityToSheetTimes, serialToLocalDate } from './time.ts'
+import { activityToSheetTimes } from './time.ts'
+import { serialToLocalDate } from './serial.ts'
 
 export function describeActivity(activity: Activity, timeZone: string): string {
   const times = activityToSheetTimes(activity.start, activity.duration, timeZone)

@@ -26,7 +26,8 @@ import { planExport, type BaseFingerprints, type Decision } from './plan.ts'
 import { activityKey, parseActivityKey, parseRow, type KnownUser, type RowContext, type ServerActivity, type SheetLine } from './rows.ts'
 import type { CellValue, Snapshot, TabData, TabSpec, TabWrite } from './sheet.ts'
 import { isEmptyWrite, rewriteTab } from './sheet-writes.ts'
-import { addDays, localDateOf, localDateToSerial, parseOffsetInstant, windowForDays, type LocalDate, type TimeWindow } from './time.ts'
+import { localDateOf, parseOffsetInstant, windowForDays, type TimeWindow } from './time.ts'
+import { addDays, localDateToSerial, type LocalDate } from './serial.ts'
 import { TimelineSheetsError } from '../errors.ts'
 
 /** The part of a target's config the decisions depend on (the config's target is one). */
@@ -73,7 +74,10 @@ export function exportWindow(target: TargetShape, now: Date): ExportWindow {
 }
 
 /** The Tags timelines the target exports: its users', or everyone's when it names none. */
-export function exportedTimelines<T extends { ownerUsername: string }>(tagsTimelines: readonly T[], target: { users: readonly string[] }): T[] {
+export function exportedTimelines<T extends { ownerUsername: string }>(
+  tagsTimelines: readonly T[],
+  target: { users: readonly string[] },
+): T[] {
   const wanted = new Set(target.users.map((u) => u.toLowerCase()))
   return wanted.size === 0 ? [...tagsTimelines] : tagsTimelines.filter((t) => wanted.has(t.ownerUsername.toLowerCase()))
 }

@@ -62,14 +62,13 @@ import {
 import {
   activityToSheetTimes,
   clockJumpAt,
-  fractionToSeconds,
   offsetInstantSeconds,
   parseOffsetInstant,
-  SECONDS_PER_DAY,
   sheetTimesToInterval,
   typedWallSeconds,
   type TimeWarning,
 } from './time.ts'
+import { fractionToSeconds, SECONDS_PER_DAY } from './serial.ts'
 
 const C = ACTIVITY_COLUMN
 

@@ -46,9 +46,16 @@
  */
 import { tzOffset } from '@date-fns/tz'
 import { TimelineSheetsError } from '../errors.ts'
-
-/** A local calendar day, `YYYY-MM-DD`. */
-export type LocalDate = string
+import {
+  fractionToSeconds,
+  localDateToSerial,
+  serialToLocalDate,
+  serialToWallSeconds,
+  SECONDS_PER_DAY,
+  SERIAL_OF_UNIX_EPOCH,
+  wallSecondsToSerial,
+  type LocalDate,
+} from './serial.ts'
 
 /** An instant as the server gives it: epoch seconds plus the offset it was written with. */
 export interface OffsetInstant {
@@ -84,10 +91,6 @@ export interface TimeWindow {
   to: string
 }
 
-export const SECONDS_PER_DAY = 86_400
-/** Serial number of 1970-01-01 (serial epoch 1899-12-30). */
-export const SERIAL_OF_UNIX_EPOCH = 25_569
-
 /** The years an activity may start in, read in its own offset (module comment). */
 export const FIRST_START_YEAR = 1970
 export const LAST_START_YEAR = 2999
@@ -103,7 +106,6 @@ const FIRST_WALL_SECONDS = Date.parse('0000-01-01T00:00:00Z') / 1000
 const LAST_WALL_SECONDS = Date.UTC(9999, 11, 31, 23, 59, 59) / 1000
 
 const ISO_WITH_OFFSET = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|[+-]\d{2}:?\d{2})$/
-const LOCAL_DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 
 /** Throws unless `timeZone` is an IANA zone (or offset) the runtime knows. */
 export function assertTimeZone(timeZone: string): void {
@@ -412,36 +414,6 @@ export function typedWallSeconds(input: SheetTimesInput): { start: number; end: 
   return { start: serialToWallSeconds(day + input.start), end: endWallCandidates(day, input.start, input.end)[0]! }
 }
 
-/** Serial (days since 1899-12-30) of wall-clock seconds. */
-export function wallSecondsToSerial(wallSeconds: number): number {
-  return wallSeconds / SECONDS_PER_DAY + SERIAL_OF_UNIX_EPOCH
-}
-
-/** Wall-clock seconds of a serial, rounded to the nearest second. */
-export function serialToWallSeconds(serial: number): number {
-  const day = Math.floor(serial)
-  return (day - SERIAL_OF_UNIX_EPOCH) * SECONDS_PER_DAY + Math.round((serial - day) * SECONDS_PER_DAY)
-}
-
-/** Whole seconds of a day fraction (a time or duration cell), rounded to the nearest second. */
-export function fractionToSeconds(fraction: number): number {
-  return Math.round(fraction * SECONDS_PER_DAY)
-}
-
-/** `YYYY-MM-DD` → serial day. */
-export function localDateToSerial(date: LocalDate): number {
-  const m = LOCAL_DATE.exec(date)
-  if (!m) throw new TimelineSheetsError('TS_VALIDATION', `"${date}" is not a date of the form YYYY-MM-DD`)
-  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))
-  return ms / 1000 / SECONDS_PER_DAY + SERIAL_OF_UNIX_EPOCH
-}
-
-/** Serial day → `YYYY-MM-DD`. */
-export function serialToLocalDate(serial: number): LocalDate {
-  const ms = (Math.floor(serial) - SERIAL_OF_UNIX_EPOCH) * SECONDS_PER_DAY * 1000
-  return new Date(ms).toISOString().slice(0, 10)
-}
-
 /** The local day an instant falls on in a zone (e.g. "today" from a `now` passed in). */
 export function localDateOf(timeZone: string, epochSeconds: number): LocalDate {
   return serialToLocalDate(wallSecondsToSerial(wallSecondsAt(timeZone, epochSeconds)))
@@ -745,11 +717,4 @@ export function chunkWindows(timeZone: string, fromDate: LocalDate, days: number
     windows.push(windowForDays(timeZone, serialToLocalDate(first + offset), length))
   }
   return windows
-}
-
-/** A local date `days` later (or earlier). */
-export function addDays(date: LocalDate, days: number): LocalDate {
-  const d = new Date(`${date}T00:00:00Z`)
-  d.setUTCDate(d.getUTCDate() + days)
-  return d.toISOString().slice(0, 10)
 }

@@ -3,7 +3,7 @@
  * window (local days in the target's zone) is the first thing to check when a sheet stays empty.
  */
 import type { ExportWindow } from './export-plan.ts'
-import { addDays, type LocalDate } from './time.ts'
+import { addDays, type LocalDate } from './serial.ts'
 import { plural } from './describe.ts'
 
 /** The days a run covered, as its summary and `--json` report them. */

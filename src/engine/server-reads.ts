@@ -7,7 +7,8 @@
  * A link the server no longer accepts is followed by a full read of the window.
  */
 import { halveWindow, mergeRanges, planRangeReads } from '../core/read-ranges.ts'
-import { addDays, windowForDays, type LocalDate, type TimeWindow } from '../core/time.ts'
+import { windowForDays, type TimeWindow } from '../core/time.ts'
+import { addDays, type LocalDate } from '../core/serial.ts'
 import type { TimelineClient } from '../timeline/client.ts'
 import { HttpError } from '../errors.ts'
 import { meansRangeTooLarge } from '../timeline/http.ts'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { readCheckboxCell, readDateCell, readTimeCell } from '../../src/core/cells.ts'
-import { localDateToSerial } from '../../src/core/time.ts'
+import { localDateToSerial } from '../../src/core/serial.ts'
 
 const MARCH_2 = localDateToSerial('2026-03-02')
 const FEB_3 = localDateToSerial('2026-02-03')

@@ -14,7 +14,7 @@ import {
   type RowContext,
   type RowProblemCode,
 } from '../../src/core/rows.ts'
-import { localDateToSerial } from '../../src/core/time.ts'
+import { localDateToSerial } from '../../src/core/serial.ts'
 import type { Activity } from '../../src/timeline/model.ts'
 import { ANNA_TL, BEN_TL, HEADER, activity, context, layoutOf, serverMap, ZONE } from './fixtures.ts'
 

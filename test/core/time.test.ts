@@ -6,14 +6,12 @@ import {
   formatOffsetInstant,
   instantsForWall,
   localDateOf,
-  localDateToSerial,
   parseOffsetInstant,
-  serialToLocalDate,
-  serialToWallSeconds,
   sheetTimesToInterval,
   windowForDays,
   zoneOffsetMinutes,
 } from '../../src/core/time.ts'
+import { localDateToSerial, serialToLocalDate, serialToWallSeconds } from '../../src/core/serial.ts'
 
 const HOUR = 3600
 const DAY = 86_400

@@ -35,15 +35,13 @@ import {
   FIRST_DATE_SERIAL,
   formatOffsetInstant,
   LAST_DATE_SERIAL,
-  localDateToSerial,
   offsetInstantSeconds,
   parseOffsetInstant,
   rankedSheetTimesToInterval,
-  serialToLocalDate,
-  serialToWallSeconds,
   sheetTimesToInterval,
   zoneOffsetMinutes,
 } from '../../src/core/time.ts'
+import { localDateToSerial, serialToLocalDate, serialToWallSeconds } from '../../src/core/serial.ts'
 import { isPlausibleStart } from '../../src/timeline/plausible-start.ts'
 import { MAX_ACTIVITY_SECONDS } from '../../src/timeline/schemas.ts'
 import { anyCell, anyNumber, anyString, hugeString, ZONES } from './arbitraries.ts'
