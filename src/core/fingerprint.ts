@@ -4,7 +4,7 @@
  * compared with what the last run left behind. Pure JS, deterministic across
  * runs and machines: 64-bit FNV-1a over a normalised JSON text, base64url.
  */
-import { parseOffsetInstant } from './time.ts'
+import { parseOffsetInstant } from './instant.ts'
 import { combineTags, isLabel, splitTags, tagListJson } from './tags.ts'
 
 /** The synced values of one activity, in the form the fingerprint reads. */

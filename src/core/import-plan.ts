@@ -15,7 +15,8 @@ import {
   type SheetLine,
 } from './rows.ts'
 import { cellText } from './cells.ts'
-import { localDateOf, parseOffsetInstant, type TimeWindow } from './time.ts'
+import { localDateOf, type TimeWindow } from './time.ts'
+import { parseOffsetInstant } from './instant.ts'
 import { serialToLocalDate } from './serial.ts'
 import type { TabData } from './sheet.ts'
 import type { SheetReadings } from './sheet-readings.ts'

@@ -6,7 +6,8 @@
  * answer is always the earliest one. An import reads the weeks around its
  * edits (`readRanges`).
  */
-import { chunkWindows, formatOffsetInstant, localDateOf, parseOffsetInstant, type TimeWindow } from './time.ts'
+import { chunkWindows, localDateOf, type TimeWindow } from './time.ts'
+import { formatOffsetInstant, parseOffsetInstant } from './instant.ts'
 import { addDays, SECONDS_PER_DAY } from './serial.ts'
 
 /** A window this long or shorter is never halved: a refusal of one day is the server's last word. */

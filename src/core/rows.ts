@@ -59,15 +59,8 @@ import {
   tagsToCells,
   validateTagLimits,
 } from './tags.ts'
-import {
-  activityToSheetTimes,
-  clockJumpAt,
-  offsetInstantSeconds,
-  parseOffsetInstant,
-  sheetTimesToInterval,
-  typedWallSeconds,
-  type TimeWarning,
-} from './time.ts'
+import { activityToSheetTimes, clockJumpAt, sheetTimesToInterval, typedWallSeconds, type TimeWarning } from './time.ts'
+import { offsetInstantSeconds, parseOffsetInstant } from './instant.ts'
 import { fractionToSeconds, SECONDS_PER_DAY } from './serial.ts'
 
 const C = ACTIVITY_COLUMN

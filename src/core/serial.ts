@@ -10,7 +10,6 @@ import { TimelineSheetsError } from '../errors.ts'
 export type LocalDate = string
 
 export const SECONDS_PER_DAY = 86_400
-
 /** Serial number of 1970-01-01 (serial epoch 1899-12-30). */
 export const SERIAL_OF_UNIX_EPOCH = 25_569
 

@@ -11,7 +11,8 @@ import { toInput, type ActivityInput } from './activity.ts'
 import { describeInput } from './describe.ts'
 import { fingerprintOf } from './fingerprint.ts'
 import { activityKey, type ServerActivity } from './rows.ts'
-import { chunkWindows, localDateOf, parseOffsetInstant, type TimeWindow } from './time.ts'
+import { chunkWindows, localDateOf, type TimeWindow } from './time.ts'
+import { parseOffsetInstant } from './instant.ts'
 import { addDays } from './serial.ts'
 
 /** Values as a journal records them (src/state/journal.ts). */

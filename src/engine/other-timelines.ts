@@ -1,7 +1,7 @@
 /** Read-only tabs for other timelines: the window of each is read in full every run (src/core/other-timelines.ts decides the writes). */
 import type { ExportWindow } from '../core/export-plan.ts'
 import { timelinesOf, type OtherTimelineEntries } from '../core/other-timelines.ts'
-import { parseOffsetInstant } from '../core/time.ts'
+import { parseOffsetInstant } from '../core/instant.ts'
 import { readEach, readRange } from './server-reads.ts'
 import type { TimelineClient } from '../timeline/client.ts'
 import type { Activity, TimelineInfo } from '../timeline/model.ts'

@@ -20,7 +20,8 @@ import {
   type RowContext,
   type SheetLine,
 } from '../../src/core/rows.ts'
-import { chunkWindows, clockJumpAt, formatOffsetInstant, parseOffsetInstant, windowForDays } from '../../src/core/time.ts'
+import { chunkWindows, clockJumpAt, windowForDays } from '../../src/core/time.ts'
+import { formatOffsetInstant, parseOffsetInstant } from '../../src/core/instant.ts'
 import { localDateToSerial, serialToWallSeconds } from '../../src/core/serial.ts'
 import type { CellValue } from '../../src/sheets/port.ts'
 import type { Activity } from '../../src/timeline/model.ts'

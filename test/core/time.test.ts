@@ -3,14 +3,13 @@ import { describe, expect, it } from 'vitest'
 import {
   activityToSheetTimes,
   chunkWindows,
-  formatOffsetInstant,
   instantsForWall,
   localDateOf,
-  parseOffsetInstant,
   sheetTimesToInterval,
   windowForDays,
   zoneOffsetMinutes,
 } from '../../src/core/time.ts'
+import { formatOffsetInstant, parseOffsetInstant } from '../../src/core/instant.ts'
 import { localDateToSerial, serialToLocalDate, serialToWallSeconds } from '../../src/core/serial.ts'
 
 const HOUR = 3600

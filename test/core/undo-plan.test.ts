@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { fingerprintOf } from '../../src/core/plan.ts'
 import { activityKey, type ServerActivity } from '../../src/core/rows.ts'
-import { parseOffsetInstant } from '../../src/core/time.ts'
+import { parseOffsetInstant } from '../../src/core/instant.ts'
 import { fingerprintFor, planUndo, startDatesOf, undoReadRanges, type UndoItem } from '../../src/core/undo-plan.ts'
 import type { JournalRecord, JournalRun } from '../../src/state/journal.ts'
 import type { ActivityInput } from '../../src/timeline/model.ts'

@@ -33,14 +33,12 @@ import {
   chunkWindows,
   clockJumpAt,
   FIRST_DATE_SERIAL,
-  formatOffsetInstant,
   LAST_DATE_SERIAL,
-  offsetInstantSeconds,
-  parseOffsetInstant,
   rankedSheetTimesToInterval,
   sheetTimesToInterval,
   zoneOffsetMinutes,
 } from '../../src/core/time.ts'
+import { formatOffsetInstant, offsetInstantSeconds, parseOffsetInstant } from '../../src/core/instant.ts'
 import { localDateToSerial, serialToLocalDate, serialToWallSeconds } from '../../src/core/serial.ts'
 import { isPlausibleStart } from '../../src/timeline/plausible-start.ts'
 import { MAX_ACTIVITY_SECONDS } from '../../src/timeline/schemas.ts'

@@ -7,7 +7,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { fingerprint, fingerprintAt, fnv1a64Base64url, normaliseSyncedValues } from '../../src/core/fingerprint.ts'
 import { combineTags, splitTags } from '../../src/core/tags.ts'
-import { formatOffsetInstant } from '../../src/core/time.ts'
+import { formatOffsetInstant } from '../../src/core/instant.ts'
 
 const RUNS = 2_000
 

@@ -13,7 +13,8 @@
 import { tzOffset } from '@date-fns/tz'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { parseOffsetInstant, parseOffsetInstantByPattern, zoneOffsetMinutes } from '../../src/core/time.ts'
+import { zoneOffsetMinutes } from '../../src/core/time.ts'
+import { parseOffsetInstant, parseOffsetInstantByPattern } from '../../src/core/instant.ts'
 import { isPlausibleStart, isPlausibleStartByPattern } from '../../src/timeline/plausible-start.ts'
 
 const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe', 'Pacific/Apia', 'Africa/Monrovia']
