@@ -1,6 +1,7 @@
 /** The pure core: time, tags, columns, cells, rows, fingerprints, the three-way planner and guards. No I/O. */
 export * from './serial.ts'
 export * from './instant.ts'
+export * from './zone-offset.ts'
 export * from './time.ts'
 export * from './tags.ts'
 export * from './columns.ts'

@@ -7,8 +7,8 @@ import {
   localDateOf,
   sheetTimesToInterval,
   windowForDays,
-  zoneOffsetMinutes,
 } from '../../src/core/time.ts'
+import { zoneOffsetMinutes } from '../../src/core/zone-offset.ts'
 import { formatOffsetInstant, parseOffsetInstant } from '../../src/core/instant.ts'
 import { localDateToSerial, serialToLocalDate, serialToWallSeconds } from '../../src/core/serial.ts'
 
@@ -328,7 +328,7 @@ describe('read windows', () => {
 describe('zone offsets from the quarter-hour cache', () => {
   it('equal a fresh lookup at every minute around the clock changes of several zones', async () => {
     const { tzOffset } = await import('@date-fns/tz')
-    const { zoneOffsetMinutes } = await import('../../src/core/time.ts')
+    const { zoneOffsetMinutes } = await import('../../src/core/zone-offset.ts')
     const changes: [string, string][] = [
       ['Europe/Berlin', '2026-03-29T01:00:00Z'],
       ['Europe/Berlin', '2026-10-25T01:00:00Z'],

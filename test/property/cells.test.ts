@@ -36,8 +36,8 @@ import {
   LAST_DATE_SERIAL,
   rankedSheetTimesToInterval,
   sheetTimesToInterval,
-  zoneOffsetMinutes,
 } from '../../src/core/time.ts'
+import { zoneOffsetMinutes } from '../../src/core/zone-offset.ts'
 import { formatOffsetInstant, offsetInstantSeconds, parseOffsetInstant } from '../../src/core/instant.ts'
 import { localDateToSerial, serialToLocalDate, serialToWallSeconds } from '../../src/core/serial.ts'
 import { isPlausibleStart } from '../../src/timeline/plausible-start.ts'

@@ -13,7 +13,7 @@
 import { tzOffset } from '@date-fns/tz'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { zoneOffsetMinutes } from '../../src/core/time.ts'
+import { zoneOffsetMinutes } from '../../src/core/zone-offset.ts'
 import { parseOffsetInstant, parseOffsetInstantByPattern } from '../../src/core/instant.ts'
 import { isPlausibleStart, isPlausibleStartByPattern } from '../../src/timeline/plausible-start.ts'
 
