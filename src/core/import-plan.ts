@@ -15,7 +15,8 @@ import {
   type SheetLine,
 } from './rows.ts'
 import { cellText } from './cells.ts'
-import { localDateOf, type TimeWindow } from './time.ts'
+import type { TimeWindow } from './time.ts'
+import { localDateOf } from './wall-clock.ts'
 import { parseOffsetInstant } from './instant.ts'
 import { serialToLocalDate } from './serial.ts'
 import type { TabData } from './sheet.ts'

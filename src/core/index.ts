@@ -2,6 +2,7 @@
 export * from './serial.ts'
 export * from './instant.ts'
 export * from './zone-offset.ts'
+export * from './wall-clock.ts'
 export * from './time.ts'
 export * from './tags.ts'
 export * from './columns.ts'

@@ -1,6 +1,6 @@
 /** One Sync log row per run: when, which run, what it did, and what needs a person. */
 import { SYNC_LOG_COLUMN } from './columns.ts'
-import { wallSecondsAt } from './time.ts'
+import { wallSecondsAt } from './wall-clock.ts'
 import { wallSecondsToSerial } from './serial.ts'
 import type { CellValue } from './sheet.ts'
 import { runStatusWord, type RunResult } from './status.ts'

@@ -52,11 +52,11 @@ import {
   serialToWallSeconds,
   SECONDS_PER_DAY,
   SERIAL_OF_UNIX_EPOCH,
-  wallSecondsToSerial,
   type LocalDate,
 } from './serial.ts'
-import { formatOffsetInstant, LAST_WALL_SECONDS, pad2, parseOffsetInstant, type OffsetInstant } from './instant.ts'
+import { formatOffsetInstant, LAST_WALL_SECONDS, parseOffsetInstant, type OffsetInstant } from './instant.ts'
 import { zoneOffsetMinutes } from './zone-offset.ts'
+import { clock, mod, resolveWall, soleInstant, wallSecondsAt, type WallResolution } from './wall-clock.ts'
 
 /** The sheet's serial numbers for one activity (see the module comment for the End rule). */
 export interface SheetTimes {
@@ -97,106 +97,10 @@ export const LAST_DATE_SERIAL = Date.UTC(LAST_START_YEAR, 11, 31) / 1000 / SECON
 /** Serial of 9999-12-31, the last day `YYYY-MM-DD` can spell; read windows stop there. */
 const LAST_SPELLABLE_SERIAL = 2_958_465
 
-/** Wall-clock seconds (as if UTC) of an instant in a zone. */
-export function wallSecondsAt(timeZone: string, epochSeconds: number): number {
-  return epochSeconds + zoneOffsetMinutes(timeZone, epochSeconds) * 60
-}
-
-/** The instants whose wall clock in `timeZone` reads `wallSeconds`: 0 (gap), 1, or 2 (repeated hour), ascending. */
-export function instantsForWall(timeZone: string, wallSeconds: number): number[] {
-  // Offsets in force a day either side cover every transition near this wall time.
-  const before = zoneOffsetMinutes(timeZone, wallSeconds - SECONDS_PER_DAY)
-  const at = zoneOffsetMinutes(timeZone, wallSeconds)
-  const after = zoneOffsetMinutes(timeZone, wallSeconds + SECONDS_PER_DAY)
-  // Nearly every wall time lies far from a transition: one offset, one instant, no sets to build.
-  if (before === at && at === after) {
-    const epoch = wallSeconds - at * 60
-    return zoneOffsetMinutes(timeZone, epoch) === at ? [epoch] : []
-  }
-  const offsets = new Set([before, at, after])
-  const found = new Set<number>()
-  for (const offset of offsets) {
-    const epoch = wallSeconds - offset * 60
-    if (zoneOffsetMinutes(timeZone, epoch) === offset) found.add(epoch)
-  }
-  return [...found].sort((a, b) => a - b)
-}
-
-/**
- * The one instant of a wall time far from any transition (what `instantsForWall` finds in its common case),
- * or undefined for every other wall time, which only `instantsForWall` itself decides. No array, no object.
- */
-function soleInstant(timeZone: string, wallSeconds: number): number | undefined {
-  const at = zoneOffsetMinutes(timeZone, wallSeconds)
-  if (
-    zoneOffsetMinutes(timeZone, wallSeconds - SECONDS_PER_DAY) !== at ||
-    zoneOffsetMinutes(timeZone, wallSeconds + SECONDS_PER_DAY) !== at
-  )
-    return undefined
-  const epoch = wallSeconds - at * 60
-  return zoneOffsetMinutes(timeZone, epoch) === at ? epoch : undefined
-}
-
-export type WallResolution =
-  { kind: 'exact'; epochSeconds: number } | { kind: 'ambiguous'; candidates: [number, number] } | { kind: 'gap'; epochSeconds: number }
-
-/** Resolves a wall-clock time; a non-existent one moves forward by the gap (02:30 → 03:30). */
-export function resolveWall(timeZone: string, wallSeconds: number): WallResolution {
-  const found = instantsForWall(timeZone, wallSeconds)
-  if (found.length === 1) return { kind: 'exact', epochSeconds: found[0]! }
-  if (found.length >= 2) return { kind: 'ambiguous', candidates: [found[0]!, found[found.length - 1]!] }
-  // In a gap: read the wall time with the offset in force before the gap.
-  const before = zoneOffsetMinutes(timeZone, wallSeconds - SECONDS_PER_DAY / 2)
-  return { kind: 'gap', epochSeconds: wallSeconds - before * 60 }
-}
-
-/** What the clocks did around a local time that does not exist: `02:00` jumps to `03:00` on `2026-03-29`. */
-export interface ClockJump {
-  /** The local day of the jump, `YYYY-MM-DD`. */
-  date: LocalDate
-  /** The last wall time before the jump, `02:00`. */
-  from: string
-  /** Where the clocks went, `03:00`. */
-  to: string
-}
-
-/** The jump a wall time falls into when it does not exist in the zone (spring forward); undefined when it exists. */
-export function clockJumpAt(timeZone: string, wallSeconds: number): ClockJump | undefined {
-  // Every row asks this of its Start and End: a wall time with one instant is answered without resolving it.
-  if (!Number.isFinite(wallSeconds) || soleInstant(timeZone, wallSeconds) !== undefined) return undefined
-  if (resolveWall(timeZone, wallSeconds).kind !== 'gap') return undefined
-  // Inside a gap, reading the wall with the later offset lands before the jump, with the earlier offset after it.
-  let before = Infinity
-  let after = -Infinity
-  for (const delta of [-SECONDS_PER_DAY, 0, SECONDS_PER_DAY]) {
-    const offset = zoneOffsetMinutes(timeZone, wallSeconds + delta)
-    before = Math.min(before, offset)
-    after = Math.max(after, offset)
-  }
-  let lo = wallSeconds - after * 60 // still the earlier offset
-  let hi = wallSeconds - before * 60 // already the later one
-  while (hi - lo > 1) {
-    const mid = Math.floor((lo + hi) / 2)
-    if (zoneOffsetMinutes(timeZone, mid) === zoneOffsetMinutes(timeZone, lo)) lo = mid
-    else hi = mid
-  }
-  const fromWall = hi + zoneOffsetMinutes(timeZone, lo) * 60
-  const toWall = hi + zoneOffsetMinutes(timeZone, hi) * 60
-  const date = serialToLocalDate(wallSecondsToSerial(fromWall))
-  const toDate = serialToLocalDate(wallSecondsToSerial(toWall))
-  // A skipped day (Samoa, 2011-12-30) jumps from one midnight to the next: name the day it lands on.
-  return { date, from: clock(fromWall), to: toDate === date ? clock(toWall) : `${toDate} ${clock(toWall)}` }
-}
-
 /** The wall-clock seconds a row's Start and End mean (End: its most likely day, per the End rule). */
 export function typedWallSeconds(input: SheetTimesInput): { start: number; end: number } {
   const day = Math.floor(input.date)
   return { start: serialToWallSeconds(day + input.start), end: endWallCandidates(day, input.start, input.end)[0]! }
-}
-
-/** The local day an instant falls on in a zone (e.g. "today" from a `now` passed in). */
-export function localDateOf(timeZone: string, epochSeconds: number): LocalDate {
-  return serialToLocalDate(wallSecondsToSerial(wallSecondsAt(timeZone, epochSeconds)))
 }
 
 /** An activity's start and duration as the sheet's serials in `timeZone`. */
@@ -217,10 +121,6 @@ export function activityToSheetTimes(start: string, duration: number, timeZone: 
     end: (plain ? endOfDay : endDelta) / SECONDS_PER_DAY,
     duration: duration / SECONDS_PER_DAY,
   }
-}
-
-function mod(a: number, n: number): number {
-  return ((a % n) + n) % n
 }
 
 /** What the row says, in serials, plus what helps decide ambiguous readings. */
@@ -443,12 +343,6 @@ function chosenOffset(epochSeconds: number, timeZone: string, originalInstant: O
   if (epochSeconds === originalInstant.epochSeconds) return originalInstant.offsetMinutes
   const recordedInZone = zoneOffsetMinutes(timeZone, originalInstant.epochSeconds) === originalInstant.offsetMinutes
   return recordedInZone ? zoneOffsetMinutes(timeZone, epochSeconds) : originalInstant.offsetMinutes
-}
-
-function clock(wallSeconds: number): string {
-  const s = mod(wallSeconds, SECONDS_PER_DAY)
-  const hms = `${pad2(Math.floor(s / 3600))}:${pad2(Math.floor((s % 3600) / 60))}`
-  return s % 60 === 0 ? hms : `${hms}:${pad2(s % 60)}`
 }
 
 function describeInstant(timeZone: string, epochSeconds: number): string {

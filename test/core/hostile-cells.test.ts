@@ -20,7 +20,8 @@ import {
   type RowContext,
   type SheetLine,
 } from '../../src/core/rows.ts'
-import { chunkWindows, clockJumpAt, windowForDays } from '../../src/core/time.ts'
+import { chunkWindows, windowForDays } from '../../src/core/time.ts'
+import { clockJumpAt } from '../../src/core/wall-clock.ts'
 import { formatOffsetInstant, parseOffsetInstant } from '../../src/core/instant.ts'
 import { localDateToSerial, serialToWallSeconds } from '../../src/core/serial.ts'
 import type { CellValue } from '../../src/sheets/port.ts'

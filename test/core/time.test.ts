@@ -1,13 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import {
-  activityToSheetTimes,
-  chunkWindows,
-  instantsForWall,
-  localDateOf,
-  sheetTimesToInterval,
-  windowForDays,
-} from '../../src/core/time.ts'
+import { activityToSheetTimes, chunkWindows, sheetTimesToInterval, windowForDays } from '../../src/core/time.ts'
+import { instantsForWall, localDateOf } from '../../src/core/wall-clock.ts'
 import { zoneOffsetMinutes } from '../../src/core/zone-offset.ts'
 import { formatOffsetInstant, parseOffsetInstant } from '../../src/core/instant.ts'
 import { localDateToSerial, serialToLocalDate, serialToWallSeconds } from '../../src/core/serial.ts'

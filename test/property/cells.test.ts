@@ -31,12 +31,12 @@ import {
 import {
   activityToSheetTimes,
   chunkWindows,
-  clockJumpAt,
   FIRST_DATE_SERIAL,
   LAST_DATE_SERIAL,
   rankedSheetTimesToInterval,
   sheetTimesToInterval,
 } from '../../src/core/time.ts'
+import { clockJumpAt } from '../../src/core/wall-clock.ts'
 import { zoneOffsetMinutes } from '../../src/core/zone-offset.ts'
 import { formatOffsetInstant, offsetInstantSeconds, parseOffsetInstant } from '../../src/core/instant.ts'
 import { localDateToSerial, serialToLocalDate, serialToWallSeconds } from '../../src/core/serial.ts'
