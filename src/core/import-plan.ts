@@ -15,7 +15,7 @@ import {
   type SheetLine,
 } from './rows.ts'
 import { cellText } from './cells.ts'
-import type { TimeWindow } from './time.ts'
+import type { TimeWindow } from './windows.ts'
 import { localDateOf } from './wall-clock.ts'
 import { parseOffsetInstant } from './instant.ts'
 import { serialToLocalDate } from './serial.ts'

@@ -6,7 +6,7 @@
  * answer is always the earliest one. An import reads the weeks around its
  * edits (`readRanges`).
  */
-import { chunkWindows, type TimeWindow } from './time.ts'
+import { chunkWindows, type TimeWindow } from './windows.ts'
 import { localDateOf } from './wall-clock.ts'
 import { formatOffsetInstant, parseOffsetInstant } from './instant.ts'
 import { addDays, SECONDS_PER_DAY } from './serial.ts'

@@ -44,17 +44,8 @@
  * Longer than most files because every conversion between the server's instants and the sheet's wall-clock
  * serials must agree on DST, and they are checked side by side.
  */
-import { TimelineSheetsError } from '../errors.ts'
-import {
-  fractionToSeconds,
-  localDateToSerial,
-  serialToLocalDate,
-  serialToWallSeconds,
-  SECONDS_PER_DAY,
-  SERIAL_OF_UNIX_EPOCH,
-  type LocalDate,
-} from './serial.ts'
-import { formatOffsetInstant, LAST_WALL_SECONDS, parseOffsetInstant, type OffsetInstant } from './instant.ts'
+import { fractionToSeconds, serialToWallSeconds, SECONDS_PER_DAY, SERIAL_OF_UNIX_EPOCH } from './serial.ts'
+import { formatOffsetInstant, parseOffsetInstant, type OffsetInstant } from './instant.ts'
 import { zoneOffsetMinutes } from './zone-offset.ts'
 import { clock, mod, resolveWall, soleInstant, wallSecondsAt, type WallResolution } from './wall-clock.ts'
 
@@ -80,12 +71,6 @@ export type SheetToIntervalResult =
   /** A Date, Start or End outside what the sheet and the server can hold (module comment). */
   | { ok: false; problem: 'out-of-range'; field: 'date' | 'start' | 'end'; message: string }
 
-/** A read window `[from, to)` with explicit offsets. */
-export interface TimeWindow {
-  from: string
-  to: string
-}
-
 /** The years an activity may start in, read in its own offset (module comment). */
 export const FIRST_START_YEAR = 1970
 export const LAST_START_YEAR = 2999
@@ -94,8 +79,6 @@ export const MAX_ACTIVITY_SECONDS = 366 * SECONDS_PER_DAY
 /** Serial days of 1970-01-01 and 2999-12-31: the Date cells a row may hold. */
 export const FIRST_DATE_SERIAL = SERIAL_OF_UNIX_EPOCH
 export const LAST_DATE_SERIAL = Date.UTC(LAST_START_YEAR, 11, 31) / 1000 / SECONDS_PER_DAY + SERIAL_OF_UNIX_EPOCH
-/** Serial of 9999-12-31, the last day `YYYY-MM-DD` can spell; read windows stop there. */
-const LAST_SPELLABLE_SERIAL = 2_958_465
 
 /** The wall-clock seconds a row's Start and End mean (End: its most likely day, per the End rule). */
 export function typedWallSeconds(input: SheetTimesInput): { start: number; end: number } {
@@ -348,47 +331,4 @@ function chosenOffset(epochSeconds: number, timeZone: string, originalInstant: O
 function describeInstant(timeZone: string, epochSeconds: number): string {
   const offset = zoneOffsetMinutes(timeZone, epochSeconds)
   return `${clock(epochSeconds + offset * 60)} (UTC${formatOffsetInstant(0, offset).slice(19)})`
-}
-
-/** Local days `[fromDate 00:00, fromDate+days 00:00)` in `timeZone`, with explicit offsets. */
-export function windowForDays(timeZone: string, fromDate: LocalDate, days: number): TimeWindow {
-  if (!Number.isInteger(days) || days < 1) {
-    throw new TimelineSheetsError('TS_USAGE', `A read window needs a whole number of days ≥ 1, got ${days}`)
-  }
-  const first = localDateToSerial(fromDate)
-  return { from: localMidnight(timeZone, first), to: localMidnight(timeZone, first + days) }
-}
-
-function localMidnight(timeZone: string, serialDay: number): string {
-  // A window never reaches past 9999-12-31 23:59:59: nothing the tool accepts is there, and nothing later has a four-digit year.
-  if (serialDay > LAST_SPELLABLE_SERIAL) return lastWindowBound(timeZone)
-  const wall = serialToWallSeconds(serialDay)
-  const r = resolveWall(timeZone, wall)
-  // A midnight that does not exist (zones that change at 00:00) starts the day at the gap's end.
-  const epoch = r.kind === 'ambiguous' ? r.candidates[0] : r.epochSeconds
-  return formatOffsetInstant(epoch, zoneOffsetMinutes(timeZone, epoch))
-}
-
-/** 9999-12-31 23:59:59 in the zone, or earlier where UTC would pass into the year 10000 first. */
-function lastWindowBound(timeZone: string): string {
-  let epoch = LAST_WALL_SECONDS
-  for (let i = 0; i < 3; i++) {
-    const offset = zoneOffsetMinutes(timeZone, epoch)
-    epoch = LAST_WALL_SECONDS - Math.max(0, Math.round(offset) * 60)
-  }
-  return formatOffsetInstant(epoch, zoneOffsetMinutes(timeZone, epoch))
-}
-
-/** `days` local days from `fromDate` as consecutive windows of at most `maxDays` days each. */
-export function chunkWindows(timeZone: string, fromDate: LocalDate, days: number, maxDays = 7): TimeWindow[] {
-  if (!Number.isInteger(maxDays) || maxDays < 1) {
-    throw new TimelineSheetsError('TS_USAGE', `maxDays must be a whole number ≥ 1, got ${maxDays}`)
-  }
-  const first = localDateToSerial(fromDate)
-  const windows: TimeWindow[] = []
-  for (let offset = 0; offset < days && first + offset <= LAST_SPELLABLE_SERIAL; offset += maxDays) {
-    const length = Math.min(maxDays, days - offset)
-    windows.push(windowForDays(timeZone, serialToLocalDate(first + offset), length))
-  }
-  return windows
 }

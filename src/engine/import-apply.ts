@@ -2,7 +2,7 @@
 import { withServerVersion } from '../core/describe.ts'
 import { fingerprintOf } from '../core/fingerprint.ts'
 import type { ServerActivity } from '../core/rows.ts'
-import type { TimeWindow } from '../core/time.ts'
+import type { TimeWindow } from '../core/windows.ts'
 import type { BaseFingerprints } from '../core/plan.ts'
 import { TimelineSheetsError } from '../errors.ts'
 import type { Journal } from '../state/journal.ts'

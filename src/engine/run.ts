@@ -21,7 +21,7 @@ import {
 import type { TargetConfig } from '../config/schema.ts'
 import type { EngineDeps } from './deps.ts'
 import type { TimelineChanges } from './server-reads.ts'
-import type { TimeWindow } from '../core/time.ts'
+import type { TimeWindow } from '../core/windows.ts'
 import type { TimelineInfo } from '../timeline/model.ts'
 
 export interface RunFrame {

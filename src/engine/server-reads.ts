@@ -7,7 +7,7 @@
  * A link the server no longer accepts is followed by a full read of the window.
  */
 import { halveWindow, mergeRanges, planRangeReads } from '../core/read-ranges.ts'
-import { windowForDays, type TimeWindow } from '../core/time.ts'
+import { windowForDays, type TimeWindow } from '../core/windows.ts'
 import { addDays, type LocalDate } from '../core/serial.ts'
 import type { TimelineClient } from '../timeline/client.ts'
 import { HttpError } from '../errors.ts'

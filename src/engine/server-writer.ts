@@ -7,7 +7,7 @@
 import { toInput, type Activity, type ActivityInput } from '../core/activity.ts'
 import { fingerprintOf } from '../core/fingerprint.ts'
 import { activityKey, type ServerActivity } from '../core/rows.ts'
-import type { TimeWindow } from '../core/time.ts'
+import type { TimeWindow } from '../core/windows.ts'
 import { ConcurrencyError, TimelineSheetsError } from '../errors.ts'
 import type { Journal } from '../state/journal.ts'
 import type { TimelineClient } from '../timeline/client.ts'

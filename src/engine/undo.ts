@@ -17,7 +17,7 @@ import { describeInput } from '../core/describe.ts'
 import { activityKey, type ServerActivity } from '../core/rows.ts'
 import { isEmptyWrite } from '../core/sheet-writes.ts'
 import { syncLogRow } from '../core/sync-log.ts'
-import type { TimeWindow } from '../core/time.ts'
+import type { TimeWindow } from '../core/windows.ts'
 import { planUndo, startDatesOf, undoReadRanges, type UndoItem, type UndoWriteItem } from '../core/undo-plan.ts'
 import { TimelineSheetsError } from '../errors.ts'
 import {

@@ -20,7 +20,7 @@ import {
   type RowContext,
   type SheetLine,
 } from '../../src/core/rows.ts'
-import { chunkWindows, windowForDays } from '../../src/core/time.ts'
+import { chunkWindows, windowForDays } from '../../src/core/windows.ts'
 import { clockJumpAt } from '../../src/core/wall-clock.ts'
 import { formatOffsetInstant, parseOffsetInstant } from '../../src/core/instant.ts'
 import { localDateToSerial, serialToWallSeconds } from '../../src/core/serial.ts'

@@ -1,7 +1,7 @@
 /** Halving and joining read ranges (src/core/read-ranges.ts). */
 import { describe, expect, it } from 'vitest'
 import { halveWindow, mergeRanges, planRangeReads } from '../../src/core/read-ranges.ts'
-import { chunkWindows, windowForDays } from '../../src/core/time.ts'
+import { chunkWindows, windowForDays } from '../../src/core/windows.ts'
 
 describe('read ranges', () => {
   it('halves a window at its middle instant, in the offset of its start', () => {

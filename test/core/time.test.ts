@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { activityToSheetTimes, chunkWindows, sheetTimesToInterval, windowForDays } from '../../src/core/time.ts'
+import { activityToSheetTimes, sheetTimesToInterval } from '../../src/core/time.ts'
+import { chunkWindows, windowForDays } from '../../src/core/windows.ts'
 import { instantsForWall, localDateOf } from '../../src/core/wall-clock.ts'
 import { zoneOffsetMinutes } from '../../src/core/zone-offset.ts'
 import { formatOffsetInstant, parseOffsetInstant } from '../../src/core/instant.ts'

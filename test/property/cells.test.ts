@@ -30,12 +30,12 @@ import {
 } from '../../src/core/tags.ts'
 import {
   activityToSheetTimes,
-  chunkWindows,
   FIRST_DATE_SERIAL,
   LAST_DATE_SERIAL,
   rankedSheetTimesToInterval,
   sheetTimesToInterval,
 } from '../../src/core/time.ts'
+import { chunkWindows } from '../../src/core/windows.ts'
 import { clockJumpAt } from '../../src/core/wall-clock.ts'
 import { zoneOffsetMinutes } from '../../src/core/zone-offset.ts'
 import { formatOffsetInstant, offsetInstantSeconds, parseOffsetInstant } from '../../src/core/instant.ts'

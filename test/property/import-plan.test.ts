@@ -23,7 +23,7 @@ import type { HeaderLayout } from '../../src/core/columns.ts'
 import { rowsByKeyText, sheetKeysOf } from '../../src/core/sheet-keys.ts'
 import { activityKey, judgeRow, unchangedSinceWritten, type RowContext, type ServerActivity } from '../../src/core/rows.ts'
 import type { CellValue } from '../../src/core/sheet.ts'
-import type { TimeWindow } from '../../src/core/time.ts'
+import type { TimeWindow } from '../../src/core/windows.ts'
 import {
   ACTIVITIES,
   activitiesTabOf,

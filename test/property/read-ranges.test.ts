@@ -7,7 +7,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { readRanges, within } from '../../src/core/read-ranges.ts'
 import { mergeRanges, MIN_SPLIT_SECONDS, planRangeReads } from '../../src/core/read-ranges.ts'
-import { chunkWindows, type TimeWindow } from '../../src/core/time.ts'
+import { chunkWindows, type TimeWindow } from '../../src/core/windows.ts'
 import { formatOffsetInstant, parseOffsetInstant } from '../../src/core/instant.ts'
 
 const RUNS = 300

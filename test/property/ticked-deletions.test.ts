@@ -15,7 +15,7 @@ import { activityKey, parseActivityKey, parseRow, type RowContext } from '../../
 import type { CellValue } from '../../src/core/sheet.ts'
 import { sheetKeysOf } from '../../src/core/sheet-keys.ts'
 import { readSheet } from '../../src/core/sheet-readings.ts'
-import type { TimeWindow } from '../../src/core/time.ts'
+import type { TimeWindow } from '../../src/core/windows.ts'
 import { writtenContext } from '../../src/core/written-rows.ts'
 import {
   ACTIVITIES,
