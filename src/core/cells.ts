@@ -5,7 +5,7 @@
  * are accepted. Formulas arrive as text starting with `=`.
  */
 import type { CellValue } from './sheet.ts'
-import { FIRST_DATE_SERIAL, LAST_DATE_SERIAL } from './time.ts'
+import { FIRST_DATE_SERIAL, LAST_DATE_SERIAL } from './sheet-times.ts'
 import { SECONDS_PER_DAY, SERIAL_OF_UNIX_EPOCH, serialToLocalDate } from './serial.ts'
 
 /** How `3/2/2026` reads: March 2 (`mdy`, US) or 2 March (`dmy`). `02.03.2026` is always day first. */
@@ -118,7 +118,7 @@ function calendarSerial(year: number, month: number, day: number, text: string):
   return withinDateRange(d.getTime() / 1000 / SECONDS_PER_DAY + SERIAL_OF_UNIX_EPOCH, () => `"${text}"`)
 }
 
-/** The days a row may hold (time.ts): from 1970-01-01 to 2999-12-31. */
+/** The days a row may hold (sheet-times.ts): from 1970-01-01 to 2999-12-31. */
 function withinDateRange(serial: number, shown: () => string): CellRead<number> {
   // `shown` only for the message: formatting every valid day of a large sheet cost more than reading it.
   if (serial < FIRST_DATE_SERIAL) return { ok: false, message: `${shown()} is before 1970-01-01, the first day the tool takes` }

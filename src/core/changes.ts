@@ -5,7 +5,7 @@
  */
 import type { ActivityInput } from './activity.ts'
 import { tagsToCells } from './tags.ts'
-import { activityToSheetTimes } from './time.ts'
+import { activityToSheetTimes } from './sheet-times.ts'
 import { serialToLocalDate } from './serial.ts'
 
 /** One column of the Activities tab whose value changes. */

@@ -4,7 +4,7 @@
  */
 import type { Activity, ActivityInput } from './activity.ts'
 import { tagsToCells } from './tags.ts'
-import { activityToSheetTimes } from './time.ts'
+import { activityToSheetTimes } from './sheet-times.ts'
 import { serialToLocalDate } from './serial.ts'
 
 export function describeActivity(activity: Activity, timeZone: string): string {

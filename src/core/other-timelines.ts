@@ -9,7 +9,7 @@ import type { ExportWindow } from './export-plan.ts'
 import type { CellValue, Snapshot, TabWrite } from './sheet.ts'
 import { isEmptyWrite, rewriteTab } from './sheet-writes.ts'
 import { joinTagName } from './tags.ts'
-import { activityToSheetTimes } from './time.ts'
+import { activityToSheetTimes } from './sheet-times.ts'
 
 /** Every activity of the window on each named timeline kind, by tab name, in user and time order. */
 export type OtherTimelineEntries = Map<string, { user: string; activity: Activity }[]>

@@ -59,7 +59,7 @@ import {
   tagsToCells,
   validateTagLimits,
 } from './tags.ts'
-import { activityToSheetTimes, sheetTimesToInterval, typedWallSeconds, type TimeWarning } from './time.ts'
+import { activityToSheetTimes, sheetTimesToInterval, typedWallSeconds, type TimeWarning } from './sheet-times.ts'
 import { clockJumpAt } from './wall-clock.ts'
 import { offsetInstantSeconds, parseOffsetInstant } from './instant.ts'
 import { fractionToSeconds, SECONDS_PER_DAY } from './serial.ts'

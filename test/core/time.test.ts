@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { activityToSheetTimes, sheetTimesToInterval } from '../../src/core/time.ts'
+import { activityToSheetTimes, sheetTimesToInterval } from '../../src/core/sheet-times.ts'
 import { chunkWindows, windowForDays } from '../../src/core/windows.ts'
 import { instantsForWall, localDateOf } from '../../src/core/wall-clock.ts'
 import { zoneOffsetMinutes } from '../../src/core/zone-offset.ts'

@@ -27,8 +27,8 @@ vi.mock('../../src/core/cells.ts', async (importOriginal) => {
   }
 })
 
-vi.mock('../../src/core/time.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src/core/time.ts')>()
+vi.mock('../../src/core/sheet-times.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/core/sheet-times.ts')>()
   return {
     ...real,
     sheetTimesToInterval: (...args: Parameters<typeof real.sheetTimesToInterval>) => (calls.interval++, real.sheetTimesToInterval(...args)),

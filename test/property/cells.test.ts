@@ -34,7 +34,7 @@ import {
   LAST_DATE_SERIAL,
   rankedSheetTimesToInterval,
   sheetTimesToInterval,
-} from '../../src/core/time.ts'
+} from '../../src/core/sheet-times.ts'
 import { chunkWindows } from '../../src/core/windows.ts'
 import { clockJumpAt } from '../../src/core/wall-clock.ts'
 import { zoneOffsetMinutes } from '../../src/core/zone-offset.ts'

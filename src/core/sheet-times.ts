@@ -1,8 +1,16 @@
 /**
- * Time conversion between the server's form (ISO 8601 start with its own UTC
- * offset, duration in whole seconds) and the sheet's form (wall-clock serial
- * numbers in the spreadsheet's IANA time zone, epoch 1899-12-30).
- *
+ * Sheet times: an activity's start (ISO 8601 with its own UTC offset) and duration (whole seconds) as the
+ * sheet's Date, Start, End and Duration serials in the spreadsheet's IANA zone, and a row's serials back to a
+ * start with an offset and a duration. It stands apart because the End rule, the choice between two readings
+ * of a repeated hour, the range a row may ask for and the offset a start written back carries are the
+ * product's rules for one row's times, checked side by side so the round trip stays lossless.
+ */
+import { fractionToSeconds, serialToWallSeconds, SECONDS_PER_DAY, SERIAL_OF_UNIX_EPOCH } from './serial.ts'
+import { formatOffsetInstant, parseOffsetInstant, type OffsetInstant } from './instant.ts'
+import { zoneOffsetMinutes } from './zone-offset.ts'
+import { clock, mod, resolveWall, soleInstant, wallSecondsAt, type WallResolution } from './wall-clock.ts'
+
+/*
  * How a row shows an activity (decisions/0000-product.md §6):
  * - `Date` is the local day of the start, `Start` its time of day (fraction).
  * - `End` is a time of day. `End > Start`: the same day. `End < Start`: the
@@ -18,8 +26,8 @@
  *   is what makes the round trip lossless.
  * - A local time that does not exist (02:30 on a spring-forward day) resolves
  *   forward by the size of the gap (03:30), like Temporal's "compatible"
- *   disambiguation, and is flagged as a warning (rows.ts refuses such a row:
- *   `clockJumpAt` says what the clocks did). A repeated local time with
+ *   disambiguation, and is flagged as a warning (a row that asks for one is
+ *   refused: `clockJumpAt` says what the clocks did). A repeated local time with
  *   nothing to decide it takes the earlier instant, also with a warning.
  *
  * What a row may ask for (`sheetTimesToInterval` refuses the rest as
@@ -28,9 +36,10 @@
  * a year from 1970 to 2999, and at most a year from start to end. These are
  * the activities the Timeline client accepts from a server (its boundary
  * refuses anything else as a broken answer), so a row outside them would be
- * created and then be unreadable. Every conversion here also stays within
- * four-digit years whatever it is given: read windows stop at 9999-12-31
- * 23:59:59, and `formatOffsetInstant` refuses rather than spell `+010000`.
+ * created and then be unreadable. Every time conversion also stays within
+ * four-digit years whatever it is given: read windows (windows.ts) stop at
+ * 9999-12-31 23:59:59, and `formatOffsetInstant` (instant.ts) refuses rather
+ * than spell `+010000`.
  *
  * Which offset a start written back to the server carries:
  * - instant unchanged: the original start string, verbatim;
@@ -40,16 +49,9 @@
  * - instant changed on an activity recorded elsewhere: its original offset
  *   (the device's local day stays the device's);
  * - new rows: the zone's offset at the new instant.
- *
- * Longer than most files because every conversion between the server's instants and the sheet's wall-clock
- * serials must agree on DST, and they are checked side by side.
  */
-import { fractionToSeconds, serialToWallSeconds, SECONDS_PER_DAY, SERIAL_OF_UNIX_EPOCH } from './serial.ts'
-import { formatOffsetInstant, parseOffsetInstant, type OffsetInstant } from './instant.ts'
-import { zoneOffsetMinutes } from './zone-offset.ts'
-import { clock, mod, resolveWall, soleInstant, wallSecondsAt, type WallResolution } from './wall-clock.ts'
 
-/** The sheet's serial numbers for one activity (see the module comment for the End rule). */
+/** The sheet's serial numbers for one activity (see the End rule at the top). */
 export interface SheetTimes {
   /** Whole serial day of the start. */
   date: number
@@ -68,10 +70,10 @@ export type TimeWarning =
 export type SheetToIntervalResult =
   | { ok: true; start: string; duration: number; warnings: TimeWarning[] }
   | { ok: false; problem: 'end-before-start'; message: string }
-  /** A Date, Start or End outside what the sheet and the server can hold (module comment). */
+  /** A Date, Start or End outside what the sheet and the server can hold (the rules at the top). */
   | { ok: false; problem: 'out-of-range'; field: 'date' | 'start' | 'end'; message: string }
 
-/** The years an activity may start in, read in its own offset (module comment). */
+/** The years an activity may start in, read in its own offset (the rules at the top). */
 export const FIRST_START_YEAR = 1970
 export const LAST_START_YEAR = 2999
 /** The longest activity a row may ask for: a year, in seconds. */
@@ -279,7 +281,7 @@ function finishInterval(
 const DAYS_ALLOWED = `the tool takes days from 1970-01-01 to ${LAST_START_YEAR}-12-31`
 const LONGER_THAN_A_YEAR = 'makes the activity last more than a year, the longest the tool takes'
 
-/** The Date, Start and End serials outside what can be represented (module comment), before any conversion. */
+/** The Date, Start and End serials outside what can be represented (the rules at the top), before any conversion. */
 function outOfRange(input: SheetTimesInput): Extract<SheetToIntervalResult, { problem: 'out-of-range' }> | undefined {
   const { date, start, end } = input
   if (!Number.isFinite(date) || Math.floor(date) < FIRST_DATE_SERIAL || Math.floor(date) > LAST_DATE_SERIAL) {
@@ -320,7 +322,7 @@ function endWallCandidates(day: number, start: number, end: number): number[] {
   return endSeconds < startSeconds ? [sameDay + SECONDS_PER_DAY, sameDay] : [sameDay]
 }
 
-/** The offset a start written back carries (module comment); the original string itself when the instant is unchanged. */
+/** The offset a start written back carries (the rules at the top); the original string itself when the instant is unchanged. */
 function chosenOffset(epochSeconds: number, timeZone: string, originalInstant: OffsetInstant | undefined): number {
   if (!originalInstant) return zoneOffsetMinutes(timeZone, epochSeconds)
   if (epochSeconds === originalInstant.epochSeconds) return originalInstant.offsetMinutes
