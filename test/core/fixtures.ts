@@ -1,6 +1,7 @@
 import type { Activity } from '../../src/timeline/model.ts'
 import { activitiesTab, validateHeader, type HeaderLayout } from '../../src/core/columns.ts'
-import { activityKey, type KnownUser, type RowContext, type ServerActivity } from '../../src/core/rows.ts'
+import type { KnownUser, RowContext, ServerActivity } from '../../src/core/rows.ts'
+import { activityKey } from '../../src/core/activity-key.ts'
 
 export const ZONE = 'Europe/Berlin'
 export const ANNA_TL = 'tl-anna'

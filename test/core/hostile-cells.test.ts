@@ -10,7 +10,6 @@ import { describe, expect, it } from 'vitest'
 import { excerpt, isErrorValue, readDateCell, readTimeCell, SPREADSHEET_ERRORS } from '../../src/core/cells.ts'
 import { planExport, planSync } from '../../src/core/plan.ts'
 import {
-  activityKey,
   activityToCells,
   cellsToRestore,
   cellsToRow,
@@ -20,6 +19,7 @@ import {
   type RowContext,
   type SheetLine,
 } from '../../src/core/rows.ts'
+import { activityKey } from '../../src/core/activity-key.ts'
 import { chunkWindows, windowForDays } from '../../src/core/windows.ts'
 import { clockJumpAt } from '../../src/core/wall-clock.ts'
 import { formatOffsetInstant, parseOffsetInstant } from '../../src/core/instant.ts'

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { fingerprintOf, planExport, planSync, ruleFor, SYNC_TABLE, type Decision, type SideChange } from '../../src/core/plan.ts'
-import { activityKey, type RowValues, type ServerActivity, type SheetActivity, type SheetLine } from '../../src/core/rows.ts'
+import type { RowValues, ServerActivity, SheetActivity, SheetLine } from '../../src/core/rows.ts'
+import { activityKey } from '../../src/core/activity-key.ts'
 import type { Activity } from '../../src/timeline/model.ts'
 import { ANNA_TL, activity } from './fixtures.ts'
 

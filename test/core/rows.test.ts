@@ -2,18 +2,17 @@ import { describe, expect, it } from 'vitest'
 import type { CellValue } from '../../src/sheets/port.ts'
 import { fingerprint } from '../../src/core/fingerprint.ts'
 import {
-  activityKey,
   activityToCells,
   activityToRow,
   cellsToRow,
   cellUpdatesFor,
-  parseActivityKey,
   parseRow,
   parseSheet,
   type ParsedRow,
   type RowContext,
   type RowProblemCode,
 } from '../../src/core/rows.ts'
+import { activityKey, parseActivityKey } from '../../src/core/activity-key.ts'
 import { localDateToSerial } from '../../src/core/serial.ts'
 import type { Activity } from '../../src/timeline/model.ts'
 import { ANNA_TL, BEN_TL, HEADER, activity, context, layoutOf, serverMap, ZONE } from './fixtures.ts'

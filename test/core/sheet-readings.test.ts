@@ -1,7 +1,7 @@
 /** Telling a row's Key without reading the row: the same Key `readRow` reads, for any text. */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { parseActivityKey } from '../../src/core/rows.ts'
+import { parseActivityKey } from '../../src/core/activity-key.ts'
 import { keyReader } from '../../src/core/sheet-readings.ts'
 import { USERS } from './fixtures.ts'
 

@@ -21,7 +21,8 @@ import { writtenContext, type WrittenRows } from '../../src/core/written-rows.ts
 import { fingerprintOf, planSync, type BaseFingerprints, type Decision, type SyncPlan } from '../../src/core/plan.ts'
 import type { HeaderLayout } from '../../src/core/columns.ts'
 import { rowsByKeyText, sheetKeysOf } from '../../src/core/sheet-keys.ts'
-import { activityKey, judgeRow, unchangedSinceWritten, type RowContext, type ServerActivity } from '../../src/core/rows.ts'
+import { judgeRow, unchangedSinceWritten, type RowContext, type ServerActivity } from '../../src/core/rows.ts'
+import { activityKey } from '../../src/core/activity-key.ts'
 import type { CellValue } from '../../src/core/sheet.ts'
 import type { TimeWindow } from '../../src/core/windows.ts'
 import {

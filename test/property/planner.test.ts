@@ -8,7 +8,8 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { fingerprintOf, planExport, planSync, type Decision } from '../../src/core/plan.ts'
 import { ACTIVITY_COLUMN } from '../../src/core/columns.ts'
-import { activityKey, activityToCells, parseRow, parseSheet, type SheetLine } from '../../src/core/rows.ts'
+import { activityToCells, parseRow, parseSheet, type SheetLine } from '../../src/core/rows.ts'
+import { activityKey } from '../../src/core/activity-key.ts'
 import { ACTIVITIES, anyContext, anyLayout, anyRow, anyServer, placeRow, serverOf } from './arbitraries.ts'
 
 const RUNS = 300
