@@ -7,13 +7,11 @@ import {
   judgeRow,
   startEpochOf,
   unchangedSinceWritten,
-  type KnownUser,
-  type RowContext,
   type RowReading,
-  type ServerActivity,
   type SheetActivity,
   type SheetLine,
 } from './rows.ts'
+import type { KnownUser, RowContext, ServerActivity } from './row-context.ts'
 import { cellText } from './cells.ts'
 import type { TimeWindow } from './windows.ts'
 import { localDateOf } from './wall-clock.ts'

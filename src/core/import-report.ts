@@ -4,7 +4,7 @@ import { activityChanges, describeChanges, whenOf, type FieldChange } from './ch
 import { describeInput } from './describe.ts'
 import type { GuardFailure } from './guards.ts'
 import type { Decision } from './plan.ts'
-import type { ServerActivity } from './rows.ts'
+import type { ServerActivity } from './row-context.ts'
 import type { WriteOutcome } from './server-writes.ts'
 import type { RunCounts } from './sync-log.ts'
 import { TimelineSheetsError } from '../errors.ts'

@@ -4,7 +4,7 @@
  */
 import { fingerprintOf } from './fingerprint.ts'
 import type { Decision } from './plan.ts'
-import type { ServerActivity } from './rows.ts'
+import type { ServerActivity } from './row-context.ts'
 import { activityKey } from './activity-key.ts'
 
 /** A create an interrupted run recorded in its journal: what it sent, and the answer if one came. */

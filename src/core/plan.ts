@@ -27,7 +27,8 @@ import { fingerprintOf } from './fingerprint.ts'
 import type { StatusWord } from './status.ts'
 
 export { fingerprintOf } from './fingerprint.ts'
-import { withDuplicatesRefused, type RowNotice, type RowProblem, type ServerActivity, type SheetLine } from './rows.ts'
+import { withDuplicatesRefused, type RowNotice, type RowProblem, type SheetLine } from './rows.ts'
+import type { ServerActivity } from './row-context.ts'
 
 /** How one side stands against base. */
 export type SideChange = 'unchanged' | 'changed' | 'deleted' | 'added' | 'missing'

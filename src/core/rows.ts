@@ -33,7 +33,7 @@
  * reads, so a rule and its message never drift apart.
  */
 import type { CellUpdate, CellValue } from './sheet.ts'
-import type { Activity, ActivityInput, AllowedTags } from './activity.ts'
+import type { Activity, ActivityInput } from './activity.ts'
 import { ACTIVITY_COLUMN, type ActivityColumn, type HeaderLayout } from './columns.ts'
 import { READ_COLUMNS } from './written-rows.ts'
 import {
@@ -64,44 +64,9 @@ import { clockJumpAt } from './wall-clock.ts'
 import { offsetInstantSeconds, parseOffsetInstant } from './instant.ts'
 import { fractionToSeconds, SECONDS_PER_DAY } from './serial.ts'
 import { activityKey, isPendingMark, parseActivityKey } from './activity-key.ts'
+import type { KnownUser, ReadContext, RowContext } from './row-context.ts'
 
 const C = ACTIVITY_COLUMN
-
-/** A user the bridge knows. */
-export interface KnownUser {
-  /** As the User column shows it and the server names the owner (`DOMAIN\user`). */
-  username: string
-  displayName?: string
-  /** The user's Tags timeline; undefined when the user has none. */
-  tagsTimelineKey: string | undefined
-  /** Team names, for allowed tags that apply to `{Team}`. */
-  teams?: readonly string[]
-}
-
-/** A current server activity and its owner's username. */
-export interface ServerActivity {
-  activity: Activity
-  user: string
-}
-
-/** What row mapping needs to know; everything passed in, nothing looked up. */
-export interface RowContext {
-  /** IANA zone of the spreadsheet. */
-  timeZone: string
-  /** How `3/2/2026` reads. @default 'mdy' */
-  slashDateOrder?: SlashDateOrder
-  users: readonly KnownUser[]
-  /** Current server activities by Key. */
-  server: ReadonlyMap<string, ServerActivity>
-  /** Keys the tool's state knows (a row whose activity the server has since deleted stays valid). */
-  baseKeys: Pick<ReadonlySet<string>, 'has'>
-  /** Allowed tag combinations; omitted = not checked. */
-  allowedTags?: AllowedTags
-  /** Tags outside the allowed combinations: a warning (default) or an error. @default 'warning' */
-  allowedTagsSeverity?: 'warning' | 'error'
-  /** The server's "user can append tags to allowed tags". @default false */
-  userCanAppend?: boolean
-}
 
 /** Values of the tool's Activities columns for one activity. */
 export type ActivityCells = Record<ActivityColumn, CellValue>
@@ -313,9 +278,6 @@ function problem(
 export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: RowContext): ParsedRow {
   return judgeRow(readRow(cells, layout, ctx), ctx)
 }
-
-/** What reading a row needs: nothing of the server's activities. */
-export type ReadContext = Pick<RowContext, 'timeZone' | 'slashDateOrder' | 'users'>
 
 /**
  * A row's cells read once, with every check that does not depend on the server's activities; `judgeRow`

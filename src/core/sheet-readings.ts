@@ -3,7 +3,8 @@
  * tool wrote them (`written-rows.ts`), which are read only if a pass asks for more than their Key.
  */
 import { ACTIVITY_COLUMN as C, type HeaderLayout } from './columns.ts'
-import { newReadMemo, readRow, unchangedSinceWritten, type ReadContext, type RowReading } from './rows.ts'
+import { newReadMemo, readRow, unchangedSinceWritten, type RowReading } from './rows.ts'
+import type { ReadContext } from './row-context.ts'
 import { parseActivityKey } from './activity-key.ts'
 import type { TabData } from './sheet.ts'
 import { isAsWritten, readColumnsOf, rowDigest, writtenContext, type WrittenRows } from './written-rows.ts'

@@ -15,9 +15,9 @@ import {
   newReadMemo,
   readRow,
   unchangedSinceWritten,
-  type ReadContext,
   type ReadMemo,
 } from './rows.ts'
+import type { ReadContext } from './row-context.ts'
 import type { CellUpdate, CellValue, TabData, TabWrite } from './sheet.ts'
 import { readColumnsOf, rowDigest } from './written-rows.ts'
 import { saysStatus, statusText, type Status } from './status.ts'

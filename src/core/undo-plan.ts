@@ -10,7 +10,7 @@
 import { toInput, type ActivityInput } from './activity.ts'
 import { describeInput } from './describe.ts'
 import { fingerprintOf } from './fingerprint.ts'
-import type { ServerActivity } from './rows.ts'
+import type { ServerActivity } from './row-context.ts'
 import { activityKey } from './activity-key.ts'
 import { chunkWindows, type TimeWindow } from './windows.ts'
 import { localDateOf } from './wall-clock.ts'

@@ -26,7 +26,7 @@ import {
 import { ACTIVITY_COLUMN } from '../core/columns.ts'
 import { fnv1a64Base64url } from '../core/fingerprint.ts'
 import type { Decision } from '../core/plan.ts'
-import type { KnownUser } from '../core/rows.ts'
+import type { KnownUser } from '../core/row-context.ts'
 import { activityKey } from '../core/activity-key.ts'
 import { activityWrites, isEmptyWrite, writtenDigester, type WrittenRow } from '../core/sheet-writes.ts'
 import { writtenContext } from '../core/written-rows.ts'

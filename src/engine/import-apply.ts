@@ -1,7 +1,7 @@
 /** An import's server writes: timelines side by side, each through the journaled writer (server-writer.ts). */
 import { withServerVersion } from '../core/describe.ts'
 import { fingerprintOf } from '../core/fingerprint.ts'
-import type { ServerActivity } from '../core/rows.ts'
+import type { ServerActivity } from '../core/row-context.ts'
 import type { TimeWindow } from '../core/windows.ts'
 import type { BaseFingerprints } from '../core/plan.ts'
 import { TimelineSheetsError } from '../errors.ts'

@@ -13,7 +13,7 @@ import { ACTIVITY_COLUMN as C, validateHeader, type HeaderLayout, type HeaderPro
 import { withServerVersion } from '../core/describe.ts'
 import { asImportCarriesOut, runGuards, type GuardOptions } from '../core/guards.ts'
 import { planSync } from '../core/plan.ts'
-import type { KnownUser, RowContext, ServerActivity } from '../core/rows.ts'
+import type { KnownUser, RowContext, ServerActivity } from '../core/row-context.ts'
 import { activityKey, parseActivityKey, pendingMark } from '../core/activity-key.ts'
 import type { TimeWindow } from '../core/windows.ts'
 import { localDateOf } from '../core/wall-clock.ts'

@@ -6,7 +6,7 @@
  */
 import { toInput, type Activity, type ActivityInput } from '../core/activity.ts'
 import { fingerprintOf } from '../core/fingerprint.ts'
-import type { ServerActivity } from '../core/rows.ts'
+import type { ServerActivity } from '../core/row-context.ts'
 import { activityKey } from '../core/activity-key.ts'
 import type { TimeWindow } from '../core/windows.ts'
 import { ConcurrencyError, TimelineSheetsError } from '../errors.ts'

@@ -14,7 +14,7 @@
 import type { ActivityInput } from '../core/activity.ts'
 import { activityChanges, describeChanges, whenOf, type FieldChange } from '../core/changes.ts'
 import { describeInput } from '../core/describe.ts'
-import type { ServerActivity } from '../core/rows.ts'
+import type { ServerActivity } from '../core/row-context.ts'
 import { activityKey } from '../core/activity-key.ts'
 import { isEmptyWrite } from '../core/sheet-writes.ts'
 import { syncLogRow } from '../core/sync-log.ts'

@@ -1,6 +1,6 @@
 import type { Activity } from '../../src/timeline/model.ts'
 import { activitiesTab, validateHeader, type HeaderLayout } from '../../src/core/columns.ts'
-import type { KnownUser, RowContext, ServerActivity } from '../../src/core/rows.ts'
+import type { KnownUser, RowContext, ServerActivity } from '../../src/core/row-context.ts'
 import { activityKey } from '../../src/core/activity-key.ts'
 
 export const ZONE = 'Europe/Berlin'

@@ -9,16 +9,8 @@
 import { describe, expect, it } from 'vitest'
 import { excerpt, isErrorValue, readDateCell, readTimeCell, SPREADSHEET_ERRORS } from '../../src/core/cells.ts'
 import { planExport, planSync } from '../../src/core/plan.ts'
-import {
-  activityToCells,
-  cellsToRestore,
-  cellsToRow,
-  parseRow,
-  parseSheet,
-  type ParsedRow,
-  type RowContext,
-  type SheetLine,
-} from '../../src/core/rows.ts'
+import { activityToCells, cellsToRestore, cellsToRow, parseRow, parseSheet, type ParsedRow, type SheetLine } from '../../src/core/rows.ts'
+import type { RowContext } from '../../src/core/row-context.ts'
 import { activityKey } from '../../src/core/activity-key.ts'
 import { chunkWindows, windowForDays } from '../../src/core/windows.ts'
 import { clockJumpAt } from '../../src/core/wall-clock.ts'

@@ -9,9 +9,9 @@ import {
   parseRow,
   parseSheet,
   type ParsedRow,
-  type RowContext,
   type RowProblemCode,
 } from '../../src/core/rows.ts'
+import type { RowContext } from '../../src/core/row-context.ts'
 import { activityKey, parseActivityKey } from '../../src/core/activity-key.ts'
 import { localDateToSerial } from '../../src/core/serial.ts'
 import type { Activity } from '../../src/timeline/model.ts'

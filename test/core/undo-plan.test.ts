@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { fingerprintOf } from '../../src/core/plan.ts'
-import type { ServerActivity } from '../../src/core/rows.ts'
+import type { ServerActivity } from '../../src/core/row-context.ts'
 import { activityKey } from '../../src/core/activity-key.ts'
 import { parseOffsetInstant } from '../../src/core/instant.ts'
 import { fingerprintFor, planUndo, startDatesOf, undoReadRanges, type UndoItem } from '../../src/core/undo-plan.ts'

@@ -1,0 +1,47 @@
+/**
+ * What a row is read and judged against, passed in and never looked up: the users the sheet covers, the
+ * server's current activities by Key, the Keys the state knows, the allowed tags and the spreadsheet's zone.
+ * It stands apart because the engine builds it, the plans and the undo pass its server activities around
+ * without reading rows, and every part of reading a row (users, tags, times, the judgement) takes it.
+ */
+import type { Activity, AllowedTags } from './activity.ts'
+import type { SlashDateOrder } from './cells.ts'
+
+/** A user the bridge knows. */
+export interface KnownUser {
+  /** As the User column shows it and the server names the owner (`DOMAIN\user`). */
+  username: string
+  displayName?: string
+  /** The user's Tags timeline; undefined when the user has none. */
+  tagsTimelineKey: string | undefined
+  /** Team names, for allowed tags that apply to `{Team}`. */
+  teams?: readonly string[]
+}
+
+/** A current server activity and its owner's username. */
+export interface ServerActivity {
+  activity: Activity
+  user: string
+}
+
+/** What row mapping needs to know; everything passed in, nothing looked up. */
+export interface RowContext {
+  /** IANA zone of the spreadsheet. */
+  timeZone: string
+  /** How `3/2/2026` reads. @default 'mdy' */
+  slashDateOrder?: SlashDateOrder
+  users: readonly KnownUser[]
+  /** Current server activities by Key. */
+  server: ReadonlyMap<string, ServerActivity>
+  /** Keys the tool's state knows (a row whose activity the server has since deleted stays valid). */
+  baseKeys: Pick<ReadonlySet<string>, 'has'>
+  /** Allowed tag combinations; omitted = not checked. */
+  allowedTags?: AllowedTags
+  /** Tags outside the allowed combinations: a warning (default) or an error. @default 'warning' */
+  allowedTagsSeverity?: 'warning' | 'error'
+  /** The server's "user can append tags to allowed tags". @default false */
+  userCanAppend?: boolean
+}
+
+/** What reading a row needs: nothing of the server's activities. */
+export type ReadContext = Pick<RowContext, 'timeZone' | 'slashDateOrder' | 'users'>
