@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { CellValue } from '../../src/sheets/port.ts'
 import { fingerprint } from '../../src/core/fingerprint.ts'
-import {
-  activityToCells,
-  activityToRow,
-  cellsToRow,
-  cellUpdatesFor,
-  parseRow,
-  parseSheet,
-  type ParsedRow,
-  type RowProblemCode,
-} from '../../src/core/rows.ts'
+import { parseRow, parseSheet, type ParsedRow, type RowProblemCode } from '../../src/core/rows.ts'
+import { activityToCells, activityToRow, cellsToRow, cellUpdatesFor } from '../../src/core/row-write.ts'
 import type { RowContext } from '../../src/core/row-context.ts'
 import { activityKey, parseActivityKey } from '../../src/core/activity-key.ts'
 import { localDateToSerial } from '../../src/core/serial.ts'
