@@ -2,15 +2,8 @@
 import { ACTIVITY_COLUMN as C, type HeaderLayout } from './columns.ts'
 import { notesCellText } from './notes-cell.ts'
 import type { BaseFingerprints } from './plan.ts'
-import {
-  duplicateKeyProblem,
-  judgeRow,
-  startEpochOf,
-  unchangedSinceWritten,
-  type RowReading,
-  type SheetActivity,
-  type SheetLine,
-} from './rows.ts'
+import { duplicateKeyProblem, judgeRow, startEpochOf, unchangedSinceWritten, type RowReading, type SheetLine } from './rows.ts'
+import type { SheetActivity } from './row-outcome.ts'
 import type { KnownUser, RowContext, ServerActivity } from './row-context.ts'
 import { cellText } from './cells.ts'
 import type { TimeWindow } from './windows.ts'

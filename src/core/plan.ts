@@ -27,7 +27,8 @@ import { fingerprintOf } from './fingerprint.ts'
 import type { StatusWord } from './status.ts'
 
 export { fingerprintOf } from './fingerprint.ts'
-import { withDuplicatesRefused, type RowNotice, type RowProblem, type SheetLine } from './rows.ts'
+import { withDuplicatesRefused, type SheetLine } from './rows.ts'
+import type { RowNotice, RowProblem } from './row-outcome.ts'
 import type { ServerActivity } from './row-context.ts'
 
 /** How one side stands against base. */

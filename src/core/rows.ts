@@ -65,96 +65,19 @@ import { offsetInstantSeconds, parseOffsetInstant } from './instant.ts'
 import { fractionToSeconds, SECONDS_PER_DAY } from './serial.ts'
 import { isPendingMark, parseActivityKey } from './activity-key.ts'
 import type { KnownUser, ReadContext, RowContext } from './row-context.ts'
+import {
+  invalid,
+  NO_PROBLEMS,
+  problem,
+  type ParsedRow,
+  type RowNotice,
+  type RowProblem,
+  type RowProblemCode,
+  type RowValues,
+  type SheetActivity,
+} from './row-outcome.ts'
 
 const C = ACTIVITY_COLUMN
-
-export type RowProblemCode =
-  | 'missing-value'
-  | 'unparseable-date'
-  | 'unparseable-time'
-  | 'end-before-start'
-  | 'nonexistent-time'
-  | 'ambiguous-time'
-  | 'no-tags'
-  | 'too-many-tags'
-  | 'tag-too-long'
-  | 'tags-not-allowed'
-  | 'unknown-user'
-  | 'user-without-tags-timeline'
-  | 'user-changed'
-  | 'bad-key'
-  | 'unknown-key'
-  | 'duplicate-key'
-  | 'formula'
-  | 'error-value'
-  | 'out-of-range'
-  | 'bad-checkbox'
-  | 'row-cleared'
-  | 'unreadable'
-  | 'notes-shortened'
-
-/** One thing wrong (or doubtful) with a row, in the manager's words. */
-export interface RowProblem {
-  code: RowProblemCode
-  severity: 'error' | 'warning'
-  /** The column at fault; undefined for the row as a whole. */
-  column: ActivityColumn | undefined
-  /** `Start: "25:99" is not a time — type it like 13:45 or 1:45 PM`. */
-  message: string
-}
-
-/**
- * A tool-written cell someone typed over. Not the manager's problem (the row
- * stays valid), but not ignored: the write-back puts `value` back and adds
- * `message` to the row's Status.
- */
-export interface RowNotice {
-  code: 'tool-cell-restored'
-  column: ActivityColumn
-  /** What the cell holds again once restored. */
-  value: CellValue
-  /** For the Status: `Duration is calculated by the tool; it was restored`. */
-  message: string
-}
-
-/** The cells to write back for a row's notices, by column (empty when there is nothing to restore). */
-export function cellsToRestore(notices: readonly RowNotice[] | undefined): Partial<Record<ActivityColumn, CellValue>> {
-  const cells: Partial<Record<ActivityColumn, CellValue>> = {}
-  for (const n of notices ?? []) cells[n.column] = n.value
-  return cells
-}
-
-/** The values a row asks for, ready to send. */
-export interface RowValues {
-  user: string
-  /** The Tags timeline the activity lives on (or would be created on). */
-  timelineKey: string
-  input: ActivityInput
-  /** Fingerprint of these values (compare with Base). */
-  fingerprint: string
-}
-
-/** A valid Activities row. */
-export type SheetActivity =
-  | {
-      kind: 'existing'
-      key: string
-      entityId: number
-      baseCell: string | undefined
-      values: RowValues
-      warnings: RowProblem[]
-      notices?: RowNotice[]
-    }
-  | { kind: 'delete'; key: string; entityId: number; timelineKey: string; baseCell: string | undefined; warnings: RowProblem[] }
-  /** `pending`: the mark an import wrote into the Key cell before creating the activity (decisions/0003). */
-  | { kind: 'new'; values: RowValues; warnings: RowProblem[]; notices?: RowNotice[]; pending?: string }
-  /** A new row with Delete ticked: nothing to create. */
-  | { kind: 'discarded'; warnings: RowProblem[] }
-
-/** `row: null` is a blank row. */
-export type ParsedRow = { ok: true; row: SheetActivity | null } | { ok: false; key: string | undefined; problems: RowProblem[] }
-
-const NO_PROBLEMS: readonly RowProblem[] = Object.freeze([])
 
 /**
  * The columns a row is read by, as slots of `columnsOf`'s table: a row reads a dozen cells, and looking each
@@ -192,15 +115,6 @@ function dateHint(order: SlashDateOrder): string {
 // Only forms every spreadsheet locale reads the same way as we do: a dotted date is day-first here but month-first in a US Google sheet.
 const DATE_HINT_MDY = 'type it like 2026-03-02 or 3/2/2026'
 const DATE_HINT_DMY = 'type it like 2026-03-02 or 2/3/2026'
-
-function problem(
-  code: RowProblemCode,
-  column: ActivityColumn | undefined,
-  message: string,
-  severity: 'error' | 'warning' = 'error',
-): RowProblem {
-  return { code, severity, column, message: column ? `${column}: ${message}` : message }
-}
 
 /** Parses and validates one Activities row (cells as read, in the header's order). */
 export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: RowContext): ParsedRow {
@@ -654,10 +568,6 @@ function judgeTags(
     }
   }
   return { tags: tagsOut, allowedProblem }
-}
-
-function invalid(key: string | undefined, problems: RowProblem[]): ParsedRow {
-  return { ok: false, key, problems }
 }
 
 function checkboxProblem(value: CellValue | undefined): RowProblem {

@@ -7,7 +7,8 @@
  */
 import { ACTIVITY_COLUMN, type HeaderLayout } from './columns.ts'
 import type { Decision } from './plan.ts'
-import { cellsToRestore, newReadMemo, readRow, unchangedSinceWritten, type ReadMemo } from './rows.ts'
+import { newReadMemo, readRow, unchangedSinceWritten, type ReadMemo } from './rows.ts'
+import { cellsToRestore } from './row-outcome.ts'
 import { activityToCells, cellsToRow, cellUpdatesFor } from './row-write.ts'
 import type { ReadContext } from './row-context.ts'
 import type { CellUpdate, CellValue, TabData, TabWrite } from './sheet.ts'

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { fingerprintOf, planExport, planSync, ruleFor, SYNC_TABLE, type Decision, type SideChange } from '../../src/core/plan.ts'
-import type { RowValues, SheetActivity, SheetLine } from '../../src/core/rows.ts'
+import type { SheetLine } from '../../src/core/rows.ts'
+import type { RowValues, SheetActivity } from '../../src/core/row-outcome.ts'
 import type { ServerActivity } from '../../src/core/row-context.ts'
 import { activityKey } from '../../src/core/activity-key.ts'
 import type { Activity } from '../../src/timeline/model.ts'
