@@ -35,7 +35,6 @@
 import type { CellValue } from './sheet.ts'
 import type { Activity, ActivityInput } from './activity.ts'
 import { ACTIVITY_COLUMN, type ActivityColumn, type HeaderLayout } from './columns.ts'
-import { READ_COLUMNS } from './written-rows.ts'
 import {
   cellText,
   excerpt,
@@ -68,36 +67,10 @@ import {
 } from './row-outcome.ts'
 import { userCellOf, usersIndex, type UserCell } from './row-users.ts'
 import { judgeTags, tagCellsOf, type TagCells } from './row-tags.ts'
+import { allEmpty, CLEARED_SLOTS, columnsOf, S, VALUE_SLOTS } from './row-slots.ts'
 
 const C = ACTIVITY_COLUMN
 
-/**
- * The columns a row is read by, as slots of `columnsOf`'s table: a row reads a dozen cells, and looking each
- * column's name up in the layout was a lookup by a varying name every time.
- */
-const S = { user: 0, date: 1, start: 2, end: 3, duration: 4, tags: 5, labels: 6, notes: 7, delete: 8, key: 9, base: 10 } as const
-/** The columns a row is read from, by slot: the ones a digest of a row as written covers. */
-const SLOT_COLUMNS = READ_COLUMNS
-const VALUE_SLOTS = [S.user, S.date, S.start, S.end, S.tags, S.labels, S.notes, S.key] as const
-const CLEARED_SLOTS = [S.user, S.date, S.start, S.end, S.tags, S.labels, S.notes] as const
-
-/** Each slot's column index in the layout, −1 when the header lacks it. */
-function columnsOf(layout: HeaderLayout, memo: ReadMemo | undefined): Int32Array {
-  if (memo?.columns?.layout === layout) return memo.columns.index
-  const index = new Int32Array(SLOT_COLUMNS.length)
-  SLOT_COLUMNS.forEach((column, slot) => (index[slot] = layout.index[column] ?? -1))
-  if (memo) memo.columns = { layout, index }
-  return index
-}
-
-/** True when every one of `slots` is empty in the row (a column the header lacks counts as empty). */
-function allEmpty(cells: readonly CellValue[], columns: Int32Array, slots: readonly number[]): boolean {
-  for (const slot of slots) {
-    const i = columns[slot]!
-    if (!isEmptyCell(i < 0 ? undefined : cells[i])) return false
-  }
-  return true
-}
 const TIME_HINT = 'type it like 13:45, 13:45:10 or 1:45 PM'
 
 function dateHint(order: SlashDateOrder): string {
