@@ -34,24 +34,12 @@
  */
 import type { CellValue } from './sheet.ts'
 import type { Activity, ActivityInput } from './activity.ts'
-import { ACTIVITY_COLUMN, type ActivityColumn, type HeaderLayout } from './columns.ts'
-import {
-  cellText,
-  excerpt,
-  isEmptyCell,
-  isErrorValue,
-  isFormula,
-  readCheckboxCell,
-  readDateCell,
-  readTimeCell,
-  type SlashDateOrder,
-} from './cells.ts'
+import { ACTIVITY_COLUMN, type HeaderLayout } from './columns.ts'
+import { cellText, excerpt, isEmptyCell, isErrorValue, isFormula, readCheckboxCell, readDateCell } from './cells.ts'
 import { fingerprintAt } from './fingerprint.ts'
 import { notesShortened, readNotesCell } from './notes-cell.ts'
-import { activityToSheetTimes, sheetTimesToInterval, typedWallSeconds, type TimeWarning } from './sheet-times.ts'
-import { clockJumpAt } from './wall-clock.ts'
-import { offsetInstantSeconds, parseOffsetInstant } from './instant.ts'
-import { fractionToSeconds, SECONDS_PER_DAY } from './serial.ts'
+import { parseOffsetInstant } from './instant.ts'
+import { SECONDS_PER_DAY } from './serial.ts'
 import { isPendingMark, parseActivityKey } from './activity-key.ts'
 import type { KnownUser, ReadContext, RowContext } from './row-context.ts'
 import {
@@ -68,18 +56,9 @@ import {
 import { userCellOf, usersIndex, type UserCell } from './row-users.ts'
 import { judgeTags, tagCellsOf, type TagCells } from './row-tags.ts'
 import { allEmpty, CLEARED_SLOTS, columnsOf, S, VALUE_SLOTS } from './row-slots.ts'
+import { readTimeCells, resolveTimes, sameInterval, type ResolvedTimes, type TypedTimes } from './row-times.ts'
 
 const C = ACTIVITY_COLUMN
-
-const TIME_HINT = 'type it like 13:45, 13:45:10 or 1:45 PM'
-
-function dateHint(order: SlashDateOrder): string {
-  return order === 'mdy' ? DATE_HINT_MDY : DATE_HINT_DMY
-}
-
-// Only forms every spreadsheet locale reads the same way as we do: a dotted date is day-first here but month-first in a US Google sheet.
-const DATE_HINT_MDY = 'type it like 2026-03-02 or 3/2/2026'
-const DATE_HINT_DMY = 'type it like 2026-03-02 or 2/3/2026'
 
 /** Parses and validates one Activities row (cells as read, in the header's order). */
 export function parseRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: RowContext): ParsedRow {
@@ -128,19 +107,6 @@ interface RowFields {
   notesCell: CellValue | undefined
   /** The fingerprint of the cells alone, when the row has a user, times and tags. */
   fingerprint: string | undefined
-}
-
-interface TypedTimes {
-  date: number
-  start: number
-  end: number
-  durationHint: number | undefined
-}
-
-interface ResolvedTimes {
-  problems: readonly RowProblem[]
-  /** `epochSeconds`: what `start` parses to. */
-  times: { start: string; epochSeconds: number; duration: number } | undefined
 }
 
 /** Reads one row's cells (in the header's order) once; see `RowReading`. */
@@ -386,12 +352,6 @@ export function unchangedSinceWritten(reading: RowReading, base: Pick<ReadonlyMa
   return f.sheetTimes !== undefined && durationNotices(f.durationCell, f.sheetTimes.duration, true) === undefined
 }
 
-function sameInterval(a: NonNullable<ResolvedTimes['times']>, b: ResolvedTimes['times']): boolean {
-  if (!b) return false
-  if (a === b) return true
-  return a.duration === b.duration && (a.start === b.start || a.epochSeconds === b.epochSeconds)
-}
-
 /**
  * What one read of a tab remembers between its rows (`readRows`): a sheet repeats a few hundred Tags and Labels
  * texts, each read once. It lives as long as that read, so it never outgrows one tab.
@@ -445,139 +405,6 @@ function durationNotices(value: CellValue | undefined, seconds: number, existing
       message: `Duration is calculated by the tool; it was restored (${typed})`,
     },
   ]
-}
-
-/** Date, Start and End as typed (the Date cell already read), or undefined with the problems of the cells that are not. */
-function readTimeCells(
-  get: (slot: number) => CellValue | undefined,
-  order: SlashDateOrder,
-  dateRead: ReturnType<typeof readDateCell>,
-  out: RowProblem[],
-): TypedTimes | undefined {
-  const read = (
-    column: ActivityColumn,
-    value: CellValue | undefined,
-    reader: (v: CellValue | undefined) => { ok: true; value: number } | { ok: false; message: string },
-    hint: string,
-  ): number | undefined => {
-    if (isFormula(value)) {
-      out.push(problem('formula', column, `holds a formula (${excerpt(value)}); type the value itself`))
-      return undefined
-    }
-    if (isErrorValue(value)) {
-      out.push(problem('error-value', column, `holds the spreadsheet error ${cellText(value).trim()}; ${hint}`))
-      return undefined
-    }
-    if (isEmptyCell(value)) {
-      out.push(problem('missing-value', column, `is empty; ${hint}`))
-      return undefined
-    }
-    const r = reader(value)
-    if (!r.ok) {
-      out.push(problem(column === C.date ? 'unparseable-date' : 'unparseable-time', column, `${r.message} — ${hint}`))
-      return undefined
-    }
-    return r.value
-  }
-  const date = read(C.date, get(S.date), () => dateRead, dateHint(order))
-  const start = read(C.start, get(S.start), readStartCell, TIME_HINT)
-  const end = read(C.end, get(S.end), readEndCell, TIME_HINT)
-  if (date === undefined || start === undefined || end === undefined) return undefined
-  const durationCell = get(S.duration)
-  return { date, start, end, durationHint: typeof durationCell === 'number' ? durationCell : undefined }
-}
-
-const START_CELL = { allowDays: false }
-const END_CELL = { allowDays: true }
-const readStartCell = (v: CellValue | undefined) => readTimeCell(v, START_CELL)
-const readEndCell = (v: CellValue | undefined) => readTimeCell(v, END_CELL)
-
-/** The start and duration typed times stand for: the server activity's own when they still show it. */
-function resolveTimes(typed: TypedTimes, original: Activity | undefined, ctx: ReadContext): ResolvedTimes {
-  const order = ctx.slashDateOrder ?? 'mdy'
-  const out: RowProblem[] = []
-  const { date, start, end } = typed
-  if (original) {
-    // Unchanged cells mean the server's own start and duration, offset included.
-    const shown = activityToSheetTimes(original.start, original.duration, ctx.timeZone)
-    if (shown.date === date && sameSecond(shown.start, start) && sameSecond(shown.end, end)) {
-      const epochSeconds = offsetInstantSeconds(original.start)
-      return { problems: NO_PROBLEMS, times: { start: original.start, epochSeconds, duration: original.duration } }
-    }
-  }
-  const result = sheetTimesToInterval(typed, ctx.timeZone, original ? { start: original.start } : undefined)
-  if (!result.ok && result.problem === 'out-of-range') {
-    const column = result.field === 'date' ? C.date : result.field === 'start' ? C.start : C.end
-    const hint =
-      result.field === 'date'
-        ? dateHint(order)
-        : result.field === 'start'
-          ? TIME_HINT
-          : `${TIME_HINT}; an End of 1 or more carries whole days after Date`
-    out.push(problem('out-of-range', column, `${result.message} — ${hint}`))
-    return { problems: out, times: undefined }
-  }
-  // A local time the clocks skip is refused, not moved: the manager meant some real time, and only they know which.
-  const walls = typedWallSeconds(typed)
-  // Not a loop over [column, wall] pairs: every row of a sheet passes here, and the pairs were garbage per row.
-  const startSkipped = noteSkippedTime(C.start, walls.start, ctx.timeZone, out)
-  const skipped = noteSkippedTime(C.end, walls.end, ctx.timeZone, out) || startSkipped
-  if (!result.ok) {
-    out.push(problem('end-before-start', C.end, 'is before Start; an End earlier than Start means the next day, so check the times'))
-    return { problems: out, times: undefined }
-  }
-  if (skipped) return { problems: out, times: undefined }
-  // End before Start reads as the next day; past half a day that is more likely two swapped times than a night shift.
-  if (end < start && result.duration > MAX_OVERNIGHT_SECONDS) {
-    out.push(
-      problem(
-        'end-before-start',
-        C.end,
-        `is before Start, which would make this a ${Math.round(result.duration / 360) / 10}-hour activity ending the next day; check the times (an activity that really runs past midnight for more than 12 hours is entered as two rows, split at midnight)`,
-      ),
-    )
-    return { problems: out, times: undefined }
-  }
-  for (const w of result.warnings) out.push(timeWarning(w))
-  return {
-    problems: out.length ? out : NO_PROBLEMS,
-    times: { start: result.start, epochSeconds: offsetInstantSeconds(result.start), duration: result.duration },
-  }
-}
-
-const MAX_OVERNIGHT_SECONDS = 12 * 3600
-
-/** Adds the problem of a typed wall time the clocks skip; true when there is one. */
-function noteSkippedTime(column: typeof C.start | typeof C.end, wall: number, timeZone: string, out: RowProblem[]): boolean {
-  const jump = clockJumpAt(timeZone, wall)
-  if (!jump) return false
-  out.push(
-    problem(
-      'nonexistent-time',
-      column,
-      `${clockText(wall)} does not exist on ${jump.date}: the clocks jump from ${jump.from} to ${jump.to} that night; type a time that exists (before ${jump.from} or from ${jump.to} on)`,
-    ),
-  )
-  return true
-}
-
-function sameSecond(a: number, b: number): boolean {
-  return fractionToSeconds(a) === fractionToSeconds(b)
-}
-
-function timeWarning(w: TimeWarning): RowProblem {
-  const column = w.field === 'start' ? C.start : C.end
-  // A skipped time never gets here (readTimes refuses it first); said as an error all the same, should it ever.
-  return w.kind === 'nonexistent-time'
-    ? problem('nonexistent-time', column, `${w.typed} does not exist on this day (the clocks go forward); type a time that exists`)
-    : problem('ambiguous-time', column, `${w.typed} happens twice on this day (the clocks go back); ${w.usedAs} was used`, 'warning')
-}
-
-/** `02:30` (or `02:30:15`) of wall-clock seconds. */
-function clockText(wallSeconds: number): string {
-  const s = ((wallSeconds % SECONDS_PER_DAY) + SECONDS_PER_DAY) % SECONDS_PER_DAY
-  const hm = `${String(Math.floor(s / 3600)).padStart(2, '0')}:${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}`
-  return s % 60 === 0 ? hm : `${hm}:${String(s % 60).padStart(2, '0')}`
 }
 
 function readNotes(value: CellValue | undefined, original: Activity | undefined, out: RowProblem[]): string | undefined {
