@@ -27,7 +27,7 @@ import { fingerprintOf } from './fingerprint.ts'
 import type { StatusWord } from './status.ts'
 
 export { fingerprintOf } from './fingerprint.ts'
-import { withDuplicatesRefused, type SheetLine } from './rows.ts'
+import { withDuplicatesRefused, type SheetLine } from './sheet-lines.ts'
 import type { RowNotice, RowProblem } from './row-outcome.ts'
 import type { ServerActivity } from './row-context.ts'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { fingerprintOf, planExport, planSync, ruleFor, SYNC_TABLE, type Decision, type SideChange } from '../../src/core/plan.ts'
-import type { SheetLine } from '../../src/core/rows.ts'
+import type { SheetLine } from '../../src/core/sheet-lines.ts'
 import type { RowValues, SheetActivity } from '../../src/core/row-outcome.ts'
 import type { ServerActivity } from '../../src/core/row-context.ts'
 import { activityKey } from '../../src/core/activity-key.ts'
