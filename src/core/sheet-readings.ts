@@ -3,7 +3,8 @@
  * tool wrote them (`written-rows.ts`), which are read only if a pass asks for more than their Key.
  */
 import { ACTIVITY_COLUMN as C, type HeaderLayout } from './columns.ts'
-import { newReadMemo, readRow, unchangedSinceWritten, type RowReading } from './rows.ts'
+import { unchangedSinceWritten } from './rows.ts'
+import { newReadMemo, readRow, type RowReading } from './row-read.ts'
 import type { ReadContext } from './row-context.ts'
 import { parseActivityKey } from './activity-key.ts'
 import type { TabData } from './sheet.ts'

@@ -7,7 +7,8 @@
  */
 import { ACTIVITY_COLUMN, type HeaderLayout } from './columns.ts'
 import type { Decision } from './plan.ts'
-import { newReadMemo, readRow, unchangedSinceWritten, type ReadMemo } from './rows.ts'
+import { unchangedSinceWritten } from './rows.ts'
+import { newReadMemo, readRow, type ReadMemo } from './row-read.ts'
 import { cellsToRestore } from './row-outcome.ts'
 import { activityToCells, cellsToRow, cellUpdatesFor } from './row-write.ts'
 import type { ReadContext } from './row-context.ts'
