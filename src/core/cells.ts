@@ -20,7 +20,7 @@ const MAX_SERIAL = 2_958_465
 /**
  * The error values of Excel, LibreOffice and Google Sheets. Both backends hand
  * an error cell over as this text (sheets-api §4.4; exceljs `{ error }`), so a
- * cell holding one is not data, unless the tool wrote that very text (rows.ts).
+ * cell holding one is not data, unless the tool wrote that very text (row-judge.ts).
  */
 export const SPREADSHEET_ERRORS: readonly string[] = [
   '#N/A',

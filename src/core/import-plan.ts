@@ -2,7 +2,7 @@
 import { ACTIVITY_COLUMN as C, type HeaderLayout } from './columns.ts'
 import { notesCellText } from './notes-cell.ts'
 import type { BaseFingerprints } from './plan.ts'
-import { judgeRow, unchangedSinceWritten } from './rows.ts'
+import { judgeRow, unchangedSinceWritten } from './row-judge.ts'
 import { startEpochOf, type RowReading } from './row-read.ts'
 import { duplicateKeyProblem, type SheetLine } from './sheet-lines.ts'
 import type { SheetActivity } from './row-outcome.ts'

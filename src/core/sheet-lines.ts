@@ -8,7 +8,7 @@ import type { CellValue } from './sheet.ts'
 import type { HeaderLayout } from './columns.ts'
 import type { RowContext } from './row-context.ts'
 import type { RowProblem, SheetActivity } from './row-outcome.ts'
-import { parseRow } from './rows.ts'
+import { parseRow } from './row-judge.ts'
 
 /** A parsed row with where it sits. */
 export type SheetLine =

@@ -3,7 +3,7 @@
  * tool wrote them (`written-rows.ts`), which are read only if a pass asks for more than their Key.
  */
 import { ACTIVITY_COLUMN as C, type HeaderLayout } from './columns.ts'
-import { unchangedSinceWritten } from './rows.ts'
+import { unchangedSinceWritten } from './row-judge.ts'
 import { newReadMemo, readRow, type RowReading } from './row-read.ts'
 import type { ReadContext } from './row-context.ts'
 import { parseActivityKey } from './activity-key.ts'

@@ -7,7 +7,7 @@
  */
 import { ACTIVITY_COLUMN, type HeaderLayout } from './columns.ts'
 import type { Decision } from './plan.ts'
-import { unchangedSinceWritten } from './rows.ts'
+import { unchangedSinceWritten } from './row-judge.ts'
 import { newReadMemo, readRow, type ReadMemo } from './row-read.ts'
 import { cellsToRestore } from './row-outcome.ts'
 import { activityToCells, cellsToRow, cellUpdatesFor } from './row-write.ts'

@@ -9,7 +9,7 @@
  *   the same way and a label may contain a space. A label typed without its
  *   colon (`billable`) gets one; a `:label` typed into Tags moves to labels.
  * - Writes send hierarchy tags first, then labels (the server's order). An
- *   activity whose tags are unchanged keeps its own order (see rows.ts), so a
+ *   activity whose tags are unchanged keeps its own order (see row-tags.ts), so a
  *   label the server holds between hierarchy tags is never "fixed" unasked.
  */
 import type { AllowedTags } from './activity.ts'

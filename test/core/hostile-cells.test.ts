@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest'
 import { excerpt, isErrorValue, readDateCell, readTimeCell, SPREADSHEET_ERRORS } from '../../src/core/cells.ts'
 import { planExport, planSync } from '../../src/core/plan.ts'
-import { parseRow } from '../../src/core/rows.ts'
+import { parseRow } from '../../src/core/row-judge.ts'
 import { parseSheet, type SheetLine } from '../../src/core/sheet-lines.ts'
 import { cellsToRestore, type ParsedRow } from '../../src/core/row-outcome.ts'
 import { activityToCells, cellsToRow } from '../../src/core/row-write.ts'

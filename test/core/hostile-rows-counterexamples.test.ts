@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { planSync } from '../../src/core/plan.ts'
-import { parseRow } from '../../src/core/rows.ts'
+import { parseRow } from '../../src/core/row-judge.ts'
 import { parseSheet, type SheetLine } from '../../src/core/sheet-lines.ts'
 import type { ParsedRow } from '../../src/core/row-outcome.ts'
 import { activityToCells, cellsToRow } from '../../src/core/row-write.ts'

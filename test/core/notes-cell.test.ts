@@ -6,7 +6,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { CELL_CHARS, notesCellText, notesShortened, SHORTENED_MARKER } from '../../src/core/notes-cell.ts'
-import { parseRow } from '../../src/core/rows.ts'
+import { parseRow } from '../../src/core/row-judge.ts'
 import { activityToCells, cellsToRow } from '../../src/core/row-write.ts'
 import type { RowContext } from '../../src/core/row-context.ts'
 import { activityKey } from '../../src/core/activity-key.ts'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CellValue } from '../../src/sheets/port.ts'
 import { fingerprint } from '../../src/core/fingerprint.ts'
-import { parseRow } from '../../src/core/rows.ts'
+import { parseRow } from '../../src/core/row-judge.ts'
 import { parseSheet } from '../../src/core/sheet-lines.ts'
 import type { ParsedRow, RowProblemCode } from '../../src/core/row-outcome.ts'
 import { activityToCells, activityToRow, cellsToRow, cellUpdatesFor } from '../../src/core/row-write.ts'

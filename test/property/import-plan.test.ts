@@ -21,7 +21,7 @@ import { writtenContext, type WrittenRows } from '../../src/core/written-rows.ts
 import { fingerprintOf, planSync, type BaseFingerprints, type Decision, type SyncPlan } from '../../src/core/plan.ts'
 import type { HeaderLayout } from '../../src/core/columns.ts'
 import { rowsByKeyText, sheetKeysOf } from '../../src/core/sheet-keys.ts'
-import { judgeRow, unchangedSinceWritten } from '../../src/core/rows.ts'
+import { judgeRow, unchangedSinceWritten } from '../../src/core/row-judge.ts'
 import type { RowContext, ServerActivity } from '../../src/core/row-context.ts'
 import { activityKey } from '../../src/core/activity-key.ts'
 import type { CellValue } from '../../src/core/sheet.ts'

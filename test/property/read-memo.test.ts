@@ -7,7 +7,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { readSheet, type SheetReadings } from '../../src/core/sheet-readings.ts'
-import { judgeRow } from '../../src/core/rows.ts'
+import { judgeRow } from '../../src/core/row-judge.ts'
 import { readRow, type RowReading } from '../../src/core/row-read.ts'
 import type { CellValue } from '../../src/core/sheet.ts'
 import { activitiesTabOf, anyCell, anyLayout, anyRow, anyRowContext, placeRow, withRowContext } from './arbitraries.ts'

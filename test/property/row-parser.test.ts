@@ -8,7 +8,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { isErrorValue, isFormula } from '../../src/core/cells.ts'
-import { parseRow } from '../../src/core/rows.ts'
+import { parseRow } from '../../src/core/row-judge.ts'
 import { parseSheet } from '../../src/core/sheet-lines.ts'
 import type { ParsedRow } from '../../src/core/row-outcome.ts'
 import type { RowContext } from '../../src/core/row-context.ts'

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { isErrorValue } from '../../src/core/cells.ts'
-import { parseRow } from '../../src/core/rows.ts'
+import { parseRow } from '../../src/core/row-judge.ts'
 import { cellsToRow } from '../../src/core/row-write.ts'
 import { cellFromApi } from '../../src/sheets/google/requests.ts'
 import { toCellValue } from '../../src/sheets/workbook/cells.ts'

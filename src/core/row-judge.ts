@@ -1,36 +1,9 @@
 /**
- * One activity ↔ one Activities row. Writing: `activityToRow` / `activityToCells`.
- * Reading: `parseRow` checks every import rule and says, in a manager's words,
- * which column is wrong, what is wrong and what would be right; `parseSheet`
- * adds the rules that need the whole tab (a Key twice).
- *
- * Decisions:
- * - Values a row did not change are taken from the server activity as they
- *   are (start string with its offset, duration, tag order, notes), so a row
- *   read back unchanged is bit-for-bit what the server holds.
- * - Text that starts with `=` (the port's form of a formula) in Tags, Labels or
- *   Notes is accepted as text only when it is what the tool wrote: it equals
- *   the server's current value, or the whole row still matches its Base.
- *   Anywhere else a formula is refused. A spreadsheet error value (`#N/A`,
- *   `#REF!`, …) follows the same rule: the server's own notes may read `#N/A`.
- * - A value the tool cannot represent (a day outside 1900-03-01…9999-12-31, an
- *   End past 9999-12-31 23:59, a local time the clocks skip) makes the row
- *   invalid and says what would be right; it never reaches a conversion that
- *   could fail later in the run.
- * - Duration is the tool's: garbage typed over it (text, a negative number, an
- *   error value) is no reason to refuse the row, but it is not ignored either —
- *   the row carries a notice with the value to put back (`cellsToRestore`).
- * - Delete ticked on a row with a Key deletes its activity only when the row's
- *   other cells could be written as they are, empty cells and the allowed tags
- *   aside: a formula, an error value or a day the tool cannot take is never a
- *   reason for an activity to disappear (`judgeDeletion`). Delete ticked on a
- *   new row discards it.
- * - A row whose cells are all empty (Status, Duration, Base and extra columns
- *   aside) is ignored. A row with a Key but nothing else is refused: a cleared
- *   row is not a deletion.
- *
- * Longer than most files because every import rule of a row stands here in order, next to the words a manager
- * reads, so a rule and its message never drift apart.
+ * Judging a row: a reading of its cells held against the server's activities, the Keys the state knows and the
+ * allowed tags, giving the activity the row asks for (existing, new, deleted, discarded) or the problems that
+ * refuse it; `parseRow` reads and judges in one step. It stands apart because this is where every import rule
+ * of a row meets the server's side — what the tool wrote, what a ticked Delete may remove, which tool cell to put
+ * back — and each rule stands next to the words a manager reads, so a rule and its message never drift apart.
  */
 import type { CellValue } from './sheet.ts'
 import type { Activity, ActivityInput } from './activity.ts'
@@ -54,6 +27,33 @@ import {
 import { judgeTags } from './row-tags.ts'
 import { resolveTimes, sameInterval } from './row-times.ts'
 import { deletionOf, readRow, type RowReading } from './row-read.ts'
+
+/*
+ * The import rules of a row, which reading (row-read.ts) and judging keep between them:
+ * - Values a row did not change are taken from the server activity as they
+ *   are (start string with its offset, duration, tag order, notes), so a row
+ *   read back unchanged is bit-for-bit what the server holds.
+ * - Text that starts with `=` (the port's form of a formula) in Tags, Labels or
+ *   Notes is accepted as text only when it is what the tool wrote: it equals
+ *   the server's current value, or the whole row still matches its Base.
+ *   Anywhere else a formula is refused. A spreadsheet error value (`#N/A`,
+ *   `#REF!`, …) follows the same rule: the server's own notes may read `#N/A`.
+ * - A value the tool cannot represent (a day outside 1900-03-01…9999-12-31, an
+ *   End past 9999-12-31 23:59, a local time the clocks skip) makes the row
+ *   invalid and says what would be right; it never reaches a conversion that
+ *   could fail later in the run.
+ * - Duration is the tool's: garbage typed over it (text, a negative number, an
+ *   error value) is no reason to refuse the row, but it is not ignored either —
+ *   the row carries a notice with the value to put back (`cellsToRestore`).
+ * - Delete ticked on a row with a Key deletes its activity only when the row's
+ *   other cells could be written as they are, empty cells and the allowed tags
+ *   aside: a formula, an error value or a day the tool cannot take is never a
+ *   reason for an activity to disappear (`judgeDeletion`). Delete ticked on a
+ *   new row discards it.
+ * - A row whose cells are all empty (Status, Duration, Base and extra columns
+ *   aside) is ignored. A row with a Key but nothing else is refused: a cleared
+ *   row is not a deletion.
+ */
 
 const C = ACTIVITY_COLUMN
 
