@@ -17,8 +17,7 @@ import { cronJob, scheduleOf, type Schedule } from '../schedule.ts'
 import { runTargets } from '../targets.ts'
 import { openSession } from '../wiring.ts'
 import { formatExportSummary, formatImportSummary } from './format.ts'
-import { importOptions } from './import.ts'
-import type { SyncCommandOptions } from './sync.ts'
+import { importOptions, type ImportCommandOptions } from './import.ts'
 
 /** The interval `--watch` checks at when no --every or --cron is given. */
 export const WATCH_EVERY_DEFAULT = '2m'
@@ -32,7 +31,15 @@ export interface WatchClock {
   run(tick: () => Promise<void>, stop: AbortSignal): Promise<void>
 }
 
-export async function runWatchCommand(globals: GlobalOptions, options: SyncCommandOptions, clock?: WatchClock): Promise<ExitCode> {
+/** The options of `sync` a watch reads: the sync's own, and its schedule. */
+export interface WatchCommandOptions extends Omit<ImportCommandOptions, 'yes' | 'planTab'> {
+  every?: string
+  cron?: string
+  /** The zone --every/--cron run in; default: the target's. */
+  zone?: string
+}
+
+export async function runWatchCommand(globals: GlobalOptions, options: WatchCommandOptions, clock?: WatchClock): Promise<ExitCode> {
   if (options.dryRun)
     throw new TimelineSheetsError('TS_USAGE', '--watch runs syncs; it has no --dry-run.', {
       hint: 'Run `sync --dry-run` once to see a plan.',

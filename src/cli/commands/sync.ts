@@ -17,17 +17,14 @@ import { openRun } from '../wiring.ts'
 import { clockFor, selectTargets } from '../globals.ts'
 import { cronJob, scheduleOf } from '../schedule.ts'
 import { formatExportSummary, formatImportSummary } from './format.ts'
-import { importExitCode, importOptions, type ImportCommandOptions } from './import.ts'
+import { importExitCode, importOptions } from './import.ts'
+import type { WatchCommandOptions } from './sync-watch.ts'
 
 export { everyToCron } from '../schedule.ts'
 
-export interface SyncCommandOptions extends Omit<ImportCommandOptions, 'yes' | 'planTab'> {
+export interface SyncCommandOptions extends WatchCommandOptions {
   /** Keep running and sync a target only when its idle check sees a change (sync-watch.ts). */
   watch?: boolean
-  every?: string
-  cron?: string
-  /** The zone --every/--cron run in; default: the target's. */
-  zone?: string
 }
 
 export async function runSyncCommand(globals: GlobalOptions, options: SyncCommandOptions): Promise<ExitCode> {
