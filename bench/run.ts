@@ -7,7 +7,7 @@
  *
  * `BENCH_QUICK=1` small sizes, one run each: checks the harness.
  * `BENCH_ONLY=a,b` runs those parts: headline, latency, scale, workbook,
- *   import, startup, state, many, footnote — and the older, module-level benches
+ *   import, startup, state, many, watch, footnote — and the older, module-level benches
  *   issue3, issue4, issue5 (bench/legacy.ts), which only run when named.
  * `BENCH_REPS=n` runs per figure (default 3). `BENCH_TOOL=/checkout` measures
  *   another checkout's CLI against this one's counterparts and peers; it is
@@ -26,13 +26,14 @@ import { many } from './parts/many.ts'
 import { scale } from './parts/scale.ts'
 import { startup } from './parts/startup.ts'
 import { stateCase } from './parts/state.ts'
+import { watchCase } from './parts/watch.ts'
 import { workbook } from './parts/workbook.ts'
 import { failures, goals, load, records, table } from './lib/report.ts'
 import { buildTool, TOOL_ROOT } from './lib/tool-cli.ts'
 
 const QUICK = process.env['BENCH_QUICK'] === '1'
 const REPS = Number(process.env['BENCH_REPS'] ?? (QUICK ? 1 : 3))
-const PARTS = ['startup', 'state', 'headline', 'latency', 'scale', 'workbook', 'import', 'many', 'footnote'] as const
+const PARTS = ['startup', 'state', 'headline', 'latency', 'scale', 'workbook', 'import', 'many', 'watch', 'footnote'] as const
 const LEGACY = { issue3: 'backends', issue4: 'export', issue5: 'import' } as const
 const only = process.env['BENCH_ONLY']
   ?.split(',')
@@ -122,6 +123,10 @@ if (wanted('workbook')) await part('workbook', () => workbook({ ...data, ...LARG
 if (wanted('import')) await part('import', () => importCase({ ...data, ...LARGE, edits: IMPORT_EDITS, reps: REPS, latencyMs: LATENCY_MS }))
 if (wanted('many'))
   await part('many', () => many({ ...data, targets: MANY_TARGETS, perMinute: MANY_PER_MINUTE, changeShare: CHANGE_SHARE }))
+if (wanted('watch')) {
+  for (const size of SIZES)
+    await part(`watch ${size.label}`, () => watchCase({ ...data, label: size.label, users: size.users, targets: MANY_TARGETS }))
+}
 if (wanted('footnote')) await part('footnote', () => footnote({ ...data, rows: QUICK ? 200 : 2_000, users: 4 }))
 
 for (const [part, legacy] of Object.entries(LEGACY)) {

@@ -41,6 +41,8 @@ export interface ToolSetup {
   targets: ToolTarget[]
   /** Google's per-user pace the tool keeps. @default the tool's default (60 a minute) */
   googlePerMinute?: number
+  /** `google.watch`: the sign-in may ask Drive for the spreadsheets' versions (`sync --watch`). */
+  googleWatch?: boolean
 }
 
 export interface ToolConfig {
@@ -66,6 +68,7 @@ export async function writeToolConfig(setup: ToolSetup): Promise<ToolConfig> {
       auth: { mode: 'static-token', tokenEnv: TOKEN_ENV },
       rootUrl: setup.rootUrl,
       ...(setup.googlePerMinute ? { readsPerMinute: setup.googlePerMinute, writesPerMinute: setup.googlePerMinute } : {}),
+      ...(setup.googleWatch ? { watch: true } : {}),
     },
     stateDir: 'state',
     targets: setup.targets.map((t) => ({

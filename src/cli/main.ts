@@ -148,7 +148,10 @@ Examples:
       .option('--watch', 'keep running; every interval (--every, 2m by default) sync only the targets whose sheet or server changed', false)
       .option('--every <interval>', "keep running and sync every 30m, 2h, 1d (1d: 02:00 in the target's time zone) …")
       .option('--cron <expression>', 'keep running and sync on a cron schedule, e.g. "0 2 * * *"')
-      .option('--zone <iana-zone>', "the time zone --every and --cron are read in (default: the target's timeZone)"),
+      .option('--zone <iana-zone>', "the time zone --every and --cron are read in (default: the target's timeZone)")
+      .addOption(
+        new Option('--intervals <n>', 'with --watch: run this many intervals back to back, then stop (tests, benchmarks)').hideHelp(),
+      ),
   )
     .addHelpText(
       'after',

@@ -33,6 +33,8 @@ export interface WatchClock {
 
 /** The options of `sync` a watch reads: the sync's own, and its schedule. */
 export interface WatchCommandOptions extends Omit<ImportCommandOptions, 'yes' | 'planTab'> {
+  /** Hidden: this many intervals back to back, then stop (what an interval costs, measured from outside). */
+  intervals?: string
   every?: string
   cron?: string
   /** The zone --every/--cron run in; default: the target's. */
@@ -49,7 +51,9 @@ export async function runWatchCommand(globals: GlobalOptions, options: WatchComm
   const chosen = selectTargets(config.targets, options.target)
   requireChangeMarks(chosen, config.google?.watch ?? false)
   const schedule =
-    clock ?? cronClock(scheduleOf({ ...options, every: options.cron ? undefined : (options.every ?? WATCH_EVERY_DEFAULT) }, chosen))
+    clock ??
+    (options.intervals !== undefined ? backToBack(options.intervals) : undefined) ??
+    cronClock(scheduleOf({ ...options, every: options.cron ? undefined : (options.every ?? WATCH_EVERY_DEFAULT) }, chosen))
 
   const session = await openSession(globals, options.target, reporter)
   const now = clockFor(globals)
@@ -144,6 +148,18 @@ function cronClock(schedule: Schedule): WatchClock {
       })
       job.stop()
       await running.catch(() => undefined)
+    },
+  }
+}
+
+/** `n` intervals, each as soon as the last ended. */
+function backToBack(text: string): WatchClock {
+  const n = Number(text)
+  if (!Number.isInteger(n) || n < 1) throw new TimelineSheetsError('TS_USAGE', `--intervals ${text} is not a whole number of intervals.`)
+  return {
+    describe: () => `${n} times back to back`,
+    run: async (tick, stop) => {
+      for (let i = 0; i < n && !stop.aborted; i++) await tick()
     },
   }
 }
