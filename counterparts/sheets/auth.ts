@@ -57,8 +57,15 @@ export interface TokenRequestRecord {
 }
 
 export interface AuthState {
-  /** Whether the token may call a method of this class; `missing`, `invalid` or `scope` when not. */
-  check(token: string | undefined, write: boolean): { ok: true; grant: TokenGrant } | { ok: false; reason: 'missing' | 'invalid' | 'scope' }
+  /**
+   * Whether the token may call a method of this class (a Sheets read or write, or one allowed by `scopes`: a Drive
+   * method's own list); `missing`, `invalid` or `scope` when not.
+   */
+  check(
+    token: string | undefined,
+    write: boolean,
+    scopes?: ReadonlySet<string>,
+  ): { ok: true; grant: TokenGrant } | { ok: false; reason: 'missing' | 'invalid' | 'scope' }
   addStaticToken(token: string, spec?: StaticTokenSpec): void
   /** Issues an access token directly (as if exchanged). */
   issueToken(subject: string, scopes: string[], lifetimeSeconds?: number): string
@@ -103,11 +110,11 @@ export function createAuthState(now: () => number, newToken: (prefix: string) =>
   }
 
   const state: AuthState = {
-    check(token, write) {
+    check(token, write, scopes) {
       if (!token) return { ok: false, reason: 'missing' }
       const grant = tokens.get(token)
       if (!grant || (grant.expiresAt !== undefined && grant.expiresAt <= now())) return { ok: false, reason: 'invalid' }
-      const allowed = write ? WRITE_SCOPES : READ_SCOPES
+      const allowed = scopes ?? (write ? WRITE_SCOPES : READ_SCOPES)
       if (!grant.scopes.some((s) => allowed.has(s))) return { ok: false, reason: 'scope' }
       return { ok: true, grant }
     },

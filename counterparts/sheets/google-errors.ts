@@ -92,6 +92,8 @@ export type MethodName =
   | 'BatchUpdateValuesByDataFilter'
   | 'SearchDeveloperMetadata'
   | 'GetDeveloperMetadata'
+  /** Drive API v3 `files.get` (drive-files.ts). */
+  | 'DriveFilesGet'
 
 function errorInfo(reason: string, method: MethodName): unknown {
   return {

@@ -25,9 +25,17 @@ import {
   SheetsApiError,
   tokenExpired,
 } from './google-errors.ts'
-import { beginTx, locateMetadataId, recalcOf, rollback, type SpreadsheetData, type Tx } from './model.ts'
+import { beginTx, commitTx, locateMetadataId, recalcOf, rollback, type SpreadsheetData, type Tx } from './model.ts'
 import { batchUpdate, createFromBody, metadataJson, searchDeveloperMetadata, spreadsheetJson } from './spreadsheet-ops.ts'
 import type { SheetsStore } from './store.ts'
+import {
+  driveFileIdOf,
+  driveFileNotFound,
+  DRIVE_FILES_GET_SCOPES,
+  driveScopeInsufficient,
+  driveUnauthenticated,
+  fileResource,
+} from './drive-files.ts'
 import {
   appendValues,
   batchTotals,
@@ -123,11 +131,13 @@ function updateJson(spreadsheetId: string, r: UpdateResult): Json {
   return out
 }
 
-/** Runs a write atomically: on any error the spreadsheet is as before. */
-function atomically<T>(run: (tx: Tx) => T): T {
+/** Runs a write on `ss` atomically: on any error the spreadsheet is as before; a change applied moves its version. */
+function atomically<T>(ss: SpreadsheetData, run: (tx: Tx) => T): T {
   const tx = beginTx()
   try {
-    return run(tx)
+    const result = run(tx)
+    commitTx(tx, ss)
+    return result
   } catch (error) {
     rollback(tx)
     throw error
@@ -175,14 +185,14 @@ function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefin
       )
       return updateJson(
         id,
-        atomically((tx) => updateValues(tx, ss!, route.range!, body, option, response, 'data.values')),
+        atomically(ss!, (tx) => updateValues(tx, ss!, route.range!, body, option, response, 'data.values')),
       )
     }
     case 'BatchUpdateValues': {
       const option = valueInputOptionOf(body.valueInputOption)
       const response = responseOptions(body.includeValuesInResponse, body.responseValueRenderOption, body.responseDateTimeRenderOption)
       const data = (body.data ?? []) as Json[]
-      const results = atomically((tx) =>
+      const results = atomically(ss!, (tx) =>
         data.map((item, i) =>
           withPrefix(`Invalid data[${i}]: `, () => {
             if (typeof item.range !== 'string') throw invalidArgument('Unable to parse range: ')
@@ -214,17 +224,17 @@ function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefin
         query.get('responseValueRenderOption'),
         query.get('responseDateTimeRenderOption'),
       )
-      const result = atomically((tx) => appendValues(tx, ss!, route.range!, body, option, insert, response, store.options.cellLimit))
+      const result = atomically(ss!, (tx) => appendValues(tx, ss!, route.range!, body, option, insert, response, store.options.cellLimit))
       const out: Json = { spreadsheetId: id }
       if (result.tableRange) out.tableRange = result.tableRange
       out.updates = updateJson(id, result.updates)
       return out
     }
     case 'ClearValues':
-      return { spreadsheetId: id, ...atomically((tx) => clearValues(tx, ss!, route.range!)) }
+      return { spreadsheetId: id, ...atomically(ss!, (tx) => clearValues(tx, ss!, route.range!)) }
     case 'BatchClearValues': {
       const ranges = (body.ranges ?? []) as string[]
-      const cleared = atomically((tx) =>
+      const cleared = atomically(ss!, (tx) =>
         ranges.map((r, i) => withPrefix(`Invalid range[${i}]: `, () => clearValues(tx, ss!, r).clearedRange)),
       )
       const out: Json = { spreadsheetId: id }
@@ -236,7 +246,7 @@ function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefin
     case 'BatchUpdateValuesByDataFilter': {
       const option = valueInputOptionOf(body.valueInputOption)
       const response = responseOptions(body.includeValuesInResponse, body.responseValueRenderOption, body.responseDateTimeRenderOption)
-      return atomically((tx) => batchUpdateByDataFilter(tx, ss!, body, option, response, store.options.undocumented.emptyFilter))
+      return atomically(ss!, (tx) => batchUpdateByDataFilter(tx, ss!, body, option, response, store.options.undocumented.emptyFilter))
     }
     case 'BatchUpdateSpreadsheet':
       return batchUpdate(store, ss!, body)
@@ -249,6 +259,9 @@ function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefin
       if (!record || !location) throw notFound()
       return metadataJson(record, location)
     }
+    case 'DriveFilesGet':
+      // Answered by driveFilesGet before any Sheets route is looked for.
+      throw new Error('DriveFilesGet is not a Sheets route')
   }
 }
 
@@ -279,12 +292,44 @@ function bearerOf(request: Request): string | undefined {
   return m ? m[1]!.trim() : ''
 }
 
+/** Drive `files.get`: its own scopes and errors, no Sheets quota, and the faults tests inject for it (drive-files.ts). */
+async function driveFilesGet(
+  store: SheetsStore,
+  request: Request,
+  fileId: string,
+  fields: string | null,
+  options: SheetsHandlerOptions,
+): Promise<Response> {
+  const method: MethodName = 'DriveFilesGet'
+  store.record(method, READ)
+  const answer = (response: Response) => {
+    options.onRequest?.({ method, status: response.status, url: request.url })
+    return response
+  }
+  const latency = store.faults.latency()
+  if (latency > 0) await sleep(latency)
+  const auth = store.auth.check(bearerOf(request), false, DRIVE_FILES_GET_SCOPES)
+  if (!auth.ok) return answer(auth.reason === 'scope' ? driveScopeInsufficient() : driveUnauthenticated())
+  const fault = store.faults.decide(method, READ)
+  if (fault) {
+    store.recordFault()
+    if (fault.dropUnapplied || fault.thenAnswer === 'drop') return answer(Response.error())
+    return answer(errorResponse(faultError(fault.status, READ, store)))
+  }
+  const ss = store.spreadsheets.get(fileId)
+  const role = ss?.sharedWith ? ss.sharedWith[auth.grant.subject] : 'writer'
+  if (!ss || role === undefined) return answer(driveFileNotFound(fileId))
+  return answer(jsonResponse(fileResource(ss, fields)))
+}
+
 /** Creates the Web handler of a Sheets fake over `store`. */
 export function createSheetsHandler(store: SheetsStore, options: SheetsHandlerOptions = {}): WebHandler {
   return async (request) => {
     const url = new URL(request.url)
     if (request.method === 'POST' && url.pathname.endsWith('/token')) return store.auth.handleToken(request)
     if (request.method === 'GET' && url.pathname.endsWith('/o/oauth2/v2/auth')) return store.auth.handleAuthorize(request)
+    const driveFileId = driveFileIdOf(request.method, url.pathname)
+    if (driveFileId !== undefined) return driveFilesGet(store, request, driveFileId, url.searchParams.get('fields'), options)
     const route = routeOf(request.method, url.pathname)
     if (!route) {
       return new Response(

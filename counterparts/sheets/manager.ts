@@ -7,6 +7,7 @@
 import { boundToGrid, parseArea } from './a1.ts'
 import {
   beginTx,
+  commitTx,
   deleteDimension,
   insertDimension,
   rollback,
@@ -60,10 +61,11 @@ export function createManager(store: SheetsStore): Manager {
     if (!sheet) throw new Error(`No tab ${tab} in ${spreadsheetId}`)
     return { ss, sheet }
   }
-  const change = (run: (tx: Tx) => void) => {
+  const change = (ss: SpreadsheetData, run: (tx: Tx) => void) => {
     const tx = beginTx()
     try {
       run(tx)
+      commitTx(tx, ss)
     } catch (error) {
       rollback(tx)
       throw error
@@ -80,27 +82,27 @@ export function createManager(store: SheetsStore): Manager {
       const { ss, sheet } = locate(spreadsheetId, tab)
       const g = sheet.properties.gridProperties
       const b = boundToGrid({ startRow: options.headerRows ?? 1 }, g.rowCount, g.columnCount)
-      change((tx) =>
+      change(ss, (tx) =>
         sortRows(tx, ss, sheet, b, [{ dimensionIndex: columnIndex, sortOrder: order }], store.options.undocumented.sortMovesRowMetadata),
       )
     },
     insertRows(spreadsheetId, tab, beforeRow, count = 1) {
       const { ss, sheet } = locate(spreadsheetId, tab)
-      change((tx) => insertDimension(tx, ss, sheet, 'ROWS', beforeRow - 1, count, beforeRow > 1, store.options.cellLimit))
+      change(ss, (tx) => insertDimension(tx, ss, sheet, 'ROWS', beforeRow - 1, count, beforeRow > 1, store.options.cellLimit))
     },
     deleteRows(spreadsheetId, tab, firstRow, count = 1) {
       const { ss, sheet } = locate(spreadsheetId, tab)
-      change((tx) => deleteDimension(tx, ss, sheet, 'ROWS', firstRow - 1, firstRow - 1 + count))
+      change(ss, (tx) => deleteDimension(tx, ss, sheet, 'ROWS', firstRow - 1, firstRow - 1 + count))
     },
     editCell(spreadsheetId, tab, a1, typed) {
       const { ss, sheet } = locate(spreadsheetId, tab)
       const { row, column } = cellAt(a1)
-      change((tx) => writeInput(tx, ss, sheet, row, column, typed ?? '', 'USER_ENTERED'))
+      change(ss, (tx) => writeInput(tx, ss, sheet, row, column, typed ?? '', 'USER_ENTERED'))
     },
     pasteBlock(spreadsheetId, tab, a1, rows, options = {}) {
       const { ss, sheet } = locate(spreadsheetId, tab)
       const { row, column } = cellAt(a1)
-      change((tx) =>
+      change(ss, (tx) =>
         rows.forEach((line, i) =>
           line.forEach((value, j) => {
             if (value !== null) writeInput(tx, ss, sheet, row + i, column + j, value, options.raw ? 'RAW' : 'USER_ENTERED')

@@ -44,6 +44,17 @@ export function beginTx(): Tx {
   return { undo: [] }
 }
 
+/**
+ * Ends an operation that succeeded: if it changed anything, the file's Drive version moves on (by one: Google
+ * documents only that it grows with every change) and its modification time is now.
+ */
+export function commitTx(tx: Tx, ss: SpreadsheetData): void {
+  if (tx.undo.length === 0) return
+  ss.drive.version++
+  ss.drive.modifiedTime = ss.clock()
+  tx.undo.length = 0
+}
+
 /** Undoes everything a failed operation did, newest first. */
 export function rollback(tx: Tx): void {
   for (let i = tx.undo.length - 1; i >= 0; i--) tx.undo[i]!()

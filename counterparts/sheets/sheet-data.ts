@@ -152,6 +152,12 @@ export interface SpreadsheetData {
   sharedWith?: Record<string, SharingRole>
   /** The store's clock, for NOW() and TODAY(). */
   clock: () => number
+  /**
+   * The Drive file's `version` and `modifiedTime` (epoch ms): "A monotonically increasing version number for the
+   * file. This reflects every change made to the file on the server, even those not visible to the user." Moved
+   * by `commitTx` when a change is applied; a refused request, rolled back, leaves them.
+   */
+  drive: { version: number; modifiedTime: number }
 }
 
 /** Secondary indexes over `SpreadsheetData.metadata`. */

@@ -9,6 +9,7 @@ import { badRequest, exceedsGridLimits, invalidArgument, SheetsApiError } from '
 import {
   assertCellLimit,
   beginTx,
+  commitTx,
   boundsOfGridRange,
   checkDimensionRange,
   type CellData,
@@ -950,6 +951,7 @@ export function batchUpdate(store: SheetsStore, ss: SpreadsheetData, body: Json)
     rollback(tx)
     throw error
   }
+  commitTx(tx, ss)
   const out: Json = { spreadsheetId: ss.spreadsheetId, replies }
   if (body.includeSpreadsheetInResponse === true) {
     out.updatedSpreadsheet = spreadsheetJson(ss, {

@@ -200,6 +200,7 @@ export function createSheetsStore(options: SheetsStoreOptions = {}): SheetsStore
         metadataIndex: emptyMetadataIndex(),
         ownerEmail: resolved.ownerEmail,
         clock: now,
+        drive: { version: 1, modifiedTime: now() },
         ...(init.sharedWith ? { sharedWith: { ...init.sharedWith } } : {}),
       }
       spreadsheets.set(spreadsheetId, ss)
