@@ -5,6 +5,8 @@
  * process's peak RSS our tool's alone, and lets several short-lived client
  * processes (one per run, as the CLI runs) share one server state.
  */
+import { SPREADSHEETS_SCOPE } from '../../counterparts/sheets/auth.ts'
+import { DRIVE_METADATA_READONLY_SCOPE } from '../../counterparts/sheets/drive-files.ts'
 import type http from 'node:http'
 import type { Socket } from 'node:net'
 import { serveOnLoopback, type LoopbackServer } from '../../counterparts/mount.ts'
@@ -120,7 +122,8 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
       now: () => Date.now() + sheetsClockOffset,
       quota: n === undefined ? UNBOUNDED : { readPerUser: n, writePerUser: n, readPerProject: 5 * n, writePerProject: 5 * n },
     })
-    store.auth.addStaticToken(STATIC_TOKEN)
+    // Sheets and the read-only Drive metadata: the tool's `google.watch` sign-in.
+    store.auth.addStaticToken(STATIC_TOKEN, { scopes: [SPREADSHEETS_SCOPE, DRIVE_METADATA_READONLY_SCOPE] })
     // After every request: the most developer-metadata characters any one sheet holds (Google allows 30,000).
     const server = await serveOnLoopback(
       createSheetsHandler(store, { onRequest: () => void (metadataPeak = Math.max(metadataPeak, largestSheetMetadata(store))) }),
