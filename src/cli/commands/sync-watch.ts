@@ -125,7 +125,10 @@ function report(reporter: Reporter, said: Reporter, target: TargetConfig, outcom
   }
   const { summary } = outcome
   said.info(`Synced: ${outcome.reason}.`)
-  const text = [formatImportSummary(summary.imported), summary.exported ? formatExportSummary(summary.exported) : '']
+  // An import that found nothing to do says nothing worth a line every few minutes.
+  const { plan } = summary.imported
+  const imported = plan.writes.length + plan.conflicts.length + plan.invalid.length + plan.guards.length > 0 || plan.tags !== 'unchanged'
+  const text = [imported ? formatImportSummary(summary.imported) : '', summary.exported ? formatExportSummary(summary.exported) : '']
     .filter(Boolean)
     .join('\n')
   reporter.result(text, { ...runsJson([summary], EXIT.success), watch: { reason: outcome.reason, hourly: outcome.hourly } })
