@@ -93,7 +93,7 @@ describe('the import graph of src', () => {
   })
 
   // Files still over the cap, each held at its size until it is split by concept.
-  const STILL_OVER: Record<string, number> = { 'sheets/google/layout.ts': 614 }
+  const STILL_OVER: Record<string, number> = {}
 
   it('holds no source file over 600 lines: a module is one concept', () => {
     const over: string[] = []

@@ -5,7 +5,7 @@
 import { sheets, type sheets_v4 } from '@googleapis/sheets'
 import type { OAuth2Client } from 'google-auth-library'
 import type { ManagerActions } from '../contract/spreadsheet-contract.ts'
-import { LAYOUT_METADATA_KEY } from '../../src/sheets/google/layout.ts'
+import { LAYOUT_METADATA_KEY } from '../../src/sheets/google/layout-state.ts'
 import { a1Range, quoteTitle } from '../../src/sheets/google/a1.ts'
 
 /** A googleapis client of its own (retries off), as a second person editing the spreadsheet. */

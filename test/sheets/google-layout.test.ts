@@ -15,17 +15,17 @@ import { isTimelineSheetsError } from '../../src/errors.ts'
 import type { Spreadsheet, TabSpec } from '../../src/sheets/port.ts'
 import { signInWithStaticToken } from '../../src/sheets/google/auth.ts'
 import { createGoogleSpreadsheet } from '../../src/sheets/google/backend.ts'
+import { numberFormatFor } from '../../src/sheets/google/column-formats.ts'
+import { planLayout } from '../../src/sheets/google/layout.ts'
 import {
   LAYOUT_METADATA_KEY,
   layoutHash,
   layoutIsCurrent,
   newSheetId,
-  numberFormatFor,
-  planLayout,
   readSpreadsheetState,
-  googleColor,
   type SpreadsheetState,
-} from '../../src/sheets/google/layout.ts'
+} from '../../src/sheets/google/layout-state.ts'
+import { googleColor } from '../../src/sheets/google/status-colours.ts'
 import { STATUS_RULES, statusRuleFormula } from '../../src/core/status.ts'
 import { directClient } from './google-fixture.ts'
 

@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import { isTimelineSheetsError } from '../../src/errors.ts'
 import type { Snapshot, TabData } from '../../src/sheets/port.ts'
 import { a1Range, columnIndex, columnLetters, parseGridEcho, parseRangeEcho, quoteTitle } from '../../src/sheets/google/a1.ts'
-import { ROW_FORMAT_FIELDS, type RowFormats } from '../../src/sheets/google/layout.ts'
+import { ROW_FORMAT_FIELDS, type RowFormats } from '../../src/sheets/google/column-formats.ts'
 import { batchGetParams, cellData, cellFromApi, cellToApi, jsonBytes, packBySize, trimRows } from '../../src/sheets/google/requests.ts'
 import { appendChunks } from '../../src/sheets/google/append-rows.ts'
 import {

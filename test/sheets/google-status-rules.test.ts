@@ -16,7 +16,7 @@ import { syncLogRow } from '../../src/core/sync-log.ts'
 import type { CellValue } from '../../src/core/sheet.ts'
 import { signInWithStaticToken } from '../../src/sheets/google/auth.ts'
 import { createGoogleSpreadsheet } from '../../src/sheets/google/backend.ts'
-import { googleColor } from '../../src/sheets/google/layout.ts'
+import { googleColor } from '../../src/sheets/google/status-colours.ts'
 import { directClient } from './google-fixture.ts'
 
 const ROOT = 'http://sheets.test/'

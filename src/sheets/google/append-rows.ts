@@ -6,7 +6,7 @@
  */
 import type { sheets_v4 } from '@googleapis/sheets'
 import type { CellValue } from '../port.ts'
-import { type ColumnCellFormat, ROW_FORMAT_FIELDS, type RowFormats } from './layout.ts'
+import { type ColumnCellFormat, ROW_FORMAT_FIELDS, type RowFormats } from './column-formats.ts'
 import { cellData, jsonBytes } from './requests.ts'
 import type { StructuralPart } from './structural.ts'
 import type { TabState } from './write-targets.ts'

@@ -26,17 +26,9 @@ import type { ClaimValues } from './row-claims.ts'
 import { sheetsApi } from './api-client.ts'
 import { classifySheetsFailure, readApiFailure, toSheetsError } from './api-errors.ts'
 import type { GoogleSignIn } from './auth.ts'
-import {
-  LAYOUT_FIELDS,
-  defaultTabCandidate,
-  layoutIsCurrent,
-  planLayout,
-  readSpreadsheetState,
-  type CreatedTab,
-  type LayoutPlan,
-  type RowFormats,
-  type SpreadsheetState,
-} from './layout.ts'
+import type { RowFormats } from './column-formats.ts'
+import { planLayout, type CreatedTab, type LayoutPlan } from './layout.ts'
+import { LAYOUT_FIELDS, defaultTabCandidate, layoutIsCurrent, readSpreadsheetState, type SpreadsheetState } from './layout-state.ts'
 import { batchGetParams, DEFAULT_MAX_PAYLOAD_BYTES, preserialized } from './requests.ts'
 import { applyWrite } from './write.ts'
 import { StaleSheetIdError, type StructuralOutcome, type WriteDeps } from './write-targets.ts'

@@ -1,203 +1,20 @@
 /**
- * The layout the Google backend gives its tabs, as pure
- * request builders: given the specs and what the spreadsheet holds now, the
- * `spreadsheets.batchUpdate` requests that bring it there. Each request is
- * either naturally idempotent (formats, validation, hidden, frozen) or added
- * only when missing (tabs, protections, status colours, header names), so a
- * repeated layout writes nothing new.
- *
- * Longer than most files because each layout feature is a request builder that first compares with what the
- * spreadsheet holds, and they share the sheet's ids and ranges.
+ * The layout the Google backend gives its tabs, as one pure plan: given the specs, what the spreadsheet holds
+ * now (`layout-state.ts`) and each existing tab's header row, the `spreadsheets.batchUpdate` requests that bring
+ * it there — tabs, grid sizes, header names, column formats and widths, protections, filters, then the Summary
+ * (`summary-layout.ts`) and the status colours (`status-colours.ts`). Each request is either naturally
+ * idempotent (formats, validation, hidden, frozen) or added only when missing (tabs, protections, status
+ * colours, header names), so a repeated layout writes nothing new.
  */
-import { createHash } from 'node:crypto'
 import type { sheets_v4 } from '@googleapis/sheets'
-import { STATUS_RULES, statusRuleFormula, type StatusRule } from '../../core/status.ts'
-import { summaryCells, summaryShape, type SummaryCell } from '../../core/summary.ts'
-import { TimelineSheetsError } from '../../errors.ts'
-import type { CellValue, ColumnKind, ColumnSpec, LayoutOptions, TabSpec } from '../port.ts'
-import type { SummarySpec } from '../../core/sheet.ts'
-import { columnLetters, quoteTitle } from './a1.ts'
-
-/** Key of the spreadsheet-level developer metadata holding the hash of the applied layout. */
-export const LAYOUT_METADATA_KEY = 'timeline-sheets:layout'
-
-/** Bumped when the requests below change, so existing spreadsheets are laid out again. */
-const LAYOUT_VERSION = 3
-
-/** Field mask of the one `spreadsheets.get` that layout and sheet-id lookups cost. */
-export const LAYOUT_FIELDS =
-  'properties.timeZone,sheets(properties(sheetId,title,gridProperties),protectedRanges,conditionalFormats,basicFilter.range,charts.chartId),' +
-  'developerMetadata'
+import { summaryShape } from '../../core/summary.ts'
+import type { CellValue, LayoutOptions, TabSpec } from '../port.ts'
+import { numberFormatFor, validationFor, type RowFormats } from './column-formats.ts'
+import { LAYOUT_METADATA_KEY, layoutHash, newSheetId, sameRange, type SheetState, type SpreadsheetState } from './layout-state.ts'
+import { statusColourRequests } from './status-colours.ts'
+import { summaryLayoutRequests, summaryRowCount } from './summary-layout.ts'
 
 const DESCRIPTION_PREFIX = 'timeline-sheets: '
-
-/** Hash of what the layout depends on; equal hashes mean nothing to write. */
-export function layoutHash(tabs: TabSpec[], options: LayoutOptions): string {
-  return createHash('sha256')
-    .update(JSON.stringify({ version: LAYOUT_VERSION, tabs, timeZone: options.timeZone }))
-    .digest('hex')
-    .slice(0, 32)
-}
-
-/** One tab as `spreadsheets.get` shows it. */
-export interface SheetState {
-  sheetId: number
-  title: string
-  rowCount: number
-  columnCount: number
-  frozenRowCount: number
-  protectedRanges: sheets_v4.Schema$ProtectedRange[]
-  conditionalFormats: sheets_v4.Schema$ConditionalFormatRule[]
-  /** The tab has a basic filter (a manager's criteria in it are kept). */
-  basicFilter?: boolean
-  /** Ids of the charts drawn on the tab. */
-  chartIds?: number[]
-}
-
-export interface SpreadsheetState {
-  timeZone: string | undefined
-  sheets: SheetState[]
-  layoutMetadata: { metadataId: number; value: string } | undefined
-}
-
-/** Reads the answer of the layout `spreadsheets.get` (fields `LAYOUT_FIELDS`). */
-export function readSpreadsheetState(data: sheets_v4.Schema$Spreadsheet): SpreadsheetState {
-  const sheets: SheetState[] = []
-  for (const sheet of data.sheets ?? []) {
-    const p = sheet.properties
-    if (!p || typeof p.title !== 'string') continue
-    sheets.push({
-      // proto3 JSON omits a sheetId of 0.
-      sheetId: p.sheetId ?? 0,
-      title: p.title,
-      rowCount: p.gridProperties?.rowCount ?? 0,
-      columnCount: p.gridProperties?.columnCount ?? 0,
-      frozenRowCount: p.gridProperties?.frozenRowCount ?? 0,
-      protectedRanges: sheet.protectedRanges ?? [],
-      conditionalFormats: sheet.conditionalFormats ?? [],
-      basicFilter: sheet.basicFilter != null,
-      chartIds: (sheet.charts ?? []).flatMap((c) => (typeof c.chartId === 'number' ? [c.chartId] : [])),
-    })
-  }
-  const meta = (data.developerMetadata ?? []).find((m) => m.metadataKey === LAYOUT_METADATA_KEY)
-  return {
-    timeZone: data.properties?.timeZone ?? undefined,
-    sheets,
-    layoutMetadata:
-      meta && typeof meta.metadataId === 'number' ? { metadataId: meta.metadataId, value: meta.metadataValue ?? '' } : undefined,
-  }
-}
-
-/** True when the spreadsheet already has this layout: every tab exists and the stored hash matches. */
-export function layoutIsCurrent(tabs: TabSpec[], options: LayoutOptions, state: SpreadsheetState): boolean {
-  const titles = new Set(state.sheets.map((s) => s.title))
-  return state.layoutMetadata?.value === layoutHash(tabs, options) && tabs.every((t) => titles.has(t.title))
-}
-
-/**
- * The tab Google made with a new spreadsheet (`Sheet1`, id 0, whatever the locale calls it), when the tool is
- * setting the spreadsheet up: none of its tabs exist yet and that tab is the only one, with no protection,
- * colours, filter or chart. Whether it is empty too only a read of its values can say (the caller's).
- */
-export function defaultTabCandidate(tabs: TabSpec[], state: SpreadsheetState): SheetState | undefined {
-  const only = state.sheets.length === 1 ? state.sheets[0] : undefined
-  if (only === undefined || only.sheetId !== 0) return undefined
-  if (tabs.some((t) => t.title === only.title)) return undefined
-  if (only.protectedRanges.length > 0 || only.conditionalFormats.length > 0 || only.basicFilter || (only.chartIds?.length ?? 0) > 0) {
-    return undefined
-  }
-  return only
-}
-
-/** A sheet id for a new tab, derived from its title so plans are reproducible; never one in use. */
-export function newSheetId(title: string, used: ReadonlySet<number>): number {
-  let id = createHash('sha256').update(title).digest().readUInt32BE(0) & 0x7fffffff
-  while (used.has(id) || id === 0) id = (id + 1) & 0x7fffffff
-  return id
-}
-
-/**
- * Number format per column kind. Durations are TIME cells with an elapsed pattern: there is no DURATION type.
- * `zone` is appended to date-times as quoted literal text, so a reader sees which clock the times are on.
- */
-export function numberFormatFor(kind: ColumnKind, zone?: string): sheets_v4.Schema$NumberFormat | undefined {
-  switch (kind) {
-    case 'text':
-      return { type: 'TEXT' }
-    case 'date':
-      return { type: 'DATE', pattern: 'yyyy-mm-dd' }
-    case 'time':
-      return { type: 'TIME', pattern: 'hh:mm' }
-    case 'datetime':
-      return { type: 'DATE_TIME', pattern: zone ? `yyyy-mm-dd hh:mm" ${zone.replaceAll('"', '')}"` : 'yyyy-mm-dd hh:mm' }
-    case 'duration':
-      return { type: 'TIME', pattern: '[h]:mm' }
-    case 'number':
-      // Counts: Google's bare NUMBER shows 925 as 925.00.
-      return { type: 'NUMBER', pattern: '0' }
-    case 'checkbox':
-      return undefined
-  }
-}
-
-/** A `RRGGBB` colour as Google's 0–1 components. */
-export function googleColor(hex: string): sheets_v4.Schema$Color {
-  const part = (i: number) => Math.round((parseInt(hex.slice(i, i + 2), 16) / 255) * 1000) / 1000
-  return { red: part(0), green: part(2), blue: part(4) }
-}
-
-/**
- * The conditional-format rule colouring the rows whose status cell starts with the rule's word. Its range
- * is whole rows from the header down (`statusRange`), so rows the tool inserts under the header stay in it.
- */
-export function statusFormatRule(
-  rule: StatusRule,
-  statusColumn: number,
-  range: sheets_v4.Schema$GridRange,
-): sheets_v4.Schema$ConditionalFormatRule {
-  const formula = statusRuleFormula(rule.word, statusColumn, (range.startRowIndex ?? 0) + 1)
-  return {
-    ranges: [range],
-    booleanRule: {
-      condition: { type: 'CUSTOM_FORMULA', values: [{ userEnteredValue: formula }] },
-      format: { backgroundColor: googleColor(rule.fill), textFormat: { foregroundColor: googleColor(rule.font) } },
-    },
-  }
-}
-
-/** Ours: the word rules (`=LEFT($K1,8)="Conflict"`), and the `SEARCH` rules versions before the words added. */
-const OUR_STATUS_FORMULA = /^=LEFT\(\$[A-Z]+\d+,\d+\)="[A-Za-z]+"$|^=ISNUMBER\(SEARCH\("(conflict|error)",\$[A-Z]+2\)\)$/
-
-function isOurStatusRule(rule: sheets_v4.Schema$ConditionalFormatRule): boolean {
-  const condition = rule.booleanRule?.condition
-  const formula = condition?.values?.[0]?.userEnteredValue ?? ''
-  return condition?.type === 'CUSTOM_FORMULA' && OUR_STATUS_FORMULA.test(formula)
-}
-
-/** The parts of a rule that say what it does, to compare what is there with what is wanted (colours as Google rounds them). */
-function ruleEssence(rule: sheets_v4.Schema$ConditionalFormatRule): string {
-  const b = rule.booleanRule
-  const color = (c: sheets_v4.Schema$Color | undefined) => [c?.red, c?.green, c?.blue].map((v) => Math.round((v ?? 0) * 100))
-  const format = b?.format
-  return JSON.stringify([
-    b?.condition?.values?.[0]?.userEnteredValue,
-    color(format?.backgroundColor),
-    color(format?.textFormat?.foregroundColor),
-  ])
-}
-
-/** What the cells of one column carry in every data row: number format, wrap, checkbox or dropdown. */
-export interface ColumnCellFormat {
-  numberFormat?: sheets_v4.Schema$NumberFormat
-  wrapStrategy?: 'WRAP'
-  dataValidation?: sheets_v4.Schema$DataValidationRule
-}
-
-/** Per column header name, what a data row's cells carry in one tab; rows the tool adds get the same. */
-export type RowFormats = Record<string, ColumnCellFormat>
-
-/** The parts of a cell a `ColumnCellFormat` sets (and clears, where it has none). */
-export const ROW_FORMAT_FIELDS = 'userEnteredFormat.numberFormat,userEnteredFormat.wrapStrategy,dataValidation'
 
 export interface LayoutPlan {
   requests: sheets_v4.Schema$Request[]
@@ -377,44 +194,10 @@ export function planLayout(
       if (column.protected && !spec.readOnly)
         protect(`${spec.title} / ${column.name}`, { sheetId, startColumnIndex: index, endColumnIndex: index + 1 })
     }
-    if (spec.summary) {
-      const activities = columns.get(spec.summary.activities)
-      const columnOf = (name: string) => {
-        const index = activities?.get(name)
-        if (index === undefined) {
-          throw new TimelineSheetsError(
-            'TS_SHEET_LAYOUT',
-            `The ${spec.title} tab sums column "${name}" of "${spec.summary!.activities}", which is not laid out in the same call`,
-            { hint: 'This is a bug in the tab specification: lay out the Activities tab together with its Summary.' },
-          )
-        }
-        return columnLetters(index)
-      }
-      requests.push(...summaryRequests(spec.summary, sheetId, summaryCells(spec.summary, columnOf), existing?.chartIds ?? []))
-    }
+    if (spec.summary) requests.push(...summaryLayoutRequests(spec.title, spec.summary, sheetId, columns, existing?.chartIds ?? []))
     // Only when there is none: a filter a manager set (criteria, sort) stays as they left it.
     if (spec.filter && !existing?.basicFilter) requests.push({ setBasicFilter: { filter: { range: { sheetId } } } })
-    if (spec.statusColumn !== undefined) {
-      const statusIndex = positions.get(spec.statusColumn)
-      if (statusIndex === undefined) {
-        throw new TimelineSheetsError(
-          'TS_SHEET_LAYOUT',
-          `The status column "${spec.statusColumn}" of the tab "${spec.title}" is not one of its columns`,
-          {
-            hint: 'This is a bug in the tab specification: statusColumn must name a column of the same tab.',
-          },
-        )
-      }
-      // The core's rules (status.ts), one per word; ours are recognised by their formula, a manager's own rules stay.
-      const ours = (existing?.conditionalFormats ?? []).map((rule, i) => ({ rule, i })).filter(({ rule }) => isOurStatusRule(rule))
-      const wanted = STATUS_RULES.map((rule) => statusFormatRule(rule, statusIndex, statusRange(sheetId, width)))
-      const rangesMatch = ours.every(({ rule }) => rule.ranges?.length === 1 && sameRange(rule.ranges[0]!, statusRange(sheetId, width)))
-      const current = ours.map(({ rule }) => ruleEssence(rule))
-      if (!(rangesMatch && current.length === wanted.length && wanted.every((rule, i) => ruleEssence(rule) === current[i]))) {
-        for (const { i } of [...ours].reverse()) requests.push({ deleteConditionalFormatRule: { sheetId, index: i } })
-        wanted.forEach((rule, i) => requests.push({ addConditionalFormatRule: { index: i, rule } }))
-      }
-    }
+    requests.push(...statusColourRequests(spec, positions, sheetId, width, existing))
   }
 
   if (removeTab !== undefined) requests.push({ deleteSheet: { sheetId: removeTab } })
@@ -445,42 +228,6 @@ export function planLayout(
   return { requests, createdTabs, columns, sheetIds, rowFormats, created }
 }
 
-/** From the header row down: insertions at row 2 (the first rows of an empty tab) fall inside it, never before it. */
-function statusRange(sheetId: number, width: number): sheets_v4.Schema$GridRange {
-  return { sheetId, startColumnIndex: 0, endColumnIndex: width }
-}
-
-function validationFor(
-  column: ColumnSpec,
-  tab: string,
-  columns: ReadonlyMap<string, ReadonlyMap<string, number>>,
-): sheets_v4.Schema$DataValidationRule | undefined {
-  if (column.kind === 'checkbox') return { condition: { type: 'BOOLEAN' }, strict: true }
-  if (!column.dropdown) return undefined
-  const target = columns.get(column.dropdown.tab)?.get(column.dropdown.column)
-  if (target === undefined) {
-    throw new TimelineSheetsError(
-      'TS_SHEET_LAYOUT',
-      `The dropdown of "${tab}" / "${column.name}" refers to "${column.dropdown.tab}" / "${column.dropdown.column}", which is not laid out in the same call`,
-      { hint: 'Lay out the tab that feeds a dropdown together with the tab that uses it.' },
-    )
-  }
-  const letters = columnLetters(target)
-  return {
-    condition: { type: 'ONE_OF_RANGE', values: [{ userEnteredValue: `=${quoteTitle(column.dropdown.tab)}!$${letters}$2:$${letters}` }] },
-    showCustomUi: true,
-    // A warning, not a block: managers may type a new combination.
-    strict: false,
-  }
-}
-
-function sameRange(a: sheets_v4.Schema$GridRange, b: sheets_v4.Schema$GridRange): boolean {
-  const keys = ['startRowIndex', 'endRowIndex', 'startColumnIndex', 'endColumnIndex'] as const
-  // A start of 0 and no start are the same edge (proto3 JSON leaves zeros out).
-  const at = (r: sheets_v4.Schema$GridRange, k: (typeof keys)[number]) => r[k] ?? (k.startsWith('start') ? 0 : undefined)
-  return (a.sheetId ?? 0) === (b.sheetId ?? 0) && keys.every((k) => at(a, k) === at(b, k))
-}
-
 function lastNonEmpty(row: CellValue[]): number {
   for (let i = row.length - 1; i >= 0; i--) if (row[i] !== null && row[i] !== '') return i
   return -1
@@ -494,121 +241,4 @@ function contiguousRuns(cells: { name: string; index: number }[]): { start: numb
     else runs.push({ start: cell.index, names: [cell.name] })
   }
   return runs
-}
-
-/** Rows a Summary needs: its tables, then room for the chart under them. */
-function summaryRowCount(spec: SummarySpec): number {
-  return summaryShape(spec).groupsTotalRow + 2 + CHART_ROWS
-}
-
-const CHART_ROWS = 20
-
-/** The id of the Summary's chart on a tab: derived, so a later layout finds and replaces its own chart only. */
-export function summaryChartId(sheetId: number): number {
-  return newSheetId(`timeline-sheets summary chart ${sheetId}`, new Set([sheetId]))
-}
-
-const HOURS_FORMAT: sheets_v4.Schema$NumberFormat = { type: 'NUMBER', pattern: '0.0' }
-const WEEK_FORMAT: sheets_v4.Schema$NumberFormat = { type: 'DATE', pattern: 'yyyy-mm-dd' }
-
-function summaryCellData(cell: SummaryCell | null): sheets_v4.Schema$CellData {
-  if (cell === null) return {}
-  const format: sheets_v4.Schema$CellFormat = {}
-  if (cell.format === 'hours') format.numberFormat = HOURS_FORMAT
-  if (cell.format === 'week') format.numberFormat = WEEK_FORMAT
-  if (cell.bold) format.textFormat = { bold: true }
-  if (cell.right) format.horizontalAlignment = 'RIGHT'
-  return {
-    ...(cell.formula !== undefined
-      ? { userEnteredValue: { formulaValue: cell.formula } }
-      : cell.text !== undefined
-        ? { userEnteredValue: { stringValue: cell.text } }
-        : {}),
-    ...(Object.keys(format).length > 0 ? { userEnteredFormat: format } : {}),
-  }
-}
-
-/**
- * The Summary written over its own columns (what was there before is cleared first, a manager's columns to the
- * right are not touched), its column widths, and a stacked column chart of hours per person per week under the
- * tables, replacing the chart an earlier layout drew.
- */
-function summaryRequests(
-  spec: SummarySpec,
-  sheetId: number,
-  cells: (SummaryCell | null)[][],
-  chartIds: readonly number[],
-): sheets_v4.Schema$Request[] {
-  const shape = summaryShape(spec)
-  const requests: sheets_v4.Schema$Request[] = [
-    {
-      updateCells: {
-        range: { sheetId, startRowIndex: 0, startColumnIndex: 0, endColumnIndex: shape.width },
-        fields: 'userEnteredValue,userEnteredFormat',
-      },
-    },
-    {
-      updateCells: {
-        start: { sheetId, rowIndex: 0, columnIndex: 0 },
-        rows: cells.map((row) => ({ values: row.map(summaryCellData) })),
-        fields: 'userEnteredValue,userEnteredFormat',
-      },
-    },
-    {
-      updateDimensionProperties: {
-        range: { sheetId, dimension: 'COLUMNS', startIndex: 0, endIndex: 1 },
-        properties: { pixelSize: 240 },
-        fields: 'pixelSize',
-      },
-    },
-    {
-      updateDimensionProperties: {
-        range: { sheetId, dimension: 'COLUMNS', startIndex: 1, endIndex: shape.width },
-        properties: { pixelSize: 90 },
-        fields: 'pixelSize',
-      },
-    },
-  ]
-  const chartId = summaryChartId(sheetId)
-  if (chartIds.includes(chartId)) requests.push({ deleteEmbeddedObject: { objectId: chartId } })
-  // Row-wise data: the week dates of the header row are the domain, each person (and everyone else) a series,
-  // the names in column A their headers.
-  const rowRange = (row: number) => ({
-    sheetId,
-    startRowIndex: row - 1,
-    endRowIndex: row,
-    startColumnIndex: 0,
-    endColumnIndex: spec.weeks + 1,
-  })
-  const seriesRows = Array.from({ length: shape.peopleTotalRow - shape.peopleRows[0] }, (_, i) => shape.peopleRows[0] + i)
-  requests.push({
-    addChart: {
-      chart: {
-        chartId,
-        spec: {
-          title: 'Hours per person per week',
-          basicChart: {
-            chartType: 'COLUMN',
-            stackedType: 'STACKED',
-            legendPosition: 'RIGHT_LEGEND',
-            headerCount: 1,
-            axis: [
-              { position: 'BOTTOM_AXIS', title: 'Week starting' },
-              { position: 'LEFT_AXIS', title: 'Hours' },
-            ],
-            domains: [{ domain: { sourceRange: { sources: [rowRange(shape.peopleHeaderRow)] } } }],
-            series: seriesRows.map((row) => ({ series: { sourceRange: { sources: [rowRange(row)] } }, targetAxis: 'LEFT_AXIS' })),
-          },
-        },
-        position: {
-          overlayPosition: {
-            anchorCell: { sheetId, rowIndex: shape.groupsTotalRow + 1, columnIndex: 0 },
-            widthPixels: 760,
-            heightPixels: 380,
-          },
-        },
-      },
-    },
-  })
-  return requests
 }

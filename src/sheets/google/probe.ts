@@ -9,7 +9,7 @@ import type { Transport } from '../../http/transport.ts'
 import type { SpreadsheetFacts, SpreadsheetProbe } from '../probe.ts'
 import { toSheetsError } from './api-errors.ts'
 import type { GoogleSignIn } from './auth.ts'
-import { LAYOUT_METADATA_KEY } from './layout.ts'
+import { LAYOUT_METADATA_KEY } from './layout-state.ts'
 
 export interface GoogleProbeOptions {
   spreadsheetId: string

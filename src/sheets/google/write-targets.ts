@@ -7,7 +7,7 @@ import { keyText } from '../../core/row-identity.ts'
 import { TimelineSheetsError } from '../../errors.ts'
 import type { CellUpdate, CellValue, TabData, TabWrite } from '../port.ts'
 import { a1Range } from './a1.ts'
-import type { RowFormats } from './layout.ts'
+import type { RowFormats } from './column-formats.ts'
 import { cellToApi } from './requests.ts'
 import type { ClaimRef, ClaimValues, RowEcho } from './row-claims.ts'
 
