@@ -9,14 +9,14 @@
  * 100,000-row tab reads each column once. Any change to the spreadsheet is
  * seen by the next read, which makes a new `Recalc`.
  */
+import { inferredFormat, serialInZone } from './formula-dates.ts'
 import { formulaFunctions, type FunctionSpec } from './formula-functions.ts'
-import { FormulaParseError, type Node, parseFormula, type RefSpec } from './formula-parse.ts'
+import { binary, elementwise, toExtended } from './formula-operators.ts'
+import { FormulaParseError, type Node, parseFormula } from './formula-parse.ts'
+import { infoOf, resolveRef, sheetNamed, treeOf } from './formula-trees.ts'
 import {
   type ArrayValue,
   arrayOf,
-  compareScalars,
-  compareWith,
-  type ComparisonOp,
   errorOfCode,
   type Evaluator,
   FormulaError,
@@ -27,31 +27,12 @@ import {
   type RangeRef,
   type Scalar,
   toNumber,
-  toText,
   type Val,
 } from './formula-values.ts'
-
-export type { Here } from './formula-values.ts'
 import type { SheetData, SpreadsheetData } from './sheet-data.ts'
-import { serialFromEpochMs } from './serial.ts'
 import type { ExtendedValue, NumberFormat } from './values.ts'
 
-// Parsed trees by stored value: stored values are replaced, never changed, so the tree stays right.
-const parsed = new WeakMap<ExtendedValue, Node | FormulaParseError>()
-
-function treeOf(stored: ExtendedValue): Node | FormulaParseError {
-  let tree = parsed.get(stored)
-  if (tree === undefined) {
-    try {
-      tree = parseFormula(stored.formulaValue!)
-    } catch (error) {
-      if (!(error instanceof FormulaParseError)) throw error
-      tree = error
-    }
-    parsed.set(stored, tree)
-  }
-  return tree
-}
+export type { Here } from './formula-values.ts'
 
 function sizeOf(v: Val): { rows: number; columns: number } {
   if (isRange(v)) return { rows: v.endRow - v.startRow, columns: v.endColumn - v.startColumn }
@@ -67,45 +48,6 @@ export function isMulti(v: Val): boolean {
 
 const CIRCULAR = () => new FormulaError('REF', 'Circular dependency detected. To resolve with iterative calculation, see File > Settings.')
 const NO_ARRAY_VALUE = () => new FormulaError('VALUE', 'An array value could not be found.')
-const DATE_FORMAT: NumberFormat = { type: 'DATE', pattern: 'M/d/yyyy' }
-const DATE_TIME_FORMAT: NumberFormat = { type: 'DATE_TIME', pattern: 'M/d/yyyy H:mm:ss' }
-
-/** Wall-clock serial of `epochMs` in a CLDR zone (`Etc/GMT`, `Europe/Paris`) or a custom `GMT+01:00`. */
-export function serialInZone(epochMs: number, timeZone: string): number {
-  const custom = /^(?:GMT|UTC)([+-])(\d{1,2})(?::?(\d{2}))?$/.exec(timeZone)
-  if (custom) {
-    const offset = (Number(custom[2]) * 60 + Number(custom[3] ?? 0)) * (custom[1] === '-' ? -1 : 1)
-    return serialFromEpochMs(epochMs + offset * 60_000)
-  }
-  try {
-    const parts = Object.fromEntries(
-      new Intl.DateTimeFormat('en-US', {
-        timeZone,
-        hourCycle: 'h23',
-        year: 'numeric',
-        month: 'numeric',
-        day: 'numeric',
-        hour: 'numeric',
-        minute: 'numeric',
-        second: 'numeric',
-      })
-        .formatToParts(new Date(epochMs))
-        .map((p) => [p.type, p.value]),
-    )
-    const wall = Date.UTC(
-      Number(parts.year),
-      Number(parts.month) - 1,
-      Number(parts.day),
-      Number(parts.hour),
-      Number(parts.minute),
-      Number(parts.second),
-      epochMs % 1000,
-    )
-    return serialFromEpochMs(wall)
-  } catch {
-    return serialFromEpochMs(epochMs)
-  }
-}
 
 /** The evaluation of one read. */
 export class Recalc implements Evaluator {
@@ -185,78 +127,14 @@ export class Recalc implements Evaluator {
     return v
   }
 
-  /** The number format Sheets gives a formula's result when its cell has none: dates from DATE/TODAY, date-times from NOW, a date plus days stays a date. */
+  /** The number format Sheets gives a formula's result when its cell has none (formula-dates.ts). */
   inferredFormat(stored: ExtendedValue, sheet: SheetData, depth = 0): NumberFormat | undefined {
-    const tree = treeOf(stored)
-    return tree instanceof FormulaParseError ? undefined : this.formatOf(tree, sheet, depth)
-  }
-
-  private formatOf(node: Node, sheet: SheetData, depth: number): NumberFormat | undefined {
-    if (depth > 20) return undefined
-    const dateLike = (f: NumberFormat | undefined) => f !== undefined && (f.type === 'DATE' || f.type === 'DATE_TIME')
-    switch (node.k) {
-      case 'call':
-        if (['TODAY', 'DATE', 'DATEVALUE'].includes(node.name)) return DATE_FORMAT
-        if (node.name === 'NOW') return DATE_TIME_FORMAT
-        if ((node.name === 'IF' || node.name === 'IFERROR') && node.args[node.name === 'IF' ? 1 : 0])
-          return this.formatOf(node.args[node.name === 'IF' ? 1 : 0]!, sheet, depth + 1)
-        if (['MIN', 'MAX'].includes(node.name) && node.args[0]) return this.formatOf(node.args[0], sheet, depth + 1)
-        return undefined
-      case 'ref': {
-        const r = node.ref
-        if (r.startRow === undefined || r.startColumn === undefined || r.endRow !== r.startRow + 1 || r.endColumn !== r.startColumn + 1)
-          return undefined
-        const target = r.sheet === undefined ? sheet : this.sheetNamed(r.sheet)
-        const cell = target?.rows[r.startRow]?.cells[r.startColumn]
-        if (!target || !cell) return undefined
-        if (cell.userEnteredFormat?.numberFormat) return cell.userEnteredFormat.numberFormat
-        return cell.userEnteredValue?.formulaValue !== undefined ? this.inferredFormat(cell.userEnteredValue, target, depth + 1) : undefined
-      }
-      case 'bin': {
-        if (node.op !== '+' && node.op !== '-') return undefined
-        const a = this.formatOf(node.a, sheet, depth + 1)
-        const b = this.formatOf(node.b, sheet, depth + 1)
-        // Date minus date is a number of days; date plus or minus days stays a date.
-        if (dateLike(a) && dateLike(b)) return undefined
-        return dateLike(a) ? a : node.op === '+' && dateLike(b) ? b : undefined
-      }
-      default:
-        return undefined
-    }
+    return inferredFormat(this.ss, stored, sheet, depth)
   }
 
   /** Sheets match sheet names in formulas without case. */
   sheetNamed(title: string): SheetData | undefined {
-    return (
-      this.ss.sheets.find((s) => s.properties.title === title) ??
-      this.ss.sheets.find((s) => s.properties.title.toLowerCase() === title.toLowerCase())
-    )
-  }
-
-  private resolve(spec: RefSpec, here: Here): RangeRef | FormulaError {
-    const sheet = spec.sheet === undefined ? here.sheet : this.sheetNamed(spec.sheet)
-    if (!sheet) return new FormulaError('REF', `Unresolved sheet name '${spec.sheet}'.`)
-    if (sheet.properties.sheetType !== 'GRID') return new FormulaError('REF', `Unresolved sheet name '${spec.sheet}'.`)
-    const move = (value: number | undefined, fixed: boolean | undefined, by: number) => (value === undefined || fixed ? value : value + by)
-    const startRow = move(spec.startRow, spec.fixed?.startRow, here.shiftRows)
-    const endRow = move(spec.endRow, spec.fixed?.endRow, here.shiftRows)
-    const startColumn = move(spec.startColumn, spec.fixed?.startColumn, here.shiftColumns)
-    const endColumn = move(spec.endColumn, spec.fixed?.endColumn, here.shiftColumns)
-    if ((startRow ?? 0) < 0 || (startColumn ?? 0) < 0) return new FormulaError('REF', 'Reference does not exist.')
-    const { rowCount, columnCount } = sheet.properties.gridProperties
-    const bounded = endRow !== undefined && endColumn !== undefined && startRow !== undefined && startColumn !== undefined
-    // A reference that starts past the grid points at nothing; one that runs past it is cut at the edge.
-    if (bounded && (startRow >= rowCount || startColumn >= columnCount)) return new FormulaError('REF', 'Reference does not exist.')
-    const r0 = Math.min(startRow ?? 0, rowCount)
-    const c0 = Math.min(startColumn ?? 0, columnCount)
-    return {
-      kind: 'range',
-      sheet,
-      startRow: r0,
-      endRow: Math.max(r0, Math.min(endRow ?? rowCount, rowCount)),
-      startColumn: c0,
-      endColumn: Math.max(c0, Math.min(endColumn ?? columnCount, columnCount)),
-    }
+    return sheetNamed(this.ss, title)
   }
 
   /** The values of a range, row-major; formula cells computed top to bottom, so chains stay shallow. */
@@ -338,7 +216,7 @@ export class Recalc implements Evaluator {
       case 'err':
         return errorOfCode(node.code)
       case 'ref':
-        return this.resolve(node.ref, here)
+        return resolveRef(this.ss, node.ref, here)
       case 'name':
         return new FormulaError('NAME', `Unknown range name: '${node.name}'.`)
       case 'arr': {
@@ -497,146 +375,4 @@ export class Recalc implements Evaluator {
 
 function asNumber(v: Scalar): number {
   return typeof v === 'number' ? v : v === true ? 1 : 0
-}
-
-/** What a subtree's memo key depends on. */
-interface NodeInfo {
-  text: string
-  ownSheet: boolean
-  relativeRow: boolean
-  relativeColumn: boolean
-}
-
-const infos = new WeakMap<Node, NodeInfo>()
-
-function infoOf(node: Node): NodeInfo {
-  let info = infos.get(node)
-  if (info) return info
-  info = { text: JSON.stringify(node), ownSheet: false, relativeRow: false, relativeColumn: false }
-  const visit = (n: Node | undefined): void => {
-    if (!n) return
-    switch (n.k) {
-      case 'ref': {
-        const r = n.ref
-        if (r.sheet === undefined) info!.ownSheet = true
-        if ((r.startRow !== undefined && !r.fixed?.startRow) || (r.endRow !== undefined && !r.fixed?.endRow)) info!.relativeRow = true
-        if ((r.startColumn !== undefined && !r.fixed?.startColumn) || (r.endColumn !== undefined && !r.fixed?.endColumn))
-          info!.relativeColumn = true
-        return
-      }
-      case 'neg':
-      case 'pos':
-      case 'pct':
-        return visit(n.a)
-      case 'bin':
-        visit(n.a)
-        return visit(n.b)
-      case 'call':
-        // ROW() and COLUMN() without a reference read where the formula is; implicit intersection does too.
-        info!.relativeRow = true
-        info!.relativeColumn = true
-        info!.ownSheet = true
-        return
-      case 'arr':
-        return n.rows.forEach((row) => row.forEach(visit))
-      default:
-        return
-    }
-  }
-  visit(node)
-  // Implicit intersection inside a subtree also reads the formula's position.
-  infos.set(node, info)
-  return info
-}
-
-/** Same-shape or one-cell-broadcast element-wise operation in a tight loop; undefined for other shapes. */
-function elementwise(x: ArrayValue, y: ArrayValue, op: (p: Scalar, q: Scalar) => Scalar): ArrayValue | undefined {
-  const xd = x.data
-  const yd = y.data
-  if (x.rows === y.rows && x.columns === y.columns) {
-    const out: Scalar[] = new Array(xd.length)
-    for (let i = 0; i < xd.length; i++) out[i] = op(xd[i] ?? null, yd[i] ?? null)
-    return arrayOf(x.rows, x.columns, out)
-  }
-  if (y.rows === 1 && y.columns === 1) {
-    const q = yd[0] ?? null
-    const out: Scalar[] = new Array(xd.length)
-    for (let i = 0; i < xd.length; i++) out[i] = op(xd[i] ?? null, q)
-    return arrayOf(x.rows, x.columns, out)
-  }
-  if (x.rows === 1 && x.columns === 1) {
-    const p = xd[0] ?? null
-    const out: Scalar[] = new Array(yd.length)
-    for (let i = 0; i < yd.length; i++) out[i] = op(p, yd[i] ?? null)
-    return arrayOf(y.rows, y.columns, out)
-  }
-  return undefined
-}
-
-/** A computed value as an ExtendedValue; a blank result has no field. */
-export function toExtended(v: Scalar): ExtendedValue {
-  if (v === null) return {}
-  if (typeof v === 'number')
-    return Number.isFinite(v) ? { numberValue: v } : { errorValue: { type: 'NUM', message: 'Result was not a number.' } }
-  if (typeof v === 'string') return { stringValue: v }
-  if (typeof v === 'boolean') return { boolValue: v }
-  return { errorValue: { type: v.type, message: v.message } }
-}
-
-const OP_NAMES: Record<string, string> = { '+': 'ADD', '-': 'MINUS', '*': 'MULTIPLY', '/': 'DIVIDE', '^': 'POW' }
-const COMPARISON_NAMES: Record<string, string> = { '=': 'EQ', '<>': 'NE', '<': 'LT', '>': 'GT', '<=': 'LTE', '>=': 'GTE' }
-
-/** One binary operator on two values; errors propagate left first. */
-export function binary(op: string, x: Scalar, y: Scalar): Scalar {
-  // The common cases of array arithmetic first: numbers, booleans and blanks.
-  if (op === '*' || op === '+' || op === '-') {
-    const a = typeof x === 'number' ? x : typeof x === 'boolean' || x === null ? Number(x) : undefined
-    const b = typeof y === 'number' ? y : typeof y === 'boolean' || y === null ? Number(y) : undefined
-    if (a !== undefined && b !== undefined) return op === '*' ? a * b : op === '+' ? a + b : a - b
-  }
-  if (typeof x === 'number' && typeof y === 'number') {
-    switch (op) {
-      case '=':
-        return x === y
-      case '<>':
-        return x !== y
-      case '<':
-        return x < y
-      case '>':
-        return x > y
-      case '<=':
-        return x <= y
-      case '>=':
-        return x >= y
-    }
-  }
-  if (isError(x)) return x
-  if (isError(y)) return y
-  if (op === '&') {
-    const a = toText(x)
-    const b = toText(y)
-    return isError(a) ? a : isError(b) ? b : a + b
-  }
-  if (COMPARISON_NAMES[op]) {
-    return compareWith(op as ComparisonOp, compareScalars(x, y))
-  }
-  const name = OP_NAMES[op]!
-  const a = toNumber(x, name, 1)
-  if (isError(a)) return a
-  const b = toNumber(y, name, 2)
-  if (isError(b)) return b
-  switch (op) {
-    case '+':
-      return a + b
-    case '-':
-      return a - b
-    case '*':
-      return a * b
-    case '/':
-      return b === 0 ? new FormulaError('DIVIDE_BY_ZERO', 'Function DIVIDE parameter 2 cannot be zero.') : a / b
-    default: {
-      const r = a ** b
-      return Number.isFinite(r) ? r : new FormulaError('NUM', 'Result was not a number.')
-    }
-  }
 }
