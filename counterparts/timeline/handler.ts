@@ -9,6 +9,8 @@ import { z } from 'zod'
 import type { WebHandler } from '../mount.ts'
 import { createPasswordAuthenticator, type AuthContext, type Authenticator } from './authenticator.ts'
 import type { FaultInjector } from './faults.ts'
+import { describeIssues, readJson } from './request-bodies.ts'
+import { errorResponse, forbidden, json, methodNotAllowed, notFound } from './responses.ts'
 import {
   expandTagLines,
   normaliseAppliesTo,
@@ -20,6 +22,8 @@ import {
   type UserRecord,
 } from './store.ts'
 import { parseBound, wallTime } from './time.ts'
+
+export { lowerKeys } from './request-bodies.ts'
 
 export interface TimelineHandlerOptions {
   /** Who is calling. @default the on-premise password flow (`createPasswordAuthenticator()`) */
@@ -131,17 +135,6 @@ function safeDecode(segment: string): string {
 
 // ── responses ───────────────────────────────────────────────────────────
 
-function json(store: TimelineStore, body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { 'content-type': `${store.vendor.mediaType}; charset=utf-8`, ...headers },
-  })
-}
-
-function errorResponse(store: TimelineStore, status: number, errorCode: string, message: string): Response {
-  return json(store, { errorCode, message }, status)
-}
-
 const RANGE_REFUSALS = {
   400: ['Validation', (days: number) => `The range is longer than ${days} days, the most this server reads at once.`],
   413: ['RangeTooLarge', (days: number) => `The answer for a range longer than ${days} days would be too large.`],
@@ -168,18 +161,6 @@ function trimmedLinkRefusal(store: TimelineStore, after: string): Response {
       ? 'The server failed while reading the changes.'
       : `updatedAfterTimestamp '${after}' is older than the changes this server still tracks for the timeline; read the range without it.`
   return errorResponse(store, status, TRIMMED_LINK_REFUSALS[status], message)
-}
-
-function notFound(store: TimelineStore, url: URL): Response {
-  return errorResponse(store, 404, 'NotFound', `Nothing at ${url.pathname}.`)
-}
-
-function methodNotAllowed(store: TimelineStore, allowed: string[]): Response {
-  return json(store, { errorCode: 'MethodNotAllowed', message: `Allowed: ${allowed.join(', ')}.` }, 405, { allow: allowed.join(', ') })
-}
-
-function forbidden(store: TimelineStore, message: string): Response {
-  return errorResponse(store, 403, 'Forbidden', message)
 }
 
 // ── home and timelines ──────────────────────────────────────────────────
@@ -463,43 +444,4 @@ async function writeTagList(store: TimelineStore, request: Request, apiUrl: stri
   }
   store.setAllowedTags({ everyone: everyone.combinations, groups })
   return tagListJson(store, store.allowedTagsFor(user.username), apiUrl)
-}
-
-// ── bodies ──────────────────────────────────────────────────────────────
-
-type JsonRead = { ok: true; value: unknown } | { ok: false; problem: string }
-
-async function readJson(request: Request, optional: boolean): Promise<JsonRead> {
-  const text = await request.text()
-  if (text.trim() === '') return optional ? { ok: true, value: {} } : { ok: false, problem: 'The request body is empty.' }
-  try {
-    return { ok: true, value: lowerKeys(JSON.parse(text)) }
-  } catch {
-    return { ok: false, problem: 'The request body is not valid JSON.' }
-  }
-}
-
-/** Property names in request bodies match case-insensitively: compare them in lower case. */
-export function lowerKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(lowerKeys)
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key.toLowerCase(), lowerKeys(inner)]))
-  }
-  return value
-}
-
-const FIELD_NAMES: Record<string, string> = {
-  expectedlastchangeid: 'expectedLastChangeId',
-  timeinterval: 'timeInterval',
-  tagcombinations: 'tagCombinations',
-  usertagcombinationlists: 'userTagCombinationLists',
-}
-
-function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((issue) => {
-      const path = issue.path.map((part) => (typeof part === 'string' ? (FIELD_NAMES[part] ?? part) : `[${String(part)}]`))
-      return `${path.join('.').replace(/\.\[/g, '[') || 'body'}: ${issue.message}`
-    })
-    .join('; ')
 }
