@@ -96,12 +96,12 @@ export type MethodName =
   | 'DriveFilesGet'
 
 function errorInfo(reason: string, method: MethodName): unknown {
-  return {
-    '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
-    reason,
-    domain: 'googleapis.com',
-    metadata: { service: 'sheets.googleapis.com', method: `google.apps.sheets.v4.SpreadsheetsService.${method}` },
-  }
+  // Drive's ErrorInfo names its own service and RPC, as its insufficient-scopes body does.
+  const metadata =
+    method === 'DriveFilesGet'
+      ? { service: 'drive.googleapis.com', method: 'google.apps.drive.v3.DriveFiles.Get' }
+      : { service: 'sheets.googleapis.com', method: `google.apps.sheets.v4.SpreadsheetsService.${method}` }
+  return { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'googleapis.com', metadata }
 }
 
 const AUTH_HELP =
