@@ -342,11 +342,10 @@ function ignoreClosedPipes(): void {
  * The garbage collector's policy for a run of the command (both entry points call this first, before any
  * work). A run builds its working set (row bases, the server's activities, the tab as read) in one go. With
  * incremental marking, V8 marks alongside the run, and on a busy machine that marking spans hundreds of
- * milliseconds; until it ends, what a run drops piles up in the old generation (--trace-gc: about 20 MB
- * promoted per scavenge instead of 2). An incremental export of a 100,000-row workbook then peaked at 530 to
- * 620 MiB instead of 380 to 400, in about half the runs on a loaded machine. Marking in one pause instead
- * costs a batch run nothing it notices (it used less CPU time in the same bench) and keeps the peak where the
- * live data puts it. Set before the first collection marks anything: V8 reads it when marking would start.
+ * milliseconds; until it ends, what a run drops piles up in the old generation, and a big run's peak memory
+ * climbs well above what its live data needs (decisions/0001-architecture.md). Marking in one pause costs a
+ * batch run nothing it notices and keeps the peak where the live data puts it. Set before the first collection
+ * marks anything: V8 reads it when marking would start.
  */
 export function setRunHeapPolicy(): void {
   setFlagsFromString('--no-incremental-marking')

@@ -115,9 +115,9 @@ export function fnv1a64Base64url(text: string): string {
 }
 
 // FNV-1a state between the parts of one digest: four 16-bit limbs (h0 lowest). Every product and carry stays a
-// small integer, where 32-bit halves needed a float multiply and a division per byte (this was the hottest
-// function of a 100k-row import). × 0x100000001b3 = × 0x1b3 + × 2^40 (mod 2^64): × 2^40 adds h0 << 8 to limb 2
-// and h1 << 8 to limb 3.
+// small integer, where 32-bit halves need a float multiply and a division per byte, and this runs over every
+// byte of every row an import digests. × 0x100000001b3 = × 0x1b3 + × 2^40 (mod 2^64): × 2^40 adds h0 << 8 to
+// limb 2 and h1 << 8 to limb 3.
 let h0 = 0
 let h1 = 0
 let h2 = 0

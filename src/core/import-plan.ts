@@ -246,8 +246,8 @@ export function planLines(
     if (timelineKey && !affected.has(timelineKey)) return undefined
     if (settled?.[i]) return undefined
     const reading = readings.at(i)
-    // Shortcuts for rows the candidate scan found valid, most rows of a big sheet: judging each one twice was a
-    // fifth of an import's time. Judged without the server's activities, such a row's Key, timeline and start
+    // Shortcuts for rows the candidate scan found valid, most rows of a big sheet, so that such a row is not
+    // judged in full a second time. Judged without the server's activities, such a row's Key, timeline and start
     // are its reading's.
     if (!refusesTags && firstVerdicts !== undefined && firstVerdicts[i]! >= 1) {
       const key = reading.key!

@@ -122,8 +122,9 @@ export function formatOffsetInstant(epochSeconds: number, offsetMinutes: number)
       `The instant ${epochSeconds} (epoch seconds) has no four-digit year in UTC${minutes < 0 ? '-' : '+'}${Math.abs(minutes)} minutes`,
     )
   }
-  // The date part from a per-day table and the clock by hand: Date#toISOString per start was a tenth of reading
-  // a sheet's rows. Whole seconds as toISOString cuts them: to whole milliseconds towards zero, then to the second before.
+  // The date part from a per-day table and the clock by hand: reading a sheet formats a start for each row, and
+  // Date#toISOString makes a Date and a text each time. Whole seconds as toISOString cuts them: to whole
+  // milliseconds towards zero, then to the second before.
   const whole = Math.floor(Math.trunc(wallSeconds * 1000) / 1000)
   const day = Math.floor(whole / SECONDS_PER_DAY)
   const clockSeconds = whole - day * SECONDS_PER_DAY

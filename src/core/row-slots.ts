@@ -10,8 +10,8 @@ import { READ_COLUMNS } from './written-rows.ts'
 import { isEmptyCell } from './cells.ts'
 
 /**
- * The columns a row is read by, as slots of `columnsOf`'s table: a row reads a dozen cells, and looking each
- * column's name up in the layout was a lookup by a varying name every time.
+ * The columns a row is read by, as slots of `columnsOf`'s table: a row reads a dozen cells, and a slot is an
+ * index into a table found once per layout, where a column's name is a lookup by a varying name for every cell.
  */
 export const S = { user: 0, date: 1, start: 2, end: 3, duration: 4, tags: 5, labels: 6, notes: 7, delete: 8, key: 9, base: 10 } as const
 /** The columns a row is read from, by slot: the ones a digest of a row as written covers. */

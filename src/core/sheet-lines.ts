@@ -38,7 +38,8 @@ export function parseSheet(rows: readonly (readonly CellValue[])[], layout: Head
  */
 export function withDuplicatesRefused(sheet: readonly SheetLine[]): readonly SheetLine[] {
   // Each Key's first row, and the rows of the Keys several lines hold: nearly always none, and then the lines
-  // are the same (a list per Key of a 100k sheet was most of this function's time).
+  // are the same. A list is made only for a Key seen a second time: a big sheet holds a hundred thousand Keys,
+  // nearly all of them once.
   const firstRow = new Map<string, number>()
   const rowsByKey = new Map<string, number[]>()
   for (const line of sheet) {

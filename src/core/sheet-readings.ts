@@ -80,7 +80,7 @@ export function readSheet(
 /**
  * A Key as `readRow` reads it (`parseActivityKey`, the timeline's string as the users list holds it), or undefined
  * when it is not one. Told by hand for the common form (`timeline/123`), the pattern asked once per timeline:
- * the pattern for each of 100k Keys was a fifth of telling rows as written.
+ * the Keys of a big sheet name a few hundred timelines, so the pattern runs that often rather than once a row.
  */
 export function keyReader(users: ReadContext['users']): (text: string) => RowReading['key'] {
   // One string per timeline, as `readRow` keeps them: the Keys of 100k rows name a few hundred timelines.

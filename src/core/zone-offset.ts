@@ -25,7 +25,7 @@ export function zoneOffsetMinutes(timeZone: string, epochSeconds: number): numbe
   const cacheable = epochSeconds >= 0
   const quarter = Math.floor(epochSeconds / QUARTER_HOUR)
   // First a small table of the last zone's quarters, indexed by the quarter's low bits: a row asks about a dozen
-  // quarter hours around its Start and End, and a Map lookup each was most of reading its times.
+  // quarter hours around its Start and End, and an array slot answers each without the two Map lookups below.
   const slot = quarter & (RECENT_SIZE - 1)
   if (timeZone === recentZone && recentQuarters[slot] === quarter && cacheable) return recentOffsets[slot]!
   let zoneCache = offsetCache.get(timeZone)
@@ -64,5 +64,5 @@ const recentOffsets = new Float64Array(RECENT_SIZE)
 
 const QUARTER_HOUR = 900
 const OFFSET_CACHE_LIMIT = 200_000
-/** Zone → quarter hour since 1970 → offset (numbers as keys: building a text key cost more than the lookup). */
+/** Zone → quarter hour since 1970 → offset (numbers as keys: building a text key costs more than the lookup). */
 const offsetCache = new Map<string, Map<number, number>>()

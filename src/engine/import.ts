@@ -175,8 +175,8 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   const writesBefore = deps.spreadsheet.requestCounts().writes
   // While the sheet read is under way (the service takes a while to send a big tab) this process would sit idle:
   // it reads the row bases from disk meanwhile, and a plain import asks the server for its timelines and allowed
-  // tags (a sync listed the timelines already, in its read-ahead). Each is awaited where it was used before, so a
-  // failure surfaces where it always did.
+  // tags (a sync listed the timelines already, in its read-ahead). Each is awaited at the step that uses it, so a
+  // failure surfaces at that step, as if the work had started there.
   const basesRead = settledLater(frame.loadBases())
   const serverLists = handOff
     ? undefined

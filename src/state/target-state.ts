@@ -11,7 +11,7 @@
  * the two writes leaves `state.json` naming a whole, older base file
  * (decisions/0008-what-an-incremental-run-touches.md). In memory they are a
  * Map, on disk one JSON array of alternating keys and fingerprints: both
- * build and parse several times faster than a 100,000-key object (issue 10).
+ * build and parse several times faster than a 100,000-key object.
  * The digests of rows as written (decisions/0013) live in a file of their
  * own too, one number per base in the base file's order (`written-file.ts`);
  * they are a cache, and a run without them reads rows in full.
@@ -66,7 +66,7 @@ const serverOfState = z.looseObject({ entryUrl: z.string(), account: z.string().
 
 /**
  * A JSON object of strings, checked in one plain loop and kept as parsed: `z.record` copies every entry
- * through a schema, which at 100,000 rows was most of a state load (issue 10).
+ * through a schema, which at 100,000 rows would be most of a state load.
  */
 function stringRecord(what: string) {
   return z.custom<Record<string, string>>(

@@ -1,8 +1,8 @@
 /**
  * Reading an activities answer: the schema's answer, with the entities checked by hand where they have the usual
- * shape. An answer holds thousands of entities, and zod copied and checked each one field by field, about a tenth
- * of a 100k-activity first export; the schema still decides every entity the hand check does not vouch for, so a
- * refusal names the first bad field as it always did.
+ * shape. An answer holds thousands of entities, and zod copies and checks each one field by field, a cost a big
+ * first export feels; the schema still decides every entity the hand check does not vouch for, so a refusal names
+ * the first bad field in the schema's words.
  */
 import { z } from 'zod'
 import { isPlausibleStart } from './plausible-start.ts'

@@ -87,9 +87,9 @@ export const EntitySchema = z
   .looseObject({
     entityType: z.string(),
     entityId: z.number().int(),
-    // Checked below, once: a declared object schema here copied every entity's values (an activities read holds
-    // thousands) only for the refinement to read them a second time, about half of reading a big answer.
-    // Optional, as before: an entity of a type not checked (a folder, a type the server adds later) may come without.
+    // Checked below, once: a declared object schema here would copy every entity's values (an activities read
+    // holds thousands) only for the refinement to read them a second time.
+    // Optional: an entity of a type not checked (a folder, a type the server adds later) may come without.
     values: z.unknown().optional(),
   })
   .superRefine((entity, ctx) => {
