@@ -4,8 +4,8 @@
  * combinations. Mount it in msw or on loopback (counterparts/mount.ts).
  * Behaviour follows spec/timeline-api.md plus the "Decisions for the gaps"
  * table of reference/timeline-service.md. A request passes faults, then
- * sign-in, then the route table (`timelineRoutes`); the routes themselves live
- * in routes-*.ts.
+ * sign-in, then the route table (`timelineRoutes`, after any `routes` a caller
+ * puts in front of it); the routes themselves live in routes-*.ts.
  */
 import type { WebHandler } from '../mount.ts'
 import { createPasswordAuthenticator, type AuthContext, type Authenticator } from './authenticator.ts'
@@ -38,6 +38,12 @@ export interface TimelineHandlerOptions {
    * for a cloud `serverUrl`. The API is then at `{basePath}api`. @default '/'
    */
   basePath?: string
+  /**
+   * Routes tried before `timelineRoutes`, in order, once the caller has signed
+   * in: a test answers one kind of request its own way and leaves every other
+   * to the reference behaviour. @default none
+   */
+  routes?: readonly Route[]
 }
 
 const activity = { entityId: isEntityId }
@@ -66,7 +72,7 @@ export function createTimelineHandler(store: TimelineStore, options: TimelineHan
     throw new TypeError(`Expected \`basePath\` to start and end with "/", got ${JSON.stringify(basePath)}`)
   }
   const faults = options.faults
-  const route = createRouter(timelineRoutes)
+  const route = createRouter([...(options.routes ?? []), ...timelineRoutes])
 
   return async (request: Request): Promise<Response> => {
     if (faults) {
