@@ -4,7 +4,9 @@
  * bounded to the grid (recorded). Criteria are stored and echoed, not applied:
  * the fake neither hides rows nor sorts them for a filter.
  */
-import { gridRangeOf, type GridRange, setKey, type SheetData } from './model.ts'
+import type { GridRange, SheetData } from './sheet-data.ts'
+import { gridRangeOf } from './sheet-lookup.ts'
+import { setKey } from './tx.ts'
 import { type Applier, gridBoundsOf, type Json, sheetOrThrow } from './request-support.ts'
 
 /**

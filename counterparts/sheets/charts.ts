@@ -8,7 +8,8 @@
  */
 import { formatOpenRange } from './a1.ts'
 import { exceedsGridLimits, invalidArgument } from './google-errors.ts'
-import { type EmbeddedChart, type GridCoordinate, type GridRange, setKey, type SheetData, type SpreadsheetData } from './model.ts'
+import type { EmbeddedChart, GridCoordinate, GridRange, SheetData, SpreadsheetData } from './sheet-data.ts'
+import { setKey } from './tx.ts'
 import { type Applier, gridBoundsOf, type Json, sheetOrThrow } from './request-support.ts'
 
 /** OverlayPosition's documented defaults. */

@@ -5,7 +5,9 @@
  * in the UI). Indexes are proto3 integers, so an omitted one is 0 [I].
  */
 import { invalidArgument } from './google-errors.ts'
-import { boundsOfGridRange, type ConditionalFormatRule, gridRangeOf, setKey, type SheetData, type SpreadsheetData } from './model.ts'
+import type { ConditionalFormatRule, SheetData, SpreadsheetData } from './sheet-data.ts'
+import { boundsOfGridRange, gridRangeOf } from './sheet-lookup.ts'
+import { setKey } from './tx.ts'
 import { type Applier, gridBoundsOf, type Json, sheetOrThrow } from './request-support.ts'
 
 const indexOf = (value: unknown): number => (typeof value === 'number' ? value : 0)

@@ -7,16 +7,11 @@
  */
 import { columnLetters, formatRange, type GridBounds } from './a1.ts'
 import { badRequest, invalidArgument } from './google-errors.ts'
-import {
-  type GridRange,
-  locateMetadataId,
-  recalcOf,
-  resolveRange,
-  sheetById,
-  type SheetData,
-  type SpreadsheetData,
-  type Tx,
-} from './model.ts'
+import { recalcOf } from './cells.ts'
+import { locateMetadataId } from './metadata-index.ts'
+import type { GridRange, SheetData, SpreadsheetData } from './sheet-data.ts'
+import { resolveRange, sheetById } from './sheet-lookup.ts'
+import type { Tx } from './tx.ts'
 import { gridBoundsOf } from './request-support.ts'
 import { filterMetadata } from './spreadsheet-ops.ts'
 import {

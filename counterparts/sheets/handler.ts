@@ -25,7 +25,10 @@ import {
   SheetsApiError,
   tokenExpired,
 } from './google-errors.ts'
-import { beginTx, commitTx, locateMetadataId, recalcOf, rollback, type SpreadsheetData, type Tx } from './model.ts'
+import { recalcOf } from './cells.ts'
+import { locateMetadataId } from './metadata-index.ts'
+import type { SpreadsheetData } from './sheet-data.ts'
+import { beginTx, commitTx, rollback, type Tx } from './tx.ts'
 import { batchUpdate, createFromBody, metadataJson, searchDeveloperMetadata, spreadsheetJson } from './spreadsheet-ops.ts'
 import type { SheetsStore } from './store.ts'
 import {

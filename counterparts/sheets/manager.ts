@@ -5,18 +5,11 @@
  * USER_ENTERED parsing applies), but counts no requests and spends no quota.
  */
 import { boundToGrid, parseArea } from './a1.ts'
-import {
-  beginTx,
-  commitTx,
-  deleteDimension,
-  insertDimension,
-  rollback,
-  type SheetData,
-  sheetByTitle,
-  sortRows,
-  type SpreadsheetData,
-  type Tx,
-} from './model.ts'
+import { deleteDimension, insertDimension } from './grid-shape.ts'
+import type { SheetData, SpreadsheetData } from './sheet-data.ts'
+import { sheetByTitle } from './sheet-lookup.ts'
+import { sortRows } from './sort-rows.ts'
+import { beginTx, commitTx, rollback, type Tx } from './tx.ts'
 import type { SheetsStore, SpreadsheetInit } from './store.ts'
 import { readBlock } from './values-ops.ts'
 import { writeInput } from './values-ops.ts'

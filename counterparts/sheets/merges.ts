@@ -6,7 +6,10 @@
  */
 import type { GridBounds } from './a1.ts'
 import { invalidArgument } from './google-errors.ts'
-import { getCell, gridRangeOf, setCell, setKey, type SheetData } from './model.ts'
+import { getCell, setCell } from './cells.ts'
+import type { SheetData } from './sheet-data.ts'
+import { gridRangeOf } from './sheet-lookup.ts'
+import { setKey } from './tx.ts'
 import { type Applier, boundsOfStored, contains, type Ctx, enumOf, gridBoundsOf, intersects } from './request-support.ts'
 
 type MergeType = 'MERGE_ALL' | 'MERGE_COLUMNS' | 'MERGE_ROWS'

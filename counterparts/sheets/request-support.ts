@@ -6,7 +6,9 @@
 import { type Bounds, boundToGrid, formatOpenRange, type GridBounds } from './a1.ts'
 import { maskPaths } from './fields.ts'
 import { badRequest, exceedsGridLimits, invalidArgument } from './google-errors.ts'
-import { boundsOfGridRange, type Dimension, type GridRange, type SheetData, sheetById, type SpreadsheetData, type Tx } from './model.ts'
+import type { GridRange, SheetData, SpreadsheetData } from './sheet-data.ts'
+import { boundsOfGridRange, type Dimension, sheetById } from './sheet-lookup.ts'
+import type { Tx } from './tx.ts'
 import type { SheetsStore } from './store.ts'
 
 export type Json = Record<string, unknown>

@@ -1,5 +1,6 @@
 /**
- * The shapes of the fake's spreadsheet: the data model.ts operates on and the
+ * The shapes of the fake's spreadsheet: the data the model operations
+ * (tx.ts, cells.ts, grid-shape.ts, metadata-index.ts, …) change and the
  * formula evaluator reads. Types only, so the evaluator depends on the data,
  * not on the operations that change it.
  */

@@ -6,21 +6,9 @@
 import { boundToGrid, formatOpenRange, type GridBounds } from './a1.ts'
 import type { Recalc } from './formula-eval.ts'
 import { badRequest, exceedsGridLimits, invalidArgument, SheetsApiError } from './google-errors.ts'
+import { effectiveValue, getCell, recalcOf, setCell } from './cells.ts'
+import { assertCellLimit, checkDimensionRange, deleteDimension, insertDimension, resizeGrid, setDimensionProps } from './grid-shape.ts'
 import {
-  assertCellLimit,
-  beginTx,
-  commitTx,
-  boundsOfGridRange,
-  checkDimensionRange,
-  type CellData,
-  deleteDimension,
-  type DeveloperMetadataRecord,
-  effectiveValue,
-  getCell,
-  recalcOf,
-  type GridRange,
-  gridRangeOf,
-  insertDimension,
   locateMetadata,
   locateMetadataId,
   metadataCandidates,
@@ -28,19 +16,11 @@ import {
   putMetadata,
   replaceMetadata,
   type MetadataLocation,
-  resizeGrid,
-  resolveRange,
-  rollback,
-  setCell,
-  setDimensionProps,
-  setKey,
-  type SheetData,
-  sheetById,
-  type SortSpec,
-  sortRows,
-  splice,
-  type SpreadsheetData,
-} from './model.ts'
+} from './metadata-index.ts'
+import type { CellData, DeveloperMetadataRecord, GridRange, SheetData, SpreadsheetData } from './sheet-data.ts'
+import { boundsOfGridRange, gridRangeOf, resolveRange, sheetById } from './sheet-lookup.ts'
+import { type SortSpec, sortRows } from './sort-rows.ts'
+import { beginTx, commitTx, rollback, setKey, splice } from './tx.ts'
 import { type Applier, type Ctx, dimensionOf, gridBoundsOf, type Json, requireFields, sheetOrThrow } from './request-support.ts'
 import { basicFilterAppliers } from './basic-filter.ts'
 import { chartAppliers } from './charts.ts'

@@ -6,7 +6,9 @@
 import { type AuthState, createAuthState, type StaticTokenSpec } from './auth.ts'
 import { createFaults, type FaultController, type FaultRule, type RequestClass, seededRandom } from './faults.ts'
 import { quotaExceeded, type MethodName, type SheetsApiError } from './google-errors.ts'
-import { DEFAULT_CELL_LIMIT, emptyMetadataIndex, type SharingRole, type SheetData, type SpreadsheetData } from './model.ts'
+import { DEFAULT_CELL_LIMIT } from './grid-shape.ts'
+import { emptyMetadataIndex } from './metadata-index.ts'
+import type { SharingRole, SheetData, SpreadsheetData } from './sheet-data.ts'
 import { GOOGLE_METADATA_LIMITS, type MetadataLimits } from './metadata-budget.ts'
 
 export interface QuotaOptions {

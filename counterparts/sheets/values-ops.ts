@@ -7,22 +7,11 @@
 import { type Bounds, boundToGrid, columnLetters, formatRange, type GridBounds } from './a1.ts'
 import type { Recalc } from './formula-eval.ts'
 import { badRequest, invalidArgument, SheetsApiError } from './google-errors.ts'
-import {
-  assertCellLimit,
-  assertStartsInGrid,
-  type CellData,
-  effectiveValue,
-  getCell,
-  recalcOf,
-  insertDimension,
-  resolveRange,
-  type ResolvedRange,
-  setCell,
-  setKey,
-  type SheetData,
-  type SpreadsheetData,
-  type Tx,
-} from './model.ts'
+import { effectiveValue, getCell, recalcOf, setCell } from './cells.ts'
+import { assertCellLimit, insertDimension } from './grid-shape.ts'
+import type { CellData, SheetData, SpreadsheetData } from './sheet-data.ts'
+import { assertStartsInGrid, resolveRange, type ResolvedRange } from './sheet-lookup.ts'
+import { setKey, type Tx } from './tx.ts'
 import {
   type DateTimeRenderOption,
   MAX_CELL_CHARS,

@@ -4,7 +4,8 @@
  * and grid properties, protected ranges. No API request, so request counts
  * stay what the CLI spent.
  */
-import { sheetByTitle, type SheetData } from '../../counterparts/sheets/model.ts'
+import type { SheetData } from '../../counterparts/sheets/sheet-data.ts'
+import { sheetByTitle } from '../../counterparts/sheets/sheet-lookup.ts'
 import type { SheetsStore } from '../../counterparts/sheets/store.ts'
 import type { ExtendedValue } from '../../counterparts/sheets/values.ts'
 

@@ -1,0 +1,64 @@
+/**
+ * Transactions over the in-memory model: every mutation of a spreadsheet goes
+ * through a `Tx` that records how to undo it, so a batchUpdate that fails at
+ * request 7 rolls back requests 0–6 (atomicity, §6.1), and a transaction that
+ * commits with changes moves the file's Drive version on.
+ */
+import type { SpreadsheetData } from './sheet-data.ts'
+
+/** Undo log of one atomic operation. */
+export interface Tx {
+  undo: (() => void)[]
+}
+
+/** A fresh undo log. */
+export function beginTx(): Tx {
+  return { undo: [] }
+}
+
+/**
+ * Ends an operation that succeeded: if it changed anything, the file's Drive version moves on (by one: Google
+ * documents only that it grows with every change) and its modification time is now.
+ */
+export function commitTx(tx: Tx, ss: SpreadsheetData): void {
+  if (tx.undo.length === 0) return
+  ss.drive.version++
+  ss.drive.modifiedTime = ss.clock()
+  tx.undo.length = 0
+}
+
+/** Undoes everything a failed operation did, newest first. */
+export function rollback(tx: Tx): void {
+  for (let i = tx.undo.length - 1; i >= 0; i--) tx.undo[i]!()
+  tx.undo.length = 0
+}
+
+/** Sets `obj[key]` (undefined deletes it) and records how to put it back. */
+export function setKey<T extends object, K extends keyof T>(tx: Tx, obj: T, key: K, value: T[K] | undefined): void {
+  const had = Object.hasOwn(obj, key)
+  const old = obj[key]
+  if (value === undefined) delete obj[key]
+  else obj[key] = value
+  tx.undo.push(() => {
+    if (had) obj[key] = old
+    else delete obj[key]
+  })
+}
+
+function spliceMany<T>(arr: T[], start: number, deleteCount: number, items: readonly T[]): T[] {
+  const removed = arr.slice(start, start + deleteCount)
+  const tail = arr.slice(start + deleteCount)
+  arr.length = start
+  for (const item of items) arr.push(item)
+  for (const item of tail) arr.push(item)
+  return removed
+}
+
+/** Splice that survives 100,000 items (no spread) and records its inverse. */
+export function splice<T>(tx: Tx, arr: T[], start: number, deleteCount: number, items: readonly T[]): T[] {
+  const removed = spliceMany(arr, start, deleteCount, items)
+  tx.undo.push(() => {
+    spliceMany(arr, start, items.length, removed)
+  })
+  return removed
+}
