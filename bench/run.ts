@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: issue 10's comparison of timeline-sheets with the scripts
+ * `npm run bench`: the comparison of timeline-sheets with the scripts
  * people write instead (bench/peers/), and its size and scale cases, in one
  * run. Every measured thing is a whole process — the tool's CLI, a peer
  * script — timed from outside; the counterparts (reference Timeline server,

@@ -4,7 +4,7 @@
  * the zod schema. The repository itself never runs dist/: `npm start`, the demo and the tests run src/ directly.
  *
  * A bundle rather than one compiled file per source file (decisions/0001): loading a command's 50-odd modules one
- * by one was about 70 ms of every run's start, more than the run's own work when nothing changed. The commands
+ * by one costs about 70 ms of every run's start, more than the run's own work when nothing changed. The commands
  * stay apart (each `import()` of src/cli/main.ts is a chunk of its own), so `--help` still loads none of them.
  * Dependencies are not bundled, except the few small ones scripts/bundled-packages.ts names (their licences go
  * to dist/THIRD-PARTY-NOTICES.md): npm installs the rest from package.json, with their own licences and updates.

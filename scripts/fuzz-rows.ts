@@ -184,7 +184,7 @@ function garbleCell(
       ])
       // The first and the last day the tool takes are fine; every other value here is outside them or no date.
       set(value, value === '2999-12-31' || value === '1970-01-01' ? undefined : 'a day outside 1970-01-01…2999-12-31')
-      // A time the clocks skip was one on the day it came with (below), not on this one.
+      // A time the clocks skip is one only on the day it came with (below), not on this one.
       for (const c of ['Start', 'End']) if (row.columnFaults[c] === SKIPPED_TIME) delete row.columnFaults[c]
       if (value === '2999-12-31' && random() < 0.5) {
         // Across New Year of 3000 for more than a year: too long.

@@ -61,14 +61,14 @@ export const records: Record<string, unknown>[] = []
 /** Failures to print at the end, each with what the process said last. */
 export const failures: string[] = []
 
-/** One of issue 10's goals, as measured; `met` undefined when there is no target to meet. */
+/** One goal the bench holds the tool to, as measured; `met` undefined when there is no target to meet. */
 export interface Goal {
   goal: string
   measured: string
   met: boolean | undefined
 }
 
-/** Issue 10's goals, printed together at the end. */
+/** The goals, printed together at the end (under "Issue 10 — goals", the issue that set them). */
 export const goals: Goal[] = []
 
 /** Figures one part measures and another needs (start-up, for "beyond start-up"). */

@@ -1,5 +1,5 @@
 /**
- * The footnote: the one-`values.append`-per-row script of issue 4
+ * The footnote: the one-`values.append`-per-row script
  * (bench/peers/append-per-row.ts), on a sample, scaled to 100,000 rows and
  * to Google's 60 writes a minute. Not in the headline: no one should write it.
  */

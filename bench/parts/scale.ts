@@ -3,7 +3,8 @@
  * the Sheets fake (Google's limits: 10 MB bodies, 10 million cells) to
  * completion — a first export, an incremental run after 1 % changed, one
  * after nothing changed. One run each. A crash is reported with the stack it
- * printed (issue 8: no spread of row-sized arrays).
+ * printed: at this size a row-sized array spread into a call overflows the
+ * stack, and the stack shows where.
  */
 import { toolExporter, windowDates, type Stage } from '../lib/exporters.ts'
 import { startHost } from '../lib/host-client.ts'

@@ -1,5 +1,5 @@
 /**
- * The oldest yardstick (issue 4), now a footnote: the export as the most
+ * The footnote's yardstick: the export as the most
  * naive script writes it — read the activities, then one `values.append`
  * (USER_ENTERED, INSERT_ROWS) per row — on a sample of `rows` rows. The
  * orchestrator scales it to 100,000 rows and Google's 60 writes a minute.

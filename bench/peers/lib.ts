@@ -3,9 +3,9 @@
  * the Timeline reads a script does with plain `fetch` — sign in with the
  * password flow, list the Tags timelines, read each one's activities for the
  * window, one after another — the rows it makes of them, and the same
- * googleapis client the tool uses. Written from issue 10's description of such
- * scripts and n8n's Google Sheets node, never from src: a peer must not get
- * faster or slower because the tool changed.
+ * googleapis client the tool uses. Modelled on such scripts and on n8n's
+ * Google Sheets node, never on src: a peer must not get faster or slower
+ * because the tool changed.
  */
 import { sheets, type sheets_v4 } from '@googleapis/sheets'
 import { OAuth2Client } from 'google-auth-library'

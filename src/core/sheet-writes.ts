@@ -140,7 +140,7 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
 /**
  * The digest to remember of a row the tool writes (`rowDigest`), or null when its cells do not read back as
  * written, unedited (`unchangedSinceWritten`): the few that do not (a time in an hour the clocks repeat, whose
- * cells alone read as the other instant) are judged with their server activity at every import, as before digests.
+ * cells alone read as the other instant) are judged with their server activity at every import, as a row without a digest is.
  * `row`: the cells in the header's order (`cellsToRow`); `columns`: `readColumnsOf(layout)`.
  */
 function writtenRowDigest(

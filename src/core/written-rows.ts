@@ -9,7 +9,7 @@
  * again exactly those, read under the same zone and users, and whose Base cell is still the state's base, reads
  * as unedited since written: the same answer `unchangedSinceWritten` gives after reading it. A digest is 52
  * bits; anything that differs (a cell a person changed, a number written back as text, a trimmed cell) only
- * makes the row read in full, as before.
+ * makes the row read in full, as a row without a digest is.
  */
 import { ACTIVITY_COLUMN as C, type HeaderLayout } from './columns.ts'
 import { fnv1a64Base64url } from './fingerprint.ts'

@@ -35,7 +35,10 @@ export function statusFormatRule(
   }
 }
 
-/** Ours: the word rules (`=LEFT($K1,8)="Conflict"`), and the `SEARCH` rules versions before the words added. */
+/**
+ * Ours: the word rules (`=LEFT($K1,8)="Conflict"`), and the `SEARCH` rules that spreadsheets laid out by earlier
+ * versions still hold, so a layout replaces those too.
+ */
 const OUR_STATUS_FORMULA = /^=LEFT\(\$[A-Z]+\d+,\d+\)="[A-Za-z]+"$|^=ISNUMBER\(SEARCH\("(conflict|error)",\$[A-Z]+2\)\)$/
 
 function isOurStatusRule(rule: sheets_v4.Schema$ConditionalFormatRule): boolean {
