@@ -13,7 +13,7 @@ import type { GridRange, SheetData, SpreadsheetData } from './sheet-data.ts'
 import { resolveRange, sheetById } from './sheet-lookup.ts'
 import type { Tx } from './tx.ts'
 import { gridBoundsOf } from './request-support.ts'
-import { filterMetadata } from './spreadsheet-ops.ts'
+import { filterMetadata } from './developer-metadata.ts'
 import {
   batchTotals,
   boundedOf,

@@ -29,7 +29,9 @@ import { recalcOf } from './cells.ts'
 import { locateMetadataId } from './metadata-index.ts'
 import type { SpreadsheetData } from './sheet-data.ts'
 import { beginTx, commitTx, rollback, type Tx } from './tx.ts'
-import { batchUpdate, createFromBody, metadataJson, searchDeveloperMetadata, spreadsheetJson } from './spreadsheet-ops.ts'
+import { searchDeveloperMetadata } from './developer-metadata.ts'
+import { batchUpdate, createFromBody } from './spreadsheet-ops.ts'
+import { metadataJson, spreadsheetJson } from './spreadsheet-json.ts'
 import type { SheetsStore } from './store.ts'
 import {
   driveFileIdOf,
