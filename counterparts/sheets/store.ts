@@ -22,6 +22,12 @@ export interface QuotaOptions {
   writePerProject?: number
 }
 
+/** Drive's own quota, which files.get spends instead of the Sheets quota. */
+export interface DriveQuotaOptions {
+  /** "325,000 quota units per minute per user per project"; a files.get costs one unit [I]. @default 325_000 */
+  unitsPerUser?: number
+}
+
 export interface SheetsStoreOptions {
   /** Clock in epoch ms; inject one to advance time in tests. @default Date.now */
   now?: () => number
@@ -31,6 +37,8 @@ export interface SheetsStoreOptions {
   staticTokens?: readonly string[] | Record<string, StaticTokenSpec>
   /** Per-minute quotas; `false` turns quotas off. @default 60/60 per user, 300/300 per project */
   quota?: QuotaOptions | false
+  /** Drive's per-minute quota (files.get); `false` turns it off. @default { unitsPerUser: 325_000 } */
+  driveQuota?: DriveQuotaOptions | false
   /** @default 10_000_000 */
   cellLimit?: number
   /** Bodies larger than this are refused with 400. @default 10_485_760 */
@@ -94,10 +102,13 @@ export interface SheetsStore {
   random(): number
   /** A random non-negative int32 id, as Google gives sheets and protected ranges. */
   randomId(): number
-  readonly options: Required<Omit<SheetsStoreOptions, 'staticTokens' | 'faults' | 'now' | 'quota' | 'metadataLimits' | 'undocumented'>> & {
+  readonly options: Required<
+    Omit<SheetsStoreOptions, 'staticTokens' | 'faults' | 'now' | 'quota' | 'driveQuota' | 'metadataLimits' | 'undocumented'>
+  > & {
     metadataLimits: MetadataLimits
     undocumented: UndocumentedBehaviour
     quota: Required<QuotaOptions> | false
+    driveQuota: Required<DriveQuotaOptions> | false
   }
   readonly spreadsheets: Map<string, SpreadsheetData>
   createSpreadsheet(init?: SpreadsheetInit): SpreadsheetData
@@ -105,6 +116,8 @@ export interface SheetsStore {
   readonly faults: FaultController
   /** Counts a request against the per-minute quotas; returns the 429 to answer when over. */
   takeQuota(requestClass: RequestClass, user: string): SheetsApiError | undefined
+  /** Spends one unit of the user's Drive quota for this clock minute; false when none is left (Drive answers 403). */
+  takeDriveQuota(user: string): boolean
   /** Records one received request. */
   record(method: MethodName, requestClass: RequestClass): void
   /** Records one request answered with an injected fault. */
@@ -160,6 +173,7 @@ export function createSheetsStore(options: SheetsStoreOptions = {}): SheetsStore
     projectNumber: options.projectNumber ?? '603366585132',
     ownerEmail: options.ownerEmail ?? 'fake-owner@test.iam.gserviceaccount.com',
     quota,
+    driveQuota: options.driveQuota === false ? (false as const) : { unitsPerUser: 325_000, ...(options.driveQuota ?? {}) },
   }
   const auth = createAuthState(now, (prefix) => `${prefix}${randomString(40)}`)
   if (Array.isArray(options.staticTokens)) for (const t of options.staticTokens as string[]) auth.addStaticToken(t)
@@ -167,6 +181,8 @@ export function createSheetsStore(options: SheetsStoreOptions = {}): SheetsStore
   const faults = createFaults(random, options.faults ?? [])
   const spreadsheets = new Map<string, SpreadsheetData>()
   const windows = new Map<string, number>()
+  // Drive units spent, by `user|minute`: a bucket of its own, apart from the Sheets windows.
+  const driveWindows = new Map<string, number>()
   let stats: SheetsStats
 
   const resetStats = () => {
@@ -228,6 +244,17 @@ export function createSheetsStore(options: SheetsStoreOptions = {}): SheetsStore
       // Old windows are never read again; drop them so long runs stay small.
       for (const key of windows.keys()) if (!key.endsWith(`|${minute}`)) windows.delete(key)
       return undefined
+    },
+    takeDriveQuota(user) {
+      const limit = resolved.driveQuota
+      if (limit === false) return true
+      const minute = Math.floor(now() / 60_000)
+      const key = `${user}|${minute}`
+      const spent = driveWindows.get(key) ?? 0
+      if (spent >= limit.unitsPerUser) return false
+      driveWindows.set(key, spent + 1)
+      for (const old of driveWindows.keys()) if (!old.endsWith(`|${minute}`)) driveWindows.delete(old)
+      return true
     },
     record(method, requestClass) {
       stats.total++
