@@ -33,14 +33,7 @@ import { searchDeveloperMetadata } from './developer-metadata.ts'
 import { batchUpdate, createFromBody } from './spreadsheet-ops.ts'
 import { metadataJson, spreadsheetJson } from './spreadsheet-json.ts'
 import type { SheetsStore } from './store.ts'
-import {
-  driveFileIdOf,
-  driveFileNotFound,
-  DRIVE_FILES_GET_SCOPES,
-  driveScopeInsufficient,
-  driveUnauthenticated,
-  fileResource,
-} from './drive-files.ts'
+import { answerDriveFilesGet, driveFileIdOf } from './drive-files.ts'
 import {
   appendValues,
   batchTotals,
@@ -265,7 +258,7 @@ function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefin
       return metadataJson(record, location)
     }
     case 'DriveFilesGet':
-      // Answered by driveFilesGet before any Sheets route is looked for.
+      // Answered by answerDriveFilesGet before any Sheets route is looked for.
       throw new Error('DriveFilesGet is not a Sheets route')
   }
 }
@@ -297,36 +290,6 @@ function bearerOf(request: Request): string | undefined {
   return m ? m[1]!.trim() : ''
 }
 
-/** Drive `files.get`: its own scopes and errors, no Sheets quota, and the faults tests inject for it (drive-files.ts). */
-async function driveFilesGet(
-  store: SheetsStore,
-  request: Request,
-  fileId: string,
-  fields: string | null,
-  options: SheetsHandlerOptions,
-): Promise<Response> {
-  const method: MethodName = 'DriveFilesGet'
-  store.record(method, READ)
-  const answer = (response: Response) => {
-    options.onRequest?.({ method, status: response.status, url: request.url })
-    return response
-  }
-  const latency = store.faults.latency()
-  if (latency > 0) await sleep(latency)
-  const auth = store.auth.check(bearerOf(request), false, DRIVE_FILES_GET_SCOPES)
-  if (!auth.ok) return answer(auth.reason === 'scope' ? driveScopeInsufficient() : driveUnauthenticated())
-  const fault = store.faults.decide(method, READ)
-  if (fault) {
-    store.recordFault()
-    if (fault.dropUnapplied || fault.thenAnswer === 'drop') return answer(Response.error())
-    return answer(errorResponse(faultError(fault.status, READ, store)))
-  }
-  const ss = store.spreadsheets.get(fileId)
-  const role = ss?.sharedWith ? ss.sharedWith[auth.grant.subject] : 'writer'
-  if (!ss || role === undefined) return answer(driveFileNotFound(fileId))
-  return answer(jsonResponse(fileResource(ss, fields)))
-}
-
 /** Creates the Web handler of a Sheets fake over `store`. */
 export function createSheetsHandler(store: SheetsStore, options: SheetsHandlerOptions = {}): WebHandler {
   return async (request) => {
@@ -334,7 +297,8 @@ export function createSheetsHandler(store: SheetsStore, options: SheetsHandlerOp
     if (request.method === 'POST' && url.pathname.endsWith('/token')) return store.auth.handleToken(request)
     if (request.method === 'GET' && url.pathname.endsWith('/o/oauth2/v2/auth')) return store.auth.handleAuthorize(request)
     const driveFileId = driveFileIdOf(request.method, url.pathname)
-    if (driveFileId !== undefined) return driveFilesGet(store, request, driveFileId, url.searchParams.get('fields'), options)
+    // Drive files.get: its own scopes, quota and error bodies (drive-files.ts).
+    if (driveFileId !== undefined) return answerDriveFilesGet(store, request, driveFileId, options.onRequest)
     const route = routeOf(request.method, url.pathname)
     if (!route) {
       return new Response(
