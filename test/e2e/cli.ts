@@ -62,7 +62,7 @@ export function runCli(args: string[], env: Record<string, string> = {}, timeout
 }
 
 /**
- * The one run a `--json` command printed (issue 12): stdout is `{ "runs": [run], "exitCode" }` and nothing else,
+ * The one run a `--json` command printed: stdout is `{ "runs": [run], "exitCode" }` and nothing else,
  * and the exit code in it is the process's.
  */
 export function onlyRun(run: CliRun) {

@@ -1,5 +1,5 @@
 /**
- * Issue 8, "a concurrent-manager test": a person sorts, inserts, deletes rows or types at a seeded
+ * The concurrent-manager test: a person sorts, inserts, deletes rows or types at a seeded
  * moment between any two requests of `export`, `import` and `sync`, over 200 trials on the Google
  * backend (the Sheets fake through the real client) and 100 on a workbook. Nothing may land in a row
  * it does not belong to, no edit may be lost, no row wrongly removed, and a clean sync afterwards

@@ -1,6 +1,6 @@
 /**
- * A person working in the sheet while runs are under way (issue 8, "a
- * concurrent-manager test"). Each trial changes the server and the sheet a
+ * A person working in the sheet while runs are under way (the
+ * concurrent-manager test). Each trial changes the server and the sheet a
  * little, then runs `export`, `import` or `sync` while a manager sorts,
  * inserts, deletes or types at one seeded moment between two of the run's
  * requests, then checks what the run left, runs a clean sync and checks that

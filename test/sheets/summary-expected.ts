@@ -1,6 +1,6 @@
 /**
  * What the Summary tab must show for some Activities rows, computed here row by row, for the Summary tests of
- * both backends (issue 11).
+ * both backends.
  */
 import { expect } from 'vitest'
 import { activitiesTab, allowedTagsTab, syncLogTab } from '../../src/core/columns.ts'

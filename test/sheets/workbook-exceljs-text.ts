@@ -1,7 +1,7 @@
 /**
  * The tests' "manager" edits workbooks with exceljs, as a person's program would; it must not damage text
  * in rows it does not touch, or a test would blame the backend for it. Two ways exceljs changes text it
- * saves, fixed where it happens (the fuzz run of issue 8 found both):
+ * saves, fixed where it happens (the import fuzz finds both):
  *
  * - It hands each XML part to JSZip as a string, and JSZip encodes strings to UTF-8 in chunks of
  *   16K characters: an emoji (a surrogate pair) split by a chunk edge is saved as two U+FFFD, in a row
