@@ -38,6 +38,18 @@ export interface ErrorDetails {
   cause?: unknown
 }
 
+/**
+ * An error a module throws to its own caller, which catches it and either acts on it (a control-flow signal:
+ * another attempt, another read) or turns it into a `TimelineSheetsError` that names the file or request. It
+ * carries the code that conversion gives, so every error of the tool has a code from one union; one that
+ * escapes unconverted is still reported as a bug (TS_INTERNAL), which is what it is.
+ */
+export abstract class InternalError extends Error {
+  abstract readonly code: ErrorCode
+  /** Where it is caught and converted, for the reader of the class. */
+  abstract readonly convertedBy: string
+}
+
 export class TimelineSheetsError extends Error {
   readonly code: ErrorCode
   readonly hint: string | undefined

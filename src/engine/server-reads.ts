@@ -10,7 +10,7 @@ import { halveWindow, mergeRanges, planRangeReads } from '../core/read-ranges.ts
 import { windowForDays, type TimeWindow } from '../core/windows.ts'
 import { addDays, type LocalDate } from '../core/serial.ts'
 import type { TimelineClient } from '../timeline/client.ts'
-import { HttpError } from '../errors.ts'
+import { HttpError, InternalError } from '../errors.ts'
 import { meansRangeTooLarge } from '../timeline/http.ts'
 import type { ActivitiesRead, Activity, TimelineInfo } from '../timeline/model.ts'
 import type { TimelineCursor } from '../state/target-state.ts'
@@ -214,7 +214,9 @@ interface UpdatedRead extends RangeRead {
 type UpdatedOutcome = { kind: 'read'; read: UpdatedRead } | { kind: 'link-refused'; answer: string }
 
 /** Carries a refusal of the link out of the read plan's loop. */
-class LinkRefused extends Error {
+class LinkRefused extends InternalError {
+  readonly code = 'TS_HTTP'
+  readonly convertedBy = 'readUpdatedRange (engine/server-reads.ts): the window is then read in full'
   readonly answer: string
   constructor(answer: string) {
     super(`The updatedactivities link was refused: ${answer}`)

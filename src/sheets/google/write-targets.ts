@@ -4,7 +4,7 @@
  */
 import type { sheets_v4 } from '@googleapis/sheets'
 import { keyText } from '../../core/row-identity.ts'
-import { TimelineSheetsError } from '../../errors.ts'
+import { InternalError, TimelineSheetsError } from '../../errors.ts'
 import type { CellUpdate, CellValue, TabData, TabWrite } from '../port.ts'
 import { a1Range } from './a1.ts'
 import type { RowFormats } from './column-formats.ts'
@@ -178,7 +178,9 @@ export function needsColumns(deps: WriteDeps, t: TabState): number {
 }
 
 /** Thrown when a tab id no longer names that tab: the caller learns the ids again and starts over. */
-export class StaleSheetIdError extends Error {
+export class StaleSheetIdError extends InternalError {
+  readonly code = 'TS_SHEETS_API'
+  readonly convertedBy = "the Google backend's write (google/backend.ts): learns the tab ids again and starts over"
   readonly tab: string
   constructor(tab: string) {
     super(`The sheet id known for "${tab}" no longer names that tab`)

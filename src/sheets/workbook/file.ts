@@ -6,7 +6,7 @@
 import { constants } from 'node:fs'
 import { copyFile, open, readFile, rename, stat, unlink } from 'node:fs/promises'
 import path from 'node:path'
-import { TimelineSheetsError } from '../../errors.ts'
+import { InternalError, TimelineSheetsError } from '../../errors.ts'
 import { syncFolder } from '../../state/atomic-file.ts'
 
 /** The file operations the backend uses; injectable so tests can crash a save in the middle. */
@@ -107,7 +107,9 @@ export function isWrittenFile(now: FileStamp | undefined, written: FileStamp | u
 }
 
 /** The file on disk is no longer the one the write was applied to; nothing was replaced. */
-export class SavedMeanwhile extends Error {
+export class SavedMeanwhile extends InternalError {
+  readonly code = 'TS_WORKBOOK'
+  readonly convertedBy = 'againIfSavedMeanwhile (workbook/backend.ts): applies the change again, or says the file kept changing'
   readonly file: string
 
   constructor(file: string) {

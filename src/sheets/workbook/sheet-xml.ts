@@ -8,6 +8,7 @@
  * SpreadsheetML.
  */
 import { decodeCellText, decodeXml, parseAttributes } from './xml-text.ts'
+import { InternalError } from '../../errors.ts'
 
 /** The parts of a worksheet around its rows. */
 export interface SheetFrame {
@@ -191,7 +192,10 @@ export function tagEndAt(text: string, start: number): number {
 }
 
 /** A worksheet part this tool cannot read as SpreadsheetML. */
-export class SheetFormatError extends Error {}
+export class SheetFormatError extends InternalError {
+  readonly code = 'TS_WORKBOOK'
+  readonly convertedBy = 'formatError and fileError (workbook/backend.ts, workbook/file.ts)'
+}
 
 /** One `<c>` element of a row as written. */
 export interface RawCell {

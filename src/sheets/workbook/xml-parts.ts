@@ -3,6 +3,7 @@
  * level, and putting one in its place. Everything not edited stays the text it
  * was, so a part the tool only adds to keeps the rest of its bytes.
  */
+import { InternalError } from '../../errors.ts'
 
 /** A piece of an element's content at the top level: an element (with its local name) or text between. */
 export interface XmlPiece {
@@ -56,7 +57,10 @@ export function localName(qualified: string): string {
 }
 
 /** A part this tool cannot edit as XML. */
-export class XmlPartError extends Error {}
+export class XmlPartError extends InternalError {
+  readonly code = 'TS_WORKBOOK'
+  readonly convertedBy = 'formatError and fileError (workbook/backend.ts, workbook/file.ts)'
+}
 
 /** The root element of a part: the text up to and including its start tag, its content, and its end tag with what follows. */
 export interface RootSplit {

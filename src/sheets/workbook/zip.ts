@@ -11,6 +11,7 @@
  * format side by side.
  */
 import zlib from 'node:zlib'
+import { InternalError } from '../../errors.ts'
 
 const LOCAL_HEADER = 0x04034b50
 const CENTRAL_HEADER = 0x02014b50
@@ -51,7 +52,10 @@ export interface ZipArchive {
 }
 
 /** A malformed archive; the backend turns it into an error naming the file. */
-export class ZipFormatError extends Error {}
+export class ZipFormatError extends InternalError {
+  readonly code = 'TS_WORKBOOK'
+  readonly convertedBy = 'formatError and fileError (workbook/backend.ts, workbook/file.ts)'
+}
 
 function view(bytes: Uint8Array): DataView {
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
