@@ -24,7 +24,7 @@ export type WatchOutcome =
 
 /** Requests the idle check itself made (the sync's own are in its summary). */
 export interface WatchRequests {
-  /** Drive `files.get` (Google); 0 for a workbook, whose mark is a stat. */
+  /** The change mark's requests (Google: one Drive `files.get`; a workbook: none, its mark is a stat). */
   spreadsheet: number
   timeline: number
 }
@@ -108,7 +108,7 @@ async function observe(target: TargetConfig, deps: ImportDeps, at: Date): Promis
   const requests: WatchRequests = { spreadsheet: 0, timeline: 0 }
   let sheetMark: string | undefined
   if (deps.spreadsheet.changeMark) {
-    requests.spreadsheet = deps.spreadsheet.kind === 'google' ? 1 : 0
+    requests.spreadsheet = deps.spreadsheet.changeMarkRequests ?? 1
     sheetMark = await deps.spreadsheet.changeMark()
   }
   const listed = await deps.client.listTimelines()

@@ -112,6 +112,8 @@ export interface Spreadsheet {
    * cannot tell, and every interval runs.
    */
   changeMark?(): Promise<string>
+  /** Network requests one `changeMark` makes (Google 1, a workbook 0), for what a watch reports it cost. */
+  readonly changeMarkRequests?: number
   /**
    * The mark the spreadsheet showed right after this backend's own last write, when the backend knows it exactly
    * (a workbook: the file it saved); undefined when its writes cannot be told from a person's made meanwhile

@@ -525,6 +525,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     requestCounts: () => ({ ...counts }),
 
     // Drive's version of the file: one small request whatever the sheet's size, outside the Sheets quota.
+    changeMarkRequests: 1,
     changeMark: async () => (await readDriveVersion({ fileId: spreadsheetId, auth, rootUrl: options.rootUrl, retry: policy })).version,
     exportHints: () => ({
       sheetIds: Object.fromEntries(sheetIds),

@@ -503,6 +503,7 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
 
     // The file's identity, size and modification time: one stat, whatever the workbook's size.
     changeMark: async () => markOf(await statFile()),
+    changeMarkRequests: 0,
 
     markAfterOwnWrite: () => (ownWrite === undefined ? undefined : markOf(ownWrite)),
   }
