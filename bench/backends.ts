@@ -1,5 +1,5 @@
 /**
- * Issue 3: write 100,000 Activities rows through one backend of the
+ * Write 100,000 Activities rows through one backend of the
  * spreadsheet port and read them back with a fresh backend instance (so the
  * workbook really loads the file again). Google: the real googleapis client
  * over HTTP to the Sheets fake on loopback, static token. Workbook: a temp

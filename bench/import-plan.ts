@@ -1,5 +1,5 @@
 /**
- * Issue 5 (a): pure planning, in a process of its own. Loads what an import
+ * Pure planning, in a process of its own. Loads what an import
  * plans from — the Activities snapshot through a fresh Google backend, every
  * Tags activity in the window from the reference server (the server map),
  * base fingerprints from the export's state — then calls the core directly:

@@ -1,5 +1,5 @@
 /**
- * Issue 5: one `import` run (dry run or applied) in a process of its own, the
+ * One `import` run (dry run or applied) in a process of its own, the
  * way the CLI runs it: the product's config parsing and spreadsheet wiring, a
  * password sign-in whose fetch is counted by method, `runImport` against the
  * reference server and the Sheets fake. Prints one result line: wall time,

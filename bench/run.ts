@@ -142,7 +142,7 @@ for (const [part, legacy] of Object.entries(LEGACY)) {
 
 if (goals.length) {
   table(
-    `Issue 10 — goals${QUICK ? ' (BENCH_QUICK: small sizes, so the size-bound goals are not what they say)' : ''}`,
+    `Goals${QUICK ? ' (BENCH_QUICK: small sizes, so the size-bound goals are not what they say)' : ''}`,
     ['goal', 'measured', 'met'],
     goals.map((g) => [g.goal, g.measured, g.met === undefined ? '-' : g.met ? 'yes' : 'NO']),
     2,

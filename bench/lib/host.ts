@@ -252,7 +252,7 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
     }
     return { updated: updates, deleted: deletes, created: creates }
   },
-  /** Issue 5: a manager's edits typed into the stored cells (no request counted). */
+  /** A manager's edits typed into the stored cells (no request counted). */
   managerEdits(args: ManagerEditsOptions) {
     return applyManagerEdits(sheets!.store, args)
   },

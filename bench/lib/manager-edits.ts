@@ -1,5 +1,5 @@
 /**
- * Issue 5's manager: edits typed straight into the Sheets fake's stored cells
+ * The import case's manager: edits typed straight into the Sheets fake's stored cells
  * through its manager helpers (`counterparts/sheets/manager.ts`), so they
  * count no request. Runs inside the counterparts host. A seeded mix over
  * distinct rows drawn from the whole tab: changed notes, tags and times,

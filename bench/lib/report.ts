@@ -68,7 +68,7 @@ export interface Goal {
   met: boolean | undefined
 }
 
-/** The goals, printed together at the end (under "Issue 10 — goals", the issue that set them). */
+/** The goals, printed together at the end under "Goals". */
 export const goals: Goal[] = []
 
 /** Figures one part measures and another needs (start-up, for "beyond start-up"). */

@@ -37,7 +37,7 @@ export async function footnote(options: FootnoteOptions): Promise<void> {
     const msPerRow = result.writeMs / result.rows
     const perRow = result.writeRequests / result.rows
     console.log(
-      `\nFootnote — one values.append per row (issue 4's old yardstick), ${result.rows.toLocaleString('en')} rows sampled: ` +
+      `\nFootnote — one values.append per row (the slowest way people write), ${result.rows.toLocaleString('en')} rows sampled: ` +
         `${msPerRow.toFixed(2)} ms and ${perRow.toFixed(2)} Sheets writes a row on loopback; for 100,000 rows ${Math.round(100_000 * perRow).toLocaleString('en')} writes, ` +
         `${((100_000 * perRow) / 60 / 60).toFixed(1)} h at Google's 60 writes a minute.`,
     )

@@ -1,5 +1,5 @@
 /**
- * Issue 10's headline: timeline-sheets against the two peers (bench/peers/),
+ * The headline: timeline-sheets against the two peers (bench/peers/),
  * one size at a time, same reference server, same Sheets fake, same data.
  * Three runs: a first export into an empty spreadsheet, an incremental run
  * after 1 % of the activities changed on the server, and one after nothing
@@ -228,7 +228,7 @@ function printHeadline(
   console.log(`\n(${footer}; tab: rows whose activity is gone / activities without a row / rows with other Notes than the server's)`)
 }
 
-/** Issue 10's goals for the headline's runs. */
+/** The goals of the headline's runs. */
 function recordGoals(
   size: string,
   phase: Phase,

@@ -1,5 +1,5 @@
 /**
- * Issue 10's import case: a full export builds a sheet of about 100,000 rows,
+ * The import case: a full export builds a sheet of about 100,000 rows,
  * a manager's 1,000 edits are typed into the fake (bench/lib/manager-edits.ts:
  * notes, tags, times, new rows, ticked deletes; no request counted), then
  * `import --dry-run` runs as a whole process, `reps` times (a dry run changes
@@ -103,7 +103,7 @@ export async function importCase(options: ImportOptions): Promise<void> {
       }
     }
     table(
-      `Issue 10 — import: ${options.label} (${timeline.activities.toLocaleString('en')} activities, ${timeline.timelines} timelines), Google target through the fake; median (min–max)`,
+      `import: ${options.label} (${timeline.activities.toLocaleString('en')} activities, ${timeline.timelines} timelines), Google target through the fake; median (min–max)`,
       ['run', 'runs', 'wall s', 'peak RSS MiB', 'CPU s', 'Sheets requests', 'Timeline requests', 'MB read from Sheets', 'exit', 'plan'],
       rows,
     )

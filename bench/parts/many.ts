@@ -1,5 +1,5 @@
 /**
- * Issue 10's many-targets case: a department's config of N small targets
+ * The many-targets case: a department's config of N small targets
  * (one user's timeline each, one spreadsheet each), synced by one process
  * (`sync`), against the same N targets synced one after another (`sync
  * --target t-i`, N processes) — each way on its own spreadsheets and state,
@@ -134,7 +134,7 @@ export async function many(options: ManyOptions): Promise<void> {
       ])
     }
     table(
-      `Issue 10 — many targets: ${options.targets} targets of one user each (${Math.round(timeline.activities / options.targets)} activities a target), one spreadsheet each, Google quota ${options.perMinute} reads + ${options.perMinute} writes a minute shared (one token); one run each`,
+      `many targets: ${options.targets} targets of one user each (${Math.round(timeline.activities / options.targets)} activities a target), one spreadsheet each, Google quota ${options.perMinute} reads + ${options.perMinute} writes a minute shared (one token); one run each`,
       [
         'run',
         'how',

@@ -1,5 +1,5 @@
 /**
- * Issue 10's size case: a sheet far beyond the headline's, exported through
+ * The size case: a sheet far beyond the headline's, exported through
  * the Sheets fake (Google's limits: 10 MB bodies, 10 million cells) to
  * completion — a first export, an incremental run after 1 % changed, one
  * after nothing changed. One run each. A crash is reported with the stack it
@@ -83,7 +83,7 @@ export async function scale(options: ScaleOptions): Promise<void> {
     await tool.dispose()
     const usage = await host.call<{ peakRssMiB: number }>('usage')
     table(
-      `Issue 10 — size: ${options.label} (${timeline.activities.toLocaleString('en')} activities, ${timeline.timelines} timelines), timeline-sheets through the Sheets fake, one run each`,
+      `size: ${options.label} (${timeline.activities.toLocaleString('en')} activities, ${timeline.timelines} timelines), timeline-sheets through the Sheets fake, one run each`,
       [
         'run',
         'changed on server u/c/d',

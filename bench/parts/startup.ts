@@ -1,5 +1,5 @@
 /**
- * Issue 10's start-up case: `timeline-sheets --help` and `export --help`,
+ * The start-up case: `timeline-sheets --help` and `export --help`,
  * whole processes, taking turns; no service is reached. `node -e 0` is
  * measured the same way as the floor no CLI can go below.
  */
@@ -34,7 +34,7 @@ export async function startup(reps: number): Promise<void> {
     }
   }
   table(
-    `Issue 10 — CLI start-up: whole processes, median (min–max) of ${reps} runs each`,
+    `CLI start-up: whole processes, median (min–max) of ${reps} runs each`,
     ['command', 'wall s', 'peak RSS MiB', 'CPU s'],
     commands.map((command, i) => [
       command.name,

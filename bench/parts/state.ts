@@ -1,5 +1,5 @@
 /**
- * Issue 10's state case: the target state of a 100,000-row sheet saved and
+ * The state case: the target state of a 100,000-row sheet saved and
  * loaded as a run does it (atomic write with fsync, read and shape check), in
  * this process, with the tool under test's own `src/state/target-state.ts`
  * (`BENCH_TOOL` picks another checkout, so before and after share a run).
@@ -74,7 +74,7 @@ export async function stateCase(rows: number, reps: number): Promise<void> {
     const quietSave = median(quietSaves)
     const load = median(loads)
     table(
-      `Issue 10 — target state at ${rows.toLocaleString('en')} rows${module.applyWrittenChanges ? ', with a digest of each row as written' : ''}: median of ${reps}`,
+      `target state at ${rows.toLocaleString('en')} rows${module.applyWrittenChanges ? ', with a digest of each row as written' : ''}: median of ${reps}`,
       ['step', 'ms'],
       [
         ['save, one base changed (atomic, fsync)', Math.round(save)],

@@ -1,5 +1,5 @@
 /**
- * Issue 10's workbook case: the same export into a local .xlsx at about
+ * The workbook case: the same export into a local .xlsx at about
  * 100,000 rows — a first export, an incremental run after 1 % changed, one
  * after nothing changed. Whole processes, one run each: peak RSS and wall
  * time, and the file's size.
@@ -88,7 +88,7 @@ export async function workbook(options: WorkbookOptions): Promise<void> {
         measured.every((m) => m.ok && m.wallMs <= 5000 && m.rss * 1_048_576 <= 500e6),
     })
     table(
-      `Issue 10 — workbook: ${options.label} (${timeline.activities.toLocaleString('en')} activities, ${timeline.timelines} timelines) into a local .xlsx, one run each`,
+      `workbook: ${options.label} (${timeline.activities.toLocaleString('en')} activities, ${timeline.timelines} timelines) into a local .xlsx, one run each`,
       ['run', 'changed on server u/c/d', 'outcome', 'wall s', 'peak RSS MiB', 'CPU s', 'Timeline requests', 'rows c/u/d', 'file MiB'],
       rows,
     )
