@@ -175,6 +175,15 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
     }
   }
 
+  /** Lays out or writes, naming the file when it cannot be written back as it is (a zip64 part, 4 GB). */
+  async function writing<T>(task: () => Promise<T>): Promise<T> {
+    try {
+      return await task()
+    } catch (error) {
+      throw formatError(error, file)
+    }
+  }
+
   async function readContext(loaded: Loaded): Promise<ReadContext> {
     if (loaded.context !== undefined) return loaded.context
     const sharedStrings = (loaded.sharedStrings ??= await reading(() => readSharedStrings(loaded.book)))
@@ -477,27 +486,29 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
     describe: () => file,
 
     ensureLayout: (tabs: TabSpec[], _layout: LayoutOptions): Promise<LayoutReport> =>
-      serialised(() => againIfSavedMeanwhile(() => layOut(tabs))),
+      serialised(() => writing(() => againIfSavedMeanwhile(() => layOut(tabs)))),
 
     read: (titles: string[], readOptions: ReadOptions = {}): Promise<Snapshot> =>
-      serialised(async () => {
-        const loaded = await current()
-        const headerOnly = new Set(readOptions.headerOnly ?? [])
-        const snapshot: Snapshot = { tabs: {} }
-        for (const title of titles) {
-          snapshot.tabs[title] =
-            loaded === undefined
-              ? missingTab(title)
-              : headerOnly.has(title)
-                ? await readHeaderData(loaded, title)
-                : await readTabData(loaded, title)
-        }
-        snapshotOrigins.set(snapshot, { generation, writes: writesApplied })
-        return snapshot
-      }),
+      serialised(() =>
+        reading(async () => {
+          const loaded = await current()
+          const headerOnly = new Set(readOptions.headerOnly ?? [])
+          const snapshot: Snapshot = { tabs: {} }
+          for (const title of titles) {
+            snapshot.tabs[title] =
+              loaded === undefined
+                ? missingTab(title)
+                : headerOnly.has(title)
+                  ? await readHeaderData(loaded, title)
+                  : await readTabData(loaded, title)
+          }
+          snapshotOrigins.set(snapshot, { generation, writes: writesApplied })
+          return snapshot
+        }),
+      ),
 
     write: (writes: TabWrite[], basis: Snapshot): Promise<WriteReport> =>
-      serialised(() => againIfSavedMeanwhile(() => writeOnce(writes, basis))),
+      serialised(() => writing(() => againIfSavedMeanwhile(() => writeOnce(writes, basis)))),
 
     requestCounts: () => ({ ...counts }),
 

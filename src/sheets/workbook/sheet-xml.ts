@@ -194,7 +194,7 @@ export function tagEndAt(text: string, start: number): number {
 /** A worksheet part this tool cannot read as SpreadsheetML. */
 export class SheetFormatError extends InternalError {
   readonly code = 'TS_WORKBOOK'
-  readonly convertedBy = 'formatError and fileError (workbook/backend.ts, workbook/file.ts)'
+  readonly convertedBy = 'reading and writing (sheets/workbook/backend.ts): each read, layout and write of the workbook names the file'
 }
 
 /** One `<c>` element of a row as written. */

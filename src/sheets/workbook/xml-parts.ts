@@ -59,7 +59,7 @@ export function localName(qualified: string): string {
 /** A part this tool cannot edit as XML. */
 export class XmlPartError extends InternalError {
   readonly code = 'TS_WORKBOOK'
-  readonly convertedBy = 'formatError and fileError (workbook/backend.ts, workbook/file.ts)'
+  readonly convertedBy = 'reading and writing (sheets/workbook/backend.ts): each read, layout and write of the workbook names the file'
 }
 
 /** The root element of a part: the text up to and including its start tag, its content, and its end tag with what follows. */

@@ -54,7 +54,7 @@ export interface ZipArchive {
 /** A malformed archive; the backend turns it into an error naming the file. */
 export class ZipFormatError extends InternalError {
   readonly code = 'TS_WORKBOOK'
-  readonly convertedBy = 'formatError and fileError (workbook/backend.ts, workbook/file.ts)'
+  readonly convertedBy = 'reading and writing (sheets/workbook/backend.ts): each read, layout and write of the workbook names the file'
 }
 
 function view(bytes: Uint8Array): DataView {
