@@ -442,21 +442,22 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
         (error instanceof TimelineSheetsError &&
           /No grid with id|No sheet with id|updateSheetProperties: A sheet with the name/i.test(error.message))
       if (!stale) throw error
-      if (!hintedIds) {
-        throw new TimelineSheetsError(
-          'TS_SHEETS_API',
-          `A tab of spreadsheet ${spreadsheetId} was deleted, made again or renamed while rows were being written; nothing more was written`,
-          {
-            hint: 'Someone changed the tabs during the run. Run again: the next run reads the sheet afresh.',
-            cause: error,
-          },
-        )
-      }
+      if (!hintedIds) throw tabsChanged(error)
       hintedIds = false
       await refreshSheetIds()
-      return applyWrite(withValues(), effective, basis)
+      // Ids just learned that no longer name their tab: a person changed the tabs meanwhile.
+      return applyWrite(withValues(), effective, basis).catch((again: unknown) => {
+        throw again instanceof StaleSheetIdError ? tabsChanged(again) : again
+      })
     }
   }
+
+  const tabsChanged = (cause: unknown): TimelineSheetsError =>
+    new TimelineSheetsError(
+      'TS_SHEETS_API',
+      `A tab of spreadsheet ${spreadsheetId} was deleted, made again or renamed while rows were being written; nothing more was written`,
+      { hint: 'Someone changed the tabs during the run. Run again: the next run reads the sheet afresh.', cause },
+    )
 
   const layoutPlan = async (tabs: TabSpec[], layoutOptions: LayoutOptions): Promise<LayoutPlan | undefined> => {
     // A tab list just read stands in only where the plan only adds tabs (a tab made meanwhile fails the write,

@@ -180,7 +180,8 @@ export function needsColumns(deps: WriteDeps, t: TabState): number {
 /** Thrown when a tab id no longer names that tab: the caller learns the ids again and starts over. */
 export class StaleSheetIdError extends InternalError {
   readonly code = 'TS_SHEETS_API'
-  readonly convertedBy = "the Google backend's write (google/backend.ts): learns the tab ids again and starts over"
+  readonly convertedBy =
+    'write (sheets/google/backend.ts): learns the tab ids again and starts over, or says the tabs changed during the run'
   readonly tab: string
   constructor(tab: string) {
     super(`The sheet id known for "${tab}" no longer names that tab`)
