@@ -216,7 +216,7 @@ type UpdatedOutcome = { kind: 'read'; read: UpdatedRead } | { kind: 'link-refuse
 /** Carries a refusal of the link out of the read plan's loop. */
 class LinkRefused extends InternalError {
   readonly code = 'TS_HTTP'
-  readonly convertedBy = 'readUpdatedRange (engine/server-reads.ts): the window is then read in full'
+  readonly convertedBy = 'readUpdatedRange (engine/server-reads.ts): a control-flow signal; the window is then read in full'
   readonly answer: string
   constructor(answer: string) {
     super(`The updatedactivities link was refused: ${answer}`)

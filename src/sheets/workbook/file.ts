@@ -109,7 +109,7 @@ export function isWrittenFile(now: FileStamp | undefined, written: FileStamp | u
 /** The file on disk is no longer the one the write was applied to; nothing was replaced. */
 export class SavedMeanwhile extends InternalError {
   readonly code = 'TS_WORKBOOK'
-  readonly convertedBy = 'againIfSavedMeanwhile (workbook/backend.ts): applies the change again, or says the file kept changing'
+  readonly convertedBy = 'againIfSavedMeanwhile (sheets/workbook/backend.ts): applies the change again, or says the file kept changing'
   readonly file: string
 
   constructor(file: string) {
