@@ -7,6 +7,7 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
+import { createGzip } from 'node:zlib'
 import { http as mswHttp, type HttpHandler } from 'msw'
 
 export type WebHandler = (request: Request) => Promise<Response>
@@ -35,6 +36,12 @@ export interface ServeOptions {
    * request was taken over (for fault injection such as dropped connections).
    */
   intercept?: (req: http.IncomingMessage, res: http.ServerResponse) => boolean
+  /**
+   * Whether a request's answer goes gzip-compressed, decided on its headers as a front end would. The
+   * handler's response is compressed on its way out (`content-encoding: gzip`), so the handler stays the same
+   * in msw. @default never
+   */
+  gzipAnswer?: (headers: http.IncomingHttpHeaders) => boolean
 }
 
 /** Serves a Web handler on a loopback port. Port 0 picks a free one. */
@@ -50,7 +57,7 @@ export async function serveOnLoopback(handler: WebHandler, options: ServeOptions
     }
     req.headers[CONNECTION_HEADER] = id
     if (options.intercept?.(req, res)) return
-    void respond(handler, req, res, host)
+    void respond(handler, req, res, host, options.gzipAnswer?.(req.headers) ?? false)
   })
   server.keepAliveTimeout = 5_000
   await new Promise<void>((resolve, reject) => {
@@ -70,7 +77,7 @@ export async function serveOnLoopback(handler: WebHandler, options: ServeOptions
   }
 }
 
-async function respond(handler: WebHandler, req: http.IncomingMessage, res: http.ServerResponse, host: string) {
+async function respond(handler: WebHandler, req: http.IncomingMessage, res: http.ServerResponse, host: string, gzip: boolean) {
   try {
     const request = toWebRequest(req, host)
     const response = await handler(request)
@@ -87,7 +94,13 @@ async function respond(handler: WebHandler, req: http.IncomingMessage, res: http
     })
     const cookies = response.headers.getSetCookie()
     if (cookies.length > 0) res.setHeader('set-cookie', cookies)
-    if (response.body) {
+    if (response.body && gzip && !response.headers.has('content-encoding')) {
+      res.setHeader('content-encoding', 'gzip')
+      res.removeHeader('content-length')
+      Readable.fromWeb(response.body as import('node:stream/web').ReadableStream)
+        .pipe(createGzip())
+        .pipe(res)
+    } else if (response.body) {
       Readable.fromWeb(response.body as import('node:stream/web').ReadableStream).pipe(res)
     } else {
       res.end()

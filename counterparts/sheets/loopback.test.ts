@@ -1,7 +1,10 @@
 /**
  * The fake on a real loopback port with the real client: URL encoding of
- * quoted, spaced and unicode ranges over the wire, and a sheet of 100,000 rows.
+ * quoted, spaced and unicode ranges over the wire, answers compressed as
+ * Google compresses them, and a sheet of 100,000 rows.
  */
+import http from 'node:http'
+import { gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { startSheetsFake, type SheetsFake } from './server.ts'
 import { sheetsClient } from './test-support.ts'
@@ -26,6 +29,47 @@ test('quoted titles with apostrophes, spaces and unicode travel percent-encoded 
   expect(cleared.data.clearedRange).toBe("'Jon''s Data ☃'!B1:C1")
   const batch = await api.spreadsheets.values.batchGet({ spreadsheetId: ss.spreadsheetId, ranges: ["'Jon''s Data ☃'!A:C"] })
   expect(batch.data.valueRanges).toEqual([{ range: "'Jon''s Data ☃'!A1:C1000", majorDimension: 'ROWS', values: [['a+b']] }])
+})
+
+/** A raw GET on the fake with exactly these headers: the encoding of the answer and its body as text. */
+function rawGet(path: string, headers: Record<string, string>): Promise<{ encoding: string | undefined; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(
+      new URL(path, fake.rootUrl),
+      { headers: { authorization: `Bearer ${fake.staticToken}`, ...headers } },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('end', () => {
+          const body = Buffer.concat(chunks)
+          const encoding = res.headers['content-encoding']
+          resolve({ encoding, text: (encoding === 'gzip' ? gunzipSync(body) : body).toString('utf8') })
+        })
+      },
+    )
+    request.on('error', reject)
+  })
+}
+
+test('an answer is gzip-compressed when the request sets Accept-Encoding gzip and names gzip in its user agent, and only then', async () => {
+  const ss = fake.store.createSpreadsheet({ sheets: [{ title: 'Sheet1', sheetId: 0 }] })
+  const api = sheetsClient(fake.rootUrl, fake.staticToken)
+  await api.spreadsheets.values.update({
+    spreadsheetId: ss.spreadsheetId,
+    range: 'Sheet1!A1',
+    valueInputOption: 'RAW',
+    requestBody: { values: [['compressed', 1]] },
+  })
+  const path = `v4/spreadsheets/${ss.spreadsheetId}/values/Sheet1!A1:B1`
+  const both = await rawGet(path, { 'accept-encoding': 'gzip', 'user-agent': 'my program (gzip)' })
+  expect(both.encoding).toBe('gzip')
+  expect(JSON.parse(both.text)).toEqual({ range: 'Sheet1!A1:B1', majorDimension: 'ROWS', values: [['compressed', '1']] })
+  expect((await rawGet(path, { 'accept-encoding': 'gzip', 'user-agent': 'my program' })).encoding).toBeUndefined()
+  expect((await rawGet(path, { 'user-agent': 'my program (gzip)' })).encoding).toBeUndefined()
+  expect((await rawGet(path, { 'accept-encoding': 'deflate, br', 'user-agent': 'my program (gzip)' })).encoding).toBeUndefined()
+  // The googleapis client asks for it (Accept-Encoding gzip, "(gzip)" in its user agent) and reads it as ever.
+  const read = await api.spreadsheets.values.get({ spreadsheetId: ss.spreadsheetId, range: 'Sheet1!A1:B1' })
+  expect(read.data.values).toEqual([['compressed', '1']])
 })
 
 test('100,000 rows × 12 columns: written, read, sorted and trimmed in reasonable time', async () => {

@@ -3,6 +3,7 @@
  * handler serves the API (`rootUrl`), the token endpoint (`tokenUrl`) and the
  * consent page (`authUrl`).
  */
+import type { IncomingHttpHeaders } from 'node:http'
 import { serveOnLoopback } from '../mount.ts'
 import { createSheetsHandler, type SheetsHandlerOptions } from './handler.ts'
 import { createSheetsStore, type SheetsStore, type SheetsStoreOptions } from './store.ts'
@@ -29,12 +30,25 @@ export interface SheetsFake {
   close(): Promise<void>
 }
 
+/**
+ * Google's rule for a compressed answer ("Improve performance", Sheets API guides): "In order to receive a
+ * gzip-encoded response you must do two things: Set an Accept-Encoding header, and modify your user agent to
+ * contain the string gzip." The googleapis client does both.
+ */
+export function asksForGzip(headers: IncomingHttpHeaders): boolean {
+  const accept = String(headers['accept-encoding'] ?? '')
+  return /(^|,)\s*gzip\s*(;|,|$)/i.test(accept) && /gzip/i.test(String(headers['user-agent'] ?? ''))
+}
+
 /** Starts a Sheets fake on 127.0.0.1. */
 export async function startSheetsFake(options: StartSheetsFakeOptions = {}): Promise<SheetsFake> {
   const store = options.store ?? createSheetsStore(options)
   const staticToken = options.staticToken ?? 'static-test-token'
   store.auth.addStaticToken(staticToken)
-  const server = await serveOnLoopback(createSheetsHandler(store, options), options.port === undefined ? {} : { port: options.port })
+  const server = await serveOnLoopback(createSheetsHandler(store, options), {
+    ...(options.port === undefined ? {} : { port: options.port }),
+    gzipAnswer: asksForGzip,
+  })
   return {
     rootUrl: server.url,
     tokenUrl: `${server.url}token`,
