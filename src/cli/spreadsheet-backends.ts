@@ -140,7 +140,11 @@ async function googleParts(sheet: Branch<'google'>, { loaded, target, env, netwo
   // One connection pool for the run: fifty targets' requests go to one host, and each pool of its own would open
   // (and, against Google, shake hands over TLS for) connections of its own.
   const transport = shared ? await shared.once('google transport', async () => make()) : make()
-  return { google, network, api: { spreadsheetId: sheet.spreadsheetId, auth, rootUrl: google.rootUrl, transport } }
+  return {
+    google,
+    network,
+    api: { spreadsheetId: sheet.spreadsheetId, auth, rootUrl: google.rootUrl, transport, gzipRequests: google.gzipRequests },
+  }
 }
 
 /**

@@ -168,6 +168,12 @@ const google = z
       .min(100)
       .default(60_000)
       .describe("Length of Google's quota window in milliseconds; only a fake with a faster clock needs another value."),
+    gzipRequests: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Send request bodies of 1 KB and more gzip-compressed, as Google's own API clients do (a first export's rows travel at about a fifteenth of their size). Switch off only for a proxy that refuses compressed requests.",
+      ),
     watch: z
       .boolean()
       .default(false)

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSheetsHandler } from '../../counterparts/sheets/handler.ts'
 import { createManager } from '../../counterparts/sheets/manager.ts'
 import { createSheetsStore, type SheetsStoreOptions } from '../../counterparts/sheets/store.ts'
-import { mswHandlerFor } from '../../counterparts/mount.ts'
+import { mswHandlerFor, type WebHandler } from '../../counterparts/mount.ts'
 import { signInWithStaticToken } from '../../src/sheets/google/auth.ts'
 import { createGoogleSpreadsheet } from '../../src/sheets/google/backend.ts'
 import { createGoogleProbe } from '../../src/sheets/google/probe.ts'
@@ -24,10 +24,19 @@ afterAll(() => server.close())
 
 const TOOL_TABS = ['Activities', 'Allowed tags', 'Sync log']
 
+/** What stands between the tool and the fake: nothing, or a proxy that refuses compressed bodies. */
+type FrontEnd = (handler: WebHandler) => WebHandler
+
+const refusingCompressedBodies: FrontEnd = (handler) => async (request) =>
+  request.headers.get('content-encoding')
+    ? new Response('<html><title>415 Unsupported Media Type</title></html>', { status: 415, headers: { 'content-type': 'text/html' } })
+    : handler(request)
+
 /** A spreadsheet the tool has written to, and the write test run on it. */
-async function writeTest(options: SheetsStoreOptions = {}, others = 0) {
+async function writeTest(options: SheetsStoreOptions = {}, others = 0, how: { frontEnd?: FrontEnd; gzipRequests?: boolean } = {}) {
   const store = createSheetsStore({ staticTokens: [TOKEN], quota: false, ...options })
-  server.resetHandlers(mswHandlerFor(ROOT, createSheetsHandler(store)))
+  const handler = createSheetsHandler(store)
+  server.resetHandlers(mswHandlerFor(ROOT, handler))
   const spreadsheetId = store.createSpreadsheet().spreadsheetId
   const sheet = createGoogleSpreadsheet({ spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: ROOT })
   await sheet.ensureLayout(
@@ -64,7 +73,14 @@ async function writeTest(options: SheetsStoreOptions = {}, others = 0) {
   }
   const before = createManager(store).readTab(spreadsheetId, 'Activities')
   const metadataBefore = ss.metadata.size
-  const probe = createGoogleProbe({ spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: ROOT })
+  // The export above went straight to the fake; the probe goes through the front end.
+  if (how.frontEnd) server.resetHandlers(mswHandlerFor(ROOT, how.frontEnd(handler)))
+  const probe = createGoogleProbe({
+    spreadsheetId,
+    auth: signInWithStaticToken(TOKEN),
+    rootUrl: ROOT,
+    ...(how.gzipRequests === undefined ? {} : { gzipRequests: how.gzipRequests }),
+  })
   const findings = await probe.writeTest!(TOOL_TABS)
   return { store, spreadsheetId, findings, before, metadataBefore, ss }
 }
@@ -76,6 +92,7 @@ describe('doctor --write-test on a Google spreadsheet', () => {
     const { findings, store, spreadsheetId, before, metadataBefore, ss } = await writeTest()
     expect(findings.map((f) => [f.name, f.status])).toEqual([
       ['scratch tab added', 'pass'],
+      ['a gzip-compressed request body is applied', 'pass'],
       ['a sort moves row metadata with its row', 'pass'],
       ['inserted and deleted rows move row metadata', 'pass'],
       ['a value write through a filter that matches nothing writes nothing', 'pass'],
@@ -108,6 +125,30 @@ describe('doctor --write-test on a Google spreadsheet', () => {
       fix: expect.stringContaining('after its values landed'),
     })
     expect(byName(findings, 'scratch tab removed')!.status).toBe('pass')
+  })
+
+  it('a proxy that refuses compressed bodies fails its line and says to send plain JSON; the scratch tab still goes', async () => {
+    const { findings } = await writeTest({}, 0, { frontEnd: refusingCompressedBodies, gzipRequests: true })
+    expect(byName(findings, 'a gzip-compressed request body')).toMatchObject({
+      status: 'fail',
+      fix: expect.stringContaining('"gzipRequests": false'),
+    })
+    // The steps after it would be refused the same way: not tried, and the scratch tab goes.
+    expect(findings.map((f) => [f.name, f.status])).toEqual([
+      ['scratch tab added', 'pass'],
+      ['a gzip-compressed request body is applied', 'fail'],
+      ['scratch tab removed', 'pass'],
+      ['developer-metadata room', 'pass'],
+    ])
+  })
+
+  it('with gzipRequests off the compressed body is not tried and every other line holds', async () => {
+    const { findings } = await writeTest({}, 0, { frontEnd: refusingCompressedBodies, gzipRequests: false })
+    expect(byName(findings, 'a gzip-compressed request body')).toMatchObject({
+      status: 'pass',
+      detail: expect.stringContaining('not tried'),
+    })
+    expect(findings.filter((f) => f.status !== 'pass')).toEqual([])
   })
 
   it('reports how much metadata room others leave: a warning below 10,000 characters, a failure with none', async () => {

@@ -3,6 +3,7 @@ import { sheets, type sheets_v4 } from '@googleapis/sheets'
 import { TimelineSheetsError } from '../../errors.ts'
 import { asFetch, createTransport, type Transport } from '../../http/transport.ts'
 import type { GoogleSignIn } from './auth.ts'
+import { gzipRequestBodies } from './gzip-requests.ts'
 
 export interface SheetsApiOptions {
   spreadsheetId: string
@@ -10,6 +11,8 @@ export interface SheetsApiOptions {
   /** API root; tests point it at the fake. @default 'https://sheets.googleapis.com/' */
   rootUrl?: string
   transport?: Transport
+  /** Send request bodies of 1 KB and more gzip-compressed (gzip-requests.ts). @default true */
+  gzipRequests?: boolean
 }
 
 /** Refuses an id that cannot be one (a pasted URL) before any request, then builds the client. */
@@ -19,6 +22,7 @@ export function sheetsApi(options: SheetsApiOptions): sheets_v4.Sheets {
       hint: 'Use the part of the spreadsheet URL between /d/ and /edit.',
     })
   }
+  const transport = options.transport ?? createTransport()
   return sheets({
     version: 'v4',
     auth: options.auth.client,
@@ -27,6 +31,6 @@ export function sheetsApi(options: SheetsApiOptions): sheets_v4.Sheets {
     // within two seconds and never POST.
     retry: false,
     // The transport's limits are the only ones, so a timeout says which it was.
-    fetchImplementation: asFetch(options.transport ?? createTransport()),
+    fetchImplementation: asFetch(options.gzipRequests === false ? transport : gzipRequestBodies(transport)),
   })
 }

@@ -83,6 +83,8 @@ export interface GoogleSpreadsheetOptions {
   auth: GoogleSignIn
   /** API root; tests point it at the fake. @default 'https://sheets.googleapis.com/' */
   rootUrl?: string
+  /** Request bodies of 1 KB and more leave gzip-compressed (gzip-requests.ts). @default true */
+  gzipRequests?: boolean
   pace?: Partial<GooglePaceOptions>
   /** Lanes shared with the run's other spreadsheets (`createGoogleLanes`); `pace` is then not used. */
   lanes?: GoogleLanes

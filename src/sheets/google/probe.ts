@@ -4,20 +4,12 @@
  * the answer doctor reports. `doctor --write-test` adds the write test (`write-test.ts`).
  */
 import type { sheets_v4 } from '@googleapis/sheets'
-import { sheetsApi } from './api-client.ts'
-import type { Transport } from '../../http/transport.ts'
+import { sheetsApi, type SheetsApiOptions } from './api-client.ts'
 import type { SpreadsheetFacts, SpreadsheetProbe } from '../probe.ts'
 import { toSheetsError } from './api-errors.ts'
-import type { GoogleSignIn } from './auth.ts'
 import { LAYOUT_METADATA_KEY } from './layout-state.ts'
 
-export interface GoogleProbeOptions {
-  spreadsheetId: string
-  auth: GoogleSignIn
-  /** API root; tests point it at the fake. @default 'https://sheets.googleapis.com/' */
-  rootUrl?: string
-  transport?: Transport
-}
+export type GoogleProbeOptions = SheetsApiOptions
 
 const PROBE_FIELDS = 'properties(title,timeZone),sheets(properties(title),protectedRanges),developerMetadata'
 
@@ -38,12 +30,14 @@ export function createGoogleProbe(options: GoogleProbeOptions): SpreadsheetProbe
         spreadsheetId,
         api,
         tabs,
+        gzipRequests: options.gzipRequests !== false,
         backend: () =>
           createGoogleSpreadsheet({
             spreadsheetId,
             auth,
             ...(options.rootUrl ? { rootUrl: options.rootUrl } : {}),
             ...(options.transport ? { transport: options.transport } : {}),
+            ...(options.gzipRequests === undefined ? {} : { gzipRequests: options.gzipRequests }),
           }),
       })
     },

@@ -1,0 +1,43 @@
+/**
+ * Request bodies gzip-compressed on their way to Google, as Google's own API
+ * clients send them (decisions/0017): a batch of typed cells is mostly the
+ * same few JSON keys, so it leaves at a fifteenth of its size or less.
+ */
+import { promisify } from 'node:util'
+import { gzip } from 'node:zlib'
+import type { Transport } from '../../http/transport.ts'
+
+const gzipAsync = promisify(gzip)
+
+/** Bodies shorter than this leave as they are: the gzip frame would be most of what it saves. */
+export const GZIP_MIN_BYTES = 1024
+
+/**
+ * Wraps a transport so that a request body of `minBytes` or more leaves
+ * compressed, with `content-encoding: gzip`. A body already encoded, and every
+ * body-less request, passes through unchanged. Compression runs on libuv's
+ * thread pool, so the next chunk is built while this one is compressed.
+ */
+export function gzipRequestBodies(transport: Transport, minBytes = GZIP_MIN_BYTES): Transport {
+  return async (request) => {
+    if (request.body === null || request.headers.has('content-encoding')) return transport(request)
+    const plain = new Uint8Array(await request.arrayBuffer())
+    const headers = new Headers(request.headers)
+    if (plain.byteLength < minBytes) return transport(rebuilt(request, headers, plain))
+    const packed = new Uint8Array(await gzipAsync(plain))
+    headers.set('content-encoding', 'gzip')
+    headers.delete('content-length')
+    return transport(rebuilt(request, headers, packed))
+  }
+}
+
+/** The same request with another body: `Request` bodies can be read once, so the original cannot be sent after. */
+function rebuilt(request: Request, headers: Headers, body: Uint8Array<ArrayBuffer>): Request {
+  return new Request(request.url, {
+    method: request.method,
+    headers,
+    body,
+    signal: request.signal,
+    redirect: request.redirect,
+  })
+}

@@ -1,0 +1,98 @@
+/**
+ * Request bodies leave for Google gzip-compressed from 1 KB on, as Google's own clients send them, and Google
+ * applies them as it applies plain JSON; `google.gzipRequests: false` sends every body as it is.
+ */
+import { beforeEach, describe, expect, test } from 'vitest'
+import { createSheetsHandler } from '../../counterparts/sheets/handler.ts'
+import { createManager } from '../../counterparts/sheets/manager.ts'
+import { createSheetsStore, type SheetsStore } from '../../counterparts/sheets/store.ts'
+import { sheetsApi } from '../../src/sheets/google/api-client.ts'
+import { signInWithStaticToken } from '../../src/sheets/google/auth.ts'
+import { GZIP_MIN_BYTES, gzipRequestBodies } from '../../src/sheets/google/gzip-requests.ts'
+import type { Transport } from '../../src/http/transport.ts'
+
+const ROOT = 'http://sheets.test/'
+const TOKEN = 'test-token'
+
+interface Sent {
+  method: string
+  encoding: string | null
+  bytes: number
+}
+
+let store: SheetsStore
+let spreadsheetId: string
+let sent: Sent[]
+
+/** The fake, behind a transport that notes what each request carried on the wire. */
+const recordingTransport: Transport = async (request) => {
+  const bytes = request.body ? (await request.clone().arrayBuffer()).byteLength : 0
+  sent.push({ method: request.method, encoding: request.headers.get('content-encoding'), bytes })
+  return createSheetsHandler(store)(request)
+}
+
+beforeEach(() => {
+  store = createSheetsStore({ seed: 7, staticTokens: [TOKEN], quota: false })
+  spreadsheetId = store.createSpreadsheet({ title: 'Team time' }).spreadsheetId
+  sent = []
+})
+
+function api(gzipRequests?: boolean) {
+  const auth = signInWithStaticToken(TOKEN, recordingTransport)
+  return sheetsApi({
+    spreadsheetId,
+    auth,
+    rootUrl: ROOT,
+    transport: recordingTransport,
+    ...(gzipRequests === undefined ? {} : { gzipRequests }),
+  })
+}
+
+const rows = (count: number) => Array.from({ length: count }, (_, i) => [`mt-${1_000_000 + i}`, 'Alice Smith', 'Client X, billable'])
+
+describe('request bodies on their way to Google', () => {
+  test('a body of 1 KB or more leaves gzip-compressed, much smaller, and lands as the same rows', async () => {
+    const values = rows(500)
+    const plainBytes = Buffer.byteLength(JSON.stringify({ values }))
+    await api().spreadsheets.values.update({ spreadsheetId, range: 'Sheet1!A1', valueInputOption: 'RAW', requestBody: { values } })
+    expect(sent).toHaveLength(1)
+    expect(sent[0]!.encoding).toBe('gzip')
+    expect(sent[0]!.bytes).toBeLessThan(plainBytes / 5)
+    expect(createManager(store).readTab(spreadsheetId, 'Sheet1')).toEqual(values)
+  })
+
+  test('a body under 1 KB and a request without a body leave as they are', async () => {
+    const client = api()
+    await client.spreadsheets.values.update({
+      spreadsheetId,
+      range: 'Sheet1!A1',
+      valueInputOption: 'RAW',
+      requestBody: { values: rows(2) },
+    })
+    await client.spreadsheets.values.get({ spreadsheetId, range: 'Sheet1!A1:C2' })
+    expect(sent.map((s) => [s.method, s.encoding])).toEqual([
+      ['PUT', null],
+      ['GET', null],
+    ])
+    expect(sent[0]!.bytes).toBeLessThan(GZIP_MIN_BYTES)
+  })
+
+  test('with gzipRequests off every body leaves as plain JSON', async () => {
+    const values = rows(500)
+    await api(false).spreadsheets.values.update({ spreadsheetId, range: 'Sheet1!A1', valueInputOption: 'RAW', requestBody: { values } })
+    expect(sent[0]).toMatchObject({ encoding: null, bytes: Buffer.byteLength(JSON.stringify({ values })) })
+    expect(createManager(store).readTab(spreadsheetId, 'Sheet1')).toHaveLength(500)
+  })
+
+  test('a body that says its encoding already passes through untouched', async () => {
+    const seen: Request[] = []
+    const send = gzipRequestBodies(async (request) => {
+      seen.push(request)
+      return new Response('{}')
+    })
+    const body = 'x'.repeat(4 * GZIP_MIN_BYTES)
+    await send(new Request(ROOT, { method: 'POST', body, headers: { 'content-encoding': 'br' } }))
+    expect(seen[0]!.headers.get('content-encoding')).toBe('br')
+    expect(await seen[0]!.text()).toBe(body)
+  })
+})
