@@ -6,7 +6,7 @@
  * Sheets fake) run in a process of their own and count requests and bytes.
  *
  * `BENCH_QUICK=1` small sizes, one run each: checks the harness.
- * `BENCH_ONLY=a,b` runs those parts: headline, latency, scale, workbook,
+ * `BENCH_ONLY=a,b` runs those parts: headline, latency, uplink, scale, workbook,
  *   import, startup, state, many, watch, footnote — and the older, module-level benches
  *   issue3, issue4, issue5 (bench/legacy.ts), which only run when named.
  * `BENCH_REPS=n` runs per figure (default 3). `BENCH_TOOL=/checkout` measures
@@ -26,6 +26,7 @@ import { many } from './parts/many.ts'
 import { scale } from './parts/scale.ts'
 import { startup } from './parts/startup.ts'
 import { stateCase } from './parts/state.ts'
+import { uplink } from './parts/uplink.ts'
 import { watchCase } from './parts/watch.ts'
 import { workbook } from './parts/workbook.ts'
 import { failures, goals, load, records, table } from './lib/report.ts'
@@ -33,7 +34,7 @@ import { buildTool, TOOL_ROOT } from './lib/tool-cli.ts'
 
 const QUICK = process.env['BENCH_QUICK'] === '1'
 const REPS = Number(process.env['BENCH_REPS'] ?? (QUICK ? 1 : 3))
-const PARTS = ['startup', 'state', 'headline', 'latency', 'scale', 'workbook', 'import', 'many', 'watch', 'footnote'] as const
+const PARTS = ['startup', 'state', 'headline', 'latency', 'uplink', 'scale', 'workbook', 'import', 'many', 'watch', 'footnote'] as const
 const LEGACY = { issue3: 'backends', issue4: 'export', issue5: 'import' } as const
 const only = process.env['BENCH_ONLY']
   ?.split(',')
@@ -117,6 +118,9 @@ for (const size of SIZES) {
       changeShare: CHANGE_SHARE,
     }),
   )
+}
+if (wanted('uplink')) {
+  for (const size of SIZES) await part(`uplink ${size.label}`, () => uplink({ ...data, label: size.label, users: size.users, reps: REPS }))
 }
 if (wanted('scale')) await part('scale', () => scale({ ...data, ...SCALE, changeShare: CHANGE_SHARE }))
 if (wanted('workbook')) await part('workbook', () => workbook({ ...data, ...LARGE, changeShare: CHANGE_SHARE }))

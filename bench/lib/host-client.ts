@@ -36,6 +36,8 @@ export interface HostStats {
   /** Requests the Timeline server received, by kind. */
   timeline: Record<string, number>
   sheetsBytes: WireBytes
+  /** Request bodies as the Sheets API read them (gzip undone): what the client would send uncompressed. */
+  sheetsJsonBytesSent: number
   /** Developer-metadata characters on the fullest sheet: the most after any request of the run, and at its end. */
   metadata: { peakChars: number; residualChars: number }
   timelineBytes: WireBytes

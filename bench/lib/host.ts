@@ -14,19 +14,25 @@ import { createSheetsHandler } from '../../counterparts/sheets/handler.ts'
 import { metadataUsage } from '../../counterparts/sheets/metadata-budget.ts'
 import { createManager } from '../../counterparts/sheets/manager.ts'
 import { createSheetsStore, type SheetsStore } from '../../counterparts/sheets/store.ts'
+import { asksForGzip } from '../../counterparts/sheets/server.ts'
 import { createRandom } from '../../counterparts/timeline/store.ts'
 import { startReferenceServer, type ReferenceServer } from '../../counterparts/timeline/server.ts'
 import type { Correctness, HostRequest, WireBytes } from './host-client.ts'
 import { applyManagerEdits, type ManagerEditsOptions } from './manager-edits.ts'
+import { shapedLink, type ShapedLink } from './link.ts'
 
 let timeline: ReferenceServer | undefined
 let sheets: { store: SheetsStore; server: LoopbackServer; rootUrl: string; staticToken: string } | undefined
 /** Added to the fake's clock: moving it on starts a new quota minute without waiting for one. */
 let sheetsClockOffset = 0
+/** The shaped link in front of the Sheets fake, once a part asks for one. */
+let sheetsLink: ShapedLink | undefined
 let timelineRequests: Record<string, number> = {}
 let sheetsBytes: WireBytes = { toServer: 0, fromServer: 0 }
 let timelineBytes: WireBytes = { toServer: 0, fromServer: 0 }
 let metadataPeak = 0
+/** Request bodies as the Sheets API reads them, gzip undone: what the wire would carry uncompressed. */
+let sheetsJsonBytesSent = 0
 const STATIC_TOKEN = 'ya29.bench-static-token'
 
 /** Quotas far above anything a benchmark sends: never a 429, but every request still counted. */
@@ -126,7 +132,13 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
     store.auth.addStaticToken(STATIC_TOKEN, { scopes: [SPREADSHEETS_SCOPE, DRIVE_METADATA_READONLY_SCOPE] })
     // After every request: the most developer-metadata characters any one sheet holds (Google allows 30,000).
     const server = await serveOnLoopback(
-      createSheetsHandler(store, { onRequest: () => void (metadataPeak = Math.max(metadataPeak, largestSheetMetadata(store))) }),
+      createSheetsHandler(store, {
+        onRequest: (event) => {
+          metadataPeak = Math.max(metadataPeak, largestSheetMetadata(store))
+          sheetsJsonBytesSent += event.bodyBytes ?? 0
+        },
+      }),
+      process.env.BENCH_PLAIN_ANSWERS ? {} : { gzipAnswer: asksForGzip },
     )
     countWireBytes(server.server, () => sheetsBytes)
     sheets = { store, server, rootUrl: server.url, staticToken: STATIC_TOKEN }
@@ -145,6 +157,17 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
   },
   deleteSpreadsheet(args: { spreadsheetId: string }) {
     return sheets!.store.spreadsheets.delete(args.spreadsheetId)
+  },
+  /**
+   * Puts a shaped link (bench/lib/link.ts) in front of the Sheets fake, or sets its rates, and delays every
+   * Sheets answer by `latencyMs`; answers the origin to send Sheets requests to through the link.
+   */
+  async shapeSheetsLink(args: { upMbit: number; downMbit: number; latencyMs: number }) {
+    const rates = { upMbit: args.upMbit, downMbit: args.downMbit }
+    if (sheetsLink) sheetsLink.rates = rates
+    else sheetsLink = await shapedLink(sheets!.rootUrl, rates)
+    sheets!.store.faults.setLatency(args.latencyMs)
+    return sheetsLink.url
   },
   /** Delay every Timeline answer by `ms` (the reference server's `--latency`). */
   setLatency(args: { ms: number }) {
@@ -200,6 +223,7 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
     metadataPeak = 0
     timelineRequests = {}
     sheetsBytes = { toServer: 0, fromServer: 0 }
+    sheetsJsonBytesSent = 0
     timelineBytes = { toServer: 0, fromServer: 0 }
   },
   stats() {
@@ -207,6 +231,7 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
       sheets: sheets?.store.stats(),
       timeline: { ...timelineRequests },
       sheetsBytes: { ...sheetsBytes },
+      sheetsJsonBytesSent,
       metadata: { peakChars: metadataPeak, residualChars: sheets ? largestSheetMetadata(sheets.store) : 0 },
       timelineBytes: { ...timelineBytes },
     }
@@ -260,6 +285,7 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
     return { peakRssMiB: Math.round((process.resourceUsage().maxRSS / 1024) * 10) / 10 }
   },
   async close() {
+    await sheetsLink?.close()
     await timeline?.close()
     await sheets?.server.close()
     setImmediate(() => process.exit(0))

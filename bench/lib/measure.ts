@@ -25,6 +25,8 @@ export interface Sample {
   sheetsBytesRead: number
   /** Bytes the client sent to the Sheets API. */
   sheetsBytesSent: number
+  /** Of which request bodies, as the API read them (gzip undone). */
+  sheetsJsonBytesSent: number
   timelineBytesRead: number
   /** Developer-metadata characters on the fullest sheet: the most during the run, and what the run left. */
   metadataPeakChars: number
@@ -62,6 +64,7 @@ export async function measure(
     timelineActivityReads,
     sheetsBytesRead: stats.sheetsBytes.fromServer,
     sheetsBytesSent: stats.sheetsBytes.toServer,
+    sheetsJsonBytesSent: stats.sheetsJsonBytesSent,
     timelineBytesRead: stats.timelineBytes.fromServer,
     metadataPeakChars: stats.metadata.peakChars,
     metadataResidualChars: stats.metadata.residualChars,
