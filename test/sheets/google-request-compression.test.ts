@@ -2,12 +2,15 @@
  * Request bodies leave for Google gzip-compressed from 1 KB on, as Google's own clients send them, and Google
  * applies them as it applies plain JSON; `google.gzipRequests: false` sends every body as it is.
  */
+import { gunzipSync } from 'node:zlib'
 import { beforeEach, describe, expect, test } from 'vitest'
 import { createSheetsHandler } from '../../counterparts/sheets/handler.ts'
 import { createManager } from '../../counterparts/sheets/manager.ts'
 import { createSheetsStore, type SheetsStore } from '../../counterparts/sheets/store.ts'
 import { sheetsApi } from '../../src/sheets/google/api-client.ts'
 import { signInWithStaticToken } from '../../src/sheets/google/auth.ts'
+import { createGoogleSpreadsheet } from '../../src/sheets/google/backend.ts'
+import { COMPRESSED_MAX_PAYLOAD_BYTES, DEFAULT_MAX_PAYLOAD_BYTES } from '../../src/sheets/google/requests.ts'
 import { GZIP_MIN_BYTES, gzipRequestBodies } from '../../src/sheets/google/gzip-requests.ts'
 import type { Transport } from '../../src/http/transport.ts'
 
@@ -16,8 +19,11 @@ const TOKEN = 'test-token'
 
 interface Sent {
   method: string
+  url: string
   encoding: string | null
   bytes: number
+  /** The body as JSON, compression undone. */
+  jsonBytes: number
 }
 
 let store: SheetsStore
@@ -26,8 +32,10 @@ let sent: Sent[]
 
 /** The fake, behind a transport that notes what each request carried on the wire. */
 const recordingTransport: Transport = async (request) => {
-  const bytes = request.body ? (await request.clone().arrayBuffer()).byteLength : 0
-  sent.push({ method: request.method, encoding: request.headers.get('content-encoding'), bytes })
+  const body = request.body ? Buffer.from(await request.clone().arrayBuffer()) : Buffer.alloc(0)
+  const encoding = request.headers.get('content-encoding')
+  const jsonBytes = encoding === 'gzip' ? gunzipSync(body).byteLength : body.byteLength
+  sent.push({ method: request.method, url: request.url, encoding, bytes: body.byteLength, jsonBytes })
   return createSheetsHandler(store)(request)
 }
 
@@ -83,6 +91,44 @@ describe('request bodies on their way to Google', () => {
     expect(sent[0]).toMatchObject({ encoding: null, bytes: Buffer.byteLength(JSON.stringify({ values })) })
     expect(createManager(store).readTab(spreadsheetId, 'Sheet1')).toHaveLength(500)
   })
+
+  test.each([
+    [true, COMPRESSED_MAX_PAYLOAD_BYTES, 2],
+    [false, DEFAULT_MAX_PAYLOAD_BYTES, 5],
+  ])(
+    'new rows are packed by their JSON: with gzipRequests %s, requests of up to %i bytes of it (%i of them for 9 MB)',
+    async (gzipRequests, limit, requests) => {
+      const backend = createGoogleSpreadsheet({
+        spreadsheetId,
+        auth: signInWithStaticToken(TOKEN, recordingTransport),
+        rootUrl: ROOT,
+        transport: recordingTransport,
+        gzipRequests,
+      })
+      await backend.ensureLayout(
+        [{ title: 'Activities', columns: ['Key', 'User', 'Notes'].map((name) => ({ name, kind: 'text' as const })) }],
+        {
+          timeZone: 'UTC',
+        },
+      )
+      const basis = await backend.read(['Activities'])
+      const appends = Array.from({ length: 40_000 }, (_, i) => [
+        `mt/${1_000_000 + i}`,
+        `user ${i % 37}`,
+        `notes of activity ${i} `.padEnd(90, 'x'),
+      ])
+      sent = []
+      await backend.write([{ tab: 'Activities', keyColumn: 0, appends }], basis)
+      const writes = sent.filter((s) => new URL(s.url).pathname.endsWith(':batchUpdate'))
+      expect(writes).toHaveLength(requests)
+      for (const w of writes) {
+        expect(w.jsonBytes).toBeLessThanOrEqual(limit)
+        // What Google recommends for a request's payload, whatever it counts.
+        expect(w.bytes).toBeLessThanOrEqual(DEFAULT_MAX_PAYLOAD_BYTES)
+      }
+      expect(createManager(store).readTab(spreadsheetId, 'Activities')).toHaveLength(40_001)
+    },
+  )
 
   test('a body that says its encoding already passes through untouched', async () => {
     const seen: Request[] = []

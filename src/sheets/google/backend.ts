@@ -29,7 +29,7 @@ import type { GoogleSignIn } from './auth.ts'
 import type { RowFormats } from './column-formats.ts'
 import { planLayout, type CreatedTab, type LayoutPlan } from './layout.ts'
 import { LAYOUT_FIELDS, defaultTabCandidate, layoutIsCurrent, readSpreadsheetState, type SpreadsheetState } from './layout-state.ts'
-import { batchGetParams, DEFAULT_MAX_PAYLOAD_BYTES, preserialized } from './requests.ts'
+import { batchGetParams, COMPRESSED_MAX_PAYLOAD_BYTES, DEFAULT_MAX_PAYLOAD_BYTES, preserialized } from './requests.ts'
 import { applyWrite } from './write.ts'
 import { StaleSheetIdError, type StructuralOutcome, type WriteDeps } from './write-targets.ts'
 
@@ -98,7 +98,10 @@ export interface GoogleSpreadsheetOptions {
    * @default 180_000
    */
   processingWindowMs?: number
-  /** Largest request body the backend builds (larger writes are split). @default 2_000_000 */
+  /**
+   * Largest request body the backend builds, as JSON before any compression (larger writes are split).
+   * @default 8_000_000 with gzipRequests, else 2_000_000 (requests.ts)
+   */
   maxPayloadBytes?: number
   /** Values of claims; tests make them predictable. @default `claimValues()` of row-claims.ts, per write */
   claimValues?: () => ClaimValues
@@ -145,7 +148,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   const policy = retryOptions({ ...GOOGLE_RETRY, ...options.retry })
   const quotaWindowMs = options.quota?.windowMs ?? 60_000
   const now = options.quota?.now ?? Date.now
-  const maxPayload = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES
+  const maxPayload = options.maxPayloadBytes ?? (options.gzipRequests === false ? DEFAULT_MAX_PAYLOAD_BYTES : COMPRESSED_MAX_PAYLOAD_BYTES)
   const processingWindowMs = options.processingWindowMs ?? GOOGLE_PROCESSING_WINDOW_MS
   const sheetIds = new Map<string, number>()
   const columnCounts = new Map<string, number>()
