@@ -120,7 +120,10 @@ for (const size of SIZES) {
   )
 }
 if (wanted('uplink')) {
-  for (const size of SIZES) await part(`uplink ${size.label}`, () => uplink({ ...data, label: size.label, users: size.users, reps: REPS }))
+  for (const size of SIZES)
+    await part(`uplink ${size.label}`, () =>
+      uplink({ ...data, label: size.label, users: size.users, reps: REPS, changeShare: CHANGE_SHARE }),
+    )
 }
 if (wanted('scale')) await part('scale', () => scale({ ...data, ...SCALE, changeShare: CHANGE_SHARE }))
 if (wanted('workbook')) await part('workbook', () => workbook({ ...data, ...LARGE, changeShare: CHANGE_SHARE }))
