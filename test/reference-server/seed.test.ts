@@ -82,12 +82,12 @@ describe('seedStore', () => {
     expect(store.allowedTags()).toEqual({ everyone: [], groups: [] })
   })
 
-  it('makes 50 users × 90 days (about 100,000 activities) in a few seconds', () => {
-    const began = performance.now()
+  // How long seeding takes is not asserted: on shared, busy machines time proves nothing
+  // (counterparts/timeline/README.md gives the figure).
+  it('makes about 100,000 activities from 50 users × 90 days', () => {
     const { result } = seeded({ users: 50, days: 90, startDate: '2026-01-05' })
     expect(result.activityCount).toBeGreaterThan(90_000)
     expect(result.activityCount).toBeLessThan(130_000)
-    expect(performance.now() - began).toBeLessThan(8000)
   })
 
   it.each([
