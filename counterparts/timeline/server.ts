@@ -6,6 +6,7 @@ import { serveOnLoopback, type LoopbackServer } from '../mount.ts'
 import type { Authenticator } from './authenticator.ts'
 import { createFaultInjector, type FaultInjector, type FaultSettings } from './faults.ts'
 import { createTimelineHandler } from './handler.ts'
+import type { Route } from './router.ts'
 import { seedStore, type SeededUser, type SeedOptions, type SeedResult } from './seed.ts'
 import { createTimelineStore, type TimelineStore, type TimelineStoreOptions } from './store.ts'
 
@@ -22,6 +23,8 @@ export interface ReferenceServerOptions extends TimelineStoreOptions {
   authenticator?: (store: TimelineStore) => Authenticator
   /** Path the API lives under (`/acct-1/` for a cloud serverUrl). @default '/' */
   basePath?: string
+  /** Routes tried before the reference ones (`createTimelineHandler`'s `routes`): a test's own answer to one kind of request. */
+  routes?: readonly Route[]
 }
 
 export interface ReferenceServer {
@@ -52,6 +55,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
   const handler = createTimelineHandler(store, {
     faults,
     basePath,
+    ...(options.routes ? { routes: options.routes } : {}),
     ...(options.authenticator ? { authenticator: options.authenticator(store) } : {}),
   })
   const loopback = await serveOnLoopback(handler, {
