@@ -66,8 +66,8 @@ describe('the Google backend’s change mark', () => {
     expect(await backend('watching').changeMark!()).toMatch(/^\d+$/)
   })
 
-  it('names the spreadsheet when Drive cannot find it', async () => {
+  it('names the spreadsheet and Google Drive, not Sheets, when Drive cannot find it', async () => {
     const missing = createGoogleSpreadsheet({ spreadsheetId: 'gone1234567890', auth: signInWithStaticToken('watching'), rootUrl: ROOT })
-    await expect(missing.changeMark!()).rejects.toThrow(/gone1234567890/)
+    await expect(missing.changeMark!()).rejects.toThrow(/^Google Drive answered 404 .*spreadsheet gone1234567890 \(files\.get\)/)
   })
 })

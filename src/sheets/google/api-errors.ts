@@ -224,6 +224,8 @@ export interface ErrorContext {
   principal: string | undefined
   /** Strings that must never reach a message. */
   secrets: string[]
+  /** The service the call went to, as messages name it. @default 'Google Sheets' */
+  service?: 'Google Sheets' | 'Google Drive'
 }
 
 /**
@@ -238,17 +240,18 @@ export function toSheetsError(error: unknown, context: ErrorContext): TimelineSh
   if (own) return own
   const failure = readApiFailure(error)
   const where = `spreadsheet ${context.spreadsheetId} (${context.operation})`
+  const service = context.service ?? 'Google Sheets'
   const scrub = (text: string) => redactSecrets(text, context.secrets).replace(/Bearer\s+[A-Za-z0-9._~+/=-]+/g, 'Bearer ***')
   if (!failure) {
     const message = error instanceof Error ? error.message : String(error)
-    return new TimelineSheetsError('TS_SHEETS_API', scrub(`Google Sheets call failed for ${where}: ${message}`), {
+    return new TimelineSheetsError('TS_SHEETS_API', scrub(`${service} call failed for ${where}: ${message}`), {
       hint: 'Run again; if it persists, check the network and the Google credentials.',
     })
   }
   if (failure.status === undefined) {
     return new TimelineSheetsError(
       'TS_NETWORK',
-      scrub(`Could not reach Google Sheets for ${where}: ${failure.networkCode ?? failure.message}`),
+      scrub(`Could not reach ${service} for ${where}: ${failure.networkCode ?? failure.message}`),
       {
         hint: 'Check the network connection and any proxy, then run again.',
       },
@@ -262,7 +265,7 @@ export function toSheetsError(error: unknown, context: ErrorContext): TimelineSh
       url: redactUrl(failure.url ?? ''),
       data: failure.data === undefined ? undefined : (JSON.parse(scrub(JSON.stringify(failure.data))) as unknown),
       code: 'TS_SHEETS_API',
-      message: scrub(`Google Sheets answered ${statusText} for ${where}: ${failure.message}`),
+      message: scrub(`${service} answered ${statusText} for ${where}: ${failure.message}`),
     },
     { hint: hintFor(failure, context) },
   )
@@ -281,9 +284,12 @@ function hintFor(failure: ApiFailure, context: ErrorContext): string {
     case 404:
       return `Check the spreadsheet id "${context.spreadsheetId}" (the part of its URL between /d/ and /edit), and that the spreadsheet is shared${shareWith}.`
     case 429:
-      return 'The Google Sheets quota (60 reads and 60 writes per minute per user) stayed exhausted. Lower the pace or run again later.'
+      return context.service === 'Google Drive'
+        ? "Google Drive's quota for these credentials stayed exhausted; the next interval asks again."
+        : 'The Google Sheets quota (60 reads and 60 writes per minute per user) stayed exhausted. Lower the pace or run again later.'
     default:
-      if ((failure.status ?? 0) >= 500) return 'Google Sheets is having trouble. Run again later; writes are safe to repeat.'
+      if ((failure.status ?? 0) >= 500)
+        return `${context.service ?? 'Google Sheets'} is having trouble. Run again later; writes are safe to repeat.`
       return 'Google rejected the request. If the spreadsheet was edited by hand (tabs renamed, rows limited), run `ensureLayout` again; otherwise report this as a bug.'
   }
 }

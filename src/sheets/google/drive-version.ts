@@ -99,7 +99,8 @@ function toDriveError(error: unknown, options: DriveVersionOptions): TimelineShe
   }
   return toSheetsError(error, {
     spreadsheetId: options.fileId,
-    operation: 'drive files.get',
+    operation: 'files.get',
+    service: 'Google Drive',
     principal: options.auth.principal,
     secrets: options.auth.secrets(),
   })
