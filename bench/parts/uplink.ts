@@ -6,20 +6,12 @@
  */
 import { PEERS, TOOL, peerExporter, toolExporter, windowDates, type Exporter, type Stage } from '../lib/exporters.ts'
 import { startHost } from '../lib/host-client.ts'
+import type { HeadlineOptions } from './headline.ts'
 import { correctnessText, isCorrect, measure, withCheck, type Sample } from '../lib/measure.ts'
 import { goals, load, mb, median, spreadSecs, table } from '../lib/report.ts'
 
-export interface UplinkOptions {
-  label: string
-  users: number
-  days: number
-  startDate: string
-  windowDays: number
-  t0: number
-  reps: number
-  /** Share of activities changed before each incremental run. */
-  changeShare: number
-}
+/** The headline's sizes, data and repetitions; the link profiles are this part's own. */
+export type UplinkOptions = Pick<HeadlineOptions, 'label' | 'users' | 'days' | 'startDate' | 'windowDays' | 't0' | 'reps' | 'changeShare'>
 
 const FIRST = 'first export'
 const INCREMENTAL = 'incremental, 1% changed'
