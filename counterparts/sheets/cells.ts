@@ -19,6 +19,7 @@ export function setCell(tx: Tx, sheet: SheetData, row: number, column: number, c
   if (!rowData) {
     if (cell === undefined) return
     rowData = { cells: [] }
+    tx.created.add(rowData)
     if (row >= sheet.rows.length) {
       const oldLength = sheet.rows.length
       sheet.rows[row] = rowData
@@ -30,6 +31,10 @@ export function setCell(tx: Tx, sheet: SheetData, row: number, column: number, c
     }
   }
   if (cell === undefined && rowData.cells[column] === undefined) return
+  if (tx.created.has(rowData)) {
+    rowData.cells[column] = cell
+    return
+  }
   if (column >= rowData.cells.length) {
     const r = rowData
     const oldLength = r.cells.length

@@ -167,7 +167,11 @@ export function insertDimension(
     const source = sheet.rows[from]
     const inherit = (): RowData | undefined => {
       const formats = source?.cells.map(formatOf)
-      return formats && formats.some(Boolean) ? { cells: formats } : undefined
+      if (!formats || !formats.some(Boolean)) return undefined
+      const row = { cells: formats }
+      // Undoing the insertion drops the row, so writes into it need no undo of their own.
+      tx.created.add(row)
+      return row
     }
     // Rows past the last stored one are blank, unless they inherit from the stored row just before them.
     if (start < sheet.rows.length || (start === sheet.rows.length && inherit())) splice(tx, sheet.rows, start, 0, fillArray(count, inherit))
