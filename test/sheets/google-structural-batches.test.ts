@@ -1,7 +1,8 @@
 /**
  * The structural batches of a big append are built while the one before is in flight, and still go
  * one at a time, in order: the next is sent only when the one before was answered, and a batch the service
- * refuses is the last one sent. Through the real client against the Sheets fake on a loopback port.
+ * refuses is the last one sent. Through the real client against the Sheets fake on a loopback port; and, with
+ * the write's I/O stubbed, the next batch is encoded (compressed) before the one in flight is answered.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { createSheetsHandler } from '../../counterparts/sheets/handler.ts'
@@ -10,6 +11,9 @@ import { createSheetsStore } from '../../counterparts/sheets/store.ts'
 import { serveOnLoopback, type LoopbackServer } from '../../counterparts/mount.ts'
 import { signInWithStaticToken } from '../../src/sheets/google/auth.ts'
 import { createGoogleSpreadsheet } from '../../src/sheets/google/backend.ts'
+import type { sheets_v4 } from '@googleapis/sheets'
+import { runStructural, structuralPart } from '../../src/sheets/google/structural.ts'
+import type { TabState, WriteDeps } from '../../src/sheets/google/write-targets.ts'
 import type { TabSpec } from '../../src/sheets/port.ts'
 
 const TOKEN = 'structural-batches-token'
@@ -85,3 +89,55 @@ describe('structural batches of a big append', () => {
     expect(kept).toEqual(rows.slice(0, kept.length))
   })
 })
+
+describe('the batch after the one in flight', () => {
+  it('is encoded while the one before is in flight, and sent only after its answer', async () => {
+    const events: string[] = []
+    const answers: (() => void)[] = []
+    let sent = 0
+    const tab = { write: { tab: 'Activities' }, sheetId: 7 } as unknown as TabState
+    const deps = {
+      maxPayloadBytes: 200,
+      idConfirmed: () => true,
+      confirmId: () => undefined,
+      encodeBody: async (json: string) => {
+        events.push(`encoded ${JSON.parse(json).requests[0].insertDimension.range.startIndex}`)
+        return { bytes: new TextEncoder().encode(json) as Uint8Array<ArrayBuffer>, gzip: false }
+      },
+      batchUpdate: (requests: sheets_v4.Schema$Request[]) => {
+        const n = ++sent
+        events.push(`sent ${requests[0]!.insertDimension!.range!.startIndex}`)
+        return new Promise<void>((resolve) =>
+          answers.push(() => {
+            events.push(`answered ${n}`)
+            resolve()
+          }),
+        )
+      },
+    } as unknown as WriteDeps
+    // Each part alone fills a batch, so three parts are three batches.
+    const parts = [1, 2, 3].map((at) =>
+      structuralPart(tab, [{ insertDimension: { range: { sheetId: 7, dimension: 'ROWS', startIndex: at, endIndex: at + 1 } } }], {
+        bytes: 150,
+      }),
+    )
+    const run = runStructural(deps, [tab], parts)
+    for (let n = 1; n <= 3; n++) {
+      await until(() => sent === n, `batch ${n} sent`)
+      // The next batch is ready before this one is answered.
+      if (n < 3) await until(() => events.includes(`encoded ${n + 1}`), `batch ${n + 1} encoded while batch ${n} is in flight`)
+      answers[n - 1]!()
+    }
+    await run
+    expect(events).toEqual(['encoded 1', 'sent 1', 'encoded 2', 'answered 1', 'sent 2', 'encoded 3', 'answered 2', 'sent 3', 'answered 3'])
+  })
+})
+
+/** Waits, turn by turn of the event loop, for `done`; fails after many turns without it. */
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (let turn = 0; turn < 1_000; turn++) {
+    if (done()) return
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  throw new Error(`never happened: ${what}`)
+}

@@ -29,6 +29,7 @@ import type { GoogleSignIn } from './auth.ts'
 import type { RowFormats } from './column-formats.ts'
 import { planLayout, type CreatedTab, type LayoutPlan } from './layout.ts'
 import { LAYOUT_FIELDS, defaultTabCandidate, layoutIsCurrent, readSpreadsheetState, type SpreadsheetState } from './layout-state.ts'
+import { encodeBody, type EncodedBody } from './gzip-requests.ts'
 import { batchGetParams, COMPRESSED_MAX_PAYLOAD_BYTES, DEFAULT_MAX_PAYLOAD_BYTES, preserialized } from './requests.ts'
 import { applyWrite } from './write.ts'
 import { StaleSheetIdError, type StructuralOutcome, type WriteDeps } from './write-targets.ts'
@@ -326,7 +327,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     requests: sheets_v4.Schema$Request[],
     attempt: number,
     lost: (maybe: boolean, unanswered: boolean) => void,
-    json?: string,
+    json?: string | EncodedBody,
   ) => {
     try {
       // The replies (an echo of every anchor created) are not used: `fields` leaves them out of the answer.
@@ -350,7 +351,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     requests: sheets_v4.Schema$Request[],
     check: () => Promise<StructuralOutcome>,
     touched: readonly string[],
-    json?: string,
+    json?: string | EncodedBody,
   ): Promise<void> => {
     let answerLost = false
     let unanswered = false
@@ -420,6 +421,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     api,
     call,
     batchUpdate: structuralBatch,
+    encodeBody: (json) => encodeBody(json, options.gzipRequests !== false),
     readTabs: batchGet,
     sheetIds: knownSheetIds,
     idConfirmed: (tab) => !hintedIds || confirmedIds.has(tab),

@@ -12,10 +12,29 @@ const gzipAsync = promisify(gzip)
 /** Bodies shorter than this leave as they are: the gzip frame would be most of what it saves. */
 export const GZIP_MIN_BYTES = 1024
 
+/** A request body as it leaves: its bytes, gzip-compressed or not. */
+export interface EncodedBody {
+  bytes: Uint8Array<ArrayBuffer>
+  gzip: boolean
+}
+
+/**
+ * `json` as the bytes it leaves as: compressed when `compress` and it is
+ * `minBytes` or more, as the transport would compress it. A write encodes its
+ * next batch while the one before is still in flight, so the batch leaves the
+ * moment the answer comes.
+ */
+export async function encodeBody(json: string, compress: boolean, minBytes = GZIP_MIN_BYTES): Promise<EncodedBody> {
+  // As bytes: a string body is checked for lone surrogates by fetch (a USVString), a scan as long as the body.
+  const plain = Buffer.from(json, 'utf8')
+  if (!compress || plain.byteLength < minBytes) return { bytes: plain as Uint8Array<ArrayBuffer>, gzip: false }
+  return { bytes: new Uint8Array(await gzipAsync(plain)), gzip: true }
+}
+
 /**
  * Wraps a transport so that a request body of `minBytes` or more leaves
  * compressed, with `content-encoding: gzip`. A body already encoded, and every
- * body-less request, passes through unchanged. Compression runs on libuv's
+ * body-less request, passes through unchanged (so does a body `encodeBody` compressed). Compression runs on libuv's
  * thread pool, so the next chunk is built while this one is compressed.
  */
 export function gzipRequestBodies(transport: Transport, minBytes = GZIP_MIN_BYTES): Transport {

@@ -8,6 +8,7 @@ import type { sheets_v4 } from '@googleapis/sheets'
 import { TimelineSheetsError } from '../../errors.ts'
 import type { CellValue } from '../port.ts'
 import { quoteTitle } from './a1.ts'
+import type { EncodedBody } from './gzip-requests.ts'
 
 /**
  * Query of the one `values.batchGet` a read costs: whole tabs (row 1 only of those in `headerOnly`),
@@ -88,12 +89,20 @@ export const COMPRESSED_MAX_PAYLOAD_BYTES = 8_000_000
  * A request body serialized here rather than by the client, with the options
  * that say it is JSON. googleapis deep-copies an object body (`extend(true, …)`)
  * before serializing it, which for megabytes of row writes costs more than the
- * serialization itself; bytes go through as they are. `json`, when given, is
- * `body` serialized already.
+ * serialization itself; bytes go through as they are. `encoded`, when given, is
+ * `body` serialized already: as JSON, or as the bytes it leaves as.
  */
-export function preserialized<T>(body: T, json?: string): { requestBody: T; options: { headers: Record<string, string> } } {
+export function preserialized<T>(
+  body: T,
+  encoded?: string | EncodedBody,
+): { requestBody: T; options: { headers: Record<string, string> } } {
+  if (encoded !== undefined && typeof encoded !== 'string') {
+    const headers: Record<string, string> = { 'content-type': 'application/json' }
+    if (encoded.gzip) headers['content-encoding'] = 'gzip'
+    return { requestBody: encoded.bytes as unknown as T, options: { headers } }
+  }
   // As bytes: a string body is checked for lone surrogates by fetch (a USVString), a scan as long as the body.
-  const bytes = Buffer.from(json ?? JSON.stringify(body), 'utf8')
+  const bytes = Buffer.from(encoded ?? JSON.stringify(body), 'utf8')
   return { requestBody: bytes as unknown as T, options: { headers: { 'content-type': 'application/json' } } }
 }
 

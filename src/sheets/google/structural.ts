@@ -7,6 +7,7 @@ import type { sheets_v4 } from '@googleapis/sheets'
 import { setImmediate } from 'node:timers/promises'
 import { keyText, sameCells } from '../../core/row-identity.ts'
 import type { CellValue, TabData } from '../port.ts'
+import type { EncodedBody } from './gzip-requests.ts'
 import { lookUp } from './look-up.ts'
 import { batchesBySize, jsonBytes } from './requests.ts'
 import { claimFilter, type ClaimRef, refId } from './row-claims.ts'
@@ -59,22 +60,26 @@ export function structuralPart(tab: TabState, requests: sheets_v4.Schema$Request
 export async function runStructural(deps: WriteDeps, tabs: readonly TabState[], parts: Iterable<StructuralPart>): Promise<void> {
   // Inserts already applied per tab, so a look after a lost answer knows how the tab looked before each batch.
   const applied = new Map<TabState, Insert[]>(tabs.map((t) => [t, []]))
-  const send = async (batch: StructuralPart[]): Promise<void> => {
+  const send = async (batch: StructuralPart[], body: EncodedBody): Promise<void> => {
     const earlier = new Map([...applied].map(([t, inserts]) => [t, [...inserts]]))
     const touched = [...new Set(batch.map((p) => p.tab.write.tab))]
     const requests: sheets_v4.Schema$Request[] = []
     for (const p of batch) for (const request of p.requests) requests.push(request)
-    const body = `{"requests":[${batch.map((p) => p.json ?? p.requests.map((r) => JSON.stringify(r)).join(',')).join(',')}]}`
     await deps.batchUpdate(requests, () => structuralLook(deps, batch, earlier), touched, body)
     for (const p of batch) if (p.inserted) applied.get(p.tab)!.push(p.inserted)
     for (const tab of touched) deps.confirmId(tab)
   }
-  // The next batch is built (appended rows serialized) while the one before is in flight, so a 100,000-row first
-  // export does not build its JSON while the service sits idle.
+  // The next batch is built (appended rows serialized) and encoded (compressed) while the one before is in flight,
+  // so a 100,000-row first export neither builds nor compresses while the service sits idle.
   let sending: Promise<void> | undefined
   for (const batch of batchesBySize(withTitleChecks(deps, parts), (p) => p.bytes, deps.maxPayloadBytes)) {
+    const encoding = deps.encodeBody(
+      `{"requests":[${batch.map((p) => p.json ?? p.requests.map((r) => JSON.stringify(r)).join(',')).join(',')}]}`,
+    )
+    // Awaited once the batch before is applied; a failure before then must not count as unhandled.
+    encoding.catch(() => undefined)
     await sending
-    sending = send(batch)
+    sending = send(batch, await encoding)
     // Awaited before the next batch or after the last; until then a failure must not count as unhandled.
     sending.catch(() => undefined)
     // Let the request leave before the next batch takes the thread.

@@ -8,6 +8,7 @@ import { InternalError, TimelineSheetsError } from '../../errors.ts'
 import type { CellUpdate, CellValue, TabData, TabWrite } from '../port.ts'
 import { a1Range } from './a1.ts'
 import type { RowFormats } from './column-formats.ts'
+import type { EncodedBody } from './gzip-requests.ts'
 import { cellToApi } from './requests.ts'
 import type { ClaimRef, ClaimValues, RowEcho } from './row-claims.ts'
 
@@ -22,14 +23,17 @@ export interface WriteDeps {
   call<T>(lane: 'read' | 'write', operation: string, request: () => Promise<{ data: T }>): Promise<T>
   /**
    * A `spreadsheets.batchUpdate` that, after a lost answer, repeats only if `check` says it was not applied.
-   * `body`, when given, is the request body as JSON already (rows serialized once, for their size and to send).
+   * `body`, when given, is the request body serialized already (rows serialized once, for their size and to
+   * send): as JSON, or as `encodeBody` made it.
    */
   batchUpdate(
     requests: sheets_v4.Schema$Request[],
     check: () => Promise<StructuralOutcome>,
     touched: readonly string[],
-    body?: string,
+    body?: string | EncodedBody,
   ): Promise<void>
+  /** A body as the bytes it leaves as (compressed when the backend compresses), made before it is sent. */
+  encodeBody(json: string): Promise<EncodedBody>
   /** Whole tabs as a read returns them (values.batchGet). */
   readTabs(tabs: readonly string[]): Promise<Map<string, TabData>>
   /** Sheet ids of these tabs, learnt with one spreadsheets.get if one is not known. */
