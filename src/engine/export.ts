@@ -148,20 +148,36 @@ async function exportInFrame(
   ]
   const layoutHash = fnv1a64Base64url(JSON.stringify({ specs: layoutSpecs, timeZone: target.timeZone }))
   let layoutChanged = false
-  if (state.layoutHash !== layoutHash && !options.dryRun) {
-    const report = await deps.spreadsheet.ensureLayout(layoutSpecs, { timeZone: target.timeZone })
+  // The server first, the sheet last: every position planned on is read as late as possible, so
+  // a manager's sorting during a long server read cannot shift it (decisions/0003-rows-that-move.md).
+  const readServer = (inFull: boolean) =>
+    readExportChanges(deps, timelines, state, window, { full: inFull, now: startedAt, lookBackEveryMs: options.lookBackEveryMs })
+  const layingOut =
+    state.layoutHash !== layoutHash && !options.dryRun
+      ? deps.spreadsheet.ensureLayout(layoutSpecs, { timeZone: target.timeZone })
+      : undefined
+  // A run that reads the whole window anyway (a first export, --full) reads it while the layout is applied: a tab
+  // the layout makes can only make the read whole, and it is. The layout's round trips then cost no time of their own.
+  const readAlongside = layingOut && full ? readServer(true) : undefined
+  if (layingOut) {
+    readAlongside?.catch(() => undefined)
+    const report = await layingOut.catch(async (error: unknown) => {
+      // No request of this run outlives it.
+      await readAlongside?.catch(() => undefined)
+      throw error
+    })
     layoutChanged = report.changed
     if (report.createdTabs.length) deps.reporter.info(`Created tabs: ${report.createdTabs.join(', ')}`)
     if (report.createdTabs.includes(target.tabs.activities)) full = true
   }
 
-  // The server first, the sheet last: every position planned on is read as late as possible, so
-  // a manager's sorting during a long server read cannot shift it (decisions/0003-rows-that-move.md).
-  const readServer = (inFull: boolean) =>
-    readExportChanges(deps, timelines, state, window, { full: inFull, now: startedAt, lookBackEveryMs: options.lookBackEveryMs })
   // A sync read them before its one sheet read; they hold while nothing since could have changed them.
   const ahead = handOff?.snapshot && !full && !frame.setAside ? handOff.changesAhead : undefined
-  let changes = ahead && aheadHolds(ahead, timelines, state, window) ? ahead.changes : await readServer(full)
+  let changes = readAlongside
+    ? await readAlongside
+    : ahead && aheadHolds(ahead, timelines, state, window)
+      ? ahead.changes
+      : await readServer(full)
   const otherEntries =
     target.otherTimelines.length > 0
       ? await readOtherTimelines(deps.client, await deps.client.listTimelines(), target.otherTimelines, target.users, window)
