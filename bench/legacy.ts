@@ -1,8 +1,8 @@
 /**
- * The benchmarks of issues 3, 4 and 5, kept for their detail: each scenario
+ * The module-level benchmarks, kept for their detail: each scenario
  * drives the tool's modules in a process of its own (so peak RSS is per
  * scenario), counterparts in another (bench/lib/host.ts). Started by
- * bench/run.ts for `BENCH_ONLY=issue3|issue4|issue5`, which sets
+ * bench/run.ts for `BENCH_ONLY=modules-backends|modules-export|modules-import`, which sets
  * `BENCH_LEGACY=backends|export|import`. `BENCH_QUICK=1` runs small sizes;
  * `BENCH_JSON=file` also writes every result; `BENCH_NODE_ARGS` is passed to
  * each scenario process (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
@@ -81,7 +81,7 @@ const timelineSummary = (counts: Record<string, number>) =>
     .map(([k, n]) => `${k} ${n}`)
     .join(', ')
 
-// ── Issue 3: each backend writes and re-reads 100,000 rows ─────────────────
+// ── Backends: each backend writes and re-reads 100,000 rows ─────────────────
 interface BackendResult {
   backend: string
   rows: number
@@ -134,7 +134,7 @@ if (ONLY === undefined || ONLY === 'backends') {
   }
 }
 
-// ── Issue 4: full and incremental exports at two sheet sizes ──────────────
+// ── Export: full and incremental exports at two sheet sizes ──────────────
 interface ExportResult {
   label: string
   wallMs: number
@@ -252,7 +252,7 @@ for (const size of ONLY === undefined || ONLY === 'export' ? SIZES : []) {
   }
 }
 
-// ── Issue 5: 1,000 manager edits imported from a 10k / 100k-row sheet ─────
+// ── Import: 1,000 manager edits imported from a 10k / 100k-row sheet ─────
 interface ImportPlanResult {
   rows: number
   serverActivities: number
@@ -403,7 +403,7 @@ for (const size of ONLY === undefined || ONLY === 'import' ? SIZES : []) {
 // ── Report ────────────────────────────────────────────────────────────────
 if (backendRows.length)
   table(
-    `Issue 3 — write and re-read ${BACKEND_ROWS.toLocaleString('en')} rows per backend (requests from requestCounts(); workbook: loads/saves)`,
+    `Backends (modules-backends) — write and re-read ${BACKEND_ROWS.toLocaleString('en')} rows per backend (requests from requestCounts(); workbook: loads/saves)`,
     [
       'backend',
       'rows',
@@ -420,7 +420,7 @@ if (backendRows.length)
   )
 if (exportRows.length)
   table(
-    'Issue 4 — export against the reference server and the Sheets fake over loopback (one process per run)',
+    'Export (modules-export) — against the reference server and the Sheets fake over loopback (one process per run)',
     [
       'run',
       'sheet rows before',
@@ -436,7 +436,7 @@ if (exportRows.length)
   )
 if (planRows.length)
   table(
-    `Issue 5 (a) — pure planning: parseSheet + planSync over every row, all server activities in the window and the state's base (one process per size)`,
+    `Import (modules-import) (a) — pure planning: parseSheet + planSync over every row, all server activities in the window and the state's base (one process per size)`,
     [
       'size',
       'sheet rows',
@@ -453,7 +453,7 @@ if (planRows.length)
   )
 if (importRows.length)
   table(
-    `Issue 5 (b) — runImport after ${IMPORT_EDITS.toLocaleString('en')} manager edits, Google backend over the Sheets fake (one process per run)`,
+    `Import (modules-import) (b) — runImport after ${IMPORT_EDITS.toLocaleString('en')} manager edits, Google backend over the Sheets fake (one process per run)`,
     [
       'run',
       'sheet rows',

@@ -8,7 +8,7 @@
  * `BENCH_QUICK=1` small sizes, one run each: checks the harness.
  * `BENCH_ONLY=a,b` runs those parts: headline, latency, uplink, scale, workbook,
  *   import, startup, state, many, watch, footnote — and the older, module-level benches
- *   issue3, issue4, issue5 (bench/legacy.ts), which only run when named.
+ *   modules-backends, modules-export, modules-import (bench/legacy.ts), which only run when named.
  * `BENCH_REPS=n` runs per figure (default 3). `BENCH_TOOL=/checkout` measures
  *   another checkout's CLI against this one's counterparts and peers; it is
  *   built first and run as installed, or from source with `BENCH_FROM=source`.
@@ -35,7 +35,7 @@ import { buildTool, TOOL_ROOT } from './lib/tool-cli.ts'
 const QUICK = process.env['BENCH_QUICK'] === '1'
 const REPS = Number(process.env['BENCH_REPS'] ?? (QUICK ? 1 : 3))
 const PARTS = ['startup', 'state', 'headline', 'latency', 'uplink', 'scale', 'workbook', 'import', 'many', 'watch', 'footnote'] as const
-const LEGACY = { issue3: 'backends', issue4: 'export', issue5: 'import' } as const
+const LEGACY = { 'modules-backends': 'backends', 'modules-export': 'export', 'modules-import': 'import' } as const
 const only = process.env['BENCH_ONLY']
   ?.split(',')
   .map((p) => p.trim())

@@ -27,7 +27,7 @@ afterEach(async () => {
 })
 
 async function copyOf(fixture: string): Promise<string> {
-  const folder = await mkdtemp(path.join(os.tmpdir(), 'ts-issue10-files-'))
+  const folder = await mkdtemp(path.join(os.tmpdir(), 'ts-files-other-programs-saved-'))
   folders.push(folder)
   const file = path.join(folder, fixture)
   await copyFile(path.join(FIXTURES, fixture), file)
@@ -221,7 +221,7 @@ async function excelShapedWorkbook(): Promise<Buffer> {
 
 describe('a workbook shaped as Excel saves it', () => {
   async function excelFile(): Promise<string> {
-    const folder = await mkdtemp(path.join(os.tmpdir(), 'ts-issue10-excel-'))
+    const folder = await mkdtemp(path.join(os.tmpdir(), 'ts-files-excel-saved-'))
     folders.push(folder)
     const file = path.join(folder, 'excel.xlsx')
     await writeFile(file, await excelShapedWorkbook())

@@ -289,7 +289,7 @@ describe('a read of the header only', () => {
     const parts: Record<string, string> = {}
     for (const name of PARTS) parts[name] = await readFile(path.join(FIXTURE, name), 'utf8')
     parts['xl/worksheets/sheet1.xml'] = activitiesSheet
-    const folder = await mkdtemp(path.join(os.tmpdir(), 'ts-issue10-header-'))
+    const folder = await mkdtemp(path.join(os.tmpdir(), 'ts-workbook-header-'))
     folders.push(folder)
     const file = path.join(folder, 'book.xlsx')
     await writeFile(file, storedZip(parts))
