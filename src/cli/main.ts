@@ -176,7 +176,9 @@ workbook: its file's size and time) and syncs only the targets that did.
 An idle interval writes nothing; the Sync log gets a row for each sync that
 changed something, and one an hour while nothing does. A target's failure is
 reported and tried again next interval; Ctrl-C or SIGTERM stops after the
-interval under way. See README.md ("Minutes, not overnight").`,
+interval under way. With --json every interval prints a line per target, an
+idle one as { target, idle: { at, requests } }, for a log monitor to watch.
+See README.md ("Minutes, not overnight").`,
     )
     .action(async (options: import('./commands/sync.ts').SyncCommandOptions, command: Command) => {
       const { runSyncCommand } = await import('./commands/sync.ts')

@@ -72,7 +72,8 @@ export async function runWatchCommand(globals: GlobalOptions, options: WatchComm
           concurrency: session.loaded.config.timeline.pace.concurrency,
         }
         const sync = importOptions({ ...options, dryRun: false, planTab: false })
-        report(reporter, said, target, await watchInterval(target, deps, watch, { sync, intervalText: schedule.describe() }))
+        const outcome = await watchInterval(target, deps, watch, { sync, intervalText: schedule.describe() })
+        report(reporter, said, target, outcome, globals.json ? now() : undefined)
       } catch (error) {
         // One target's failure is its own; the others go on, and this one is synced in full next interval.
         const failure = toCliFailure(error)
@@ -113,9 +114,15 @@ function requireChangeMarks(targets: readonly TargetConfig[], googleWatch: boole
   }
 }
 
-function report(reporter: Reporter, said: Reporter, target: TargetConfig, outcome: WatchOutcome): void {
+/**
+ * One interval's outcome, said. `jsonAt`, with --json: when the interval ended. Then an idle interval prints a
+ * line too, so a log monitor can tell a watch that finds nothing from one that stopped; as text it says nothing
+ * worth a line every few minutes (the Sync log gets one an hour).
+ */
+function report(reporter: Reporter, said: Reporter, target: TargetConfig, outcome: WatchOutcome, jsonAt?: Date): void {
   if (outcome.kind === 'idle') {
     said.debug('nothing changed', { drive: outcome.requests.spreadsheet, timeline: outcome.requests.timeline })
+    if (jsonAt) reporter.result('', { target: target.name, idle: { at: jsonAt.toISOString(), requests: outcome.requests } })
     return
   }
   if (outcome.kind === 'locked') {
