@@ -1,8 +1,10 @@
 /**
  * The transport on real loopback sockets: the redirect policy and the four
- * per-request limits plus the run's deadline. Limits are small and the servers
- * far slower than them, so which limit fires does not depend on the machine's
- * speed.
+ * per-request limits plus the run's deadline. A test shortens only the limit it
+ * checks, and its server never does what would beat that limit (it never
+ * answers, or its body stops for good); every other limit is far longer than a
+ * loopback answer on a busy machine. So which limit fires does not depend on
+ * the machine's speed.
  */
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -58,7 +60,8 @@ async function serve(handle: (req: http.IncomingMessage, res: http.ServerRespons
 /** The other origin: records everything and answers 200, so a follow would succeed. */
 const witness = () => serve((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"token":"stolen"}'))
 
-const SMALL: Partial<Timeouts> = { connectMs: 5_000, firstByteMs: 400, idleBodyMs: 400, totalMs: 60_000 }
+/** Limits no test's server comes near unless the test means it to: each test shortens the one it checks. */
+const LIMITS: Partial<Timeouts> = { connectMs: 5_000, firstByteMs: 30_000, idleBodyMs: 30_000, totalMs: 60_000 }
 
 async function failure(promise: Promise<unknown>): Promise<TimelineSheetsError> {
   try {
@@ -74,7 +77,7 @@ describe('redirects', () => {
   test('a GET with Authorization redirected to another origin is refused, naming both origins; nothing reaches the other origin', async () => {
     const other = await witness()
     const server = await serve((_req, res) => res.writeHead(302, { location: `${other.origin}/api/timelines` }).end())
-    const send = createTransport({ timeouts: SMALL })
+    const send = createTransport({ timeouts: LIMITS })
     const error = await failure(send(new Request(`${server.origin}/api/timelines`, { headers: { authorization: 'Bearer secret-token' } })))
     expect(error.code).toBe('TS_UNSAFE_REDIRECT')
     expect(error.message).toContain(server.origin)
@@ -86,7 +89,7 @@ describe('redirects', () => {
   test('a GET without credentials is not followed to another origin either', async () => {
     const other = await witness()
     const server = await serve((_req, res) => res.writeHead(301, { location: `${other.origin}/` }).end())
-    const error = await failure(createTransport({ timeouts: SMALL })(new Request(`${server.origin}/api`)))
+    const error = await failure(createTransport({ timeouts: LIMITS })(new Request(`${server.origin}/api`)))
     expect(error.code).toBe('TS_UNSAFE_REDIRECT')
     expect(other.seen).toEqual([])
   })
@@ -97,7 +100,7 @@ describe('redirects', () => {
       if (req.url === '/api/token') res.writeHead(307, { location: `${other.origin}/api/token` }).end()
       else res.writeHead(308, { location: '/api/token' }).end()
     })
-    const send = createTransport({ timeouts: SMALL })
+    const send = createTransport({ timeouts: LIMITS })
     const form = () => ({
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -118,7 +121,7 @@ describe('redirects', () => {
       if (req.url === '/old') res.writeHead(302, { location: '/new' }).end()
       else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ path: req.url }))
     })
-    const response = await createTransport({ timeouts: SMALL })(
+    const response = await createTransport({ timeouts: LIMITS })(
       new Request(`${server.origin}/old`, { headers: { authorization: 'Bearer t' } }),
     )
     expect(await response.json()).toEqual({ path: '/new' })
@@ -130,7 +133,7 @@ describe('redirects', () => {
 
   test('a redirect loop within the origin ends with a clear error', async () => {
     const server = await serve((_req, res) => res.writeHead(302, { location: '/again' }).end())
-    const error = await failure(createTransport({ timeouts: SMALL, maxRedirects: 3 })(new Request(`${server.origin}/start`)))
+    const error = await failure(createTransport({ timeouts: LIMITS, maxRedirects: 3 })(new Request(`${server.origin}/start`)))
     expect(error.code).toBe('TS_UNSAFE_REDIRECT')
     expect(error.message).toMatch(/more than 3 times/)
     expect(server.seen.length).toBe(4)
@@ -139,7 +142,7 @@ describe('redirects', () => {
   test('asFetch (googleapis, openid-client) keeps the policy whatever redirect mode the library asks for', async () => {
     const other = await witness()
     const server = await serve((_req, res) => res.writeHead(302, { location: `${other.origin}/v4/spreadsheets/x` }).end())
-    const fetchLike = asFetch(createTransport({ timeouts: SMALL }))
+    const fetchLike = asFetch(createTransport({ timeouts: LIMITS }))
     const error = await failure(
       fetchLike(`${server.origin}/v4/spreadsheets/x`, { redirect: 'follow', headers: { authorization: 'Bearer ya29.x' } }),
     )
@@ -151,7 +154,8 @@ describe('redirects', () => {
 describe('timeouts', () => {
   test('a server that never answers ends at the first-byte timeout, naming the URL and the setting', async () => {
     const server = await serve(() => undefined)
-    const error = await failure(createTransport({ timeouts: SMALL })(new Request(`${server.origin}/api/timelines?password=hunter2`)))
+    const send = createTransport({ timeouts: { ...LIMITS, firstByteMs: 400 } })
+    const error = await failure(send(new Request(`${server.origin}/api/timelines?password=hunter2`)))
     expect(error).toBeInstanceOf(RequestTimeoutError)
     expect((error as RequestTimeoutError).limit).toBe('firstByte')
     expect(error.code).toBe('TS_TIMEOUT')
@@ -161,13 +165,13 @@ describe('timeouts', () => {
     expect((error as RequestTimeoutError).unsent).toBe(false)
   })
 
-  test('headers, then a byte every 2 s: the idle-body timeout fires while the body is read', async () => {
+  test('headers and a first byte, then nothing: the idle-body timeout fires while the body is read', async () => {
+    // The body stops for good: no later byte can restart the idle-body limit, however late its timer fires.
     const server = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' })
       res.write('{')
-      timers.push(setInterval(() => res.write(' '), 2_000))
     })
-    const response = await createTransport({ timeouts: SMALL })(new Request(`${server.origin}/api/timelines`))
+    const response = await createTransport({ timeouts: { ...LIMITS, idleBodyMs: 400 } })(new Request(`${server.origin}/api/timelines`))
     expect(response.status).toBe(200)
     const error = await failure(response.text())
     expect((error as RequestTimeoutError).limit).toBe('idleBody')
@@ -179,7 +183,9 @@ describe('timeouts', () => {
       res.writeHead(200, { 'content-type': 'application/json' })
       timers.push(setInterval(() => res.write('['), 20))
     })
-    const send = createTransport({ timeouts: { ...SMALL, idleBodyMs: 30_000, totalMs: 800 } })
+    // The idle-body limit is longer than the whole request's and starts later: it cannot fire first, whatever the
+    // trickle's pace on a busy machine.
+    const send = createTransport({ timeouts: { ...LIMITS, idleBodyMs: 30_000, totalMs: 800 } })
     const response = await send(new Request(`${server.origin}/api/endless`))
     const error = await failure(response.arrayBuffer())
     expect((error as RequestTimeoutError).limit).toBe('total')
@@ -190,7 +196,7 @@ describe('timeouts', () => {
     const server = await serve(() => undefined)
     let clock = 1_000_000
     const deadline = { ...createDeadline(60_000, '--deadline 1m', () => clock), at: clock + 300 }
-    const send = createTransport({ timeouts: { ...SMALL, firstByteMs: 30_000 }, deadline, now: () => clock })
+    const send = createTransport({ timeouts: LIMITS, deadline, now: () => clock })
     const error = await failure(send(new Request(`${server.origin}/api`)))
     expect((error as RequestTimeoutError).limit).toBe('deadline')
     expect(error.message).toMatch(/run's deadline, 1 min after the run started \(--deadline 1m\)$/)
@@ -202,7 +208,10 @@ describe('timeouts', () => {
 
   test('a connect timeout is reported as such, and as provably unsent', async () => {
     const connectTimeout = Object.assign(new Error('Connect Timeout Error'), { code: 'UND_ERR_CONNECT_TIMEOUT' })
-    const send = createTransport({ timeouts: SMALL, fetch: () => Promise.reject(new TypeError('fetch failed', { cause: connectTimeout })) })
+    const send = createTransport({
+      timeouts: LIMITS,
+      fetch: () => Promise.reject(new TypeError('fetch failed', { cause: connectTimeout })),
+    })
     const error = await failure(send(new Request('http://192.0.2.1/api', { method: 'POST', body: '{}' })))
     expect((error as RequestTimeoutError).limit).toBe('connect')
     expect((error as RequestTimeoutError).unsent).toBe(true)
@@ -215,7 +224,7 @@ describe('timeouts', () => {
       res.write('{"timelines":[')
       setTimeout(() => res.socket?.destroy(), 50)
     })
-    const response = await createTransport({ timeouts: SMALL })(new Request(`${server.origin}/api/timelines`))
+    const response = await createTransport({ timeouts: LIMITS })(new Request(`${server.origin}/api/timelines`))
     const error = await failure(response.text())
     expect(error.code).toBe('TS_NETWORK')
     expect(error.message).toContain(`${server.origin}/api/timelines`)
@@ -223,7 +232,7 @@ describe('timeouts', () => {
 
   test('a body larger than the limit is refused', async () => {
     const server = await serve((_req, res) => res.writeHead(200).end('x'.repeat(10_000)))
-    const response = await createTransport({ timeouts: SMALL, maxResponseBytes: 1_000 })(new Request(`${server.origin}/big`))
+    const response = await createTransport({ timeouts: LIMITS, maxResponseBytes: 1_000 })(new Request(`${server.origin}/big`))
     const error = await failure(response.text())
     expect(error.code).toBe('TS_RESPONSE_INVALID')
     expect(error.message).toMatch(/larger than/)
