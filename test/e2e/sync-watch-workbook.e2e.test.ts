@@ -38,11 +38,12 @@ afterAll(async () => {
   await server?.close()
 })
 
-/** The JSON lines the watch printed so far. */
-function lines(): { runs?: unknown[]; watch?: { reason: string }; error?: unknown }[] {
+/** The JSON lines the watch printed so far (whole lines: one still being written is left for later). */
+function lines(): { runs?: unknown[]; watch?: { reason: string }; idle?: unknown; error?: unknown }[] {
   return watch
     .stdout()
     .split('\n')
+    .slice(0, -1)
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as { runs?: unknown[]; watch?: { reason: string } })
 }
@@ -63,8 +64,10 @@ describe('sync --watch over a workbook, end to end', () => {
     await syncs(1)
     const before = await stat(workbookFile)
     await watch.waitFor('stderr', /Watching team every 1 s/)
-    // Three intervals pass.
-    await new Promise((resolve) => setTimeout(resolve, 3_500))
+    // Three intervals pass, each saying it found nothing: counted, not timed, so a busy machine cannot leave the
+    // check with fewer intervals than it claims.
+    await watch.waitFor('stdout', /(?:"idle":\{[^\n]*\n[^]*){3}/, 30_000)
+    expect(lines().filter((l) => l.idle).length).toBeGreaterThanOrEqual(3)
     expect(lines().filter((l) => l.watch)).toHaveLength(1)
     expect((await stat(workbookFile)).mtimeMs).toBe(before.mtimeMs)
     expect((await sheet()).log).toHaveLength(1)
@@ -95,10 +98,13 @@ describe('sync --watch over a workbook, end to end', () => {
     const key = `${bob.tagsTimelineKey}/${activity.id}`
     await watch.waitFor('stdout', /"reason":"timeline [^"]+ changed"/, 30_000)
     await expect
-      .poll(async () => {
-        const { rows, col } = await sheet()
-        return rows.find((r) => r[col('Key')] === key)?.[col('Notes')]
-      })
+      .poll(
+        async () => {
+          const { rows, col } = await sheet()
+          return rows.find((r) => r[col('Key')] === key)?.[col('Notes')]
+        },
+        { timeout: 30_000 },
+      )
       .toBe('changed on the server at noon')
   })
 
