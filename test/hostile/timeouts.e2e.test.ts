@@ -7,9 +7,15 @@
 import { describe, expect, it } from 'vitest'
 import { createWorkbookSpreadsheet } from '../../src/sheets/workbook/backend.ts'
 import { managerEditing } from '../sheets/workbook-fixture.ts'
-import { errorLine, inWorld, TEST_BUDGET_MS } from './world.ts'
+import { errorLine, inWorld, TEST_BUDGET_MS, TEST_TIMEOUTS } from './world.ts'
 
 const timelinesList = (path: string) => path === '/api/timelines' || path.startsWith('/api/timelines?')
+
+/**
+ * Headers and a first byte, then nothing for longer than any test runs: no later byte restarts the idle-body
+ * limit, however late the CLI's timer fires on a busy machine.
+ */
+const STALLED_BODY = { kind: 'trickle', intervalMs: 3_600_000 } as const
 
 // Each test has its own world, and most of their time is spent waiting: run them side by side.
 describe.concurrent('every request has timeouts', () => {
@@ -32,32 +38,42 @@ describe.concurrent('every request has timeouts', () => {
   )
 
   it(
-    'headers, then a byte every 2 s: idle-body timeout',
+    'headers, then the body stops: idle-body timeout',
     () =>
-      inWorld('trickle', async (world) => {
-        const { proxy } = world
-        proxy.setRule((r) => (r.method === 'GET' && r.path.includes('/activities') ? { kind: 'trickle', intervalMs: 2_000 } : undefined))
-        const run = await world.run(['export'])
-        expect(run.code).toBe(1)
-        expect(errorLine(run)).toMatch(
-          /^error: Timeline service: GET http:\/\/127\.0\.0\.1:\d+\/api\/timelines\/[^ ]+\/activities\?[^ ]+: the answer stopped arriving: nothing for 1 s \(idle-body timeout, timeouts\.idleBodyMs\); tried 6 times$/,
-        )
-      }),
+      inWorld(
+        'trickle',
+        async (world) => {
+          const { proxy } = world
+          proxy.setRule((r) => (r.method === 'GET' && r.path.includes('/activities') ? STALLED_BODY : undefined))
+          const run = await world.run(['export'])
+          expect(run.code).toBe(1)
+          expect(errorLine(run)).toMatch(
+            /^error: Timeline service: GET http:\/\/127\.0\.0\.1:\d+\/api\/timelines\/[^ ]+\/activities\?[^ ]+: the answer stopped arriving: nothing for 1 s \(idle-body timeout, timeouts\.idleBodyMs\); tried 6 times$/,
+          )
+        },
+        // The whole-request limit far beyond the idle-body one: only the limit under test can end a stalled read.
+        { timeouts: { ...TEST_TIMEOUTS, totalMs: 60_000 } },
+      ),
     TEST_BUDGET_MS,
   )
 
   it(
     'an endless body arriving steadily: whole-request timeout',
     () =>
-      inWorld('endless', async (world) => {
-        const { proxy } = world
-        proxy.setRule((r) => (r.method === 'GET' && timelinesList(r.path) ? { kind: 'endless', intervalMs: 50 } : undefined))
-        const run = await world.run(['export'])
-        expect(run.code).toBe(1)
-        expect(errorLine(run)).toBe(
-          `error: Timeline service: GET ${proxy.origin}/api/timelines: not finished within 3 s (whole-request timeout, timeouts.totalMs); tried 6 times`,
-        )
-      }),
+      inWorld(
+        'endless',
+        async (world) => {
+          const { proxy } = world
+          proxy.setRule((r) => (r.method === 'GET' && timelinesList(r.path) ? { kind: 'endless', intervalMs: 50 } : undefined))
+          const run = await world.run(['export'])
+          expect(run.code).toBe(1)
+          expect(errorLine(run)).toBe(
+            `error: Timeline service: GET ${proxy.origin}/api/timelines: not finished within 3 s (whole-request timeout, timeouts.totalMs); tried 6 times`,
+          )
+        },
+        // The idle-body limit longer than the whole request's: a pause in the stream on a busy machine cannot end it first.
+        { timeouts: { ...TEST_TIMEOUTS, idleBodyMs: 60_000 } },
+      ),
     TEST_BUDGET_MS,
   )
 
