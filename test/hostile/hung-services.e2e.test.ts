@@ -66,7 +66,8 @@ describe.concurrent('a service that does not answer ends the run in bounded time
         'trickle-timeline',
         async (world) => {
           const { proxy } = world
-          // Faster than the idle-body limit: only the whole-request limit ends it.
+          // Faster than the idle-body limit, which is longer than the whole request's anyway: only the whole-request
+          // limit can end it, whatever the trickle's pace on a busy machine.
           proxy.setRule((r) => (activities(r.path) ? { kind: 'trickle', intervalMs: 200 } : undefined))
           const run = await world.run(['export'])
           expect(run.code).toBe(1)
@@ -76,7 +77,7 @@ describe.concurrent('a service that does not answer ends the run in bounded time
           // One read for each of the two timelines, in parallel; no halves, no repeats.
           expect(proxy.seen.filter((r) => activities(r.path))).toHaveLength(2)
         },
-        { timeouts: { ...TEST_TIMEOUTS, retryBudgetMs: 2_000 } },
+        { timeouts: { ...TEST_TIMEOUTS, idleBodyMs: 60_000, retryBudgetMs: 2_000 } },
       ),
     TEST_BUDGET_MS,
   )
@@ -140,6 +141,7 @@ describe.concurrent('a service that does not answer ends the run in bounded time
       inGoogleWorld(
         'trickle-google',
         async ({ proxy, run }) => {
+          // As above: the idle-body limit is longer than the whole request's, so only the latter can end it.
           proxy.setRule((r) => (sheetsCall(r.path) ? { kind: 'trickle', intervalMs: 200 } : undefined))
           const result = await run(['export'])
           expect(result.code).toBe(1)
@@ -148,7 +150,7 @@ describe.concurrent('a service that does not answer ends the run in bounded time
           )
           expect(proxy.seen.filter((r) => sheetsCall(r.path))).toHaveLength(1)
         },
-        { ...TEST_TIMEOUTS, retryBudgetMs: 2_000 },
+        { ...TEST_TIMEOUTS, idleBodyMs: 60_000, retryBudgetMs: 2_000 },
       ),
     TEST_BUDGET_MS,
   )
