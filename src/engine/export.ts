@@ -159,6 +159,7 @@ async function exportInFrame(
   // A run that reads the whole window anyway (a first export, --full) reads it while the layout is applied: a tab
   // the layout makes can only make the read whole, and it is. The layout's round trips then cost no time of their own.
   const readAlongside = layingOut && full ? readServer(true) : undefined
+  let createdTabs: string[] = []
   if (layingOut) {
     readAlongside?.catch(() => undefined)
     const report = await layingOut.catch(async (error: unknown) => {
@@ -167,9 +168,14 @@ async function exportInFrame(
       throw error
     })
     layoutChanged = report.changed
-    if (report.createdTabs.length) deps.reporter.info(`Created tabs: ${report.createdTabs.join(', ')}`)
-    if (report.createdTabs.includes(target.tabs.activities)) full = true
+    createdTabs = report.createdTabs
+    if (createdTabs.includes(target.tabs.activities)) full = true
   }
+  const sayCreated = () => {
+    if (createdTabs.length) deps.reporter.info(`Created tabs: ${createdTabs.join(', ')}`)
+  }
+  // Said after a read alongside, so what a run prints does not depend on which of the two ended first.
+  if (!readAlongside) sayCreated()
 
   // A sync read them before its one sheet read; they hold while nothing since could have changed them.
   const ahead = handOff?.snapshot && !full && !frame.setAside ? handOff.changesAhead : undefined
@@ -178,6 +184,7 @@ async function exportInFrame(
     : ahead && aheadHolds(ahead, timelines, state, window)
       ? ahead.changes
       : await readServer(full)
+  if (readAlongside) sayCreated()
   const otherEntries =
     target.otherTimelines.length > 0
       ? await readOtherTimelines(deps.client, await deps.client.listTimelines(), target.otherTimelines, target.users, window)
