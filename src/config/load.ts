@@ -8,6 +8,7 @@ import type { z } from 'zod'
 import { TimelineSheetsError } from '../errors.ts'
 import { configSchema, type Config } from './schema.ts'
 import { plural } from '../core/describe.ts'
+import { SUMMARY_TAB } from '../core/summary.ts'
 
 export interface LoadedConfig {
   config: Config
@@ -71,6 +72,16 @@ export function parseConfig(text: string, file: string): Omit<LoadedConfig, 'fil
         },
       )
     }
+    const clash = tabTitleClash(target)
+    if (clash) {
+      throw new TimelineSheetsError(
+        'TS_CONFIG_INVALID',
+        `${file} has a problem:\n  - targets[${i}].${clash.field}: "${clash.title}" is also the title of ${clash.other}; each tab the tool writes needs a title of its own`,
+        {
+          hint: 'Google Sheets and Excel do not tell tab titles apart by case: choose another title in targets[].tabs.',
+        },
+      )
+    }
     if (target.spreadsheet.kind === 'google' && !config.google) {
       throw new TimelineSheetsError(
         'TS_CONFIG_INVALID',
@@ -83,6 +94,30 @@ export function parseConfig(text: string, file: string): Omit<LoadedConfig, 'fil
   }
   const folder = path.dirname(file)
   return { config, resolvePath: (relative) => path.resolve(folder, relative) }
+}
+
+/**
+ * The first of a target's tab titles that another of its tabs already has (compared without case, as Google
+ * Sheets and Excel compare them): the three configurable ones, the Summary and the other timelines' tabs. Found
+ * here, a clash is said before any request, naming the field to change.
+ */
+function tabTitleClash(target: Config['targets'][number]): { field: string; title: string; other: string } | undefined {
+  // The Summary's title is fixed, so it goes first: a clash then names the field a person can change.
+  const titles: { field: string; title: string; what: string }[] = [
+    { field: 'tabs', title: SUMMARY_TAB, what: 'the Summary tab' },
+    { field: 'tabs.activities', title: target.tabs.activities, what: 'tabs.activities' },
+    { field: 'tabs.allowedTags', title: target.tabs.allowedTags, what: 'tabs.allowedTags' },
+    { field: 'tabs.syncLog', title: target.tabs.syncLog, what: 'tabs.syncLog' },
+    ...target.otherTimelines.map((name, j) => ({ field: `otherTimelines[${j}]`, title: name, what: `otherTimelines[${j}]` })),
+  ]
+  const seen = new Map<string, string>()
+  for (const { field, title, what } of titles) {
+    const key = title.trim().toLowerCase()
+    const other = seen.get(key)
+    if (other !== undefined) return { field, title, other }
+    seen.set(key, what)
+  }
+  return undefined
 }
 
 export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {

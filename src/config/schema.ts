@@ -244,7 +244,9 @@ const target = z
         syncLog: z.string().min(1).default('Sync log').describe('Title of the tab with one row per run.'),
       })
       .prefault({})
-      .describe('Titles of the tabs the tool writes.'),
+      .describe(
+        'Titles of the tabs the tool writes: each its own (Google Sheets and Excel compare titles without case), and none "Summary", the title of the tab of totals.',
+      ),
   })
   .describe('One spreadsheet and the timelines it shows.')
 

@@ -67,6 +67,30 @@ describe('config', () => {
     ).toContain('needs a "google" section')
   })
 
+  it('refuses two tabs of one target with one title, case aside, naming the field to change', () => {
+    const withTabs = (extra: object) => ({ ...minimal, targets: [{ ...minimal.targets[0], ...extra }] })
+    expect(problemsOf(withTabs({ tabs: { syncLog: 'activities' } }))).toContain(
+      'targets[0].tabs.syncLog: "activities" is also the title of tabs.activities',
+    )
+    expect(problemsOf(withTabs({ tabs: { allowedTags: 'Summary' } }))).toContain(
+      'targets[0].tabs.allowedTags: "Summary" is also the title of the Summary tab',
+    )
+    expect(problemsOf(withTabs({ tabs: { activities: 'ComputerUsage' }, otherTimelines: ['ComputerUsage'] }))).toContain(
+      'targets[0].otherTimelines[0]: "ComputerUsage" is also the title of tabs.activities',
+    )
+    // Titles of different targets live in different spreadsheets.
+    const second = { ...minimal.targets[0], name: 'team-b', tabs: { activities: 'Sync log' } }
+    expect(() => parseConfig(JSON.stringify({ ...minimal, targets: [minimal.targets[0], second] }), '/cfg/c.json')).toThrow(
+      /tabs.activities/,
+    )
+    expect(() =>
+      parseConfig(
+        JSON.stringify({ ...minimal, targets: [minimal.targets[0], { ...second, tabs: { activities: 'Time' } }] }),
+        '/cfg/c.json',
+      ),
+    ).not.toThrow()
+  })
+
   it('says where invalid JSON is', () => {
     expect(() => parseConfig('{"targets": [}', '/cfg/x.json')).toThrow(/\/cfg\/x.json is not valid JSON/)
   })
