@@ -3,7 +3,7 @@
  * finds nothing), on one Google target of the headline's sizes. Each is a whole process of the tool: `sync`, then
  * `sync --watch --intervals 1` and `--intervals 11` (the first interval of a watch is a whole sync; the ten after
  * it, with nothing changed, are idle, so their cost is the difference divided by ten). The counterparts count
- * requests and bytes on the wire. Then what fifty idle targets every two minutes cost a minute, from those
+ * requests and bytes on the wire; each process's peak RSS says what memory a watch needs at that size. Then what fifty idle targets every two minutes cost a minute, from those
  * figures, against Google's 60 requests a minute per user.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -76,6 +76,7 @@ export async function watchCase(options: WatchOptions): Promise<void> {
       s.timelineRequests,
       kb(s.sheetsBytesRead + s.sheetsBytesSent),
       kb(s.timelineBytesRead),
+      s.peakRssMiB ?? '?',
     ])
     rows.push([
       `one idle interval ((${IDLE + 1} − 1) ÷ ${IDLE})`,
@@ -85,10 +86,20 @@ export async function watchCase(options: WatchOptions): Promise<void> {
       idle.timeline.toFixed(1),
       (idle.googleBytes / 1000).toFixed(2),
       (idle.timelineBytes / 1000).toFixed(2),
+      '',
     ])
     table(
       `sync --watch — ${options.label} rows, one Google target: what an idle interval costs`,
-      ['run', 'outcome', 'Sheets API requests', 'Drive requests', 'Timeline requests', 'KB to and from Google', 'KB from Timeline'],
+      [
+        'run',
+        'outcome',
+        'Sheets API requests',
+        'Drive requests',
+        'Timeline requests',
+        'KB to and from Google',
+        'KB from Timeline',
+        'peak RSS MiB',
+      ],
       rows,
     )
     const perMinute = options.targets / 2
