@@ -34,7 +34,7 @@ import { beginTx, commitTx, rollback, type Tx } from './tx.ts'
 import { searchDeveloperMetadata } from './developer-metadata.ts'
 import { batchUpdate, createFromBody } from './spreadsheet-ops.ts'
 import { metadataJson, spreadsheetJson } from './spreadsheet-json.ts'
-import type { SheetsStore } from './store.ts'
+import type { SheetsStore, UndocumentedBehaviour } from './store.ts'
 import { answerDriveFilesGet, driveFileIdOf } from './drive-files.ts'
 import {
   appendValues,
@@ -290,23 +290,29 @@ const gunzipAsync = promisify(gunzip)
 /**
  * The request body as the API sees it. Google's front end takes a gzip-compressed body
  * (`content-encoding: gzip`), which Google's own Java client sends by default; the payload limit applies to
- * what it unpacks to. Any other encoding, or a body that is not gzip, is refused as a payload Google cannot
- * read (the wording is the fake's: what Google answers then is undocumented).
+ * what it unpacks to, or with `undocumented.payloadLimitCounts: 'sent'` to the bytes as sent (Google does not say
+ * which). Any other encoding, or a body that is not gzip, is refused as a payload Google cannot read (the wording
+ * is the fake's: what Google answers then is undocumented).
  */
-async function decodedBody(request: Request, maxBytes: number): Promise<Uint8Array> {
+async function decodedBody(request: Request, maxBytes: number, counts: UndocumentedBehaviour['payloadLimitCounts']): Promise<Uint8Array> {
   const raw = new Uint8Array(await request.arrayBuffer())
   if (raw.byteLength > maxBytes) throw payloadTooLarge(maxBytes)
   const encoding = request.headers.get('content-encoding')?.trim().toLowerCase()
   if (!encoding || encoding === 'identity') return raw
   if (encoding !== 'gzip') throw invalidArgument(`Invalid JSON payload received. Unsupported content encoding "${encoding}".`)
+  // Counting the bytes as sent, the fake still stops unpacking at a bound, so a small body cannot fill its memory.
+  const unpackedLimit = counts === 'sent' ? UNPACKED_BOUND_WHEN_SENT_COUNTS : maxBytes
   try {
     // A body that unpacks past the limit is refused as soon as it passes it, never held whole.
-    return new Uint8Array(await gunzipAsync(raw, { maxOutputLength: maxBytes }))
+    return new Uint8Array(await gunzipAsync(raw, { maxOutputLength: unpackedLimit }))
   } catch (error) {
-    if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw payloadTooLarge(maxBytes)
+    if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw payloadTooLarge(unpackedLimit)
     throw invalidArgument('Invalid JSON payload received. The body is not valid gzip.')
   }
 }
+
+/** How far a compressed body may unpack when the payload limit counts the bytes as sent. */
+const UNPACKED_BOUND_WHEN_SENT_COUNTS = 256 * 1024 * 1024
 
 function payloadTooLarge(maxBytes: number): SheetsApiError {
   return invalidArgument(`Request payload size exceeds the limit: ${maxBytes} bytes.`)
@@ -373,7 +379,7 @@ export function createSheetsHandler(store: SheetsStore, options: SheetsHandlerOp
       if (role === undefined || (role === 'reader' && route.requestClass === 'write')) throw permissionDenied()
       let body: Json = {}
       if (request.method !== 'GET') {
-        const raw = await decodedBody(request, store.options.maxPayloadBytes)
+        const raw = await decodedBody(request, store.options.maxPayloadBytes, store.options.undocumented.payloadLimitCounts)
         bodyBytes = raw.byteLength
         const text = new TextDecoder().decode(raw)
         if (text.trim() !== '') {

@@ -1,7 +1,7 @@
 /**
  * Request bodies as Google's front end takes them: plain JSON or gzip-compressed (`content-encoding: gzip`, what
- * Google's Java client sends by default), the payload limit applied to what a body unpacks to, and a body the
- * fake cannot read refused whole, nothing of it applied.
+ * Google's Java client sends by default), the payload limit applied to what a body unpacks to (or, turned the
+ * other way, to the bytes as sent), and a body the fake cannot read refused whole, nothing of it applied.
  */
 import { gzipSync } from 'node:zlib'
 import { beforeEach, describe, expect, it } from 'vitest'
@@ -61,6 +61,21 @@ describe('request bodies', () => {
     const response = await put(body, 'gzip')
     expect(await errorOf(response)).toEqual({ status: 400, message: 'Request payload size exceeds the limit: 4000 bytes.' })
     expect(createManager(store).readTab(id, 'Sheet1')).toEqual([])
+  })
+
+  it('with the limit counting bytes as sent, applies a compressed body that unpacks past it, and still refuses a larger one as sent', async () => {
+    ;({ store } = testStore({ maxPayloadBytes: 4_000, undocumented: { payloadLimitCounts: 'sent' } }))
+    id = store.createSpreadsheet({ title: 'Team time' }).spreadsheetId
+    const plain = valuesOf(200)
+    expect(plain.length).toBeGreaterThan(4_000)
+    const response = await put(packed(plain), 'gzip')
+    expect(response.status).toBe(200)
+    expect(createManager(store).readTab(id, 'Sheet1')).toHaveLength(200)
+    const incompressible = new Uint8Array(4_001).map((_, i) => (i * 7919) % 251)
+    expect(await errorOf(await put(incompressible, 'gzip'))).toEqual({
+      status: 400,
+      message: 'Request payload size exceeds the limit: 4000 bytes.',
+    })
   })
 
   it('refuses a body that says gzip and is not, applying nothing', async () => {

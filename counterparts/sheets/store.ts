@@ -49,7 +49,8 @@ export interface SheetsStoreOptions {
    * What Google does not document, as the fake does it by default; each can be turned the other way to see what
    * a client does then. `sortMovesRowMetadata`: a sort over every column carries row metadata along with its row.
    * `emptyFilter`: a data filter that matches nothing is a no-op (`values.batchUpdateByDataFilter`,
-   * `deleteDeveloperMetadata`), or refused with 400. @default { sortMovesRowMetadata: true, emptyFilter: 'no-op' }
+   * `deleteDeveloperMetadata`), or refused with 400. `payloadLimitCounts`: what of a compressed body the payload
+   * limit counts. @default { sortMovesRowMetadata: true, emptyFilter: 'no-op', payloadLimitCounts: 'unpacked' }
    */
   undocumented?: Partial<UndocumentedBehaviour>
   /** Shown in quota errors. @default '603366585132' */
@@ -64,6 +65,11 @@ export interface SheetsStoreOptions {
 export interface UndocumentedBehaviour {
   sortMovesRowMetadata: boolean
   emptyFilter: 'no-op' | 'refused'
+  /**
+   * What the payload limit (`maxPayloadBytes`) counts of a gzip-compressed body: what it unpacks to (the
+   * stricter reading), or the bytes as sent.
+   */
+  payloadLimitCounts: 'unpacked' | 'sent'
 }
 
 /** Request counts the fake saw, for asserting request economy. */
@@ -169,7 +175,12 @@ export function createSheetsStore(options: SheetsStoreOptions = {}): SheetsStore
     cellLimit: options.cellLimit ?? DEFAULT_CELL_LIMIT,
     maxPayloadBytes: options.maxPayloadBytes ?? 10_485_760,
     metadataLimits: { ...GOOGLE_METADATA_LIMITS, ...options.metadataLimits },
-    undocumented: { sortMovesRowMetadata: true, emptyFilter: 'no-op' as const, ...options.undocumented },
+    undocumented: {
+      sortMovesRowMetadata: true,
+      emptyFilter: 'no-op' as const,
+      payloadLimitCounts: 'unpacked' as const,
+      ...options.undocumented,
+    },
     projectNumber: options.projectNumber ?? '603366585132',
     ownerEmail: options.ownerEmail ?? 'fake-owner@test.iam.gserviceaccount.com',
     quota,

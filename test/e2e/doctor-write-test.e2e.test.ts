@@ -54,6 +54,7 @@ describe('timeline-sheets doctor --write-test (CLI)', () => {
       'ok    team: a value write through a filter that matches nothing writes nothing: ',
       'ok    team: a metadata delete through a filter that matches nothing is a no-op: ',
       "ok    team: a write planned before a manager's sort lands every cell on its row: ",
+      "ok    team: what Google's 10 MB request limit counts of a compressed body: what a body unpacks to: ",
       'ok    team: scratch tab removed: ',
       'ok    team: developer-metadata room: of 30,000 characters a tab: "Activities" 30,000 free',
     ])

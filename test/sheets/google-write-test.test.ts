@@ -98,10 +98,15 @@ describe('doctor --write-test on a Google spreadsheet', () => {
       ['a value write through a filter that matches nothing writes nothing', 'pass'],
       ['a metadata delete through a filter that matches nothing is a no-op', 'pass'],
       ["a write planned before a manager's sort lands every cell on its row", 'pass'],
+      ["what Google's 10 MB request limit counts of a compressed body", 'pass'],
       ['scratch tab removed', 'pass'],
       ['developer-metadata room', 'pass'],
     ])
     expect(byName(findings, 'a write planned')!.detail).toMatch(/^5 of 5 rows written through claims after the sort, none elsewhere$/)
+    // The fake counts what a body unpacks to, the stricter reading.
+    expect(byName(findings, "what Google's 10 MB")!.detail).toMatch(
+      /^what a body unpacks to: 10\.\d MB of JSON sent as \d+ KB was refused \("Request payload size exceeds the limit: 10485760 bytes\."\); the tool's requests \(8 MB of JSON at most\) stay under it$/,
+    )
     expect(byName(findings, 'developer-metadata room')!.detail).toContain('"Activities" 30,000 free')
     expect(ss.sheets.map((s) => s.properties.title)).toEqual(['Activities'])
     expect(createManager(store).readTab(spreadsheetId, 'Activities')).toEqual(before)
@@ -148,7 +153,20 @@ describe('doctor --write-test on a Google spreadsheet', () => {
       status: 'pass',
       detail: expect.stringContaining('not tried'),
     })
+    expect(byName(findings, "what Google's 10 MB")).toMatchObject({ status: 'pass', detail: expect.stringContaining('not tried') })
     expect(findings.filter((f) => f.status !== 'pass')).toEqual([])
+  })
+
+  it('a service whose 10 MB limit counts the bytes as sent: the line says so, asks to be told, and the scratch tab goes', async () => {
+    const { findings, ss } = await writeTest({ undocumented: { payloadLimitCounts: 'sent' } })
+    expect(byName(findings, "what Google's 10 MB")).toMatchObject({
+      status: 'pass',
+      detail: expect.stringMatching(
+        /^the bytes as sent: 10\.\d MB of JSON sent as \d+ KB was applied\..*Tell the timeline-sheets maintainers/,
+      ),
+    })
+    expect(findings.filter((f) => f.status !== 'pass')).toEqual([])
+    expect(ss.sheets.map((s) => s.properties.title)).toEqual(['Activities'])
   })
 
   it('reports how much metadata room others leave: a warning below 10,000 characters, a failure with none', async () => {

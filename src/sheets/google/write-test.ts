@@ -11,7 +11,8 @@ import { TimelineSheetsError } from '../../errors.ts'
 import type { Spreadsheet } from '../port.ts'
 import type { WriteTestFinding } from '../probe.ts'
 import { quoteTitle } from './a1.ts'
-import { GZIP_MIN_BYTES } from './gzip-requests.ts'
+import { encodeBody, GZIP_MIN_BYTES } from './gzip-requests.ts'
+import { COMPRESSED_MAX_PAYLOAD_BYTES, preserialized } from './requests.ts'
 import { CLAIM_CHARS_PER_SHEET, claimReserve } from './row-claims.ts'
 
 /** Google's documented storage for developer metadata on one sheet ("Metadata storage limits"). */
@@ -67,6 +68,7 @@ export async function runWriteTest(deps: WriteTestDeps): Promise<WriteTestFindin
       findings.push(await valueWriteMatchingNothing(deps, title))
       findings.push(await metadataDeleteMatchingNothing(deps))
       findings.push(await protocolAfterSort(deps, title, sheetId))
+      findings.push(await payloadLimitCounts(deps, sheetId))
     }
   } finally {
     try {
@@ -122,6 +124,60 @@ async function compressedBodyApplied(deps: WriteTestDeps, title: string): Promis
         detail: 'the rows read back differ from the rows sent compressed',
         fix: `Set "gzipRequests": false in the "google" section of the config. ${REPORT}`,
       }
+}
+
+/** The body size Google has been seen to refuse (10 MiB); its limits page names no figure beyond the 2 MB it recommends. */
+const REFUSED_BODY_BYTES = 10_485_760
+/** Characters in each cell of the payload step: under the 50,000 a cell holds. */
+const PAYLOAD_CELL_CHARS = 40_000
+
+/**
+ * What Google's 10 MB request limit counts of a compressed body: the bytes as sent, or what they unpack to.
+ * Google says neither. The tool keeps each request under the limit either way (`COMPRESSED_MAX_PAYLOAD_BYTES`
+ * of JSON at most), so either answer passes; one that counts the bytes as sent would allow fewer, larger requests. The body is a little more
+ * than 10 MiB of JSON (rows of one long cell, inserted into the scratch tab) and leaves as a few KB.
+ */
+async function payloadLimitCounts(deps: WriteTestDeps, sheetId: number): Promise<WriteTestFinding> {
+  const name = "what Google's 10 MB request limit counts of a compressed body"
+  if (!deps.gzipRequests) return { name, status: 'pass', detail: 'not tried: google.gzipRequests is off, so no body leaves compressed' }
+  const cell = { userEnteredValue: { stringValue: 'x'.repeat(PAYLOAD_CELL_CHARS) } }
+  const rows = Math.ceil((REFUSED_BODY_BYTES + 65_536) / PAYLOAD_CELL_CHARS)
+  // Rows inserted at the top, so the write fits whatever rows the steps before left.
+  const requests: sheets_v4.Schema$Request[] = [
+    { insertDimension: { range: { sheetId, dimension: 'ROWS', startIndex: 0, endIndex: rows }, inheritFromBefore: false } },
+    {
+      updateCells: {
+        start: { sheetId, rowIndex: 0, columnIndex: 0 },
+        rows: Array.from({ length: rows }, () => ({ values: [cell] })),
+        fields: 'userEnteredValue',
+      },
+    },
+  ]
+  const json = JSON.stringify({ requests })
+  const encoded = await encodeBody(json, true)
+  const body = preserialized({ requests }, encoded)
+  const sizes = `${(json.length / 1_000_000).toFixed(1)} MB of JSON sent as ${(encoded.bytes.byteLength / 1000).toFixed(0)} KB`
+  try {
+    await deps.api.spreadsheets.batchUpdate(
+      { spreadsheetId: deps.spreadsheetId, fields: 'spreadsheetId', requestBody: body.requestBody },
+      body.options,
+    )
+  } catch (error) {
+    const message = messageOf(error)
+    if (/payload size exceeds the limit/i.test(message)) {
+      return {
+        name,
+        status: 'pass',
+        detail: `what a body unpacks to: ${sizes} was refused ("${message}"); the tool's requests (${COMPRESSED_MAX_PAYLOAD_BYTES / 1_000_000} MB of JSON at most) stay under it`,
+      }
+    }
+    return { name, status: 'warn', detail: `${sizes} was refused otherwise: ${message}`, fix: REPORT }
+  }
+  return {
+    name,
+    status: 'pass',
+    detail: `the bytes as sent: ${sizes} was applied. The tool's requests (${COMPRESSED_MAX_PAYLOAD_BYTES / 1_000_000} MB of JSON at most) stay under the limit either way; fewer, larger ones would be possible. ${REPORT}`,
+  }
 }
 
 /** Row metadata on rows that a sort, an insert and a delete move: each must stay with its row's cells. */
