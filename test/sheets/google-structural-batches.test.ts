@@ -12,6 +12,7 @@ import { serveOnLoopback, type LoopbackServer } from '../../counterparts/mount.t
 import { signInWithStaticToken } from '../../src/sheets/google/auth.ts'
 import { createGoogleSpreadsheet } from '../../src/sheets/google/backend.ts'
 import type { sheets_v4 } from '@googleapis/sheets'
+import type { EncodedBody } from '../../src/sheets/google/gzip-requests.ts'
 import { runStructural, structuralPart } from '../../src/sheets/google/structural.ts'
 import type { TabState, WriteDeps } from '../../src/sheets/google/write-targets.ts'
 import type { TabSpec } from '../../src/sheets/port.ts'
@@ -104,8 +105,9 @@ describe('the batch after the one in flight', () => {
         events.push(`encoded ${JSON.parse(json).requests[0].insertDimension.range.startIndex}`)
         return { bytes: new TextEncoder().encode(json) as Uint8Array<ArrayBuffer>, gzip: false }
       },
-      batchUpdate: (requests: sheets_v4.Schema$Request[]) => {
+      batchUpdate: (body: EncodedBody) => {
         const n = ++sent
+        const { requests } = JSON.parse(new TextDecoder().decode(body.bytes)) as { requests: sheets_v4.Schema$Request[] }
         events.push(`sent ${requests[0]!.insertDimension!.range!.startIndex}`)
         return new Promise<void>((resolve) =>
           answers.push(() => {

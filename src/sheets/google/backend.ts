@@ -324,14 +324,15 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
    * lost), and whether no answer came at all (Google may then still be applying it).
    */
   const batchUpdate = async (
-    requests: sheets_v4.Schema$Request[],
+    requests: sheets_v4.Schema$Request[] | EncodedBody,
     attempt: number,
     lost: (maybe: boolean, unanswered: boolean) => void,
-    json?: string | EncodedBody,
   ) => {
     try {
       // The replies (an echo of every anchor created) are not used: `fields` leaves them out of the answer.
-      const body = preserialized({ requests }, json)
+      const body = Array.isArray(requests)
+        ? preserialized<sheets_v4.Schema$BatchUpdateSpreadsheetRequest>({ requests })
+        : preserialized<sheets_v4.Schema$BatchUpdateSpreadsheetRequest>({}, requests)
       await send('write', 'spreadsheets.batchUpdate', attempt, () =>
         api.spreadsheets.batchUpdate({ spreadsheetId, fields: 'spreadsheetId', requestBody: body.requestBody }, body.options),
       )
@@ -348,10 +349,9 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
    * is repeated only if it was not applied.
    */
   const structuralBatch = async (
-    requests: sheets_v4.Schema$Request[],
+    requests: sheets_v4.Schema$Request[] | EncodedBody,
     check: () => Promise<StructuralOutcome>,
     touched: readonly string[],
-    json?: string | EncodedBody,
   ): Promise<void> => {
     let answerLost = false
     let unanswered = false
@@ -379,15 +379,10 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
         if (outcome === 'applied') return
       }
       sentAt = now()
-      await batchUpdate(
-        requests,
-        attempt,
-        (lost, noAnswer) => {
-          answerLost = lost
-          unanswered = noAnswer
-        },
-        json,
-      )
+      await batchUpdate(requests, attempt, (lost, noAnswer) => {
+        answerLost = lost
+        unanswered = noAnswer
+      })
     })
   }
 

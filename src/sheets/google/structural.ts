@@ -56,16 +56,17 @@ export function structuralPart(tab: TabState, requests: sheets_v4.Schema$Request
   return { tab, requests, bytes: jsonBytes(requests), claims: [], ...extra }
 }
 
+/** What a look after a lost answer needs of a part: not its requests or their JSON, which are sent by then. */
+type LookedAtPart = Pick<StructuralPart, 'tab' | 'claims' | 'inserted' | 'columns'>
+
 /** Sends the parts in batches, one after another, in order. */
 export async function runStructural(deps: WriteDeps, tabs: readonly TabState[], parts: Iterable<StructuralPart>): Promise<void> {
   // Inserts already applied per tab, so a look after a lost answer knows how the tab looked before each batch.
   const applied = new Map<TabState, Insert[]>(tabs.map((t) => [t, []]))
-  const send = async (batch: StructuralPart[], body: EncodedBody): Promise<void> => {
+  const send = async (batch: readonly LookedAtPart[], body: EncodedBody): Promise<void> => {
     const earlier = new Map([...applied].map(([t, inserts]) => [t, [...inserts]]))
     const touched = [...new Set(batch.map((p) => p.tab.write.tab))]
-    const requests: sheets_v4.Schema$Request[] = []
-    for (const p of batch) for (const request of p.requests) requests.push(request)
-    await deps.batchUpdate(requests, () => structuralLook(deps, batch, earlier), touched, body)
+    await deps.batchUpdate(body, () => structuralLook(deps, batch, earlier), touched)
     for (const p of batch) if (p.inserted) applied.get(p.tab)!.push(p.inserted)
     for (const tab of touched) deps.confirmId(tab)
   }
@@ -78,8 +79,12 @@ export async function runStructural(deps: WriteDeps, tabs: readonly TabState[], 
     )
     // Awaited once the batch before is applied; a failure before then must not count as unhandled.
     encoding.catch(() => undefined)
+    const looked = batch.map(({ tab, claims, inserted, columns }): LookedAtPart => ({ tab, claims, inserted, columns }))
+    // Encoded, the parts' requests and JSON (tens of MB for 8 MB of rows) are garbage while the batch before is
+    // in flight, rather than held until this one is answered.
+    batch.length = 0
     await sending
-    sending = send(batch, await encoding)
+    sending = send(looked, await encoding)
     // Awaited before the next batch or after the last; until then a failure must not count as unhandled.
     sending.catch(() => undefined)
     // Let the request leave before the next batch takes the thread.
@@ -122,7 +127,7 @@ function* withTitleChecks(deps: WriteDeps, parts: Iterable<StructuralPart>): Gen
  */
 async function structuralLook(
   deps: WriteDeps,
-  batch: readonly StructuralPart[],
+  batch: readonly LookedAtPart[],
   earlier: Map<TabState, Insert[]>,
 ): Promise<StructuralOutcome> {
   const claims = batch.flatMap((p) => p.claims.map((ref) => ({ ref, tab: p.tab })))

@@ -22,16 +22,10 @@ export interface WriteDeps {
   /** One call under the retry policy; a lost answer repeats it as it is. */
   call<T>(lane: 'read' | 'write', operation: string, request: () => Promise<{ data: T }>): Promise<T>
   /**
-   * A `spreadsheets.batchUpdate` that, after a lost answer, repeats only if `check` says it was not applied.
-   * `body`, when given, is the request body serialized already (rows serialized once, for their size and to
-   * send): as JSON, or as `encodeBody` made it.
+   * A `spreadsheets.batchUpdate` of a body `encodeBody` made (rows serialized once, for their size and to send)
+   * that, after a lost answer, repeats only if `check` says it was not applied.
    */
-  batchUpdate(
-    requests: sheets_v4.Schema$Request[],
-    check: () => Promise<StructuralOutcome>,
-    touched: readonly string[],
-    body?: string | EncodedBody,
-  ): Promise<void>
+  batchUpdate(body: EncodedBody, check: () => Promise<StructuralOutcome>, touched: readonly string[]): Promise<void>
   /** A body as the bytes it leaves as (compressed when the backend compresses), made before it is sent. */
   encodeBody(json: string): Promise<EncodedBody>
   /** Whole tabs as a read returns them (values.batchGet). */
