@@ -245,11 +245,12 @@ free. A check that depends on a failed one is skipped.
 Doctor sends no write to the server or the spreadsheet and writes no state.
 With --write-test (Google targets) it also adds a scratch tab, writes rows
 there as a run does, sorts, inserts and deletes rows as a manager would,
-checks that every cell landed on its row and that the two behaviours Google
-does not document hold (a sort moves row metadata; a filter matching nothing
-changes nothing), removes the tab, and reports how much of each tab's
-developer-metadata room (30,000 characters) is free. It touches none of the
-tool's tabs.
+checks that every cell landed on its row and that the behaviours Google
+does not document hold (a compressed body is applied; a sort moves row
+metadata; a filter matching nothing changes nothing), asks what Google's
+10 MB request limit counts of a compressed body (never a failure), removes
+the tab, and reports how much of each tab's developer-metadata room (30,000
+characters) is free. It touches none of the tool's tabs.
 
 It exits 0 when a sync would work (warnings included), otherwise with the code
 the first failed check would end a sync with: 2 config or a file, 5 lock held,
