@@ -4,20 +4,12 @@
  * the row, not one by one), and rows that existed before it.
  */
 import type { sheets_v4 } from '@googleapis/sheets'
-import { setupServer } from 'msw/node'
-import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest'
-import { mswHandlerFor } from '../mount.ts'
-import { createSheetsHandler } from './handler.ts'
+import { beforeEach, expect, test } from 'vitest'
 import type { SheetsStore } from './store.ts'
-import { sheetsClient, testStore } from './test-support.ts'
+import { mountSheetsApi, testStore } from './test-support.ts'
 
-const ROOT = 'http://sheets.test/'
 let store: SheetsStore
-const server = setupServer(mswHandlerFor(ROOT, (request) => createSheetsHandler(store)(request)))
-const api = sheetsClient(ROOT, 'test-token')
-
-beforeAll(() => server.listen({ onUnhandledFrame: 'error' }))
-afterAll(() => server.close())
+const { api } = mountSheetsApi(() => store)
 beforeEach(() => {
   ;({ store } = testStore({ quota: false }))
 })
