@@ -90,19 +90,16 @@ export const COMPRESSED_MAX_PAYLOAD_BYTES = 8_000_000
  * that say it is JSON. googleapis deep-copies an object body (`extend(true, …)`)
  * before serializing it, which for megabytes of row writes costs more than the
  * serialization itself; bytes go through as they are. `encoded`, when given, is
- * `body` serialized already: as JSON, or as the bytes it leaves as.
+ * `body` as the bytes it leaves as (`encodeBody`), compressed or not.
  */
-export function preserialized<T>(
-  body: T,
-  encoded?: string | EncodedBody,
-): { requestBody: T; options: { headers: Record<string, string> } } {
-  if (encoded !== undefined && typeof encoded !== 'string') {
+export function preserialized<T>(body: T, encoded?: EncodedBody): { requestBody: T; options: { headers: Record<string, string> } } {
+  if (encoded) {
     const headers: Record<string, string> = { 'content-type': 'application/json' }
     if (encoded.gzip) headers['content-encoding'] = 'gzip'
     return { requestBody: encoded.bytes as unknown as T, options: { headers } }
   }
   // As bytes: a string body is checked for lone surrogates by fetch (a USVString), a scan as long as the body.
-  const bytes = Buffer.from(encoded ?? JSON.stringify(body), 'utf8')
+  const bytes = Buffer.from(JSON.stringify(body), 'utf8')
   return { requestBody: bytes as unknown as T, options: { headers: { 'content-type': 'application/json' } } }
 }
 
