@@ -3,23 +3,16 @@
  * references to other tabs, open and whole-column ranges, array arithmetic,
  * the functions a Summary tab over Activities uses, errors as Google shows them.
  */
-import { setupServer } from 'msw/node'
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { beforeEach, describe, expect, test } from 'vitest'
 import { countElementReads } from '../element-reads.ts'
-import { mswHandlerFor } from '../mount.ts'
-import { createSheetsHandler } from './handler.ts'
 import { createManager } from './manager.ts'
 import type { SheetsStore } from './store.ts'
-import { type ManualClock, sheetsClient, testStore } from './test-support.ts'
+import { type ManualClock, mountSheetsApi, testStore } from './test-support.ts'
 
-const ROOT = 'http://sheets.test/'
 let store: SheetsStore
 let clock: ManualClock
-const server = setupServer(mswHandlerFor(ROOT, (request) => createSheetsHandler(store)(request)))
-const api = sheetsClient(ROOT, 'test-token')
+const { api } = mountSheetsApi(() => store)
 
-beforeAll(() => server.listen({ onUnhandledFrame: 'error' }))
-afterAll(() => server.close())
 beforeEach(() => {
   ;({ store, clock } = testStore({ quota: false }))
 })

@@ -3,45 +3,17 @@
  * charts, tabs, formats — through the real `@googleapis/sheets` client, with
  * Google's recorded answers where there are some (reference/sheets-api.md §6).
  */
-import type { GaxiosError } from 'gaxios'
-import { setupServer } from 'msw/node'
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { beforeEach, describe, expect, test } from 'vitest'
 import type { sheets_v4 } from '@googleapis/sheets'
-import { mswHandlerFor } from '../mount.ts'
-import { createSheetsHandler } from './handler.ts'
 import type { SheetsStore } from './store.ts'
-import { sheetsClient, testStore } from './test-support.ts'
+import { failure, mountSheetsApi, testStore } from './test-support.ts'
 
-const ROOT = 'http://sheets.test/'
 let store: SheetsStore
-const server = setupServer(mswHandlerFor(ROOT, (request) => createSheetsHandler(store)(request)))
-const api = sheetsClient(ROOT, 'test-token')
+const { api, newSpreadsheet } = mountSheetsApi(() => store)
 
-beforeAll(() => server.listen({ onUnhandledFrame: 'error' }))
-afterAll(() => server.close())
 beforeEach(() => {
   ;({ store } = testStore({ quota: false }))
 })
-
-async function failure(promise: Promise<unknown>): Promise<GaxiosError> {
-  try {
-    await promise
-  } catch (error) {
-    return error as GaxiosError
-  }
-  throw new Error('expected the call to fail')
-}
-
-function newSpreadsheet(
-  sheets: {
-    title: string
-    sheetId: number
-    rowCount?: number
-    columnCount?: number
-  }[] = [{ title: 'Sheet1', sheetId: 0 }],
-): string {
-  return store.createSpreadsheet({ title: 'T', sheets }).spreadsheetId
-}
 
 const batch = (spreadsheetId: string, requests: sheets_v4.Schema$Request[]) =>
   api.spreadsheets.batchUpdate({ spreadsheetId, requestBody: { requests } })

@@ -63,6 +63,7 @@ export async function failure(promise: Promise<unknown>): Promise<GaxiosError> {
 export interface NewSheet {
   title: string
   sheetId: number
+  rowCount?: number
   columnCount?: number
 }
 
