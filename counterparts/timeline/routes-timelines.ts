@@ -29,9 +29,14 @@ export function canSee(user: UserRecord, timeline: TimelineRecord): boolean {
   return user.role !== 'user' || sameUser(user.username, timeline.owner)
 }
 
-/** The owner edits their own; administrators and content editors edit anyone's. */
-export function canEdit(user: UserRecord, timeline: TimelineRecord): boolean {
-  return user.role === 'administrator' || user.role === 'contentEditor' || sameUser(user.username, timeline.owner)
+/**
+ * Only a content editor writes activities through the API, as ManicTime documents the tagging API: "It allows one
+ * user to change tags of all other users… This user needs to have Content editor permission." Nothing public says
+ * an administrator without that permission, or a timeline's owner, may write through it, so they are refused
+ * (decisions/0022-team-boundaries.md): a tool that works here needs no more than what the vendor names.
+ */
+export function canEdit(user: UserRecord, _timeline: TimelineRecord): boolean {
+  return user.role === 'contentEditor'
 }
 
 function sameUser(a: string, b: string): boolean {

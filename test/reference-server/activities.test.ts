@@ -77,7 +77,7 @@ describe('home and timelines', () => {
   it('answers an unknown timelineKey filter with 200 and an empty array', async () => {
     const { call } = fixture()
     const response = await call('GET', '/api/timelines?timelineKey=00000000-0000-0000-0000-000000000000', {
-      as: USERS.admin.username,
+      as: USERS.editor.username,
     })
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({ timelines: [] })
@@ -101,7 +101,7 @@ describe('home and timelines', () => {
     const forbidden = await call('GET', `/api/timelines/${keys.alice}`, { as: USERS.bob.username })
     expect(forbidden.status).toBe(403)
     expect(await forbidden.json()).toMatchObject({ errorCode: 'Forbidden' })
-    const missing = await call('GET', '/api/timelines/nope', { as: USERS.admin.username })
+    const missing = await call('GET', '/api/timelines/nope', { as: USERS.editor.username })
     expect(missing.status).toBe(404)
   })
 })
@@ -110,7 +110,7 @@ describe('other routes', () => {
   it('answers unknown paths with 404 NotFound', async () => {
     const { call } = fixture()
     for (const at of ['/api/nothing', '/elsewhere', '/api/timelines/x/y', '/api/timelines/x/activities/abc', '/api/timelines/%E0%A4%A']) {
-      const response = await call('GET', at, { as: USERS.admin.username })
+      const response = await call('GET', at, { as: USERS.editor.username })
       expect(response.status).toBe(404)
       expect(response.headers.get('content-type')).toBe(MEDIA)
       expect(await response.json()).toMatchObject({ errorCode: 'NotFound', message: expect.any(String) })
@@ -125,18 +125,18 @@ describe('other routes', () => {
       ['GET', '/api/environments'],
       ['GET', '/api/clientSettings'],
     ] as const) {
-      const response = await call(method, at, { as: USERS.admin.username })
+      const response = await call(method, at, { as: USERS.editor.username })
       expect(response.status).toBe(501)
     }
   })
 
   it('answers a wrong method with 405 and Allow', async () => {
     const { call, keys } = fixture()
-    const response = await call('DELETE', path(keys.alice), { as: USERS.admin.username })
+    const response = await call('DELETE', path(keys.alice), { as: USERS.editor.username })
     expect(response.status).toBe(405)
     expect(response.headers.get('allow')).toBe('GET, POST')
-    expect((await call('GET', path(keys.alice, '/4'), { as: USERS.admin.username })).headers.get('allow')).toBe('PUT, DELETE')
-    expect((await call('POST', '/api', { as: USERS.admin.username })).status).toBe(405)
+    expect((await call('GET', path(keys.alice, '/4'), { as: USERS.editor.username })).headers.get('allow')).toBe('PUT, DELETE')
+    expect((await call('POST', '/api', { as: USERS.editor.username })).status).toBe(405)
   })
 })
 
@@ -228,7 +228,7 @@ describe('activities read', () => {
   it('refuses a read of a timeline the user cannot see (403) or that does not exist (404)', async () => {
     const { call, keys } = fixture()
     expect((await call('GET', path(keys.alice, '?fromTime=2026-03-29&toTime=2026-03-30'), { as: USERS.bob.username })).status).toBe(403)
-    expect((await call('GET', path('nope', '?fromTime=2026-03-29&toTime=2026-03-30'), { as: USERS.admin.username })).status).toBe(404)
+    expect((await call('GET', path('nope', '?fromTime=2026-03-29&toTime=2026-03-30'), { as: USERS.editor.username })).status).toBe(404)
   })
 
   it('reads group-based timelines with groupId', async () => {
@@ -337,7 +337,7 @@ describe('activity writes', () => {
   it('creates an activity and answers the timeline with the activity, its groupList and groups', async () => {
     const { call, keys, store } = fixture()
     const response = await call('POST', path(keys.alice), {
-      as: USERS.alice.username,
+      as: USERS.editor.username,
       body: activityBody(' Acme ,Website, :billable', '2026-03-29T01:30:00+01:00', 7200, { notes: 'line 1\nline 2' }),
     })
     expect(response.status).toBe(200)
@@ -387,19 +387,19 @@ describe('activity writes', () => {
   it('deletes without a body and without expectedLastChangeId', async () => {
     const { call, keys, store } = fixture()
     const a = store.createActivity(keys.alice, { tags: 'A', start: '2026-03-29T09:00:00Z', duration: 60 })
-    expect((await call('DELETE', path(keys.alice, `/${a.id}`), { as: USERS.alice.username })).status).toBe(200)
+    expect((await call('DELETE', path(keys.alice, `/${a.id}`), { as: USERS.editor.username })).status).toBe(200)
     expect(store.activities(keys.alice)).toEqual([])
   })
 
   it('matches request property names case-insensitively', async () => {
     const { call, keys, store } = fixture()
     const response = await call('POST', path(keys.alice), {
-      as: USERS.alice.username,
+      as: USERS.editor.username,
       body: { Values: { NAME: 'A', Notes: 'n', TimeInterval: { Start: '2026-03-29T09:00:00Z', DURATION: 5 } } },
     })
     expect(response.status).toBe(200)
     const stale = await call('POST', path(keys.alice), {
-      as: USERS.alice.username,
+      as: USERS.editor.username,
       body: { ExpectedLastChangeId: '0,0', values: { name: 'B', timeInterval: { start: '2026-03-29T09:00:00Z', duration: 5 } } },
     })
     expect(stale.status).toBe(409)
@@ -417,7 +417,7 @@ describe('activity writes', () => {
       ['PUT', path(keys.alice, `/${a.id}`), activityBody('B', '2026-03-29T11:00:00Z', 60, { expectedLastChangeId: stale })],
       ['DELETE', path(keys.alice, `/${a.id}`), { expectedLastChangeId: stale }],
     ] as const) {
-      const response = await call(method, at, { as: USERS.alice.username, body: payload })
+      const response = await call(method, at, { as: USERS.editor.username, body: payload })
       expect(response.status).toBe(409)
       expect(await response.json()).toEqual({
         errorCode: 'Concurrency/InvalidTimestamp',
@@ -433,13 +433,14 @@ describe('activity writes', () => {
     const { call, keys, store } = fixture()
     store.createActivity(keys.alice, { tags: 'A', start: '2026-03-29T09:00:00Z', duration: 60 })
     const body1 = { expectedLastChangeId: null, values: { name: 'B', timeInterval: { start: '2026-03-29T10:00:00Z', duration: 1 } } }
-    expect((await call('POST', path(keys.alice), { as: USERS.alice.username, body: body1 })).status).toBe(200)
+    expect((await call('POST', path(keys.alice), { as: USERS.editor.username, body: body1 })).status).toBe(200)
   })
 
   it.each([
-    ['alice on her own timeline', 'alice', 'alice', 200],
+    // Only the Content editor permission is documented for the tagging API (decisions/0022-team-boundaries.md).
+    ['alice on her own timeline', 'alice', 'alice', 403],
     ['the content editor on alice’s', 'editor', 'alice', 200],
-    ['the administrator on alice’s', 'admin', 'alice', 200],
+    ['the administrator on alice’s', 'admin', 'alice', 403],
     ['the content reader on alice’s', 'reader', 'alice', 403],
     ['bob on alice’s', 'bob', 'alice', 403],
     ['alice on bob’s', 'alice', 'bob', 403],
@@ -463,7 +464,7 @@ describe('activity writes', () => {
   it('refuses writes to a non-Tags timeline with 400 TimelineConstraint/SchemaNotAllowed', async () => {
     const { call, keys, store } = fixture()
     const response = await call('POST', path(keys.aliceUsage), {
-      as: USERS.alice.username,
+      as: USERS.editor.username,
       body: activityBody('A', '2026-03-29T10:00:00Z', 60),
     })
     expect(response.status).toBe(400)
@@ -486,7 +487,7 @@ describe('activity writes', () => {
     ['an empty body', '', /empty/],
   ])('refuses %s with 400 Validation and stores nothing', async (_name, payload, message) => {
     const { call, keys, store } = fixture()
-    const response = await call('POST', path(keys.alice), { as: USERS.alice.username, body: payload })
+    const response = await call('POST', path(keys.alice), { as: USERS.editor.username, body: payload })
     expect(response.status).toBe(400)
     const error = await body<{ errorCode: string; message: string }>(response)
     expect(error.errorCode).toBe('Validation')
@@ -497,22 +498,22 @@ describe('activity writes', () => {
 
   it('answers 404 for an unknown timeline or activity', async () => {
     const { call, keys } = fixture()
-    const create = await call('POST', path('nope'), { as: USERS.admin.username, body: activityBody('A', '2026-03-29T10:00:00Z', 1) })
+    const create = await call('POST', path('nope'), { as: USERS.editor.username, body: activityBody('A', '2026-03-29T10:00:00Z', 1) })
     expect(create.status).toBe(404)
     const update = await call('PUT', path(keys.alice, '/999'), {
-      as: USERS.admin.username,
+      as: USERS.editor.username,
       body: activityBody('A', '2026-03-29T10:00:00Z', 1),
     })
     expect(update.status).toBe(404)
     expect(await update.json()).toMatchObject({ errorCode: 'NotFound' })
-    expect((await call('DELETE', path(keys.alice, '/999'), { as: USERS.admin.username })).status).toBe(404)
+    expect((await call('DELETE', path(keys.alice, '/999'), { as: USERS.editor.username })).status).toBe(404)
   })
 
   it('keeps the first spelling of a tag and reuses its group', async () => {
     const { call, keys } = fixture()
-    await call('POST', path(keys.alice), { as: USERS.alice.username, body: activityBody('Acme', '2026-03-29T10:00:00Z', 1) })
+    await call('POST', path(keys.alice), { as: USERS.editor.username, body: activityBody('Acme', '2026-03-29T10:00:00Z', 1) })
     const second = await body<TimelineJson>(
-      await call('POST', path(keys.alice), { as: USERS.alice.username, body: activityBody('ACME', '2026-03-29T11:00:00Z', 1) }),
+      await call('POST', path(keys.alice), { as: USERS.editor.username, body: activityBody('ACME', '2026-03-29T11:00:00Z', 1) }),
     )
     expect(activitiesOf(second)[0]!.values['name']).toBe('Acme')
     expect(second.entities!.find((e) => e.entityType === 'group')!.entityId).toBe(1)

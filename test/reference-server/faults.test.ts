@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { createFaultInjector, matches } from '../../counterparts/timeline/faults.ts'
 import { activitiesOf, activityBody, body, fixture, USERS } from './helpers.ts'
 
-const as = USERS.alice.username
+// The content editor: the one account the tagging API documents for writes.
+const as = USERS.editor.username
 
 describe('faults in the handler', () => {
   it('answers the next N requests with 429 and Retry-After, then recovers', async () => {

@@ -7,7 +7,7 @@ it('answers a request from a route put before the built-in table, after sign-in,
     {},
     { routes: [{ method: 'GET', path: '/api/timelines', handle: () => new Response('down', { status: 503 }) }] },
   )
-  const as = USERS.alice.username
+  const as = USERS.editor.username
 
   const overridden = await call('GET', '/api/timelines', { as })
   expect(overridden.status).toBe(503)
