@@ -29,6 +29,7 @@ export type ErrorCode =
   | 'TS_DISK_FULL'
   | 'TS_LOCKED'
   | 'TS_GUARD'
+  | 'TS_OUTSIDE_TARGET'
   | 'TS_TAGS_CHANGED'
   | 'TS_ABORTED'
   | 'TS_INTERNAL'

@@ -54,6 +54,7 @@ export function exitCodeFor(code: TimelineSheetsError['code']): ExitCode {
     case 'TS_FILE_ACCESS':
       return EXIT.usage
     case 'TS_GUARD':
+    case 'TS_OUTSIDE_TARGET':
     case 'TS_TAGS_CHANGED':
       return EXIT.guard
     case 'TS_LOCKED':

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { z } from 'zod'
 import { TimelineSheetsError } from '../errors.ts'
-import { configSchema, type Config } from './schema.ts'
+import { configSchema, type Config, type TargetConfig } from './schema.ts'
 import { plural } from '../core/describe.ts'
 import { SUMMARY_TAB } from '../core/summary.ts'
 
@@ -50,7 +50,7 @@ export function parseConfig(text: string, file: string): Omit<LoadedConfig, 'fil
       },
     )
   }
-  const config = result.data
+  const config: Config = { ...result.data, targets: result.data.targets.map((t) => ({ ...t })) }
   const names = new Set<string>()
   for (const [i, target] of config.targets.entries()) {
     if (names.has(target.name)) {
@@ -91,6 +91,10 @@ export function parseConfig(text: string, file: string): Omit<LoadedConfig, 'fil
         },
       )
     }
+  }
+  for (const [i, target] of config.targets.entries()) {
+    resolvePeople(target, config.teams, file, i)
+    target.userCanAppendTags = config.timeline.userCanAppendTags
   }
   const folder = path.dirname(file)
   return { config, resolvePath: (relative) => path.resolve(folder, relative) }
@@ -147,4 +151,28 @@ export function secretFromEnv(name: string, purpose: string, env: NodeJS.Process
     })
   }
   return value
+}
+
+/**
+ * Resolves whom a target covers: `users` becomes the users it lists and the members of the teams it lists, in
+ * that order, each once; `teamDirectory` the config's teams. A team the directory does not know is refused, so a
+ * misspelt team never widens a sheet to the whole server.
+ */
+function resolvePeople(target: TargetConfig, teams: Config['teams'], file: string, index: number): void {
+  const known = new Map(Object.keys(teams).map((name) => [name.trim().toLowerCase(), name]))
+  const covered = new Map<string, string>()
+  for (const user of target.users) if (!covered.has(user.toLowerCase())) covered.set(user.toLowerCase(), user)
+  for (const [j, team] of target.teams.entries()) {
+    const name = known.get(team.trim().toLowerCase())
+    if (name === undefined) {
+      throw new TimelineSheetsError(
+        'TS_CONFIG_INVALID',
+        `${file} has a problem:\n  - targets[${index}].teams[${j}]: "${team}" is not a team of the top-level "teams"${known.size ? ` (${[...known.values()].join(', ')})` : ''}`,
+        { hint: 'Add the team and its members to "teams": { "Design": ["alice@example.com", …] }, or correct the name.' },
+      )
+    }
+    for (const member of teams[name]!) if (!covered.has(member.toLowerCase())) covered.set(member.toLowerCase(), member)
+  }
+  target.users = [...covered.values()]
+  target.teamDirectory = teams
 }

@@ -127,6 +127,12 @@ const timeline = z
   .strictObject({
     auth: z.discriminatedUnion('mode', [passwordAuth, ntlmAuth, cloudAuth]).describe('How to sign in to the Timeline service.'),
     pace: timelinePace,
+    userCanAppendTags: z
+      .boolean()
+      .default(true)
+      .describe(
+        'The server\'s "User can append tags to allowed tags" (checked by default in ManicTime): false when it is unchecked, so a combination that only starts with an allowed one is flagged. The API cannot read the setting.',
+      ),
   })
   .describe('The Timeline and Tag service (ManicTime Server or Cloud) the activities come from.')
 
@@ -215,7 +221,19 @@ const target = z
     users: z
       .array(z.string().min(1))
       .default([])
-      .describe('Owners whose Tags timelines are exported, as the server writes their user names; empty: every visible Tags timeline.'),
+      .describe(
+        'Owners whose Tags timelines the sheet covers, as the server writes their user names; with teams empty too: every visible Tags timeline (the whole server).',
+      ),
+    teams: z
+      .array(z.string().min(1))
+      .default([])
+      .describe('Teams (names from the top-level "teams") whose members the sheet covers, beside users.'),
+    allowedTagsEdits: z
+      .enum(['read-only', 'own', 'own-and-everyone'])
+      .optional()
+      .describe(
+        "Which Allowed tags lines the sheet may change: own (lines for the target's users and teams only), own-and-everyone (also the lines for everyone), read-only (none). Default: own for a target that lists users or teams, own-and-everyone for the whole server.",
+      ),
     timeZone: z.string().min(1).describe('IANA time zone the sheet shows local times in (and sync --every runs in), e.g. Europe/Berlin.'),
     window: z
       .strictObject({
@@ -268,6 +286,12 @@ export const configSchema = z.strictObject({
     .default('.timeline-sheets')
     .describe('Folder for cursors, run history, journals and locks, relative to the config file.'),
   timeouts,
+  teams: z
+    .record(z.string().min(1), z.array(z.string().min(1)).min(1, 'needs at least one member'))
+    .default({})
+    .describe(
+      'Who is in which team, once for the whole config: team name (as {Team} entries of the allowed tags name it) → user names. The API has no team directory.',
+    ),
   targets: z.array(target).min(1, 'needs at least one target').describe('The spreadsheets to fill, one target each.'),
   parallelTargets: z
     .int()
@@ -277,7 +301,15 @@ export const configSchema = z.strictObject({
     .describe('Targets export and sync work on at once; their requests share the paces of both services. 1 runs them one after another.'),
 })
 
-export type Config = z.infer<typeof configSchema>
-export type TargetConfig = Config['targets'][number]
+/**
+ * A target as the tool runs it, as `parseConfig` resolves it: `users` holds everyone it covers (those it lists and
+ * its teams' members), `teamDirectory` the config's teams (for `{Team}` lines) and `userCanAppendTags` the
+ * server's setting its rows are judged by.
+ */
+export type TargetConfig = z.infer<typeof target> & {
+  teamDirectory?: Readonly<Record<string, readonly string[]>>
+  userCanAppendTags?: boolean
+}
+export type Config = Omit<z.infer<typeof configSchema>, 'targets'> & { targets: TargetConfig[] }
 export type TimelineAuthConfig = Config['timeline']['auth']
 export type GoogleConfig = NonNullable<Config['google']>

@@ -87,7 +87,8 @@ interface Lines {
   rowNumbers: number[]
 }
 
-function parseAppliesTo(text: string): { ok: true; names: string[] } | { ok: false; message: string } {
+/** An `Applies to` cell other than everyone: its `[user]` and `{team}` entries, as written. */
+export function parseAppliesTo(text: string): { ok: true; names: string[] } | { ok: false; message: string } {
   const names: string[] = []
   const pattern = /\s*(\[[^\]]+\]|\{[^}]+\})\s*(,|$)/y
   let at = 0

@@ -31,7 +31,7 @@ export const ACTIVITY_COLUMN = {
 export type ActivityColumn = (typeof ACTIVITY_COLUMN)[keyof typeof ACTIVITY_COLUMN]
 
 /** Header names of the Allowed tags tab. */
-export const ALLOWED_TAGS_COLUMN = { appliesTo: 'Applies to', tags: 'Tags' } as const
+export const ALLOWED_TAGS_COLUMN = { appliesTo: 'Applies to', tags: 'Tags', status: 'Status' } as const
 
 /** Header names of the Sync log tab. */
 export const SYNC_LOG_COLUMN = {
@@ -102,7 +102,9 @@ export function allowedTagsTab(): TabSpec {
     columns: [
       { name: ALLOWED_TAGS_COLUMN.appliesTo, kind: 'text', width: 200, note: APPLIES_TO_NOTE },
       { name: ALLOWED_TAGS_COLUMN.tags, kind: 'text', width: 360, note: ALLOWED_TAGS_NOTE },
+      { name: ALLOWED_TAGS_COLUMN.status, kind: 'text', width: 420, protected: true, wrap: true },
     ],
+    statusColumn: ALLOWED_TAGS_COLUMN.status,
   }
 }
 

@@ -9,6 +9,8 @@
 import type { Activity, ActivityInput, AllowedTags } from './activity.ts'
 import { activityChanges, withChanges } from './changes.ts'
 import { allowedTagsFingerprint, allowedTagsToRows, rowsToAllowedTags } from './allowed-tags-sheet.ts'
+import { viewFingerprints, type TagsScope, type ViewFingerprints } from './scoped-allowed-tags.ts'
+import { isEmptyCell } from './cells.ts'
 import {
   ACTIVITY_COLUMN,
   ALLOWED_TAGS_COLUMN,
@@ -352,48 +354,49 @@ function serialDayOf(iso: string, timeZone: string): number {
   return localDateToSerial(localDateOf(timeZone, parseOffsetInstant(iso).epochSeconds))
 }
 
-/** The server's allowed tags, or undefined when the account may not read everyone's (said in `warnings`). */
 /**
- * What an export does to the Allowed tags tab: rewrite it to the server's list, unless a manager edited it
- * (it differs from `lastWritten`, what the tool last wrote), whose edits are never overwritten.
+ * What an export does to the Allowed tags tab: rewrite it to `view` (the lines of the server's list that apply to
+ * the target's people), unless a manager edited it (it differs from `lastWritten`, what the tool last wrote),
+ * whose edits are never overwritten. A Status left by a refused import is cleared once the lines are in step.
  */
 export function allowedTagsWrite(
-  allowed: AllowedTags | undefined,
+  view: AllowedTags | undefined,
+  tagsScope: TagsScope,
   tabTitle: string,
   snapshot: Snapshot,
   lastWritten: string | undefined,
   warnings: string[],
-): { write: TabWrite | undefined; outcome: 'unchanged' | 'rewritten' | 'unavailable'; fingerprint?: string } {
-  if (allowed === undefined) return { write: undefined, outcome: 'unavailable' }
+): { write: TabWrite | undefined; outcome: 'unchanged' | 'rewritten' | 'unavailable'; fingerprints?: ViewFingerprints } {
+  if (view === undefined) return { write: undefined, outcome: 'unavailable' }
   const tab = snapshot.tabs[tabTitle]
   const data: TabData = tab?.exists ? tab : { title: tabTitle, exists: false, header: [], rows: [], gridRowCount: 0 }
   const header = data.header
   const appliesTo = header.findIndex((h) => h === ALLOWED_TAGS_COLUMN.appliesTo)
   const tags = header.findIndex((h) => h === ALLOWED_TAGS_COLUMN.tags)
-  const serverFingerprint = allowedTagsFingerprint(allowed)
+  const status = header.findIndex((h) => h === ALLOWED_TAGS_COLUMN.status)
+  const fingerprints = viewFingerprints(view, tagsScope)
   if (data.rows.length > 0 && appliesTo >= 0 && tags >= 0) {
     const inSheet = rowsToAllowedTags(data.rows, appliesTo, tags)
     const sheetFingerprint = inSheet.ok ? allowedTagsFingerprint(inSheet.allowed) : undefined
-    if (sheetFingerprint === serverFingerprint) return { write: undefined, outcome: 'unchanged', fingerprint: serverFingerprint }
+    const statusLeft = status >= 0 && data.rows.some((row) => !isEmptyCell(row[status]))
+    if (sheetFingerprint === fingerprints.whole && !statusLeft) return { write: undefined, outcome: 'unchanged', fingerprints }
     // A tab that differs from what the tool last wrote holds a manager's edits: never overwrite them.
-    if (sheetFingerprint !== lastWritten) {
+    if (sheetFingerprint !== fingerprints.whole && sheetFingerprint !== lastWritten) {
       warnings.push(
         `The ${data.title} tab was edited and the edits are not imported yet; it was left as it is (run import or sync to send them).`,
       )
       return { write: undefined, outcome: 'unchanged' }
     }
   }
-  const width = Math.max(2, header.length)
-  const desired = allowedTagsToRows(allowed).map((row) => {
+  const width = Math.max(3, header.length)
+  const desired = allowedTagsToRows(view).map((row) => {
     const out: CellValue[] = Array.from({ length: width }, () => null)
     out[appliesTo >= 0 ? appliesTo : 0] = row[0] ?? null
     out[tags >= 0 ? tags : 1] = row[1] ?? null
     return out
   })
   const write = rewriteTab(data, desired, width)
-  return isEmptyWrite(write)
-    ? { write: undefined, outcome: 'unchanged', fingerprint: serverFingerprint }
-    : { write, outcome: 'rewritten', fingerprint: serverFingerprint }
+  return isEmptyWrite(write) ? { write: undefined, outcome: 'unchanged', fingerprints } : { write, outcome: 'rewritten', fingerprints }
 }
 
 /** Keys of the decisions about the given basis rows. */

@@ -30,7 +30,10 @@ export interface RowContext {
   timeZone: string
   /** How `3/2/2026` reads. @default 'mdy' */
   slashDateOrder?: SlashDateOrder
+  /** The users the sheet covers: every user of the server, or a team target's people only. */
   users: readonly KnownUser[]
+  /** The sheet covers some users only (a target that lists users or teams): a row for anyone else says so. */
+  teamOnly?: boolean
   /** Current server activities by Key. */
   server: ReadonlyMap<string, ServerActivity>
   /** Keys the tool's state knows (a row whose activity the server has since deleted stays valid). */
@@ -39,9 +42,9 @@ export interface RowContext {
   allowedTags?: AllowedTags
   /** Tags outside the allowed combinations: a warning (default) or an error. @default 'warning' */
   allowedTagsSeverity?: 'warning' | 'error'
-  /** The server's "user can append tags to allowed tags". @default false */
+  /** The server's "User can append tags to allowed tags", checked by default in ManicTime. @default true */
   userCanAppend?: boolean
 }
 
 /** What reading a row needs: nothing of the server's activities. */
-export type ReadContext = Pick<RowContext, 'timeZone' | 'slashDateOrder' | 'users'>
+export type ReadContext = Pick<RowContext, 'timeZone' | 'slashDateOrder' | 'users' | 'teamOnly'>

@@ -20,6 +20,7 @@ export type RowProblemCode =
   | 'tag-too-long'
   | 'tags-not-allowed'
   | 'unknown-user'
+  | 'outside-target'
   | 'user-without-tags-timeline'
   | 'user-changed'
   | 'bad-key'

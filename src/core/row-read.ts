@@ -144,7 +144,7 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
     return { dateSerial, key, keyed: invalid(key.text, [cleared]) }
   }
 
-  const { user, problems: userProblems } = userCellOf(get(S.user), key, ctx.users, memo)
+  const { user, problems: userProblems } = userCellOf(get(S.user), key, ctx.users, memo, ctx.teamOnly ?? false)
   const timeProblems: RowProblem[] = []
   const times = readTimeCells(get, order, dateRead, timeProblems)
   const sheetResolved = times ? resolveTimes(times, undefined, ctx) : undefined

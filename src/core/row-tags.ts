@@ -144,7 +144,7 @@ export function judgeTags(
   let allowedProblem: RowProblem | undefined
   if (ctx.allowedTags && user) {
     const verdict = checkAllowedTags(tagsOut, user.username, ctx.allowedTags, user.teams ?? [], {
-      userCanAppend: ctx.userCanAppend ?? false,
+      userCanAppend: ctx.userCanAppend ?? true,
     })
     if (!verdict.ok) {
       allowedProblem = problem(

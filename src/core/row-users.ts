@@ -28,8 +28,9 @@ export function userCellOf(
   key: { timelineKey: string } | undefined,
   users: readonly KnownUser[],
   memo: { users: Map<string, Map<string, UserCell>> } | undefined,
+  teamOnly = false,
 ): UserCell {
-  if (!memo) return readUserCell(value, key, users)
+  if (!memo) return readUserCell(value, key, users, teamOnly)
   // A Key's timeline is never empty (`parseActivityKey`), so '' stands for a row without one.
   const timeline = key ? key.timelineKey : ''
   let byText = memo.users.get(timeline)
@@ -40,15 +41,20 @@ export function userCellOf(
   const text = cellText(value)
   let found = byText.get(text)
   if (!found) {
-    found = readUserCell(value, key, users)
+    found = readUserCell(value, key, users, teamOnly)
     byText.set(text, found)
   }
   return found
 }
 
-function readUserCell(value: CellValue | undefined, key: { timelineKey: string } | undefined, users: readonly KnownUser[]): UserCell {
+function readUserCell(
+  value: CellValue | undefined,
+  key: { timelineKey: string } | undefined,
+  users: readonly KnownUser[],
+  teamOnly: boolean,
+): UserCell {
   const problems: RowProblem[] = []
-  const user = readUser(value, key, users, problems)
+  const user = readUser(value, key, users, teamOnly, problems)
   if (problems.length === 0) return { user, problems: NO_PROBLEMS }
   for (const p of problems) Object.freeze(p)
   return { user, problems: Object.freeze(problems) }
@@ -58,6 +64,7 @@ function readUser(
   value: CellValue | undefined,
   key: { timelineKey: string } | undefined,
   users: readonly KnownUser[],
+  teamOnly: boolean,
   out: RowProblem[],
 ): (KnownUser & { tagsTimelineKey: string }) | undefined {
   if (isFormula(value)) {
@@ -78,7 +85,13 @@ function readUser(
   const owner = key ? usersIndex(users).byTimeline.get(key.timelineKey) : undefined
   if (key) {
     if (!owner || owner.tagsTimelineKey === undefined) {
-      out.push(problem('unknown-user', C.user, `the owner of this activity's timeline is not one of the users this sheet covers`))
+      out.push(
+        problem(
+          teamOnly ? 'outside-target' : 'unknown-user',
+          C.user,
+          `the owner of this activity's timeline is not one of the users this sheet covers; nothing was sent`,
+        ),
+      )
       return undefined
     }
     if (typed !== '' && findUser(typed, users) !== owner) {
@@ -99,6 +112,18 @@ function readUser(
     return undefined
   }
   const user = findUser(typed, users)
+  if (!user && teamOnly) {
+    const names = users.map((u) => u.username)
+    const shown = names.length > 6 ? `${names.slice(0, 6).join(', ')} and ${names.length - 6} more` : names.join(', ')
+    out.push(
+      problem(
+        'outside-target',
+        C.user,
+        `"${excerpt(typed)}" is not one of the people this sheet covers (${shown || 'nobody with a Tags timeline'}); nothing was sent — add their time in a sheet that covers them`,
+      ),
+    )
+    return undefined
+  }
   if (!user) {
     const some = users
       .slice(0, 3)

@@ -117,8 +117,9 @@ export interface AllowedTagsOptions {
   /**
    * The server's "User can append tags to allowed tags": a combination that
    * starts with an allowed one (and more tags after it) is allowed, unless
-   * that one ends in `,.`.
-   * @default false
+   * that one ends in `,.`. ManicTime checks it by default: "By default users can append additional tags to
+   * allowed tags" (decisions/0022-team-boundaries.md).
+   * @default true
    */
   userCanAppend?: boolean
 }
@@ -141,11 +142,12 @@ export function checkAllowedTags(
 ): AllowedTagsVerdict {
   const forUser = foldedCombinations(user, allowed, userTeams)
   // Rows repeat a handful of combinations: each one is judged once per user and list.
-  const verdicts = forUser.verdicts[options.userCanAppend ? 1 : 0]
+  const userCanAppend = options.userCanAppend ?? true
+  const verdicts = forUser.verdicts[userCanAppend ? 1 : 0]
   const verdictKey = tagListJson(tags)
   const known = verdicts.get(verdictKey)
   if (known) return known
-  const verdict = judgeAllowedTags(tags, user, forUser.combos, options)
+  const verdict = judgeAllowedTags(tags, user, forUser.combos, userCanAppend)
   verdicts.set(verdictKey, verdict)
   return verdict
 }
@@ -170,7 +172,7 @@ function judgeAllowedTags(
   tags: readonly string[],
   user: string,
   combos: readonly FoldedCombination[],
-  options: AllowedTagsOptions,
+  userCanAppend: boolean,
 ): AllowedTagsVerdict {
   const hierarchy = splitTags(tags).hierarchy
   if (combos.length === 0 || hierarchy.length === 0) return { ok: true }
@@ -178,7 +180,7 @@ function judgeAllowedTags(
   for (const combo of combos) {
     const c = combo.folded
     if (c.length === wanted.length && c.every((t, i) => t === wanted[i])) return { ok: true }
-    if (options.userCanAppend && !combo.noAppend && c.length < wanted.length && c.every((t, i) => t === wanted[i])) {
+    if (userCanAppend && !combo.noAppend && c.length < wanted.length && c.every((t, i) => t === wanted[i])) {
       return { ok: true }
     }
   }
@@ -193,7 +195,7 @@ type FoldedCombination = AllowedCombination & { folded: string[] }
 
 interface UserCombinations {
   combos: FoldedCombination[]
-  /** Verdicts already given to this user, by tags as JSON; [0] without `userCanAppend`, [1] with it. */
+  /** Verdicts already given to this user, by tags as JSON; [0] without appending allowed, [1] with it. */
   verdicts: [Map<string, AllowedTagsVerdict>, Map<string, AllowedTagsVerdict>]
 }
 

@@ -10,6 +10,7 @@
 import path from 'node:path'
 import type { LoadedConfig } from '../config/load.ts'
 import type { TargetConfig } from '../config/schema.ts'
+import { scopeOfTarget } from '../core/target-scope.ts'
 import { describeServer, sameServer } from '../core/server-identity.ts'
 import { HttpError, TimelineSheetsError, type ErrorCode } from '../errors.ts'
 import type { SpreadsheetFacts, SpreadsheetProbe, WriteTestFinding } from '../sheets/probe.ts'
@@ -82,6 +83,8 @@ interface ServerContext {
   client?: TimelineClient
   server?: ServerIdentity
   timelines?: TimelineInfo[]
+  /** Whether the account may read everyone's allowed tags (getAll): a Content editor or an administrator. */
+  readsAllTags?: boolean
 }
 
 /** What the per-target checks find out. */
@@ -89,6 +92,7 @@ interface TargetContext {
   loaded: LoadedConfig
   target: TargetConfig
   server?: ServerIdentity
+  readsAllTags?: boolean
   probe?: SpreadsheetProbe
   facts?: SpreadsheetFacts
   /** The refusal the spreadsheet answered, when it did. */
@@ -106,7 +110,12 @@ export async function runDoctor(deps: DoctorDeps): Promise<DoctorReport> {
   const server: ServerContext = {}
   const checks = await runChecks(serverChecks(deps, now), server, [], deps.onUnexpectedError)
   for (const target of server.targets ?? []) {
-    const context: TargetContext = { loaded: server.loaded!, target, ...(server.server ? { server: server.server } : {}) }
+    const context: TargetContext = {
+      loaded: server.loaded!,
+      target,
+      ...(server.server ? { server: server.server } : {}),
+      ...(server.readsAllTags !== undefined ? { readsAllTags: server.readsAllTags } : {}),
+    }
     const results = await runChecks(targetChecks(deps, now, target), context, checks, deps.onUnexpectedError)
     checks.push(...results.map((r) => ({ ...r, target: target.name })))
     if (deps.writeTest) checks.push(...(await writeTestResults(context, results)).map((r) => ({ ...r, target: target.name })))
@@ -192,18 +201,21 @@ function serverChecks(deps: DoctorDeps, now: () => Date): Check<ServerContext>[]
     {
       name: 'Content editor (getAll)',
       needs: ['client', 'server'],
-      async run({ client, server }) {
+      async run(context) {
+        const { client, server } = context
         try {
           await client!.readAllowedTags({ all: true })
         } catch (error) {
           if (!(error instanceof TimelineSheetsError) || error.code !== 'TS_FORBIDDEN') throw error
+          context.readsAllTags = false
           return fail(
             'TS_FORBIDDEN',
-            `${server!.account ?? 'the account'} may not read every user's allowed tags (getAll refused): it is not a Content editor, ` +
-              "so an import cannot change other users' tags or send the Allowed tags tab",
+            `${server!.account ?? 'the account'} may not read every user's allowed tags (getAll refused): it is not a Content editor. ` +
+              "Export works with it (a Content reader sees every timeline; the Allowed tags tab is left as it is), but import and sync cannot change other users' tags or send the Allowed tags tab",
             `Give ${server!.account ?? 'the account'} the Content editor permission on the Timeline server.`,
           )
         }
+        context.readsAllTags = true
         // The API names no role; getAll is allowed only to an administrator or a Content editor, and doctor
         // writes nothing, so the first import is what proves the writes.
         return pass(`getAll allowed: ${server!.account ?? 'the account'} is a Content editor or administrator (writes not tried)`)
@@ -259,6 +271,12 @@ function serverChecks(deps: DoctorDeps, now: () => Date): Check<ServerContext>[]
 function targetChecks(deps: DoctorDeps, now: () => Date, target: TargetConfig): Check<TargetContext>[] {
   const google = target.spreadsheet.kind === 'google'
   const checks: Check<TargetContext>[] = [
+    {
+      name: 'people and permissions',
+      async run({ readsAllTags }) {
+        return pass(describeNeeds(target, readsAllTags))
+      },
+    },
     {
       name: google ? 'Google sign-in, spreadsheet reachable' : 'workbook readable',
       async run(context) {
@@ -425,4 +443,18 @@ function sameZone(a: string, b: string): boolean {
   } catch {
     return false
   }
+}
+
+/**
+ * Whom a target covers and which permission each of its jobs needs, beside what the account showed. The API names
+ * no role: getAll answered means a Content editor or an administrator, refused means neither.
+ */
+export function describeNeeds(target: TargetConfig, readsAllTags: boolean | undefined): string {
+  const { scope, edits } = scopeOfTarget(target)
+  const covers = scope.whole
+    ? 'covers every user of the server'
+    : `covers ${target.users.join(', ')}${target.teams.length ? ` (teams ${target.teams.join(', ')})` : ''}`
+  const tags = { 'read-only': 'shown, not changed', own: 'its own lines', 'own-and-everyone': 'its own and the everyone lines' }[edits]
+  const has = readsAllTags === undefined ? 'not known' : readsAllTags ? 'Content editor or administrator' : 'below Content editor'
+  return `${covers}; export needs Content reader, import and sync Content editor; Allowed tags: ${tags}; the account: ${has}`
 }

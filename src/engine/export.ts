@@ -27,6 +27,8 @@ import { ACTIVITY_COLUMN } from '../core/columns.ts'
 import { fnv1a64Base64url } from '../core/fingerprint.ts'
 import type { Decision } from '../core/plan.ts'
 import type { KnownUser } from '../core/row-context.ts'
+import { knownUsers, scopeOfTarget } from '../core/target-scope.ts'
+import { viewOf } from '../core/scoped-allowed-tags.ts'
 import { activityKey } from '../core/activity-key.ts'
 import { activityWrites, isEmptyWrite, writtenDigester, type WrittenRow } from '../core/sheet-writes.ts'
 import { writtenContext } from '../core/written-rows.ts'
@@ -47,7 +49,7 @@ import { withRun, type ChangesAhead, type RunFrame, type SyncHandOff } from './r
 export { newRunId } from './run.ts'
 import { otherTimelineWrites } from '../core/other-timelines.ts'
 import { readOtherTimelines } from './other-timelines.ts'
-import { applyBaseChanges, applyWrittenChanges, type TargetState } from '../state/target-state.ts'
+import { applyBaseChanges, applyWrittenChanges, recordAllowedTags, type TargetState } from '../state/target-state.ts'
 
 export type ExportDeps = EngineDeps
 
@@ -125,17 +127,16 @@ async function exportInFrame(
       warnings.push(`${user} has no Tags timeline visible to the signed-in account; nothing exported for them.`)
     }
   }
-  const users: KnownUser[] = tagsTimelines.map((t) => ({
-    username: t.ownerUsername,
-    displayName: t.ownerDisplayName,
-    tagsTimelineKey: t.timelineKey,
-  }))
+  const { scope, edits } = scopeOfTarget(target)
+  const users = knownUsers(tagsTimelines, scope)
 
   // Layout, only when it is new or changed (it costs a read and a write). A tab it had to make holds nothing yet.
   const specs = tabSpecs(target)
   // The Summary lists the people exported and the clients / projects of the allowed tags, so it is laid out again
   // (rewritten) when either changes, and only then (decisions/0007-summary-tab.md).
-  const serverAllowed = await readServerAllowedTags(deps, warnings)
+  // The tab, the dropdown it feeds and the Summary show only the lines that apply to the target's people.
+  const allServerAllowed = await readServerAllowedTags(deps, warnings)
+  const serverAllowed = allServerAllowed && viewOf(allServerAllowed, scope)
   const layoutSpecs = [
     ...specs,
     summaryTab({
@@ -317,7 +318,14 @@ async function exportInFrame(
   if (nothingRead) warnings.push(nothingRead)
 
   const tabWrites: TabWrite[] = [{ ...writes.write, keyColumn: layout.index[ACTIVITY_COLUMN.key] }]
-  const allowed = allowedTagsWrite(serverAllowed, target.tabs.allowedTags, snapshot, state.allowedTagsFingerprint, warnings)
+  const allowed = allowedTagsWrite(
+    serverAllowed,
+    { scope, edits },
+    target.tabs.allowedTags,
+    snapshot,
+    state.allowedTagsFingerprint,
+    warnings,
+  )
   if (allowed.write) tabWrites.push(allowed.write)
   if (otherEntries) for (const w of otherTimelineWrites(otherEntries, window, snapshot)) tabWrites.push(w)
 
@@ -401,7 +409,7 @@ async function exportInFrame(
     // A row removed takes its digest along: the digests are kept one per base.
     applyWrittenChanges(state, writtenContext(target.timeZone, users), digests)
     state.layoutHash = layoutHash
-    if (allowed.fingerprint) state.allowedTagsFingerprint = allowed.fingerprint
+    if (allowed.fingerprints) recordAllowedTags(state, allowed.fingerprints)
     await frame.save(result, summaryLine(counts))
     crashPoint('export:after-state-save')
   }

@@ -9,11 +9,13 @@
  * Longer than most files because it wires one whole run in order (sheet read, server reads, plan, guards,
  * writes, write-back); the decisions are in core.
  */
-import { ACTIVITY_COLUMN as C, validateHeader, type HeaderLayout, type HeaderProblem } from '../core/columns.ts'
+import { ACTIVITY_COLUMN as C, ALLOWED_TAGS_COLUMN, validateHeader, type HeaderLayout, type HeaderProblem } from '../core/columns.ts'
 import { withServerVersion } from '../core/describe.ts'
 import { asImportCarriesOut, runGuards, type GuardOptions } from '../core/guards.ts'
 import { planSync } from '../core/plan.ts'
-import type { KnownUser, RowContext, ServerActivity } from '../core/row-context.ts'
+import type { RowContext, ServerActivity } from '../core/row-context.ts'
+import { knownUsers, scopeOfTarget } from '../core/target-scope.ts'
+import { withinTarget } from './target-wall.ts'
 import { activityKey, parseActivityKey, pendingMark } from '../core/activity-key.ts'
 import type { TimeWindow } from '../core/windows.ts'
 import { localDateOf } from '../core/wall-clock.ts'
@@ -37,7 +39,8 @@ import { readRanges, restOfWindow } from '../core/read-ranges.ts'
 import { adoptInterrupted } from '../core/interrupted-posts.ts'
 import { sheetKeysOf } from '../core/sheet-keys.ts'
 import { readEach, readRanged } from './server-reads.ts'
-import { planAllowedTags } from '../core/allowed-tags-plan.ts'
+import { planAllowedTags, type TagsRowStatus } from '../core/allowed-tags-plan.ts'
+import { statusText } from '../core/status.ts'
 import { sendAllowedTags } from './import-tags.ts'
 import { applyServerWrites } from './import-apply.ts'
 import { sheetWriteBack } from '../core/import-write-back.ts'
@@ -151,8 +154,12 @@ interface ImportRun {
   handOff: SyncHandOff | undefined
 }
 
-async function importInFrame({ target, deps, options, frame, handOff }: ImportRun): Promise<ImportSummary> {
+async function importInFrame({ target, deps: given, options, frame, handOff }: ImportRun): Promise<ImportSummary> {
   const { runId, startedAt, now, location, state, fresh: neverRun } = frame
+  // Every write of this run goes through the wall: only the timelines and allowed-tags lines of the target's people.
+  const tagsScope = scopeOfTarget(target)
+  const { scope } = tagsScope
+  const deps: ImportDeps = { ...given, client: withinTarget(given.client, target, scope, tagsScope.edits) }
   const sheetsRequests = () => frame.sheetsRequests()
   const interrupted = await unfinishedJournals(location.journalFolder)
   if (interrupted.length)
@@ -221,11 +228,9 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   // A sync listed them a moment ago, when it read the export's changes ahead of this read.
   const tagsTimelines = handOff?.changesAhead?.tagsTimelines ?? (await (serverLists?.timelines ?? deps.client.tagsTimelines()))
   const timelineByKey = new Map(tagsTimelines.map((t) => [t.timelineKey, t]))
-  const users: KnownUser[] = tagsTimelines.map((t) => ({
-    username: t.ownerUsername,
-    displayName: t.ownerDisplayName,
-    tagsTimelineKey: t.timelineKey,
-  }))
+  const users = knownUsers(tagsTimelines, scope)
+  // Keys of other people's timelines: a row or a base that names one is never planned on (rows say why).
+  const outside = new Set(tagsTimelines.filter((t) => !scope.covers(t.ownerUsername)).map((t) => t.timelineKey))
   let allowed: AllowedTags | undefined
   try {
     allowed = await (serverLists?.allowed ?? deps.client.readAllowedTags({ all: true }))
@@ -238,12 +243,12 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   const { keys: sheetKeys, shared: rowsOfKey } = sheetKeysOf(tab, layout)
   // Each row is read once at most, and a row still as the tool wrote it not at all (decisions/0013); both passes
   // judge that reading.
-  const readings = readSheet(tab, layout, { timeZone: target.timeZone, users }, state.base, state.written)
+  const readings = readSheet(tab, layout, { timeZone: target.timeZone, users, teamOnly: !scope.whole }, state.base, state.written)
   const candidates = findCandidates(tab, readings, rowsOfKey, layout, state.base, users, target.timeZone, sheetKeys)
   const affected = new Set<string>()
   for (const c of candidates.timelines) affected.add(c)
   const missingKeys: string[] = []
-  for (const k of state.base.keys()) if (!sheetKeys.has(k)) missingKeys.push(k)
+  for (const k of state.base.keys()) if (!sheetKeys.has(k) && !outside.has(parseActivityKey(k)!.timelineKey)) missingKeys.push(k)
   if (options.deleteMissing) for (const k of missingKeys) affected.add(parseActivityKey(k)!.timelineKey)
   for (const run of interrupted) for (const w of run.writes) if (w.intent.timelineKey) affected.add(w.intent.timelineKey)
 
@@ -278,7 +283,11 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
     return { timeline, found, ranges: [...ranges, ...rest], whole: true }
   })
   for (const { timeline, whole } of reads) if (whole) fullTimelines.add(timeline.timelineKey)
-  const tagRules = { allowedTags: allowed, allowedTagsSeverity: options.strictTags ? ('error' as const) : ('warning' as const) }
+  const tagRules = {
+    allowedTags: allowed,
+    allowedTagsSeverity: options.strictTags ? ('error' as const) : ('warning' as const),
+    userCanAppend: target.userCanAppendTags ?? true,
+  }
   // Rows nobody edited are the export's: left out of the plan with their activities.
   const settled = settledRows(readings, candidates.verdicts, { affected, full: fullTimelines }, tagRules)
   for (const { timeline, found, ranges } of reads) {
@@ -294,6 +303,7 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   const ctx: RowContext = {
     timeZone: target.timeZone,
     users,
+    teamOnly: !scope.whole,
     server,
     baseKeys: { has: (k) => state.base.has(k) || baseCellKeys.has(k) },
     ...tagRules,
@@ -334,7 +344,14 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
     },
     options,
   )
-  const tags = planAllowedTags(snapshot, target.tabs.allowedTags, state.allowedTagsFingerprint, Boolean(options.overwriteTags))
+  const tags = planAllowedTags(
+    snapshot,
+    target.tabs.allowedTags,
+    { whole: state.allowedTagsFingerprint, parts: state.allowedTagsParts },
+    Boolean(options.overwriteTags),
+    tagsScope,
+    allowed,
+  )
   const view = planView(target.name, plan.decisions, adoptions, missingKeys, tags, guards, server, target.timeZone)
 
   if (options.dryRun) {
@@ -377,7 +394,7 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
   // Allowed tags: one POST, only when the tab changed and the server did not.
   let tagsOutcome = tags
   if (tags.kind === 'send') {
-    tagsOutcome = await sendAllowedTags(deps.client, tags, state, journal)
+    tagsOutcome = await sendAllowedTags(deps.client, tags, tagsScope, state, journal)
   }
 
   // The sheet, read afresh: each planned row is found again there, and the write finds it once more when it lands.
@@ -406,9 +423,13 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
     view.missing.length ? `${view.missing.length} rows are missing from the sheet (kept on the server).` : '',
   ]
   const tabWrites: TabWrite[] = [sheetWrite.write]
+  // A refused Allowed tags tab: each row that reaches past the target says so, on the tab as this run read it.
+  const tagsStatuses = tags.kind === 'refused' ? tagsStatusWrite(snapshot.tabs[target.tabs.allowedTags], tags.rows, today) : undefined
+  if (tagsStatuses) tabWrites.push(tagsStatuses)
+  const basis = tagsStatuses ? { tabs: { ...fresh.tabs, [target.tabs.allowedTags]: snapshot.tabs[target.tabs.allowedTags]! } } : fresh
   const report = await deps.spreadsheet.write(
     tabWrites.filter((w) => !isEmptyWrite(w)),
-    fresh,
+    basis,
   )
   const unfinished = sheetWrite.lost.length + marking.unmarked.size + report.skipped.filter((r) => r.tab === target.tabs.activities).length
   if (unfinished > 0) {
@@ -465,6 +486,16 @@ async function importInFrame({ target, deps, options, frame, handOff }: ImportRu
       window: windowView(exportWindow(target, startedAt)),
       sheetsRequests: sheetsRequests(),
     }
+  }
+}
+
+/** The Status cells of the Allowed tags rows a refusal names, or undefined when there are none or the tab has no Status column. */
+function tagsStatusWrite(tab: TabData | undefined, rows: readonly TagsRowStatus[] | undefined, today: string): TabWrite | undefined {
+  const column = tab?.header.findIndex((h) => h === ALLOWED_TAGS_COLUMN.status) ?? -1
+  if (!tab || column < 0 || !rows?.length) return undefined
+  return {
+    tab: tab.title,
+    updates: rows.map((r) => ({ row: r.rowNumber, column, values: [statusText({ word: 'Error', reason: r.reason }, today)] })),
   }
 }
 

@@ -96,6 +96,12 @@ const targetState = z.looseObject({
   layoutHash: z.string().optional(),
   /** Fingerprint of the allowed tags as the tool last wrote them to the tab (or sent them to the server). */
   allowedTagsFingerprint: z.string().optional(),
+  /**
+   * Fingerprints of the two parts of those lines: what the target may change, and what it shows but may not
+   * (src/core/scoped-allowed-tags.ts). Absent in states written before teams were known: the whole is then the
+   * editable part, as it was.
+   */
+  allowedTagsParts: z.strictObject({ editable: z.string(), fixed: z.string() }).optional(),
   /** Opaque facts the spreadsheet backend keeps between runs (Google: tab ids). */
   backendHints: z.record(z.string(), z.unknown()).optional(),
   runs: z.array(runRecord),
@@ -119,6 +125,12 @@ const MAX_RUNS = 200
 
 export function emptyState(target: string): TargetState {
   return { version: STATE_VERSION, target, timelines: {}, base: new Map(), written: noWrittenRows(), runs: [] }
+}
+
+/** Records the Allowed tags lines as the tool last wrote or sent them. */
+export function recordAllowedTags(state: TargetState, written: { whole: string; editable: string; fixed: string }): void {
+  state.allowedTagsFingerprint = written.whole
+  state.allowedTagsParts = { editable: written.editable, fixed: written.fixed }
 }
 
 /** Base maps changed since they were loaded or saved: their file is written again on save. */

@@ -43,7 +43,7 @@ describe('tab specs', () => {
   })
 
   it('lays out Allowed tags, Sync log and read-only timeline tabs', () => {
-    expect(allowedTagsTab().columns.map((c) => c.name)).toEqual(['Applies to', 'Tags'])
+    expect(allowedTagsTab().columns.map((c) => c.name)).toEqual(['Applies to', 'Tags', 'Status'])
     const log = syncLogTab()
     expect(log.readOnly).toBe(true)
     expect(log.columns.map((c) => c.name)).toEqual([

@@ -161,6 +161,7 @@ describe('doctor on a setup that works', () => {
       ['Content editor (getAll)', 'pass'],
       ['Tags timelines visible', 'pass'],
       ['updatedactivities link', 'pass'],
+      ['people and permissions', 'pass'],
       ['Google sign-in, spreadsheet reachable', 'pass'],
       ['spreadsheet editable', 'pass'],
       ['quota headroom', 'pass'],
@@ -171,7 +172,10 @@ describe('doctor on a setup that works', () => {
     ])
     expect(report.ok).toBe(true)
     expect(report.exitCode).toBe(0)
-    expect(report.text.split('\n')).toHaveLength(13)
+    expect(report.text.split('\n')).toHaveLength(14)
+    expect(report.check('people and permissions').detail).toBe(
+      'covers every user of the server; export needs Content reader, import and sync Content editor; Allowed tags: its own and the everyone lines; the account: Content editor or administrator',
+    )
     expect(report.text).toMatch(/A sync would work\.$/)
     expect(report.check('Timeline sign-in').detail).toContain(`as ${timeline.seed.transfer!.username}`)
     expect(report.check('Google sign-in, spreadsheet reachable').detail).toContain(`as ${SA}`)
@@ -285,6 +289,19 @@ describe('doctor, the Timeline server', () => {
     expect(report.text).not.toContain('not-the-password')
   })
 
+  it('says whom a team target covers and what it may change of the allowed tags', async () => {
+    const [first, second] = timeline.seed.users
+    const file = await config(
+      'team-target',
+      { teams: ['Design'], allowedTagsEdits: 'read-only' },
+      { teams: { Design: [first!.username, second!.username] } },
+    )
+    const report = await doctor(file)
+    expect(report.check('people and permissions').detail).toBe(
+      `covers ${first!.username}, ${second!.username} (teams Design); export needs Content reader, import and sync Content editor; Allowed tags: shown, not changed; the account: Content editor or administrator`,
+    )
+  })
+
   it('a reader account signs in and sees the timelines, but is not a Content editor: exit 6', async () => {
     const reader = timeline.seed.reader!
     const file = await config('reader', {}, { timeline: { auth: { mode: 'password', baseUrl: timeline.url, username: reader.username } } })
@@ -295,6 +312,8 @@ describe('doctor, the Timeline server', () => {
       `Give ${reader.username} the Content editor permission on the Timeline server.`,
     )
     expect(report.check('Tags timelines visible').status).toBe('pass')
+    expect(report.check('Content editor (getAll)').detail).toContain('Export works with it')
+    expect(report.check('people and permissions').detail).toContain('the account: below Content editor')
     expect(report.exitCode).toBe(6)
   })
 

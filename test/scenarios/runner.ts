@@ -36,6 +36,8 @@ export interface Initial {
   window?: { days: number; lookBackDays: number }
   /** Other target settings (deletedRows, users …). */
   target?: Record<string, unknown>
+  /** Other top-level config settings (teams …). */
+  config?: Record<string, unknown>
   /** The server's allowed tags; none when omitted. */
   allowedTags?: AllowedTagsState
   activities?: InitialActivity[]
@@ -189,6 +191,7 @@ class Scenario {
         pace: { concurrency: 1 },
       },
       ...google,
+      ...this.initial.config,
       stateDir: 'state',
       targets: [
         {
@@ -246,7 +249,10 @@ class Scenario {
         return
       case 'edit-cell': {
         const { tab, row } = await this.findOne(named)
-        await this.driver.setCell(ACTIVITIES, row, this.column(tab, need('column')), need('value') === '' ? null : need('value'))
+        // `key-of=<ref>` puts that activity's Key in the cell, as a manager copying a Key from another sheet would.
+        const ref = named.get('key-of')
+        const value = ref !== undefined ? this.keyOf(ref).key : need('value')
+        await this.driver.setCell(ACTIVITIES, row, this.column(tab, need('column')), value === '' ? null : value)
         return
       }
       case 'type-cell': {

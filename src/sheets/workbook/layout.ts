@@ -183,8 +183,8 @@ export function layOutTab(
 
   if (settings.protect && applyProtection(parts, spec.readOnly === true)) changed = true
   if (applyPrintSetup(parts)) changed = true
-  // The tab managers edit gets a filter (a protected sheet refuses to add one, but lets them use it).
-  const filter = spec.statusColumn !== undefined && spec.readOnly !== true ? filterRange(lastColumn, lastRow) : undefined
+  // The tab managers sort and filter gets a filter (a protected sheet refuses to add one, but lets them use it).
+  const filter = spec.filter === true && spec.readOnly !== true ? filterRange(lastColumn, lastRow) : undefined
   if (filter !== undefined && applyAutoFilter(parts, filter)) changed = true
 
   if (changed) {
