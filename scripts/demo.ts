@@ -24,6 +24,9 @@ await mkdir(folder, { recursive: true })
 
 const server = await startReferenceServer({ data: { users: 6, days, startDate: start, timeZones: [timeZone, 'America/New_York'] } })
 const transfer = server.credentials.transfer!
+// The config says who is in which team (the API has no team directory); here, as the generated data has them.
+const teams: Record<string, string[]> = {}
+for (const user of server.credentials.users) for (const team of user.teams ?? []) (teams[team] ??= []).push(user.username)
 const configFile = path.join(folder, 'timeline-sheets.json')
 await writeFile(
   configFile,
@@ -32,8 +35,17 @@ await writeFile(
       vendor: 'manictime',
       timeline: { auth: { mode: 'password', baseUrl: server.url, username: transfer.username, passwordEnv: 'DEMO_TIMELINE_PASSWORD' } },
       stateDir: 'state',
+      teams,
       targets: [
         { name: 'demo', spreadsheet: { kind: 'workbook', path: 'timeline-sheets-demo.xlsx' }, timeZone, window: { days, lookBackDays: 7 } },
+        // One team's own sheet: its people only, and of the allowed tags only the lines that apply to them.
+        {
+          name: 'engineering',
+          spreadsheet: { kind: 'workbook', path: 'engineering-team.xlsx' },
+          teams: ['Engineering'],
+          timeZone,
+          window: { days, lookBackDays: 7 },
+        },
       ],
     },
     null,
@@ -72,7 +84,13 @@ try {
   for (const row of activities.rows.slice(0, 5)) {
     process.stdout.write(`    ${row.slice(0, 8).map(show).join(' | ')}\n`)
   }
-  process.stdout.write(`\nOpen it in LibreOffice or Excel. The config used is ${configFile}.\n`)
+  const teamFile = path.join(folder, 'engineering-team.xlsx')
+  const team = await createWorkbookSpreadsheet({ path: teamFile }).read(['Activities', 'Allowed tags'])
+  const people = new Set(team.tabs['Activities']!.rows.map((r) => String(r[0])))
+  process.stdout.write(
+    `\nThe Engineering team's workbook: ${teamFile}\n  Activities: ${team.tabs['Activities']!.rows.length} rows, of ${[...people].join(' and ')} only; Allowed tags: ${team.tabs['Allowed tags']!.rows.length} rows, without the lines for other people and teams\n`,
+  )
+  process.stdout.write(`\nOpen them in LibreOffice or Excel. The config used is ${configFile}.\n`)
 } finally {
   await server.close()
 }
