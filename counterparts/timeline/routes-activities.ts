@@ -86,7 +86,13 @@ export function readActivities({ store, url, params, apiUrl, user }: RouteContex
     `&toTime=${wallTime(toMs, store.serverTimeZone)}&updatedAfterTimestamp=${store.timestamp(timeline.key)}`
   ;(body['links'] as unknown[]).push({ rel: store.vendor.rel('updatedactivities'), href: updated })
   body['entities'] = entitiesJson(store, timeline, activities)
-  if (deleted !== undefined) body['deletedActivityIds'] = deleted
+  if (deleted !== undefined) {
+    // The lists of the vendor's sample answer, in its order; this server never deletes groups, groupLists or folders.
+    body['deletedActivityIds'] = deleted
+    body['deletedGroupIds'] = []
+    body['deletedGroupListIds'] = []
+    body['deletedFolderIds'] = []
+  }
   return json(store, body)
 }
 

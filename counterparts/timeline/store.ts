@@ -40,7 +40,11 @@ export interface TimelineStoreOptions {
   vendor?: string
   /** IANA zone for range bounds sent without an offset. @default 'UTC' */
   serverTimeZone?: string
-  /** List `deletedActivityIds` (strings) on incremental reads. @default false */
+  /**
+   * List deletions on incremental reads, as the only official sample answer does (v2): `deletedActivityIds`
+   * (strings) beside `deletedGroupIds`, `deletedGroupListIds` and `deletedFolderIds` (always empty: this server
+   * deletes no group, groupList or folder). False stands for a server that reports none. @default true
+   */
   reportDeletions?: boolean
   /** Where allowed tags come from; POST tagcombinationlist needs 'service'. @default 'service' */
   tagSource?: 'service' | 'other'
@@ -190,7 +194,7 @@ export function createTimelineStore(options: TimelineStoreOptions = {}) {
   const vendor: VendorIdentifiers = vendorIdentifiers(options.vendor ?? 'manictime')
   const serverTimeZone = options.serverTimeZone ?? 'UTC'
   const settings = {
-    reportDeletions: options.reportDeletions ?? false,
+    reportDeletions: options.reportDeletions ?? true,
     tagSource: options.tagSource ?? ('service' as 'service' | 'other'),
     rangeLimit: options.rangeLimit as RangeLimit | undefined,
     trimmedLinkStatus: options.trimmedLinkStatus ?? (400 as TrimmedLinkStatus),

@@ -96,6 +96,9 @@ export async function readTimelineChanges(
   // The server will not answer the link at all (its change tracking no longer reaches back that far): read the
   // window as a first run does, which reconciles every row of the timeline and gives a fresh link.
   if (outcome?.kind === 'link-refused') return { ...(await readFull()), linkRefused: outcome.answer }
+  // A deleted group or groupList may have given tags to rows this read does not name (the tool keeps no map from
+  // groups to rows): the window read whole reconciles every row of the timeline.
+  if (outcome?.read.tagSourcesDeleted) return readFull()
   const updated = outcome?.read
   const lookBackDue =
     window.lookBackDays > 0 &&
@@ -208,6 +211,8 @@ async function readPlanned(
 /** What `readUpdatedRange` found: the changes, the deletions, and the first and last answers. */
 interface UpdatedRead extends RangeRead {
   deletedIds: number[]
+  /** An answer listed a deleted group or groupList, where activities' tags come from. */
+  tagSourcesDeleted: boolean
 }
 
 /** An incremental read: answered, or its link refused as such (`answer` says how). */
@@ -241,6 +246,7 @@ class LinkRefused extends InternalError {
  */
 async function readUpdatedRange(client: TimelineClient, link: string, window: TimeWindow): Promise<UpdatedOutcome> {
   const deleted = new Set<number>()
+  let tagSourcesDeleted = false
   const read = async (range: TimeWindow, splittable: boolean): Promise<ActivitiesRead> => {
     try {
       return await client.readUpdated(retargetLink(link, range), { splittable })
@@ -253,8 +259,10 @@ async function readUpdatedRange(client: TimelineClient, link: string, window: Ti
   try {
     const answered = await readPlanned(window, read, (answer) => {
       for (const id of answer.deletedActivityIds ?? []) deleted.add(id)
+      // Folders are left alone: the tool reads none, and an activity's tags come from its groups.
+      if (answer.deletedGroupIds?.length || answer.deletedGroupListIds?.length) tagSourcesDeleted = true
     })
-    return { kind: 'read', read: { ...answered, deletedIds: [...deleted] } }
+    return { kind: 'read', read: { ...answered, deletedIds: [...deleted], tagSourcesDeleted } }
   } catch (error) {
     if (error instanceof LinkRefused) return { kind: 'link-refused', answer: error.answer }
     throw error

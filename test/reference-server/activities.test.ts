@@ -272,12 +272,37 @@ describe('incremental reads', () => {
     expect(link).not.toBe(first.links.find((l) => l.rel === 'manictime/updatedactivities')!.href)
   })
 
-  it('omits deletions by default', async () => {
-    const { incremental } = await scenario(false)
-    expect(incremental).not.toHaveProperty('deletedActivityIds')
+  it("lists deletions by default as the vendor's sample answer does: activity ids as strings, beside the group, groupList and folder lists", async () => {
+    const f = fixture()
+    const drop = f.store.createActivity(f.keys.alice, { tags: 'Drop', start: '2026-03-29T11:00:00Z', duration: 60 })
+    const first = await body(
+      await f.call('GET', path(f.keys.alice, '?fromTime=2026-03-29&toTime=2026-03-30'), { as: USERS.alice.username }),
+    )
+    f.store.deleteActivity(f.keys.alice, drop.id)
+    const link = first.links.find((l) => l.rel === 'manictime/updatedactivities')!.href
+    const incremental = (await (await f.call('GET', link, { as: USERS.alice.username })).json()) as Record<string, unknown>
+    expect(incremental).toMatchObject({
+      deletedActivityIds: [String(drop.id)],
+      deletedGroupIds: [],
+      deletedGroupListIds: [],
+      deletedFolderIds: [],
+    })
+    expect(Object.keys(incremental).filter((k) => k.startsWith('deleted'))).toEqual([
+      'deletedActivityIds',
+      'deletedGroupIds',
+      'deletedGroupListIds',
+      'deletedFolderIds',
+    ])
   })
 
-  it('lists deletions v2-style as strings when the server option is on', async () => {
+  it('lists no deletions when the server option is off, and none on a read without the timestamp', async () => {
+    const { incremental, first } = await scenario(false)
+    for (const answer of [incremental, first])
+      for (const list of ['deletedActivityIds', 'deletedGroupIds', 'deletedGroupListIds', 'deletedFolderIds'])
+        expect(answer).not.toHaveProperty(list)
+  })
+
+  it('lists deletions v2-style as strings, and none again on the fresh link', async () => {
     const { incremental, drop, store, keys, call } = await scenario(true)
     expect(incremental.deletedActivityIds).toEqual([String(drop.id)])
     const link = incremental.links.find((l) => l.rel === 'manictime/updatedactivities')!.href
