@@ -149,6 +149,8 @@ export interface TimelineRecord {
   deletions: Array<{ seq: number; id: number; startMs: number; endMs: number }>
   /** Changes after this sequence are tracked: an incremental read from an earlier one cannot be answered. */
   trackedAfterSeq: number
+  /** The `updatedactivities` links given out, as `timestamp from-ms to-ms`: only these are answered. */
+  issuedLinks: Set<string>
 }
 
 /** What a create or update stores. Tags are split on `,` and trimmed when given as a name. */
@@ -430,6 +432,7 @@ export function createTimelineStore(options: TimelineStoreOptions = {}) {
         changes: [],
         deletions: [],
         trackedAfterSeq: 0,
+        issuedLinks: new Set(),
       }
       timelines.set(key, timeline)
       return timeline

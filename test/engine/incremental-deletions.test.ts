@@ -66,7 +66,7 @@ describe('deleted groups, groupLists and folders', () => {
     schemaName: 'ManicTime/Tags',
     windowFrom: window.window.from,
     windowTo: window.window.to,
-    updatedActivitiesUrl: link,
+    links: [{ href: link, from: window.window.from, to: window.window.to }],
     lastLookBackAt: NOW.toISOString(),
     lastChangeId: '3,7',
   }

@@ -350,6 +350,30 @@ describe('incremental reads', () => {
     expect((await f.call('GET', current, { as: USERS.alice.username })).status).toBe(200)
   })
 
+  it('answers a link as given, also with its bounds spelled as dates; refuses it with another range, as a link it no longer tracks', async () => {
+    const f = await scenario(false)
+    const link = f.first.links.find((l) => l.rel === 'manictime/updatedactivities')!.href
+    expect(link).toMatch(/\?fromTime=2026-03-29T00:00:00&toTime=2026-03-30T00:00:00&updatedAfterTimestamp=\d+,-?\d+$/)
+    // The guide's own example of the call sends the link's bounds as dates.
+    const asDates = link.replace('2026-03-29T00:00:00', '2026-03-29').replace('2026-03-30T00:00:00', '2026-03-30')
+    expect((await f.call('GET', asDates, { as: USERS.alice.username })).status).toBe(200)
+    for (const changed of [
+      link.replace('toTime=2026-03-30T00:00:00', 'toTime=2026-04-03T00:00:00'),
+      link.replace('fromTime=2026-03-29T00:00:00', 'fromTime=2026-03-29T12:00:00'),
+    ]) {
+      const refused = await f.call('GET', changed, { as: USERS.alice.username })
+      expect(refused.status).toBe(400)
+      expect(await refused.json()).toMatchObject({
+        errorCode: 'Validation',
+        message: expect.stringMatching(/^updatedAfterTimestamp '[^']+' was given with another fromTime and toTime/),
+      })
+    }
+    // The fresh link of an answer keeps the range of the link that was followed.
+    const fresh = f.incremental.links.find((l) => l.rel === 'manictime/updatedactivities')!.href
+    expect(fresh.split('&updatedAfterTimestamp=')[0]).toBe(link.split('&updatedAfterTimestamp=')[0])
+    expect((await f.call('GET', fresh, { as: USERS.alice.username })).status).toBe(200)
+  })
+
   it('can switch deletion reporting at runtime', async () => {
     const f = await scenario(false)
     f.store.settings.reportDeletions = true
