@@ -40,6 +40,25 @@ const TRIMMED_LINK_REFUSALS = {
   500: 'InternalError',
 } as const
 
+/**
+ * A link whose fromTime or toTime is not what the server wrote beside that timestamp. The service says the link is
+ * to be used as given ("the complete url including parameters is provided by 'links' resource") and documents no
+ * answer to a changed one; this server refuses it as it refuses a link it no longer tracks (decisions/0005, 0019).
+ */
+function changedLinkRefusal(store: TimelineStore, after: string): Response {
+  return errorResponse(
+    store,
+    400,
+    'Validation',
+    `updatedAfterTimestamp '${after}' was given with another fromTime and toTime; use the updatedactivities link as given, or read the range without it.`,
+  )
+}
+
+/** How a given-out link is remembered: the timestamp and the bounds as the link's text reads back. */
+function issuedLink(after: string, fromMs: number, toMs: number): string {
+  return `${after} ${fromMs} ${toMs}`
+}
+
 function trimmedLinkRefusal(store: TimelineStore, after: string): Response {
   const status = store.settings.trimmedLinkStatus
   const message =
@@ -73,6 +92,8 @@ export function readActivities({ store, url, params, apiUrl, user }: RouteContex
     }
     const afterSeq = Number(match[1])
     if (afterSeq < timeline.trackedAfterSeq) return trimmedLinkRefusal(store, after)
+    // Compared as instants, so the bounds may be spelled otherwise (the guide's own example sends dates).
+    if (!timeline.issuedLinks.has(issuedLink(after.trim(), fromMs, toMs))) return changedLinkRefusal(store, after)
     activities = activities.filter((activity) => activity.changedSeq > afterSeq)
     if (store.settings.reportDeletions) {
       deleted = store.deletedSince(timeline.key, afterSeq, fromMs, toMs).map(String)
@@ -81,13 +102,27 @@ export function readActivities({ store, url, params, apiUrl, user }: RouteContex
   const body = timelineJson(store, timeline, apiUrl)
   // Written out as the real server does (`fromTime=2018-05-08T00:00:00&…=131402,1991595575`):
   // `:` and `,` are legal in a query, so nothing is escaped.
-  const updated =
-    `${apiUrl}/timelines/${timeline.key}/activities?fromTime=${wallTime(fromMs, store.serverTimeZone)}` +
-    `&toTime=${wallTime(toMs, store.serverTimeZone)}&updatedAfterTimestamp=${store.timestamp(timeline.key)}`
+  const [fromText, toText] = [wallTime(fromMs, store.serverTimeZone), wallTime(toMs, store.serverTimeZone)]
+  const stamp = store.timestamp(timeline.key)
+  const updated = `${apiUrl}/timelines/${timeline.key}/activities?fromTime=${fromText}&toTime=${toText}&updatedAfterTimestamp=${stamp}`
+  timeline.issuedLinks.add(issuedLink(stamp, boundMs(fromText, store), boundMs(toText, store)))
   ;(body['links'] as unknown[]).push({ rel: store.vendor.rel('updatedactivities'), href: updated })
   body['entities'] = entitiesJson(store, timeline, activities)
-  if (deleted !== undefined) body['deletedActivityIds'] = deleted
+  if (deleted !== undefined) {
+    // The lists of the vendor's sample answer, in its order; this server never deletes groups, groupLists or folders.
+    body['deletedActivityIds'] = deleted
+    body['deletedGroupIds'] = []
+    body['deletedGroupListIds'] = []
+    body['deletedFolderIds'] = []
+  }
   return json(store, body)
+}
+
+/** A bound of a link as a request carrying it reads back (a wall time in the server's zone). */
+function boundMs(text: string, store: TimelineStore): number {
+  const parsed = parseBound(text, store.serverTimeZone)
+  if (!parsed.ok) throw new TypeError(`A link bound that does not read back: ${text}`)
+  return parsed.ms
 }
 
 /** The activities plus the groupList and group entities they reference, activities first. */

@@ -40,7 +40,11 @@ export interface TimelineStoreOptions {
   vendor?: string
   /** IANA zone for range bounds sent without an offset. @default 'UTC' */
   serverTimeZone?: string
-  /** List `deletedActivityIds` (strings) on incremental reads. @default false */
+  /**
+   * List deletions on incremental reads, as the only official sample answer does (v2): `deletedActivityIds`
+   * (strings) beside `deletedGroupIds`, `deletedGroupListIds` and `deletedFolderIds` (always empty: this server
+   * deletes no group, groupList or folder). False stands for a server that reports none. @default true
+   */
   reportDeletions?: boolean
   /** Where allowed tags come from; POST tagcombinationlist needs 'service'. @default 'service' */
   tagSource?: 'service' | 'other'
@@ -145,6 +149,8 @@ export interface TimelineRecord {
   deletions: Array<{ seq: number; id: number; startMs: number; endMs: number }>
   /** Changes after this sequence are tracked: an incremental read from an earlier one cannot be answered. */
   trackedAfterSeq: number
+  /** The `updatedactivities` links given out, as `timestamp from-ms to-ms`: only these are answered. */
+  issuedLinks: Set<string>
 }
 
 /** What a create or update stores. Tags are split on `,` and trimmed when given as a name. */
@@ -190,7 +196,7 @@ export function createTimelineStore(options: TimelineStoreOptions = {}) {
   const vendor: VendorIdentifiers = vendorIdentifiers(options.vendor ?? 'manictime')
   const serverTimeZone = options.serverTimeZone ?? 'UTC'
   const settings = {
-    reportDeletions: options.reportDeletions ?? false,
+    reportDeletions: options.reportDeletions ?? true,
     tagSource: options.tagSource ?? ('service' as 'service' | 'other'),
     rangeLimit: options.rangeLimit as RangeLimit | undefined,
     trimmedLinkStatus: options.trimmedLinkStatus ?? (400 as TrimmedLinkStatus),
@@ -426,6 +432,7 @@ export function createTimelineStore(options: TimelineStoreOptions = {}) {
         changes: [],
         deletions: [],
         trackedAfterSeq: 0,
+        issuedLinks: new Set(),
       }
       timelines.set(key, timeline)
       return timeline

@@ -6,8 +6,7 @@
  * answer is always the earliest one. An import reads the weeks around its
  * edits (`readRanges`).
  */
-import { chunkWindows, type TimeWindow } from './windows.ts'
-import { localDateOf } from './wall-clock.ts'
+import { chunkWindows, windowForDays, type TimeWindow } from './windows.ts'
 import { formatOffsetInstant, parseOffsetInstant } from './instant.ts'
 import { addDays, SECONDS_PER_DAY } from './serial.ts'
 
@@ -117,10 +116,13 @@ export function restOfWindow(timeZone: string, fromDate: string, days: number, r
   return chunkWindows(timeZone, fromDate, days, 7).filter((c) => !ranges.some((r) => r.from === c.from && r.to === c.to))
 }
 
+/**
+ * Whether the local day `date` of `timeZone` lies in `window`, a run of whole local days: its start, local
+ * midnight as the windows place it, is in `[from, to)`. An instant of that day in UTC would be on another
+ * local day in zones far from UTC (at UTC+13, noon UTC is already 01:00 of the next day).
+ */
 export function within(date: string, window: TimeWindow, timeZone: string): boolean {
-  const noon = Date.parse(`${date}T12:00:00Z`) / 1000
-  const local = localDateOf(timeZone, noon)
-  return startsWithin(`${local}T12:00:00Z`, window)
+  return startsWithin(windowForDays(timeZone, date, 1).from, window)
 }
 
 export function startsWithin(start: string, window: TimeWindow): boolean {

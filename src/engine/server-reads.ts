@@ -1,19 +1,22 @@
 /**
  * What changed on the server for one Tags timeline since the last run: a full
  * read of the window, in one request unless the server refuses it, on the first
- * run (or with --full), otherwise one incremental read through the stored
- * `updatedactivities` link, plus a full re-read of the look-back window when
- * it is due (the real service may not report deletions on incremental reads).
- * A link the server no longer accepts is followed by a full read of the window.
+ * run (or with --full); otherwise the stored `updatedactivities` links followed
+ * exactly as the server wrote them, each for the range it covers, plus a plain
+ * read of the days the window gained since then, which is also the look-back's
+ * read of the window's last days when that is due (the real service may not
+ * report deletions on incremental reads). A link the server no longer accepts
+ * is followed by a full read of the window (decisions/0005, 0019).
  */
-import { halveWindow, mergeRanges, planRangeReads } from '../core/read-ranges.ts'
+import { mergeRanges, planRangeReads, halveWindow } from '../core/read-ranges.ts'
 import { windowForDays, type TimeWindow } from '../core/windows.ts'
-import { addDays, type LocalDate } from '../core/serial.ts'
+import { offsetInstantSeconds } from '../core/instant.ts'
+import { addDays } from '../core/serial.ts'
 import type { TimelineClient } from '../timeline/client.ts'
-import { HttpError, InternalError } from '../errors.ts'
+import { HttpError } from '../errors.ts'
 import { meansRangeTooLarge } from '../timeline/http.ts'
 import type { ActivitiesRead, Activity, TimelineInfo } from '../timeline/model.ts'
-import type { TimelineCursor } from '../state/target-state.ts'
+import type { CursorLink, TimelineCursor } from '../state/target-state.ts'
 import type { ExportWindow } from '../core/export-plan.ts'
 
 export type TimelineChanges =
@@ -32,13 +35,16 @@ export type TimelineChanges =
   | {
       mode: 'incremental'
       timeline: TimelineInfo
-      /** Activities created or changed since the cursor. */
+      /** Activities in the window created or changed since the cursor. */
       activities: Activity[]
       /** Entity ids the server reported deleted (only servers that report them). */
       deletedIds: number[]
-      /** When the look-back window was re-read: its range and every activity in it. */
+      /**
+       * A range read whole: the days the window gained since its links' range, and the look-back's days when it
+       * was due; every activity in it.
+       */
       lookBack: { window: TimeWindow; activities: Activity[] } | undefined
-      /** The timeline list showed the version the last read began from: nothing changed, no incremental read was sent. */
+      /** The timeline list showed the version the last read began from: nothing changed, no link was followed. */
       unchanged?: true
       cursor: TimelineCursor
     }
@@ -73,192 +79,190 @@ export async function readTimelineChanges(
     ...(options.listedVersion === undefined ? {} : { listedVersion: options.listedVersion }),
   }
   const readFull = async (): Promise<Extract<TimelineChanges, { mode: 'full' }>> => {
-    const read = await readWindow(client, timeline, window.timeZone, window.fromDate, window.days)
+    const read = await readRange(client, timeline, window.window)
     return {
       mode: 'full',
-      timeline: read.timeline,
+      timeline: read.last.timeline,
       activities: read.activities,
       cursor: {
         ...base,
-        updatedActivitiesUrl: read.link && retargetLink(read.link, window.window),
+        ...linksOf(read, 'links'),
         lastLookBackAt: options.now.toISOString(),
-        lastChangeId: read.lastChangeId,
+        lastChangeId: read.first.timeline.lastChangeId,
       },
     }
   }
-  if (options.full || !cursor?.updatedActivitiesUrl) return readFull()
+  const windowFrom = offsetInstantSeconds(window.window.from)
+  const windowTo = offsetInstantSeconds(window.window.to)
+  // Links whose range has left the window say nothing it needs; a state without links (a first run, or one
+  // written when links were rebuilt for the window) has nothing to follow.
+  const links = (cursor?.links ?? []).filter((link) => offsetInstantSeconds(link.to) > windowFrom)
+  if (options.full || !cursor || links.length === 0) return readFull()
+  const linksEnd = links.map((link) => link.to).reduce((a, b) => (offsetInstantSeconds(b) > offsetInstantSeconds(a) ? b : a))
+  // Once the days since the links are as many as the days of the window they still cover, reading those days
+  // whole costs as much as the window: the window is read whole, and its fresh links start over.
+  if (windowTo - offsetInstantSeconds(linksEnd) >= offsetInstantSeconds(linksEnd) - windowFrom) return readFull()
 
-  const url = retargetLink(cursor.updatedActivitiesUrl, window.window)
-  // Every change moves the version, and the last read began after the list showed this one: an incremental read
-  // would answer nothing. A look-back that is due still reads (it also finds what the window's moving end reaches).
-  const unchanged = options.listedVersion !== undefined && options.listedVersion === cursor.listedVersion
-  const outcome = unchanged ? undefined : await readUpdatedRange(client, cursor.updatedActivitiesUrl, window.window)
-  // The server will not answer the link at all (its change tracking no longer reaches back that far): read the
-  // window as a first run does, which reconciles every row of the timeline and gives a fresh link.
-  if (outcome?.kind === 'link-refused') return { ...(await readFull()), linkRefused: outcome.answer }
-  const updated = outcome?.read
   const lookBackDue =
     window.lookBackDays > 0 &&
     (!cursor.lastLookBackAt ||
       options.now.getTime() - Date.parse(cursor.lastLookBackAt) >= (options.lookBackEveryMs ?? DEFAULT_LOOK_BACK_EVERY_MS))
-  let lookBack: { window: TimeWindow; activities: Activity[] } | undefined
-  if (lookBackDue) {
+  const recentLinks = cursor.recentLinks ?? []
+  const recentEnd = recentLinks.length > 0 ? Math.max(...recentLinks.map((link) => offsetInstantSeconds(link.to))) : undefined
+  // The days since the links are read whole when the window has gained days since they were last read, or the
+  // look-back is due (it starts there when the links end later); otherwise their own links are followed.
+  const readRecent = lookBackDue || recentEnd === undefined || windowTo > recentEnd
+  // Every change moves the version, and the last read began after the list showed this one: no link would
+  // answer anything. The days the window gained are still read (their activities may be older than the link).
+  const unchanged = options.listedVersion !== undefined && options.listedVersion === cursor.listedVersion
+  const toFollow = unchanged ? [] : readRecent ? links : [...links, ...recentLinks]
+  const followed = await followLinks(client, toFollow)
+  // The server will not answer a link at all (its change tracking no longer reaches back that far): read the
+  // window as a first run does, which reconciles every row of the timeline and gives fresh links.
+  if (followed.kind === 'link-refused') return { ...(await readFull()), linkRefused: followed.answer }
+  // A deleted group or groupList may have given tags to rows this read does not name (the tool keeps no map from
+  // groups to rows): the window read whole reconciles every row of the timeline.
+  if (followed.tagSourcesDeleted) return readFull()
+
+  let recent: RangeRead | undefined
+  let recentRange: TimeWindow | undefined
+  if (readRecent) {
     const days = Math.min(window.lookBackDays, window.days)
-    const fromDate = addDays(window.fromDate, window.days - days)
-    const read = await readWindow(client, timeline, window.timeZone, fromDate, days)
-    lookBack = { window: { from: read.window.from, to: read.window.to }, activities: read.activities }
+    const lookBack = lookBackDue ? windowForDays(window.timeZone, addDays(window.fromDate, window.days - days), days) : undefined
+    const from = lookBack && offsetInstantSeconds(lookBack.from) < offsetInstantSeconds(linksEnd) ? lookBack.from : linksEnd
+    if (offsetInstantSeconds(from) < windowTo) {
+      recentRange = { from, to: window.window.to }
+      recent = await readRange(client, timeline, recentRange)
+    }
   }
+  const fresh = (given: CursorLink[]) => given.map((link) => ({ ...link, href: followed.fresh.get(link) ?? link.href }))
   return {
     mode: 'incremental',
-    timeline: updated?.last.timeline ?? timeline,
-    activities: updated?.activities ?? [],
-    deletedIds: updated?.deletedIds ?? [],
-    lookBack,
+    timeline: recent?.last.timeline ?? followed.last?.timeline ?? timeline,
+    activities: followed.activities.filter((a) => overlaps(a, windowFrom, windowTo)),
+    deletedIds: followed.deletedIds,
+    lookBack: recent && recentRange ? { window: recentRange, activities: recent.activities } : undefined,
     ...(unchanged ? { unchanged: true as const } : {}),
     cursor: {
       ...base,
-      // A server that gives no fresh link leaves the old one valid: the next read repeats these changes, harmlessly.
-      updatedActivitiesUrl: updated?.first.updatedActivitiesUrl ? retargetLink(updated.first.updatedActivitiesUrl, window.window) : url,
-      lastLookBackAt: lookBack ? options.now.toISOString() : cursor.lastLookBackAt,
-      lastChangeId: updated ? updated.first.timeline.lastChangeId : cursor.lastChangeId,
+      links: fresh(links),
+      ...(recent ? linksOf(recent, 'recentLinks') : readRecent ? {} : { recentLinks: fresh(recentLinks) }),
+      lastLookBackAt: lookBackDue && recent ? options.now.toISOString() : cursor.lastLookBackAt,
+      lastChangeId: followed.first ? followed.first.timeline.lastChangeId : cursor.lastChangeId,
     },
   }
 }
 
-interface WindowRead {
-  timeline: TimelineInfo
-  activities: Activity[]
-  link: string | undefined
-  /** The first answer's: a change made while later parts were read then still shows as a change. */
-  lastChangeId: string | undefined
-  window: TimeWindow
-}
-
-/** `days` from `fromDate`, read whole (halved only where the server refuses), the cursor link from the earliest answer. */
-async function readWindow(
-  client: TimelineClient,
-  timeline: TimelineInfo,
-  timeZone: string,
-  fromDate: LocalDate,
-  days: number,
-): Promise<WindowRead> {
-  const window = windowForDays(timeZone, fromDate, days)
-  const read = await readRange(client, timeline, window)
-  return {
-    timeline: read.last.timeline,
-    activities: read.activities,
-    link: read.first.updatedActivitiesUrl,
-    lastChangeId: read.first.timeline.lastChangeId,
-    window,
+/** The links of each part of a read, with its range; none when a part came without one (the next read is whole). */
+function linksOf(read: RangeRead, field: 'links' | 'recentLinks'): Partial<Pick<TimelineCursor, 'links' | 'recentLinks'>> {
+  const links: CursorLink[] = []
+  for (const part of read.parts) {
+    if (part.answer.updatedActivitiesUrl === undefined) return {}
+    links.push({ href: part.answer.updatedActivitiesUrl, from: part.range.from, to: part.range.to })
   }
+  return { [field]: links }
 }
 
-/** What `readRange` found: every activity once, and the first and last answers. */
+/** An activity overlapping `[from, to)` (epoch seconds), as the server counts one for a range: a zero-length one by its start. */
+function overlaps(activity: Activity, from: number, to: number): boolean {
+  const start = offsetInstantSeconds(activity.start)
+  return start < to && (start + activity.duration > from || (activity.duration === 0 && start >= from))
+}
+
+/** What `readRange` found: every activity once, the first and last answers, and each part's answer. */
 export interface RangeRead {
   activities: Activity[]
-  /** The earliest answer: its `updatedactivities` link and `lastChangeId` are the oldest of the read. */
+  /** The earliest answer: its `lastChangeId` is the oldest of the read. */
   first: ActivitiesRead
   /** The latest answer: the timeline as it was last seen. */
   last: ActivitiesRead
+  /** The ranges answered, in order, each with its answer (and so its `updatedactivities` link). */
+  parts: { range: TimeWindow; answer: ActivitiesRead }[]
 }
 
 /**
  * Reads `window` of one timeline in one request, halving a range only when the
  * server refuses it or its answer is too large (src/core/read-ranges.ts). The
  * halves are read one after another, earlier first, so the first answer is the
- * earliest: a cursor link or `lastChangeId` taken from it makes anything that
- * changed while later parts were read come again next time (harmless) instead
- * of being skipped. Different timelines are read concurrently by the callers;
- * the client's pace bounds the requests in flight.
+ * earliest: a `lastChangeId` taken from it makes anything that changed while
+ * later parts were read come again next time (harmless) instead of being
+ * skipped. Different timelines are read concurrently by the callers; the
+ * client's pace bounds the requests in flight.
  */
 export async function readRange(client: TimelineClient, timeline: TimelineInfo, window: TimeWindow): Promise<RangeRead> {
-  return readPlanned(window, (range, splittable) => client.readActivities(timeline, range, { splittable }))
-}
-
-/** The loop of `readRange`: `read` one range after another as the plan says, halving what is refused. */
-async function readPlanned(
-  window: TimeWindow,
-  read: (range: TimeWindow, splittable: boolean) => Promise<ActivitiesRead>,
-  onAnswer: (answer: ActivitiesRead) => void = () => undefined,
-): Promise<RangeRead> {
   const plan = planRangeReads(window)
   const byId = new Map<number, Activity>()
-  let first: ActivitiesRead | undefined
-  let last: ActivitiesRead | undefined
+  const parts: RangeRead['parts'] = []
   for (let range = plan.next(); range; range = plan.next()) {
     const splittable = halveWindow(range) !== undefined
     let answer: ActivitiesRead
     try {
-      answer = await read(range, splittable)
+      answer = await client.readActivities(timeline, range, { splittable })
     } catch (error) {
       if (splittable && meansRangeTooLarge(error) && plan.refused()) continue
       throw error
     }
     plan.answered()
-    first ??= answer
-    last = answer
-    onAnswer(answer)
+    parts.push({ range, answer })
     // An activity that spans the edge between two halves comes in both.
     for (const activity of answer.activities) byId.set(activity.entityId, activity)
   }
+  const first = parts[0]?.answer
+  const last = parts[parts.length - 1]?.answer
   if (!first || !last) throw new TypeError('A read plan ended without an answer')
-  return { activities: [...byId.values()], first, last }
+  return { activities: [...byId.values()], first, last, parts }
 }
 
-/** What `readUpdatedRange` found: the changes, the deletions, and the first and last answers. */
-interface UpdatedRead extends RangeRead {
-  deletedIds: number[]
-}
-
-/** An incremental read: answered, or its link refused as such (`answer` says how). */
-type UpdatedOutcome = { kind: 'read'; read: UpdatedRead } | { kind: 'link-refused'; answer: string }
-
-/** Carries a refusal of the link out of the read plan's loop. */
-class LinkRefused extends InternalError {
-  readonly code = 'TS_HTTP'
-  readonly convertedBy = 'readUpdatedRange (engine/server-reads.ts): a control-flow signal; the window is then read in full'
-  readonly answer: string
-  constructor(answer: string) {
-    super(`The updatedactivities link was refused: ${answer}`)
-    this.name = 'LinkRefused'
-    this.answer = answer
-  }
-}
+/** What following the links found, or the answer of the server that refused one. */
+type Followed =
+  | {
+      kind: 'read'
+      activities: Activity[]
+      deletedIds: number[]
+      /** An answer listed a deleted group or groupList, where activities' tags come from. */
+      tagSourcesDeleted: boolean
+      /** The fresh link each answer gave, by the link followed. */
+      fresh: Map<CursorLink, string>
+      first: ActivitiesRead | undefined
+      last: ActivitiesRead | undefined
+    }
+  | { kind: 'link-refused'; answer: string }
 
 /**
- * Follows an `updatedactivities` link over `window`: one request, halved (the
- * link retargeted to each half) only where the server refuses the range, as a
- * full read is. The fresh link comes from the first answer, the oldest.
+ * Follows each link exactly as the server wrote it ("the complete url including parameters is provided by
+ * 'links' resource"), one request each, in the order of their ranges, so the first answer is the oldest.
  *
- * A server that no longer accepts the link (it trimmed the change tracking the
- * link's timestamp points into) may answer as one refusing a range does; the
- * service documents neither answer. The link's refusal is told apart by what
- * the answer says (410 Gone, or a body naming the timestamp or the change
- * tracking), else by a refusal of a day-long part of the link, which no
- * maximum range explains. Telling them apart costs a server with a maximum
- * range nothing on the runs that read through a good link; a refused link
- * costs the halvings down to a day, once.
+ * A link is never halved: the server wrote it for a range it answered. So any refusal that would mean a range
+ * too large for a plain read (decisions/0005, rule 2), and any that names the link's timestamp or the change
+ * tracking, is a refusal of the link: the server no longer answers it (it trimmed the change tracking the
+ * link points into, or takes the link for another).
  */
-async function readUpdatedRange(client: TimelineClient, link: string, window: TimeWindow): Promise<UpdatedOutcome> {
+async function followLinks(client: TimelineClient, links: readonly CursorLink[]): Promise<Followed> {
+  const byId = new Map<number, Activity>()
   const deleted = new Set<number>()
-  const read = async (range: TimeWindow, splittable: boolean): Promise<ActivitiesRead> => {
+  const fresh = new Map<CursorLink, string>()
+  let tagSourcesDeleted = false
+  let first: ActivitiesRead | undefined
+  let last: ActivitiesRead | undefined
+  const ordered = [...links].sort((a, b) => offsetInstantSeconds(a.from) - offsetInstantSeconds(b.from))
+  for (const link of ordered) {
+    let answer: ActivitiesRead
     try {
-      return await client.readUpdated(retargetLink(link, range), { splittable })
+      answer = await client.readUpdated(link.href)
     } catch (error) {
-      if (saysLinkRefused(error)) throw new LinkRefused(answerOf(error))
-      if (!splittable && meansRangeTooLarge(error)) throw new LinkRefused(`${answerOf(error)}, even for one day`)
+      if (saysLinkRefused(error) || meansRangeTooLarge(error)) return { kind: 'link-refused', answer: answerOf(error) }
       throw error
     }
+    first ??= answer
+    last = answer
+    for (const activity of answer.activities) byId.set(activity.entityId, activity)
+    for (const id of answer.deletedActivityIds ?? []) deleted.add(id)
+    // Folders are left alone: the tool reads none, and an activity's tags come from its groups.
+    if (answer.deletedGroupIds?.length || answer.deletedGroupListIds?.length) tagSourcesDeleted = true
+    // A server that gives no fresh link leaves the old one valid: the next read repeats these changes, harmlessly.
+    if (answer.updatedActivitiesUrl !== undefined) fresh.set(link, answer.updatedActivitiesUrl)
   }
-  try {
-    const answered = await readPlanned(window, read, (answer) => {
-      for (const id of answer.deletedActivityIds ?? []) deleted.add(id)
-    })
-    return { kind: 'read', read: { ...answered, deletedIds: [...deleted] } }
-  } catch (error) {
-    if (error instanceof LinkRefused) return { kind: 'link-refused', answer: error.answer }
-    throw error
-  }
+  return { kind: 'read', activities: [...byId.values()], deletedIds: [...deleted], tagSourcesDeleted, fresh, first, last }
 }
 
 const LINK_WORDS = /updatedAfterTimestamp|change ?tracking|trimmed|garbage/i
@@ -290,18 +294,6 @@ function answerOf(error: unknown): string {
 export function timelineVersion(timeline: Pick<TimelineInfo, 'lastChangeId' | 'timestamp'>): string | undefined {
   if (timeline.lastChangeId === undefined && timeline.timestamp === undefined) return undefined
   return `${timeline.lastChangeId ?? ''} ${timeline.timestamp ?? ''}`
-}
-
-/**
- * The server's `updatedactivities` link with its range set to the export
- * window: the link is the server's (path, timestamp and any other parameter
- * kept as given); only fromTime and toTime follow the window as days pass.
- */
-export function retargetLink(link: string, window: TimeWindow): string {
-  const url = new URL(link)
-  url.searchParams.set('fromTime', window.from)
-  url.searchParams.set('toTime', window.to)
-  return url.toString()
 }
 
 /**

@@ -36,11 +36,18 @@ import { noWrittenRows, readWrittenFile, writtenFileText, WRITTEN_FILE } from '.
  */
 export const STATE_VERSION = 3
 
+/** An `updatedactivities` link exactly as the server wrote it, and the range of the read it came with. */
+const cursorLink = z.looseObject({ href: z.string(), from: z.string(), to: z.string() })
+
 const timelineCursor = z.looseObject({
   timelineKey: z.string(),
   owner: z.string(),
   schemaName: z.string(),
-  /** Server-given `updatedactivities` link (toTime widened to the window end). */
+  /** The links of the last read of the window whole, one per part answered (decisions/0019). */
+  links: z.array(cursorLink).optional(),
+  /** The links of the last read of the days since `links` end (and of the look-back), one per part answered. */
+  recentLinks: z.array(cursorLink).optional(),
+  /** States before decisions/0019: a link rebuilt for the window, which is not followed (the next read is whole). */
   updatedActivitiesUrl: z.string().optional(),
   /** Window the cursor covers, ISO with offsets. */
   windowFrom: z.string().optional(),
@@ -108,6 +115,7 @@ const targetState = z.looseObject({
 })
 
 export type TimelineCursor = z.infer<typeof timelineCursor>
+export type CursorLink = z.infer<typeof cursorLink>
 export type RunRecord = z.infer<typeof runRecord>
 /**
  * The state as a run holds it. `base` (row key → fingerprint) is read-only here: it changes only through

@@ -284,6 +284,9 @@ export function processActivitiesResponse(url: string, vendor: VendorIdentifiers
     timeline,
     activities: toActivities(timeline.timelineKey, body.entities),
     deletedActivityIds: body.deletedActivityIds ?? undefined,
+    ...(body.deletedGroupIds?.length ? { deletedGroupIds: body.deletedGroupIds } : {}),
+    ...(body.deletedGroupListIds?.length ? { deletedGroupListIds: body.deletedGroupListIds } : {}),
+    ...(body.deletedFolderIds?.length ? { deletedFolderIds: body.deletedFolderIds } : {}),
     updatedActivitiesUrl: findLink(timeline.links, vendor.rel('updatedactivities')),
   }
 }

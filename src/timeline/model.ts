@@ -32,6 +32,13 @@ export interface ActivitiesRead {
   activities: Activity[]
   /** Present only when the server reports deletions on incremental reads. */
   deletedActivityIds: number[] | undefined
+  /**
+   * Groups and groupLists the server reports deleted (the activities' tags come from them); folders it reports
+   * deleted. Absent when the answer lists none.
+   */
+  deletedGroupIds?: number[]
+  deletedGroupListIds?: number[]
+  deletedFolderIds?: number[]
   /** The `updatedactivities` link for the next incremental read. */
   updatedActivitiesUrl: string | undefined
 }

@@ -142,13 +142,22 @@ export type TimelineJson = z.infer<typeof TimelineSchema>
 
 export const TimelinesListSchema = z.looseObject({ timelines: z.array(TimelineSchema) })
 
-/** Activities read (full or incremental): a timeline with its entities; v2-style deletion lists tolerated. */
+/** Ids as the v2 sample answer lists them (strings) or as numbers. */
+const DeletedIds = z
+  .array(z.union([z.number().int(), z.string().regex(/^-?\d+$/, 'an integer id')]).transform(Number))
+  .nullable()
+  .optional()
+
+/**
+ * Activities read (full or incremental): a timeline with its entities, and the deletion lists of the only
+ * official sample of an incremental answer (v2): activities, groups, groupLists and folders.
+ */
 export const ActivitiesResponseSchema = TimelineSchema.extend({
   entities: z.array(EntitySchema),
-  deletedActivityIds: z
-    .array(z.union([z.number().int(), z.string().regex(/^-?\d+$/, 'an integer id')]).transform(Number))
-    .nullable()
-    .optional(),
+  deletedActivityIds: DeletedIds,
+  deletedGroupIds: DeletedIds,
+  deletedGroupListIds: DeletedIds,
+  deletedFolderIds: DeletedIds,
 })
 
 export type ActivitiesResponseJson = z.infer<typeof ActivitiesResponseSchema>

@@ -1,6 +1,6 @@
 /** Halving and joining read ranges (src/core/read-ranges.ts). */
 import { describe, expect, it } from 'vitest'
-import { halveWindow, mergeRanges, planRangeReads } from '../../src/core/read-ranges.ts'
+import { halveWindow, mergeRanges, planRangeReads, readRanges, within } from '../../src/core/read-ranges.ts'
 import { chunkWindows, windowForDays } from '../../src/core/windows.ts'
 
 describe('read ranges', () => {
@@ -39,5 +39,30 @@ describe('read ranges', () => {
     const inside = { from: '2026-03-02T00:00:00+01:00', to: '2026-03-03T00:00:00+01:00' }
     expect(mergeRanges([inside, a])).toEqual([a])
     expect(mergeRanges([])).toEqual([])
+  })
+
+  it('places a day in the window of that local day, in zones from UTC−12 to UTC+14', () => {
+    for (const zone of [
+      'Etc/GMT+12',
+      'Pacific/Pago_Pago',
+      'UTC',
+      'Pacific/Auckland',
+      'Pacific/Fiji',
+      'Pacific/Tongatapu',
+      'Pacific/Kiritimati',
+    ]) {
+      const day = windowForDays(zone, '2026-01-05', 1)
+      expect(
+        ['2026-01-03', '2026-01-04', '2026-01-05', '2026-01-06'].filter((d) => within(d, day, zone)),
+        zone,
+      ).toEqual(['2026-01-05'])
+    }
+  })
+
+  it('reads, for an edit on the last day of a week, that week only, also east of UTC+12', () => {
+    for (const zone of ['Europe/Berlin', 'Pacific/Auckland', 'Pacific/Kiritimati']) {
+      const weeks = chunkWindows(zone, '2026-01-05', 28, 7)
+      expect(readRanges(zone, '2026-01-05', 28, new Set(['2026-01-18']), false), zone).toEqual([weeks[1]])
+    }
   })
 })

@@ -147,3 +147,34 @@ describe('where the importer reads, on a server that refuses ranges over 10 days
     expect(notes).toEqual(['first week, limited server', 'last week, limited server'])
   })
 })
+
+describe('where the importer reads, in a zone at UTC+13', () => {
+  let auckland: EngineFixture
+  beforeAll(async () => {
+    auckland = await startEngineFixture(
+      { users: 1, days: 28, startDate: '2026-10-14', timeZones: ['Pacific/Auckland'] },
+      { window: { days: 28 }, timeZone: 'Pacific/Auckland' },
+    )
+    const { client, target, stateDir } = auckland
+    await runExport(target, { client, spreadsheet: auckland.spreadsheet(), stateDir, reporter: silentReporter, now })
+  })
+  afterAll(async () => {
+    await auckland?.server.close()
+  })
+
+  it('an edit on the last days of a week reads that week, in one request', async () => {
+    // The window is 15 October to 11 November, local: its second week is 22 to 28 October.
+    const { file, activityReads } = auckland
+    const tab = (await createWorkbookSpreadsheet({ path: file }).read(['Activities'])).tabs['Activities']!
+    const col = (name: string) => tab.header.indexOf(name)
+    const index = tab.rows.findLastIndex((r) => (r[col('Date')] as number) === localDateToSerial('2026-10-27'))
+    expect(index).toBeGreaterThanOrEqual(0)
+    await managerEditing(file).editCell('Activities', index + 2, col('Notes'), 'end of the week')
+    activityReads.length = 0
+    const summary = await importNow(auckland)
+    expect(summary.counts).toMatchObject({ updated: 1, conflicts: 0, failed: 0 })
+    expect(activityReads.map((url) => [new URL(url).searchParams.get('fromTime'), new URL(url).searchParams.get('toTime')])).toEqual([
+      ['2026-10-22T00:00:00+13:00', '2026-10-29T00:00:00+13:00'],
+    ])
+  })
+})

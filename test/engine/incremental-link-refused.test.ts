@@ -83,8 +83,7 @@ describe('an incremental link the server no longer accepts', () => {
       [true, 28],
       [false, 28],
     ])
-    const fresh = `updatedAfterTimestamp=${encodeURIComponent(r.w.server.store.timestamp(r.alice.timelineKey))}`
-    expect(changes.cursor.updatedActivitiesUrl).toContain(fresh)
+    expect(changes.cursor.links?.[0]?.href).toContain(`updatedAfterTimestamp=${r.w.server.store.timestamp(r.alice.timelineKey)}`)
 
     // The next run reads incrementally through the fresh link.
     r.w.activityReads.length = 0
@@ -103,37 +102,31 @@ describe('an incremental link the server no longer accepts', () => {
     expect(r.w.activityReads.map(isIncremental)).toEqual([true, false])
   })
 
-  it('refused with an answer that says nothing of the link (500): halved down to a day, then read in full', async () => {
+  it('refused with an answer that says nothing of the link (500): never halved, the window read in full', async () => {
     const r = await start({ trimmedLinkStatus: 500 })
     const cursor = await firstRead(r)
     r.w.server.store.trimChangeTracking(r.alice.timelineKey)
     const changes = await readTimelineChanges(r.w.client, r.alice, cursor, r.window, { full: false, now: NOW })
-    expect(changes.mode === 'full' && changes.linkRefused).toBe('HTTP 500, even for one day')
+    expect(changes.mode === 'full' && changes.linkRefused).toBe('HTTP 500')
     expect(ids(changes.activities)).toEqual(inWindow(r))
-    // The earliest parts, depth first, down to less than a day (a range a maximum cannot explain); then the window.
+    // The link was written for a range the server answered: a refusal of it is the link's, whatever it says.
     expect(r.w.activityReads.map((u) => [isIncremental(u), days(u)])).toEqual([
       [true, 28],
-      [true, 14],
-      [true, 7],
-      [true, 3.5],
-      [true, 1.75],
-      [true, 0.875],
       [false, 28],
     ])
   })
 
-  it('on a server with a maximum range, is told apart from the range: the full read is halved as any', async () => {
+  it('on a server with a maximum range: the link of the first part is refused, the full read is halved as any', async () => {
     const r = await start({ rangeLimit: { maxDays: 10, status: 413 } })
     const cursor = await firstRead(r)
+    expect(cursor.links?.map((link) => days(link.href))).toEqual([7, 7, 7, 7])
     r.w.server.store.trimChangeTracking(r.alice.timelineKey)
     const changes = await readTimelineChanges(r.w.client, r.alice, cursor, r.window, { full: false, now: NOW })
     expect(changes.mode === 'full' && changes.linkRefused).toBe('HTTP 400')
     expect(ids(changes.activities)).toEqual(inWindow(r))
-    // The link: 28 and 14 days refused for their length, 7 days refused for the link. Then the window without it:
-    // 28 refused, 14 refused, 7 and 7 answered, 14 refused, 7 and 7 answered.
+    // The first part's link refused for the link. Then the window without it: 28 refused, 14 refused, 7 and 7
+    // answered, 14 refused, 7 and 7 answered.
     expect(r.w.activityReads.map((u) => [isIncremental(u), days(u)])).toEqual([
-      [true, 28],
-      [true, 14],
       [true, 7],
       [false, 28],
       [false, 14],
@@ -145,14 +138,14 @@ describe('an incremental link the server no longer accepts', () => {
     ])
   })
 
-  it('a link that is still good, on a server with a maximum range, is halved as before and costs nothing more', async () => {
+  it('links that are still good, on a server with a maximum range: the link of each part followed as given, nothing refused', async () => {
     const r = await start({ rangeLimit: { maxDays: 10, status: 400 } })
     const cursor = await firstRead(r)
     const changes = await readTimelineChanges(r.w.client, r.alice, cursor, r.window, { full: false, now: NOW })
     expect(changes.mode).toBe('incremental')
     expect(changes.activities.map((a) => a.tags)).toEqual([['Changed', 'Since']])
-    expect(r.w.activityReads.every(isIncremental)).toBe(true)
-    expect(r.w.activityReads.map(days)).toEqual([28, 14, 7, 7, 14, 7, 7])
+    expect(r.w.activityReads).toEqual(cursor.links!.map((link) => link.href))
+    expect(r.w.activityReads.map(days)).toEqual([7, 7, 7, 7])
   })
 
   it('when the full read fails too, the read fails with the full read’s error', async () => {
@@ -166,7 +159,7 @@ describe('an incremental link the server no longer accepts', () => {
     expect(error).toBeInstanceOf(TimelineSheetsError)
     expect((error as Error).message).toContain('The range is longer than 0.5 days')
     expect(r.w.activityReads.map((u) => [isIncremental(u), days(u)])).toEqual([
-      ...[28, 14, 7, 3.5, 1.75, 0.875].map((d) => [true, d]),
+      [true, 28],
       ...[28, 14, 7, 3.5, 1.75, 0.875].map((d) => [false, d]),
     ])
   })
@@ -227,55 +220,41 @@ describe('what a refusal of an incremental read says', () => {
     links: [],
   }
   const window = exportWindow({ timeZone: 'UTC', window: { days: 28, lookBackDays: 0 } } as Parameters<typeof exportWindow>[0], NOW)
-  const link = 'http://timeline.test/api/timelines/tl/activities?fromTime=x&toTime=y&updatedAfterTimestamp=3,7'
+  const link =
+    'http://timeline.test/api/timelines/tl/activities?fromTime=2026-10-13T00:00:00&toTime=2026-11-10T00:00:00&updatedAfterTimestamp=3,7'
   const cursor: TimelineCursor = {
     timelineKey: 'tl',
     owner: 'alice@example.com',
     schemaName: 'ManicTime/Tags',
     windowFrom: window.window.from,
     windowTo: window.window.to,
-    updatedActivitiesUrl: link,
+    links: [{ href: link, from: window.window.from, to: window.window.to }],
     lastLookBackAt: NOW.toISOString(),
     lastChangeId: '3,7',
-  }
-
-  /** A server that refuses incremental reads over 10 days with `data`, and answers shorter ones with nothing. */
-  function refusing(data: unknown): { client: TimelineClient; asked: string[] } {
-    const asked: string[] = []
-    const answer = (url: string): ActivitiesRead => ({ timeline, activities: [], deletedActivityIds: undefined, updatedActivitiesUrl: url })
-    const client = {
-      readUpdated: async (url: string) => {
-        asked.push(url)
-        if (days(url) > 10) throw new HttpError({ status: 400, method: 'GET', url, data })
-        return answer(url)
-      },
-      readActivities: async () => {
-        throw new Error('no full read expected')
-      },
-    } as unknown as TimelineClient
-    return { client, asked }
   }
 
   it.each([
     ['a body that only echoes the address', { title: 'Bad Request', instance: link }],
     ['a text body about the range', 'The range is too long.'],
     ['no body', undefined],
-  ])('%s is a refusal of the range: halved, incremental still', async (_name, data) => {
-    const { client, asked } = refusing(data)
-    const changes = await readTimelineChanges(client, timeline, cursor, window, { full: false, now: NOW })
-    expect(changes.mode).toBe('incremental')
-    expect(asked.map(days)).toEqual([28, 14, 7, 7, 14, 7, 7])
-  })
-
-  it.each([
     ['an error code about change tracking', { errorCode: 'ChangeTrackingTrimmed' }],
     ['a message naming the timestamp', { Message: 'updatedAfterTimestamp is too old.' }],
     ['a text body about trimmed changes', 'Changes before 3 were trimmed.'],
-  ])('%s is a refusal of the link', async (_name, data) => {
-    const { client } = refusing(data)
-    const full: ActivitiesRead = { timeline, activities: [], deletedActivityIds: undefined, updatedActivitiesUrl: link }
-    client.readActivities = async () => full
-    const changes = await readTimelineChanges(client, timeline, cursor, window, { full: false, now: NOW })
-    expect(changes.mode === 'full' && changes.linkRefused).toBe('HTTP 400')
-  })
+  ])(
+    '%s is a refusal of the link, which was written for a range the server answered: asked once, then the window whole',
+    async (_name, data) => {
+      const asked: string[] = []
+      const full: ActivitiesRead = { timeline, activities: [], deletedActivityIds: undefined, updatedActivitiesUrl: link }
+      const client = {
+        readUpdated: async (url: string) => {
+          asked.push(url)
+          throw new HttpError({ status: 400, method: 'GET', url, data })
+        },
+        readActivities: async () => full,
+      } as unknown as TimelineClient
+      const changes = await readTimelineChanges(client, timeline, cursor, window, { full: false, now: NOW })
+      expect(changes.mode === 'full' && changes.linkRefused).toBe('HTTP 400')
+      expect(asked).toEqual([link])
+    },
+  )
 })

@@ -142,8 +142,10 @@ describe('a sync reads the server first, and the export uses that read only whil
     const { exported } = await runSync(target, { ...deps, reporter })
     expect(exported?.result).toBe('success')
     expect(exported?.timelines.every((t) => t.lookBack)).toBe(true)
-    // The changed timeline's incremental read, ahead and again; the other is unchanged: its look-back reads only.
-    expect(deps.serverReads.updated).toBe(2)
+    // The changed timeline's links, ahead: the window's and that of the day the window gained at midnight (read
+    // whole by the sync across it). Again for the export, with the look-back, which reads that day whole again:
+    // the window's link only. The other timeline is unchanged: its look-back reads only.
+    expect(deps.serverReads.updated).toBe(3)
     expect(cell(key, 'Notes').value).toBe('read from the new cursors')
   })
 
@@ -152,12 +154,13 @@ describe('a sync reads the server first, and the export uses that read only whil
     const deps = depsAt(T0 + 14.5 * HOUR)
     const readUpdated = deps.client.readUpdated
     let calls = 0
-    // The read ahead's call (the changed timeline's; the other is unchanged and not read) fails; the export's succeeds.
+    // The read ahead's first call (the changed timeline's; the other is unchanged and not read) fails; the export
+    // follows both links of the changed timeline (the window's, and that of the day it gained at midnight).
     deps.client.readUpdated = (...args) => (++calls <= 1 ? Promise.reject(new Error('connection reset')) : readUpdated(...args))
     const { imported, exported } = await runSync(target, deps)
     expect(imported.result).toBe('success')
     expect(exported?.result).toBe('success')
-    expect(calls).toBe(2)
+    expect(calls).toBe(3)
     expect(cell(key, 'Notes').value).toBe('read again after a failure')
   })
 
@@ -178,8 +181,9 @@ describe('a sync reads the server first, and the export uses that read only whil
     expect(cell(key, 'Notes').value).toBe('typed meanwhile')
     // The sync's one read, then the read-back through the claims of the rows the export writes, which found the edit.
     expect(fake.store.stats().byMethod).toMatchObject({ BatchGetValues: 1, BatchGetValuesByDataFilter: 1 })
-    // Read once, ahead, for both halves (the unchanged timeline not at all).
-    expect(deps.serverReads.updated).toBe(1)
+    // Read once, ahead, for both halves: the changed timeline's two links (the window's, and that of the day it
+    // gained at midnight); the unchanged timeline not at all.
+    expect(deps.serverReads.updated).toBe(2)
     // The next sync takes the edit up (a conflict with the server's change, kept for a person).
     const next = await runSync(target, depsAt(T0 + 16 * HOUR))
     expect(next.exported?.result).not.toBe('incomplete')

@@ -35,6 +35,8 @@ interface World {
   faults: FaultInjector
   /** Activities reads as sent: `[from, to)` and the status answered. */
   reads: { from: string; to: string; status: number }[]
+  /** Incremental reads as sent: the URL and the status answered. */
+  followed: { url: string; status: number }[]
   sleeps: number[]
   client: TimelineClient
   window: ExportWindow
@@ -47,12 +49,15 @@ async function world(options: { rangeLimit?: RangeLimit; maxResponseBytes?: numb
   const faults = createFaultInjector()
   const handler = createTimelineHandler(store, { faults })
   const reads: World['reads'] = []
+  const followed: World['followed'] = []
   msw.use(
     mswHandlerFor(BASE, async (request) => {
       const response = await handler(request)
       const url = new URL(request.url)
       if (request.method === 'GET' && url.pathname.endsWith('/activities') && !url.searchParams.has('updatedAfterTimestamp')) {
         reads.push({ from: url.searchParams.get('fromTime')!, to: url.searchParams.get('toTime')!, status: response.status })
+      } else if (request.method === 'GET' && url.pathname.endsWith('/activities')) {
+        followed.push({ url: request.url, status: response.status })
       }
       return response
     }),
@@ -70,7 +75,7 @@ async function world(options: { rangeLimit?: RangeLimit; maxResponseBytes?: numb
   // exportWindow reads only the zone and the window of a target.
   const target = { timeZone: 'Europe/Berlin', window: { days: options.days ?? 35, lookBackDays: 7 } } as Parameters<typeof exportWindow>[0]
   const tags = await client.tagsTimelines()
-  return { store, seed, faults, reads, sleeps, client, window: exportWindow(target, NOW), tags }
+  return { store, seed, faults, reads, followed, sleeps, client, window: exportWindow(target, NOW), tags }
 }
 
 const seconds = (bound: string) => parseOffsetInstant(bound).epochSeconds
@@ -111,7 +116,9 @@ describe('whole-window reads', () => {
     expect(answered[3]!.to).toBe(w.window.window.to)
     for (let i = 1; i < answered.length; i++) expect(answered[i]!.from).toBe(answered[i - 1]!.to)
     expect(w.sleeps).toEqual([])
-    expect(changes.mode === 'full' && changes.cursor.updatedActivitiesUrl).toContain('updatedAfterTimestamp=')
+    // Each part answered gives its own link, kept with the range it covers.
+    expect(changes.cursor.links?.map(({ from, to }) => ({ from, to }))).toEqual(answered.map(({ from, to }) => ({ from, to })))
+    for (const link of changes.cursor.links!) expect(link.href).toContain('updatedAfterTimestamp=')
   })
 
   it('halves a range whose answer is larger than the transport holds', async () => {
@@ -179,15 +186,16 @@ describe('whole-window reads', () => {
     expect(first.activities.find((a) => a.entityId === early.id)?.tags).not.toEqual(['Changed', 'Meanwhile'])
     const next = await readTimelineChanges(w.client, alice, first.cursor, w.window, { full: false, now: NOW })
     expect(next.activities.find((a) => a.entityId === early.id)?.tags).toEqual(['Changed', 'Meanwhile'])
-    const fresh = `updatedAfterTimestamp=${encodeURIComponent(w.store.timestamp(alice.timelineKey))}`
-    expect(next.mode === 'incremental' && next.cursor.updatedActivitiesUrl).toContain(fresh)
+    expect(next.mode === 'incremental' && next.cursor.links?.[0]?.href).toContain(
+      `updatedAfterTimestamp=${w.store.timestamp(alice.timelineKey)}`,
+    )
   })
 
-  it('an incremental read the server refuses is halved too: every change and deletion of the window once', async () => {
+  it('after a read in halves, the link of each half is followed as the server wrote it: every change and deletion of the window once', async () => {
     const w = await world({ rangeLimit: { maxDays: 20, status: 400 } })
-    w.store.settings.reportDeletions = true
     const alice = w.tags[0]!
     const first = await fullRead(w, alice)
+    expect(first.cursor.links).toHaveLength(2)
     const all = w.store.overlapping(alice.timelineKey, Date.parse(w.window.window.from), Date.parse(w.window.window.to))
     const [early, late, gone] = [all[0]!, all[all.length - 1]!, all[1]!]
     for (const a of [early, late])
@@ -198,6 +206,7 @@ describe('whole-window reads', () => {
     expect(next.activities.map((a) => a.entityId).sort((a, b) => a - b)).toEqual([early.id, late.id].sort((a, b) => a - b))
     expect(next.deletedIds).toEqual([gone.id])
     expect(next.lookBack).toBeUndefined()
+    expect(w.followed).toEqual(first.cursor.links!.map((link) => ({ url: link.href, status: 200 })))
   })
 
   it('writes after a ranged read prove the state of its first answer', async () => {

@@ -126,17 +126,63 @@ describe('the range planner', () => {
   })
 })
 
+/** Every zone the runtime knows, and the local date of an instant there, by Intl and nothing of the tool's. */
+const EVERY_ZONE = Intl.supportedValuesOf('timeZone')
+const dateFormats = new Map<string, Intl.DateTimeFormat>()
+function localDateIn(timeZone: string, iso: string): string {
+  let format = dateFormats.get(timeZone)
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })
+    dateFormats.set(timeZone, format)
+  }
+  const part = (type: string) => format.formatToParts(new Date(iso)).find((p) => p.type === type)!.value
+  return `${part('year')}-${part('month')}-${part('day')}`
+}
+
+/** A window of whole local days holds a date when the date is on or after its first day and before the day its end starts. */
+function holdsDate(window: TimeWindow, date: string, timeZone: string): boolean {
+  return localDateIn(timeZone, window.from) <= date && date < localDateIn(timeZone, window.to)
+}
+
+const START = Date.UTC(2026, 0, 5)
+const dateAt = (offset: number) => new Date(START + offset * 86_400_000).toISOString().slice(0, 10)
+
+describe('whether a day lies in a window', () => {
+  it("agrees with the window's local dates, in every zone, across a year of changes of offset", () => {
+    const days = fc.record({ start: fc.integer({ min: -200, max: 300 }), length: fc.integer({ min: 1, max: 40 }) })
+    for (const timeZone of EVERY_ZONE) {
+      fc.assert(
+        fc.property(days, ({ start, length }) => {
+          const fromDate = dateAt(start)
+          chunkWindows(timeZone, fromDate, length, 7).forEach((week, i) => {
+            // The week's days and two on either side of it.
+            for (let d = start + 7 * i - 2; d < start + 7 * i + 9; d++)
+              expect(within(dateAt(d), week, timeZone), `${timeZone} ${dateAt(d)} in ${week.from}`).toBe(
+                holdsDate(week, dateAt(d), timeZone),
+              )
+          })
+        }),
+        { numRuns: 4 },
+      )
+    }
+  })
+})
+
 /**
  * What an import reads of one timeline (`readRanges`): the weeks of its edited
  * days, and within the window one run of weeks from the first edited week to
  * the last, so a timeline costs one request there however its edits scatter.
  */
 describe('the weeks an import reads', () => {
-  const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe'] as const
-  const START = Date.UTC(2026, 0, 5)
-  const dateAt = (offset: number) => new Date(START + offset * 86_400_000).toISOString().slice(0, 10)
+  // Half the cases in zones 11 hours or more from UTC, where a day's instants fall on other dates in UTC.
+  const farFromUtc = EVERY_ZONE.filter((timeZone) => {
+    const offset = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' })
+      .formatToParts(START)
+      .find((p) => p.type === 'timeZoneName')!.value
+    return /^GMT[+-]1[1-4]/.test(offset)
+  })
   const anyCase = fc.record({
-    timeZone: fc.constantFrom(...ZONES),
+    timeZone: fc.oneof(fc.constantFrom(...EVERY_ZONE), fc.constantFrom(...farFromUtc)),
     days: fc.integer({ min: 1, max: 120 }),
     // Edited days inside the window and up to a year on either side of it.
     offsets: fc.uniqueArray(fc.integer({ min: -365, max: 485 }), { maxLength: 12 }),
@@ -151,12 +197,12 @@ describe('the weeks an import reads', () => {
         const chunks = readRanges(timeZone, fromDate, days, dates, full)
         for (const d of dates)
           expect(
-            chunks.some((c) => within(d, c, timeZone)),
+            chunks.some((c) => holdsDate(c, d, timeZone)),
             d,
           ).toBe(true)
         const window = chunkWindows(timeZone, fromDate, days, 7)
         const inWindow = chunks.filter((c) => window.some((w) => w.from === c.from && w.to === c.to))
-        const edited = window.map((w) => [...dates].some((d) => within(d, w, timeZone)))
+        const edited = window.map((w) => [...dates].some((d) => holdsDate(w, d, timeZone)))
         const first = full ? 0 : edited.indexOf(true)
         const last = full ? window.length - 1 : edited.lastIndexOf(true)
         expect(inWindow).toEqual(first < 0 ? [] : window.slice(first, last + 1))
@@ -164,7 +210,7 @@ describe('the weeks an import reads', () => {
         // Outside the window: only weeks around an edited day there, never a run across the gap.
         for (const c of chunks.filter((x) => !inWindow.includes(x)))
           expect(
-            [...dates].some((d) => within(d, c, timeZone)),
+            [...dates].some((d) => holdsDate(c, d, timeZone)),
             `${c.from} holds no edited day`,
           ).toBe(true)
       }),

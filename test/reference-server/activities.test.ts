@@ -272,12 +272,37 @@ describe('incremental reads', () => {
     expect(link).not.toBe(first.links.find((l) => l.rel === 'manictime/updatedactivities')!.href)
   })
 
-  it('omits deletions by default', async () => {
-    const { incremental } = await scenario(false)
-    expect(incremental).not.toHaveProperty('deletedActivityIds')
+  it("lists deletions by default as the vendor's sample answer does: activity ids as strings, beside the group, groupList and folder lists", async () => {
+    const f = fixture()
+    const drop = f.store.createActivity(f.keys.alice, { tags: 'Drop', start: '2026-03-29T11:00:00Z', duration: 60 })
+    const first = await body(
+      await f.call('GET', path(f.keys.alice, '?fromTime=2026-03-29&toTime=2026-03-30'), { as: USERS.alice.username }),
+    )
+    f.store.deleteActivity(f.keys.alice, drop.id)
+    const link = first.links.find((l) => l.rel === 'manictime/updatedactivities')!.href
+    const incremental = (await (await f.call('GET', link, { as: USERS.alice.username })).json()) as Record<string, unknown>
+    expect(incremental).toMatchObject({
+      deletedActivityIds: [String(drop.id)],
+      deletedGroupIds: [],
+      deletedGroupListIds: [],
+      deletedFolderIds: [],
+    })
+    expect(Object.keys(incremental).filter((k) => k.startsWith('deleted'))).toEqual([
+      'deletedActivityIds',
+      'deletedGroupIds',
+      'deletedGroupListIds',
+      'deletedFolderIds',
+    ])
   })
 
-  it('lists deletions v2-style as strings when the server option is on', async () => {
+  it('lists no deletions when the server option is off, and none on a read without the timestamp', async () => {
+    const { incremental, first } = await scenario(false)
+    for (const answer of [incremental, first])
+      for (const list of ['deletedActivityIds', 'deletedGroupIds', 'deletedGroupListIds', 'deletedFolderIds'])
+        expect(answer).not.toHaveProperty(list)
+  })
+
+  it('lists deletions v2-style as strings, and none again on the fresh link', async () => {
     const { incremental, drop, store, keys, call } = await scenario(true)
     expect(incremental.deletedActivityIds).toEqual([String(drop.id)])
     const link = incremental.links.find((l) => l.rel === 'manictime/updatedactivities')!.href
@@ -323,6 +348,30 @@ describe('incremental reads', () => {
     expect(((await refused.json()) as { message: string }).message).toMatch(/^updatedAfterTimestamp '\d+,-?\d+' is older than the changes/)
     // Nothing changed since `current` was given out: the server can still answer it in full.
     expect((await f.call('GET', current, { as: USERS.alice.username })).status).toBe(200)
+  })
+
+  it('answers a link as given, also with its bounds spelled as dates; refuses it with another range, as a link it no longer tracks', async () => {
+    const f = await scenario(false)
+    const link = f.first.links.find((l) => l.rel === 'manictime/updatedactivities')!.href
+    expect(link).toMatch(/\?fromTime=2026-03-29T00:00:00&toTime=2026-03-30T00:00:00&updatedAfterTimestamp=\d+,-?\d+$/)
+    // The guide's own example of the call sends the link's bounds as dates.
+    const asDates = link.replace('2026-03-29T00:00:00', '2026-03-29').replace('2026-03-30T00:00:00', '2026-03-30')
+    expect((await f.call('GET', asDates, { as: USERS.alice.username })).status).toBe(200)
+    for (const changed of [
+      link.replace('toTime=2026-03-30T00:00:00', 'toTime=2026-04-03T00:00:00'),
+      link.replace('fromTime=2026-03-29T00:00:00', 'fromTime=2026-03-29T12:00:00'),
+    ]) {
+      const refused = await f.call('GET', changed, { as: USERS.alice.username })
+      expect(refused.status).toBe(400)
+      expect(await refused.json()).toMatchObject({
+        errorCode: 'Validation',
+        message: expect.stringMatching(/^updatedAfterTimestamp '[^']+' was given with another fromTime and toTime/),
+      })
+    }
+    // The fresh link of an answer keeps the range of the link that was followed.
+    const fresh = f.incremental.links.find((l) => l.rel === 'manictime/updatedactivities')!.href
+    expect(fresh.split('&updatedAfterTimestamp=')[0]).toBe(link.split('&updatedAfterTimestamp=')[0])
+    expect((await f.call('GET', fresh, { as: USERS.alice.username })).status).toBe(200)
   })
 
   it('can switch deletion reporting at runtime', async () => {

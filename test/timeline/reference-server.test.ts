@@ -359,7 +359,7 @@ describe('incremental reads', () => {
   }
 
   test('without deletion reports: the changed activity only, no deletion list', async () => {
-    const w = world()
+    const w = world({ reportDeletions: false })
     const { client, alice, changed, next } = await changeAfterRead(w)
     expect(next.activities.map((a) => [a.entityId, a.tags, a.duration])).toEqual([
       [changed.entityId, ['Initech', 'Support', 'Tickets'], 900],
@@ -370,8 +370,8 @@ describe('incremental reads', () => {
     expect(again.activities).toEqual([])
   })
 
-  test('with deletion reports: deletedActivityIds as numbers', async () => {
-    const w = world({ reportDeletions: true })
+  test('with deletion reports, the default: deletedActivityIds as numbers', async () => {
+    const w = world()
     const { removed, next } = await changeAfterRead(w)
     expect(next.deletedActivityIds).toEqual([removed.entityId])
   })

@@ -90,6 +90,26 @@ describe('processActivitiesResponse', () => {
     expect(read.deletedActivityIds).toEqual([6586, 12])
   })
 
+  test("the deletion lists of the vendor's sample answer are read, group, groupList and folder ids too; empty ones are left out", () => {
+    const sample = {
+      ...timelineBody(),
+      entities: [],
+      deletedActivityIds: ['6586'],
+      deletedGroupIds: [],
+      deletedGroupListIds: [],
+      deletedFolderIds: [],
+    }
+    const read = processActivitiesResponse(URL_, vendor, sample)
+    expect(read).toMatchObject({ deletedActivityIds: [6586] })
+    expect(read).not.toHaveProperty('deletedGroupIds')
+    const lists = { deletedGroupIds: ['4'], deletedGroupListIds: [5], deletedFolderIds: ['6588'] }
+    expect(processActivitiesResponse(URL_, vendor, { ...sample, ...lists })).toMatchObject({
+      deletedGroupIds: [4],
+      deletedGroupListIds: [5],
+      deletedFolderIds: [6588],
+    })
+  })
+
   test('an absent or null lastChangeId is undefined', () => {
     const read = processActivitiesResponse(URL_, vendor, { ...timelineBody({ lastChangeId: null }), entities: [] })
     expect(read.timeline.lastChangeId).toBeUndefined()
@@ -118,6 +138,9 @@ describe('processActivitiesResponse', () => {
     ['entityId as text', { ...timelineBody(), entities: [{ entityType: 'x', entityId: 'a' }] }, 'entities[0].entityId', 'expected number'],
     ['owner null', { ...timelineBody(), owner: null, entities: [] }, 'owner', 'expected object, got null'],
     ['bad deleted id', { ...timelineBody(), entities: [], deletedActivityIds: ['x'] }, 'deletedActivityIds[0]', 'an integer id'],
+    ['bad deleted group id', { ...timelineBody(), entities: [], deletedGroupIds: ['Active'] }, 'deletedGroupIds[0]', 'an integer id'],
+    ['bad deleted groupList id', { ...timelineBody(), entities: [], deletedGroupListIds: [1.5] }, 'deletedGroupListIds[0]', 'got 1.5'],
+    ['deleted folders not a list', { ...timelineBody(), entities: [], deletedFolderIds: '6588' }, 'deletedFolderIds', 'expected array'],
     ['not an object', 'hello', '(body)', 'expected object'],
   ])('%s names the field and the URL', (_name, body, field, problem) => {
     const error = shapeError(() => processActivitiesResponse(URL_, vendor, body))
