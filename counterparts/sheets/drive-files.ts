@@ -41,7 +41,7 @@ export const DRIVE_FILES_GET_SCOPES: ReadonlySet<string> = new Set(
   ].map((scope) => `https://www.googleapis.com/auth/${scope}`),
 )
 
-/** The narrowest Drive scope that reads a shared file's metadata. */
+/** The narrowest Drive scope that reads a shared file's metadata (a Restricted one, on Google's Drive scopes page). */
 export const DRIVE_METADATA_READONLY_SCOPE = 'https://www.googleapis.com/auth/drive.metadata.readonly'
 
 const SPREADSHEET_MIME_TYPE = 'application/vnd.google-apps.spreadsheet'

@@ -7,7 +7,8 @@
  * and April 2026 keeps its earlier quotas), none of the Sheets quota of 60 requests a minute.
  *
  * The call needs a Drive scope; the narrowest that reads another person's file is `drive.metadata.readonly`,
- * which the sign-in asks for only when the config's `google.watch` is set (decisions/0016).
+ * which the sign-in asks for only when the config's `google.watch` is set (decisions/0016). Google lists it as
+ * Restricted: an installed-app OAuth client asking for it requires Google's verification (decisions/0020).
  */
 import { z } from 'zod'
 import { TimelineSheetsError } from '../../errors.ts'
@@ -15,7 +16,7 @@ import { retry, type RetryOptions, type RetryVerdict } from '../../http/retry.ts
 import { classifySheetsFailure, readApiFailure, toSheetsError } from './api-errors.ts'
 import type { GoogleSignIn } from './auth.ts'
 
-/** The narrowest Drive scope that reads a shared file's metadata: "See information about your Google Drive files". */
+/** The narrowest Drive scope that reads a shared file's metadata: "See information about your Google Drive files" (Restricted). */
 export const DRIVE_METADATA_READONLY_SCOPE = 'https://www.googleapis.com/auth/drive.metadata.readonly'
 
 /** Drive's API root; a config's `google.rootUrl` (the bundled fake) serves both APIs. */
