@@ -404,7 +404,8 @@ describe('Drive files.get on a spreadsheet', () => {
   })
 
   it('has a quota of its own, per user and minute: past it, Drive’s 403 User rate limit exceeded', async () => {
-    setUp({ driveQuota: { unitsPerUser: 2 } })
+    // Two calls of 5 units each.
+    setUp({ driveQuota: { unitsPerUser: 10 } })
     expect((await files(id)).status).toBe(200)
     expect((await files(id)).status).toBe(200)
     expect(await files(id)).toEqual({
@@ -422,6 +423,71 @@ describe('Drive files.get on a spreadsheet', () => {
     expect(await statusOf(sheetsClient(ROOT, BOTH).spreadsheets.values.get({ spreadsheetId: id, range: 'A1' }))).toBe(200)
     clock.advance(60_000)
     expect((await files(id)).status).toBe(200)
+  })
+
+  it('charges 5 quota units a call against 325,000 a minute per user: the call that reaches it is answered, the next refused', async () => {
+    expect(store.options.driveQuota).toEqual({ unitsPerUser: 325_000, unitsPerProject: 1_000_000 })
+    expect(store.takeDriveQuota('static-user@test', 325_000 - 10)).toBeUndefined()
+    expect((await files(id)).status).toBe(200)
+    expect((await files(id)).status).toBe(200)
+    expect((await files(id)).body.error).toMatchObject({ code: 403, errors: [{ reason: 'userRateLimitExceeded' }] })
+    clock.advance(60_000)
+    expect((await files(id)).status).toBe(200)
+  })
+
+  it('has a limit per project, 1,000,000 units a minute across its users: past it, 429 RESOURCE_EXHAUSTED with the quota ErrorInfo', async () => {
+    // Three users spend 975,000 units, a fourth all but 10 of the rest: two more calls fit, from anyone.
+    for (const user of ['a@test', 'b@test', 'c@test']) expect(store.takeDriveQuota(user, 325_000)).toBeUndefined()
+    expect(store.takeDriveQuota('d@test', 25_000 - 10)).toBeUndefined()
+    expect((await files(id)).status).toBe(200)
+    expect((await files(id)).status).toBe(200)
+    const message =
+      "Quota exceeded for quota metric 'Queries' and limit 'Queries per minute' of service 'drive.googleapis.com' for consumer 'project_number:603366585132'."
+    expect(await files(id, '?fields=version', store.auth.issueToken('fresh@test', [DRIVE_METADATA_READONLY_SCOPE]))).toEqual({
+      status: 429,
+      body: {
+        error: {
+          code: 429,
+          message,
+          errors: [{ message, domain: 'usageLimits', reason: 'rateLimitExceeded' }],
+          status: 'RESOURCE_EXHAUSTED',
+          details: [
+            {
+              '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+              reason: 'RATE_LIMIT_EXCEEDED',
+              domain: 'googleapis.com',
+              metadata: {
+                quota_limit_value: '1000000',
+                service: 'drive.googleapis.com',
+                consumer: 'projects/603366585132',
+                quota_unit: '1/min/{project}',
+                quota_location: 'global',
+                quota_metric: 'drive.googleapis.com/default',
+                quota_limit: 'defaultPerMinutePerProject',
+              },
+            },
+            {
+              '@type': 'type.googleapis.com/google.rpc.Help',
+              links: [{ description: 'Request a higher quota limit.', url: 'https://cloud.google.com/docs/quotas/help/request_increase' }],
+            },
+          ],
+        },
+      },
+    })
+    // The Sheets quota is not Drive's; the next minute both Drive windows are full again.
+    expect(await statusOf(sheetsClient(ROOT, BOTH).spreadsheets.values.get({ spreadsheetId: id, range: 'A1' }))).toBe(200)
+    clock.advance(60_000)
+    expect((await files(id)).status).toBe(200)
+  })
+
+  it('takes the limits of a project that keeps its earlier quotas, and spends nothing on a refused call', async () => {
+    setUp({ driveQuota: { unitsPerUser: 100, unitsPerProject: 12 } })
+    expect((await files(id)).status).toBe(200)
+    expect((await files(id)).status).toBe(200)
+    expect((await files(id)).status).toBe(429)
+    // 10 of 12 spent: the refused call took none, so 2 units are left for a caller that asks for that few.
+    expect(store.takeDriveQuota('other@test', 2)).toBeUndefined()
+    expect(store.takeDriveQuota('other@test', 1)).toEqual({ scope: 'project', limit: 12 })
   })
 
   it('is answered to google-auth-library’s own request, as the tool sends it', async () => {

@@ -13,12 +13,13 @@
  * - Scopes: only those Drive's reference lists for files.get; `spreadsheets` alone is refused with Google's
  *   insufficient-scopes body, and `drive.metadata.readonly` alone may call no Sheets method (auth.ts).
  * - An unknown file, or one the caller may not see: 404 `File not found: <id>.` with `location: fileId`.
- * - Drive's quota is its own ("325,000 quota units per minute per user per project"; "If you exceed a quota,
- *   you'll receive a 403: User rate limit exceeded"): a files.get spends none of the Sheets quota.
+ * - Drive's quota is its own: a files.get spends 5 of Drive's quota units and none of the Sheets quota
+ *   (drive-quota.ts).
  *
  * Drive's error bodies keep the `errors[]` array of its older format beside `status` and `details`.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
+import { driveQuotaExceeded, FILES_GET_UNITS } from './drive-quota.ts'
 import { applyMask, type MaskTree, parseMask } from './fields.ts'
 import { credentialsMissing, jsonResponse, type MethodName, scopeInsufficient, type SheetsApiError, tokenExpired } from './google-errors.ts'
 import type { SpreadsheetData } from './sheet-data.ts'
@@ -40,7 +41,7 @@ export const DRIVE_FILES_GET_SCOPES: ReadonlySet<string> = new Set(
   ].map((scope) => `https://www.googleapis.com/auth/${scope}`),
 )
 
-/** The narrowest Drive scope that reads a shared file's metadata. */
+/** The narrowest Drive scope that reads a shared file's metadata (a Restricted one, on Google's Drive scopes page). */
 export const DRIVE_METADATA_READONLY_SCOPE = 'https://www.googleapis.com/auth/drive.metadata.readonly'
 
 const SPREADSHEET_MIME_TYPE = 'application/vnd.google-apps.spreadsheet'
@@ -228,12 +229,6 @@ export function driveInvalidFields(name: string): Response {
   ])
 }
 
-/** 403 once Drive's per-user quota is spent: "If you exceed a quota, you'll receive a 403: User rate limit exceeded". */
-export function driveUserRateLimitExceeded(): Response {
-  const message = 'User rate limit exceeded.'
-  return driveError(403, message, [{ message, domain: 'usageLimits', reason: 'userRateLimitExceeded' }])
-}
-
 /** What Drive answers for an injected status: its rate-limit and backend-error bodies, else a plain one. */
 function injectedFailure(status: number): Response {
   if (status === 429) {
@@ -275,7 +270,8 @@ export async function answerDriveFilesGet(
     if (auth.reason === 'invalid') return answer(driveTokenInvalid())
     return answer(driveScopeInsufficient())
   }
-  if (!store.takeDriveQuota(auth.grant.subject)) return answer(driveUserRateLimitExceeded())
+  const overQuota = store.takeDriveQuota(auth.grant.subject, FILES_GET_UNITS)
+  if (overQuota) return answer(driveQuotaExceeded(overQuota, store.options.projectNumber))
   const fault = store.faults.decide(METHOD, 'read')
   if (fault) store.recordFault()
   // A read has nothing to apply: "dropped unapplied" and "applied, then dropped" are the same dropped answer.

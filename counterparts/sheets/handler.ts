@@ -288,8 +288,9 @@ function withoutEditRights(spreadsheet: Json): void {
 const gunzipAsync = promisify(gunzip)
 
 /**
- * The request body as the API sees it. Google's front end takes a gzip-compressed body
- * (`content-encoding: gzip`), which Google's own Java client sends by default; the payload limit applies to
+ * The request body as the API sees it. A gzip-compressed body (`content-encoding: gzip`) is taken, as Google's
+ * Java and .NET clients send one by default (no Google reference says the API takes it; `doctor --write-test`
+ * asks the real service); the payload limit applies to
  * what it unpacks to, or with `undocumented.payloadLimitCounts: 'sent'` to the bytes as sent (Google does not say
  * which). Any other encoding, or a body that is not gzip, is refused as a payload Google cannot read (the wording
  * is the fake's: what Google answers then is undocumented).

@@ -1,6 +1,6 @@
 /**
- * Request bodies as Google's front end takes them: plain JSON or gzip-compressed (`content-encoding: gzip`, what
- * Google's Java client sends by default), the payload limit applied to what a body unpacks to (or, turned the
+ * Request bodies as the fake takes them: plain JSON or gzip-compressed (`content-encoding: gzip`, what
+ * Google's Java and .NET clients send by default), the payload limit applied to what a body unpacks to (or, turned the
  * other way, to the bytes as sent), and a body the fake cannot read refused whole, nothing of it applied.
  */
 import { gzipSync } from 'node:zlib'

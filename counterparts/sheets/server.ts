@@ -15,6 +15,8 @@ export interface StartSheetsFakeOptions extends SheetsStoreOptions, SheetsHandle
   store?: SheetsStore
   /** The static token to register and hand back. @default 'static-test-token' */
   staticToken?: string
+  /** The scopes the static token carries (full URLs). @default [SPREADSHEETS_SCOPE] */
+  staticTokenScopes?: string[]
 }
 
 export interface SheetsFake {
@@ -25,7 +27,7 @@ export interface SheetsFake {
   /** The auto-approving consent page, for `OAuth2Client({ endpoints: { oauth2AuthBaseUrl } })`. */
   authUrl: string
   store: SheetsStore
-  /** A bearer token the fake accepts (spreadsheets scope, never expires). */
+  /** A bearer token the fake accepts (the scopes of `staticTokenScopes`, never expires). */
   staticToken: string
   close(): Promise<void>
 }
@@ -44,7 +46,7 @@ export function asksForGzip(headers: IncomingHttpHeaders): boolean {
 export async function startSheetsFake(options: StartSheetsFakeOptions = {}): Promise<SheetsFake> {
   const store = options.store ?? createSheetsStore(options)
   const staticToken = options.staticToken ?? 'static-test-token'
-  store.auth.addStaticToken(staticToken)
+  store.auth.addStaticToken(staticToken, options.staticTokenScopes ? { scopes: options.staticTokenScopes } : {})
   const server = await serveOnLoopback(createSheetsHandler(store, options), {
     ...(options.port === undefined ? {} : { port: options.port }),
     gzipAnswer: asksForGzip,

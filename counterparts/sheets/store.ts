@@ -4,6 +4,7 @@
  * anything, so tests can run side by side.
  */
 import { type AuthState, createAuthState, type StaticTokenSpec } from './auth.ts'
+import { createDriveQuota, type DriveQuotaOptions, type DriveQuotaRefusal, GOOGLE_DRIVE_QUOTA } from './drive-quota.ts'
 import { createFaults, type FaultController, type FaultRule, type RequestClass, seededRandom } from './faults.ts'
 import { quotaExceeded, type MethodName, type SheetsApiError } from './google-errors.ts'
 import { DEFAULT_CELL_LIMIT } from './grid-shape.ts'
@@ -22,11 +23,7 @@ export interface QuotaOptions {
   writePerProject?: number
 }
 
-/** Drive's own quota, which files.get spends instead of the Sheets quota. */
-export interface DriveQuotaOptions {
-  /** "325,000 quota units per minute per user per project"; a files.get costs one unit [I]. @default 325_000 */
-  unitsPerUser?: number
-}
+export type { DriveQuotaOptions } from './drive-quota.ts'
 
 export interface SheetsStoreOptions {
   /** Clock in epoch ms; inject one to advance time in tests. @default Date.now */
@@ -37,7 +34,7 @@ export interface SheetsStoreOptions {
   staticTokens?: readonly string[] | Record<string, StaticTokenSpec>
   /** Per-minute quotas; `false` turns quotas off. @default 60/60 per user, 300/300 per project */
   quota?: QuotaOptions | false
-  /** Drive's per-minute quota (files.get); `false` turns it off. @default { unitsPerUser: 325_000 } */
+  /** Drive's per-minute quota units (files.get costs 5); `false` turns it off. @default { unitsPerUser: 325_000, unitsPerProject: 1_000_000 } */
   driveQuota?: DriveQuotaOptions | false
   /** @default 10_000_000 */
   cellLimit?: number
@@ -122,8 +119,8 @@ export interface SheetsStore {
   readonly faults: FaultController
   /** Counts a request against the per-minute quotas; returns the 429 to answer when over. */
   takeQuota(requestClass: RequestClass, user: string): SheetsApiError | undefined
-  /** Spends one unit of the user's Drive quota for this clock minute; false when none is left (Drive answers 403). */
-  takeDriveQuota(user: string): boolean
+  /** Spends `units` of Drive's per-user and per-project quota for this clock minute; the limit it would pass, if any. */
+  takeDriveQuota(user: string, units: number): DriveQuotaRefusal | undefined
   /** Records one received request. */
   record(method: MethodName, requestClass: RequestClass): void
   /** Records one request answered with an injected fault. */
@@ -184,7 +181,7 @@ export function createSheetsStore(options: SheetsStoreOptions = {}): SheetsStore
     projectNumber: options.projectNumber ?? '603366585132',
     ownerEmail: options.ownerEmail ?? 'fake-owner@test.iam.gserviceaccount.com',
     quota,
-    driveQuota: options.driveQuota === false ? (false as const) : { unitsPerUser: 325_000, ...(options.driveQuota ?? {}) },
+    driveQuota: options.driveQuota === false ? (false as const) : { ...GOOGLE_DRIVE_QUOTA, ...(options.driveQuota ?? {}) },
   }
   const auth = createAuthState(now, (prefix) => `${prefix}${randomString(40)}`)
   if (Array.isArray(options.staticTokens)) for (const t of options.staticTokens as string[]) auth.addStaticToken(t)
@@ -192,8 +189,8 @@ export function createSheetsStore(options: SheetsStoreOptions = {}): SheetsStore
   const faults = createFaults(random, options.faults ?? [])
   const spreadsheets = new Map<string, SpreadsheetData>()
   const windows = new Map<string, number>()
-  // Drive units spent, by `user|minute`: a bucket of its own, apart from the Sheets windows.
-  const driveWindows = new Map<string, number>()
+  // Drive's quota units: windows of their own, apart from the Sheets ones.
+  const driveQuota = createDriveQuota(resolved.driveQuota, now)
   let stats: SheetsStats
 
   const resetStats = () => {
@@ -256,17 +253,7 @@ export function createSheetsStore(options: SheetsStoreOptions = {}): SheetsStore
       for (const key of windows.keys()) if (!key.endsWith(`|${minute}`)) windows.delete(key)
       return undefined
     },
-    takeDriveQuota(user) {
-      const limit = resolved.driveQuota
-      if (limit === false) return true
-      const minute = Math.floor(now() / 60_000)
-      const key = `${user}|${minute}`
-      const spent = driveWindows.get(key) ?? 0
-      if (spent >= limit.unitsPerUser) return false
-      driveWindows.set(key, spent + 1)
-      for (const old of driveWindows.keys()) if (!old.endsWith(`|${minute}`)) driveWindows.delete(old)
-      return true
-    },
+    takeDriveQuota: (user, units) => driveQuota.take(user, units),
     record(method, requestClass) {
       stats.total++
       if (requestClass === 'read') stats.reads++

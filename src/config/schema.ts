@@ -178,7 +178,7 @@ const google = z
       .boolean()
       .default(true)
       .describe(
-        "Send request bodies of 1 KB and more gzip-compressed, as Google's own API clients do (a first export's rows travel at about a fifteenth of their size). Switch off only for a proxy that refuses compressed requests.",
+        "Send request bodies of 1 KB and more gzip-compressed, as Google's Java and .NET API clients do (a first export's rows travel at about a fifteenth of their size). Switch off only for a proxy that refuses compressed requests.",
       ),
     watch: z
       .boolean()

@@ -42,6 +42,14 @@ describe('sync --watch refuses', () => {
     expect(error.hint).toMatch(/drive\.metadata\.readonly/)
   })
 
+  it('a Google target without google.watch, saying the scope is Restricted for an installed-app client and not for a service account', async () => {
+    const file = await config({ auth: { mode: 'static-token' } }, { kind: 'google', spreadsheetId: '1AbCdEfGhIjKlMnOp' })
+    const error = await refusal(runSyncCommand(globals(file), { ...sync, watch: true }))
+    expect(error.hint).toMatch(/Restricted/)
+    expect(error.hint).toMatch(/installed-app OAuth client .*requires restricted scope OAuth App Verification/)
+    expect(error.hint).toMatch(/a service account does not/)
+  })
+
   it('--dry-run, which a watch cannot keep', async () => {
     const file = await config(undefined, { kind: 'workbook', path: 'team.xlsx' })
     const error = await refusal(runSyncCommand(globals(file), { ...sync, dryRun: true, watch: true }))

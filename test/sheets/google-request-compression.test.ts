@@ -1,6 +1,6 @@
 /**
- * Request bodies leave for Google gzip-compressed from 1 KB on, as Google's own clients send them, and Google
- * applies them as it applies plain JSON; `google.gzipRequests: false` sends every body as it is.
+ * Request bodies leave for Google gzip-compressed from 1 KB on, as Google's Java and .NET clients send them, and the
+ * fake applies them as it applies plain JSON (on Google, `doctor --write-test` checks that it does); `google.gzipRequests: false` sends every body as it is.
  */
 import { gunzipSync } from 'node:zlib'
 import { beforeEach, describe, expect, test } from 'vitest'

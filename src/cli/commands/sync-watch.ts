@@ -108,7 +108,7 @@ function requireChangeMarks(targets: readonly TargetConfig[], googleWatch: boole
       'TS_USAGE',
       `sync --watch asks Google Drive each interval whether ${google.length === 1 ? `the spreadsheet of ${google[0]!.name}` : `${google.length} spreadsheets`} changed, which needs "watch": true in the config's "google" section.`,
       {
-        hint: 'Set "google": { "watch": true, … }: the sign-in then also asks for read-only Drive metadata (drive.metadata.readonly). With your own Google account, run `timeline-sheets login --google` again afterwards.',
+        hint: 'Set "google": { "watch": true, … }: the sign-in then also asks for read-only Drive metadata (drive.metadata.readonly). Google lists that scope as Restricted: an installed-app OAuth client that asks for it requires restricted scope OAuth App Verification, a service account does not. With your own Google account, run `timeline-sheets login --google` again afterwards.',
       },
     )
   }

@@ -2,11 +2,13 @@
  * The spreadsheet's Drive `version`, which `sync --watch` asks each interval instead of reading the sheet:
  * Drive documents it as "A monotonically increasing version number for the file. This reflects every change
  * made to the file on the server, even those not visible to the user." One `files.get` with
- * `fields=version,modifiedTime` answers in about 100 bytes whatever the spreadsheet's size, and counts against
- * Drive's quota (325,000 units a minute per user), not the Sheets quota of 60 requests a minute.
+ * `fields=version,modifiedTime` answers in about 100 bytes whatever the spreadsheet's size, and costs 5 of Drive's
+ * quota units (325,000 a minute per user, 1,000,000 per project; a project that used Drive between November 2025
+ * and April 2026 keeps its earlier quotas), none of the Sheets quota of 60 requests a minute.
  *
  * The call needs a Drive scope; the narrowest that reads another person's file is `drive.metadata.readonly`,
- * which the sign-in asks for only when the config's `google.watch` is set (decisions/0016).
+ * which the sign-in asks for only when the config's `google.watch` is set (decisions/0016). Google lists it as
+ * Restricted: an installed-app OAuth client asking for it requires Google's verification (decisions/0020).
  */
 import { z } from 'zod'
 import { TimelineSheetsError } from '../../errors.ts'
@@ -14,7 +16,7 @@ import { retry, type RetryOptions, type RetryVerdict } from '../../http/retry.ts
 import { classifySheetsFailure, readApiFailure, toSheetsError } from './api-errors.ts'
 import type { GoogleSignIn } from './auth.ts'
 
-/** The narrowest Drive scope that reads a shared file's metadata: "See information about your Google Drive files". */
+/** The narrowest Drive scope that reads a shared file's metadata: "See information about your Google Drive files" (Restricted). */
 export const DRIVE_METADATA_READONLY_SCOPE = 'https://www.googleapis.com/auth/drive.metadata.readonly'
 
 /** Drive's API root; a config's `google.rootUrl` (the bundled fake) serves both APIs. */

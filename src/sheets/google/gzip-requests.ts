@@ -1,7 +1,9 @@
 /**
- * Request bodies gzip-compressed on their way to Google, as Google's own API
- * clients send them (decisions/0017): a batch of typed cells is mostly the
- * same few JSON keys, so it leaves at a fifteenth of its size or less.
+ * Request bodies gzip-compressed on their way to Google, as Google's Java and
+ * .NET API clients send them (its Node and Python clients do not; no Google
+ * reference says a compressed body is taken, so `doctor --write-test` asks;
+ * decisions/0017): a batch of typed cells is mostly the same few JSON keys, so
+ * it leaves at a fifteenth of its size or less.
  */
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'

@@ -1,7 +1,10 @@
 /**
  * Row claims (decisions/0003-rows-that-move.md): row-located developer
- * metadata that moves with its row when people sort, insert or delete rows, so
- * a value write through it lands on that row wherever the row is by then.
+ * metadata, which Google documents as staying with its row when rows are
+ * inserted or deleted, so a value write through it lands on that row wherever
+ * the row is by then. That a sort moves it too is undocumented (`doctor
+ * --write-test` checks it); a claim a sort left on another row fails its
+ * read-back and is never written through.
  *
  * Google counts every character of a metadata's key and value against a budget
  * of 30,000 per sheet ("Metadata storage limits"), shared with every add-on

@@ -88,8 +88,10 @@ export async function runWriteTest(deps: WriteTestDeps): Promise<WriteTestFindin
 }
 
 /**
- * A write whose body leaves gzip-compressed lands as sent. Google's front end takes such bodies (Google's Java
- * client compresses every one by default), but a proxy in between may not; then `google.gzipRequests` goes off.
+ * A write whose body leaves gzip-compressed lands as sent. Google's Java and .NET clients compress every body by
+ * default, but no Google reference says the Sheets API takes one (a Google engineer: "There some special cases
+ * where GZip compression is not supported for APIs on Google infrastructure."), and a proxy in between may refuse
+ * it; then `google.gzipRequests` goes off.
  */
 async function compressedBodyApplied(deps: WriteTestDeps, title: string): Promise<WriteTestFinding> {
   const name = 'a gzip-compressed request body is applied'
