@@ -4,6 +4,7 @@
  * request 7 rolls back requests 0–6 (atomicity, §6.1), and a transaction that
  * commits with changes moves the file's Drive version on.
  */
+import { recordChange } from './drive-version.ts'
 import type { SheetData, SpreadsheetData } from './sheet-data.ts'
 
 /** Undo log of one atomic operation. */
@@ -39,12 +40,12 @@ export function beginTx(guard?: EditGuard): Tx {
 
 /**
  * Ends an operation that succeeded: if it changed anything, the file's Drive version moves on (by one: Google
- * documents only that it grows with every change) and its modification time is now.
+ * documents only that it grows with every change) and its modification time is now (files.get may show it later:
+ * `drive-version.ts`).
  */
 export function commitTx(tx: Tx, ss: SpreadsheetData): void {
   if (tx.undo.length === 0) return
-  ss.drive.version++
-  ss.drive.modifiedTime = ss.clock()
+  recordChange(ss)
   tx.undo.length = 0
 }
 
