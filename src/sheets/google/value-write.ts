@@ -139,7 +139,8 @@ function rowNow(item: ValueItem): number {
 /** The columns (0-based) an item sets: a `null` leaves its cell as it is. */
 function columnsWritten(item: ValueItem): number[] {
   const a1 = item.range.dataFilter?.a1Range
-  const first = a1 ? columnIndex(/!\$?([A-Z]+)/.exec(a1)?.[1] ?? 'A') : 0
+  // A title may hold a `!`: the cell starts after the last one.
+  const first = a1 ? columnIndex(/^\$?([A-Z]+)/.exec(a1.slice(a1.lastIndexOf('!') + 1))?.[1] ?? 'A') : 0
   const row = item.range.values?.[0] ?? []
   const out: number[] = []
   row.forEach((value, i) => {
