@@ -15,6 +15,7 @@ export function getCell(sheet: SheetData, row: number, column: number): CellData
 
 /** Replaces a cell (undefined removes it). */
 export function setCell(tx: Tx, sheet: SheetData, row: number, column: number, cell: CellData | undefined): void {
+  tx.guard?.cells(sheet, row, row + 1, column, column + 1)
   let rowData = sheet.rows[row]
   if (!rowData) {
     if (cell === undefined) return

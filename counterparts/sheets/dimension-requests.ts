@@ -59,6 +59,7 @@ export const dimensionAppliers: Record<string, Applier> = {
     const length = body.length
     if (typeof length !== 'number' || length < 1) throw invalidArgument('length must be positive')
     const g = sheet.properties.gridProperties
+    ctx.tx.guard?.insert(sheet, dimension, dimension === 'ROWS' ? g.rowCount : g.columnCount)
     setKey(
       ctx.tx,
       sheet.properties,

@@ -22,6 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { driveQuotaExceeded, FILES_GET_UNITS } from './drive-quota.ts'
 import { applyMask, type MaskTree, parseMask } from './fields.ts'
 import { credentialsMissing, jsonResponse, type MethodName, scopeInsufficient, type SheetsApiError, tokenExpired } from './google-errors.ts'
+import { shownStamp } from './drive-version.ts'
 import type { SpreadsheetData } from './sheet-data.ts'
 import type { SheetsStore } from './store.ts'
 
@@ -136,19 +137,20 @@ export function driveFileIdOf(httpMethod: string, rawPath: string): string | und
 export function driveVersionOf(store: SheetsStore, spreadsheetId: string): string {
   const ss = store.spreadsheets.get(spreadsheetId)
   if (!ss) throw new Error(`No spreadsheet ${spreadsheetId}`)
-  return String(ss.drive.version)
+  return String(shownStamp(ss).version)
 }
 
 /** Every field the fake models, as Drive shows them for a Google Sheets file. */
 function fullResource(ss: SpreadsheetData): Record<string, unknown> {
+  const stamp = shownStamp(ss)
   return {
     kind: 'drive#file',
     id: ss.spreadsheetId,
     name: ss.properties.title,
     mimeType: SPREADSHEET_MIME_TYPE,
     // int64 fields travel as JSON strings.
-    version: String(ss.drive.version),
-    modifiedTime: new Date(ss.drive.modifiedTime).toISOString(),
+    version: String(stamp.version),
+    modifiedTime: new Date(stamp.modifiedTime).toISOString(),
   }
 }
 

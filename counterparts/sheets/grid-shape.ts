@@ -159,6 +159,7 @@ export function insertDimension(
   inheritFromBefore: boolean,
   cellLimitValue: number,
 ): void {
+  tx.guard?.insert(sheet, dimension, start)
   const grid = sheet.properties.gridProperties
   const from = inheritFromBefore ? start - 1 : start
   const formatOf = (c: CellData | undefined): CellData | undefined =>
@@ -207,6 +208,7 @@ export function insertDimension(
 
 /** Deletes rows or columns [start, end); their metadata goes with them. */
 export function deleteDimension(tx: Tx, ss: SpreadsheetData, sheet: SheetData, dimension: Dimension, start: number, end: number): void {
+  tx.guard?.remove(sheet, dimension, start, end)
   const grid = sheet.properties.gridProperties
   const count = end - start
   const dropMetadata = (items: readonly ({ metadataIds?: number[] } | undefined)[]) => {
@@ -242,12 +244,17 @@ export function resizeGrid(
   const grid = sheet.properties.gridProperties
   // Google applies rowCount before checking the cell limit, then columnCount (§6.3).
   if (rowCount < grid.rowCount) deleteDimension(tx, ss, sheet, 'ROWS', rowCount, grid.rowCount)
-  else if (rowCount > grid.rowCount) setKey(tx, sheet.properties, 'gridProperties', { ...sheet.properties.gridProperties, rowCount })
+  else if (rowCount > grid.rowCount) {
+    tx.guard?.insert(sheet, 'ROWS', grid.rowCount)
+    setKey(tx, sheet.properties, 'gridProperties', { ...sheet.properties.gridProperties, rowCount })
+  }
   assertCellLimit(ss, cellLimitValue)
   const now = sheet.properties.gridProperties
   if (columnCount < now.columnCount) deleteDimension(tx, ss, sheet, 'COLUMNS', columnCount, now.columnCount)
-  else if (columnCount > now.columnCount)
+  else if (columnCount > now.columnCount) {
+    tx.guard?.insert(sheet, 'COLUMNS', now.columnCount)
     setKey(tx, sheet.properties, 'gridProperties', { ...sheet.properties.gridProperties, columnCount })
+  }
   assertCellLimit(ss, cellLimitValue)
 }
 

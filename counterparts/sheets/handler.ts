@@ -36,6 +36,7 @@ import { batchUpdate, createFromBody } from './spreadsheet-ops.ts'
 import { metadataJson, spreadsheetJson } from './spreadsheet-json.ts'
 import type { SheetsStore, UndocumentedBehaviour } from './store.ts'
 import { answerDriveFilesGet, driveFileIdOf } from './drive-files.ts'
+import { type Caller, editGuardFor } from './protection-rules.ts'
 import {
   appendValues,
   batchTotals,
@@ -131,9 +132,12 @@ function updateJson(spreadsheetId: string, r: UpdateResult): Json {
   return out
 }
 
-/** Runs a write on `ss` atomically: on any error the spreadsheet is as before; a change applied moves its version. */
-function atomically<T>(ss: SpreadsheetData, run: (tx: Tx) => T): T {
-  const tx = beginTx()
+/**
+ * Runs a write on `ss` atomically, as `caller` (refused where it may not edit a protected range): on any error
+ * the spreadsheet is as before; a change applied moves its version.
+ */
+function atomically<T>(ss: SpreadsheetData, caller: Caller, run: (tx: Tx) => T): T {
+  const tx = beginTx(editGuardFor(ss, caller))
   try {
     const result = run(tx)
     commitTx(tx, ss)
@@ -144,7 +148,20 @@ function atomically<T>(ss: SpreadsheetData, run: (tx: Tx) => T): T {
   }
 }
 
-function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefined, query: URLSearchParams, body: Json): Json {
+/** Who calls, and whether only as a viewer. */
+interface Calling {
+  caller: Caller
+  viewer: boolean
+}
+
+function execute(
+  store: SheetsStore,
+  route: Route,
+  ss: SpreadsheetData | undefined,
+  query: URLSearchParams,
+  body: Json,
+  { caller, viewer }: Calling,
+): Json {
   const id = route.spreadsheetId ?? ''
   switch (route.method) {
     case 'CreateSpreadsheet':
@@ -157,7 +174,7 @@ function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefin
       const wantsData = tree
         ? tree.has('*') || sheetsNode === true || (sheetsNode instanceof Map && (sheetsNode.has('data') || sheetsNode.has('*')))
         : bool(query.get('includeGridData'))
-      return spreadsheetJson(ss!, { ranges: query.getAll('ranges'), includeGridData: wantsData })
+      return spreadsheetJson(ss!, { ranges: query.getAll('ranges'), includeGridData: wantsData, caller, viewer })
     }
     case 'GetValues':
       return getValues(
@@ -185,14 +202,14 @@ function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefin
       )
       return updateJson(
         id,
-        atomically(ss!, (tx) => updateValues(tx, ss!, route.range!, body, option, response, 'data.values')),
+        atomically(ss!, caller, (tx) => updateValues(tx, ss!, route.range!, body, option, response, 'data.values')),
       )
     }
     case 'BatchUpdateValues': {
       const option = valueInputOptionOf(body.valueInputOption)
       const response = responseOptions(body.includeValuesInResponse, body.responseValueRenderOption, body.responseDateTimeRenderOption)
       const data = (body.data ?? []) as Json[]
-      const results = atomically(ss!, (tx) =>
+      const results = atomically(ss!, caller, (tx) =>
         data.map((item, i) =>
           withPrefix(`Invalid data[${i}]: `, () => {
             if (typeof item.range !== 'string') throw invalidArgument('Unable to parse range: ')
@@ -224,17 +241,19 @@ function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefin
         query.get('responseValueRenderOption'),
         query.get('responseDateTimeRenderOption'),
       )
-      const result = atomically(ss!, (tx) => appendValues(tx, ss!, route.range!, body, option, insert, response, store.options.cellLimit))
+      const result = atomically(ss!, caller, (tx) =>
+        appendValues(tx, ss!, route.range!, body, option, insert, response, store.options.cellLimit),
+      )
       const out: Json = { spreadsheetId: id }
       if (result.tableRange) out.tableRange = result.tableRange
       out.updates = updateJson(id, result.updates)
       return out
     }
     case 'ClearValues':
-      return { spreadsheetId: id, ...atomically(ss!, (tx) => clearValues(tx, ss!, route.range!)) }
+      return { spreadsheetId: id, ...atomically(ss!, caller, (tx) => clearValues(tx, ss!, route.range!)) }
     case 'BatchClearValues': {
       const ranges = (body.ranges ?? []) as string[]
-      const cleared = atomically(ss!, (tx) =>
+      const cleared = atomically(ss!, caller, (tx) =>
         ranges.map((r, i) => withPrefix(`Invalid range[${i}]: `, () => clearValues(tx, ss!, r).clearedRange)),
       )
       const out: Json = { spreadsheetId: id }
@@ -246,10 +265,12 @@ function execute(store: SheetsStore, route: Route, ss: SpreadsheetData | undefin
     case 'BatchUpdateValuesByDataFilter': {
       const option = valueInputOptionOf(body.valueInputOption)
       const response = responseOptions(body.includeValuesInResponse, body.responseValueRenderOption, body.responseDateTimeRenderOption)
-      return atomically(ss!, (tx) => batchUpdateByDataFilter(tx, ss!, body, option, response, store.options.undocumented.emptyFilter))
+      return atomically(ss!, caller, (tx) =>
+        batchUpdateByDataFilter(tx, ss!, body, option, response, store.options.undocumented.emptyFilter),
+      )
     }
     case 'BatchUpdateSpreadsheet':
-      return batchUpdate(store, ss!, body)
+      return batchUpdate(store, ss!, body, caller, viewer)
     case 'SearchDeveloperMetadata':
       return searchDeveloperMetadata(ss!, body)
     case 'GetDeveloperMetadata': {
@@ -274,15 +295,6 @@ function faultError(status: number, requestClass: RequestClass, store: SheetsSto
   if (status === 500) return new SheetsApiError(500, 'Internal error encountered.')
   if (status === 503) return new SheetsApiError(503, 'The service is currently unavailable.')
   return new SheetsApiError(status, `Injected fault ${status}.`)
-}
-
-/**
- * A viewer may edit no protected range: `requestingUserCanEdit` ("true if the user who requested this protected
- * range can edit the protected area") is false, and proto3 JSON leaves a false out.
- */
-function withoutEditRights(spreadsheet: Json): void {
-  const sheets = (spreadsheet as { sheets?: { protectedRanges?: Record<string, unknown>[] }[] }).sheets ?? []
-  for (const sheet of sheets) for (const range of sheet.protectedRanges ?? []) delete range['requestingUserCanEdit']
 }
 
 const gunzipAsync = promisify(gunzip)
@@ -402,8 +414,7 @@ export function createSheetsHandler(store: SheetsStore, options: SheetsHandlerOp
             `Error expanding 'fields' parameter. Cannot find matching fields for path '${bad}'.`,
           )
       }
-      const result = execute(store, route, ss, url.searchParams, body)
-      if (role === 'reader' && route.method === 'GetSpreadsheet') withoutEditRights(result)
+      const result = execute(store, route, ss, url.searchParams, body, { caller: auth.grant.subject, viewer: role === 'reader' })
       if (fault?.applyThenFail) {
         store.recordFault()
         throw faultError(fault.status, route.requestClass, store)

@@ -7,7 +7,9 @@
 import { boundToGrid, parseArea } from './a1.ts'
 import { deleteDimension, insertDimension } from './grid-shape.ts'
 import type { SheetData, SpreadsheetData } from './sheet-data.ts'
-import { sheetByTitle } from './sheet-lookup.ts'
+import { gridRangeOf, sheetByTitle } from './sheet-lookup.ts'
+import { protectedRangeAppliers } from './protected-ranges.ts'
+import { editGuardFor } from './protection-rules.ts'
 import { sortRows } from './sort-rows.ts'
 import { beginTx, commitTx, rollback, type Tx } from './tx.ts'
 import type { SheetsStore, SpreadsheetInit } from './store.ts'
@@ -43,10 +45,29 @@ export interface Manager {
   ): void
   /** Reads the whole tab trimmed like values.get; default as a person sees it (FORMATTED_VALUE). */
   readTab(spreadsheetId: string, tab: string, render?: ValueRenderOption): Scalar[][]
+  /**
+   * Protects an area of a tab ("Protect range" in the UI: `A2:L40`, `3:9`, or the whole tab without `a1`) and
+   * returns its id. Without `warningOnly` its editors are this manager, the owner and `editors`.
+   */
+  protectRange(
+    spreadsheetId: string,
+    tab: string,
+    a1: string | undefined,
+    options?: { description?: string; warningOnly?: boolean; editors?: string[] },
+  ): number
+}
+
+/** Who a manager is. */
+export interface ManagerOptions {
+  /**
+   * The manager's Google account (a token subject): the protected ranges it is no editor of refuse its edits, as
+   * the API refuses a caller's. @default the spreadsheet's owner, who may edit every protected range
+   */
+  as?: string
 }
 
 /** Creates a manager acting on `store`. */
-export function createManager(store: SheetsStore): Manager {
+export function createManager(store: SheetsStore, options: ManagerOptions = {}): Manager {
   const locate = (spreadsheetId: string, tab: string): { ss: SpreadsheetData; sheet: SheetData } => {
     const ss = store.spreadsheets.get(spreadsheetId)
     if (!ss) throw new Error(`No spreadsheet ${spreadsheetId}`)
@@ -55,7 +76,7 @@ export function createManager(store: SheetsStore): Manager {
     return { ss, sheet }
   }
   const change = (ss: SpreadsheetData, run: (tx: Tx) => void) => {
-    const tx = beginTx()
+    const tx = beginTx(editGuardFor(ss, options.as))
     try {
       run(tx)
       commitTx(tx, ss)
@@ -102,6 +123,25 @@ export function createManager(store: SheetsStore): Manager {
           }),
         ),
       )
+    },
+    protectRange(spreadsheetId, tab, a1, protection = {}) {
+      const { ss, sheet } = locate(spreadsheetId, tab)
+      const open = a1 === undefined ? {} : parseArea(a1)
+      if (!open) throw new Error(`Not a range: ${a1}`)
+      const protectedRange = {
+        range: gridRangeOf(sheet.properties.sheetId, open),
+        ...(protection.description ? { description: protection.description } : {}),
+        ...(protection.warningOnly ? { warningOnly: true } : {}),
+        ...(protection.editors ? { editors: { users: protection.editors } } : {}),
+      }
+      let id = 0
+      change(ss, (tx) => {
+        const reply = protectedRangeAppliers.addProtectedRange!({ store, ss, tx, caller: options.as }, { protectedRange }, 0) as {
+          addProtectedRange: { protectedRange: { protectedRangeId: number } }
+        }
+        id = reply.addProtectedRange.protectedRange.protectedRangeId
+      })
+      return id
     },
     readTab(spreadsheetId, tab, render = 'FORMATTED_VALUE') {
       const { ss, sheet } = locate(spreadsheetId, tab)

@@ -9,6 +9,7 @@ import { badRequest, exceedsGridLimits, invalidArgument } from './google-errors.
 import type { GridRange, SheetData, SpreadsheetData } from './sheet-data.ts'
 import { boundsOfGridRange, type Dimension, sheetById } from './sheet-lookup.ts'
 import type { Tx } from './tx.ts'
+import type { Caller } from './protection-rules.ts'
 import type { SheetsStore } from './store.ts'
 
 export type Json = Record<string, unknown>
@@ -18,6 +19,8 @@ export interface Ctx {
   store: SheetsStore
   ss: SpreadsheetData
   tx: Tx
+  /** Who sent the batch (a token's subject); undefined is the owner. */
+  caller: Caller
 }
 
 /** Applies one request; returns its reply (undefined = `{}`). `index` is the request's position, for field paths in messages. */

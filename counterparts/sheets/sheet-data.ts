@@ -4,6 +4,7 @@
  * formula evaluator reads. Types only, so the evaluator depends on the data,
  * not on the operations that change it.
  */
+import type { DriveFile } from './drive-version.ts'
 import type { ExtendedValue, NumberFormat } from './values.ts'
 
 /** CellFormat as stored; only `numberFormat` is interpreted. */
@@ -156,9 +157,10 @@ export interface SpreadsheetData {
   /**
    * The Drive file's `version` and `modifiedTime` (epoch ms): "A monotonically increasing version number for the
    * file. This reflects every change made to the file on the server, even those not visible to the user." Moved
-   * by `commitTx` when a change is applied; a refused request, rolled back, leaves them.
+   * by `commitTx` when a change is applied; a refused request, rolled back, leaves them. files.get shows them
+   * `lagMs` later (`drive-version.ts`).
    */
-  drive: { version: number; modifiedTime: number }
+  drive: DriveFile
 }
 
 /** Secondary indexes over `SpreadsheetData.metadata`. */

@@ -78,6 +78,8 @@ export function sortRows(
     return x - y
   })
   if (whole) {
+    // Whole rows move without a cell write: the guard sees the range they move in.
+    tx.guard?.cells(sheet, b.startRow, b.endRow, b.startColumn, b.endColumn)
     const moved = sorted.map((r) => sheet.rows[r])
     if (sheet.rows.length < b.endRow) {
       const old = sheet.rows.length

@@ -10,7 +10,8 @@ import { effectiveValue, recalcOf } from './cells.ts'
 import type { Recalc } from './formula-eval.ts'
 import { exceedsGridLimits } from './google-errors.ts'
 import { locateMetadata, type MetadataLocation } from './metadata-index.ts'
-import { protectedRangeJson } from './protected-ranges.ts'
+import { callerCanEdit, protectedRangeJson } from './protected-ranges.ts'
+import type { Caller } from './protection-rules.ts'
 import type { Json } from './request-support.ts'
 import type { CellData, DeveloperMetadataRecord, SheetData, SpreadsheetData } from './sheet-data.ts'
 import { resolveRange } from './sheet-lookup.ts'
@@ -151,7 +152,17 @@ function gridDataJson(
 }
 
 /** The Spreadsheet resource (§2.1); grid data per requested range when asked. */
-export function spreadsheetJson(ss: SpreadsheetData, options: { ranges?: string[]; includeGridData?: boolean } = {}): Json {
+export function spreadsheetJson(
+  ss: SpreadsheetData,
+  options: {
+    ranges?: string[]
+    includeGridData?: boolean
+    /** Who asks: what it may edit of the protected ranges shows. @default the owner */
+    caller?: Caller
+    /** The caller only views the file, so it may edit no protected range. */
+    viewer?: boolean
+  } = {},
+): Json {
   const locations = locateMetadata(ss)
   const recalc = recalcOf(ss)
   const perSheet = new Map<SheetData, GridBounds[]>()
@@ -177,7 +188,10 @@ export function spreadsheetJson(ss: SpreadsheetData, options: { ranges?: string[
     // Keys in the order of the Sheet message, as Google writes them.
     if (sheet.merges.length > 0) out.merges = sheet.merges
     if (sheet.conditionalFormats.length > 0) out.conditionalFormats = sheet.conditionalFormats
-    if (sheet.protectedRanges.length > 0) out.protectedRanges = sheet.protectedRanges.map((p) => protectedRangeJson(p))
+    if (sheet.protectedRanges.length > 0)
+      out.protectedRanges = sheet.protectedRanges.map((p) =>
+        protectedRangeJson(p, callerCanEdit(ss, p, options.caller, options.viewer === true)),
+      )
     if (sheet.basicFilter) out.basicFilter = sheet.basicFilter
     if (sheet.charts.length > 0) out.charts = sheet.charts
     const sheetMeta = sheet.metadataIds.flatMap((id) =>

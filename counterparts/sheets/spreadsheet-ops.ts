@@ -17,6 +17,7 @@ import { assertCellLimit } from './grid-shape.ts'
 import { mergeAppliers } from './merges.ts'
 import { metadataUsage, overBudget, overBudgetMessage } from './metadata-budget.ts'
 import { protectedRangeAppliers } from './protected-ranges.ts'
+import { type Caller, editGuardFor } from './protection-rules.ts'
 import type { Applier, Ctx, Json } from './request-support.ts'
 import type { SpreadsheetData } from './sheet-data.ts'
 import { sheetAppliers } from './sheet-requests.ts'
@@ -117,7 +118,7 @@ export const IMPLEMENTED_REQUESTS: readonly string[] = Object.keys(APPLIERS)
  * before; any failure rolls everything back and is prefixed
  * `Invalid requests[i].<name>: ` (§6.1).
  */
-export function batchUpdate(store: SheetsStore, ss: SpreadsheetData, body: Json): Json {
+export function batchUpdate(store: SheetsStore, ss: SpreadsheetData, body: Json, caller: Caller, viewer = false): Json {
   const requests = body.requests
   if (!Array.isArray(requests) || requests.length === 0) throw invalidArgument('Must specify at least one request.')
   // JSON-shape errors come before anything is applied, as the API parses the whole body first.
@@ -134,8 +135,8 @@ export function batchUpdate(store: SheetsStore, ss: SpreadsheetData, body: Json)
     }
     if (Object.keys(request).length !== 1) throw invalidArgument(`Invalid requests[${i}]: Exactly one kind of request must be set.`)
   })
-  const tx = beginTx()
-  const ctx: Ctx = { store, ss, tx }
+  const tx = beginTx(editGuardFor(ss, caller))
+  const ctx: Ctx = { store, ss, tx, caller }
   const replies: Json[] = []
   // Only a batch that adds or changes metadata can pass the storage limit.
   const metadataAt = requests.findIndex((r: Json) => 'createDeveloperMetadata' in r || 'updateDeveloperMetadata' in r)
@@ -169,6 +170,8 @@ export function batchUpdate(store: SheetsStore, ss: SpreadsheetData, body: Json)
     out.updatedSpreadsheet = spreadsheetJson(ss, {
       ranges: (body.responseRanges as string[] | undefined) ?? [],
       includeGridData: body.responseIncludeGridData === true,
+      caller,
+      viewer,
     })
   }
   return out

@@ -7,6 +7,7 @@ import { type AuthState, createAuthState, type StaticTokenSpec } from './auth.ts
 import { createDriveQuota, type DriveQuotaOptions, type DriveQuotaRefusal, GOOGLE_DRIVE_QUOTA } from './drive-quota.ts'
 import { createFaults, type FaultController, type FaultRule, type RequestClass, seededRandom } from './faults.ts'
 import { quotaExceeded, type MethodName, type SheetsApiError } from './google-errors.ts'
+import { newDriveFile } from './drive-version.ts'
 import { DEFAULT_CELL_LIMIT } from './grid-shape.ts'
 import { emptyMetadataIndex } from './metadata-index.ts'
 import type { SharingRole, SheetData, SpreadsheetData } from './sheet-data.ts'
@@ -36,6 +37,11 @@ export interface SheetsStoreOptions {
   quota?: QuotaOptions | false
   /** Drive's per-minute quota units (files.get costs 5); `false` turns it off. @default { unitsPerUser: 325_000, unitsPerProject: 1_000_000 } */
   driveQuota?: DriveQuotaOptions | false
+  /**
+   * How long files.get lags behind a change before its `version` shows it (Google does not say; a Google engineer
+   * speaks of changes "coalesced and only sent around every 3 minutes or so"). @default 0, at once
+   */
+  driveVersionLagMs?: number
   /** @default 10_000_000 */
   cellLimit?: number
   /** Bodies larger than this are refused with 400. @default 10_485_760 */
@@ -170,6 +176,7 @@ export function createSheetsStore(options: SheetsStoreOptions = {}): SheetsStore
   const resolved = {
     seed: options.seed ?? 1,
     cellLimit: options.cellLimit ?? DEFAULT_CELL_LIMIT,
+    driveVersionLagMs: options.driveVersionLagMs ?? 0,
     maxPayloadBytes: options.maxPayloadBytes ?? 10_485_760,
     metadataLimits: { ...GOOGLE_METADATA_LIMITS, ...options.metadataLimits },
     undocumented: {
@@ -226,7 +233,7 @@ export function createSheetsStore(options: SheetsStoreOptions = {}): SheetsStore
         metadataIndex: emptyMetadataIndex(),
         ownerEmail: resolved.ownerEmail,
         clock: now,
-        drive: { version: 1, modifiedTime: now() },
+        drive: newDriveFile(now(), resolved.driveVersionLagMs),
         ...(init.sharedWith ? { sharedWith: { ...init.sharedWith } } : {}),
       }
       spreadsheets.set(spreadsheetId, ss)

@@ -4,7 +4,8 @@
  * request 7 rolls back requests 0–6 (atomicity, §6.1), and a transaction that
  * commits with changes moves the file's Drive version on.
  */
-import type { SpreadsheetData } from './sheet-data.ts'
+import { recordChange } from './drive-version.ts'
+import type { SheetData, SpreadsheetData } from './sheet-data.ts'
 
 /** Undo log of one atomic operation. */
 export interface Tx {
@@ -15,21 +16,36 @@ export interface Tx {
    * one undo entry a row, not one a cell.
    */
   created: WeakSet<object>
+  /**
+   * Refuses what the caller may not change: the protected ranges it is no editor of (`protection.ts`). Absent
+   * when the caller may change everything (the owner, or a change no caller makes).
+   */
+  guard?: EditGuard
 }
 
-/** A fresh undo log. */
-export function beginTx(): Tx {
-  return { undo: [], created: new WeakSet() }
+/** What the model asks before it changes cells or moves rows and columns; each method throws to refuse. */
+export interface EditGuard {
+  /** Before cells in rows [startRow, endRow) and columns [startColumn, endColumn) change. */
+  cells(sheet: SheetData, startRow: number, endRow: number, startColumn: number, endColumn: number): void
+  /** Before rows or columns are inserted before index `start`. */
+  insert(sheet: SheetData, dimension: 'ROWS' | 'COLUMNS', start: number): void
+  /** Before rows or columns [start, end) are deleted. */
+  remove(sheet: SheetData, dimension: 'ROWS' | 'COLUMNS', start: number, end: number): void
+}
+
+/** A fresh undo log; `guard` refuses the changes its caller may not make. */
+export function beginTx(guard?: EditGuard): Tx {
+  return guard ? { undo: [], created: new WeakSet(), guard } : { undo: [], created: new WeakSet() }
 }
 
 /**
  * Ends an operation that succeeded: if it changed anything, the file's Drive version moves on (by one: Google
- * documents only that it grows with every change) and its modification time is now.
+ * documents only that it grows with every change) and its modification time is now (files.get may show it later:
+ * `drive-version.ts`).
  */
 export function commitTx(tx: Tx, ss: SpreadsheetData): void {
   if (tx.undo.length === 0) return
-  ss.drive.version++
-  ss.drive.modifiedTime = ss.clock()
+  recordChange(ss)
   tx.undo.length = 0
 }
 

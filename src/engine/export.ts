@@ -49,6 +49,7 @@ import { withRun, type ChangesAhead, type RunFrame, type SyncHandOff } from './r
 export { newRunId } from './run.ts'
 import { otherTimelineWrites } from '../core/other-timelines.ts'
 import { readOtherTimelines } from './other-timelines.ts'
+import { protectedRowsWarnings } from './protected-rows.ts'
 import { applyBaseChanges, applyWrittenChanges, recordAllowedTags, type TargetState } from '../state/target-state.ts'
 
 export type ExportDeps = EngineDeps
@@ -391,14 +392,17 @@ async function exportInFrame(
         digests.delete(key)
       }
       result = 'incomplete'
-      warnings.push(
-        `${skipped.length} ${skipped.length === 1 ? 'row was' : 'rows were'} changed in the sheet while this run was writing (row ${skipped
-          .map((row) => row.row)
-          .slice(0, 10)
-          .join(
-            ', ',
-          )}${skipped.length > 10 ? ', …' : ''} as read); ${skipped.length === 1 ? 'it was' : 'they were'} left as ${skipped.length === 1 ? 'it is' : 'they are'}. Run again: the next run takes ${skipped.length === 1 ? 'it' : 'them'} up.`,
-      )
+      const changed = skipped.filter((row) => row.reason !== 'protected')
+      if (changed.length > 0)
+        warnings.push(
+          `${changed.length} ${changed.length === 1 ? 'row was' : 'rows were'} changed in the sheet while this run was writing (row ${changed
+            .map((row) => row.row)
+            .slice(0, 10)
+            .join(
+              ', ',
+            )}${changed.length > 10 ? ', …' : ''} as read); ${changed.length === 1 ? 'it was' : 'they were'} left as ${changed.length === 1 ? 'it is' : 'they are'}. Run again: the next run takes ${changed.length === 1 ? 'it' : 'them'} up.`,
+        )
+      warnings.push(...protectedRowsWarnings(skipped))
     }
   }
 

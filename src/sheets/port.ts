@@ -37,7 +37,13 @@ export interface SkippedRow {
   tab: string
   /** The row as the basis numbered it. */
   row: number
-  reason: 'changed' | 'gone'
+  /**
+   * `changed`, `gone`: a person edited or removed it meanwhile. `protected`: it lies in a range the spreadsheet
+   * protects against the tool's account (Google refused the write into it).
+   */
+  reason: 'changed' | 'gone' | 'protected'
+  /** With `protected`: the range, as a person finds it (`"March approved" ('Activities'!A2:L40)`). */
+  protectedBy?: string
 }
 
 /** What a read may leave out or take along, so a run reads only what its plan needs. */

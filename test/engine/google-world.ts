@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createManager, type Manager } from '../../counterparts/sheets/manager.ts'
 import { startSheetsFake, type SheetsFake } from '../../counterparts/sheets/server.ts'
+import type { SheetsStoreOptions } from '../../counterparts/sheets/store.ts'
 import { startReferenceServer, type ReferenceServer } from '../../counterparts/timeline/server.ts'
 import { parseConfig } from '../../src/config/load.ts'
 import type { TargetConfig } from '../../src/config/schema.ts'
@@ -28,13 +29,16 @@ export interface GoogleWorld {
   close(): Promise<void>
 }
 
-/** `token` is the one the fake accepts; `folderPrefix` names the temporary folder of the state. */
-export async function startGoogleWorld(token: string, folderPrefix: string): Promise<GoogleWorld> {
+/**
+ * `token` is the one the fake accepts; `folderPrefix` names the temporary folder of the state; `sheets` sets the
+ * fake's store options (its clock, a Drive version lag).
+ */
+export async function startGoogleWorld(token: string, folderPrefix: string, sheets: SheetsStoreOptions = {}): Promise<GoogleWorld> {
   const server = await startReferenceServer({
     data: { users: 2, days: 10, startDate: '2026-11-01', timeZones: ['Europe/Berlin'], otherTimelines: false },
     reportDeletions: true,
   })
-  const fake = await startSheetsFake({ quota: false, staticToken: token })
+  const fake = await startSheetsFake({ quota: false, ...sheets, staticToken: token })
   const manager = createManager(fake.store)
   const spreadsheetId = manager.createSpreadsheet({ title: 'Team time' })
   const folder = await mkdtemp(path.join(tmpdir(), folderPrefix))

@@ -31,6 +31,7 @@ import { planLayout, type CreatedTab, type LayoutPlan } from './layout.ts'
 import { LAYOUT_FIELDS, defaultTabCandidate, layoutIsCurrent, readSpreadsheetState, type SpreadsheetState } from './layout-state.ts'
 import { encodeBody, type EncodedBody } from './gzip-requests.ts'
 import { batchGetParams, COMPRESSED_MAX_PAYLOAD_BYTES, DEFAULT_MAX_PAYLOAD_BYTES, preserialized } from './requests.ts'
+import { isProtectedRefusal, PROTECTION_FIELDS, protectedAreas, protectedWriteError } from './protected-rows.ts'
 import { applyWrite } from './write.ts'
 import { StaleSheetIdError, type StructuralOutcome, type WriteDeps } from './write-targets.ts'
 
@@ -427,7 +428,20 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     maxPayloadBytes: maxPayload,
     claimRoom: rooms.room,
     claimRoomRefused: rooms.refused,
+    protectedAreas: async () =>
+      protectedAreas(await call('read', 'spreadsheets.get', () => api.spreadsheets.get({ spreadsheetId, fields: PROTECTION_FIELDS }))),
+    protectedError: (cause, areas, tabs) => protectedWriteError(cause, spreadsheetId, areas, tabs, auth.principal),
   }
+
+  /** A refusal as protected that reached here names the ranges of the tabs written (nothing of it was applied). */
+  const explainRefusal = async (error: unknown, tabs: readonly ({ tab: string } | { title: string })[]): Promise<unknown> =>
+    isProtectedRefusal(error)
+      ? writeDeps.protectedError(
+          error,
+          await writeDeps.protectedAreas(),
+          tabs.map((t) => ('tab' in t ? t.tab : t.title)),
+        )
+      : error
 
   // A write's claims take their values from a source of their own.
   const withValues = (): WriteDeps => (options.claimValues ? { ...writeDeps, claimValues: options.claimValues() } : writeDeps)
@@ -437,7 +451,8 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     if (effective.length === 0) return { appended: {}, skipped: [] }
     try {
       return await applyWrite(withValues(), effective, basis)
-    } catch (error) {
+    } catch (caught) {
+      const error = await explainRefusal(caught, effective)
       // Tab ids from an earlier run's hints may be stale (a tab deleted and made again): learn them afresh, once.
       const stale =
         error instanceof StaleSheetIdError ||
@@ -510,6 +525,8 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
       }
       const requests = plan!.requests
       await batchUpdate(requests, attempt, (lost) => (answerLost = lost))
+    }).catch(async (error: unknown) => {
+      throw await explainRefusal(error, tabs)
     })
     if (plan) {
       for (const [title, id] of plan.sheetIds) sheetIds.set(title, id)

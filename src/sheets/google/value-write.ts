@@ -6,7 +6,8 @@
  */
 import type { sheets_v4 } from '@googleapis/sheets'
 import type { SkippedRow } from '../port.ts'
-import { a1Range } from './a1.ts'
+import { a1Range, columnIndex } from './a1.ts'
+import { areaHolding, isProtectedRefusal } from './protected-rows.ts'
 import { cellToApi, jsonBytes, packBySize, preserialized } from './requests.ts'
 import { claimFilter, type ClaimRef, refId, refOfFilter } from './row-claims.ts'
 import type { TabState, Target, WriteDeps } from './write-targets.ts'
@@ -24,7 +25,7 @@ interface ValueItem {
 export async function writeValues(
   deps: WriteDeps,
   targets: readonly { t: TabState; target: Target }[],
-  skip: (t: TabState, row: number, reason: SkippedRow['reason']) => void,
+  skip: (t: TabState, row: number, reason: SkippedRow['reason'], protectedBy?: string) => void,
 ): Promise<void> {
   const items: ValueItem[] = []
   for (const { t, target } of targets) {
@@ -62,22 +63,17 @@ export async function writeValues(
       }
     }
   }
-  for (const batch of packBySize(items, (item) => jsonBytes(item.range), deps.maxPayloadBytes)) {
-    // Claims and confirmed ranges: a repeat writes the same cells again.
-    const body = preserialized({ valueInputOption: 'RAW', data: batch.map((item) => item.range) })
-    const data = await deps.call('write', 'values.batchUpdateByDataFilter', () =>
-      deps.api.spreadsheets.values.batchUpdateByDataFilter(
-        { spreadsheetId: deps.spreadsheetId, requestBody: body.requestBody },
-        body.options,
-      ),
-    )
+  for (const packed of packBySize(items, (item) => jsonBytes(item.range), deps.maxPayloadBytes)) {
+    const batch = await sendValues(deps, packed, skip)
+    if (!batch) continue
+    const { data } = batch
     const written = new Set(
       (data?.responses ?? [])
         .map((r) => (r.dataFilter ? refOfFilter(r.dataFilter) : undefined))
         .filter((r) => r !== undefined)
         .map(refId),
     )
-    for (const item of batch) {
+    for (const item of batch.items) {
       if (item.ref && !written.has(refId(item.ref))) {
         // The row went between the read-back and the write: nothing was written to it.
         skip(item.tab, item.target.row, 'gone')
@@ -86,6 +82,71 @@ export async function writeValues(
       }
     }
   }
+}
+
+/** Rounds of leaving out the rows Google refuses as protected: a range protected meanwhile costs one more. */
+const PROTECTED_ROUNDS = 3
+
+/**
+ * Sends one batch of values. Google refuses the whole batch when one of its cells lies in a range protected
+ * against this account: the rows that lie in one are left out (skipped as `protected`, naming the range) and
+ * the rest sent again. Undefined when no row is left to send.
+ */
+async function sendValues(
+  deps: WriteDeps,
+  batch: ValueItem[],
+  skip: (t: TabState, row: number, reason: SkippedRow['reason'], protectedBy?: string) => void,
+): Promise<{ items: ValueItem[]; data: sheets_v4.Schema$BatchUpdateValuesByDataFilterResponse | undefined } | undefined> {
+  let items = batch
+  for (let round = 1; ; round++) {
+    // Claims and confirmed ranges: a repeat writes the same cells again.
+    const body = preserialized({ valueInputOption: 'RAW', data: items.map((item) => item.range) })
+    try {
+      const data = await deps.call('write', 'values.batchUpdateByDataFilter', () =>
+        deps.api.spreadsheets.values.batchUpdateByDataFilter(
+          { spreadsheetId: deps.spreadsheetId, requestBody: body.requestBody },
+          body.options,
+        ),
+      )
+      return { items, data }
+    } catch (error) {
+      if (!isProtectedRefusal(error)) throw error
+      const areas = await deps.protectedAreas()
+      const kept: ValueItem[] = []
+      for (const item of items) {
+        const area = areaHolding(areas, item.tab.write.tab, rowNow(item), columnsWritten(item))
+        if (area) skip(item.tab, item.target.row, 'protected', area.name)
+        else kept.push(item)
+      }
+      // Nothing to leave out, or still refused after the rounds: no row can be named, the ranges can.
+      if (kept.length === items.length || (round === PROTECTED_ROUNDS && kept.length > 0))
+        throw deps.protectedError(
+          error,
+          areas,
+          items.map((item) => item.tab.write.tab),
+        )
+      if (kept.length === 0) return undefined
+      items = kept
+    }
+  }
+}
+
+/** The sheet row (1-based) an item writes to, as last seen. */
+function rowNow(item: ValueItem): number {
+  return item.target.echo?.row ?? item.target.now ?? item.target.row
+}
+
+/** The columns (0-based) an item sets: a `null` leaves its cell as it is. */
+function columnsWritten(item: ValueItem): number[] {
+  const a1 = item.range.dataFilter?.a1Range
+  // A title may hold a `!`: the cell starts after the last one.
+  const first = a1 ? columnIndex(/^\$?([A-Z]+)/.exec(a1.slice(a1.lastIndexOf('!') + 1))?.[1] ?? 'A') : 0
+  const row = item.range.values?.[0] ?? []
+  const out: number[] = []
+  row.forEach((value, i) => {
+    if (value !== null) out.push(first + i)
+  })
+  return out
 }
 
 /**

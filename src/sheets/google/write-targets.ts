@@ -11,6 +11,7 @@ import type { RowFormats } from './column-formats.ts'
 import type { EncodedBody } from './gzip-requests.ts'
 import { cellToApi } from './requests.ts'
 import type { ClaimRef, ClaimValues, RowEcho } from './row-claims.ts'
+import type { ProtectedArea } from './protected-rows.ts'
 
 /** What a look after a lost answer says about a structural batchUpdate. */
 export type StructuralOutcome = 'applied' | 'not-applied' | 'diverged'
@@ -47,6 +48,10 @@ export interface WriteDeps {
   claimRoomRefused(tab: string, sheetId: number, chars: number): Promise<void>
   /** Values for claims; tests make them predictable. */
   claimValues?: ClaimValues
+  /** The areas of the spreadsheet this account may not edit, as one `spreadsheets.get` shows them now. */
+  protectedAreas(): Promise<ProtectedArea[]>
+  /** The error for a write Google refused as protected that no row it can leave out explains. */
+  protectedError(cause: unknown, areas: readonly ProtectedArea[], tabs: readonly string[]): TimelineSheetsError
 }
 
 /** A basis row the write addresses, and how it was found again. */

@@ -43,6 +43,7 @@ import {
   type RowEcho,
   sheetClaimsFilter,
 } from './row-claims.ts'
+import { isProtectedRefusal } from './protected-rows.ts'
 import { runStructural, structuralPart, type StructuralPart } from './structural.ts'
 import { writeValues } from './value-write.ts'
 import {
@@ -60,7 +61,7 @@ import {
 /** Rounds of claiming a chunk: where the basis showed each row, then twice where a fresh read finds it. */
 const CLAIM_ROUNDS = 3
 
-type Skip = (t: TabState, row: number, reason: SkippedRow['reason']) => void
+type Skip = (t: TabState, row: number, reason: SkippedRow['reason'], protectedBy?: string) => void
 
 interface Addressed {
   t: TabState
@@ -71,8 +72,9 @@ interface Addressed {
 export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], basis: Snapshot): Promise<WriteReport> {
   const tabs = planTabs(writes, basis)
   const skipped: SkippedRow[] = []
-  const skip: Skip = (tab, row, reason) => {
-    if (!skipped.some((s) => s.tab === tab.write.tab && s.row === row)) skipped.push({ tab: tab.write.tab, row, reason })
+  const skip: Skip = (tab, row, reason, protectedBy) => {
+    if (!skipped.some((s) => s.tab === tab.write.tab && s.row === row))
+      skipped.push({ tab: tab.write.tab, row, reason, ...(protectedBy ? { protectedBy } : {}) })
   }
   const values = deps.claimValues ?? claimValues()
 
@@ -250,6 +252,7 @@ function isClaimRefusal(error: unknown): boolean {
   return (
     error instanceof HttpError &&
     error.status === 400 &&
+    !isProtectedRefusal(error) &&
     !/No grid with id|No sheet with id|updateSheetProperties: A sheet with the name/i.test(error.message)
   )
 }
