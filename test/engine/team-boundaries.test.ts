@@ -49,10 +49,10 @@ afterAll(async () => {
 })
 
 /** A fresh team target on the shared server, exported, with a client that records every request it sends. */
-async function exportedTeamTarget() {
+async function exportedTeamTarget(account = server.credentials.transfer!) {
   const folder = await mkdtemp(path.join(tmpdir(), 'ts-team-'))
   const file = path.join(folder, 'team.xlsx')
-  const transfer = server.credentials.transfer!
+  const transfer = account
   const signIn = passwordSignIn({
     baseUrl: server.url,
     username: transfer.username,
@@ -95,9 +95,9 @@ async function exportedTeamTarget() {
     reporter: silentReporter,
     now,
   })
-  await runExport(target, deps())
+  const exported = await runExport(target, deps())
   sent.length = 0
-  return { target, file, sent, deps }
+  return { target, file, sent, deps, exported }
 }
 
 const user = fc.constantFrom('alice@example.com', 'bob@example.com', 'carol@example.com', 'dave@example.com', 'zoe@example.com', '')
@@ -201,5 +201,16 @@ describe('a team target’s sheet never reaches past the team', () => {
       }),
       { numRuns: 12, seed: 35 },
     )
+  })
+
+  it('exports with a Content reader account: the team’s activities, and the Allowed tags tab left alone', async () => {
+    server.store.setAllowedTags(ALLOWED)
+    const world = await exportedTeamTarget(server.credentials.reader!)
+    expect(world.exported.result).toBe('success')
+    expect(world.exported.allowedTags).toBe('unavailable')
+    const tabs = (await createWorkbookSpreadsheet({ path: world.file }).read(['Activities', 'Allowed tags'])).tabs
+    const users = new Set(tabs['Activities']!.rows.map((row) => row[0]))
+    expect([...users].sort()).toEqual(['carol@example.com', 'dave@example.com'])
+    expect(tabs['Allowed tags']!.rows).toEqual([])
   })
 })
