@@ -95,6 +95,12 @@ export const ALLOWED_TAGS_NOTE =
   'One allowed combination of tags per row, most general first, separated by commas: Client, Project, Task. ' +
   'It feeds the Tags dropdown on Activities; a trailing ,. (Client, Project,.) means no tag may be added after it.'
 
+/** What the Allowed tags tab's Status says, and which lines a team's sheet may change. */
+export const ALLOWED_TAGS_STATUS_NOTE =
+  'Written by the tool: why a change of this row was not sent. A team sheet shows only the lines that apply to its ' +
+  'people; lines shared with people outside it, and the lines for everyone unless the operator allows it, are ' +
+  'shown but cannot be changed here.'
+
 /** Layout of the Allowed tags tab. */
 export function allowedTagsTab(): TabSpec {
   return {
@@ -102,7 +108,7 @@ export function allowedTagsTab(): TabSpec {
     columns: [
       { name: ALLOWED_TAGS_COLUMN.appliesTo, kind: 'text', width: 200, note: APPLIES_TO_NOTE },
       { name: ALLOWED_TAGS_COLUMN.tags, kind: 'text', width: 360, note: ALLOWED_TAGS_NOTE },
-      { name: ALLOWED_TAGS_COLUMN.status, kind: 'text', width: 420, protected: true, wrap: true },
+      { name: ALLOWED_TAGS_COLUMN.status, kind: 'text', width: 420, protected: true, wrap: true, note: ALLOWED_TAGS_STATUS_NOTE },
     ],
     statusColumn: ALLOWED_TAGS_COLUMN.status,
   }
