@@ -18,17 +18,25 @@ export interface MetadataServerOptions {
 }
 
 const routed = new WeakSet<object>()
+const DETECTION_PING = /\/computeMetadata\/v1\/instance$/
 
 /**
  * gcp-metadata sends every request through gaxios' shared instance, not through a client's own transporter: point
  * that instance at the transport (its limits and redirect policy) and turn its retries off, once for each
- * transport a run signs in with.
+ * transport a run signs in with. Off Google Cloud gcp-metadata also gives every request 3 s; that stays for the
+ * detection ping (how long to wait for a server that may not be there is its call), while the account's own
+ * requests get the transport's limits, as on Google Cloud, where gcp-metadata sets none.
  */
 function routeThrough(transport: Transport): void {
   gaxios.instance.defaults.fetchImplementation = asFetch(transport)
   if (routed.has(gaxios.instance)) return
   routed.add(gaxios.instance)
   withoutLibraryRetries(gaxios.instance)
+  gaxios.instance.interceptors.request.add({
+    // gcp-metadata passes no signal of its own: the one there is its timeout's.
+    resolved: async (request) =>
+      DETECTION_PING.test(new URL(request.url).pathname) ? request : { ...request, timeout: 0, signal: undefined },
+  })
 }
 
 /**
