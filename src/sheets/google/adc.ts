@@ -20,7 +20,7 @@ import {
   type ServiceAccountOptions,
 } from './auth.ts'
 import { gcloudCredentialFile, namedCredentialFile } from './adc-file.ts'
-import { signInWithExternalAccount } from './adc-external-account.ts'
+import { signInWithExternalAccount } from './adc-external.ts'
 import { metadataServerAvailable, metadataServerUrl, signInWithMetadataServer } from './adc-metadata.ts'
 
 const authorizedUserSchema = z.object({
