@@ -157,4 +157,12 @@ describe('application default credentials: the attached service account, from th
     expect(isTimelineSheetsError(error) && error.code).toBe('TS_AUTH_REQUIRED')
     expect(metadata.requests()).toEqual([])
   })
+
+  it('names METADATA_SERVER_DETECTION when it holds a value gcp-metadata does not know', async () => {
+    vi.stubEnv('METADATA_SERVER_DETECTION', 'sometimes')
+    const error = await caught(nothingLocal())
+    expect(isTimelineSheetsError(error) && error.code).toBe('TS_CONFIG_INVALID')
+    expect((error as Error).message).toContain('METADATA_SERVER_DETECTION')
+    expect(metadata.requests()).toEqual([])
+  })
 })

@@ -59,7 +59,9 @@ export async function metadataServerAvailable(transport: Transport = createTrans
     if (process.env['METADATA_SERVER_DETECTION']) return await gcpMetadata.isAvailable()
     return gcpMetadata.getGCPResidency() || (await gcpMetadata.isAvailable())
   } catch (error) {
-    throw new TimelineSheetsError('TS_CONFIG_INVALID', `METADATA_SERVER_DETECTION is not usable: ${(error as Error).message}`, {
+    // gcp-metadata refuses a value it does not know with a RangeError; it catches everything else itself.
+    if (!(error instanceof RangeError)) throw error
+    throw new TimelineSheetsError('TS_CONFIG_INVALID', `METADATA_SERVER_DETECTION is not usable: ${error.message}`, {
       hint: 'Unset METADATA_SERVER_DETECTION, or set it to one of the values the message lists.',
     })
   }

@@ -9,6 +9,7 @@ import { homedir } from 'node:os'
 import { z } from 'zod'
 import { TimelineSheetsError } from '../../errors.ts'
 import { readCredentialFile } from '../../config/credential-file.ts'
+import { createTransport } from '../../http/transport.ts'
 import {
   GOOGLE_TOKEN_URL,
   invalidKey,
@@ -72,11 +73,9 @@ export async function signInWithApplicationDefault(options: ApplicationDefaultOp
       })
     }
   }
-  if (await metadataServerAvailable(options.transport)) {
-    return signInWithMetadataServer({
-      ...(options.transport ? { transport: options.transport } : {}),
-      ...(options.scopes ? { scopes: options.scopes } : {}),
-    })
+  const transport = options.transport ?? createTransport()
+  if (await metadataServerAvailable(transport)) {
+    return signInWithMetadataServer({ transport, ...(options.scopes ? { scopes: options.scopes } : {}) })
   }
   throw new TimelineSheetsError(
     'TS_AUTH_REQUIRED',
