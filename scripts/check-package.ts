@@ -4,7 +4,7 @@
  * `timeline-sheets` by name — `--version`, `--help`, an export against the reference server into a local
  * workbook, an export into the Sheets fake and an import of a manager's edit from it, `doctor` (as that
  * account, and as a reader account), an export into the fake signed in with a service-account key file, and the
- * cloud sign-in, NTLM and unexpected-error e2e files with their CLI runs pointed at the installed bin
+ * cloud sign-in, NTLM, metadata-server sign-in and unexpected-error e2e files with their CLI runs pointed at the installed bin
  * (TIMELINE_SHEETS_E2E_CLI, test/e2e/cli.ts) — once for each Node given (default: the Node running this script, the project's Node 24).
  * The e2e files run under vitest on the project's Node (the counterparts need its type stripping), their CLI runs
  * on the Node given.
@@ -80,7 +80,13 @@ function issuerOf(assertion: string | undefined): unknown {
  * The e2e files of the sign-ins only they run, run again against the installed package, and the report of an
  * unexpected error, whose stack the installed command maps back to src files (dist/'s source maps).
  */
-const E2E_FILES = ['test/e2e/cloud-login.e2e.test.ts', 'test/e2e/ntlm.e2e.test.ts', 'test/cli/internal-error-report.test.ts']
+const E2E_FILES = [
+  'test/e2e/cloud-login.e2e.test.ts',
+  'test/e2e/ntlm.e2e.test.ts',
+  // google-auth-library's Compute client and gcp-metadata, loaded lazily from the bundle's adc chunk.
+  'test/e2e/export-google-metadata-server.e2e.test.ts',
+  'test/cli/internal-error-report.test.ts',
+]
 
 /** What vitest's json reporter writes, as far as it is read here. */
 interface VitestJson {
@@ -345,7 +351,7 @@ try {
           ran.numPassedTests > 0 &&
           ran.numPassedTests === ran.numTotalTests &&
           E2E_FILES.every((f) => files.has(f)),
-        `the cloud sign-in, NTLM and bug-report e2e tests against the installed bin: ${ran?.numPassedTests ?? 0} of ${ran?.numTotalTests ?? 0} passed ` +
+        `the cloud sign-in, NTLM, metadata-server sign-in and bug-report e2e tests against the installed bin: ${ran?.numPassedTests ?? 0} of ${ran?.numTotalTests ?? 0} passed ` +
           `(${E2E_FILES.join(', ')})`,
         e2e,
       )

@@ -8,6 +8,7 @@
 import { createHash, createPublicKey, type KeyObject } from 'node:crypto'
 import { compactVerify, decodeJwt, decodeProtectedHeader } from 'jose'
 import { JSON_CONTENT_TYPE } from './google-errors.ts'
+import { createTokenExchange, TOKEN_EXCHANGE_GRANT, type WorkloadPoolSpec } from './sts.ts'
 
 /** The read-write Sheets scope. */
 export const SPREADSHEETS_SCOPE = 'https://www.googleapis.com/auth/spreadsheets'
@@ -72,6 +73,8 @@ export interface AuthState {
   revokeToken(token: string): void
   registerServiceAccount(spec: ServiceAccountSpec): void
   registerOAuthClient(spec: OAuthClientSpec): void
+  /** Lets the token exchange (STS, `POST …/v1/token`) take these subject tokens for this audience (sts.ts). */
+  registerWorkloadPool(spec: WorkloadPoolSpec): void
   /** Token requests received, oldest first. */
   tokenRequests(): readonly TokenRequestRecord[]
   /** `POST …/token`. */
@@ -102,6 +105,7 @@ export function createAuthState(now: () => number, newToken: (prefix: string) =>
   const codes = new Map<string, { clientId: string; redirectUri: string; scopes: string[]; challenge?: string; method?: string }>()
   const refreshTokens = new Map<string, { clientId: string; scopes: string[]; subject: string }>()
   const records: TokenRequestRecord[] = []
+  const exchange = createTokenExchange((subject, scopes) => issue(subject, scopes))
 
   const issue = (subject: string, scopes: string[], lifetimeSeconds = 3599) => {
     const token = newToken('ya29.fake-')
@@ -132,6 +136,7 @@ export function createAuthState(now: () => number, newToken: (prefix: string) =>
     registerOAuthClient(spec) {
       clients.set(spec.clientId, spec.clientSecret)
     },
+    registerWorkloadPool: (spec) => exchange.register(spec),
     tokenRequests: () => records,
     handleAuthorize(request) {
       const url = new URL(request.url)
@@ -174,6 +179,7 @@ export function createAuthState(now: () => number, newToken: (prefix: string) =>
         form.client_id ??= decodeURIComponent(id ?? '')
         form.client_secret ??= decodeURIComponent(secret ?? '')
       }
+      if (grantType === TOKEN_EXCHANGE_GRANT) return exchange.exchange(form, fail)
       if (grantType === 'urn:ietf:params:oauth:grant-type:jwt-bearer') {
         const assertion = form.assertion ?? ''
         let claims: ReturnType<typeof decodeJwt>

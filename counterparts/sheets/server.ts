@@ -24,6 +24,8 @@ export interface SheetsFake {
   rootUrl: string
   /** The token endpoint (`POST`), for JWT-bearer, authorization_code and refresh_token grants. */
   tokenUrl: string
+  /** Google's Security Token Service token exchange, for an external account's `token_url` (sts.ts). */
+  stsUrl: string
   /** The auto-approving consent page, for `OAuth2Client({ endpoints: { oauth2AuthBaseUrl } })`. */
   authUrl: string
   store: SheetsStore
@@ -55,6 +57,7 @@ export async function startSheetsFake(options: StartSheetsFakeOptions = {}): Pro
     rootUrl: server.url,
     tokenUrl: `${server.url}token`,
     authUrl: `${server.url}o/oauth2/v2/auth`,
+    stsUrl: `${server.url}v1/token`,
     store,
     staticToken,
     close: () => server.close(),

@@ -31,7 +31,7 @@ export async function googleSignIn(
         scopes,
       })
     case 'adc':
-      return auth.signInWithApplicationDefault({ env, transport, scopes })
+      return (await import('../sheets/google/adc.ts')).signInWithApplicationDefault({ env, transport, scopes })
     case 'static-token':
       return auth.signInWithStaticToken(secretFromEnv(google.auth.tokenEnv, 'a Google access token', env), transport)
   }

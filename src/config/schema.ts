@@ -149,7 +149,11 @@ const installedAppAuth = z.strictObject({
 })
 
 const applicationDefaultAuth = z.strictObject({
-  mode: z.literal('adc').describe("Application default credentials (GOOGLE_APPLICATION_CREDENTIALS or gcloud's file)."),
+  mode: z
+    .literal('adc')
+    .describe(
+      "Application default credentials, in Google's order: the file GOOGLE_APPLICATION_CREDENTIALS names, gcloud's file, then the service account the metadata server returns.",
+    ),
 })
 
 const staticTokenAuth = z.strictObject({

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat, writeFile, chmod } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { exportPKCS8, exportSPKI, generateKeyPair, jwtVerify, decodeProtectedHeader } from 'jose'
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { HttpError, isTimelineSheetsError } from '../../src/errors.ts'
 import {
   buildJwtAssertion,
@@ -10,12 +10,12 @@ import {
   parseServiceAccountKey,
   requestServiceAccountToken,
   SHEETS_SCOPE,
-  signInWithApplicationDefault,
   signInWithInstalledApp,
   signInWithServiceAccount,
   signInWithStaticToken,
   type ServiceAccountKey,
 } from '../../src/sheets/google/auth.ts'
+import { signInWithApplicationDefault } from '../../src/sheets/google/adc.ts'
 import { readStoredToken, writeOwnerOnlyFile } from '../../src/state/google-token-file.ts'
 
 let key: ServiceAccountKey
@@ -195,6 +195,15 @@ describe('token files', () => {
 })
 
 describe('application default credentials', () => {
+  // With no file found the sign-in asks for a metadata server: none here, and gcp-metadata never pings Google's address.
+  beforeEach(() => {
+    vi.stubEnv('GCE_METADATA_HOST', '127.0.0.1:9')
+    vi.stubEnv('METADATA_SERVER_DETECTION', 'none')
+  })
+  afterEach(() => {
+    vi.unstubAllEnvs()
+  })
+
   it('uses GOOGLE_APPLICATION_CREDENTIALS pointing at a service-account key', async () => {
     const file = path.join(dir, 'sa.json')
     await writeFile(file, JSON.stringify(key))

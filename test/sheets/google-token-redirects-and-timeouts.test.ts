@@ -12,7 +12,8 @@ import { exportPKCS8, generateKeyPair } from 'jose'
 import { afterEach, describe, expect, it } from 'vitest'
 import { RequestTimeoutError, TimelineSheetsError } from '../../src/errors.ts'
 import { createTransport } from '../../src/http/transport.ts'
-import { requestServiceAccountToken, signInWithApplicationDefault } from '../../src/sheets/google/auth.ts'
+import { requestServiceAccountToken } from '../../src/sheets/google/auth.ts'
+import { signInWithApplicationDefault } from '../../src/sheets/google/adc.ts'
 import { createGoogleSpreadsheet } from '../../src/sheets/google/backend.ts'
 
 interface Server {

@@ -1,19 +1,18 @@
 /**
- * Sign-in to Google Sheets, four ways, each giving an `OAuth2Client` that
+ * Sign-in to Google Sheets, each way giving an `OAuth2Client` that
  * googleapis uses as is: a service-account key file (our own JWT-bearer
  * exchange, because google-auth-library ignores the key's `token_uri`), the
  * installed-app OAuth flow for people running the tool by hand (PKCE, state,
- * loopback redirect, refresh token kept in an owner-only file), application
- * default credentials, and a static token for tests and the fake.
+ * loopback redirect, refresh token kept in an owner-only file), and a static
+ * token for tests and the fake. Application default credentials, which end in
+ * one of these or in a client of google-auth-library's own, are `adc.ts`.
  *
- * Longer than most files because the four sign-ins share the token file, the transport and the error wording;
+ * Longer than most files because the sign-ins share the token file, the transport and the error wording;
  * each is one section.
  */
 import { randomBytes } from 'node:crypto'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { homedir } from 'node:os'
-import path from 'node:path'
 import { CodeChallengeMethod, OAuth2Client, type OAuth2ClientOptions } from 'google-auth-library'
 import { importPKCS8, SignJWT } from 'jose'
 import { z } from 'zod'
@@ -25,12 +24,13 @@ import { asFetch, createTransport, type Transport } from '../../http/transport.t
 /** The scope every sign-in asks for; `sync --watch` adds the read-only Drive metadata scope (drive-version.ts). */
 export const SHEETS_SCOPE = 'https://www.googleapis.com/auth/spreadsheets'
 
-const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token'
+/** Google's OAuth token endpoint, where refresh tokens are redeemed. */
+export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token'
 const GOOGLE_AUTH_URL = 'https://accounts.google.com/o/oauth2/v2/auth'
 
 /** A signed-in Google identity, ready for googleapis. */
 export interface GoogleSignIn {
-  readonly mode: 'service-account' | 'installed-app' | 'authorized-user' | 'static-token'
+  readonly mode: 'service-account' | 'installed-app' | 'authorized-user' | 'external-account' | 'metadata-server' | 'static-token'
   /** Pass as `auth` to googleapis. */
   readonly client: OAuth2Client
   /** The e-mail a spreadsheet must be shared with (service account), when known. */
@@ -49,12 +49,17 @@ export type FetchLike = (input: string, init: RequestInit) => Promise<Response>
  * transport (its limits; a token request never follows a redirect) and are
  * not repeated by gaxios: the one retry policy repeats the call they serve.
  */
-function oauthClient(transport: Transport | undefined, options: OAuth2ClientOptions = {}): OAuth2Client {
+export function oauthClient(transport: Transport | undefined, options: OAuth2ClientOptions = {}): OAuth2Client {
   const client = new OAuth2Client({ ...options, transporterOptions: { fetchImplementation: asFetch(transport ?? createTransport()) } })
-  client.transporter.interceptors.request.add({
+  withoutLibraryRetries(client.transporter)
+  return client
+}
+
+/** Turns gaxios' own retries off for every request of this instance (the one retry policy is src/http/retry.ts). */
+export function withoutLibraryRetries(transporter: OAuth2Client['transporter']): void {
+  transporter.interceptors.request.add({
     resolved: async (request) => ({ ...request, retryConfig: { ...request.retryConfig, retry: 0, noResponseRetries: 0 } }),
   })
-  return client
 }
 
 /** A fixed access token, for tests and the Sheets fake. */
@@ -87,7 +92,8 @@ export function parseServiceAccountKey(json: unknown, source: string): ServiceAc
   return invalidKey(source, `field "${field}" ${issue?.message ?? 'is invalid'}`)
 }
 
-function invalidKey(source: string, problem: string): never {
+/** Refuses a key (or credentials) file, naming it and what is wrong. */
+export function invalidKey(source: string, problem: string): never {
   throw new TimelineSheetsError('TS_CONFIG_INVALID', `The Google service-account key file ${source} is not usable: ${problem}`, {
     hint: 'Download a new JSON key for the service account (Google Cloud console → IAM → Service accounts → Keys) and point the config at it.',
   })
@@ -277,7 +283,8 @@ function installedClient(options: InstalledAppOptions, redirectUri?: string): OA
   })
 }
 
-function refreshTokenSignIn(
+/** A sign-in that redeems a refresh token (stored by `login --google`, or gcloud's `authorized_user` file). */
+export function refreshTokenSignIn(
   mode: 'installed-app' | 'authorized-user',
   client: OAuth2Client,
   refreshToken: string,
@@ -446,77 +453,4 @@ async function listenForCallback(port: number, state: string, timeoutMs: number)
         server.close(() => resolve())
       }),
   }
-}
-
-// ------------------------------------------------ application default credentials
-
-const authorizedUserSchema = z.object({
-  type: z.literal('authorized_user'),
-  client_id: z.string().min(1),
-  client_secret: z.string().min(1),
-  refresh_token: z.string().min(1),
-})
-
-export interface ApplicationDefaultOptions extends ServiceAccountOptions {
-  /** @default process.env */
-  env?: NodeJS.ProcessEnv
-  /** Home directory for gcloud's well-known file. @default os.homedir() */
-  home?: string
-  /** Token endpoint for `authorized_user` files (tests). @default Google's */
-  tokenUrl?: string
-}
-
-/**
- * Application default credentials: the file GOOGLE_APPLICATION_CREDENTIALS
- * names, else gcloud's `application_default_credentials.json`. A service
- * account key or an `authorized_user` file; anything else is refused with the
- * list of ways to sign in.
- */
-export async function signInWithApplicationDefault(options: ApplicationDefaultOptions = {}): Promise<GoogleSignIn> {
-  const env = options.env ?? process.env
-  const named = env['GOOGLE_APPLICATION_CREDENTIALS']
-  const wellKnown = path.join(options.home ?? homedir(), '.config', 'gcloud', 'application_default_credentials.json')
-  const file = named || wellKnown
-  const read = await readCredentialFile(file)
-  if (read.kind === 'unreadable') {
-    throw new TimelineSheetsError(
-      'TS_AUTH_REQUIRED',
-      named ? `GOOGLE_APPLICATION_CREDENTIALS names ${named}, which cannot be read` : 'No Google credentials found',
-      {
-        hint: 'Sign in one of three ways: a service-account key file in the config (sheets.google.keyFile), GOOGLE_APPLICATION_CREDENTIALS pointing at a key or authorized_user file (`gcloud auth application-default login --scopes=https://www.googleapis.com/auth/spreadsheets,https://www.googleapis.com/auth/cloud-platform`), or `timeline-sheets login` for the browser sign-in.',
-      },
-    )
-  }
-  if (read.kind === 'not-json') return invalidKey(file, 'it is not JSON')
-  const json = read.json
-  const type = (json as { type?: unknown } | null)?.type
-  if (type === 'service_account') {
-    return signInWithServiceAccount(parseServiceAccountKey(json, file), { ...options, source: options.source ?? file })
-  }
-  if (type === 'authorized_user') {
-    const parsed = authorizedUserSchema.safeParse(json)
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]
-      throw new TimelineSheetsError(
-        'TS_CONFIG_INVALID',
-        `The Google credentials file ${file} is not usable: field "${issue?.path.join('.') ?? ''}" ${issue?.message ?? 'is invalid'}`,
-        {
-          hint: 'Run `gcloud auth application-default login` again, or use a service-account key.',
-        },
-      )
-    }
-    const client = oauthClient(options.transport, {
-      clientId: parsed.data.client_id,
-      clientSecret: parsed.data.client_secret,
-      endpoints: { oauth2TokenUrl: options.tokenUrl ?? GOOGLE_TOKEN_URL },
-    })
-    return refreshTokenSignIn('authorized-user', client, parsed.data.refresh_token, parsed.data.client_secret)
-  }
-  throw new TimelineSheetsError(
-    'TS_CONFIG_INVALID',
-    `The Google credentials file ${file} has type ${JSON.stringify(type)}, which timeline-sheets cannot use`,
-    {
-      hint: 'Use a service-account key (type service_account) or an authorized_user file, or `timeline-sheets login`.',
-    },
-  )
 }
