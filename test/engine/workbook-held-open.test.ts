@@ -2,7 +2,8 @@
  * A run whose workbook someone has open loses nothing. An export that cannot replace the file leaves the file
  * and the target's state as they were, and the next run, the file closed, writes what the first could not. A
  * sync whose write-back is refused after it sent a manager's edit to the server finishes with the next run:
- * the edit on the server once, its row marked as synced, no conflict; a new row is created once.
+ * the edit on the server once, its row marked as synced, no conflict; a new row is created once, and not at
+ * all while the workbook is held from the first save (the save that marks the row) on.
  */
 import { readFile, readdir } from 'node:fs/promises'
 import path from 'node:path'
@@ -62,6 +63,28 @@ async function activitiesTab() {
   return { tab, col: (name: string) => tab.header.indexOf(name) }
 }
 
+/** A manager types a new row (no Key) at `row`, with tags the server allows. */
+async function typeNewRow(row: number, col: (name: string) => number): Promise<void> {
+  const { server } = world
+  const user = server.credentials.users[0]!
+  const key = user.tagsTimelineKey!
+  const template = server.store.activities(key)[0]!
+  const tags = server.store
+    .tagsOf(key, template)
+    .filter((t) => !t.startsWith(':'))
+    .join(', ')
+  for (const [name, value] of [
+    ['User', user.username],
+    ['Date', '2026-11-09'],
+    ['Start', '14:00'],
+    ['End', '15:00'],
+    ['Tags', tags],
+    ['Notes', 'a new row'],
+  ] as const) {
+    await managerEditing(world.file).editCell('Activities', row, col(name), value)
+  }
+}
+
 describe('an export into a workbook someone has open', () => {
   it('leaves the file and the state as they were; the next run writes the change', async () => {
     const { server } = world
@@ -100,22 +123,7 @@ describe('a sync whose workbook is opened while it writes', () => {
     const edited = tab.rows.findIndex((row) => String(row[col('Key')]).startsWith(`${key}/`))
     const editedId = Number(String(tab.rows[edited]![col('Key')]).split('/')[1])
     await manager.editCell('Activities', edited + 2, col('Notes'), 'edited by the manager')
-    const newRow = tab.rows.length + 2
-    const template = server.store.activities(key)[0]!
-    const tags = server.store
-      .tagsOf(key, template)
-      .filter((t) => !t.startsWith(':'))
-      .join(', ')
-    for (const [name, value] of [
-      ['User', user.username],
-      ['Date', '2026-11-09'],
-      ['Start', '14:00'],
-      ['End', '15:00'],
-      ['Tags', tags],
-      ['Notes', 'a new row'],
-    ] as const) {
-      await manager.editCell('Activities', newRow, col(name), value)
-    }
+    await typeNewRow(tab.rows.length + 2, col)
     const changesBefore = server.store.lastChangeId(key)
 
     // The first save (the new row's mark) lands; the person opens the file before the next.
@@ -141,5 +149,23 @@ describe('a sync whose workbook is opened while it writes', () => {
     const editedRow = after.tab.rows.find((row) => row[after.col('Key')] === `${key}/${editedId}`)!
     expect(editedRow[after.col('Notes')]).toBe('edited by the manager')
     expect(String(editedRow[after.col('Status')])).not.toMatch(/conflict|waits/i)
+  })
+})
+
+describe('a sync whose workbook is open from its first save on', () => {
+  it("creates no new row's activity: the row's mark is saved before the create", async () => {
+    const { server } = world
+    const key = server.credentials.users[0]!.tagsTimelineKey!
+    const { tab, col } = await activitiesTab()
+    await typeNewRow(tab.rows.length + 2, col)
+    const changesBefore = server.store.lastChangeId(key)
+    const deps = { client: world.client, stateDir: world.stateDir, reporter: silentReporter, now }
+    const failed = await runSync(world.target, { ...deps, spreadsheet: heldOpenAfter(0) }).catch((error: unknown) => error)
+    expect(failed).toBeInstanceOf(WorkbookOpenError)
+    expect(server.store.activities(key).filter((a) => a.notes === 'a new row')).toEqual([])
+    expect(server.store.lastChangeId(key)).toBe(changesBefore)
+
+    await runSync(world.target, { ...deps, spreadsheet: world.spreadsheet() })
+    expect(server.store.activities(key).filter((a) => a.notes === 'a new row')).toHaveLength(1)
   })
 })
