@@ -27,6 +27,7 @@ import { columnLetters } from '../src/core/columns.ts'
 import { createWorkbookSpreadsheet } from '../src/sheets/workbook/backend.ts'
 import { CLI_ENV, CLI_NODE_ENV } from '../test/e2e/cli.ts'
 import { BUNDLED_PACKAGES } from './bundled-packages.ts'
+import { installArgs, packArgs } from './package-steps.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const { values } = parseArgs({ options: { node: { type: 'string', multiple: true }, keep: { type: 'boolean', default: false } } })
@@ -99,7 +100,7 @@ let failures = 0
 const work = await mkdtemp(path.join(tmpdir(), 'timeline-sheets-package-'))
 try {
   process.stdout.write(`Packing ${pkg.name}@${pkg.version} (prepack builds dist/) into ${work}\n`)
-  const packed = await run('npm', ['pack', '--json', '--pack-destination', work])
+  const packed = await run('npm', packArgs(work))
   if (packed.code !== 0) throw new Error(`npm pack failed (exit ${packed.code}):\n${packed.stderr}`)
   // With --json npm writes the prepack script's output to stderr, and only the listing to stdout.
   const [info] = JSON.parse(packed.stdout) as [{ filename: string; files: { path: string }[] }]
@@ -116,7 +117,7 @@ try {
 
   const prefix = path.join(work, 'prefix')
   process.stdout.write(`Installing ${info.filename} into ${prefix}\n`)
-  const installed = await run('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', '--prefer-offline', tarball])
+  const installed = await run('npm', installArgs(tarball, prefix))
   if (installed.code !== 0) throw new Error(`npm install of the tarball failed (exit ${installed.code}):\n${installed.stderr}`)
 
   // The bundled packages travel inside dist/ with their licences, and npm installs no second copy of them.

@@ -24,6 +24,7 @@ export type ErrorCode =
   | 'TS_SHEETS_API'
   | 'TS_SHEET_LAYOUT'
   | 'TS_WORKBOOK'
+  | 'TS_WORKBOOK_OPEN'
   | 'TS_STATE'
   | 'TS_FILE_ACCESS'
   | 'TS_DISK_FULL'

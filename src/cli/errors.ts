@@ -66,6 +66,8 @@ export function exitCodeFor(code: TimelineSheetsError['code']): ExitCode {
       return EXIT.refused
     case 'TS_STATE':
       return EXIT.critical
+    case 'TS_WORKBOOK_OPEN':
+      return EXIT.workbookOpen
     default:
       return EXIT.failure
   }

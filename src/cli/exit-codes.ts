@@ -1,6 +1,6 @@
 /**
  * Exit codes, documented in `--help`. A scheduler can tell apart a run to
- * simply retry (1), a run that needs a person (3, 4, 6, 7) and a mistake in the
+ * simply retry (1), a run that needs a person (3, 4, 6, 7, 8) and a mistake in the
  * call itself (2).
  */
 export const EXIT = {
@@ -20,6 +20,11 @@ export const EXIT = {
   refused: 6,
   /** State is damaged or belongs to another server; the message says how to recover. */
   critical: 7,
+  /**
+   * The workbook is open in another program (Excel, LibreOffice) that keeps it from being replaced, after a few
+   * tries; nothing is lost. Not 1: running again soon repeats the refusal until a person closes the file.
+   */
+  workbookOpen: 8,
 } as const
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT]
@@ -33,4 +38,6 @@ export const EXIT_CODES_HELP = `Exit codes:
   5  another run of the same target holds the lock
   6  a sign-in was refused or the account lacks a permission (a spreadsheet not shared with it, too):
      fix the credentials or rights, do not retry
-  7  state is damaged or belongs to another server (the message says how to recover)`
+  7  state is damaged or belongs to another server (the message says how to recover)
+  8  the workbook is open in Excel or LibreOffice, which keeps it from being replaced (the message
+     says who has it open): nothing is lost; close it, then run again`

@@ -70,6 +70,12 @@ export const SPREADSHEET_BACKENDS: { [K in SpreadsheetConfig['kind']]: Backend<K
         path: loaded.resolvePath(sheet.path),
         protect: sheet.protect,
         log: (event) => reporter.debug(`workbook ${event.action}`, { ms: event.ms, bytes: event.bytes }),
+        heldOpen: {
+          onRetry: (event) =>
+            reporter.warn(
+              `${loaded.resolvePath(sheet.path)}: ${event.reason}; trying again in ${event.delayMs / 1000} s (attempt ${event.attempt} of ${event.attempts})`,
+            ),
+        },
       })
     },
     probe: async (sheet, { loaded }) => {

@@ -31,6 +31,9 @@ export async function loadConfig(file: string): Promise<LoadedConfig> {
   return { ...parseConfig(text, absolute), file: absolute }
 }
 
+/** Names Windows reserves for devices, in any case: a folder `.timeline-sheets\con` is the console, not a folder. */
+const WINDOWS_DEVICE_NAME = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])$/i
+
 export function parseConfig(text: string, file: string): Omit<LoadedConfig, 'file'> {
   let json: unknown
   try {
@@ -53,16 +56,25 @@ export function parseConfig(text: string, file: string): Omit<LoadedConfig, 'fil
   const config: Config = { ...result.data, targets: result.data.targets.map((t) => ({ ...t })) }
   const names = new Set<string>()
   for (const [i, target] of config.targets.entries()) {
-    if (names.has(target.name)) {
+    // The name is a folder of the state: Windows and macOS do not tell `Team` from `team`, so two such targets
+    // would share one state there.
+    if (names.has(target.name.toLowerCase())) {
       throw new TimelineSheetsError(
         'TS_CONFIG_INVALID',
-        `${file} has a problem:\n  - targets[${i}].name: "${target.name}" is used by another target`,
+        `${file} has a problem:\n  - targets[${i}].name: "${target.name}" is used by another target (case aside)`,
         {
-          hint: 'Give each target its own name; it keys locks and state.',
+          hint: 'Give each target its own name, not only in case: it keys locks and state folders, and Windows and macOS do not tell names apart by case.',
         },
       )
     }
-    names.add(target.name)
+    names.add(target.name.toLowerCase())
+    if (WINDOWS_DEVICE_NAME.test(target.name)) {
+      throw new TimelineSheetsError(
+        'TS_CONFIG_INVALID',
+        `${file} has a problem:\n  - targets[${i}].name: "${target.name}" is a device name on Windows, so its state folder cannot be made there`,
+        { hint: 'Choose another name (CON, PRN, AUX, NUL, COM1–COM9 and LPT1–LPT9 are reserved on Windows, in any case).' },
+      )
+    }
     if (!isValidTimeZone(target.timeZone)) {
       throw new TimelineSheetsError(
         'TS_CONFIG_INVALID',

@@ -10,6 +10,7 @@ import path from 'node:path'
 import { z } from 'zod'
 import { TimelineSheetsError } from '../errors.ts'
 import { fileAccessError, withFileAccess, type FileContext } from './file-access.ts'
+import { HOST_PLATFORM, type Platform } from './platform.ts'
 
 export const TOKEN_FILE_VERSION = 1
 
@@ -45,7 +46,7 @@ const tokenFileContext = (file: string, action: 'read' | 'write'): FileContext =
  * Reads and validates the token file. Returns undefined when it does not exist.
  * Refuses a file that group or others can read or write (on POSIX systems).
  */
-export async function readTokenFile(file: string): Promise<TokenFile | undefined> {
+export async function readTokenFile(file: string, platform: Platform = HOST_PLATFORM): Promise<TokenFile | undefined> {
   let info
   try {
     info = await stat(file)
@@ -56,7 +57,7 @@ export async function readTokenFile(file: string): Promise<TokenFile | undefined
       new TimelineSheetsError('TS_STATE', `Cannot read the token file ${file}`, { cause: error })
     )
   }
-  assertOwnerOnly(file, info.mode)
+  assertOwnerOnly(file, info.mode, platform)
   const text = await withFileAccess(tokenFileContext(file, 'read'), () => readFile(file, 'utf8'))
   let parsed: unknown
   try {
@@ -100,9 +101,13 @@ export async function writeTokenFile(file: string, contents: TokenFile): Promise
   }
 }
 
-/** Throws unless only the owner may read and write the file. Windows has no POSIX modes; skipped there. */
-export function assertOwnerOnly(file: string, mode: number): void {
-  if (process.platform === 'win32') return
+/**
+ * Throws unless only the owner may read and write the file. Windows has no POSIX modes (every file shows 0o666
+ * or 0o444): there the file is as private as the folder it is in, whose access-control list it inherits, which
+ * Node cannot read; the README says to keep it under the user's profile (src/state/platform.ts).
+ */
+export function assertOwnerOnly(file: string, mode: number, platform: Platform = HOST_PLATFORM): void {
+  if (!platform.fileModes) return
   if ((mode & 0o077) !== 0) {
     throw new TimelineSheetsError(
       'TS_STATE',

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { withFileLock } from '../../src/state/refresh-lock.ts'
 import { readTokenFile, writeTokenFile, type TokenFile } from '../../src/state/cloud-token-file.ts'
+import { POSIX, WINDOWS } from '../../src/state/platform.ts'
 
 type CodedError = Error & { code: string; hint: string }
 
@@ -57,6 +58,14 @@ describe('token file', () => {
     await writeTokenFile(file, sample)
     await chmod(file, mode)
     await expect(readTokenFile(file)).rejects.toMatchObject({ code: 'TS_STATE', hint: expect.stringContaining('chmod 600') })
+  })
+
+  it('reads a file of any mode on Windows, where every file shows 0o666 and its folder decides who may read it', async () => {
+    const file = path.join(dir, 'token.json')
+    await writeTokenFile(file, sample)
+    await chmod(file, 0o666)
+    expect(await readTokenFile(file, WINDOWS)).toEqual(sample)
+    await expect(readTokenFile(file, POSIX)).rejects.toMatchObject({ code: 'TS_STATE' })
   })
 
   it('asks for a new login when the file is not JSON, without quoting its contents', async () => {

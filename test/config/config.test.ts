@@ -67,6 +67,20 @@ describe('config', () => {
     ).toContain('needs a "google" section')
   })
 
+  it('refuses two target names that differ only in case: Windows and macOS would give them one state folder', () => {
+    const message = problemsOf({ ...minimal, targets: [minimal.targets[0], { ...minimal.targets[0], name: 'Team-A' }] })
+    expect(message).toContain('targets[1].name: "Team-A" is used by another target (case aside)')
+  })
+
+  it.each(['con', 'NUL', 'Aux', 'com1', 'LPT9'])(
+    'refuses the target name %s, a device on Windows where its state folder would be',
+    (name) => {
+      expect(problemsOf({ ...minimal, targets: [{ ...minimal.targets[0], name }] })).toContain(
+        `targets[0].name: "${name}" is a device name on Windows`,
+      )
+    },
+  )
+
   it('refuses two tabs of one target with one title, case aside, naming the field to change', () => {
     const withTabs = (extra: object) => ({ ...minimal, targets: [{ ...minimal.targets[0], ...extra }] })
     expect(problemsOf(withTabs({ tabs: { syncLog: 'activities' } }))).toContain(

@@ -16,6 +16,7 @@ import { TimelineSheetsError, isTimelineSheetsError } from '../../src/errors.ts'
 import type { Snapshot } from '../../src/sheets/port.ts'
 import { createWorkbookSpreadsheet, type WorkbookLogEvent } from '../../src/sheets/workbook/backend.ts'
 import { nodeFileSystem, type WorkbookFileSystem } from '../../src/sheets/workbook/file.ts'
+import { retryOptions } from '../../src/http/retry.ts'
 import { CONTRACT_TABS, activityRow } from '../contract/spreadsheet-contract.ts'
 import { createWorkbookFixture, editFile, type WorkbookFixture } from './workbook-fixture.ts'
 import { storedZip } from './xlsx-package.ts'
@@ -215,15 +216,17 @@ describe('saving', () => {
     expect((await made.spreadsheet.read(['Activities'])).tabs['Activities']!.rows).toEqual([activityRow(1), activityRow(2)])
   })
 
-  it('says the file is locked when the rename is refused', async () => {
+  it('says the file is open in another program when the rename stays refused (workbook-held-open.test.ts: the rest)', async () => {
     const fileSystem: WorkbookFileSystem = {
       ...nodeFileSystem,
       rename: async () => {
         throw Object.assign(new Error('resource busy'), { code: 'EBUSY' })
       },
     }
-    const made = await fixture({ fileSystem })
-    await expectWorkbookError(made.spreadsheet.ensureLayout(CONTRACT_TABS, LAYOUT), 'locked', made.file)
+    const made = await fixture({ fileSystem, heldOpen: { retry: retryOptions({ limit: 3, sleep: async () => undefined }) } })
+    const error = await made.spreadsheet.ensureLayout(CONTRACT_TABS, LAYOUT).catch((caught: unknown) => caught)
+    expect(isTimelineSheetsError(error) && error.code).toBe('TS_WORKBOOK_OPEN')
+    expect((error as Error).message).toContain(`The workbook ${made.file} is open in another program`)
   })
 
   it('names the folder when it does not exist', async () => {

@@ -40,6 +40,7 @@ import {
   type BookSheet,
 } from './book.ts'
 import {
+  DEFAULT_HELD_OPEN,
   fileError,
   isWrittenFile,
   nodeFileSystem,
@@ -47,6 +48,7 @@ import {
   SavedMeanwhile,
   sameStamp,
   type FileStamp,
+  type HeldOpenPolicy,
   type WorkbookFileSystem,
 } from './file.ts'
 import { sheetReference } from './defined-names.ts'
@@ -87,6 +89,8 @@ export interface WorkbookSpreadsheetOptions {
   protect?: boolean
   /** File operations; tests inject failures here. @default the real file system */
   fileSystem?: WorkbookFileSystem
+  /** How a save meets a workbook another program holds open (platform, waits); tests inject both. */
+  heldOpen?: Partial<HeldOpenPolicy>
 }
 
 interface Loaded {
@@ -109,6 +113,7 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
   const file = path.resolve(options.path)
   const fs = options.fileSystem ?? nodeFileSystem
   const protect = options.protect ?? true
+  const heldOpen: HeldOpenPolicy = { ...DEFAULT_HELD_OPEN, ...options.heldOpen }
   const counts: RequestCounts = { reads: 0, writes: 0 }
   // Which version of the file each snapshot we handed out was read from.
   const snapshotOrigins = new WeakMap<Snapshot, SnapshotOrigin>()
@@ -222,7 +227,7 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
     const data = change.toBytes()
     let written: FileStamp | undefined
     try {
-      written = await saveAtomically(fs, file, data, expected)
+      written = await saveAtomically(fs, file, data, expected, heldOpen)
     } catch (error) {
       if (error instanceof SavedMeanwhile) throw error
       throw fileError(error, file, 'save')

@@ -7,7 +7,10 @@ import { constants } from 'node:fs'
 import { copyFile, open, readFile, rename, stat, unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { InternalError, TimelineSheetsError } from '../../errors.ts'
+import { retry, retryOptions, type RetryEvent, type RetryOptions } from '../../http/retry.ts'
 import { syncFolder } from '../../state/atomic-file.ts'
+import { HOST_PLATFORM, isHeldOpen, type Platform } from '../../state/platform.ts'
+import { holdersOf, WorkbookOpenError } from './open-by.ts'
 
 /** The file operations the backend uses; injectable so tests can crash a save in the middle. */
 export interface WorkbookFileSystem {
@@ -69,34 +72,92 @@ export function backupPath(file: string): string {
 }
 
 /**
+ * How a save meets a workbook another program holds open: on Windows (and on shares) Excel's hold makes the
+ * rename fail. A hold for a moment (a virus scanner, a sync client, Excel's own save) passes, so the rename is
+ * tried again after 1, 2 and 4 s before the save gives up and names who has the file open.
+ */
+export interface HeldOpenPolicy {
+  platform: Platform
+  /** The waits between attempts (`sleep` injected in tests). @default 3 repeats, 1 s doubling to 4 s, no jitter */
+  retry: RetryOptions
+  /** Told before each wait, to say what the run waits for. */
+  onRetry?: (event: RetryEvent) => void
+}
+
+export const DEFAULT_HELD_OPEN: HeldOpenPolicy = {
+  platform: HOST_PLATFORM,
+  retry: retryOptions({ limit: 3, baseDelay: 1000, backoffLimit: 4000, jitter: 0 }),
+}
+
+/**
  * Saves `data` as `file`: written and flushed to a temp file in the same folder,
  * the previous version copied to `<file>.bak`, then renamed over the file.
- * The rename is the only step that changes `file`, and it is atomic.
+ * The rename is the only step that changes `file`, and it is atomic. A rename
+ * refused because another program holds the file open is tried again (the
+ * file checked again for someone's save first); when it stays refused, the temp
+ * file is removed, the file is as it was, and the error names who has it open.
  */
 export async function saveAtomically(
   fs: WorkbookFileSystem,
   file: string,
   data: Uint8Array,
   expected?: FileStamp | null,
+  heldOpen: HeldOpenPolicy = DEFAULT_HELD_OPEN,
 ): Promise<FileStamp | undefined> {
-  const folder = path.dirname(file)
-  const temp = path.join(folder, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`)
+  const paths = heldOpen.platform.path
+  const folder = paths.dirname(file)
+  const temp = paths.join(folder, `.${paths.basename(file)}.${process.pid}.${Date.now()}.tmp`)
   let written: FileStamp | undefined
+  // Only the rename's refusal is the other program's hold; any other step's failure is what it says.
+  let refused: unknown
+  let attempts = 0
+  let waitedMs = 0
   try {
     await fs.writeFileDurably(temp, data)
     written = await fs.stat(temp)
-    const now = await fs.stat(file)
-    // Someone saved the file since it was loaded: replacing it would throw their work away.
-    if (expected !== undefined && !sameStamp(now, expected ?? undefined)) throw new SavedMeanwhile(file)
-    if (now !== undefined) await fs.copyFile(file, backupPath(file))
-    await fs.rename(temp, file)
+    await retry(
+      async (attempt) => {
+        attempts = attempt
+        const now = await fs.stat(file)
+        // Someone saved the file since it was loaded (or during a wait): replacing it would throw their work away.
+        if (expected !== undefined && !sameStamp(now, expected ?? undefined)) throw new SavedMeanwhile(file)
+        if (now !== undefined) await fs.copyFile(file, backupPath(file))
+        try {
+          await fs.rename(temp, file)
+        } catch (error) {
+          refused = error
+          throw error
+        }
+      },
+      (error) =>
+        error === refused && isHeldOpen(errnoOf(error), heldOpen.platform)
+          ? { retry: true, reason: `the workbook is open in another program (${errnoOf(error)})` }
+          : { retry: false },
+      {
+        ...heldOpen.retry,
+        onRetry: (event) => {
+          waitedMs += event.delayMs
+          heldOpen.onRetry?.(event)
+        },
+      },
+    )
   } catch (error) {
     await fs.unlink(temp).catch(() => undefined)
     if (error instanceof SavedMeanwhile) throw error
+    const errno = errnoOf(error)
+    if (error === refused && errno !== undefined && isHeldOpen(errno, heldOpen.platform)) {
+      const holders = await holdersOf(file, (lockFile) => fs.readFile(lockFile), heldOpen.platform)
+      throw new WorkbookOpenError({ file, holders, errno, attempts, waitedMs, cause: error })
+    }
     throw fileError(error, file, 'save')
   }
   await fs.syncFolder(folder)
   return written
+}
+
+function errnoOf(error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  return typeof code === 'string' ? code : undefined
 }
 
 /** Whether `now` is the very file `written` was (a rename keeps inode, size and modification time). */
