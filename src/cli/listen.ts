@@ -60,10 +60,14 @@ export async function startListener(address: ListenAddress, health: () => WatchH
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
-        new TimelineSheetsError('TS_USAGE', `--listen ${address.host}:${address.port}: cannot listen there (${error.code ?? error.message}).`, {
-          hint: 'Another process may use the port: choose another one, or stop the other watch.',
-          cause: error,
-        }),
+        new TimelineSheetsError(
+          'TS_USAGE',
+          `--listen ${address.host}:${address.port}: cannot listen there (${error.code ?? error.message}).`,
+          {
+            hint: 'Another process may use the port: choose another one, or stop the other watch.',
+            cause: error,
+          },
+        ),
       ),
     )
     server.listen(address.port, address.host, () => resolve())

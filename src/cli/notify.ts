@@ -58,7 +58,9 @@ export function webhookSender(options: WebhookOptions): SendNotice {
       const status = await Promise.race([post, late])
       if (status === 'late') throw new Error(`no answer within ${ms} ms`)
       if (status < 200 || status >= 300) throw new Error(`it answered ${status}`)
-      reporter.info(`Told the webhook (${host}) that ${notice.target} ${notice.event === 'failed' ? `failed (${notice.code})` : 'recovered'}.`)
+      reporter.info(
+        `Told the webhook (${host}) that ${notice.target} ${notice.event === 'failed' ? `failed (${notice.code})` : 'recovered'}.`,
+      )
       return 'sent'
     } catch (error) {
       post.catch(() => undefined)
@@ -75,7 +77,8 @@ export function webhookSender(options: WebhookOptions): SendNotice {
 }
 
 function whyNot(error: unknown, ms: number): string {
-  if (error instanceof RequestTimeoutError || (error instanceof Error && error.message.startsWith('no answer'))) return `no answer within ${ms} ms`
+  if (error instanceof RequestTimeoutError || (error instanceof Error && error.message.startsWith('no answer')))
+    return `no answer within ${ms} ms`
   if (error instanceof Error && error.message.startsWith('it answered')) return error.message
   const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code
   return typeof code === 'string' ? `the request failed (${code})` : 'the request failed'

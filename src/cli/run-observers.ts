@@ -38,7 +38,9 @@ export async function createRunObservers(options: ObserverOptions): Promise<RunO
   const metrics = options.metrics ? (await import('./metrics.ts')).createRunMetrics(options.targets) : undefined
   const send =
     options.send ??
-    (notify ? (await import('./notify.ts')).webhookSender({ webhook: notify.webhook, env: options.env ?? process.env, reporter }) : undefined)
+    (notify
+      ? (await import('./notify.ts')).webhookSender({ webhook: notify.webhook, env: options.env ?? process.env, reporter })
+      : undefined)
   const records = new Map<string, TargetHealthRecord>()
   for (const target of options.targets) {
     const record: TargetHealthRecord = await readTargetHealth(stateDir, target).catch((error: unknown) => {
@@ -63,7 +65,11 @@ export async function createRunObservers(options: ObserverOptions): Promise<RunO
         if (decision.notice && (await send(decision.notice)) === 'sent') told = decision.told
       }
       const after: TargetHealthRecord = {
-        ...(isSuccess(outcome.kind) ? { lastSuccessAt: outcome.endedAt.toISOString() } : before.lastSuccessAt ? { lastSuccessAt: before.lastSuccessAt } : {}),
+        ...(isSuccess(outcome.kind)
+          ? { lastSuccessAt: outcome.endedAt.toISOString() }
+          : before.lastSuccessAt
+            ? { lastSuccessAt: before.lastSuccessAt }
+            : {}),
         ...(told ? { told } : {}),
       }
       records.set(target, after)

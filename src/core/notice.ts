@@ -91,7 +91,11 @@ export function noticeBody(notice: Notice): { text: string; timelineSheets: Noti
     notice.event === 'failed'
       ? `timeline-sheets: target ${notice.target} failed (${notice.code}): ${notice.message}`
       : `timeline-sheets: target ${notice.target} recovered from ${notice.code}.`
-  const lines = [head, ...(notice.hint ? [notice.hint] : []), `Run ${notice.runId ?? '(none)'} at ${notice.at}. See more: ${notice.seeMore}.`]
+  const lines = [
+    head,
+    ...(notice.hint ? [notice.hint] : []),
+    `Run ${notice.runId ?? '(none)'} at ${notice.at}. See more: ${notice.seeMore}.`,
+  ]
   return { text: lines.join('\n'), timelineSheets: notice }
 }
 

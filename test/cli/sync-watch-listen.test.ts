@@ -92,8 +92,14 @@ describe('a watch with --listen', () => {
     expect(code).toBe(0)
 
     // What the intervals said on stdout (--json): team's first sync and the rows it wrote, then idle checks.
-    const lines = out.join('').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
-    const synced = lines.find((l) => 'runs' in l) as { runs: { exported: { counts: { created: number; updated: number; deleted: number } } }[] }
+    const lines = out
+      .join('')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+    const synced = lines.find((l) => 'runs' in l) as {
+      runs: { exported: { counts: { created: number; updated: number; deleted: number } } }[]
+    }
     const c = synced.runs[0]!.exported.counts
     const rowsWritten = c.created + c.updated + c.deleted
     expect(rowsWritten).toBeGreaterThan(0)
@@ -112,7 +118,9 @@ describe('a watch with --listen', () => {
     expect(sampleValue(m, 'timeline_sheets_spreadsheet_requests_total', { target: 'team', kind: 'write' })).toBeGreaterThan(0)
     expect(sampleValue(m, 'timeline_sheets_last_success_timestamp_seconds', { target: 'broken' })).toBeUndefined()
     const lastSuccess = sampleValue(m, 'timeline_sheets_last_success_timestamp_seconds', { target: 'team' })!
-    expect(lastSuccess).toBeGreaterThan(sampleValue(first.metrics, 'timeline_sheets_last_success_timestamp_seconds', { target: 'team' })! - 1)
+    expect(lastSuccess).toBeGreaterThan(
+      sampleValue(first.metrics, 'timeline_sheets_last_success_timestamp_seconds', { target: 'team' })! - 1,
+    )
     expect(Math.abs(lastSuccess - Date.now() / 1000)).toBeLessThan(600)
     // An interval's check asks the Timeline service once (its list) for each target: team's idle check, and
     // broken's, which then fails on its workbook before the sync asks anything more.

@@ -31,11 +31,9 @@ const LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/
 const TYPES = new Set(['counter', 'gauge', 'histogram', 'summary', 'untyped'])
 const FLOAT = /^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|Inf|NaN)$/
 
-export class ExpositionError extends Error {}
-
-/** Parses `text`, throwing an `ExpositionError` naming the line for the first rule it breaks. */
+/** Parses `text`, throwing an error that starts `Not the exposition format:` and names the line of the first rule it breaks. */
 export function parseExposition(text: string): Map<string, Family> {
-  if (!text.endsWith('\n')) throw new ExpositionError('the text does not end in a newline')
+  if (!text.endsWith('\n')) throw new Error('Not the exposition format: the text does not end in a newline')
   const families = new Map<string, Family>()
   const closed = new Set<string>()
   const series = new Set<string>()
@@ -43,7 +41,7 @@ export function parseExposition(text: string): Map<string, Family> {
   const lines = text.slice(0, -1).split('\n')
   lines.forEach((line, index) => {
     const fail = (why: string): never => {
-      throw new ExpositionError(`line ${index + 1} (${JSON.stringify(line)}): ${why}`)
+      throw new Error(`Not the exposition format: line ${index + 1} (${JSON.stringify(line)}): ${why}`)
     }
     const family = (name: string): Family => {
       if (!METRIC.test(name)) fail(`"${name}" is not a metric name`)
