@@ -149,6 +149,8 @@ Examples:
       .option('--every <interval>', "keep running and sync every 30m, 2h, 1d (1d: 02:00 in the target's time zone) …")
       .option('--cron <expression>', 'keep running and sync on a cron schedule, e.g. "0 2 * * *"')
       .option('--zone <iana-zone>', "the time zone --every and --cron are read in (default: the target's timeZone)")
+      .option('--listen <host:port>', 'with --watch: serve /healthz, /livez and /metrics (Prometheus) there, e.g. 127.0.0.1:9464')
+      .option('--metrics-file <path.prom>', "after each run, write its metrics there for node_exporter's textfile collector")
       .addOption(
         new Option('--intervals <n>', 'with --watch: run this many intervals back to back, then stop (tests, benchmarks)').hideHelp(),
       ),
@@ -178,7 +180,20 @@ changed something, and one an hour while nothing does. A target's failure is
 reported and tried again next interval; Ctrl-C or SIGTERM stops after the
 interval under way. With --json every interval prints a line per target, an
 idle one as { target, idle: { at, requests } }, for a log monitor to watch.
-See README.md ("Minutes, not overnight").`,
+See README.md ("Minutes, not overnight").
+
+Health and metrics:
+  timeline-sheets sync --watch --listen 127.0.0.1:9464
+GET /healthz answers 200 while every target's last interval ended in time
+and did not fail, otherwise 503 with the late and failing targets as JSON;
+/livez only looks at the time (a Kubernetes liveness probe); /metrics gives
+Prometheus' text format (timeline_sheets_…; README.md, "Health, metrics").
+  timeline-sheets sync --metrics-file /var/lib/node_exporter/textfile_collector/timeline_sheets.prom
+writes the same figures after each run, for node_exporter's textfile
+collector: alert on time() - timeline_sheets_last_success_timestamp_seconds.
+With "notify": { "webhook": { "urlEnv": "ALERT_WEBHOOK" } } in the config, a failed run
+or a safety guard is told to that webhook (Slack, Teams, your own) once,
+and the next good run once as recovered; a slow webhook never holds a run.`,
     )
     .action(async (options: import('./commands/sync.ts').SyncCommandOptions, command: Command) => {
       const { runSyncCommand } = await import('./commands/sync.ts')

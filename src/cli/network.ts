@@ -3,20 +3,28 @@ import type { LoadedConfig } from '../config/load.ts'
 import { formatDuration, TimelineSheetsError } from '../errors.ts'
 import type { RetryEvent } from '../http/retry.ts'
 import { createDeadline, type Deadline, type NetworkSettings, type ServiceKey, type Timeouts } from '../http/transport.ts'
-import { createRequestWatch, type RequestWatch, type WatchLine } from '../http/watch.ts'
+import { createRequestWatch, type RequestTally, type RequestWatch, type WatchLine } from '../http/watch.ts'
 import type { Reporter } from './reporter.ts'
 
 /** Each service as messages name it. */
 export const SERVICE_NAMES: Record<ServiceKey, string> = { timeline: 'Timeline service', google: 'Google Sheets' }
 
+/** A service's tally of requests (`--listen`, `--metrics-file`): the same one for every run of a process. */
+export type Tallies = (service: ServiceKey) => RequestTally
+
 /**
  * What every request of one run obeys: the config's timeouts, the run's deadline (`--deadline` wins over
  * `timeouts.runMs`), counted from now, and a watch per service (`timeouts.retryBudgetMs`, progress lines on
- * `reporter`).
+ * `reporter`, the metrics' `tallies`).
  */
-export function runNetwork(loaded: LoadedConfig, deadlineOption: string | undefined, reporter?: Reporter): NetworkSettings {
+export function runNetwork(
+  loaded: LoadedConfig,
+  deadlineOption: string | undefined,
+  reporter?: Reporter,
+  tallies?: Tallies,
+): NetworkSettings {
   const { runMs } = loaded.config.timeouts
-  const base = { timeouts: perRequest(loaded), watches: runWatches(loaded, reporter) }
+  const base = { timeouts: perRequest(loaded), watches: runWatches(loaded, reporter, tallies) }
   if (deadlineOption !== undefined) {
     return { ...base, deadline: createDeadline(parseDeadline(deadlineOption), `--deadline ${deadlineOption}`) }
   }
@@ -33,8 +41,9 @@ export function renewableNetwork(
   loaded: LoadedConfig,
   deadlineOption: string | undefined,
   reporter?: Reporter,
+  tallies?: Tallies,
 ): { settings: NetworkSettings; renew(): void } {
-  let current = runNetwork(loaded, deadlineOption, reporter)
+  let current = runNetwork(loaded, deadlineOption, reporter, tallies)
   const deadline = (): Deadline => current.deadline!
   const settings: NetworkSettings = {
     ...(current.timeouts ? { timeouts: current.timeouts } : {}),
@@ -61,7 +70,7 @@ export function renewableNetwork(
   return {
     settings,
     renew: () => {
-      current = runNetwork(loaded, deadlineOption, reporter)
+      current = runNetwork(loaded, deadlineOption, reporter, tallies)
     },
   }
 }
@@ -78,6 +87,7 @@ function currentWatch(of: () => RequestWatch): RequestWatch {
     refusal: (method, url) => of().refusal(method, url),
     begin: (method, url, limits) => of().begin(method, url, limits),
     final: (error, attempts) => of().final(error, attempts),
+    quotaWait: () => of().quotaWait(),
   }
 }
 
@@ -92,12 +102,13 @@ function perRequest(loaded: LoadedConfig): Timeouts {
 }
 
 /** One watch a service, each with the config's budget for timed-out requests. */
-function runWatches(loaded: LoadedConfig, reporter: Reporter | undefined): Record<ServiceKey, RequestWatch> {
+function runWatches(loaded: LoadedConfig, reporter: Reporter | undefined, tallies: Tallies | undefined): Record<ServiceKey, RequestWatch> {
   const watch = (key: ServiceKey) =>
     createRequestWatch({
       service: SERVICE_NAMES[key],
       key,
       budgetMs: loaded.config.timeouts.retryBudgetMs,
+      ...(tallies ? { tally: tallies(key) } : {}),
       ...(reporter ? { say: (line: WatchLine) => reporter.info(line.text, line.fields) } : {}),
     })
   return { timeline: watch('timeline'), google: watch('google') }
@@ -105,12 +116,21 @@ function runWatches(loaded: LoadedConfig, reporter: Reporter | undefined): Recor
 
 /**
  * Says a repeat as it happens: what failed, the attempt, how long the run waits. A quota's 429 is the pace
- * working (info); any other failure is a warning, so it shows under --quiet too.
+ * working (info), and a wait for the quota on the service's `watch`; any other failure is a warning, so it shows
+ * under --quiet too.
  */
-export function sayRetry(reporter: Reporter, key: ServiceKey, event: RetryEvent, failed: string): void {
+export function sayRetry(
+  reporter: Reporter,
+  key: ServiceKey,
+  event: RetryEvent,
+  failed: string,
+  watch?: Pick<RequestWatch, 'quotaWait'>,
+): void {
   const line = retryLine(key, event, failed)
-  if (/\b429\b/.test(event.reason)) reporter.info(line.text, line.fields)
-  else reporter.warn(line.text, line.fields)
+  if (/\b429\b/.test(event.reason)) {
+    watch?.quotaWait()
+    reporter.info(line.text, line.fields)
+  } else reporter.warn(line.text, line.fields)
 }
 
 /** The line `sayRetry` says. */

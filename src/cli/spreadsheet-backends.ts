@@ -93,10 +93,12 @@ export const SPREADSHEET_BACKENDS: { [K in SpreadsheetConfig['kind']]: Backend<K
         readsPerMinute: google.readsPerMinute,
         writesPerMinute: google.writesPerMinute,
         // Waiting for the quota is quiet (and fifty targets' first sync waits minutes): say so, once a hold.
-        onHold: (lane: 'read' | 'write', waiting: number) =>
+        onHold: (lane: 'read' | 'write', waiting: number) => {
+          network.watch?.quotaWait()
           reporter.info(
             `Google's quota: ${waiting === 1 ? `1 ${lane} request waits its` : `${waiting} ${lane} requests wait their`} turn (at most ${lane === 'read' ? google.readsPerMinute : google.writesPerMinute} start a minute, google.${lane}sPerMinute); the run goes on by itself.`,
-          ),
+          )
+        },
       }
       const lanes = context.shared
         ? await context.shared.once('google lanes', async () => createGoogleLanes(pace))
@@ -106,7 +108,7 @@ export const SPREADSHEET_BACKENDS: { [K in SpreadsheetConfig['kind']]: Backend<K
         retry: {
           ...(network.deadline ? { signal: network.deadline.signal } : {}),
           ...(network.watch ? { watch: network.watch } : {}),
-          onRetry: (event) => sayRetry(reporter, 'google', event, describeSheetsFailure(event.error)),
+          onRetry: (event) => sayRetry(reporter, 'google', event, describeSheetsFailure(event.error), network.watch),
         },
         lanes,
         quota: { windowMs: google.quotaWindowMs },

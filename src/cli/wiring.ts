@@ -12,7 +12,7 @@ import { createTimelineClient, type SharedHome, type TimelineClient } from '../t
 import type { SignIn } from '../timeline/auth/sign-in.ts'
 import { vendorIdentifiers } from '../timeline/vendor.ts'
 import { selectTargets, type GlobalOptions } from './globals.ts'
-import { renewableNetwork, requestLimits, runNetwork, sayRetry } from './network.ts'
+import { renewableNetwork, requestLimits, runNetwork, sayRetry, type Tallies } from './network.ts'
 import type { Reporter } from './reporter.ts'
 import { openSpreadsheet, runShared, type RunShared } from './spreadsheet-backends.ts'
 
@@ -106,10 +106,12 @@ async function timelineClients(
     concurrency: settings.concurrency,
     intervalCap: settings.requestsPerInterval,
     interval: settings.intervalMs,
-    onHold: (waiting) =>
+    onHold: (waiting) => {
+      network.watch?.quotaWait()
       reporter.info(
         `Timeline pace: ${waiting === 1 ? '1 request waits its' : `${waiting} requests wait their`} turn (at most ${settings.requestsPerInterval} start every ${Math.round(settings.intervalMs / 1000)} s, timeline.pace); the run goes on by itself.`,
-      ),
+      )
+    },
   })
   const home: SharedHome = {}
   return () =>
@@ -119,7 +121,7 @@ async function timelineClients(
       pace,
       home,
       retry: {
-        onRetry: (e) => sayRetry(reporter, 'timeline', e, e.error instanceof Error ? e.error.message : String(e.error)),
+        onRetry: (e) => sayRetry(reporter, 'timeline', e, e.error instanceof Error ? e.error.message : String(e.error), network.watch),
         ...(network.deadline ? { signal: network.deadline.signal } : {}),
         ...(network.watch ? { watch: network.watch } : {}),
       },
@@ -154,11 +156,19 @@ export interface OpenedRun {
   spreadsheetOf(target: TargetConfig): Promise<Spreadsheet>
 }
 
-/** Opens a run of `--target` (or every target) under `--deadline`: one network setting for both services. */
-export async function openRun(globals: GlobalOptions, targetName: string | undefined, reporter: Reporter): Promise<OpenedRun> {
+/**
+ * Opens a run of `--target` (or every target) under `--deadline`: one network setting for both services;
+ * `tallies` count its requests for `--metrics-file`.
+ */
+export async function openRun(
+  globals: GlobalOptions,
+  targetName: string | undefined,
+  reporter: Reporter,
+  tallies?: Tallies,
+): Promise<OpenedRun> {
   const loaded = await loadConfig(globals.config)
   const targets = selectTargets(loaded.config.targets, targetName)
-  const network = runNetwork(loaded, globals.deadline, reporter)
+  const network = runNetwork(loaded, globals.deadline, reporter, tallies)
   const newClient = await timelineClients(loaded, reporter, process.env, network)
   const shared = runShared()
   return {
@@ -183,10 +193,16 @@ export interface OpenedSession {
   run(): Pick<OpenedRun, 'clientFor' | 'spreadsheetOf'>
 }
 
-export async function openSession(globals: GlobalOptions, targetName: string | undefined, reporter: Reporter): Promise<OpenedSession> {
+/** `tallies`: the metrics' counts of every interval's requests (`--listen`). */
+export async function openSession(
+  globals: GlobalOptions,
+  targetName: string | undefined,
+  reporter: Reporter,
+  tallies?: Tallies,
+): Promise<OpenedSession> {
   const loaded = await loadConfig(globals.config)
   const targets = selectTargets(loaded.config.targets, targetName)
-  const network = renewableNetwork(loaded, globals.deadline, reporter)
+  const network = renewableNetwork(loaded, globals.deadline, reporter, tallies)
   const newClient = await timelineClients(loaded, reporter, process.env, network.settings)
   const shared = runShared()
   let first = true

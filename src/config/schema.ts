@@ -272,6 +272,36 @@ const target = z
   })
   .describe('One spreadsheet and the timelines it shows.')
 
+/**
+ * Who is told when a run fails (`sync`, each `sync --watch` interval): a webhook that takes a JSON body with
+ * `text` (Slack's and Microsoft Teams' incoming webhooks show it). Bounded, so a slow receiver never holds a run.
+ */
+const notify = z
+  .strictObject({
+    webhook: z
+      .strictObject({
+        urlEnv: envName.describe(
+          'Name of the environment variable that holds the webhook URL (Slack, Microsoft Teams or a receiver of your own); the URL is a credential, so it never goes in the config.',
+        ),
+        timeoutMs: z
+          .int()
+          .min(100)
+          .max(30_000)
+          .default(5_000)
+          .describe('Milliseconds a notice may take, answer and all; a receiver slower than that is left, and the run goes on.'),
+      })
+      .describe('POSTs { text, timelineSheets: { event, target, code, message, hint, runId, at, seeMore } } to the URL.'),
+    repeatAfterHours: z
+      .number()
+      .min(1)
+      .max(24 * 30)
+      .default(24)
+      .describe('The same failure of a target is told again after this many hours (once otherwise); the recovery is told once.'),
+  })
+  .describe(
+    'Tell someone when a run fails or a safety guard stops it, and once when the next run succeeds. A notice names the target, the error code and message, the run id; never a secret or a row.',
+  )
+
 export const configSchema = z.strictObject({
   $schema: z
     .string()
@@ -303,6 +333,7 @@ export const configSchema = z.strictObject({
     .max(64)
     .default(8)
     .describe('Targets export and sync work on at once; their requests share the paces of both services. 1 runs them one after another.'),
+  notify: notify.optional(),
 })
 
 /**
@@ -317,3 +348,4 @@ export type TargetConfig = z.infer<typeof target> & {
 export type Config = Omit<z.infer<typeof configSchema>, 'targets'> & { targets: TargetConfig[] }
 export type TimelineAuthConfig = Config['timeline']['auth']
 export type GoogleConfig = NonNullable<Config['google']>
+export type NotifyConfig = NonNullable<Config['notify']>

@@ -13,6 +13,8 @@ export interface EngineDeps {
   now?: () => Date
   /** The run's id (its journal's name). @default a timestamp and a random suffix */
   runId?: string
+  /** Told each run's id as its frame opens, so a caller can name the run that failed (the failure notices). */
+  onRunStarted?: (runId: string) => void
   /** The caller (sync, undo) already holds the target's lock. */
   lockHeld?: boolean
 }

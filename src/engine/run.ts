@@ -131,6 +131,7 @@ export async function withRun<T>(
   const runId = deps.runId ?? newRunId(startedAt)
   const location = stateLocation(deps.stateDir, target.name)
   return withTargetLock(target, deps, options, async (keepLock) => {
+    deps.onRunStarted?.(runId)
     const loaded = await loadState(location, target.name, { deferBases: Boolean(options.deferBases) })
     if (loaded.recoveredFrom) deps.reporter.warn(`State recovered from ${loaded.recoveredFrom} after an interrupted save.`)
     let { state, fresh } = loaded

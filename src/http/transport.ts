@@ -209,9 +209,11 @@ export function createTransport(options: TransportOptions = {}): Transport {
     const wholeTimer = setTimeout(() => fire(wholeLimit), Math.min(left, limits.totalMs))
     // A response whose body nobody reads must not keep the process alive.
     wholeTimer.unref()
+    // The status of the last answer, for the watch's tally (a redirect's is replaced by the answer it leads to).
+    let status: number | undefined
     const finish = () => {
       clearTimeout(wholeTimer)
-      watched?.end()
+      watched?.end(undefined, status)
     }
 
     const headers = async (request: Request): Promise<Response> => {
@@ -236,6 +238,7 @@ export function createTransport(options: TransportOptions = {}): Transport {
     try {
       for (let hops = 0; ; hops++) {
         const response = await headers(current)
+        status = response.status
         const location = response.headers.get('location')
         if (!REDIRECT_STATUSES.has(response.status) || location === null) {
           return guardBody(response, current, { idleMs: limits.idleBodyMs, maxBytes, expired, fire, finish, fired: () => fired })

@@ -38,12 +38,32 @@ export interface RequestWatchOptions {
   progressEveryMs?: number
   /** @default Date.now */
   now?: () => number
+  /** Told of every request as it ends, each timeout and each wait for a quota (the metrics' figures). */
+  tally?: RequestTally
+}
+
+/** How a request ended, as the metrics count it: the answer's status class (a 429 apart), a timeout, or no answer. */
+export type RequestAnswer = '1xx' | '2xx' | '3xx' | '4xx' | '429' | '5xx' | 'timeout' | 'error'
+
+/**
+ * Counts what a service's requests came to, for `sync --watch --listen` and `--metrics-file`. The watch is told of
+ * every request by the transport anyway, so the counts are made here once rather than in each adapter.
+ */
+export interface RequestTally {
+  request(method: string, answer: RequestAnswer): void
+  /** A request passed one of its limits (`connect`, `firstByte`, `idleBody`, `total`, `deadline`). */
+  timeout(limit: string): void
+  /** The run waited for a quota: a 429 to be tried again after, or a pace that held requests back. */
+  quotaWait(): void
 }
 
 /** One request as the transport reports it to the watch. */
 export interface WatchedRequest {
-  /** The request ended: with the timeout that ended it, or without one (an answer, another failure). */
-  end(timeout?: RequestTimeoutError): void
+  /**
+   * The request ended: with the timeout that ended it, or without one (an answer, with its status, or another
+   * failure).
+   */
+  end(timeout?: RequestTimeoutError, status?: number): void
 }
 
 export interface RequestWatch {
@@ -56,6 +76,8 @@ export interface RequestWatch {
   begin(method: string, url: string, limits: string): WatchedRequest
   /** A call's last failure as it ends the call: a timeout says how often the call was tried and why not again. */
   final(error: unknown, attempts: number): unknown
+  /** The run waits for the service's quota (a 429 answer, a pace's hold): counted, nothing else. */
+  quotaWait(): void
 }
 
 interface Outstanding {
@@ -112,9 +134,11 @@ export function createRequestWatch(options: RequestWatchOptions): RequestWatch {
       }
       let ended = false
       return {
-        end(timeout) {
+        end(timeout, status) {
           if (ended) return
           ended = true
+          options.tally?.request(method, timeout ? 'timeout' : answerOf(status))
+          if (timeout) options.tally?.timeout(timeout.limit)
           outstanding.delete(entry)
           if (outstanding.size === 0 && timer) {
             clearInterval(timer)
@@ -128,12 +152,24 @@ export function createRequestWatch(options: RequestWatchOptions): RequestWatch {
         },
       }
     },
+    quotaWait() {
+      options.tally?.quotaWait()
+    },
     final(error, attempts) {
       const timeout = ownTimeout(error)
       if (!timeout || timeout.limit === 'deadline') return error
       return timeout.afterAttempts(attempts, timedOutMs >= options.budgetMs ? spentText() : undefined)
     },
   }
+}
+
+function answerOf(status: number | undefined): RequestAnswer {
+  if (status === undefined) return 'error'
+  if (status === 429) return '429'
+  if (status >= 500) return '5xx'
+  if (status >= 400) return '4xx'
+  if (status >= 300) return '3xx'
+  return status >= 200 ? '2xx' : '1xx'
 }
 
 /** The transport's timeout a library error wraps (gaxios puts it in `cause`), or the error itself. */

@@ -29,6 +29,8 @@ const HEAVY = [
   'zod',
   'croner',
   'p-queue',
+  // Only --listen and --metrics-file load it.
+  'prom-client',
 ]
 
 /** Our folders that only a running command needs. */

@@ -6,6 +6,8 @@
  */
 import { loadConfig } from '../../config/load.ts'
 import type { TargetConfig } from '../../config/schema.ts'
+import type { TargetRunOutcome } from '../../core/run-outcome.ts'
+import { lateAfterMs, watchHealth } from '../../core/watch-health.ts'
 import { startWatch, watchInterval, type TargetWatch, type WatchOutcome } from '../../engine/watch.ts'
 import { TimelineSheetsError } from '../../errors.ts'
 import { toCliFailure } from '../errors.ts'
@@ -13,7 +15,9 @@ import { EXIT, type ExitCode } from '../exit-codes.ts'
 import { clockFor, selectTargets, type GlobalOptions } from '../globals.ts'
 import { errorJson, runsJson } from '../json-output.ts'
 import { createReporter, type Reporter } from '../reporter.ts'
-import { cronJob, scheduleOf, type Schedule } from '../schedule.ts'
+import { cronJob, nextRuns, scheduleOf, type Schedule } from '../schedule.ts'
+import { createRunObservers } from '../run-observers.ts'
+import { outcomeOfError, outcomeOfWatch } from '../run-outcomes.ts'
 import { runTargets } from '../targets.ts'
 import { openSession } from '../wiring.ts'
 import { formatExportSummary, formatImportSummary } from './format.ts'
@@ -28,6 +32,8 @@ export const WATCH_EVERY_DEFAULT = '2m'
  */
 export interface WatchClock {
   describe(): string
+  /** Time between two intervals, for when /healthz calls a target late. @default 2 minutes */
+  periodMs?: number
   run(tick: () => Promise<void>, stop: AbortSignal): Promise<void>
 }
 
@@ -39,6 +45,8 @@ export interface WatchCommandOptions extends Omit<ImportCommandOptions, 'yes' | 
   cron?: string
   /** The zone --every/--cron run in; default: the target's. */
   zone?: string
+  /** `HOST:PORT` to serve /healthz, /livez and /metrics on. */
+  listen?: string
 }
 
 export async function runWatchCommand(globals: GlobalOptions, options: WatchCommandOptions, clock?: WatchClock): Promise<ExitCode> {
@@ -47,21 +55,37 @@ export async function runWatchCommand(globals: GlobalOptions, options: WatchComm
       hint: 'Run `sync --dry-run` once to see a plan.',
     })
   const reporter = createReporter({ json: globals.json, jsonLines: true, verbose: globals.verbose, quiet: globals.quiet })
-  const config = (await loadConfig(globals.config)).config
+  const loaded = await loadConfig(globals.config)
+  const { config } = loaded
   const chosen = selectTargets(config.targets, options.target)
   requireChangeMarks(chosen, config.google?.watch ?? false)
+  const listen = options.listen === undefined ? undefined : (await import('../listen.ts')).parseListen(options.listen)
   const schedule =
     clock ??
     (options.intervals !== undefined ? backToBack(options.intervals) : undefined) ??
     cronClock(scheduleOf({ ...options, every: options.cron ? undefined : (options.every ?? WATCH_EVERY_DEFAULT) }, chosen))
 
-  const session = await openSession(globals, options.target, reporter)
   const now = clockFor(globals)
-  const watches = new Map<string, TargetWatch>(session.targets.map((t) => [t.name, startWatch(now().getTime())]))
+  const observers = await createRunObservers({
+    stateDir: loaded.resolvePath(config.stateDir),
+    targets: chosen.map((t) => t.name),
+    metrics: listen !== undefined,
+    notify: config.notify,
+    reporter,
+  })
+  const session = await openSession(globals, options.target, reporter, observers?.metrics?.tallies)
+  const startedMs = now().getTime()
+  const watches = new Map<string, TargetWatch>(session.targets.map((t) => [t.name, startWatch(startedMs)]))
+  const last = new Map<string, TargetRunOutcome>()
+  const ended = async (outcome: TargetRunOutcome) => {
+    last.set(outcome.target, outcome)
+    await observers?.after(outcome)
+  }
   const tick = async () => {
     const run = session.run()
     await runTargets(session.targets, session.loaded.config.parallelTargets, reporter, async (target, said) => {
       const watch = watches.get(target.name)!
+      let runId: string | undefined
       try {
         const deps = {
           client: run.clientFor(target),
@@ -70,15 +94,18 @@ export async function runWatchCommand(globals: GlobalOptions, options: WatchComm
           reporter: said,
           now,
           concurrency: session.loaded.config.timeline.pace.concurrency,
+          onRunStarted: (id: string) => (runId = id),
         }
         const sync = importOptions({ ...options, dryRun: false, planTab: false })
         const outcome = await watchInterval(target, deps, watch, { sync, intervalText: schedule.describe() })
         report(reporter, said, target, outcome, globals.json ? now() : undefined)
+        await ended(outcomeOfWatch(target.name, outcome, now()))
       } catch (error) {
         // One target's failure is its own; the others go on, and this one is synced in full next interval.
         const failure = toCliFailure(error)
         said.warn(`Interval failed: ${failure.message}${failure.hint ? ` (${failure.hint})` : ''}; the next interval tries again.`)
         if (globals.json) reporter.result('', { target: target.name, ...errorJson(failure) })
+        await ended(outcomeOfError(target.name, error, now(), runId))
       }
     })
   }
@@ -90,11 +117,29 @@ export async function runWatchCommand(globals: GlobalOptions, options: WatchComm
   reporter.info(
     `Watching ${session.targets.length === 1 ? session.targets[0]!.name : `${session.targets.length} targets`} ${schedule.describe()}: each interval asks whether the spreadsheet or the server changed, and syncs only then. Ctrl-C stops after the current interval.`,
   )
+  const listener =
+    listen && observers?.metrics
+      ? await (
+          await import('../listen.ts')
+        ).startListener(
+          listen,
+          () =>
+            watchHealth(
+              session.targets.map((t) => ({ target: t.name, last: last.get(t.name) })),
+              startedMs,
+              now().getTime(),
+              lateAfterMs(schedule.periodMs ?? 120_000, config.timeouts.runMs),
+            ),
+          observers.metrics,
+        )
+      : undefined
+  if (listener) reporter.info(`Serving ${listener.url}/healthz, /livez and /metrics.`, { listen: listener.url })
   try {
     await schedule.run(tick, stop.signal)
   } finally {
     process.off('SIGINT', stopping)
     process.off('SIGTERM', stopping)
+    await listener?.close()
   }
   reporter.info('Watch stopped.')
   return EXIT.success
@@ -143,8 +188,10 @@ function report(reporter: Reporter, said: Reporter, target: TargetConfig, outcom
 
 /** The CLI's clock: the cron schedule of --every/--cron, one interval at a time (an interval that overruns is not doubled). */
 function cronClock(schedule: Schedule): WatchClock {
+  const [a, b] = nextRuns(schedule, new Date(), 2)
   return {
     describe: () => describeSchedule(schedule),
+    ...(a && b ? { periodMs: b.getTime() - a.getTime() } : {}),
     run: async (tick, stop) => {
       let running: Promise<void> = Promise.resolve()
       const job = cronJob(schedule, async () => {
