@@ -6,9 +6,10 @@ import type { Activity, ActivityInput } from './activity.ts'
 import { tagsToCells } from './tags.ts'
 import { activityToSheetTimes } from './sheet-times.ts'
 import { serialToLocalDate } from './serial.ts'
+import { MIDNIGHT, type DayStart } from './day-start.ts'
 
-export function describeActivity(activity: Activity, timeZone: string): string {
-  const times = activityToSheetTimes(activity.start, activity.duration, timeZone)
+export function describeActivity(activity: Activity, timeZone: string, dayStart: DayStart = MIDNIGHT): string {
+  const times = activityToSheetTimes(activity.start, activity.duration, timeZone, dayStart)
   const cells = tagsToCells(activity.tags)
   const tags = [cells.tags, cells.labels].filter(Boolean).join(', ')
   const notes = activity.notes ? `; notes "${oneLine(activity.notes)}"` : ''
@@ -16,8 +17,8 @@ export function describeActivity(activity: Activity, timeZone: string): string {
 }
 
 /** A conflict's reason with the server's current version appended, so the manager can compare. */
-export function withServerVersion(reason: string, activity: Activity | undefined, timeZone: string): string {
-  return activity ? `${reason} The server now has: ${describeActivity(activity, timeZone)}.` : reason
+export function withServerVersion(reason: string, activity: Activity | undefined, timeZone: string, dayStart: DayStart = MIDNIGHT): string {
+  return activity ? `${reason} The server now has: ${describeActivity(activity, timeZone, dayStart)}.` : reason
 }
 
 function clock(fraction: number): string {

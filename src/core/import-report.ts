@@ -2,6 +2,7 @@
 import type { TagsPlan } from './allowed-tags-plan.ts'
 import { activityChanges, describeChanges, whenOf, type FieldChange } from './changes.ts'
 import { describeInput } from './describe.ts'
+import { MIDNIGHT, type DayStart } from './day-start.ts'
 import type { GuardFailure } from './guards.ts'
 import type { Decision } from './plan.ts'
 import type { ServerActivity } from './row-context.ts'
@@ -43,6 +44,8 @@ export function planView(
   server: Map<string, ServerActivity>,
   /** The target's zone: changes are said in the sheet's local times. */
   timeZone: string,
+  /** The hour the target's days start at: the Dates changes name are the sheet's. */
+  dayStart: DayStart = MIDNIGHT,
 ): ImportPlanView {
   const writes: PlannedWrite[] = []
   const serverSide = (key: string) => {
@@ -63,13 +66,13 @@ export function planView(
     } else if (d.kind === 'import-put') {
       const now = server.get(d.key)?.activity
       if (now) {
-        const changes = activityChanges(now, d.input, timeZone)
+        const changes = activityChanges(now, d.input, timeZone, dayStart)
         writes.push({
           kind: 'update',
           user: d.user,
           rowNumber: d.rowNumber,
           key: d.key,
-          what: `${whenOf(now, timeZone)}: ${describeChanges(changes)}`,
+          what: `${whenOf(now, timeZone, dayStart)}: ${describeChanges(changes)}`,
           changes,
         })
       } else writes.push({ kind: 'update', user: d.user, rowNumber: d.rowNumber, key: d.key, what: describeInput(d.input) })
