@@ -50,7 +50,7 @@ export function planView(
   const writes: PlannedWrite[] = []
   const serverSide = (key: string) => {
     const s = server.get(key)
-    return s ? { user: s.user, what: describeInput(s.activity) } : { user: '', what: `activity ${key}` }
+    return s ? { user: s.user, what: describeInput(s.activity, dayStart) } : { user: '', what: `activity ${key}` }
   }
   for (const d of decisions) {
     if (d.kind === 'import-post') {
@@ -60,8 +60,8 @@ export function planView(
         rowNumber: d.rowNumber,
         key: undefined,
         what: adoptions.has(d.rowNumber)
-          ? `${describeInput(d.input)} (already created by an interrupted run: only its Key is written back)`
-          : describeInput(d.input),
+          ? `${describeInput(d.input, dayStart)} (already created by an interrupted run: only its Key is written back)`
+          : describeInput(d.input, dayStart),
       })
     } else if (d.kind === 'import-put') {
       const now = server.get(d.key)?.activity
@@ -75,7 +75,7 @@ export function planView(
           what: `${whenOf(now, timeZone, dayStart)}: ${describeChanges(changes)}`,
           changes,
         })
-      } else writes.push({ kind: 'update', user: d.user, rowNumber: d.rowNumber, key: d.key, what: describeInput(d.input) })
+      } else writes.push({ kind: 'update', user: d.user, rowNumber: d.rowNumber, key: d.key, what: describeInput(d.input, dayStart) })
     } else if (d.kind === 'import-delete') {
       const s = serverSide(d.key)
       writes.push({ kind: 'delete', user: s.user, rowNumber: d.rowNumber, key: d.key, what: `${s.what} (Delete ticked)` })
