@@ -4,6 +4,7 @@
  * them, so a config can be committed and shared.
  */
 import { z } from 'zod'
+import { DAY_START_PATTERN } from '../core/day-start.ts'
 
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the name of an environment variable, such as TIMELINE_PASSWORD')
 
@@ -239,6 +240,13 @@ const target = z
         "Which Allowed tags lines the sheet may change: own (lines for the target's users and teams only), own-and-everyone (also the lines for everyone), read-only (none). Default: own for a target that lists users or teams, own-and-everyone for the whole server.",
       ),
     timeZone: z.string().min(1).describe('IANA time zone the sheet shows local times in (and sync --every runs in), e.g. Europe/Berlin.'),
+    dayStartsAt: z
+      .string()
+      .regex(DAY_START_PATTERN, 'must be hours and minutes from 00:00 to 23:59, such as "04:00"')
+      .default('00:00')
+      .describe(
+        "The hour a day starts at, as ManicTime's day start shift counts it (04:00: from 4 am to 4 am). The Date column, the window, the look-back and the Summary follow it; the API does not expose the setting, so type the one ManicTime uses.",
+      ),
     window: z
       .strictObject({
         days: z.int().min(1).max(3660).default(35).describe('Days back from today (local) that the sheet covers, today included.'),

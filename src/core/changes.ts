@@ -7,6 +7,7 @@ import type { ActivityInput } from './activity.ts'
 import { tagsToCells } from './tags.ts'
 import { activityToSheetTimes } from './sheet-times.ts'
 import { serialToLocalDate } from './serial.ts'
+import { MIDNIGHT, type DayStart } from './day-start.ts'
 
 /** One column of the Activities tab whose value changes. */
 export interface FieldChange {
@@ -17,9 +18,9 @@ export interface FieldChange {
 
 type Fields = Record<FieldChange['field'], string>
 
-/** An activity's values as the sheet shows them in `timeZone`, as text. */
-export function sheetFields(input: ActivityInput, timeZone: string): Fields {
-  const times = activityToSheetTimes(input.start, input.duration, timeZone)
+/** An activity's values as the sheet shows them in `timeZone` (its Date counted from `dayStart`), as text. */
+export function sheetFields(input: ActivityInput, timeZone: string, dayStart: DayStart = MIDNIGHT): Fields {
+  const times = activityToSheetTimes(input.start, input.duration, timeZone, dayStart)
   const cells = tagsToCells(input.tags)
   const endDays = Math.floor(times.end)
   return {
@@ -39,9 +40,14 @@ const ORDER: FieldChange['field'][] = ['Date', 'Start', 'End', 'Tags', 'Labels',
  * The columns that differ from `before` to `after`, in the tab's order. Duration is named only when Start
  * and End do not already say it (an activity that grows by whole days).
  */
-export function activityChanges(before: ActivityInput, after: ActivityInput, timeZone: string): FieldChange[] {
-  const a = sheetFields(before, timeZone)
-  const b = sheetFields(after, timeZone)
+export function activityChanges(
+  before: ActivityInput,
+  after: ActivityInput,
+  timeZone: string,
+  dayStart: DayStart = MIDNIGHT,
+): FieldChange[] {
+  const a = sheetFields(before, timeZone, dayStart)
+  const b = sheetFields(after, timeZone, dayStart)
   const changes = ORDER.filter((f) => a[f] !== b[f]).map((field) => ({ field, from: a[field], to: b[field] }))
   if (a.Duration !== b.Duration && !changes.some((c) => c.field === 'Start' || c.field === 'End')) {
     changes.push({ field: 'Duration', from: a.Duration, to: b.Duration })
@@ -61,8 +67,8 @@ export function withChanges(reason: string, changes: readonly FieldChange[]): st
 }
 
 /** When an activity starts, as the sheet shows it: `2026-11-05 09:00`. */
-export function whenOf(input: Pick<ActivityInput, 'start' | 'duration'>, timeZone: string): string {
-  const f = sheetFields({ ...input, tags: [], notes: undefined }, timeZone)
+export function whenOf(input: Pick<ActivityInput, 'start' | 'duration'>, timeZone: string, dayStart: DayStart = MIDNIGHT): string {
+  const f = sheetFields({ ...input, tags: [], notes: undefined }, timeZone, dayStart)
   return `${f.Date} ${f.Start}`
 }
 

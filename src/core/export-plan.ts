@@ -32,7 +32,7 @@ import { activityKey, parseActivityKey } from './activity-key.ts'
 import type { CellValue, Snapshot, TabData, TabSpec, TabWrite } from './sheet.ts'
 import { isEmptyWrite, rewriteTab } from './sheet-writes.ts'
 import { windowForDays, type TimeWindow } from './windows.ts'
-import { localDateOf } from './wall-clock.ts'
+import { dayOfInstant, parseDayStart, type DayStart } from './day-start.ts'
 import { parseOffsetInstant } from './instant.ts'
 import { addDays, localDateToSerial, type LocalDate } from './serial.ts'
 import { TimelineSheetsError } from '../errors.ts'
@@ -40,6 +40,8 @@ import { TimelineSheetsError } from '../errors.ts'
 /** The part of a target's config the decisions depend on (the config's target is one). */
 export interface TargetShape {
   timeZone: string
+  /** The hour its days start at, `04:00` (ManicTime's day start shift); midnight when absent. */
+  dayStartsAt?: string
   window: { days: number; lookBackDays: number }
   deletedRows: 'remove' | 'mark'
   tabs: { activities: string; allowedTags: string; syncLog: string }
@@ -49,6 +51,8 @@ export interface TargetShape {
 /** The days an export covers, in the target's zone. */
 export interface ExportWindow {
   timeZone: string
+  /** The hour each day starts at (day-start.ts): the window's days, the look-back and the Date column follow it. */
+  dayStart: DayStart
   /** First local day of the window. */
   fromDate: LocalDate
   days: number
@@ -69,13 +73,15 @@ export type TimelineDelta =
     }
 
 export function exportWindow(target: TargetShape, now: Date): ExportWindow {
-  const today = localDateOf(target.timeZone, Math.floor(now.getTime() / 1000))
+  const dayStart = parseDayStart(target.dayStartsAt)
+  const today = dayOfInstant(target.timeZone, Math.floor(now.getTime() / 1000), dayStart)
   const fromDate = addDays(today, 1 - target.window.days)
   return {
     timeZone: target.timeZone,
+    dayStart,
     fromDate,
     days: target.window.days,
-    window: windowForDays(target.timeZone, fromDate, target.window.days),
+    window: windowForDays(target.timeZone, fromDate, target.window.days, dayStart),
     lookBackDays: target.window.lookBackDays,
   }
 }
@@ -193,6 +199,8 @@ export interface PlanContext {
   base: BaseFingerprints
   users: KnownUser[]
   timeZone: string
+  /** The hour the target's days start at (day-start.ts); midnight when absent. */
+  dayStart?: DayStart
   activitiesData: TabData
   layout: HeaderLayout
   sheetIndex: Map<string, Map<string, RowRef[]>>
@@ -253,6 +261,7 @@ export function planTimeline(change: TimelineDelta, ctx: PlanContext): Decision[
 
   const rowCtx: RowContext = {
     timeZone: ctx.timeZone,
+    dayStart: ctx.dayStart,
     users: ctx.users,
     server,
     baseKeys,
@@ -261,7 +270,7 @@ export function planTimeline(change: TimelineDelta, ctx: PlanContext): Decision[
   const lineKeys = new Set<string>()
   // Serial days the fully read ranges cover, one day of slack each side for zones and midnight.
   const dateIndex = ctx.layout.index[ACTIVITY_COLUMN.date]
-  const daySpans = ranges.map((r) => [serialDayOf(r.from, ctx.timeZone) - 1, serialDayOf(r.to, ctx.timeZone) + 1] as const)
+  const daySpans = ranges.map((r) => [serialDayOf(r.from, ctx) - 1, serialDayOf(r.to, ctx) + 1] as const)
   const mayStartInRanges = (cells: readonly CellValue[]): boolean => {
     const date = dateIndex === undefined ? undefined : cells[dateIndex]
     // Only a plain serial can be ruled out cheaply; anything else is parsed.
@@ -322,11 +331,11 @@ export function planTimeline(change: TimelineDelta, ctx: PlanContext): Decision[
   return plan.decisions.map((d) => {
     if (d.kind === 'report-missing') return reappend(d, server)
     // A conflict the manager can act on: the Status shows what the server has now.
-    if (d.kind === 'conflict') return { ...d, reason: withServerVersion(d.reason, server.get(d.key)?.activity, ctx.timeZone) }
+    if (d.kind === 'conflict') return { ...d, reason: withServerVersion(d.reason, server.get(d.key)?.activity, ctx.timeZone, ctx.dayStart) }
     // A row rewritten with the server's version says what changed in it.
     const before = d.kind === 'export-update' ? inRow.get(d.rowNumber) : undefined
     if (d.kind === 'export-update' && before)
-      return { ...d, reason: withChanges(d.reason, activityChanges(before, d.activity, ctx.timeZone)) }
+      return { ...d, reason: withChanges(d.reason, activityChanges(before, d.activity, ctx.timeZone, ctx.dayStart)) }
     return d
   })
 }
@@ -350,8 +359,8 @@ function reappend(d: Extract<Decision, { kind: 'report-missing' }>, server: Map<
   }
 }
 
-function serialDayOf(iso: string, timeZone: string): number {
-  return localDateToSerial(localDateOf(timeZone, parseOffsetInstant(iso).epochSeconds))
+function serialDayOf(iso: string, ctx: Pick<PlanContext, 'timeZone' | 'dayStart'>): number {
+  return localDateToSerial(dayOfInstant(ctx.timeZone, parseOffsetInstant(iso).epochSeconds, ctx.dayStart ?? 0))
 }
 
 /**

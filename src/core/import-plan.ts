@@ -9,9 +9,9 @@ import type { SheetActivity } from './row-outcome.ts'
 import type { KnownUser, RowContext, ServerActivity } from './row-context.ts'
 import { cellText } from './cells.ts'
 import type { TimeWindow } from './windows.ts'
-import { localDateOf } from './wall-clock.ts'
+import { activityDay, MIDNIGHT, type DayStart } from './day-start.ts'
 import { parseOffsetInstant } from './instant.ts'
-import { serialToLocalDate } from './serial.ts'
+import { serialToLocalDate, type LocalDate } from './serial.ts'
 import type { TabData } from './sheet.ts'
 import type { SheetReadings } from './sheet-readings.ts'
 
@@ -44,9 +44,11 @@ export function findCandidates(
   users: KnownUser[],
   timeZone: string,
   sheetKeys: Set<string>,
+  dayStart: DayStart = MIDNIGHT,
 ): Candidates {
   // The Keys of the sheet and of the state, asked of without copying either into one set.
-  const ctx: RowContext = { timeZone, users, server: new Map(), baseKeys: { has: (k) => sheetKeys.has(k) || base.has(k) } }
+  const ctx: RowContext = { timeZone, dayStart, users, server: new Map(), baseKeys: { has: (k) => sheetKeys.has(k) || base.has(k) } }
+  const dayOf = (start: string): LocalDate => activityDay(start, timeZone, dayStart)
   const found: Candidates = {
     timelines: new Set(),
     dates: new Map(),
@@ -68,7 +70,7 @@ export function findCandidates(
     if (shared.size > 0 && shared.has(cellText(keyCell).trim())) {
       // A Key on several rows asks for the manager, even when nothing else of that user changed: plan it (as invalid).
       const reading = readings.at(i)
-      markRow(found, timeZone, reading.key?.timelineKey, dateStart(reading), reading.key?.text)
+      markRow(found, reading.key?.timelineKey, dateOf(reading), reading.key?.text)
       continue
     }
     // Most rows of a big sheet: nobody edited them, told from their cells alone, or from their reading.
@@ -82,15 +84,15 @@ export function findCandidates(
     if (!parsed.ok) {
       // Read the server around it too: some problems (text that looks like a formula) are only
       // problems when the server's current value says the manager typed it.
-      markRow(found, timeZone, reading.key?.timelineKey, dateStart(reading), reading.key?.text)
+      markRow(found, reading.key?.timelineKey, dateOf(reading), reading.key?.text)
       continue
     }
     const row = parsed.row
     if (!row || row.kind === 'discarded') continue
-    if (row.kind === 'new') markRow(found, timeZone, row.values.timelineKey, row.values.input.start)
-    else if (row.kind === 'delete') markRow(found, timeZone, row.timelineKey, dateStart(reading), row.key)
+    if (row.kind === 'new') markRow(found, row.values.timelineKey, dayOf(row.values.input.start))
+    else if (row.kind === 'delete') markRow(found, row.timelineKey, dateOf(reading), row.key)
     else if (row.values.fingerprint !== (base.get(row.key) ?? row.baseCell) || row.notices?.length)
-      markRow(found, timeZone, row.values.timelineKey, row.values.input.start, row.key)
+      markRow(found, row.values.timelineKey, dayOf(row.values.input.start), row.key)
   }
   return found
 }
@@ -125,11 +127,11 @@ function showsActivity(reading: RowReading, s: ServerActivity): boolean {
   return true
 }
 
-/** Notes that a row asks something of its timeline: around its start, and of its activity when it has a Key. */
-function markRow(found: Candidates, timeZone: string, timelineKey: string | undefined, start: string | undefined, key?: string): void {
+/** Notes that a row asks something of its timeline: around its day, and of its activity when it has a Key. */
+function markRow(found: Candidates, timelineKey: string | undefined, day: LocalDate | undefined, key?: string): void {
   if (!timelineKey) return
   found.timelines.add(timelineKey)
-  if (start) addTo(found.dates, timelineKey, localDateOf(timeZone, parseOffsetInstant(start).epochSeconds))
+  if (day) addTo(found.dates, timelineKey, day)
   if (key) addTo(found.keys, timelineKey, key)
 }
 
@@ -139,9 +141,9 @@ function addTo<T>(map: Map<string, Set<T>>, at: string, value: T): void {
   else map.set(at, new Set([value]))
 }
 
-/** A ticked or refused row is not parsed further; its Date cell still says where to look for the activity. */
-function dateStart(reading: RowReading): string | undefined {
-  return reading.dateSerial === undefined ? undefined : `${serialToLocalDate(reading.dateSerial)}T12:00:00Z`
+/** A ticked or refused row is not parsed further; its Date cell still names the day to look for the activity in. */
+function dateOf(reading: RowReading): LocalDate | undefined {
+  return reading.dateSerial === undefined ? undefined : serialToLocalDate(reading.dateSerial)
 }
 
 /** The Keys several rows hold, with their rows (nearly always none: then no row needs looking up). */

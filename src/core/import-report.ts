@@ -2,6 +2,7 @@
 import type { TagsPlan } from './allowed-tags-plan.ts'
 import { activityChanges, describeChanges, whenOf, type FieldChange } from './changes.ts'
 import { describeInput } from './describe.ts'
+import { MIDNIGHT, type DayStart } from './day-start.ts'
 import type { GuardFailure } from './guards.ts'
 import type { Decision } from './plan.ts'
 import type { ServerActivity } from './row-context.ts'
@@ -43,11 +44,13 @@ export function planView(
   server: Map<string, ServerActivity>,
   /** The target's zone: changes are said in the sheet's local times. */
   timeZone: string,
+  /** The hour the target's days start at: the Dates changes name are the sheet's. */
+  dayStart: DayStart = MIDNIGHT,
 ): ImportPlanView {
   const writes: PlannedWrite[] = []
   const serverSide = (key: string) => {
     const s = server.get(key)
-    return s ? { user: s.user, what: describeInput(s.activity) } : { user: '', what: `activity ${key}` }
+    return s ? { user: s.user, what: describeInput(s.activity, dayStart) } : { user: '', what: `activity ${key}` }
   }
   for (const d of decisions) {
     if (d.kind === 'import-post') {
@@ -57,22 +60,22 @@ export function planView(
         rowNumber: d.rowNumber,
         key: undefined,
         what: adoptions.has(d.rowNumber)
-          ? `${describeInput(d.input)} (already created by an interrupted run: only its Key is written back)`
-          : describeInput(d.input),
+          ? `${describeInput(d.input, dayStart)} (already created by an interrupted run: only its Key is written back)`
+          : describeInput(d.input, dayStart),
       })
     } else if (d.kind === 'import-put') {
       const now = server.get(d.key)?.activity
       if (now) {
-        const changes = activityChanges(now, d.input, timeZone)
+        const changes = activityChanges(now, d.input, timeZone, dayStart)
         writes.push({
           kind: 'update',
           user: d.user,
           rowNumber: d.rowNumber,
           key: d.key,
-          what: `${whenOf(now, timeZone)}: ${describeChanges(changes)}`,
+          what: `${whenOf(now, timeZone, dayStart)}: ${describeChanges(changes)}`,
           changes,
         })
-      } else writes.push({ kind: 'update', user: d.user, rowNumber: d.rowNumber, key: d.key, what: describeInput(d.input) })
+      } else writes.push({ kind: 'update', user: d.user, rowNumber: d.rowNumber, key: d.key, what: describeInput(d.input, dayStart) })
     } else if (d.kind === 'import-delete') {
       const s = serverSide(d.key)
       writes.push({ kind: 'delete', user: s.user, rowNumber: d.rowNumber, key: d.key, what: `${s.what} (Delete ticked)` })

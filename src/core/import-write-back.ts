@@ -20,6 +20,7 @@ import type { CellUpdate, CellValue, TabData, TabWrite } from './sheet.ts'
 import { changedCells, statusOf } from './sheet-writes.ts'
 import { saysStatus, statusText, type Status } from './status.ts'
 import type { WriteOutcome } from './server-writes.ts'
+import type { DayStart } from './day-start.ts'
 
 export interface WriteBack {
   write: TabWrite
@@ -35,7 +36,7 @@ export function sheetWriteBack(
   layout: HeaderLayout,
   outcomes: WriteOutcome[],
   decisions: Decision[],
-  target: { timeZone: string; deletedRows: 'remove' | 'mark' },
+  target: { timeZone: string; dayStart?: DayStart; deletedRows: 'remove' | 'mark' },
   today: string,
   server: Map<string, ServerActivity>,
   /** Plan row → the pending mark written into its Key cell before its activity was created. */
@@ -102,7 +103,14 @@ export function sheetWriteBack(
     const where = at(rowNumber)
     if (!where) return
     statusWritten.add(rowNumber)
-    const cells = activityToCells(activity.activity, activity.user, target.timeZone, stamped(withNotices(rowNumber, status)))
+    const cells = activityToCells(
+      activity.activity,
+      activity.user,
+      target.timeZone,
+      stamped(withNotices(rowNumber, status)),
+      undefined,
+      target.dayStart,
+    )
     const again: Status = {
       word: 'Waiting',
       reason: `${status.reason} You changed the row again meanwhile; that change goes to the server with the next import.`,
@@ -126,7 +134,7 @@ export function sheetWriteBack(
         base.set(activityKey(activity.activity.timelineKey, activity.activity.entityId), fingerprintOf(activity))
         const before = d.kind === 'import-put' ? server.get(d.key)?.activity : undefined
         const saved = before
-          ? withChanges('Saved to the server.', activityChanges(before, activity.activity, target.timeZone))
+          ? withChanges('Saved to the server.', activityChanges(before, activity.activity, target.timeZone, target.dayStart))
           : 'Saved to the server.'
         const reason = d.kind === 'import-post' ? 'Created on the server.' : saved
         showServerVersion(d.rowNumber, activity, { word: 'Done', reason })

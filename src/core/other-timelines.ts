@@ -29,16 +29,16 @@ export function otherTimelineWrites(entriesByName: OtherTimelineEntries, window:
   const writes: TabWrite[] = []
   for (const [name, entries] of entriesByName) {
     const tab = snapshot.tabs[name] ?? { title: name, exists: false, header: [], rows: [], gridRowCount: 0 }
-    const desired = entries.map((e) => timelineRow(e.user, e.activity, window.timeZone, tab.header))
+    const desired = entries.map((e) => timelineRow(e.user, e.activity, window, tab.header))
     const write = rewriteTab(tab, desired, Math.max(tab.header.length, Object.keys(TIMELINE_COLUMN).length))
     if (!isEmptyWrite(write)) writes.push(write)
   }
   return writes
 }
 
-function timelineRow(user: string, activity: Activity, timeZone: string, header: CellValue[]): CellValue[] {
+function timelineRow(user: string, activity: Activity, window: ExportWindow, header: CellValue[]): CellValue[] {
   const c = TIMELINE_COLUMN
-  const times = activityToSheetTimes(activity.start, activity.duration, timeZone)
+  const times = activityToSheetTimes(activity.start, activity.duration, window.timeZone, window.dayStart)
   const cells: Record<string, CellValue> = {
     [c.user]: user,
     [c.date]: times.date,

@@ -9,6 +9,7 @@
 import { chunkWindows, windowForDays, type TimeWindow } from './windows.ts'
 import { formatOffsetInstant, parseOffsetInstant } from './instant.ts'
 import { addDays, SECONDS_PER_DAY } from './serial.ts'
+import { MIDNIGHT, type DayStart } from './day-start.ts'
 
 /** A window this long or shorter is never halved: a refusal of one day is the server's last word. */
 export const MIN_SPLIT_SECONDS = SECONDS_PER_DAY
@@ -97,32 +98,45 @@ export function mergeRanges(ranges: readonly TimeWindow[]): TimeWindow[] {
  * and each costs a round trip, while a few more weeks of one user's activities
  * cost little.
  */
-export function readRanges(timeZone: string, fromDate: string, days: number, dates: Set<string>, full: boolean): TimeWindow[] {
-  const window = chunkWindows(timeZone, fromDate, days, 7)
-  const edited = (c: TimeWindow) => [...dates].some((d) => within(d, c, timeZone))
+export function readRanges(
+  timeZone: string,
+  fromDate: string,
+  days: number,
+  dates: Set<string>,
+  full: boolean,
+  dayStart: DayStart = MIDNIGHT,
+): TimeWindow[] {
+  const window = chunkWindows(timeZone, fromDate, days, 7, dayStart)
+  const edited = (c: TimeWindow) => [...dates].some((d) => within(d, c, timeZone, dayStart))
   const first = full ? 0 : window.findIndex(edited)
   const last = full ? window.length - 1 : window.findLastIndex(edited)
   const chunks = first < 0 ? [] : window.slice(first, last + 1)
   const lastDate = addDays(fromDate, days)
   const extra = [...dates].filter((d) => d < fromDate || d >= lastDate).sort()
   for (const d of extra) {
-    if (!chunks.some((c) => within(d, c, timeZone))) chunks.push(...chunkWindows(timeZone, addDays(d, -3), 7, 7))
+    if (!chunks.some((c) => within(d, c, timeZone, dayStart))) chunks.push(...chunkWindows(timeZone, addDays(d, -3), 7, 7, dayStart))
   }
   return chunks
 }
 
 /** The window's chunks a read of `ranges` left out. */
-export function restOfWindow(timeZone: string, fromDate: string, days: number, ranges: TimeWindow[]): TimeWindow[] {
-  return chunkWindows(timeZone, fromDate, days, 7).filter((c) => !ranges.some((r) => r.from === c.from && r.to === c.to))
+export function restOfWindow(
+  timeZone: string,
+  fromDate: string,
+  days: number,
+  ranges: TimeWindow[],
+  dayStart: DayStart = MIDNIGHT,
+): TimeWindow[] {
+  return chunkWindows(timeZone, fromDate, days, 7, dayStart).filter((c) => !ranges.some((r) => r.from === c.from && r.to === c.to))
 }
 
 /**
- * Whether the local day `date` of `timeZone` lies in `window`, a run of whole local days: its start, local
- * midnight as the windows place it, is in `[from, to)`. An instant of that day in UTC would be on another
- * local day in zones far from UTC (at UTC+13, noon UTC is already 01:00 of the next day).
+ * Whether the day `date` of `timeZone` lies in `window`, a run of whole days: its start, local midnight or the
+ * hour `dayStart` names as the windows place it, is in `[from, to)`. An instant of that day in UTC would be on
+ * another local day in zones far from UTC (at UTC+13, noon UTC is already 01:00 of the next day).
  */
-export function within(date: string, window: TimeWindow, timeZone: string): boolean {
-  return startsWithin(windowForDays(timeZone, date, 1).from, window)
+export function within(date: string, window: TimeWindow, timeZone: string, dayStart: DayStart = MIDNIGHT): boolean {
+  return startsWithin(windowForDays(timeZone, date, 1, dayStart).from, window)
 }
 
 export function startsWithin(start: string, window: TimeWindow): boolean {

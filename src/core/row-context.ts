@@ -6,6 +6,7 @@
  */
 import type { Activity, AllowedTags } from './activity.ts'
 import type { SlashDateOrder } from './cells.ts'
+import type { DayStart } from './day-start.ts'
 
 /** A user the bridge knows. */
 export interface KnownUser {
@@ -28,6 +29,8 @@ export interface ServerActivity {
 export interface RowContext {
   /** IANA zone of the spreadsheet. */
   timeZone: string
+  /** The hour the target's days start at (ManicTime's day start shift), as seconds after midnight. @default 0 */
+  dayStart?: DayStart
   /** How `3/2/2026` reads. @default 'mdy' */
   slashDateOrder?: SlashDateOrder
   /** The users the sheet covers: every user of the server, or a team target's people only. */
@@ -47,4 +50,4 @@ export interface RowContext {
 }
 
 /** What reading a row needs: nothing of the server's activities. */
-export type ReadContext = Pick<RowContext, 'timeZone' | 'slashDateOrder' | 'users' | 'teamOnly'>
+export type ReadContext = Pick<RowContext, 'timeZone' | 'dayStart' | 'slashDateOrder' | 'users' | 'teamOnly'>

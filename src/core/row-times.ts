@@ -100,13 +100,13 @@ export function resolveTimes(typed: TypedTimes, original: Activity | undefined, 
   const { date, start, end } = typed
   if (original) {
     // Unchanged cells mean the server's own start and duration, offset included.
-    const shown = activityToSheetTimes(original.start, original.duration, ctx.timeZone)
+    const shown = activityToSheetTimes(original.start, original.duration, ctx.timeZone, ctx.dayStart)
     if (shown.date === date && sameSecond(shown.start, start) && sameSecond(shown.end, end)) {
       const epochSeconds = offsetInstantSeconds(original.start)
       return { problems: NO_PROBLEMS, times: { start: original.start, epochSeconds, duration: original.duration } }
     }
   }
-  const result = sheetTimesToInterval(typed, ctx.timeZone, original ? { start: original.start } : undefined)
+  const result = sheetTimesToInterval(typed, ctx.timeZone, original ? { start: original.start } : undefined, ctx.dayStart)
   if (!result.ok && result.problem === 'out-of-range') {
     const column = result.field === 'date' ? C.date : result.field === 'start' ? C.start : C.end
     const hint =
@@ -119,7 +119,7 @@ export function resolveTimes(typed: TypedTimes, original: Activity | undefined, 
     return { problems: out, times: undefined }
   }
   // A local time the clocks skip is refused, not moved: the manager meant some real time, and only they know which.
-  const walls = typedWallSeconds(typed)
+  const walls = typedWallSeconds(typed, ctx.dayStart)
   // Not a loop over [column, wall] pairs: every row of a sheet passes here, and the pairs were garbage per row.
   const startSkipped = noteSkippedTime(C.start, walls.start, ctx.timeZone, out)
   const skipped = noteSkippedTime(C.end, walls.end, ctx.timeZone, out) || startSkipped

@@ -12,6 +12,7 @@ import { notesCellText } from './notes-cell.ts'
 import { tagsToCells } from './tags.ts'
 import { activityToSheetTimes } from './sheet-times.ts'
 import { activityKey } from './activity-key.ts'
+import { MIDNIGHT, type DayStart } from './day-start.ts'
 
 const C = ACTIVITY_COLUMN
 
@@ -19,8 +20,9 @@ const C = ACTIVITY_COLUMN
 export type ActivityCells = Record<ActivityColumn, CellValue>
 
 /**
- * The tool's cells for an activity, keyed by column name. `fingerprint`: the activity's, when the caller has it
- * already (a plan computes every server activity's), so a 100,000-row export does not digest each one twice.
+ * The tool's cells for an activity, keyed by column name, its Date counted from `dayStart`. `fingerprint`: the
+ * activity's, when the caller has it already (a plan computes every server activity's), so a 100,000-row export
+ * does not digest each one twice.
  */
 export function activityToCells(
   activity: Activity,
@@ -28,8 +30,9 @@ export function activityToCells(
   timeZone: string,
   status = '',
   fingerprint: string = fingerprintOf({ user, activity }),
+  dayStart: DayStart = MIDNIGHT,
 ): ActivityCells {
-  const times = activityToSheetTimes(activity.start, activity.duration, timeZone)
+  const times = activityToSheetTimes(activity.start, activity.duration, timeZone, dayStart)
   const tags = tagsToCells(activity.tags)
   return {
     [C.user]: user,
@@ -50,10 +53,10 @@ export function activityToCells(
 /** A whole row in the header's column order; columns the tool does not own are empty (for appends). */
 export function activityToRow(
   activity: Activity,
-  ctx: { timeZone: string; user: string; status?: string },
+  ctx: { timeZone: string; dayStart?: DayStart; user: string; status?: string },
   layout: HeaderLayout,
 ): CellValue[] {
-  return cellsToRow(activityToCells(activity, ctx.user, ctx.timeZone, ctx.status ?? ''), layout)
+  return cellsToRow(activityToCells(activity, ctx.user, ctx.timeZone, ctx.status ?? '', undefined, ctx.dayStart), layout)
 }
 
 /** Places named cells in the header's column order; other columns empty. */

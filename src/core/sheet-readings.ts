@@ -42,7 +42,7 @@ export function readSheet(
   const rows = tab.rows
   const readings = new Array<RowReading | undefined>(rows.length)
   const keys = new Array<RowReading['key']>(rows.length)
-  const digests = written && written.context === writtenContext(ctx.timeZone, ctx.users) ? written.digests : undefined
+  const digests = written && written.context === writtenContext(ctx.timeZone, ctx.users, ctx.dayStart) ? written.digests : undefined
   const keyAt = layout.index[C.key]
   const baseAt = layout.index[C.base]
   if (digests && digests.size > 0 && keyAt !== undefined && baseAt !== undefined) {

@@ -9,10 +9,16 @@ import { fractionToSeconds, serialToWallSeconds, SECONDS_PER_DAY, SERIAL_OF_UNIX
 import { formatOffsetInstant, parseOffsetInstant, type OffsetInstant } from './instant.ts'
 import { zoneOffsetMinutes } from './zone-offset.ts'
 import { clock, mod, resolveWall, soleInstant, wallSecondsAt, type WallResolution } from './wall-clock.ts'
+import { calendarDayOfStart, dateOfStart, MIDNIGHT, type DayStart } from './day-start.ts'
 
 /*
  * How a row shows an activity (decisions/0000-product.md §6):
- * - `Date` is the local day of the start, `Start` its time of day (fraction).
+ * - `Date` is the day of the start as the target counts days (day-start.ts:
+ *   from midnight, or from the hour of ManicTime's day start shift), `Start`
+ *   its time of day (fraction) as the clock reads it. With days from 04:00, a
+ *   Start before 04:00 reads on the calendar day after its Date (Date
+ *   2026-11-09, Start 01:30 is 2026-11-10 01:30). Below, "the same day" is the
+ *   calendar day the Start reads on.
  * - `End` is a time of day. `End > Start`: the same day. `End < Start`: the
  *   next day (23:00–01:00). `End = Start`: zero length. An activity whose end
  *   is a day or more after its start, wall-clock, carries the days in `End`
@@ -83,13 +89,13 @@ export const FIRST_DATE_SERIAL = SERIAL_OF_UNIX_EPOCH
 export const LAST_DATE_SERIAL = Date.UTC(LAST_START_YEAR, 11, 31) / 1000 / SECONDS_PER_DAY + SERIAL_OF_UNIX_EPOCH
 
 /** The wall-clock seconds a row's Start and End mean (End: its most likely day, per the End rule). */
-export function typedWallSeconds(input: SheetTimesInput): { start: number; end: number } {
-  const day = Math.floor(input.date)
+export function typedWallSeconds(input: SheetTimesInput, dayStart: DayStart = MIDNIGHT): { start: number; end: number } {
+  const day = calendarDayOfStart(Math.floor(input.date), input.start, dayStart)
   return { start: serialToWallSeconds(day + input.start), end: endWallCandidates(day, input.start, input.end)[0]! }
 }
 
-/** An activity's start and duration as the sheet's serials in `timeZone`. */
-export function activityToSheetTimes(start: string, duration: number, timeZone: string): SheetTimes {
+/** An activity's start and duration as the sheet's serials in `timeZone`, its Date counted from `dayStart`. */
+export function activityToSheetTimes(start: string, duration: number, timeZone: string, dayStart: DayStart = MIDNIGHT): SheetTimes {
   const { epochSeconds } = parseOffsetInstant(start)
   const startWall = wallSecondsAt(timeZone, epochSeconds)
   const endWall = wallSecondsAt(timeZone, epochSeconds + duration)
@@ -100,9 +106,10 @@ export function activityToSheetTimes(start: string, duration: number, timeZone: 
   const endDays = Math.floor(endDelta / SECONDS_PER_DAY)
   // A plain time of day is enough when the End rule reads it back to the same wall time.
   const plain = endDays === 0 || (endDays === 1 && endOfDay < startOfDay)
+  const startFraction = startOfDay / SECONDS_PER_DAY
   return {
-    date: dayWall / SECONDS_PER_DAY + SERIAL_OF_UNIX_EPOCH,
-    start: startOfDay / SECONDS_PER_DAY,
+    date: dateOfStart(dayWall / SECONDS_PER_DAY + SERIAL_OF_UNIX_EPOCH, startFraction, dayStart),
+    start: startFraction,
     end: (plain ? endOfDay : endDelta) / SECONDS_PER_DAY,
     duration: duration / SECONDS_PER_DAY,
   }
@@ -125,9 +132,16 @@ export interface OriginalStart {
 /**
  * Converts the row's Date/Start/End to a start with an offset and a duration
  * in whole seconds, following the End rule and the offset rules in the module
- * comment. Fails only when the end falls before the start.
+ * comment, its Date counted from `dayStart`. Fails only when the end falls
+ * before the start.
  */
-export function sheetTimesToInterval(input: SheetTimesInput, timeZone: string, original?: OriginalStart): SheetToIntervalResult {
+export function sheetTimesToInterval(
+  input: SheetTimesInput,
+  timeZone: string,
+  original?: OriginalStart,
+  dayStart: DayStart = MIDNIGHT,
+): SheetToIntervalResult {
+  if (dayStart !== MIDNIGHT) return sheetTimesToInterval(onCalendar(input, dayStart), timeZone, original)
   const outside = outOfRange(input)
   if (outside) return outside
   // Nearly every row of a sheet: one instant for its Start and for each End candidate (decided without building readings).
@@ -144,7 +158,13 @@ export function sheetTimesToInterval(input: SheetTimesInput, timeZone: string, o
  * `sheetTimesToInterval` for every row, each reading built and ranked: what it does for a time near a transition.
  * Exported so a property test holds the common case's shortcut to it.
  */
-export function rankedSheetTimesToInterval(input: SheetTimesInput, timeZone: string, original?: OriginalStart): SheetToIntervalResult {
+export function rankedSheetTimesToInterval(
+  input: SheetTimesInput,
+  timeZone: string,
+  original?: OriginalStart,
+  dayStart: DayStart = MIDNIGHT,
+): SheetToIntervalResult {
+  if (dayStart !== MIDNIGHT) return rankedSheetTimesToInterval(onCalendar(input, dayStart), timeZone, original)
   const warnings: TimeWarning[] = []
   const outside = outOfRange(input)
   if (outside) return outside
@@ -295,6 +315,12 @@ function outOfRange(input: SheetTimesInput): Extract<SheetToIntervalResult, { pr
   if (end - start > MAX_ACTIVITY_SECONDS / SECONDS_PER_DAY + 1)
     return { ok: false, problem: 'out-of-range', field: 'end', message: LONGER_THAN_A_YEAR }
   return undefined
+}
+
+/** The row with its Date as the calendar day its Start reads on: what the rules below count from. */
+function onCalendar(input: SheetTimesInput, dayStart: DayStart): SheetTimesInput {
+  const date = Math.floor(input.date)
+  return { ...input, date: calendarDayOfStart(date, input.start, dayStart) + (input.date - date) }
 }
 
 interface Reading {

@@ -15,11 +15,14 @@ import type { ReadContext } from './row-context.ts'
 import type { CellUpdate, CellValue, TabData, TabWrite } from './sheet.ts'
 import { readColumnsOf, rowDigest } from './written-rows.ts'
 import { saysStatus, statusText, type Status } from './status.ts'
+import type { DayStart } from './day-start.ts'
 
 export interface ActivityWritesContext {
   tab: TabData
   layout: HeaderLayout
   timeZone: string
+  /** The hour the target's days start at (day-start.ts); midnight when absent. */
+  dayStart?: DayStart
   /** Local date stamped on Status texts (`Done (2026-11-22): …`), so an old status reads as old. */
   today: string
 }
@@ -80,7 +83,7 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
     }
     switch (d.kind) {
       case 'export-update': {
-        const cells = activityToCells(d.activity, d.user, ctx.timeZone, stamped(statusOf(d)), d.fingerprint)
+        const cells = activityToCells(d.activity, d.user, ctx.timeZone, stamped(statusOf(d)), d.fingerprint, ctx.dayStart)
         updates.push(...cellUpdatesFor(d.rowNumber, changedCells(ctx.tab.rows[d.rowNumber - 2] ?? [], cells, ctx.layout), ctx.layout))
         base.set(d.key, d.fingerprint)
         // A cell left as it was because it reads the same may differ in kind: then the row is read in full next time.
@@ -90,7 +93,7 @@ export function activityWrites(decisions: readonly Decision[], ctx: ActivityWrit
       }
       case 'export-append': {
         const status = d.sheet === 'missing' && d.server !== 'added' ? stamped(statusOf(d)) : ''
-        const row = cellsToRow(activityToCells(d.activity, d.user, ctx.timeZone, status, d.fingerprint), ctx.layout)
+        const row = cellsToRow(activityToCells(d.activity, d.user, ctx.timeZone, status, d.fingerprint, ctx.dayStart), ctx.layout)
         appends.push(row)
         base.set(d.key, d.fingerprint)
         toDigest.push({ key: d.key, row, fingerprint: d.fingerprint })

@@ -13,8 +13,7 @@ import { fingerprintOf } from './fingerprint.ts'
 import type { ServerActivity } from './row-context.ts'
 import { activityKey } from './activity-key.ts'
 import { chunkWindows, type TimeWindow } from './windows.ts'
-import { localDateOf } from './wall-clock.ts'
-import { parseOffsetInstant } from './instant.ts'
+import { activityDay, MIDNIGHT, type DayStart } from './day-start.ts'
 import { addDays } from './serial.ts'
 
 /** Values as a journal records them (src/state/journal.ts). */
@@ -303,13 +302,13 @@ export function fingerprintFor(user: string, input: ActivityInput): string {
 }
 
 /** Local days around which the run's activities sit, per timeline (their starts before and after the run). */
-export function startDatesOf(run: Pick<RecordedRun, 'writes'>, timeZone: string): Map<string, Set<string>> {
+export function startDatesOf(run: Pick<RecordedRun, 'writes'>, timeZone: string, dayStart: DayStart = MIDNIGHT): Map<string, Set<string>> {
   const dates = new Map<string, Set<string>>()
   for (const { intent, outcome } of run.writes) {
     if (!intent.timelineKey) continue
     const set = dates.get(intent.timelineKey) ?? new Set<string>()
     for (const v of [intent.input, intent.before, outcome?.type === 'done' ? outcome.after : undefined]) {
-      if (v) set.add(localDateOf(timeZone, parseOffsetInstant(v.start).epochSeconds))
+      if (v) set.add(activityDay(v.start, timeZone, dayStart))
     }
     if (set.size) dates.set(intent.timelineKey, set)
   }
@@ -317,7 +316,7 @@ export function startDatesOf(run: Pick<RecordedRun, 'writes'>, timeZone: string)
 }
 
 /** Read windows covering each day with a day either side, merged, in chunks of at most 7 days. */
-export function undoReadRanges(timeZone: string, dates: Iterable<string>): TimeWindow[] {
+export function undoReadRanges(timeZone: string, dates: Iterable<string>, dayStart: DayStart = MIDNIGHT): TimeWindow[] {
   const sorted = [...new Set(dates)].sort()
   const spans: { from: string; to: string }[] = []
   for (const d of sorted) {
@@ -327,7 +326,7 @@ export function undoReadRanges(timeZone: string, dates: Iterable<string>): TimeW
     if (last && from <= last.to) last.to = to > last.to ? to : last.to
     else spans.push({ from, to })
   }
-  return spans.flatMap((s) => chunkWindows(timeZone, s.from, daysBetween(s.from, s.to), 7))
+  return spans.flatMap((s) => chunkWindows(timeZone, s.from, daysBetween(s.from, s.to), 7, dayStart))
 }
 
 function daysBetween(from: string, to: string): number {

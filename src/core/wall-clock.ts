@@ -62,21 +62,21 @@ export function resolveWall(timeZone: string, wallSeconds: number): WallResoluti
   return { kind: 'gap', epochSeconds: wallSeconds - before * 60 }
 }
 
-/** What the clocks did around a local time that does not exist: `02:00` jumps to `03:00` on `2026-03-29`. */
-export interface ClockJump {
-  /** The local day of the jump, `YYYY-MM-DD`. */
-  date: LocalDate
-  /** The last wall time before the jump, `02:00`. */
-  from: string
-  /** Where the clocks went, `03:00`. */
-  to: string
+/**
+ * The first instant whose wall clock in `timeZone` reads `wallSeconds` or later: its instant, the first of two
+ * (a repeated hour), or where the clocks land when they skip it (the end of a spring-forward gap).
+ */
+export function firstInstantFrom(timeZone: string, wallSeconds: number): number {
+  const sole = soleInstant(timeZone, wallSeconds)
+  if (sole !== undefined) return sole
+  const r = resolveWall(timeZone, wallSeconds)
+  if (r.kind === 'exact') return r.epochSeconds
+  if (r.kind === 'ambiguous') return r.candidates[0]
+  return gapEnd(timeZone, wallSeconds)
 }
 
-/** The jump a wall time falls into when it does not exist in the zone (spring forward); undefined when it exists. */
-export function clockJumpAt(timeZone: string, wallSeconds: number): ClockJump | undefined {
-  // Every row asks this of its Start and End: a wall time with one instant is answered without resolving it.
-  if (!Number.isFinite(wallSeconds) || soleInstant(timeZone, wallSeconds) !== undefined) return undefined
-  if (resolveWall(timeZone, wallSeconds).kind !== 'gap') return undefined
+/** The instant the clocks jump at, for a wall time inside the gap they skip. */
+function gapEnd(timeZone: string, wallSeconds: number): number {
   // Inside a gap, reading the wall with the later offset lands before the jump, with the earlier offset after it.
   let before = Infinity
   let after = -Infinity
@@ -92,6 +92,26 @@ export function clockJumpAt(timeZone: string, wallSeconds: number): ClockJump | 
     if (zoneOffsetMinutes(timeZone, mid) === zoneOffsetMinutes(timeZone, lo)) lo = mid
     else hi = mid
   }
+  return hi
+}
+
+/** What the clocks did around a local time that does not exist: `02:00` jumps to `03:00` on `2026-03-29`. */
+export interface ClockJump {
+  /** The local day of the jump, `YYYY-MM-DD`. */
+  date: LocalDate
+  /** The last wall time before the jump, `02:00`. */
+  from: string
+  /** Where the clocks went, `03:00`. */
+  to: string
+}
+
+/** The jump a wall time falls into when it does not exist in the zone (spring forward); undefined when it exists. */
+export function clockJumpAt(timeZone: string, wallSeconds: number): ClockJump | undefined {
+  // Every row asks this of its Start and End: a wall time with one instant is answered without resolving it.
+  if (!Number.isFinite(wallSeconds) || soleInstant(timeZone, wallSeconds) !== undefined) return undefined
+  if (resolveWall(timeZone, wallSeconds).kind !== 'gap') return undefined
+  const hi = gapEnd(timeZone, wallSeconds)
+  const lo = hi - 1
   const fromWall = hi + zoneOffsetMinutes(timeZone, lo) * 60
   const toWall = hi + zoneOffsetMinutes(timeZone, hi) * 60
   const date = serialToLocalDate(wallSecondsToSerial(fromWall))

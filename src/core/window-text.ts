@@ -5,6 +5,7 @@
 import type { ExportWindow } from './export-plan.ts'
 import { addDays, type LocalDate } from './serial.ts'
 import { plural } from './describe.ts'
+import { dayStartText, MIDNIGHT } from './day-start.ts'
 
 /** The days a run covered, as its summary and `--json` report them. */
 export interface WindowView {
@@ -16,15 +17,26 @@ export interface WindowView {
   timeZone: string
   /** Days at the end of the window an incremental export re-reads in full. */
   lookBackDays: number
+  /** The hour each day starts at, `04:00`; absent for days from midnight. */
+  dayStartsAt?: string
 }
 
 export function windowView(w: ExportWindow): WindowView {
-  return { from: w.fromDate, to: addDays(w.fromDate, w.days - 1), days: w.days, timeZone: w.timeZone, lookBackDays: w.lookBackDays }
+  const view: WindowView = {
+    from: w.fromDate,
+    to: addDays(w.fromDate, w.days - 1),
+    days: w.days,
+    timeZone: w.timeZone,
+    lookBackDays: w.lookBackDays,
+  }
+  if (w.dayStart !== MIDNIGHT) view.dayStartsAt = dayStartText(w.dayStart)
+  return view
 }
 
-/** `2026-10-07 to 2026-11-10 (35 days, Europe/Berlin)`. */
+/** `2026-10-07 to 2026-11-10 (35 days, Europe/Berlin)`, or `(35 days from 04:00, Europe/Berlin)`. */
 export function windowText(w: WindowView): string {
-  return `${w.from} to ${w.to} (${w.days} ${w.days === 1 ? 'day' : 'days'}, ${w.timeZone})`
+  const from = w.dayStartsAt === undefined ? '' : ` from ${w.dayStartsAt}`
+  return `${w.from} to ${w.to} (${w.days} ${w.days === 1 ? 'day' : 'days'}${from}, ${w.timeZone})`
 }
 
 /** A Tags timeline as the export saw it in the server's list, with what the list says about its contents. */

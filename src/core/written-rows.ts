@@ -14,6 +14,7 @@
 import { ACTIVITY_COLUMN as C, type HeaderLayout } from './columns.ts'
 import { fnv1a64Base64url } from './fingerprint.ts'
 import type { CellValue } from './sheet.ts'
+import { MIDNIGHT, type DayStart } from './day-start.ts'
 
 /** The columns `readRow` reads, in one fixed order (not Status): a digest covers them, the Key by its lookup. */
 export const READ_COLUMNS = [C.user, C.date, C.start, C.end, C.duration, C.tags, C.labels, C.notes, C.delete, C.key, C.base] as const
@@ -27,20 +28,23 @@ export interface WrittenRows {
 }
 
 /**
- * What a row's reading depends on besides its cells: the zone and the users (a User cell reads as one of them).
+ * What a row's reading depends on besides its cells: the zone, the hour its days start at and the users (a User
+ * cell reads as one of them).
  * Digests taken under another context are not used.
  */
 export function writtenContext(
   timeZone: string,
   users: readonly { tagsTimelineKey: string | undefined; username: string; displayName?: string | undefined; teams?: readonly string[] }[],
+  dayStart: DayStart = MIDNIGHT,
 ): string {
-  return fnv1a64Base64url(
-    JSON.stringify([
-      'written-rows 2',
-      timeZone,
-      users.map((u) => [u.tagsTimelineKey ?? null, u.username, u.displayName ?? null, u.teams ?? null]),
-    ]),
-  )
+  const context: unknown[] = [
+    'written-rows 2',
+    timeZone,
+    users.map((u) => [u.tagsTimelineKey ?? null, u.username, u.displayName ?? null, u.teams ?? null]),
+  ]
+  // A Date cell reads as another day under another day start; a midnight adds nothing, so states kept before stay valid.
+  if (dayStart !== MIDNIGHT) context.push(dayStart)
+  return fnv1a64Base64url(JSON.stringify(context))
 }
 
 /**

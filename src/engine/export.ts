@@ -266,6 +266,7 @@ async function exportInFrame(
     base: state.base,
     users,
     timeZone: target.timeZone,
+    dayStart: window.dayStart,
     activitiesData,
     layout,
     sheetIndex,
@@ -307,7 +308,7 @@ async function exportInFrame(
       for (const d of planTimeline(gone, old)) decisions.push(d)
     }
   }
-  const writes = activityWrites(decisions, { tab: activitiesData, layout, timeZone: target.timeZone, today })
+  const writes = activityWrites(decisions, { tab: activitiesData, layout, timeZone: target.timeZone, dayStart: window.dayStart, today })
   const timelineSummaries = changes.map(timelineSummary)
   const nothingRead = emptyReadExplanation({
     window: windowView(window),
@@ -379,7 +380,7 @@ async function exportInFrame(
     const writing = deps.spreadsheet.write(meaningful, snapshot)
     // While the service takes the write in, this process would mostly wait: it digests the rows written meanwhile.
     writing.catch(() => undefined)
-    digests = await digestsOf(writes.toDigest, writtenDigester(layout, { timeZone: target.timeZone, users }))
+    digests = await digestsOf(writes.toDigest, writtenDigester(layout, { timeZone: target.timeZone, dayStart: window.dayStart, users }))
     const report = await writing
     crashPoint('export:after-sheet-write')
     await frame.keepLock()
@@ -411,7 +412,7 @@ async function exportInFrame(
     for (const change of changes) state.timelines[change.timeline.timelineKey] = change.cursor
     applyBaseChanges(state, writes.base)
     // A row removed takes its digest along: the digests are kept one per base.
-    applyWrittenChanges(state, writtenContext(target.timeZone, users), digests)
+    applyWrittenChanges(state, writtenContext(target.timeZone, users, window.dayStart), digests)
     state.layoutHash = layoutHash
     if (allowed.fingerprints) recordAllowedTags(state, allowed.fingerprints)
     await frame.save(result, summaryLine(counts))

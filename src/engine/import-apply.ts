@@ -11,9 +11,12 @@ import type { TimelineInfo } from '../timeline/model.ts'
 import type { Reporter } from './reporter.ts'
 import { sendJournaled, writeTimeline, type CrashPoints, type JournaledWrite } from './server-writer.ts'
 import type { ServerWrite, WriteOutcome } from '../core/server-writes.ts'
+import type { DayStart } from '../core/day-start.ts'
 
 interface ApplyContext {
   timeZone: string
+  /** The hour the target's days start at (day-start.ts). */
+  dayStart: DayStart
   client: TimelineClient
   journal: Journal
   server: Map<string, ServerActivity>
@@ -94,6 +97,7 @@ function applyTimeline(timelineKey: string, writes: ServerWrite[], ctx: ApplyCon
               'Changed on the server while this import ran, so your edit was not saved and is kept here.',
               now?.activity,
               ctx.timeZone,
+              ctx.dayStart,
             ),
           })
       }

@@ -29,6 +29,7 @@ import { crashPoint } from './crash-points.ts'
 import type { EngineDeps } from './deps.ts'
 import { withRun, type RunFrame, type SyncHandOff } from './run.ts'
 import { exportWindow, tabSpecs } from '../core/export-plan.ts'
+import { parseDayStart } from '../core/day-start.ts'
 import { windowView, type WindowView } from '../core/window-text.ts'
 import { isEmptyWrite } from '../core/sheet-writes.ts'
 import { summaryLine, syncLogRow } from '../core/sync-log.ts'
@@ -243,8 +244,10 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
   const { keys: sheetKeys, shared: rowsOfKey } = sheetKeysOf(tab, layout)
   // Each row is read once at most, and a row still as the tool wrote it not at all (decisions/0013); both passes
   // judge that reading.
-  const readings = readSheet(tab, layout, { timeZone: target.timeZone, users, teamOnly: !scope.whole }, state.base, state.written)
-  const candidates = findCandidates(tab, readings, rowsOfKey, layout, state.base, users, target.timeZone, sheetKeys)
+  const dayStart = parseDayStart(target.dayStartsAt)
+  const readContext = { timeZone: target.timeZone, dayStart, users, teamOnly: !scope.whole }
+  const readings = readSheet(tab, layout, readContext, state.base, state.written)
+  const candidates = findCandidates(tab, readings, rowsOfKey, layout, state.base, users, target.timeZone, sheetKeys, dayStart)
   const affected = new Set<string>()
   for (const c of candidates.timelines) affected.add(c)
   const missingKeys: string[] = []
@@ -264,7 +267,8 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
   // Timelines at once (the client's pace bounds the requests); what they hold is taken in the timelines' order.
   const reads = await readEach(affectedTimelines, async (timeline) => {
     const key = timeline.timelineKey
-    const ranges = readRanges(target.timeZone, window.fromDate, window.days, candidates.dates.get(key) ?? new Set(), fullTimelines.has(key))
+    const dates = candidates.dates.get(key) ?? new Set<string>()
+    const ranges = readRanges(target.timeZone, window.fromDate, window.days, dates, fullTimelines.has(key), dayStart)
     const found = await readRanged(deps.client, timeline, ranges)
     // An edited row's activity the read did not find. By id: a Key string per activity read cost more than the check.
     const foundIds = new Set<number>()
@@ -277,7 +281,7 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
     // An edited row whose activity was not in the weeks read: it moved from another week. Read the rest,
     // keeping the first read's lastChangeId, so a change made meanwhile is still caught on write.
     const first = deps.client.lastChangeId(key)
-    const rest = restOfWindow(target.timeZone, window.fromDate, window.days, ranges)
+    const rest = restOfWindow(target.timeZone, window.fromDate, window.days, ranges, dayStart)
     found.push(...(await readRanged(deps.client, timeline, rest)))
     deps.client.setLastChangeId(key, first)
     return { timeline, found, ranges: [...ranges, ...rest], whole: true }
@@ -302,6 +306,7 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
   const baseCellKeys = candidates.baseCellKeys
   const ctx: RowContext = {
     timeZone: target.timeZone,
+    dayStart,
     users,
     teamOnly: !scope.whole,
     server,
@@ -327,7 +332,7 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
   const plan = {
     ...sync,
     decisions: sync.decisions.map((d) =>
-      d.kind === 'conflict' ? { ...d, reason: withServerVersion(d.reason, server.get(d.key)?.activity, target.timeZone) } : d,
+      d.kind === 'conflict' ? { ...d, reason: withServerVersion(d.reason, server.get(d.key)?.activity, target.timeZone, dayStart) } : d,
     ),
   }
 
@@ -352,7 +357,7 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
     tagsScope,
     allowed,
   )
-  const view = planView(target.name, plan.decisions, adoptions, missingKeys, tags, guards, server, target.timeZone)
+  const view = planView(target.name, plan.decisions, adoptions, missingKeys, tags, guards, server, target.timeZone, dayStart)
 
   if (options.dryRun) {
     if (options.planTab) await writePlanTab(deps.spreadsheet, view)
@@ -387,6 +392,7 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
     timelineByKey,
     rangesByTimeline,
     timeZone: target.timeZone,
+    dayStart,
     concurrency: deps.concurrency ?? 4,
     reporter: deps.reporter,
   })
@@ -414,7 +420,7 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
     )
   }
   const today = localDateOf(target.timeZone, Math.floor(startedAt.getTime() / 1000))
-  const sheetWrite = sheetWriteBack(tab, freshTab, layout, outcomes, plan.decisions, target, today, server, marking.marks)
+  const sheetWrite = sheetWriteBack(tab, freshTab, layout, outcomes, plan.decisions, { ...target, dayStart }, today, server, marking.marks)
   const counts = countOutcomes(outcomes, plan.decisions, adoptions.size)
   let result: ImportSummary['result'] =
     counts.conflicts + counts.invalid + counts.failed > 0 || tagsOutcome.kind === 'refused' ? 'partial' : 'success'
@@ -458,7 +464,7 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
   // Rows read in full and found unedited: the next import tells them from their cells. Not those just written back.
   const unedited = readings.uneditedDigests(state.base).filter(([key]) => !sheetWrite.base.has(key))
   applyBaseChanges(state, sheetWrite.base)
-  applyWrittenChanges(state, writtenContext(target.timeZone, users), unedited)
+  applyWrittenChanges(state, writtenContext(target.timeZone, users, dayStart), unedited)
   await frame.save(result, summaryLine(counts))
   crashPoint('import:after-state-save')
   await journal.end(result)

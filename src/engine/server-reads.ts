@@ -128,7 +128,9 @@ export async function readTimelineChanges(
   let recentRange: TimeWindow | undefined
   if (readRecent) {
     const days = Math.min(window.lookBackDays, window.days)
-    const lookBack = lookBackDue ? windowForDays(window.timeZone, addDays(window.fromDate, window.days - days), days) : undefined
+    const lookBack = lookBackDue
+      ? windowForDays(window.timeZone, addDays(window.fromDate, window.days - days), days, window.dayStart)
+      : undefined
     const from = lookBack && offsetInstantSeconds(lookBack.from) < offsetInstantSeconds(linksEnd) ? lookBack.from : linksEnd
     if (offsetInstantSeconds(from) < windowTo) {
       recentRange = { from, to: window.window.to }

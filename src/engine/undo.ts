@@ -13,6 +13,7 @@
  */
 import type { ActivityInput } from '../core/activity.ts'
 import { activityChanges, describeChanges, whenOf, type FieldChange } from '../core/changes.ts'
+import { parseDayStart, type DayStart } from '../core/day-start.ts'
 import { describeInput } from '../core/describe.ts'
 import type { ServerActivity } from '../core/row-context.ts'
 import { activityKey } from '../core/activity-key.ts'
@@ -136,9 +137,10 @@ async function undoInFrame(
   const owners = new Map<string, string>()
   const server = new Map<string, ServerActivity>()
   const rangesByTimeline = new Map<string, TimeWindow[]>()
-  const touched = [...startDatesOf(run, target.timeZone)].flatMap(([timelineKey, dates]) => {
+  const dayStart = parseDayStart(target.dayStartsAt)
+  const touched = [...startDatesOf(run, target.timeZone, dayStart)].flatMap(([timelineKey, dates]) => {
     const timeline = timelineByKey.get(timelineKey)
-    return timeline ? [{ timeline, ranges: undoReadRanges(target.timeZone, dates) }] : []
+    return timeline ? [{ timeline, ranges: undoReadRanges(target.timeZone, dates, dayStart) }] : []
   })
   // Timelines at once (the client's pace bounds the requests); what they hold is taken in the run's order.
   const reads = await readEach(touched, ({ timeline, ranges }) => readRanged(deps.client, timeline, ranges))
@@ -149,7 +151,7 @@ async function undoInFrame(
   }
 
   let items = planUndo({ run, server, owners })
-  const view = () => planView(target.name, run, items, owners, target.timeZone)
+  const view = () => planView(target.name, run, items, owners, target.timeZone, dayStart)
 
   if (options.dryRun) return summary({ applied: false, items, failures: [], exported: undefined })
   const writes = items.filter(isWrite)
@@ -271,7 +273,7 @@ async function undoInFrame(
       dryRun: Boolean(options.dryRun),
       applied: s.applied,
       result: needsPerson ? 'partial' : 'success',
-      plan: planView(target.name, run, s.items, owners, target.timeZone),
+      plan: planView(target.name, run, s.items, owners, target.timeZone, parseDayStart(target.dayStartsAt)),
       counts,
       failures: s.failures,
       exported: s.exported,
@@ -346,7 +348,14 @@ function errorText(error: unknown): string {
   return error instanceof TimelineSheetsError ? `${error.message}${error.hint ? ` ${error.hint}` : ''}` : String(error)
 }
 
-function planView(target: string, run: JournalRun, items: UndoItem[], owners: ReadonlyMap<string, string>, timeZone: string): UndoPlanView {
+function planView(
+  target: string,
+  run: JournalRun,
+  items: UndoItem[],
+  owners: ReadonlyMap<string, string>,
+  timeZone: string,
+  dayStart: DayStart,
+): UndoPlanView {
   const key = (i: { timelineKey: string | undefined; entityId: number | undefined }) =>
     i.timelineKey !== undefined && i.entityId !== undefined ? activityKey(i.timelineKey, i.entityId) : undefined
   const user = (i: { timelineKey: string | undefined }) =>
@@ -364,12 +373,12 @@ function planView(target: string, run: JournalRun, items: UndoItem[], owners: Re
   }
   for (const i of items) {
     if (i.kind === 'restore') {
-      const changes = activityChanges(i.current, i.input, timeZone)
+      const changes = activityChanges(i.current, i.input, timeZone, dayStart)
       view.writes.push({
         kind: i.kind,
         key: itemKey(i),
         user: i.user,
-        what: `${whenOf(i.current, timeZone)}: ${describeChanges(changes)}`,
+        what: `${whenOf(i.current, timeZone, dayStart)}: ${describeChanges(changes)}`,
         reason: i.reason,
         changes,
       })

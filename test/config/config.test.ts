@@ -53,6 +53,15 @@ describe('config', () => {
     expect(message).toMatch(/has 3 problems/)
   })
 
+  it('counts days from midnight unless a target names the hour ManicTime starts its days at, in whole minutes below 24:00', () => {
+    expect(parseConfig(JSON.stringify(minimal), '/cfg/timeline-sheets.json').config.targets[0]!.dayStartsAt).toBe('00:00')
+    const shifted = { ...minimal, targets: [{ ...minimal.targets[0], dayStartsAt: '04:00' }] }
+    expect(parseConfig(JSON.stringify(shifted), '/cfg/timeline-sheets.json').config.targets[0]!.dayStartsAt).toBe('04:00')
+    for (const bad of ['24:00', '4:00', '04:00:30', '04:60', '4 am', '']) {
+      expect(problemsOf({ ...minimal, targets: [{ ...minimal.targets[0], dayStartsAt: bad }] })).toContain('targets[0].dayStartsAt')
+    }
+  })
+
   it('refuses a password written into the file', () => {
     const message = problemsOf({ ...minimal, timeline: { auth: { ...minimal.timeline.auth, password: 'hunter2' } } })
     expect(message).toContain('password')

@@ -4,6 +4,7 @@ import { emptyReadExplanation, windowText, windowView } from '../../src/core/win
 
 const window = windowView({
   timeZone: 'America/New_York',
+  dayStart: 0,
   fromDate: '2026-10-28',
   days: 7,
   window: { from: '2026-10-28T00:00:00-04:00', to: '2026-11-04T00:00:00-05:00' },
