@@ -5,6 +5,7 @@
  * what it does inside the frame.
  */
 import { describeServer, sameServer, type ServerAccount } from '../core/server-identity.ts'
+import { dayStartText, parseDayStart } from '../core/day-start.ts'
 import type { BaseFingerprints } from '../core/plan.ts'
 import { TimelineSheetsError } from '../errors.ts'
 import type { CellValue, ReadOptions, RequestCounts, Snapshot } from '../sheets/port.ts'
@@ -148,6 +149,13 @@ export async function withRun<T>(
       state = emptyState(target.name)
       fresh = true
     }
+    // The sheet's Dates were written counting days from the recorded hour: under another, the night's rows would
+    // read as moved by a day, and an import would send those moves (decisions/0023-day-start.md).
+    const dayStart = dayStartText(parseDayStart(target.dayStartsAt))
+    if (!fresh && (state.dayStartsAt ?? '00:00') !== dayStart) {
+      throw dayStartChanged(location.stateFile, target.name, state.dayStartsAt ?? '00:00', dayStart)
+    }
+    state.dayStartsAt = dayStart
     // Of a state set aside, a fresh one: its bases are all there is.
     const loadBases = setAside ? async () => undefined : loaded.loadBases
     state.server = { entryUrl: server.entryUrl, ...(server.account ? { account: server.account } : {}) }
@@ -181,6 +189,16 @@ export async function withRun<T>(
     }
     return body(frame)
   })
+}
+
+function dayStartChanged(stateFile: string, target: string, was: string, now: string): TimelineSheetsError {
+  return new TimelineSheetsError(
+    'TS_STATE',
+    `Target ${target} counts its days from ${now} (dayStartsAt), but its sheet was written counting them from ${was} (${stateFile}): rows between the two hours would read as moved by a day, so nothing was read or written.`,
+    {
+      hint: `Set dayStartsAt back to "${was}". To change it: run sync once with "${was}" so no edit is pending, delete the target's state folder and the Activities rows below the header, then set "${now}" and run export, which writes every row again.`,
+    },
+  )
 }
 
 function stateOfAnotherServer(stateFile: string, target: string, was: ServerAccount, now: ServerAccount): TimelineSheetsError {

@@ -109,6 +109,8 @@ const targetState = z.looseObject({
    * editable part, as it was.
    */
   allowedTagsParts: z.strictObject({ editable: z.string(), fixed: z.string() }).optional(),
+  /** The hour the sheet's days start at (`dayStartsAt`) when its rows were written; absent before it was kept: 00:00. */
+  dayStartsAt: z.string().optional(),
   /** Opaque facts the spreadsheet backend keeps between runs (Google: tab ids). */
   backendHints: z.record(z.string(), z.unknown()).optional(),
   runs: z.array(runRecord),
