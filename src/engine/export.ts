@@ -329,6 +329,10 @@ async function exportInFrame(
   )
   if (allowed.write) tabWrites.push(allowed.write)
   if (otherEntries) for (const w of otherTimelineWrites(otherEntries, window, snapshot)) tabWrites.push(w)
+  // The Approvals tab's cells the import planned on its read: in this write when this run plans on that read too;
+  // otherwise the next import plans them again.
+  const handedWrites = handOff?.writes ?? []
+  if (snapshot === handOff?.snapshot) tabWrites.push(...handedWrites)
 
   const counts: RunCounts = {
     created: writes.counts.appended,
@@ -413,6 +417,7 @@ async function exportInFrame(
     // A row removed takes its digest along: the digests are kept one per base.
     applyWrittenChanges(state, writtenContext(target.timeZone, users), digests)
     state.layoutHash = layoutHash
+    if (target.approvals && snapshot.tabs[target.approvals.tab]?.exists) state.approvalsTab = target.approvals.tab
     if (allowed.fingerprints) recordAllowedTags(state, allowed.fingerprints)
     await frame.save(result, summaryLine(counts))
     crashPoint('export:after-state-save')

@@ -109,6 +109,8 @@ const targetState = z.looseObject({
    * editable part, as it was.
    */
   allowedTagsParts: z.strictObject({ editable: z.string(), fixed: z.string() }).optional(),
+  /** The Approvals tab's title once an export's layout made it: an import reads it only then (a read naming a missing tab fails on Google). */
+  approvalsTab: z.string().optional(),
   /** Opaque facts the spreadsheet backend keeps between runs (Google: tab ids). */
   backendHints: z.record(z.string(), z.unknown()).optional(),
   runs: z.array(runRecord),
