@@ -16,7 +16,8 @@ import {
 } from '../core/approvals.ts'
 import { approvalRowsOf, approvalsWrite } from '../core/approvals-tab.ts'
 import type { HeaderLayout } from '../core/columns.ts'
-import type { ExportWindow } from '../core/export-plan.ts'
+import type { ExportWindow, TimelineDelta } from '../core/export-plan.ts'
+import { serverChangesSince } from '../core/approvals-changes.ts'
 import { periodOf, periodsOf } from '../core/periods.ts'
 import type { Decision } from '../core/plan.ts'
 import type { KnownUser } from '../core/row-context.ts'
@@ -169,5 +170,41 @@ export function rowOwners(tagsTimelines: readonly { timelineKey: string; ownerUs
       return slash < 0 ? undefined : ownerByTimeline.get(key.slice(0, slash))
     },
     userOfCell: (text) => byName.get(text.trim().toLowerCase()),
+  }
+}
+
+export interface ExportApprovals {
+  /** The plan's decisions, rows of approved activities the server changed saying so. */
+  decisions: Decision[]
+  /** Writes the record when the server changed an approved period (after the sheet write). */
+  save(): Promise<void>
+}
+
+/** The export's part: the server's changes to approved periods kept in the record and said on their rows. */
+export async function exportApprovals(
+  target: TargetConfig,
+  stateFolder: string,
+  changes: readonly TimelineDelta[],
+  decisions: readonly Decision[],
+): Promise<ExportApprovals | undefined> {
+  if (!target.approvals) return undefined
+  const record = await loadApprovals(stateFolder, target.name)
+  const seen = serverChangesSince(record.approvals, changes, target.timeZone)
+  const byKey = new Map<string, { approval: Approval; what: string }>()
+  for (const approval of seen.approvals.values()) for (const c of approval.changes) byKey.set(c.key, { approval, what: c.what })
+  const marked = decisions.map((d): Decision => {
+    if (d.kind !== 'export-update' && d.kind !== 'export-append') return d
+    const hit = byKey.get(d.key)
+    if (!hit) return d
+    return {
+      ...d,
+      word: 'Conflict',
+      reason: `Changed on the server after approval: ${hit.what} (${hit.approval.user}'s ${hit.approval.period.id}, approved by ${hit.approval.approvedBy}). The row shows the server version; re-approve the period to take it, or ask the operator.`,
+    }
+  })
+  const next: ApprovalsRecord = { ...record, approvals: seen.approvals }
+  return {
+    decisions: marked,
+    save: () => (seen.changed.length ? saveApprovals(stateFolder, next) : Promise.resolve()),
   }
 }

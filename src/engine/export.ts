@@ -50,6 +50,7 @@ export { newRunId } from './run.ts'
 import { otherTimelineWrites } from '../core/other-timelines.ts'
 import { readOtherTimelines } from './other-timelines.ts'
 import { protectedRowsWarnings } from './protected-rows.ts'
+import { exportApprovals } from './approvals.ts'
 import { applyBaseChanges, applyWrittenChanges, recordAllowedTags, type TargetState } from '../state/target-state.ts'
 
 export type ExportDeps = EngineDeps
@@ -307,7 +308,9 @@ async function exportInFrame(
       for (const d of planTimeline(gone, old)) decisions.push(d)
     }
   }
-  const writes = activityWrites(decisions, { tab: activitiesData, layout, timeZone: target.timeZone, today })
+  // Approved activities the server changed: kept in the record, said on their rows (decisions/0026).
+  const approvals = await exportApprovals(target, frame.location.folder, changes, decisions)
+  const writes = activityWrites(approvals?.decisions ?? decisions, { tab: activitiesData, layout, timeZone: target.timeZone, today })
   const timelineSummaries = changes.map(timelineSummary)
   const nothingRead = emptyReadExplanation({
     window: windowView(window),
@@ -380,6 +383,7 @@ async function exportInFrame(
   let digests = new Map<string, number | null>()
   if (!options.dryRun && meaningful.length > 0) {
     crashPoint('export:before-sheet-write')
+    await approvals?.save()
     const writing = deps.spreadsheet.write(meaningful, snapshot)
     // While the service takes the write in, this process would mostly wait: it digests the rows written meanwhile.
     writing.catch(() => undefined)

@@ -101,3 +101,39 @@ describe('approving a week', () => {
     await access(path.join(world.stateDir, 'team', 'state.json'))
   })
 })
+
+describe('a change on the server after approval', () => {
+  it('shows on the row and on the approval row, and stays in the record', async () => {
+    const user = world.server.credentials.users[1]!
+    let { activities, approvals } = await tabs()
+    const approvalRow =
+      approvals.rows.findIndex((r) => cell(approvals, r, 'User') === user.username && cell(approvals, r, 'Period') === '2026-W45') + 2
+    const manager = managerEditing(world.file)
+    await manager.editCell('Approvals', approvalRow, approvals.header.indexOf('Approved'), true)
+    await manager.editCell('Approvals', approvalRow, approvals.header.indexOf('Approved by'), 'Mia Manager')
+    await sync()
+    ;({ activities } = await tabs())
+    const row = activities.rows.find(
+      (r) =>
+        String(cell(activities, r, 'Key')).startsWith(`${user.tagsTimelineKey!}/`) &&
+        (cell(activities, r, 'Date') as number) < localDateToSerial('2026-11-09'),
+    )!
+    const id = Number(String(cell(activities, row, 'Key')).split('/')[1])
+    const a = world.server.store.activity(user.tagsTimelineKey!, id)!
+    world.server.store.updateActivity(user.tagsTimelineKey!, id, {
+      tags: ['Retagged', 'Later'],
+      notes: a.notes,
+      start: a.start,
+      duration: a.duration,
+    })
+
+    await sync() // The export sees the retag; the next import says it on the approval row.
+    await sync()
+    ;({ activities, approvals } = await tabs())
+    const retagged = activities.rows.find((r) => cell(activities, r, 'Key') === `${user.tagsTimelineKey!}/${id}`)
+    expect(String(cell(activities, retagged, 'Status'))).toMatch(/^Conflict \(2026-11-12\): Changed on the server after approval: Tags/)
+    const approval = approvals.rows.find((r) => cell(approvals, r, 'User') === user.username && cell(approvals, r, 'Period') === '2026-W45')
+    expect(cell(approvals, approval, 'Changed since')).toMatch(/^1 activity changed since approval, \+0:00 h$/)
+    expect(String(cell(approvals, approval, 'Status'))).toMatch(/^Conflict/)
+  })
+})
