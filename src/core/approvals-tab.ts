@@ -173,7 +173,10 @@ function toolCells(
   if (fresh) {
     cells[c.user] = fresh.user
     cells[c.period] = fresh.period.id
-    cells[c.approved] = false
+    // A row made again for a period on record (the tab was deleted or restored) shows it approved, or the next
+    // import would read the missing tick as a reopening.
+    cells[c.approved] = record !== undefined
+    if (record) cells[c.approvedBy] = record.approvedBy
   }
   if (period) {
     cells[c.from] = localDateToSerial(period.from)

@@ -12,7 +12,7 @@ import {
   type ApprovalRow,
   type RowOwner,
 } from '../../src/core/approvals.ts'
-import { approvalsTab, approvalsWrite } from '../../src/core/approvals-tab.ts'
+import { approvalRowsOf, approvalsTab, approvalsWrite } from '../../src/core/approvals-tab.ts'
 import { ACTIVITY_COLUMN as C } from '../../src/core/columns.ts'
 import type { Decision } from '../../src/core/plan.ts'
 import { periodOf } from '../../src/core/periods.ts'
@@ -236,5 +236,16 @@ describe('the Approvals tab', () => {
     const again = approvalsWrite({ ...input, tab: { ...empty, rows: first.appends! } })
     expect(again.updates).toEqual([])
     expect(again.appends).toEqual([])
+  })
+
+  it('makes a row of a period on record again as approved, so a deleted tab reopens nothing', () => {
+    const approval = decideApprovals([tick()], context()).approve[0]!
+    const records = new Map([[periodKey('ann', '2026-W46'), approval]])
+    const out = approvalsWrite({ ...input, records, tab: empty })
+    const row = out.appends![0]!
+    expect(row[spec.columns.findIndex((c) => c.name === 'Approved')]).toBe(true)
+    expect(row[spec.columns.findIndex((c) => c.name === 'Approved by')]).toBe('Mia Manager')
+    const rows = approvalRowsOf({ ...empty, rows: out.appends! })
+    expect(decideApprovals(rows, context({ records })).reopen).toEqual([])
   })
 })
