@@ -283,6 +283,29 @@ Examples:
     })
 
   program
+    .command('report')
+    .description('Write the approved periods as approvals.csv and approvals.json: hours per person, day and tags, for payroll.')
+    .option('-t, --target <name>', 'only this target (default: every target in the config)')
+    .option('-o, --out <folder>', 'folder the two files are written to', '.')
+    .addHelpText(
+      'after',
+      `
+Reads only the approvals record beside each target's state (approvals.json in
+the state folder); it asks neither the server nor the spreadsheet. Each period
+names its approver and when the tool took the approval; a period the server
+changed since is marked (changed_since_approval: yes). The same approvals always
+give the same bytes: the files hold nothing of the report's own run.
+
+Examples:
+  timeline-sheets report --out payroll/
+  timeline-sheets report --target team-a`,
+    )
+    .action(async (options: { target?: string; out: string }, command: Command) => {
+      const { runReportCommand } = await import('./commands/report.ts')
+      process.exitCode = await runReportCommand(globals(command), options)
+    })
+
+  program
     .command('login')
     .description('Cloud sign-in: opens the browser once and stores a refresh token so nightly runs need nobody.')
     .option('--no-browser', 'print the sign-in URL instead of opening a browser')

@@ -125,6 +125,7 @@ function tabTitleClash(target: Config['targets'][number]): { field: string; titl
     { field: 'tabs.allowedTags', title: target.tabs.allowedTags, what: 'tabs.allowedTags' },
     { field: 'tabs.syncLog', title: target.tabs.syncLog, what: 'tabs.syncLog' },
     ...target.otherTimelines.map((name, j) => ({ field: `otherTimelines[${j}]`, title: name, what: `otherTimelines[${j}]` })),
+    ...(target.approvals ? [{ field: 'approvals.tab', title: target.approvals.tab, what: 'approvals.tab' }] : []),
   ]
   const seen = new Map<string, string>()
   for (const { field, title, what } of titles) {

@@ -267,6 +267,18 @@ const target = z
       .array(z.string().regex(/^[A-Za-z]+$/))
       .default([])
       .describe('Read-only tabs for other timelines, by schema name without the vendor prefix (e.g. ComputerUsage, Applications).'),
+    approvals: z
+      .strictObject({
+        period: z
+          .enum(['week', 'month'])
+          .default('week')
+          .describe('What a manager approves at once for a person: an ISO week (Monday to Sunday) or a calendar month.'),
+        tab: z.string().min(1).default('Approvals').describe('Title of the tab with one row per person and period.'),
+      })
+      .optional()
+      .describe(
+        'Managers approve and lock periods in an Approvals tab; an approved period takes no more edits from the sheet, and its record is kept beside the state (decisions/0026). Absent: no approvals.',
+      ),
     tabs: z
       .strictObject({
         activities: z.string().min(1).default('Activities').describe('Title of the tab with one row per activity.'),

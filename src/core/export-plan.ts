@@ -36,6 +36,8 @@ import { dayOfInstant, parseDayStart, type DayStart } from './day-start.ts'
 import { parseOffsetInstant } from './instant.ts'
 import { addDays, localDateToSerial, type LocalDate } from './serial.ts'
 import { TimelineSheetsError } from '../errors.ts'
+import { approvalsTab } from './approvals-tab.ts'
+import type { PeriodKind } from './periods.ts'
 
 /** The part of a target's config the decisions depend on (the config's target is one). */
 export interface TargetShape {
@@ -46,6 +48,7 @@ export interface TargetShape {
   deletedRows: 'remove' | 'mark'
   tabs: { activities: string; allowedTags: string; syncLog: string }
   otherTimelines: readonly string[]
+  approvals?: { period: PeriodKind; tab: string } | undefined
 }
 
 /** The days an export covers, in the target's zone. */
@@ -104,6 +107,7 @@ export function tabSpecs(target: TargetShape): TabSpec[] {
     { ...allowedTagsTab(), title: target.tabs.allowedTags },
     { ...syncLogTab(), title: target.tabs.syncLog },
     ...target.otherTimelines.map((name) => timelineTab(name)),
+    ...(target.approvals ? [approvalsTab(target.approvals.tab)] : []),
   ]
 }
 

@@ -553,7 +553,7 @@ function adapt(d: Decision, mode: 'sync' | 'export', options: PlanOptions, s?: S
   return d
 }
 
-function countKinds(decisions: readonly Decision[]): Record<DecisionKind, number> {
+export function countKinds(decisions: readonly Decision[]): Record<DecisionKind, number> {
   const counts: Record<DecisionKind, number> = {
     noop: 0,
     'refresh-base': 0,

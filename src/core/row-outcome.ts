@@ -33,6 +33,7 @@ export type RowProblemCode =
   | 'row-cleared'
   | 'unreadable'
   | 'notes-shortened'
+  | 'approved-period'
 
 /** One thing wrong (or doubtful) with a row, in the manager's words. */
 export interface RowProblem {

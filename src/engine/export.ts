@@ -50,6 +50,7 @@ export { newRunId } from './run.ts'
 import { otherTimelineWrites } from '../core/other-timelines.ts'
 import { readOtherTimelines } from './other-timelines.ts'
 import { protectedRowsWarnings } from './protected-rows.ts'
+import { exportApprovals } from './approvals.ts'
 import { applyBaseChanges, applyWrittenChanges, recordAllowedTags, type TargetState } from '../state/target-state.ts'
 
 export type ExportDeps = EngineDeps
@@ -308,7 +309,15 @@ async function exportInFrame(
       for (const d of planTimeline(gone, old)) decisions.push(d)
     }
   }
-  const writes = activityWrites(decisions, { tab: activitiesData, layout, timeZone: target.timeZone, dayStart: window.dayStart, today })
+  // Approved activities the server changed: kept in the record, said on their rows (decisions/0026).
+  const approvals = await exportApprovals(target, frame.location.folder, changes, decisions)
+  const writes = activityWrites(approvals?.decisions ?? decisions, {
+    tab: activitiesData,
+    layout,
+    timeZone: target.timeZone,
+    dayStart: window.dayStart,
+    today,
+  })
   const timelineSummaries = changes.map(timelineSummary)
   const nothingRead = emptyReadExplanation({
     window: windowView(window),
@@ -330,6 +339,10 @@ async function exportInFrame(
   )
   if (allowed.write) tabWrites.push(allowed.write)
   if (otherEntries) for (const w of otherTimelineWrites(otherEntries, window, snapshot)) tabWrites.push(w)
+  // The Approvals tab's cells the import planned on its read: in this write when this run plans on that read too;
+  // otherwise the next import plans them again.
+  const handedWrites = handOff?.writes ?? []
+  if (snapshot === handOff?.snapshot) tabWrites.push(...handedWrites)
 
   const counts: RunCounts = {
     created: writes.counts.appended,
@@ -377,6 +390,7 @@ async function exportInFrame(
   let digests = new Map<string, number | null>()
   if (!options.dryRun && meaningful.length > 0) {
     crashPoint('export:before-sheet-write')
+    await approvals?.save()
     const writing = deps.spreadsheet.write(meaningful, snapshot)
     // While the service takes the write in, this process would mostly wait: it digests the rows written meanwhile.
     writing.catch(() => undefined)
@@ -414,6 +428,7 @@ async function exportInFrame(
     // A row removed takes its digest along: the digests are kept one per base.
     applyWrittenChanges(state, writtenContext(target.timeZone, users, window.dayStart), digests)
     state.layoutHash = layoutHash
+    if (target.approvals && snapshot.tabs[target.approvals.tab]?.exists) state.approvalsTab = target.approvals.tab
     if (allowed.fingerprints) recordAllowedTags(state, allowed.fingerprints)
     await frame.save(result, summaryLine(counts))
     crashPoint('export:after-state-save')

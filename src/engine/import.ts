@@ -12,7 +12,7 @@
 import { ACTIVITY_COLUMN as C, ALLOWED_TAGS_COLUMN, validateHeader, type HeaderLayout, type HeaderProblem } from '../core/columns.ts'
 import { withServerVersion } from '../core/describe.ts'
 import { asImportCarriesOut, runGuards, type GuardOptions } from '../core/guards.ts'
-import { planSync } from '../core/plan.ts'
+import { countKinds, planSync } from '../core/plan.ts'
 import type { RowContext, ServerActivity } from '../core/row-context.ts'
 import { knownUsers, scopeOfTarget } from '../core/target-scope.ts'
 import { withinTarget } from './target-wall.ts'
@@ -56,6 +56,7 @@ import {
 } from '../core/import-report.ts'
 import type { ServerWrite } from '../core/server-writes.ts'
 import { writePlanTab } from './plan-tab.ts'
+import { importApprovals } from './approvals.ts'
 
 export type { ImportPlanView, PlannedWrite } from '../core/import-report.ts'
 
@@ -192,8 +193,15 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
   // A sync reads the export's server changes first, so this read confirms the rows the export then writes. A
   // target's first run (the first nightly sync) most likely finds a new spreadsheet.
   const readAhead = await handOff?.readAhead?.(frame)
+  // The Approvals tab only once a layout made it: a Google read naming a missing tab fails whole.
+  const approvalsTab = target.approvals && state.approvalsTab === target.approvals.tab ? target.approvals.tab : undefined
   const snapshot = await deps.spreadsheet.read(
-    handOff ? specs.map((s) => s.title) : [target.tabs.activities, target.tabs.allowedTags, target.tabs.syncLog],
+    [
+      ...(handOff
+        ? specs.map((s) => s.title).filter((t) => t !== target.approvals?.tab)
+        : [target.tabs.activities, target.tabs.allowedTags, target.tabs.syncLog]),
+      ...(approvalsTab ? [approvalsTab] : []),
+    ],
     neverRun ? { ...readAhead, tabsMayBeMissing: true } : readAhead,
   )
   await basesRead
@@ -329,12 +337,27 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
   }
   const sync = planSync(base, lines, server, { deletedOnServer: target.deletedRows, deleteMissing: options.deleteMissing })
   // A conflict the manager can act on: the Status shows what the server has now.
-  const plan = {
-    ...sync,
-    decisions: sync.decisions.map((d) =>
-      d.kind === 'conflict' ? { ...d, reason: withServerVersion(d.reason, server.get(d.key)?.activity, target.timeZone, dayStart) } : d,
-    ),
-  }
+  const judged = sync.decisions.map((d) =>
+    d.kind === 'conflict' ? { ...d, reason: withServerVersion(d.reason, server.get(d.key)?.activity, target.timeZone, dayStart) } : d,
+  )
+  // Approvals taken and reopened; writes into an approved period refused (decisions/0026).
+  const approvals = await importApprovals({
+    target,
+    stateFolder: location.folder,
+    tabTitle: approvalsTab,
+    snapshot,
+    activities: tab,
+    layout,
+    decisions: judged,
+    tagsTimelines,
+    users,
+    runId,
+    startedAt,
+    today: localDateOf(target.timeZone, Math.floor(startedAt.getTime() / 1000)),
+    window,
+  })
+  const decisions = approvals?.decisions ?? judged
+  const plan = { ...sync, decisions, counts: approvals?.refused ? countKinds(decisions) : sync.counts }
 
   // Adopt what an interrupted run already created instead of creating it again.
   const adoptions = adoptInterrupted(plan.decisions, interrupted, server, sheetKeys)
@@ -407,6 +430,7 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
   // Nothing was sent to the server and nothing written to the sheet: the first read still serves (the write
   // finds its rows again all the same).
   crashPoint('import:before-sheet-write')
+  await approvals?.save()
   const quiet = writes.length === 0 && adoptions.size === 0 && tags.kind !== 'send' && interrupted.length === 0
   const fresh = quiet ? snapshot : await deps.spreadsheet.read([target.tabs.activities, target.tabs.syncLog])
   const freshTab = fresh.tabs[target.tabs.activities]
@@ -432,7 +456,22 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
   // A refused Allowed tags tab: each row that reaches past the target says so, on the tab as this run read it.
   const tagsStatuses = tags.kind === 'refused' ? tagsStatusWrite(snapshot.tabs[target.tabs.allowedTags], tags.rows, today) : undefined
   if (tagsStatuses) tabWrites.push(tagsStatuses)
-  const basis = tagsStatuses ? { tabs: { ...fresh.tabs, [target.tabs.allowedTags]: snapshot.tabs[target.tabs.allowedTags]! } } : fresh
+  // A sync whose import writes nothing else leaves the Approvals tab's cells to the export's write: no request of its own.
+  const approvalsLater = handOff !== undefined && quiet && approvals?.write !== undefined && tabWrites.every((w) => isEmptyWrite(w))
+  if (approvals?.write && !approvalsLater) tabWrites.push(approvals.write)
+  notes.push(...(approvals?.log ?? []))
+  // Tabs the fresh read left out are written on the first read's rows.
+  const approvalsBasis = approvals?.write && !approvalsLater && approvalsTab && !isEmptyWrite(approvals.write)
+  const basis =
+    tagsStatuses || approvalsBasis
+      ? {
+          tabs: {
+            ...fresh.tabs,
+            ...(tagsStatuses ? { [target.tabs.allowedTags]: snapshot.tabs[target.tabs.allowedTags]! } : {}),
+            ...(approvalsBasis ? { [approvalsTab]: snapshot.tabs[approvalsTab]! } : {}),
+          },
+        }
+      : fresh
   const report = await deps.spreadsheet.write(
     tabWrites.filter((w) => !isEmptyWrite(w)),
     basis,
@@ -454,7 +493,8 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
   if (handOff && quiet && deps.spreadsheet.requestCounts().writes === writesBefore) {
     // A sync's import that wrote nothing: the export half plans on this read and appends this row with its own.
     handOff.snapshot = snapshot
-    handOff.logRows = handOff.logOnlyChanges ? [] : [logRow]
+    handOff.logRows = handOff.logOnlyChanges && !approvals?.log.length ? [] : [logRow]
+    if (approvalsLater && approvals?.write && !isEmptyWrite(approvals.write)) handOff.writes = [approvals.write]
   } else {
     // Its own write, after the one whose outcome it reports: appends need no position, so the same read serves.
     await deps.spreadsheet.write([{ tab: target.tabs.syncLog, appends: [logRow] }], fresh)

@@ -8,7 +8,7 @@ import { describeServer, sameServer, type ServerAccount } from '../core/server-i
 import { dayStartText, parseDayStart } from '../core/day-start.ts'
 import type { BaseFingerprints } from '../core/plan.ts'
 import { TimelineSheetsError } from '../errors.ts'
-import type { CellValue, ReadOptions, RequestCounts, Snapshot } from '../sheets/port.ts'
+import type { CellValue, ReadOptions, RequestCounts, Snapshot, TabWrite } from '../sheets/port.ts'
 import { acquireLock, type Lock } from '../state/lock.ts'
 import {
   emptyState,
@@ -54,6 +54,8 @@ export interface RunFrame {
 export interface SyncHandOff {
   snapshot?: Snapshot
   logRows?: CellValue[][]
+  /** Writes the import planned on `snapshot` and leaves to the export's one write (the Approvals tab's cells). */
+  writes?: TabWrite[]
   /**
    * Reads the export half's server changes in the import's frame, before the import reads the sheet, and
    * returns the read options that have that read confirm their rows (decisions/0008).

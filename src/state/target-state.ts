@@ -111,6 +111,8 @@ const targetState = z.looseObject({
   allowedTagsParts: z.strictObject({ editable: z.string(), fixed: z.string() }).optional(),
   /** The hour the sheet's days start at (`dayStartsAt`) when its rows were written; absent before it was kept: 00:00. */
   dayStartsAt: z.string().optional(),
+  /** The Approvals tab's title once an export's layout made it: an import reads it only then (a read naming a missing tab fails on Google). */
+  approvalsTab: z.string().optional(),
   /** Opaque facts the spreadsheet backend keeps between runs (Google: tab ids). */
   backendHints: z.record(z.string(), z.unknown()).optional(),
   runs: z.array(runRecord),

@@ -1,0 +1,211 @@
+/**
+ * The import's part in approvals (decisions/0026-approvals.md): read the record and the Approvals tab the import
+ * read with the others, take and reopen approvals, refuse the plan's writes into approved periods, and say on the
+ * tab what it holds. The import calls it between planning and writing; the decisions are in src/core/approvals*.ts.
+ */
+import {
+  blockersOf,
+  closeApprovedPeriods,
+  decideApprovals,
+  parsePeriodId,
+  periodKey,
+  periodRowsOf,
+  rowPlace,
+  type Approval,
+  type RowOwner,
+} from '../core/approvals.ts'
+import { approvalRowsOf, approvalsWrite } from '../core/approvals-tab.ts'
+import type { HeaderLayout } from '../core/columns.ts'
+import type { ExportWindow, TimelineDelta } from '../core/export-plan.ts'
+import { serverChangesSince } from '../core/approvals-changes.ts'
+import { parseDayStart } from '../core/day-start.ts'
+import { periodOf, periodsOf } from '../core/periods.ts'
+import type { Decision } from '../core/plan.ts'
+import type { KnownUser } from '../core/row-context.ts'
+import type { Snapshot, TabData, TabWrite } from '../core/sheet.ts'
+import type { TargetConfig } from '../config/schema.ts'
+import { loadApprovals, saveApprovals, type ApprovalsRecord } from '../state/approvals-store.ts'
+
+export interface ImportApprovals {
+  /** The plan's decisions with writes into approved periods refused, and rows that hold up an approval saying so. */
+  decisions: Decision[]
+  refused: number
+  /** The Approvals tab's tool cells that differ from what the read showed; undefined when the tab was not read. */
+  write: TabWrite | undefined
+  /** Lines for the Sync log: each approval and reopening, who typed the name and when the tool saw it. */
+  log: string[]
+  /** Whether the record changed (so `save` writes it). */
+  changed: boolean
+  /** Writes the record; before the sheet is written, so a Status never tells of an approval the record lacks. */
+  save(): Promise<void>
+}
+
+export interface ImportApprovalsInput {
+  target: TargetConfig
+  stateFolder: string
+  /** The title of the Approvals tab when the state says a layout made it (else it was not read). */
+  tabTitle: string | undefined
+  snapshot: Snapshot
+  activities: TabData
+  layout: HeaderLayout
+  decisions: readonly Decision[]
+  tagsTimelines: readonly { timelineKey: string; ownerUsername: string }[]
+  /** The users the target covers (`knownUsers`). */
+  users: readonly KnownUser[]
+  runId: string
+  startedAt: Date
+  today: string
+  window: ExportWindow
+}
+
+/** Undefined for a target without approvals. */
+export async function importApprovals(input: ImportApprovalsInput): Promise<ImportApprovals | undefined> {
+  const config = input.target.approvals
+  if (!config) return undefined
+  const kind = config.period
+  const record = await loadApprovals(input.stateFolder, input.target.name)
+  const owners = rowOwners(input.tagsTimelines, input.users)
+  const covered = new Set(input.users.map((u) => u.username.toLowerCase()))
+  const covers = (user: string) => covered.has(user.toLowerCase())
+  const placeOf = (rowNumber: number) => {
+    const cells = input.activities.rows[rowNumber - 2]
+    return cells ? rowPlace(cells, input.layout.index, owners) : undefined
+  }
+  const periodRows = periodRowsOf(input.activities, input.layout.index, kind, owners)
+  const blockers = blockersOf(input.decisions, placeOf, kind)
+  const tab = input.tabTitle ? input.snapshot.tabs[input.tabTitle] : undefined
+  const rows = tab?.exists && !tab.headerOnly ? approvalRowsOf(tab) : []
+  const nowIso = input.startedAt.toISOString()
+  const decided = decideApprovals(rows, {
+    kind,
+    records: record.approvals,
+    blockers,
+    periodRows,
+    covers,
+    userOf: owners.userOfCell,
+    nowIso,
+    runId: input.runId,
+  })
+
+  const approvals = new Map(record.approvals)
+  for (const a of decided.reopen) {
+    approvals.delete(periodKey(a.user, a.period.id))
+    record.history.push({ at: nowIso, runId: input.runId, event: 'reopened', user: a.user, period: a.period.id, by: a.approvedBy })
+  }
+  // Reopened first: an edit in a period reopened in this run is sent in this run.
+  const closed = closeApprovedPeriods(input.decisions, approvals, placeOf, kind)
+  for (const a of decided.approve) {
+    approvals.set(periodKey(a.user, a.period.id), a)
+    record.history.push({ at: nowIso, runId: input.runId, event: 'approved', user: a.user, period: a.period.id, by: a.approvedBy })
+  }
+  const waiting = waitingPeriods(rows, record.approvals, blockers, owners, kind)
+  const decisions = closed.decisions.map((d) => {
+    if (d.kind !== 'invalid' && d.kind !== 'conflict') return d
+    if (d.kind === 'invalid' && d.problems.some((p) => p.code === 'approved-period')) return d
+    const place = placeOf(d.rowNumber)
+    const id = place && periodKey(place.user, periodOf(place.date, kind).id)
+    return id && waiting.has(id) ? { ...d, reason: `${d.reason} The approval of ${waiting.get(id)} waits for this row.` } : d
+  })
+
+  const write =
+    tab?.exists && !tab.headerOnly
+      ? approvalsWrite({
+          tab,
+          wanted: wantedRows(input.users, input.window, kind),
+          periodRows,
+          records: approvals,
+          statuses: decided.statuses,
+          timeZone: input.target.timeZone,
+          today: input.today,
+          userOf: owners.userOfCell,
+        })
+      : undefined
+  const changed = decided.approve.length + decided.reopen.length > 0
+  const next: ApprovalsRecord = { target: record.target, approvals, history: record.history }
+  return {
+    decisions,
+    refused: closed.refused,
+    write,
+    log: decided.log,
+    changed,
+    save: () => (changed ? saveApprovals(input.stateFolder, next) : Promise.resolve()),
+  }
+}
+
+/** Periods a manager ticked that wait on rows: by period key, the words that name them. */
+function waitingPeriods(
+  rows: ReturnType<typeof approvalRowsOf>,
+  records: ReadonlyMap<string, Approval>,
+  blockers: ReturnType<typeof blockersOf>,
+  owners: RowOwner,
+  kind: 'week' | 'month',
+): Map<string, string> {
+  const out = new Map<string, string>()
+  for (const row of rows) {
+    const user = owners.userOfCell(row.user)
+    const period = parsePeriodId(row.periodId, kind)
+    if (!row.approved || !user || !period) continue
+    const id = periodKey(user, period.id)
+    if (!records.has(id) && blockers.get(id)?.length) out.set(id, `${user}'s ${period.id}`)
+  }
+  return out
+}
+
+/** A row per covered person with a Tags timeline and per period of the window, period by period. */
+function wantedRows(users: readonly KnownUser[], window: ExportWindow, kind: 'week' | 'month') {
+  const people = users.filter((u) => u.tagsTimelineKey !== undefined).map((u) => u.username)
+  people.sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : a.toLowerCase() > b.toLowerCase() ? 1 : 0))
+  return periodsOf(window.fromDate, window.days, kind).flatMap((period) => people.map((user) => ({ user, period })))
+}
+
+/** Whose a row is: its Key's timeline owner, or the user its User cell names (user name or display name). */
+export function rowOwners(tagsTimelines: readonly { timelineKey: string; ownerUsername: string }[], users: readonly KnownUser[]): RowOwner {
+  const ownerByTimeline = new Map(tagsTimelines.map((t) => [t.timelineKey, t.ownerUsername]))
+  const byName = new Map<string, string>()
+  for (const u of users) if (u.displayName) byName.set(u.displayName.trim().toLowerCase(), u.username)
+  // A user name wins over a display name that happens to read the same.
+  for (const u of users) byName.set(u.username.trim().toLowerCase(), u.username)
+  return {
+    ownerOfKey: (key) => {
+      const slash = key.indexOf('/')
+      return slash < 0 ? undefined : ownerByTimeline.get(key.slice(0, slash))
+    },
+    userOfCell: (text) => byName.get(text.trim().toLowerCase()),
+  }
+}
+
+export interface ExportApprovals {
+  /** The plan's decisions, rows of approved activities the server changed saying so. */
+  decisions: Decision[]
+  /** Writes the record when the server changed an approved period (after the sheet write). */
+  save(): Promise<void>
+}
+
+/** The export's part: the server's changes to approved periods kept in the record and said on their rows. */
+export async function exportApprovals(
+  target: TargetConfig,
+  stateFolder: string,
+  changes: readonly TimelineDelta[],
+  decisions: readonly Decision[],
+): Promise<ExportApprovals | undefined> {
+  if (!target.approvals) return undefined
+  const record = await loadApprovals(stateFolder, target.name)
+  const seen = serverChangesSince(record.approvals, changes, target.timeZone, parseDayStart(target.dayStartsAt))
+  const byKey = new Map<string, { approval: Approval; what: string }>()
+  for (const approval of seen.approvals.values()) for (const c of approval.changes) byKey.set(c.key, { approval, what: c.what })
+  const marked = decisions.map((d): Decision => {
+    if (d.kind !== 'export-update' && d.kind !== 'export-append') return d
+    const hit = byKey.get(d.key)
+    if (!hit) return d
+    return {
+      ...d,
+      word: 'Conflict',
+      reason: `Changed on the server after approval: ${hit.what} (${hit.approval.user}'s ${hit.approval.period.id}, approved by ${hit.approval.approvedBy}). The row shows the server version; re-approve the period to take it, or ask the operator.`,
+    }
+  })
+  const next: ApprovalsRecord = { ...record, approvals: seen.approvals }
+  return {
+    decisions: marked,
+    save: () => (seen.changed.length ? saveApprovals(stateFolder, next) : Promise.resolve()),
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * A manager approves a person's week in the Approvals tab: the sync takes it only once the week is in step, keeps
+ * what it held in a record beside the state, refuses the sheet's edits into it, and lets them through again once
+ * the manager unticks Approved.
+ */
+import { access, readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { silentReporter } from '../../src/cli/reporter.ts'
+import { runSync } from '../../src/engine/sync.ts'
+import { localDateToSerial } from '../../src/core/serial.ts'
+import { APPROVALS_FILE } from '../../src/state/approvals-store.ts'
+import type { CellValue, TabData } from '../../src/sheets/port.ts'
+import { managerEditing } from '../sheets/workbook-fixture.ts'
+import { startEngineFixture, type EngineFixture } from './fixture.ts'
+
+// A Thursday of 2026-W46: the window's 14 days reach back into 2026-W44; the activities lie in W45 and W46.
+const now = () => new Date('2026-11-12T11:00:00Z')
+let world: EngineFixture
+
+beforeAll(async () => {
+  world = await startEngineFixture({ users: 2, days: 10, startDate: '2026-11-02' }, { window: { days: 14 }, approvals: { period: 'week' } })
+})
+
+afterAll(async () => {
+  await world?.server.close()
+})
+
+const sync = () =>
+  runSync(world.target, { client: world.client, spreadsheet: world.spreadsheet(), stateDir: world.stateDir, reporter: silentReporter, now })
+
+async function tabs(): Promise<{ activities: TabData; approvals: TabData }> {
+  const snapshot = await world.spreadsheet().read(['Activities', 'Approvals'])
+  return { activities: snapshot.tabs['Activities']!, approvals: snapshot.tabs['Approvals']! }
+}
+
+const cell = (tab: TabData, row: CellValue[] | undefined, name: string) => row?.[tab.header.indexOf(name)]
+
+describe('approving a week', () => {
+  it('is offered for every person and week, taken once the week is in step, and closes the week to the sheet', async () => {
+    await sync() // Lays the tabs out; the import had nothing to read yet.
+    await sync() // The import fills the Approvals tab; the export writes it with its own write.
+    const user = world.server.credentials.users[0]!.username
+    let { activities, approvals } = await tabs()
+    const weeks = approvals.rows.filter((r) => cell(approvals, r, 'User') === user).map((r) => cell(approvals, r, 'Period'))
+    expect(weeks).toEqual(['2026-W44', '2026-W45', '2026-W46'])
+    const approvalRow =
+      approvals.rows.findIndex((r) => cell(approvals, r, 'User') === user && cell(approvals, r, 'Period') === '2026-W45') + 2
+    const manager = managerEditing(world.file)
+
+    // An edit in the week and the tick in the same run: the edit is sent, the approval waits for the next run.
+    const inWeek =
+      activities.rows.findIndex(
+        (r) =>
+          String(cell(activities, r, 'Key')).startsWith(world.server.credentials.users[0]!.tagsTimelineKey!) &&
+          (cell(activities, r, 'Date') as number) < localDateToSerial('2026-11-09'),
+      ) + 2
+    expect(inWeek).toBeGreaterThan(1)
+    await manager.editCell('Activities', inWeek, activities.header.indexOf('Notes'), 'checked before approval')
+    await manager.editCell('Approvals', approvalRow, approvals.header.indexOf('Approved'), true)
+    await manager.editCell('Approvals', approvalRow, approvals.header.indexOf('Approved by'), 'Mia Manager')
+    let summary = await sync()
+    expect(summary.imported.counts.updated).toBe(1)
+    ;({ approvals } = await tabs())
+    expect(String(cell(approvals, approvals.rows[approvalRow - 2], 'Status'))).toMatch(
+      /^Waiting \(2026-11-12\): Not approved yet: the period holds 1 row with edits/,
+    )
+
+    // In step now: approved, and on record.
+    await sync()
+    ;({ activities, approvals } = await tabs())
+    expect(String(cell(approvals, approvals.rows[approvalRow - 2], 'Status'))).toMatch(/^Done \(2026-11-12\): Approved by Mia Manager/)
+    expect(cell(approvals, approvals.rows[approvalRow - 2], 'Hours at approval')).toBeGreaterThan(0)
+    const record = JSON.parse(await readFile(path.join(world.stateDir, 'team', APPROVALS_FILE), 'utf8'))
+    expect(record.approvals[0]).toMatchObject({ user, approvedBy: 'Mia Manager', period: { id: '2026-W45' } })
+    expect(record.approvals[0].activities.some((a: { notes: string }) => a.notes === 'checked before approval')).toBe(true)
+
+    // An edit into the approved week is not sent; its Status says why and how to reopen; the run is partial (exit 3).
+    const key = String(cell(activities, activities.rows[inWeek - 2], 'Key'))
+    const row = activities.rows.findIndex((r) => cell(activities, r, 'Key') === key) + 2
+    await manager.editCell('Activities', row, activities.header.indexOf('Notes'), 'changed after approval')
+    summary = await sync()
+    expect(summary.imported.result).toBe('partial')
+    expect(summary.imported.counts.updated).toBe(0)
+    const [timelineKey, id] = key.split('/')
+    expect(world.server.store.activity(timelineKey!, Number(id))!.notes).toBe('checked before approval')
+    ;({ activities } = await tabs())
+    const refused = activities.rows.find((r) => cell(activities, r, 'Key') === key)
+    expect(String(cell(activities, refused, 'Status'))).toMatch(
+      /^Error \(2026-11-12\): Not sent: .*2026-W45 was approved by Mia Manager.*untick Approved/,
+    )
+
+    // Unticked: the week is open again, and the edit goes through.
+    await manager.editCell('Approvals', approvalRow, approvals.header.indexOf('Approved'), false)
+    summary = await sync()
+    expect(summary.imported.counts.updated).toBe(1)
+    expect(world.server.store.activity(timelineKey!, Number(id))!.notes).toBe('changed after approval')
+    const reopened = JSON.parse(await readFile(path.join(world.stateDir, 'team', APPROVALS_FILE), 'utf8'))
+    expect(reopened.approvals).toEqual([])
+    expect(reopened.history.map((e: { event: string }) => e.event)).toEqual(['approved', 'reopened'])
+    await access(path.join(world.stateDir, 'team', 'state.json'))
+  })
+})
+
+describe('a change on the server after approval', () => {
+  it('shows on the row and on the approval row, and stays in the record', async () => {
+    const user = world.server.credentials.users[1]!
+    let { activities, approvals } = await tabs()
+    const approvalRow =
+      approvals.rows.findIndex((r) => cell(approvals, r, 'User') === user.username && cell(approvals, r, 'Period') === '2026-W45') + 2
+    const manager = managerEditing(world.file)
+    await manager.editCell('Approvals', approvalRow, approvals.header.indexOf('Approved'), true)
+    await manager.editCell('Approvals', approvalRow, approvals.header.indexOf('Approved by'), 'Mia Manager')
+    await sync()
+    ;({ activities } = await tabs())
+    const row = activities.rows.find(
+      (r) =>
+        String(cell(activities, r, 'Key')).startsWith(`${user.tagsTimelineKey!}/`) &&
+        (cell(activities, r, 'Date') as number) < localDateToSerial('2026-11-09'),
+    )!
+    const id = Number(String(cell(activities, row, 'Key')).split('/')[1])
+    const a = world.server.store.activity(user.tagsTimelineKey!, id)!
+    world.server.store.updateActivity(user.tagsTimelineKey!, id, {
+      tags: ['Retagged', 'Later'],
+      notes: a.notes,
+      start: a.start,
+      duration: a.duration,
+    })
+
+    await sync() // The export sees the retag; the next import says it on the approval row.
+    await sync()
+    ;({ activities, approvals } = await tabs())
+    const retagged = activities.rows.find((r) => cell(activities, r, 'Key') === `${user.tagsTimelineKey!}/${id}`)
+    expect(String(cell(activities, retagged, 'Status'))).toMatch(/^Conflict \(2026-11-12\): Changed on the server after approval: Tags/)
+    const approval = approvals.rows.find((r) => cell(approvals, r, 'User') === user.username && cell(approvals, r, 'Period') === '2026-W45')
+    expect(cell(approvals, approval, 'Changed since')).toMatch(/^1 activity changed since approval, \+0:00 h$/)
+    expect(String(cell(approvals, approval, 'Status'))).toMatch(/^Conflict/)
+  })
+})
