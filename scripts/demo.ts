@@ -2,13 +2,15 @@
  * `npm run demo`: the whole product in a minute with nothing installed. Starts
  * the bundled reference Timeline server with generated data, runs the real
  * CLI (`export`) as a subprocess into a local workbook, prints where it is and
- * what it holds, then runs it again to show an incremental run.
+ * what it holds, then runs it again to show an incremental run. It ends with a
+ * manager approving a week of the Engineering team's sheet.
  */
 import { spawn } from 'node:child_process'
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startReferenceServer } from '../counterparts/timeline/server.ts'
+import { periodOf } from '../src/core/periods.ts'
 import { createWorkbookSpreadsheet } from '../src/sheets/workbook/backend.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -45,6 +47,8 @@ await writeFile(
           teams: ['Engineering'],
           timeZone,
           window: { days, lookBackDays: 7 },
+          // Its managers approve each person's weeks in an Approvals tab (decisions/0026).
+          approvals: { period: 'week' },
         },
       ],
     },
@@ -90,6 +94,19 @@ try {
   process.stdout.write(
     `\nThe Engineering team's workbook: ${teamFile}\n  Activities: ${team.tabs['Activities']!.rows.length} rows, of ${[...people].join(' and ')} only; Allowed tags: ${team.tabs['Allowed tags']!.rows.length} rows, without the lines for other people and teams\n`,
   )
+
+  // A manager approves one person's last week: ticks Approved and types a name, then the next sync takes it.
+  const lastWeek = periodOf(new Date(today.getTime() - 7 * 86_400_000).toISOString().slice(0, 10), 'week').id
+  const approver = 'Mia Manager'
+  const approved = await approveWeek(teamFile, lastWeek, approver)
+  process.stdout.write(`\n${approver} ticked Approved for ${approved}'s ${lastWeek} in the Engineering workbook. Running sync.\n\n`)
+  await cli(['sync', '--target', 'engineering'])
+  const approvals = (await createWorkbookSpreadsheet({ path: teamFile }).read(['Approvals'])).tabs['Approvals']!
+  const at = (name: string) => approvals.header.indexOf(name)
+  const line = approvals.rows.find((r) => r[at('User')] === approved && r[at('Period')] === lastWeek)
+  process.stdout.write(
+    `\nThe approval: ${approved} ${lastWeek} (${show(line?.[at('From')])} to ${show(line?.[at('To')])}): ${String(line?.[at('Status')] ?? 'no row')}\n  The record: ${path.join(folder, 'state', 'engineering', 'approvals.json')}; payroll's report: timeline-sheets report --target engineering\n`,
+  )
   process.stdout.write(`\nOpen them in LibreOffice or Excel. The config used is ${configFile}.\n`)
 } finally {
   await server.close()
@@ -117,6 +134,30 @@ async function managerEdits(file: string, user: string): Promise<void> {
     [{ tab: 'Activities', updates: [{ row: 2, column: col('Notes'), values: ['Checked by the manager'] }], appends: [row] }],
     basis,
   )
+}
+
+/** Ticks Approved and types a name on the first Approvals row of `period`, through the tool's workbook code. */
+async function approveWeek(file: string, period: string, approver: string): Promise<string> {
+  const workbook = createWorkbookSpreadsheet({ path: file })
+  const basis = await workbook.read(['Approvals'])
+  const tab = basis.tabs['Approvals']!
+  const col = (name: string) => tab.header.map(String).indexOf(name)
+  const index = tab.rows.findIndex((r) => r[col('Period')] === period && Number(r[col('Hours')]) > 0)
+  if (index < 0) throw new Error(`The Approvals tab has no row of ${period} with hours`)
+  const row = index + 2
+  await workbook.write(
+    [
+      {
+        tab: 'Approvals',
+        updates: [
+          { row, column: col('Approved'), values: [true] },
+          { row, column: col('Approved by'), values: [approver] },
+        ],
+      },
+    ],
+    basis,
+  )
+  return String(tab.rows[index]![col('User')])
 }
 
 function show(value: unknown): string {

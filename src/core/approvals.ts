@@ -4,7 +4,7 @@
  * Pure: the engine reads the tabs and the record, calls these, and writes (src/engine/approvals.ts).
  */
 import { ACTIVITY_COLUMN as C } from './columns.ts'
-import { cellText, readCheckboxCell } from './cells.ts'
+import { cellText, readCheckboxCell, readDateCell, readTimeCell } from './cells.ts'
 import type { Decision } from './plan.ts'
 import { periodOf, type Period, type PeriodKind } from './periods.ts'
 import { fractionToSeconds, serialToLocalDate, type LocalDate } from './serial.ts'
@@ -79,8 +79,11 @@ export interface RowOwner {
 
 /** Where an Activities row belongs: its Key's owner (or its User cell for a new row), and its Date cell's day. */
 export function rowPlace(cells: readonly CellValue[], index: Readonly<Record<string, number>>, owners: RowOwner): RowPlace | undefined {
-  const date = cells[index[C.date] ?? -1]
-  if (typeof date !== 'number' || !Number.isFinite(date)) return undefined
+  // Read as the row parser reads it: a workbook keeps a typed `2026-11-05` as text, and a new row typed into an
+  // approved week must be refused there as it is on Google, which parses it into a date.
+  const read = readDateCell(cells[index[C.date] ?? -1], 'mdy')
+  if (!read.ok) return undefined
+  const date = read.value
   const key = cellText(cells[index[C.key] ?? -1]).trim()
   const user = (key && owners.ownerOfKey(key)) || owners.userOfCell(cellText(cells[index[C.user] ?? -1]).trim())
   return user ? { user, date: serialToLocalDate(date) } : undefined
@@ -123,11 +126,12 @@ export function periodRowsOf(
 function rowSeconds(cells: readonly CellValue[], index: Readonly<Record<string, number>>): number {
   const duration = cells[index[C.duration] ?? -1]
   if (typeof duration === 'number' && Number.isFinite(duration)) return fractionToSeconds(duration)
-  const start = cells[index[C.start] ?? -1]
-  const end = cells[index[C.end] ?? -1]
-  if (typeof start !== 'number' || typeof end !== 'number') return 0
+  // A row typed into a workbook holds its times as text until the export writes them back.
+  const start = readTimeCell(cells[index[C.start] ?? -1], { allowDays: false })
+  const end = readTimeCell(cells[index[C.end] ?? -1], { allowDays: true })
+  if (!start.ok || !end.ok) return 0
   // An End before its Start is past midnight.
-  return fractionToSeconds((((end - start) % 1) + 1) % 1)
+  return fractionToSeconds((((end.value - start.value) % 1) + 1) % 1)
 }
 
 function timeText(value: CellValue | undefined): string {

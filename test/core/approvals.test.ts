@@ -7,6 +7,7 @@ import {
   parsePeriodId,
   periodKey,
   periodRowsOf,
+  rowPlace,
   type Approval,
   type ApprovalContext,
   type ApprovalRow,
@@ -86,6 +87,27 @@ describe('what a period holds', () => {
   it('takes the person from the Key’s timeline, not from a User cell someone retyped', () => {
     const retyped = activities([row('bob', '2026-11-09', '09:00', 2, 'Acme', 'tl-ann/1')])
     expect([...periodRowsOf(retyped, index, 'week', owners).keys()]).toEqual([periodKey('ann', '2026-W46')])
+  })
+
+  it('reads a Date typed as text, as a workbook keeps it, so a new row typed into a week belongs to it', () => {
+    const typed = row('ann', '2026-11-09', '09:00', 1, 'Acme')
+    typed[index[C.date]!] = '2026-11-12'
+    expect(rowPlace(typed, index, owners)).toEqual({ user: 'ann', date: '2026-11-12' })
+    typed[index[C.date]!] = '11/12/2026'
+    expect(rowPlace(typed, index, owners)).toEqual({ user: 'ann', date: '2026-11-12' })
+    typed[index[C.date]!] = 'next Thursday'
+    expect(rowPlace(typed, index, owners)).toBeUndefined()
+  })
+
+  it('counts the hours of a row whose Start and End are typed as text, as Google counts the times it parsed', () => {
+    const typed = row('ann', '2026-11-09', '09:00', 1, 'Acme')
+    Object.assign(typed, {
+      [index[C.date]!]: '2026-11-12',
+      [index[C.start]!]: '9:00',
+      [index[C.end]!]: '10:30 AM',
+      [index[C.duration]!]: null,
+    })
+    expect(periodRowsOf(activities([typed]), index, 'week', owners).get(periodKey('ann', '2026-W46'))!.seconds).toBe(5400)
   })
 })
 

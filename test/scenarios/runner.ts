@@ -12,9 +12,9 @@ import { readFile, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { startReferenceServer, type ReferenceServer } from '../../counterparts/timeline/server.ts'
 import type { AllowedTagsState } from '../../counterparts/timeline/store.ts'
-import type { CellValue } from '../../src/sheets/port.ts'
 import { runCli, tempFolder, writeConfig } from '../e2e/cli.ts'
 import { createDriver, type BackendName, type Driver, type TabRead } from './drivers.ts'
+import { compareKeys, escape, show, showIn } from './shown.ts'
 
 export interface InitialActivity {
   /** A name scenario lines use for this activity's Key (`key=<ref>`). */
@@ -54,6 +54,7 @@ export const GOLDEN_FILES = { plan: 'plan.txt', sheet: 'sheet.tsv', server: 'ser
 
 const ACTIVITIES = 'Activities'
 const ALLOWED_TAGS = 'Allowed tags'
+const APPROVALS = 'Approvals'
 const CLI_COMMANDS = new Set(['export', 'import', 'sync', 'undo'])
 
 interface Line {
@@ -265,6 +266,18 @@ class Scenario {
         await this.driver.setCell(ACTIVITIES, row, this.column(tab, 'Delete'), true)
         return
       }
+      case 'tick-approved':
+      case 'untick-approved': {
+        // A manager's tick (or untick) in the Approvals tab, on the row of one person and period.
+        const { tab, row } = await this.findOne(named, APPROVALS)
+        await this.driver.setCell(APPROVALS, row, this.column(tab, 'Approved'), command === 'tick-approved')
+        return
+      }
+      case 'type-approved-by': {
+        const { tab, row } = await this.findOne(named, APPROVALS)
+        await this.driver.typeCell(APPROVALS, row, this.column(tab, 'Approved by'), need('text'))
+        return
+      }
       case 'sort-tab': {
         const tab = await this.driver.read(ACTIVITIES)
         const header = loose[0] ?? need('column')
@@ -413,8 +426,8 @@ class Scenario {
   }
 
   /** Rows whose cells match every `Column=value` (as shown, see `show`) and `key=<ref>`. */
-  private async find(named: Map<string, string>): Promise<{ tab: TabRead; rows: number[] }> {
-    const tab = await this.driver.read(ACTIVITIES)
+  private async find(named: Map<string, string>, title = ACTIVITIES): Promise<{ tab: TabRead; rows: number[] }> {
+    const tab = await this.driver.read(title)
     const checks: { column: number; value: string; user: boolean }[] = []
     for (const [name, value] of named) {
       if (name === 'key') checks.push({ column: this.column(tab, 'Key'), value: this.keyOf(value).key, user: false })
@@ -432,8 +445,8 @@ class Scenario {
     return { tab, rows }
   }
 
-  private async findOne(named: Map<string, string>): Promise<{ tab: TabRead; row: number }> {
-    const { tab, rows } = await this.find(named)
+  private async findOne(named: Map<string, string>, title = ACTIVITIES): Promise<{ tab: TabRead; row: number }> {
+    const { tab, rows } = await this.find(named, title)
     if (rows.length !== 1) throw new ScenarioError(`the selector matches ${rows.length} rows, not one`)
     return { tab, row: rows[0]! }
   }
@@ -497,7 +510,7 @@ class Scenario {
       const rows = tab.rows.map((cells) =>
         tab.header
           .map((h, i) =>
-            i === when ? '{now}' : typeof cells[i] === 'number' ? String(cells[i]) : this.normalise(show(h, cells[i] ?? null)),
+            i === when ? '{now}' : typeof cells[i] === 'number' ? showIn(title, h, cells[i]) : this.normalise(show(h, cells[i] ?? null)),
           )
           .join('\t'),
       )
@@ -552,43 +565,4 @@ function allowedFromTable(table: string[][]): AllowedTagsState {
     else groups.set(applies, [...(groups.get(applies) ?? []), tags])
   }
   return { everyone, groups: [...groups].map(([applies, combinations]) => ({ appliesTo: applies.split(/\s*,\s*/), combinations })) }
-}
-
-/** `{alice}/7` before `{alice}/12`; rows without a Key last. */
-function compareKeys(a: string, b: string): number {
-  if (a === b) return 0
-  if (!a) return 1
-  if (!b) return -1
-  const [ta, ia] = a.split('/')
-  const [tb, ib] = b.split('/')
-  if (ta !== tb) return ta! < tb! ? -1 : 1
-  return Number(ia) - Number(ib) || (a < b ? -1 : 1)
-}
-
-const SERIAL_OF_UNIX_EPOCH = 25_569
-
-/** A cell as the golden files and row selectors show it: dates `2026-11-03`, times `09:00`, durations `1:30`. */
-export function show(column: string, value: CellValue): string {
-  if (value === null) return ''
-  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE'
-  // `Conflict (2026-11-22): …`, and the `2026-11-22: …` of earlier versions.
-  if (typeof value === 'string')
-    return escape(column === 'Status' ? value.replace(/^(\w+ \()?\d{4}-\d{2}-\d{2}(\))?: /, '$1{stamp}$2: ') : value)
-  if (column === 'Date' && Number.isInteger(value)) return new Date((value - SERIAL_OF_UNIX_EPOCH) * 86_400_000).toISOString().slice(0, 10)
-  if (column === 'Start' || column === 'End' || column === 'Duration') {
-    const total = Math.round(value * 86_400)
-    const days = Math.floor(total / 86_400)
-    const rest = total - days * 86_400
-    const hours = Math.floor(rest / 3600)
-    const minutes = Math.floor((rest % 3600) / 60)
-    const seconds = rest % 60
-    const hh = column === 'Duration' ? String(days * 24 + hours) : String(hours).padStart(2, '0')
-    const clock = `${hh}:${String(minutes).padStart(2, '0')}${seconds ? `:${String(seconds).padStart(2, '0')}` : ''}`
-    return column !== 'Duration' && days > 0 ? `+${days}d ${clock}` : clock
-  }
-  return `#${value}`
-}
-
-function escape(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\r/g, '\\r').replace(/\n/g, '\\n').replace(/\t/g, '\\t')
 }

@@ -1,0 +1,121 @@
+/**
+ * The Sheets requests of nightly syncs on a target with approvals, each beside the same sync on a target without:
+ * issue 37's cost goal is at most one more request a run (decisions/0026, Requests). Counted by the Sheets fake.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { silentReporter } from '../../src/cli/reporter.ts'
+import { runSync } from '../../src/engine/sync.ts'
+import { signInWithStaticToken } from '../../src/sheets/google/auth.ts'
+import { createGoogleSpreadsheet } from '../../src/sheets/google/backend.ts'
+import { startGoogleWorld, type GoogleWorld } from './google-world.ts'
+
+const TOKEN = 'issue-37-requests-token'
+const T0 = Date.parse('2026-11-10T11:00:00Z')
+const HOUR = 3_600_000
+
+let plain: GoogleWorld
+let approving: GoogleWorld
+let at = T0
+
+beforeAll(async () => {
+  plain = await startGoogleWorld(TOKEN, 'ts-issue-37-plain-')
+  approving = await startGoogleWorld(TOKEN, 'ts-issue-37-approvals-')
+  approving.target = { ...approving.target, approvals: { period: 'week', tab: 'Approvals' } }
+})
+
+afterAll(async () => {
+  await plain?.close()
+  await approving?.close()
+})
+
+/** One sync on a fresh backend (as cron starts a new process), with the fake's counts reset. */
+async function sync(world: GoogleWorld, when: number) {
+  world.fake.store.resetStats()
+  const spreadsheet = createGoogleSpreadsheet({
+    spreadsheetId: world.spreadsheetId,
+    auth: signInWithStaticToken(TOKEN),
+    rootUrl: world.fake.rootUrl,
+    retry: { limit: 0 },
+  })
+  const deps = { client: world.client, spreadsheet, stateDir: world.stateDir, reporter: silentReporter, now: () => new Date(when) }
+  const summary = await runSync(world.target, deps)
+  return { summary, stats: world.fake.store.stats() }
+}
+
+/** The same night on both targets: the plain one's requests and the approving one's. */
+async function night() {
+  at += HOUR
+  return { plain: await sync(plain, at), approving: await sync(approving, at) }
+}
+
+/** The same change on both servers: the first user's first activity on `day`. */
+function changeOnServers(day: string, notes: string) {
+  for (const world of [plain, approving]) {
+    const from = Date.parse(`${day}T00:00:00Z`)
+    const [a] = world.server.store.overlapping(world.timelineKey, from, from + 24 * HOUR)
+    world.server.store.updateActivity(world.timelineKey, a!.id, {
+      tags: 'Initech, Support, Tickets',
+      notes,
+      start: a!.start,
+      duration: a!.duration,
+    })
+  }
+}
+
+function approvalsTab() {
+  const rows = approving.manager.readTab(approving.spreadsheetId, 'Approvals')
+  const col = (name: string) => rows[0]!.indexOf(name)
+  return { rows, col }
+}
+
+describe('Sheets requests of a nightly sync with approvals (Google)', () => {
+  it('the first sync, and the second that adds the Approvals rows, cost what they cost without approvals', async () => {
+    const first = await night()
+    expect(first.approving.stats.byMethod).toEqual(first.plain.stats.byMethod)
+    const second = await night()
+    // The import fills the Approvals tab; the export, which writes the Sync log rows anyway, writes them too.
+    expect(second.approving.stats.byMethod).toEqual({ BatchGetValues: 1, BatchUpdateSpreadsheet: 1 })
+    expect(second.approving.stats.byMethod).toEqual(second.plain.stats.byMethod)
+    expect(approvalsTab().rows.length - 1).toBe(2 * 3) // Two people, weeks 2026-W44 to 2026-W46.
+  })
+
+  it('a night with nothing new, and one with a change on the server, make no extra request', async () => {
+    const quiet = await night()
+    expect(quiet.approving.stats.byMethod).toEqual({ BatchGetValues: 1, BatchUpdateSpreadsheet: 1 })
+    expect(quiet.approving.stats.total).toBe(quiet.plain.stats.total)
+    changeOnServers('2026-11-04', 'changed on the server')
+    const changed = await night()
+    expect(changed.approving.summary.exported?.counts.updated).toBe(1)
+    expect(changed.approving.stats.byMethod).toEqual(changed.plain.stats.byMethod)
+    expect(changed.approving.stats.total).toBe(5)
+  })
+
+  it('a night that writes Approvals cells costs two more: a fresh read confirms their rows, then the value write', async () => {
+    const { rows, col } = approvalsTab()
+    const user = approving.server.credentials.users.find((u) => u.tagsTimelineKey === approving.timelineKey)!.username
+    const row = rows.findIndex((r) => r[col('User')] === user && r[col('Period')] === '2026-W45') + 1
+    const a1 = (name: string) => `${String.fromCharCode(65 + col(name))}${row}`
+    approving.manager.editCell(approving.spreadsheetId, 'Approvals', a1('Approved'), true)
+    approving.manager.editCell(approving.spreadsheetId, 'Approvals', a1('Approved by'), 'Mia Manager')
+    // The tab has no Key, so the Google backend writes only where a read just before the write found each row
+    // (decisions/0003): a manager may sort the tab between the import's read and the export's write.
+    const taken = await night()
+    expect(approvalsTab().rows[row - 1]![col('Status')]).toMatch(/Approved by Mia Manager/)
+    expect(taken.approving.summary.imported.sheetsRequests).toEqual({ reads: 1, writes: 0 })
+    expect(taken.plain.stats.byMethod).toEqual({ BatchGetValues: 1, BatchUpdateSpreadsheet: 1 })
+    expect(taken.approving.stats.byMethod).toEqual({ BatchGetValues: 2, BatchUpdateValuesByDataFilter: 1, BatchUpdateSpreadsheet: 1 })
+
+    // A change in the approved week: that night's export writes the row anyway; the next night's import writes the
+    // approval row's Changed since, which again costs the confirming read and the value write.
+    changeOnServers('2026-11-05', 'changed after approval')
+    const changed = await night()
+    expect(changed.approving.stats.byMethod).toEqual(changed.plain.stats.byMethod)
+    const after = await night()
+    expect(approvalsTab().rows[row - 1]![col('Changed since')]).toMatch(/^1 activity changed since approval/)
+    expect(after.approving.stats.total - after.plain.stats.total).toBe(2)
+
+    // Nights after that, with nothing new, cost what they cost without approvals.
+    const quiet = await night()
+    expect(quiet.approving.stats.byMethod).toEqual(quiet.plain.stats.byMethod)
+  })
+})
