@@ -1,14 +1,13 @@
 /**
  * The cloud token file: the refresh token (and the current access token) the
- * login wrote, for later runs. Owner-only (0600), written atomically (temp
- * file + rename), so a crash never leaves half a token and a rotated refresh
+ * login wrote, for later runs. Owner-only (0600), written by the one atomic
+ * writer (`atomic-file.ts`), so a crash never leaves half a token and a rotated refresh
  * token is never lost.
  */
-import { randomBytes } from 'node:crypto'
-import { chmod, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises'
-import path from 'node:path'
+import { readFile, stat } from 'node:fs/promises'
 import { z } from 'zod'
 import { TimelineSheetsError } from '../errors.ts'
+import { writeFileAtomic } from './atomic-file.ts'
 import { fileAccessError, withFileAccess, type FileContext } from './file-access.ts'
 import { HOST_PLATFORM, type Platform } from './platform.ts'
 
@@ -71,32 +70,16 @@ export async function readTokenFile(file: string, platform: Platform = HOST_PLAT
   return result.data
 }
 
-/** Writes the token file atomically with mode 0600 (temp file in the same folder, then rename). */
+/** Writes the token file with mode 0600 through the one atomic writer (`atomic-file.ts`). */
 export async function writeTokenFile(file: string, contents: TokenFile): Promise<void> {
   const checked = tokenFileSchema.safeParse(contents)
   if (!checked.success) {
     throw new TimelineSheetsError('TS_INTERNAL', `Refusing to write an invalid token file ${file}: ${fieldsOf(checked.error)}`)
   }
-  const data = checked.data
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
   const context = tokenFileContext(file, 'write')
-  await withFileAccess(context, async () => {
-    // The first login may be the first thing that runs in a fresh state folder.
-    await mkdir(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 })
-    const handle = await open(temp, 'wx', OWNER_ONLY)
-    try {
-      await handle.writeFile(`${JSON.stringify(data, null, 2)}\n`, 'utf8')
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-  })
   try {
-    // The umask may have narrowed the mode further; never widened, but make it exact.
-    await chmod(temp, OWNER_ONLY)
-    await rename(temp, file)
+    await writeFileAtomic(file, `${JSON.stringify(checked.data, null, 2)}\n`, { mode: OWNER_ONLY, keepOld: false })
   } catch (error) {
-    await unlink(temp).catch(() => undefined)
     throw fileAccessError(error, context) ?? new TimelineSheetsError('TS_STATE', `Cannot write the token file ${file}`, { cause: error })
   }
 }

@@ -1,14 +1,13 @@
 /**
  * The Google token file the installed-app sign-in keeps between runs: the
- * refresh token, owner-only (0600), written atomically (temp file, then
- * rename), in the same `authorized_user` shape gcloud writes, so that
+ * refresh token, owner-only (0600), written by the one atomic writer
+ * (`atomic-file.ts`), in the same `authorized_user` shape gcloud writes, so that
  * application default credentials can read it too.
  */
-import { randomBytes } from 'node:crypto'
-import { chmod, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises'
-import path from 'node:path'
+import { chmod, readFile, stat } from 'node:fs/promises'
 import { z } from 'zod'
 import { TimelineSheetsError } from '../errors.ts'
+import { writeFileAtomic } from './atomic-file.ts'
 import { fileAccessError } from './file-access.ts'
 
 /** What the installed-app flow keeps between runs. */
@@ -21,16 +20,11 @@ export const storedTokenSchema = z.object({
 
 export type StoredToken = z.infer<typeof storedTokenSchema>
 
-/** Writes a file readable by its owner only, atomically (temp file, then rename). */
+/** Writes a file readable by its owner only, through the one atomic writer (`atomic-file.ts`). */
 export async function writeOwnerOnlyFile(file: string, content: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 })
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
   try {
-    await writeFile(temp, content, { mode: 0o600, flag: 'wx' })
-    await chmod(temp, 0o600)
-    await rename(temp, file)
+    await writeFileAtomic(file, content, { mode: 0o600, keepOld: false })
   } catch (error) {
-    await unlink(temp).catch(() => undefined)
     throw tokenFileError(error, file, 'write', 'Check that the directory exists and this user may write to it.')
   }
 }

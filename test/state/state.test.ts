@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -25,6 +25,37 @@ describe('atomic files', () => {
     await writeFile(`${file}.new`, 'fresh')
     await writeFile(`${file}.old`, 'previous')
     expect(await readFileAtomic(file)).toEqual({ text: 'fresh', recoveredFrom: `${file}.new` })
+  })
+})
+
+describe('the one atomic writer', () => {
+  it('gives each writer a temp file of its own: writers of one file at once leave one whole version and no temp file', async () => {
+    const folder = await tempDir()
+    const file = path.join(folder, 'token.json')
+    const versions = Array.from({ length: 8 }, (_, i) => String(i).repeat(200_000))
+    await Promise.all(versions.map((text) => writeFileAtomic(file, text, { mode: 0o600, keepOld: false })))
+    expect(versions).toContain(await readFile(file, 'utf8'))
+    expect(await readdir(folder)).toEqual(['token.json'])
+  })
+
+  it('leaves the file as it was and removes its temp file when a step fails', async () => {
+    const folder = await tempDir()
+    const file = path.join(folder, 'state.json')
+    await writeFileAtomic(file, 'one')
+    // The previous version cannot be kept: a folder stands where `.old` goes.
+    await mkdir(`${file}.old`)
+    await expect(writeFileAtomic(file, 'two')).rejects.toThrow()
+    expect(await readFile(file, 'utf8')).toBe('one')
+    expect((await readdir(folder)).sort()).toEqual(['state.json', 'state.json.old'])
+  })
+
+  it('keeps the previous version by copying it, so the file itself is replaced only by the rename', async () => {
+    const file = path.join(await tempDir(), 'state.json')
+    await writeFileAtomic(file, 'one')
+    const before = (await stat(file)).ino
+    await writeFileAtomic(file, 'two')
+    expect(await readFile(`${file}.old`, 'utf8')).toBe('one')
+    expect((await stat(`${file}.old`)).ino).not.toBe(before)
   })
 })
 
