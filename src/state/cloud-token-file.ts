@@ -9,6 +9,7 @@ import { z } from 'zod'
 import { TimelineSheetsError } from '../errors.ts'
 import { writeFileAtomic } from './atomic-file.ts'
 import { fileAccessError, withFileAccess, type FileContext } from './file-access.ts'
+import { assertOwnerOnly } from './owner-only.ts'
 import { HOST_PLATFORM, type Platform } from './platform.ts'
 
 export const TOKEN_FILE_VERSION = 1
@@ -43,7 +44,7 @@ const tokenFileContext = (file: string, action: 'read' | 'write'): FileContext =
 
 /**
  * Reads and validates the token file. Returns undefined when it does not exist.
- * Refuses a file that group or others can read or write (on POSIX systems).
+ * Refuses a file that group or others can read or write (on POSIX systems; `owner-only.ts`).
  */
 export async function readTokenFile(file: string, platform: Platform = HOST_PLATFORM): Promise<TokenFile | undefined> {
   let info
@@ -56,7 +57,7 @@ export async function readTokenFile(file: string, platform: Platform = HOST_PLAT
       new TimelineSheetsError('TS_STATE', `Cannot read the token file ${file}`, { cause: error })
     )
   }
-  assertOwnerOnly(file, info.mode, platform)
+  assertOwnerOnly(file, info.mode, 'timeline-sheets login', platform)
   const text = await withFileAccess(tokenFileContext(file, 'read'), () => readFile(file, 'utf8'))
   let parsed: unknown
   try {
@@ -81,22 +82,6 @@ export async function writeTokenFile(file: string, contents: TokenFile): Promise
     await writeFileAtomic(file, `${JSON.stringify(checked.data, null, 2)}\n`, { mode: OWNER_ONLY, keepOld: false })
   } catch (error) {
     throw fileAccessError(error, context) ?? new TimelineSheetsError('TS_STATE', `Cannot write the token file ${file}`, { cause: error })
-  }
-}
-
-/**
- * Throws unless only the owner may read and write the file. Windows has no POSIX modes (every file shows 0o666
- * or 0o444): there the file is as private as the folder it is in, whose access-control list it inherits, which
- * Node cannot read; the README says to keep it under the user's profile (src/state/platform.ts).
- */
-export function assertOwnerOnly(file: string, mode: number, platform: Platform = HOST_PLATFORM): void {
-  if (!platform.fileModes) return
-  if ((mode & 0o077) !== 0) {
-    throw new TimelineSheetsError(
-      'TS_STATE',
-      `The token file ${file} can be read or written by other users (mode ${(mode & 0o777).toString(8)}); refusing to use it`,
-      { hint: `Run \`chmod 600 ${file}\`, or delete it and run \`timeline-sheets login\` again.` },
-    )
   }
 }
 
