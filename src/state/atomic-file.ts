@@ -1,11 +1,14 @@
 /**
- * Files the tool must never leave half-written (state, tokens): written to
- * `<file>.new`, flushed, the previous version kept as `<file>.old`, then
- * renamed into place. A reader that finds no file recovers from `.new`
- * (crash between the two renames) or `.old`.
+ * The one writer of the tool's own files that must never be left half-written (state, bases, the approvals
+ * record, the token files, reports): the data goes to a temp file of its own beside the target
+ * (`.<name>.<pid>.<random>.tmp`, created exclusively), is flushed, and one rename puts it in place; the folder is
+ * flushed after. With `keepOld` the previous version is first copied to `<file>.old`, so the file is never
+ * missing. A writer that fails removes its temp file. The workbook keeps its own save
+ * (decisions/0025-open-workbooks.md says why).
  */
+import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
-import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises'
+import { copyFile, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises'
 import path from 'node:path'
 
 export interface AtomicWriteOptions {
@@ -17,26 +20,40 @@ export interface AtomicWriteOptions {
 
 export async function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   const mode = options.mode ?? 0o644
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 })
-  const fresh = `${file}.new`
-  const handle = await open(fresh, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, mode)
+  const folder = path.dirname(path.resolve(file))
+  // The first login or run may be the first thing that writes in a fresh state folder.
+  await mkdir(folder, { recursive: true, mode: 0o700 })
+  // A name of its own, so that two writers of one file (a login while a run refreshes) never write into each other's.
+  const temp = path.join(folder, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
+  const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode)
   try {
-    await handle.writeFile(data)
-    await handle.chmod(mode)
-    await handle.sync()
-  } finally {
-    await handle.close()
+    try {
+      await handle.writeFile(data)
+      // The umask may have narrowed the mode; never widened, but make it exact.
+      await handle.chmod(mode)
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    if (options.keepOld ?? true) {
+      // A copy, not a rename: the file stays in place until the rename below replaces it.
+      await copyFile(file, `${file}.old`).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error
+      })
+    }
+    await rename(temp, file)
+  } catch (error) {
+    await unlink(temp).catch(() => undefined)
+    throw error
   }
-  if (options.keepOld ?? true) {
-    await rename(file, `${file}.old`).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT') throw error
-    })
-  }
-  await rename(fresh, file)
-  await syncFolder(path.dirname(file))
+  await syncFolder(folder)
 }
 
-/** Reads a file written by `writeFileAtomic`, recovering from an interrupted write. Undefined when none exists. */
+/**
+ * Reads a file written by `writeFileAtomic`; undefined when none exists. When the file is missing it falls back to
+ * `<file>.new` (where versions before the one writer put the data before a rename a crash could interrupt) and to
+ * `<file>.old`.
+ */
 export async function readFileAtomic(file: string): Promise<{ text: string; recoveredFrom?: string } | undefined> {
   for (const candidate of [file, `${file}.new`, `${file}.old`]) {
     try {

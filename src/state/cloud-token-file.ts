@@ -1,15 +1,15 @@
 /**
  * The cloud token file: the refresh token (and the current access token) the
- * login wrote, for later runs. Owner-only (0600), written atomically (temp
- * file + rename), so a crash never leaves half a token and a rotated refresh
+ * login wrote, for later runs. Owner-only (0600), written by the one atomic
+ * writer (`atomic-file.ts`), so a crash never leaves half a token and a rotated refresh
  * token is never lost.
  */
-import { randomBytes } from 'node:crypto'
-import { chmod, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises'
-import path from 'node:path'
+import { readFile, stat } from 'node:fs/promises'
 import { z } from 'zod'
 import { TimelineSheetsError } from '../errors.ts'
+import { writeFileAtomic } from './atomic-file.ts'
 import { fileAccessError, withFileAccess, type FileContext } from './file-access.ts'
+import { assertOwnerOnly } from './owner-only.ts'
 import { HOST_PLATFORM, type Platform } from './platform.ts'
 
 export const TOKEN_FILE_VERSION = 1
@@ -44,7 +44,7 @@ const tokenFileContext = (file: string, action: 'read' | 'write'): FileContext =
 
 /**
  * Reads and validates the token file. Returns undefined when it does not exist.
- * Refuses a file that group or others can read or write (on POSIX systems).
+ * Refuses a file that group or others can read or write (on POSIX systems; `owner-only.ts`).
  */
 export async function readTokenFile(file: string, platform: Platform = HOST_PLATFORM): Promise<TokenFile | undefined> {
   let info
@@ -57,7 +57,7 @@ export async function readTokenFile(file: string, platform: Platform = HOST_PLAT
       new TimelineSheetsError('TS_STATE', `Cannot read the token file ${file}`, { cause: error })
     )
   }
-  assertOwnerOnly(file, info.mode, platform)
+  assertOwnerOnly(file, info.mode, 'timeline-sheets login', platform)
   const text = await withFileAccess(tokenFileContext(file, 'read'), () => readFile(file, 'utf8'))
   let parsed: unknown
   try {
@@ -71,49 +71,17 @@ export async function readTokenFile(file: string, platform: Platform = HOST_PLAT
   return result.data
 }
 
-/** Writes the token file atomically with mode 0600 (temp file in the same folder, then rename). */
+/** Writes the token file with mode 0600 through the one atomic writer (`atomic-file.ts`). */
 export async function writeTokenFile(file: string, contents: TokenFile): Promise<void> {
   const checked = tokenFileSchema.safeParse(contents)
   if (!checked.success) {
     throw new TimelineSheetsError('TS_INTERNAL', `Refusing to write an invalid token file ${file}: ${fieldsOf(checked.error)}`)
   }
-  const data = checked.data
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`)
   const context = tokenFileContext(file, 'write')
-  await withFileAccess(context, async () => {
-    // The first login may be the first thing that runs in a fresh state folder.
-    await mkdir(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 })
-    const handle = await open(temp, 'wx', OWNER_ONLY)
-    try {
-      await handle.writeFile(`${JSON.stringify(data, null, 2)}\n`, 'utf8')
-      await handle.sync()
-    } finally {
-      await handle.close()
-    }
-  })
   try {
-    // The umask may have narrowed the mode further; never widened, but make it exact.
-    await chmod(temp, OWNER_ONLY)
-    await rename(temp, file)
+    await writeFileAtomic(file, `${JSON.stringify(checked.data, null, 2)}\n`, { mode: OWNER_ONLY, keepOld: false })
   } catch (error) {
-    await unlink(temp).catch(() => undefined)
     throw fileAccessError(error, context) ?? new TimelineSheetsError('TS_STATE', `Cannot write the token file ${file}`, { cause: error })
-  }
-}
-
-/**
- * Throws unless only the owner may read and write the file. Windows has no POSIX modes (every file shows 0o666
- * or 0o444): there the file is as private as the folder it is in, whose access-control list it inherits, which
- * Node cannot read; the README says to keep it under the user's profile (src/state/platform.ts).
- */
-export function assertOwnerOnly(file: string, mode: number, platform: Platform = HOST_PLATFORM): void {
-  if (!platform.fileModes) return
-  if ((mode & 0o077) !== 0) {
-    throw new TimelineSheetsError(
-      'TS_STATE',
-      `The token file ${file} can be read or written by other users (mode ${(mode & 0o777).toString(8)}); refusing to use it`,
-      { hint: `Run \`chmod 600 ${file}\`, or delete it and run \`timeline-sheets login\` again.` },
-    )
   }
 }
 

@@ -1,15 +1,16 @@
 /**
  * The Google token file the installed-app sign-in keeps between runs: the
- * refresh token, owner-only (0600), written atomically (temp file, then
- * rename), in the same `authorized_user` shape gcloud writes, so that
+ * refresh token, owner-only (0600), written by the one atomic writer
+ * (`atomic-file.ts`), in the same `authorized_user` shape gcloud writes, so that
  * application default credentials can read it too.
  */
-import { randomBytes } from 'node:crypto'
-import { chmod, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises'
-import path from 'node:path'
+import { readFile, stat } from 'node:fs/promises'
 import { z } from 'zod'
 import { TimelineSheetsError } from '../errors.ts'
+import { writeFileAtomic } from './atomic-file.ts'
 import { fileAccessError } from './file-access.ts'
+import { assertOwnerOnly } from './owner-only.ts'
+import { HOST_PLATFORM, type Platform } from './platform.ts'
 
 /** What the installed-app flow keeps between runs. */
 export const storedTokenSchema = z.object({
@@ -21,22 +22,28 @@ export const storedTokenSchema = z.object({
 
 export type StoredToken = z.infer<typeof storedTokenSchema>
 
-/** Writes a file readable by its owner only, atomically (temp file, then rename). */
+/** Writes a file readable by its owner only, through the one atomic writer (`atomic-file.ts`). */
 export async function writeOwnerOnlyFile(file: string, content: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 })
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
   try {
-    await writeFile(temp, content, { mode: 0o600, flag: 'wx' })
-    await chmod(temp, 0o600)
-    await rename(temp, file)
+    await writeFileAtomic(file, content, { mode: 0o600, keepOld: false })
   } catch (error) {
-    await unlink(temp).catch(() => undefined)
     throw tokenFileError(error, file, 'write', 'Check that the directory exists and this user may write to it.')
   }
 }
 
-/** Reads a stored refresh token; `undefined` when there is none yet. */
-export async function readStoredToken(file: string): Promise<StoredToken | undefined> {
+/**
+ * Reads a stored refresh token; `undefined` when there is none yet. Refuses a file that group or others can read or
+ * write (on POSIX systems; `owner-only.ts`).
+ */
+export async function readStoredToken(file: string, platform: Platform = HOST_PLATFORM): Promise<StoredToken | undefined> {
+  let mode: number
+  try {
+    mode = (await stat(file)).mode
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw tokenFileError(error, file, 'read', 'Check the file permissions, or delete it and run `timeline-sheets login` again.')
+  }
+  assertOwnerOnly(file, mode, 'timeline-sheets login --google', platform)
   let text: string
   try {
     text = await readFile(file, 'utf8')
@@ -44,10 +51,6 @@ export async function readStoredToken(file: string): Promise<StoredToken | undef
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw tokenFileError(error, file, 'read', 'Check the file permissions, or delete it and run `timeline-sheets login` again.')
   }
-  const mode = (await stat(file)).mode & 0o777
-  // A token file others can read is fixed rather than refused: the secret is
-  // already exposed, and refusing would only stop the nightly run.
-  if ((mode & 0o077) !== 0) await chmod(file, 0o600)
   let json: unknown
   try {
     json = JSON.parse(text)

@@ -2,7 +2,7 @@ import { chmod, mkdtemp, readdir, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { withFileLock } from '../../src/state/refresh-lock.ts'
+import { withLock, type LockOptions } from '../../src/state/lock.ts'
 import { readTokenFile, writeTokenFile, type TokenFile } from '../../src/state/cloud-token-file.ts'
 import { POSIX, WINDOWS } from '../../src/state/platform.ts'
 
@@ -95,6 +95,11 @@ describe('token file', () => {
     expect(await readdir(dir)).toEqual([])
   })
 })
+
+// The cloud token refresh's lock, as src/timeline/auth/cloud.ts takes it.
+const refreshLock = (waitMs = 30_000): LockOptions => ({ command: 'token refresh', waitMs, ttlMs: 60_000 })
+const withFileLock = <T>(file: string, task: () => Promise<T>, options: { timeoutMs?: number } = {}) =>
+  withLock(file, refreshLock(options.timeoutMs), task)
 
 describe('refresh lock file', () => {
   it('runs tasks one after another', async () => {

@@ -17,6 +17,7 @@ import {
 } from '../../src/sheets/google/auth.ts'
 import { signInWithApplicationDefault } from '../../src/sheets/google/adc.ts'
 import { readStoredToken, writeOwnerOnlyFile } from '../../src/state/google-token-file.ts'
+import { POSIX, WINDOWS } from '../../src/state/platform.ts'
 
 let key: ServiceAccountKey
 let publicPem: string
@@ -161,13 +162,30 @@ describe('token files', () => {
     expect(await readStoredToken(file)).toEqual({ type: 'authorized_user', client_id: 'c', refresh_token: 'r' })
   })
 
-  it('tightens a token file others could read, and refuses a file that is not a token', async () => {
-    const file = path.join(dir, 'loose.json')
+  it.each([0o644, 0o640, 0o604, 0o660, 0o602])(
+    'refuses a token file of mode %o, as the cloud token file is refused, and leaves its mode for the owner to judge',
+    async (mode) => {
+      const file = path.join(dir, 'loose.json')
+      await writeFile(file, '{"type":"authorized_user","client_id":"c","refresh_token":"r"}')
+      await chmod(file, mode)
+      const error = await caught(readStoredToken(file, POSIX))
+      expect(error).toMatchObject({ code: 'TS_STATE', hint: expect.stringContaining(`chmod 600 ${file}`) })
+      expect((error as Error).message).toContain(`mode ${mode.toString(8)}`)
+      expect((error as Error).message).not.toContain('"r"')
+      expect((await stat(file)).mode & 0o777).toBe(mode)
+    },
+  )
+
+  it('reads a token file of any mode on Windows, where every file shows 0o666 and its folder decides who may read it', async () => {
+    const file = path.join(dir, 'windows.json')
     await writeFile(file, '{"type":"authorized_user","client_id":"c","refresh_token":"r"}')
-    await chmod(file, 0o644)
-    await readStoredToken(file)
-    expect((await stat(file)).mode & 0o777).toBe(0o600)
-    await writeFile(file, '{"nope":1}')
+    await chmod(file, 0o666)
+    expect(await readStoredToken(file, WINDOWS)).toEqual({ type: 'authorized_user', client_id: 'c', refresh_token: 'r' })
+  })
+
+  it('refuses a file that is not a token', async () => {
+    const file = path.join(dir, 'loose.json')
+    await writeFile(file, '{"nope":1}', { mode: 0o600 })
     const error = await caught(readStoredToken(file))
     expect(isTimelineSheetsError(error) && error.code).toBe('TS_STATE')
     expect(await readStoredToken(path.join(dir, 'absent.json'))).toBeUndefined()

@@ -1,9 +1,9 @@
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises'
 import { hostname, tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { readFileAtomic, writeFileAtomic } from '../../src/state/atomic-file.ts'
-import { acquireLock } from '../../src/state/lock.ts'
+import { acquireLock, UNREADABLE_GRACE_MS } from '../../src/state/lock.ts'
 import { applyBaseChanges, emptyState, loadState, saveState, stateLocation } from '../../src/state/target-state.ts'
 
 async function tempDir() {
@@ -25,6 +25,37 @@ describe('atomic files', () => {
     await writeFile(`${file}.new`, 'fresh')
     await writeFile(`${file}.old`, 'previous')
     expect(await readFileAtomic(file)).toEqual({ text: 'fresh', recoveredFrom: `${file}.new` })
+  })
+})
+
+describe('the one atomic writer', () => {
+  it('gives each writer a temp file of its own: writers of one file at once leave one whole version and no temp file', async () => {
+    const folder = await tempDir()
+    const file = path.join(folder, 'token.json')
+    const versions = Array.from({ length: 8 }, (_, i) => String(i).repeat(200_000))
+    await Promise.all(versions.map((text) => writeFileAtomic(file, text, { mode: 0o600, keepOld: false })))
+    expect(versions).toContain(await readFile(file, 'utf8'))
+    expect(await readdir(folder)).toEqual(['token.json'])
+  })
+
+  it('leaves the file as it was and removes its temp file when a step fails', async () => {
+    const folder = await tempDir()
+    const file = path.join(folder, 'state.json')
+    await writeFileAtomic(file, 'one')
+    // The previous version cannot be kept: a folder stands where `.old` goes.
+    await mkdir(`${file}.old`)
+    await expect(writeFileAtomic(file, 'two')).rejects.toThrow()
+    expect(await readFile(file, 'utf8')).toBe('one')
+    expect((await readdir(folder)).sort()).toEqual(['state.json', 'state.json.old'])
+  })
+
+  it('keeps the previous version by copying it, so the file itself is replaced only by the rename', async () => {
+    const file = path.join(await tempDir(), 'state.json')
+    await writeFileAtomic(file, 'one')
+    const before = (await stat(file)).ino
+    await writeFileAtomic(file, 'two')
+    expect(await readFile(`${file}.old`, 'utf8')).toBe('one')
+    expect((await stat(`${file}.old`)).ino).not.toBe(before)
   })
 })
 
@@ -95,6 +126,50 @@ describe('lock', () => {
     const expired = await acquireLock(file, { command: 'export', isAlive: () => true })
     expect(expired.tookOver?.host).toBe('elsewhere')
     await expired.release()
+  })
+
+  it('waits for an unreadable lock (another run between creating and writing it) and takes it over once it stayed so', async () => {
+    const file = path.join(await tempDir(), 'lock')
+    await writeFile(file, '')
+    const written = new Date('2026-03-01T10:00:00Z')
+    await utimes(file, written, written)
+    const at = (ms: number) => () => written.getTime() + ms
+    await expect(acquireLock(file, { command: 'export', now: at(UNREADABLE_GRACE_MS - 1) })).rejects.toMatchObject({
+      code: 'TS_LOCKED',
+      message: expect.stringContaining(file),
+    })
+    const lock = await acquireLock(file, { command: 'export', now: at(UNREADABLE_GRACE_MS) })
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ pid: process.pid, command: 'export' })
+    await lock.release()
+  })
+
+  it('waits as long as it is told for a live holder, polling, then names it', async () => {
+    const file = path.join(await tempDir(), 'lock')
+    const holder = await acquireLock(file, { command: 'sync' })
+    let clock = 0
+    const polls: number[] = []
+    const waiting = acquireLock(file, {
+      command: 'export',
+      waitMs: 100,
+      pollMs: 40,
+      now: () => clock,
+      sleep: async (ms) => {
+        polls.push(ms)
+        clock += ms
+      },
+    })
+    await expect(waiting).rejects.toMatchObject({ code: 'TS_LOCKED', message: expect.stringContaining('(sync, pid') })
+    expect(polls).toEqual([40, 40, 40])
+    await holder.release()
+  })
+
+  it('reads a refresh lock written before the one lock ({pid, expiresAt} in epoch ms) as held on this host', async () => {
+    const file = path.join(await tempDir(), 'lock')
+    await writeFile(file, JSON.stringify({ pid: 999999, expiresAt: Date.now() + 60_000 }))
+    await expect(acquireLock(file, { command: 'token refresh', isAlive: () => true })).rejects.toMatchObject({ code: 'TS_LOCKED' })
+    const lock = await acquireLock(file, { command: 'token refresh', isAlive: () => false })
+    expect(lock.tookOver).toMatchObject({ pid: 999999, host: hostname() })
+    await lock.release()
   })
 
   it('keeps a live lock on another host until it expires', async () => {

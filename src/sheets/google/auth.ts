@@ -11,14 +11,13 @@
  * each is one section.
  */
 import { randomBytes } from 'node:crypto'
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { CodeChallengeMethod, OAuth2Client, type OAuth2ClientOptions } from 'google-auth-library'
 import { importPKCS8, SignJWT } from 'jose'
 import { z } from 'zod'
 import { HttpError, TimelineSheetsError } from '../../errors.ts'
 import { readCredentialFile } from '../../config/credential-file.ts'
 import { readStoredToken, writeStoredToken, type StoredToken } from '../../state/google-token-file.ts'
+import { listenForCallback, type LoopbackCallbackOptions } from '../../http/loopback-callback.ts'
 import { asFetch, createTransport, type Transport } from '../../http/transport.ts'
 
 /** The scope every sign-in asks for; `sync --watch` adds the read-only Drive metadata scope (drive-version.ts). */
@@ -330,7 +329,17 @@ export async function signInWithInstalledApp(options: InstalledAppOptions): Prom
 /** The browser flow: PKCE S256 + state, redirect to `http://127.0.0.1:<port>/`, refresh token stored 0600. */
 export async function loginWithInstalledApp(options: InstalledAppOptions): Promise<GoogleSignIn> {
   const state = randomBytes(24).toString('base64url')
-  const callback = await listenForCallback(options.port ?? 0, state, options.timeoutMs ?? 300_000)
+  const callback = await listenForCallback({
+    url: new URL(`http://127.0.0.1:${options.port ?? 0}/`),
+    state,
+    timeoutMs: options.timeoutMs ?? 300_000,
+    errors: googleCallbackErrors(options.port ?? 0, options.timeoutMs ?? 300_000),
+    pages: {
+      refused: 'Sign-in refused: the answer does not belong to this login. Close this window and run the login again.',
+      finished: 'This sign-in has already finished. You can close this window.',
+      failed: 'Sign-in was not completed. You can close this window.',
+    },
+  })
   try {
     const redirectUri = `http://127.0.0.1:${callback.port}/`
     const client = installedClient(options, redirectUri)
@@ -343,8 +352,19 @@ export async function loginWithInstalledApp(options: InstalledAppOptions): Promi
       code_challenge: codeChallenge,
       code_challenge_method: CodeChallengeMethod.S256,
     })
-    await options.openBrowser(url)
-    const code = await callback.code
+    // Handed over, not awaited: a browser (or a test's) may wait for the callback's page, which comes after the exchange.
+    options.openBrowser(url).catch((error: unknown) => callback.fail(error))
+    const answer = await callback.url
+    const error = answer.searchParams.get('error')
+    if (error) {
+      throw new TimelineSheetsError('TS_AUTH_FAILED', `Google sign-in ended with ${error}`, {
+        hint:
+          error === 'access_denied'
+            ? 'Consent was declined. Run `timeline-sheets login` again and allow access to Google Sheets.'
+            : 'Run `timeline-sheets login` again.',
+      })
+    }
+    const code = answer.searchParams.get('code')!
     let tokens
     try {
       ;({ tokens } = await client.getToken({ code, codeVerifier, redirect_uri: redirectUri }))
@@ -370,6 +390,7 @@ export async function loginWithInstalledApp(options: InstalledAppOptions): Promi
       ...(tokens.scope ? { scope: tokens.scope } : {}),
     }
     await writeStoredToken(options.tokenFile, record)
+    callback.answer(200, 'Signed in to Google Sheets. You can close this window.')
     client.setCredentials(tokens)
     return {
       mode: 'installed-app',
@@ -386,71 +407,21 @@ export async function loginWithInstalledApp(options: InstalledAppOptions): Promi
   }
 }
 
-interface Callback {
-  port: number
-  code: Promise<string>
-  close(): Promise<void>
-}
-
-async function listenForCallback(port: number, state: string, timeoutMs: number): Promise<Callback> {
-  let settle!: { resolve: (code: string) => void; reject: (error: Error) => void }
-  const code = new Promise<string>((resolve, reject) => (settle = { resolve, reject }))
-  code.catch(() => undefined)
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1')
-    const params = url.searchParams
-    if (!params.has('code') && !params.has('error')) {
-      res.writeHead(404).end()
-      return
-    }
-    const page = (text: string, status: number) => {
-      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(text)
-    }
-    if (params.get('state') !== state) {
-      page('Sign-in refused: the answer does not belong to this login. Close this window and run the login again.', 400)
-      settle.reject(
-        new TimelineSheetsError('TS_AUTH_FAILED', 'The Google sign-in answer carried a wrong state', {
-          hint: 'Another sign-in was in progress, or the redirect was forged. Run `timeline-sheets login` again.',
-        }),
-      )
-      return
-    }
-    const error = params.get('error')
-    if (error) {
-      page('Sign-in was not completed. You can close this window.', 400)
-      settle.reject(
-        new TimelineSheetsError('TS_AUTH_FAILED', `Google sign-in ended with ${error}`, {
-          hint:
-            error === 'access_denied'
-              ? 'Consent was declined. Run `timeline-sheets login` again and allow access to Google Sheets.'
-              : 'Run `timeline-sheets login` again.',
-        }),
-      )
-      return
-    }
-    page('Signed in to Google Sheets. You can close this window.', 200)
-    settle.resolve(params.get('code')!)
-  })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, '127.0.0.1', () => resolve())
-  })
-  const timer = setTimeout(() => {
-    settle.reject(
-      new TimelineSheetsError('TS_AUTH_FAILED', `No answer from the browser within ${Math.round(timeoutMs / 1000)} s`, {
-        hint: 'Run `timeline-sheets login` again and complete the consent in the browser window it opens.',
-      }),
-    )
-  }, timeoutMs)
-  timer.unref()
-  return {
-    port: (server.address() as AddressInfo).port,
-    code,
-    close: () =>
-      new Promise<void>((resolve) => {
-        clearTimeout(timer)
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-  }
-}
+const googleCallbackErrors = (port: number, timeoutMs: number): LoopbackCallbackOptions['errors'] => ({
+  listen: (errno) =>
+    new TimelineSheetsError(
+      'TS_AUTH_FAILED',
+      `Cannot listen for the Google sign-in's callback on 127.0.0.1:${port}${errno ? ` (${errno})` : ''}`,
+      {
+        hint: 'Another program uses that port. Free it, or choose another port for the login.',
+      },
+    ),
+  wrongState: () =>
+    new TimelineSheetsError('TS_AUTH_FAILED', 'The Google sign-in answer carried a wrong state', {
+      hint: 'Another sign-in was in progress, or the redirect was forged. Run `timeline-sheets login` again.',
+    }),
+  timeout: () =>
+    new TimelineSheetsError('TS_AUTH_FAILED', `No answer from the browser within ${Math.round(timeoutMs / 1000)} s`, {
+      hint: 'Run `timeline-sheets login` again and complete the consent in the browser window it opens.',
+    }),
+})

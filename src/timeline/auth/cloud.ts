@@ -10,7 +10,7 @@ import { z } from 'zod'
 import { HttpError, ResponseShapeError, TimelineSheetsError } from '../../errors.ts'
 import { createTransport } from '../../http/transport.ts'
 import { vendorIdentifiers } from '../vendor.ts'
-import { withFileLock, type FileLockOptions } from '../../state/refresh-lock.ts'
+import { withLock, type LockOptions } from '../../state/lock.ts'
 import { checkedUrl, discoverCloudConfiguration, oidcFailure, type CloudClientOptions } from './oidc.ts'
 import type { SignIn } from './sign-in.ts'
 import { LOGIN_HINT, readTokenFile, writeTokenFile, type TokenFile } from '../../state/cloud-token-file.ts'
@@ -21,7 +21,7 @@ export interface CloudSignInOptions extends CloudClientOptions {
   /** Refresh this many seconds before the access token expires. @default 60 */
   refreshMarginSeconds?: number
   /** Lock file settings for the cross-process refresh lock (`<tokenFile>.lock`). */
-  lock?: FileLockOptions
+  lock?: Pick<LockOptions, 'waitMs' | 'ttlMs' | 'pollMs'>
   /** Clock, injected in tests. @default Date.now */
   now?: () => number
 }
@@ -32,6 +32,9 @@ export interface CloudSignIn extends SignIn {
   /** A valid access token, refreshed when needed. */
   accessToken(): Promise<string>
 }
+
+// The refresh waits for another process's refresh (30 s) and holds for at most a minute: a refresh takes seconds.
+const REFRESH_LOCK: LockOptions = { command: 'token refresh', waitMs: 30_000, ttlMs: 60_000, setting: 'timeline.auth.tokenFile' }
 
 const profileSchema = z.object({
   serverUrl: z.string(),
@@ -83,7 +86,7 @@ export function cloudSignIn(options: CloudSignInOptions): CloudSignIn {
     token !== undefined && token.accessToken !== rejected && token.expiresAt - marginMs > now()
 
   const refresh = (rejected?: string): Promise<string> => {
-    inflight ??= withFileLock(lockPath, () => refreshLocked(rejected), options.lock).finally(() => {
+    inflight ??= withLock(lockPath, { ...REFRESH_LOCK, ...options.lock }, () => refreshLocked(rejected)).finally(() => {
       inflight = undefined
     })
     return inflight

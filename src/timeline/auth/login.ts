@@ -4,10 +4,9 @@
  * as the result. The browser is injected: the CLI opens a real one, tests
  * pass a scripted one.
  */
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 import * as client from 'openid-client'
 import { TimelineSheetsError } from '../../errors.ts'
+import { listenForCallback } from '../../http/loopback-callback.ts'
 import { vendorIdentifiers } from '../vendor.ts'
 import { discoverCloudConfiguration, isLoopbackUrl, oidcFailure, type CloudClientOptions } from './oidc.ts'
 import { writeTokenFile } from '../../state/cloud-token-file.ts'
@@ -55,53 +54,7 @@ export async function runCloudLogin(options: CloudLoginOptions): Promise<CloudLo
   const nonce = client.randomNonce()
   const timeoutMs = options.timeoutMs ?? 300_000
 
-  let settle!: { resolve: (result: CloudLoginResult) => void; reject: (error: unknown) => void }
-  const outcome = new Promise<CloudLoginResult>((resolve, reject) => {
-    settle = { resolve, reject }
-  })
-  let done = false
-  const finish = (error: unknown, result?: CloudLoginResult) => {
-    if (done) return
-    done = true
-    if (error) settle.reject(error)
-    else settle.resolve(result!)
-  }
-
   let redirectUri = ''
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', redirectUri)
-    if (req.method !== 'GET' || url.pathname !== callback.pathname) {
-      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found')
-      return
-    }
-    if (done) {
-      answer(res, 400, 'Login error: this login has already finished.')
-      return
-    }
-    if (url.searchParams.get('state') !== state) {
-      answer(res, 400, 'Login error')
-      finish(
-        new TimelineSheetsError(
-          'TS_AUTH_FAILED',
-          `The login callback at ${callback.origin} carried a state that this login did not send; refused`,
-          {
-            hint: 'Run `timeline-sheets login` again and finish it in the browser window it opens.',
-          },
-        ),
-      )
-      return
-    }
-    exchange(url).then(
-      (result) => {
-        answer(res, 200, 'Login success. You can close this window.')
-        finish(undefined, result)
-      },
-      (error: unknown) => {
-        answer(res, 400, 'Login error')
-        finish(error)
-      },
-    )
-  })
 
   const exchange = async (currentUrl: URL): Promise<CloudLoginResult> => {
     let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>
@@ -136,16 +89,32 @@ export async function runCloudLogin(options: CloudLoginOptions): Promise<CloudLo
     return { tokenFile: options.tokenFile, subject, scope: tokens.scope, accessTokenExpiresAt }
   }
 
-  await listen(server, callback)
-  const timer = setTimeout(() => {
-    finish(
-      new TimelineSheetsError('TS_ABORTED', `No login callback arrived at ${redirectUri} within ${Math.round(timeoutMs / 1000)} s`, {
-        hint: `Run \`timeline-sheets login\` again and finish the sign-in in the browser. If the login page refused the redirect_uri, register ${redirectUri} for the client exactly as written, or set callbackUrl to the one registered.`,
-      }),
-    )
-  }, timeoutMs)
+  const receiver = await listenForCallback({
+    url: callback,
+    state,
+    timeoutMs,
+    errors: {
+      listen: (errno) =>
+        new TimelineSheetsError('TS_AUTH_FAILED', `Cannot listen for the login callback on ${callback.host}${errno ? ` (${errno})` : ''}`, {
+          hint: 'Another program uses that port. Free it, or register and configure another callbackUrl.',
+        }),
+      wrongState: () =>
+        new TimelineSheetsError(
+          'TS_AUTH_FAILED',
+          `The login callback at ${callback.origin} carried a state that this login did not send; refused`,
+          {
+            hint: 'Run `timeline-sheets login` again and finish it in the browser window it opens.',
+          },
+        ),
+      timeout: () =>
+        new TimelineSheetsError('TS_ABORTED', `No login callback arrived at ${redirectUri} within ${Math.round(timeoutMs / 1000)} s`, {
+          hint: `Run \`timeline-sheets login\` again and finish the sign-in in the browser. If the login page refused the redirect_uri, register ${redirectUri} for the client exactly as written, or set callbackUrl to the one registered.`,
+        }),
+    },
+    pages: { refused: 'Login error', finished: 'Login error: this login has already finished.', failed: 'Login error' },
+  })
   try {
-    redirectUri = exactRedirectUri(configured, callback, (server.address() as AddressInfo).port)
+    redirectUri = exactRedirectUri(configured, callback, receiver.port)
     config[client.customFetch] = withExactRedirectUri(config[client.customFetch], redirectUri)
     const authorizationUrl = client.buildAuthorizationUrl(config, {
       redirect_uri: redirectUri,
@@ -156,20 +125,19 @@ export async function runCloudLogin(options: CloudLoginOptions): Promise<CloudLo
       nonce,
     })
     options.openBrowser(authorizationUrl.href).catch((error: unknown) => {
-      finish(
+      receiver.fail(
         new TimelineSheetsError('TS_AUTH_FAILED', 'Could not open a browser for the cloud login', {
           hint: 'Run `timeline-sheets login` on a machine with a browser, then copy the token file.',
           cause: error,
         }),
       )
     })
-    return await outcome
+    // The page says success only once the token file is written, so it never shows for a login that then fails.
+    const result = await exchange(await receiver.url)
+    receiver.answer(200, 'Login success. You can close this window.')
+    return result
   } finally {
-    clearTimeout(timer)
-    await new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    })
+    await receiver.close()
   }
 }
 
@@ -215,25 +183,4 @@ function checkedCallbackUrl(raw: string): URL {
     })
   }
   return url
-}
-
-function listen(server: http.Server, callback: URL): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      reject(
-        new TimelineSheetsError(
-          'TS_AUTH_FAILED',
-          `Cannot listen for the login callback on ${callback.host}${error.code ? ` (${error.code})` : ''}`,
-          {
-            hint: 'Another program uses that port. Free it, or register and configure another callbackUrl.',
-          },
-        ),
-      )
-    })
-    server.listen(Number(callback.port || 80), callback.hostname.replace(/^\[|\]$/g, ''), () => resolve())
-  })
-}
-
-function answer(res: http.ServerResponse, status: number, text: string): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end(text)
 }
