@@ -56,6 +56,7 @@ import {
 } from '../core/import-report.ts'
 import type { ServerWrite } from '../core/server-writes.ts'
 import { writePlanTab } from './plan-tab.ts'
+import { protectedRowsWarnings } from './protected-rows.ts'
 import { importApprovals } from './approvals.ts'
 
 export type { ImportPlanView, PlannedWrite } from '../core/import-report.ts'
@@ -484,9 +485,17 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
       unmarked: [...marking.unmarked].join(' '),
       skipped: report.skipped.map((r) => `${r.row}:${r.reason}`).join(' '),
     })
-    notes.push(
-      `${unfinished} ${unfinished === 1 ? 'row was' : 'rows were'} changed in the sheet while this import ran; ${unfinished === 1 ? 'its' : 'their'} Status was not written. Run again: the next run takes ${unfinished === 1 ? 'it' : 'them'} up.`,
-    )
+    // Rows a manager protected against the tool's account are said as such, not as rows changed meanwhile.
+    const protectedRows = report.skipped.filter((r) => r.reason === 'protected')
+    const changed = unfinished - protectedRows.filter((r) => r.tab === target.tabs.activities).length
+    if (changed > 0)
+      notes.push(
+        `${changed} ${changed === 1 ? 'row was' : 'rows were'} changed in the sheet while this import ran; ${changed === 1 ? 'its' : 'their'} Status was not written. Run again: the next run takes ${changed === 1 ? 'it' : 'them'} up.`,
+      )
+    for (const warning of protectedRowsWarnings(protectedRows)) {
+      deps.reporter.warn(warning)
+      notes.push(warning)
+    }
   }
   const message = notes.filter(Boolean).join(' ')
   const logRow = syncLogRow({ when: startedAt, timeZone: target.timeZone, runId, command: 'import', result, counts, message })
