@@ -48,7 +48,7 @@ export function approvalsTab(title: string = APPROVALS_TAB): TabSpec {
       },
       { name: c.approvedBy, kind: 'text', width: 140, note: 'Your name: who approved, as the record and the report keep it.' },
       { name: c.approvedAt, kind: 'datetime', width: 140, protected: true },
-      { name: c.hoursAtApproval, kind: 'duration', width: 90, protected: true },
+      { name: c.hoursAtApproval, kind: 'duration', width: 120, protected: true },
       { name: c.changedSince, kind: 'text', width: 260, protected: true, wrap: true },
       { name: c.status, kind: 'text', width: 420, protected: true, wrap: true },
     ],

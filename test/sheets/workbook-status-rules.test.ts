@@ -6,6 +6,7 @@
  * the rule of its word, with that word's colours; a Delete left FALSE is written in its row's fill
  * colour (so it does not show) and a tick stands out.
  */
+import { approvalsTab } from '../../src/core/approvals-tab.ts'
 import { afterEach, describe, expect, it } from 'vitest'
 import { activitiesTab, allowedTagsTab, columnIndex, syncLogTab, ACTIVITY_COLUMN, SYNC_LOG_COLUMN } from '../../src/core/columns.ts'
 import { STATUS_RULES, statusText, type StatusWord } from '../../src/core/status.ts'
@@ -196,5 +197,20 @@ describe('status colours and the Delete column in the workbook', () => {
     for (const row of rows.slice(ticks.length)) expect(first(row)?.dxf).not.toEqual(TICK_FORMAT)
     // The column's number format shows a tick as ✓ and FALSE as nothing where it applies (LibreOffice).
     expect(await zipText(made.file, 'xl/styles.xml')).toContain('formatCode="&quot;✓&quot;;&quot;✓&quot;;&quot;&quot;"')
+  })
+
+  it('colours a tick red on the Delete column only: an Approved tick on the Approvals tab is no warning', async () => {
+    const made = await createWorkbookFixture()
+    fixtures.push(made)
+    const approvals = approvalsTab('Approvals')
+    await made.spreadsheet.ensureLayout([activitiesTab(), allowedTagsTab(), approvals], { timeZone: 'Europe/Berlin' })
+    const approvedAt = approvals.columns.findIndex((c) => c.kind === 'checkbox')
+    const row: CellValue[] = approvals.columns.map(() => null)
+    row[approvedAt] = true
+    const formattings = formattingsOf(
+      await zipText(made.file, 'xl/worksheets/sheet3.xml'),
+      dxfsOf(await zipText(made.file, 'xl/styles.xml')),
+    )
+    expect(met(formattings, approvedAt, row).map((rule) => rule.dxf)).not.toContainEqual(TICK_FORMAT)
   })
 })

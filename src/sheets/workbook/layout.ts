@@ -10,6 +10,7 @@
  * features share the sheet's XML parts.
  */
 import { TimelineSheetsError } from '../../errors.ts'
+import { ACTIVITY_COLUMN } from '../../core/columns.ts'
 import type { CellValue, ColumnKind, ColumnSpec, TabSpec } from '../port.ts'
 import {
   Columns,
@@ -176,7 +177,8 @@ export function layOutTab(
       )
     }
   }
-  const checkbox = spec.columns.find((column) => column.kind === 'checkbox')
+  // The tick colour warns of a row about to be deleted: the Delete column's only (an Approved tick is no warning).
+  const checkbox = spec.columns.find((column) => column.kind === 'checkbox' && column.name === ACTIVITY_COLUMN.delete)
   const conditional = { status: statusIndex, checkbox: checkbox && indexByName.get(checkbox.name), lastColumn }
   if ((conditional.status !== undefined || conditional.checkbox !== undefined) && applyConditionalFormats(parts, conditional, styles))
     changed = true
