@@ -2,7 +2,9 @@
  * Every error the tool throws carries a code from the one `ErrorCode` union: a class in src/ extends
  * `TimelineSheetsError`, or `InternalError`, which names its code and the function that converts it where it is
  * caught. A new class that extends `Error` (or another built-in error) directly fails here, and so does an
- * internal one whose converting function is not in the file it names.
+ * internal one whose converting function is not in the file it names. And an error is told apart by its code, its
+ * class or a named predicate, never by its message: the few places a library gives nothing but text are named
+ * predicates on a short allow-list, each saying which library and why.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
@@ -110,6 +112,105 @@ describe('the errors of the tool', () => {
       expect(error.code).toMatch(/^TS_[A-Z_]+$/)
       expect(error.convertedBy).not.toBe('')
       expect(toCliFailure(error)).toMatchObject({ exitCode: 1, code: 'TS_INTERNAL', message: `Unexpected error: ${error.message}` })
+    }
+  })
+})
+
+/** Ways of telling an error apart by its text. */
+const READING_TEXT: { what: string; pattern: RegExp }[] = [
+  { what: 'a message compared', pattern: /(?<!typeof\s+[\w.?]+)\bmessage\s*[!=]==?|[!=]==?\s*[\w.?]*\bmessage\b/ },
+  { what: 'a message searched', pattern: /\bmessage\??\.(?:includes|startsWith|endsWith|match|matchAll|indexOf|lastIndexOf|search)\(/ },
+  { what: 'a pattern tested on a message', pattern: /\.test\(\s*[\w.?]*\bmessage\s*\)/ },
+  { what: "fetch's 'fetch failed'", pattern: /['"`]fetch failed['"`]/ },
+]
+
+/**
+ * The only places that read an error's text: a library or service that gives nothing else. Each is a named
+ * predicate whose comment names the library and says why; a new one belongs here only for the same reason.
+ */
+const ALLOWED_TEXT_READERS: { file: string; predicate: string; library: string }[] = [
+  // decisions/0021: Google documents no status nor code for the protected-range refusal.
+  { file: 'sheets/google/refusals.ts', predicate: 'isProtectedRefusal', library: 'Google Sheets API' },
+  { file: 'sheets/google/refusals.ts', predicate: 'isUnparsableRange', library: 'Google Sheets API' },
+  { file: 'sheets/google/refusals.ts', predicate: 'isStaleTabId', library: 'Google Sheets API' },
+  { file: 'sheets/google/refusals.ts', predicate: 'isPayloadTooLarge', library: 'Google Sheets API' },
+  { file: 'http/fetch-failure.ts', predicate: 'isFetchFailure', library: 'undici' },
+  { file: 'sheets/google/adc-metadata.ts', predicate: 'isNotMetadataServer', library: 'gcp-metadata' },
+  { file: 'timeline/http.ts', predicate: 'isConcurrencyRejection', library: 'Timeline API' },
+]
+
+/** Comments blanked out (same length, so positions hold): they may quote a message freely. */
+function code(text: string): string {
+  const blank = (m: string) => m.replace(/[^\n]/g, ' ')
+  return text.replace(/\/\*[\s\S]*?\*\//g, blank).replace(/(?<![:'"`\w])\/\/[^\n]*/g, blank)
+}
+
+/** The top-level function a position lies in, with the comment just above it. */
+function enclosingFunction(text: string, at: number): { name: string; comment: string } | undefined {
+  for (const m of text.matchAll(/^(?:export\s+)?(?:async\s+)?function\s+(\w+)/gm)) {
+    const end = text.indexOf('\n}', m.index)
+    if (m.index < at && at < (end < 0 ? text.length : end)) {
+      const comment = /\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*$/.exec(text.slice(0, m.index))?.[1] ?? ''
+      return { name: m[1]!, comment }
+    }
+  }
+  return undefined
+}
+
+interface TextReading {
+  file: string
+  line: number
+  what: string
+  predicate: string | undefined
+  comment: string
+}
+
+function textReadings(files: { file: string; text: string }[]): TextReading[] {
+  const found: TextReading[] = []
+  for (const { file, text } of files) {
+    const stripped = code(text)
+    for (const { what, pattern } of READING_TEXT) {
+      for (const m of stripped.matchAll(new RegExp(pattern.source, 'g'))) {
+        const fn = enclosingFunction(text, m.index)
+        const line = text.slice(0, m.index).split('\n').length
+        found.push({ file, line, what, predicate: fn?.name, comment: fn?.comment ?? '' })
+      }
+    }
+  }
+  return found
+}
+
+describe('an error is recognised', () => {
+  it('finds text read off an error when there is some (the scan itself)', () => {
+    const planted = [
+      'function a(error) {\n  if (/busy/i.test(error.message)) return 1\n}',
+      "function b(e) {\n  return e.message.includes('busy')\n}",
+      "function c(e) {\n  return e instanceof TypeError && e.message === 'fetch failed'\n}",
+      "function d({ message }) {\n  return message.startsWith('no answer')\n}",
+    ].map((text, i) => ({ file: `planted-${i}.ts`, text }))
+    expect(textReadings(planted).map((r) => `${r.file}:${r.line} ${r.predicate}`)).toEqual(
+      expect.arrayContaining(['planted-0.ts:2 a', 'planted-1.ts:2 b', 'planted-2.ts:2 c', 'planted-3.ts:2 d']),
+    )
+    const innocent = [
+      "function e(e) {\n  // a comment may say 'fetch failed'\n  return typeof e.message === 'string' ? e.message : 'no message'\n}",
+    ].map((text) => ({ file: 'innocent.ts', text }))
+    expect(textReadings(innocent)).toEqual([])
+  })
+
+  it('by its code, its class or a named predicate, never by its message outside the allow-list', () => {
+    const readings = textReadings(sources())
+    const stray = readings
+      .filter((r) => !ALLOWED_TEXT_READERS.some((a) => a.file === r.file.split(path.sep).join('/') && a.predicate === r.predicate))
+      .map((r) => `${r.file}:${r.line}: ${r.what}${r.predicate ? ` in ${r.predicate}` : ''}`)
+    expect(stray, 'tell the error apart by code or class, or add a named predicate saying which library gives nothing else').toEqual([])
+  })
+
+  it('by text only in the predicates allowed, each of which reads text and says which library gives nothing else', () => {
+    const readings = textReadings(sources())
+    for (const allowed of ALLOWED_TEXT_READERS) {
+      const at = readings.filter((r) => r.file.split(path.sep).join('/') === allowed.file && r.predicate === allowed.predicate)
+      expect(at.length, `${allowed.predicate} (${allowed.file}) still reads text; otherwise drop it from the list`).toBeGreaterThan(0)
+      for (const r of at) expect(r.comment, `${allowed.predicate}'s comment names ${allowed.library}`).toContain(allowed.library)
     }
   })
 })

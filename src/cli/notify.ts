@@ -54,32 +54,33 @@ export function webhookSender(options: WebhookOptions): SendNotice {
       await response.body?.cancel().catch(() => undefined)
       return response.status
     })()
+    let why: string
     try {
       const status = await Promise.race([post, late])
-      if (status === 'late') throw new Error(`no answer within ${ms} ms`)
-      if (status < 200 || status >= 300) throw new Error(`it answered ${status}`)
-      reporter.info(
-        `Told the webhook (${host}) that ${notice.target} ${notice.event === 'failed' ? `failed (${notice.code})` : 'recovered'}.`,
-      )
-      return 'sent'
+      if (status === 'late') why = `no answer within ${ms} ms`
+      else if (status < 200 || status >= 300) why = `it answered ${status}`
+      else {
+        reporter.info(
+          `Told the webhook (${host}) that ${notice.target} ${notice.event === 'failed' ? `failed (${notice.code})` : 'recovered'}.`,
+        )
+        return 'sent'
+      }
     } catch (error) {
-      post.catch(() => undefined)
       // Never the error's own message: it may quote the URL, key and all.
-      const why = whyNot(error, ms)
-      reporter.warn(
-        `Could not tell the webhook (${host}) that ${notice.target} ${notice.event === 'failed' ? 'failed' : 'recovered'}: ${why}. The run goes on; the notice is tried again after the next run.`,
-      )
-      return 'failed'
+      why = whyNot(error, ms)
     } finally {
       clearTimeout(timer)
     }
+    post.catch(() => undefined)
+    reporter.warn(
+      `Could not tell the webhook (${host}) that ${notice.target} ${notice.event === 'failed' ? 'failed' : 'recovered'}: ${why}. The run goes on; the notice is tried again after the next run.`,
+    )
+    return 'failed'
   }
 }
 
 function whyNot(error: unknown, ms: number): string {
-  if (error instanceof RequestTimeoutError || (error instanceof Error && error.message.startsWith('no answer')))
-    return `no answer within ${ms} ms`
-  if (error instanceof Error && error.message.startsWith('it answered')) return error.message
+  if (error instanceof RequestTimeoutError) return `no answer within ${ms} ms`
   const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code
   return typeof code === 'string' ? `the request failed (${code})` : 'the request failed'
 }

@@ -106,6 +106,7 @@ export const SPREADSHEET_BACKENDS: { [K in SpreadsheetConfig['kind']]: Backend<K
       return createGoogleSpreadsheet({
         ...api,
         retry: {
+          baseDelay: context.loaded.config.timeouts.retryDelayMs,
           ...(network.deadline ? { signal: network.deadline.signal } : {}),
           ...(network.watch ? { watch: network.watch } : {}),
           onRetry: (event) => sayRetry(reporter, 'google', event, describeSheetsFailure(event.error), network.watch),

@@ -121,6 +121,7 @@ async function timelineClients(
       pace,
       home,
       retry: {
+        baseDelay: loaded.config.timeouts.retryDelayMs,
         onRetry: (e) => sayRetry(reporter, 'timeline', e, e.error instanceof Error ? e.error.message : String(e.error), network.watch),
         ...(network.deadline ? { signal: network.deadline.signal } : {}),
         ...(network.watch ? { watch: network.watch } : {}),

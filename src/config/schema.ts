@@ -62,6 +62,14 @@ const timeouts = z
       .describe(
         'Milliseconds a run may spend, per service, in requests that time out; once spent, nothing is repeated or sent to that service and the run ends.',
       ),
+    retryDelayMs: z
+      .int()
+      .min(1)
+      .max(60_000)
+      .default(500)
+      .describe(
+        'Milliseconds a run waits before it repeats a failed request the first time, doubled for each repeat after; only tests against a fake need another value.',
+      ),
     runMs: z
       .int()
       .min(1)

@@ -4,6 +4,7 @@
  * the other queued calls do not spend the quota again.
  */
 import PQueue from 'p-queue'
+import { checkOptions } from './options.ts'
 
 export interface PaceOptions {
   /** Calls in flight at once. @default 4 */
@@ -31,9 +32,10 @@ export function createPace(options: Partial<PaceOptions> = {}): Pace {
   const concurrency = options.concurrency ?? 4
   const intervalCap = options.intervalCap ?? Number.POSITIVE_INFINITY
   const interval = options.interval ?? 60_000
-  if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new TypeError(`Expected \`concurrency\` to be an integer >= 1, got \`${concurrency}\``)
-  }
+  checkOptions({ concurrency }, ['concurrency'], 'an integer >= 1')
+  // What p-queue would refuse with a TypeError that has no code (it reads `interval` only with a cap, and `strict`).
+  checkOptions({ intervalCap }, ['intervalCap'], 'an integer >= 1 or Infinity')
+  if (Number.isFinite(intervalCap)) checkOptions({ interval }, ['interval'], 'a number of milliseconds from 1 to 2147483647')
   const queue = new PQueue(Number.isFinite(intervalCap) ? { concurrency, intervalCap, interval, strict: true } : { concurrency })
   let heldUntil = 0
   const { onHold } = options

@@ -5,6 +5,7 @@
  */
 import { setTimeout as sleepFor } from 'node:timers/promises'
 import { TimelineSheetsError } from '../errors.ts'
+import { checkOptions } from './options.ts'
 import type { RequestWatch } from './watch.ts'
 
 export interface RetryOptions {
@@ -63,12 +64,7 @@ export const DEFAULT_RETRY: RetryOptions = {
 
 export function retryOptions(partial: Partial<RetryOptions> = {}): RetryOptions {
   const options = { ...DEFAULT_RETRY, ...partial }
-  for (const key of ['limit', 'baseDelay', 'backoffLimit', 'jitter'] as const) {
-    const value = options[key]
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      throw new TypeError(`Expected \`${key}\` to be a finite number >= 0, got \`${String(value)}\` (${typeof value})`)
-    }
-  }
+  checkOptions(options, ['limit', 'baseDelay', 'backoffLimit', 'jitter'], 'a finite number >= 0')
   return options
 }
 

@@ -32,6 +32,7 @@ import {
   TimelineSheetsError,
   type TimeoutLimit,
 } from '../errors.ts'
+import { checkOptions } from './options.ts'
 import type { RequestWatch } from './watch.ts'
 
 /** Per-request limits in milliseconds; the names are the config's (`timeouts.<name>`). */
@@ -109,11 +110,7 @@ const SETTING: Record<Exclude<TimeoutLimit, 'deadline'>, string> = {
 /** Validates and completes a partial set of timeouts. */
 export function resolveTimeouts(partial: Partial<Timeouts> = {}): Timeouts {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...partial }
-  for (const [key, value] of Object.entries(timeouts)) {
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-      throw new TypeError(`Expected \`${key}\` to be a finite number > 0, got \`${String(value)}\` (${typeof value})`)
-    }
-  }
+  checkOptions(timeouts, Object.keys(timeouts) as (keyof Timeouts)[], 'a finite number > 0')
   return timeouts
 }
 

@@ -225,7 +225,11 @@ function errorForStatus(call: TimelineCall, response: Response, text: string, sc
   return make('TS_HTTP', `${where}${about} answered ${status}${said}`)
 }
 
-/** 409 or 412 on a write, or a 400 whose body names the last change. */
+/**
+ * 409 or 412 on a write, or a 400 whose body names the last change. Timeline API: the spec shows neither the
+ * status nor the body of a refused `expectedLastChangeId` (timeline-api.md §7), so a 400 whose error code says
+ * nothing is read by its message too.
+ */
 export function isConcurrencyRejection(status: number, errorCode: string | undefined, message: string): boolean {
   if (status === 409 || status === 412) return true
   if (status !== 400) return false

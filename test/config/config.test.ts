@@ -230,7 +230,7 @@ describe('no credentials in URLs', () => {
 })
 
 describe('timeouts', () => {
-  it('defaults to 10 s connect, 30 s first byte, 30 s idle body, 2 min per request, 200 s a Sheets write, 2 min of repeats a run, and no run deadline', () => {
+  it('defaults to 10 s connect, 30 s first byte, 30 s idle body, 2 min per request, 200 s a Sheets write, 2 min of repeats a run, 0.5 s before the first repeat, and no run deadline', () => {
     const { config } = parseConfig(JSON.stringify({ timeline: { auth: password }, targets: [target] }), '/cfg/x.json')
     expect(config.timeouts).toEqual({
       connectMs: 10_000,
@@ -239,6 +239,7 @@ describe('timeouts', () => {
       totalMs: 120_000,
       googleWriteMs: 200_000,
       retryBudgetMs: 120_000,
+      retryDelayMs: 500,
     })
   })
 
@@ -250,6 +251,7 @@ describe('timeouts', () => {
       totalMs: 4_000,
       googleWriteMs: 5_000,
       retryBudgetMs: 6_000,
+      retryDelayMs: 7,
       runMs: 3_600_000,
     }
     const { config } = parseConfig(JSON.stringify({ timeline: { auth: password }, timeouts, targets: [target] }), '/cfg/x.json')
@@ -259,10 +261,17 @@ describe('timeouts', () => {
   it('refuses zero, negative, fractional, unknown and absurdly long limits, naming each', () => {
     const error = refusal({
       timeline: { auth: password },
-      timeouts: { connectMs: 0, firstByteMs: -5, idleBodyMs: 1.5, totalMs: 10 ** 12, firstByte: 30 },
+      timeouts: { connectMs: 0, firstByteMs: -5, idleBodyMs: 1.5, totalMs: 10 ** 12, retryDelayMs: 0, firstByte: 30 },
       targets: [target],
     })
-    for (const field of ['timeouts.connectMs', 'timeouts.firstByteMs', 'timeouts.idleBodyMs', 'timeouts.totalMs', 'timeouts']) {
+    for (const field of [
+      'timeouts.connectMs',
+      'timeouts.firstByteMs',
+      'timeouts.idleBodyMs',
+      'timeouts.totalMs',
+      'timeouts.retryDelayMs',
+      'timeouts',
+    ]) {
       expect(error.message).toContain(`${field}:`)
     }
     expect(error.message).toMatch(/firstByte/)

@@ -124,6 +124,8 @@ function baseConfig(server: ReferenceServer, backend: Backend, fake?: SheetsFake
       ? { google: { auth: { mode: 'static-token', tokenEnv: TOKEN_ENV }, rootUrl: fake!.rootUrl, quotaWindowMs: 500, ...googleExtra } }
       : {}),
     stateDir: 'state',
+    // A short first wait before a repeat: the fault cases' many 5xx answers are repeated without the real back-off.
+    timeouts: { retryDelayMs: 10 },
     targets: [
       {
         name: TARGET,

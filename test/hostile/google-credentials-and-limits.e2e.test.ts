@@ -59,14 +59,23 @@ describe.concurrent('Google: no credential to another origin, and limits on ever
   it(
     'a Sheets API that never answers: first-byte timeout on each try, until the run deadline',
     () =>
-      inGoogleWorld('data-hang', async ({ proxy, run }) => {
-        proxy.setRule((r) => (r.path.startsWith('/v4/') ? { kind: 'hang' } : undefined))
-        const result = await run(['--deadline', DEADLINE, 'export'])
-        expect(result.code).toBe(1)
-        expect(errorLine(result)).toMatch(/deadline/)
-        expect(errorLine(result)).toMatch(/\/v4\/spreadsheets\/[^ ]+: no answer within 1 s \(first-byte timeout, timeouts\.firstByteMs\)/)
-        expect(proxy.seen.filter((r) => r.path.startsWith('/v4/')).length).toBeGreaterThan(1)
-      }),
+      inGoogleWorld(
+        'data-hang',
+        async ({ proxy, run }) => {
+          proxy.setRule((r) => (r.path.startsWith('/v4/') ? { kind: 'hang' } : undefined))
+          const result = await run(['--deadline', DEADLINE, 'export'])
+          expect(result.code).toBe(1)
+          expect(errorLine(result)).toMatch(/deadline/)
+          expect(errorLine(result)).toMatch(/\/v4\/spreadsheets\/[^ ]+: no answer within 1 s \(first-byte timeout, timeouts\.firstByteMs\)/)
+          expect(proxy.seen.filter((r) => r.path.startsWith('/v4/')).length).toBeGreaterThan(1)
+        },
+        {
+          ...TEST_TIMEOUTS,
+          // The real back-off (0.5 s, doubled): Google's eight tries then take far longer than the deadline, which
+          // must be what ends the run; with the tests' short one they would all fit into it.
+          retryDelayMs: 500,
+        },
+      ),
     TEST_BUDGET_MS,
   )
 
@@ -87,8 +96,9 @@ describe.concurrent('Google: no credential to another origin, and limits on ever
             ),
           )
         },
-        // The whole-request limit far beyond the idle-body one: only the limit under test can end a stalled answer.
-        { ...TEST_TIMEOUTS, totalMs: 60_000 },
+        // The whole-request limit far beyond the idle-body one: only the limit under test can end a stalled answer;
+        // the real back-off, so that the deadline ends the run, as in the test before.
+        { ...TEST_TIMEOUTS, totalMs: 60_000, retryDelayMs: 500 },
       ),
     TEST_BUDGET_MS,
   )

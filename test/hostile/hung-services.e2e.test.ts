@@ -53,6 +53,8 @@ describe.concurrent('a service that does not answer ends the run in bounded time
           expect(repeats[0]).toMatch(
             /msg="Timeline service: attempt 1 of 6 failed: GET http:\/\/127\.0\.0\.1:\d+\/api: no answer within 1 s \(first-byte timeout, timeouts\.firstByteMs\); trying again in [\d.]+ m?s" service=timeline attempt=1 waitMs=\d+ reason="firstByte timeout"$/,
           )
+          // The config's timeouts.retryDelayMs (10) is the first wait, plus at most a quarter of it as jitter.
+          expect(Number(/ waitMs=(\d+)/.exec(repeats[0]!)![1])).toBeLessThanOrEqual(13)
         },
         // 3.5 s: the first 1 s timeout may fire 2.5 s late on a busy machine and a second try still fits.
         { timeouts: { ...TEST_TIMEOUTS, retryBudgetMs: 3_500 } },
@@ -130,6 +132,7 @@ describe.concurrent('a service that does not answer ends the run in bounded time
           expect(repeats[0]).toMatch(
             /msg="Google Sheets: attempt 1 of 8 failed: GET http:\/\/127\.0\.0\.1:\d+\/v4\/spreadsheets\/[^ ]+: no answer within 1 s \(first-byte timeout, timeouts\.firstByteMs\); trying again in [\d.]+ m?s" service=google attempt=1/,
           )
+          expect(Number(/ waitMs=(\d+)/.exec(repeats[0]!)![1])).toBeLessThanOrEqual(13)
         },
         // 3.5 s: the first 1 s timeout may fire 2.5 s late on a busy machine and a second try still fits.
         { ...TEST_TIMEOUTS, retryBudgetMs: 3_500 },

@@ -12,8 +12,12 @@ import { startReferenceServer, type ReferenceServer } from '../../counterparts/t
 import { runCli, tempFolder, writeConfig, type CliRun } from '../e2e/cli.ts'
 import { startHostileProxy, startWitness, type HostileProxy, type Witness } from './proxy.ts'
 
-/** Small per-request limits for the tests, in the config's own section. */
-export const TEST_TIMEOUTS = { connectMs: 2_000, firstByteMs: 1_000, idleBodyMs: 1_000, totalMs: 3_000 }
+/**
+ * Small per-request limits for the tests, in the config's own section, and a short first wait before a repeat
+ * (`retryDelayMs`, doubled for each repeat): no test waits on the real back-off, which for a request tried six
+ * times is 15.5 s of waiting.
+ */
+export const TEST_TIMEOUTS = { connectMs: 2_000, firstByteMs: 1_000, idleBodyMs: 1_000, totalMs: 3_000, retryDelayMs: 10 }
 
 /** How long a CLI run may take before the test kills it: only a run that hangs gets near it. */
 export const KILL_AFTER_MS = 150_000

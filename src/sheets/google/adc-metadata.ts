@@ -108,13 +108,21 @@ export async function signInWithMetadataServer(options: MetadataServerOptions = 
   }
 }
 
+/**
+ * gcp-metadata: an answer without `Metadata-Flavor: Google` (something else answered at the metadata address). It
+ * throws a plain `RangeError` ("incorrect Metadata-Flavor header") with no code, so its text is all there is.
+ */
+function isNotMetadataServer(error: unknown): boolean {
+  return error instanceof RangeError && /Metadata-Flavor/.test(error.message)
+}
+
 /** A failed metadata request in our words: what was asked, of which server, and what to do. */
 function metadataFailure(error: unknown, server: string, what: string): Error {
   const own = transportFailure(error)
   if (own) return own
   const e = error as { status?: unknown; response?: { status?: unknown; data?: unknown }; message?: unknown }
   const status = typeof e.response?.status === 'number' ? e.response.status : typeof e.status === 'number' ? e.status : undefined
-  if (error instanceof RangeError && /Metadata-Flavor/.test(error.message)) {
+  if (isNotMetadataServer(error)) {
     return new TimelineSheetsError(
       'TS_RESPONSE_INVALID',
       `${server} answered without Metadata-Flavor: Google: it is not a metadata server`,

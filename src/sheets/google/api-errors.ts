@@ -4,6 +4,7 @@
  * is told when it is final. Pure; `now` and `random` are injected.
  */
 import { HttpError, RequestTimeoutError, TimeoutBudgetError, TimelineSheetsError, redactSecrets, redactUrl } from '../../errors.ts'
+import { isFetchFailure } from '../../http/fetch-failure.ts'
 import { parseRetryAfter, type RetryVerdict } from '../../http/retry.ts'
 
 /** The parts of a GaxiosError (or any HTTP error) this module reads. */
@@ -116,14 +117,14 @@ export function readApiFailure(error: unknown): ApiFailure | undefined {
 
 /**
  * The network failure under an error, if any: a known code anywhere in the cause chain, or fetch's own
- * `fetch failed` (undici puts the socket's code a level below it: GaxiosError ← TypeError ← SocketError).
+ * failure (`isFetchFailure`; undici puts the socket's code a level below it: GaxiosError ← TypeError ← SocketError).
  */
 function networkCodeOf(error: unknown): string | undefined {
   let fetchFailed = false
   for (let current = error, depth = 0; current && typeof current === 'object' && depth < 6; depth++) {
-    const { code, message, cause } = current as { code?: unknown; message?: unknown; cause?: unknown }
+    const { code, cause } = current as { code?: unknown; cause?: unknown }
     if (typeof code === 'string' && NETWORK_CODES.has(code)) return code
-    if (current instanceof TypeError && message === 'fetch failed') fetchFailed = true
+    if (isFetchFailure(current)) fetchFailed = true
     current = cause
   }
   // No answer came, and nothing says why: a connection that broke.

@@ -11,7 +11,7 @@
  */
 import type { sheets_v4 } from '@googleapis/sheets'
 import { z } from 'zod'
-import { HttpError, TimelineSheetsError } from '../../errors.ts'
+import { TimelineSheetsError } from '../../errors.ts'
 import { createPace, type Pace } from '../../http/pace.ts'
 import type { Transport } from '../../http/transport.ts'
 import { readDriveVersion } from './drive-version.ts'
@@ -31,7 +31,8 @@ import { planLayout, type CreatedTab, type LayoutPlan } from './layout.ts'
 import { LAYOUT_FIELDS, defaultTabCandidate, layoutIsCurrent, readSpreadsheetState, type SpreadsheetState } from './layout-state.ts'
 import { encodeBody, type EncodedBody } from './gzip-requests.ts'
 import { batchGetParams, COMPRESSED_MAX_PAYLOAD_BYTES, DEFAULT_MAX_PAYLOAD_BYTES, preserialized } from './requests.ts'
-import { isProtectedRefusal, PROTECTION_FIELDS, protectedAreas, protectedWriteError } from './protected-rows.ts'
+import { PROTECTION_FIELDS, protectedAreas, protectedWriteError } from './protected-rows.ts'
+import { isProtectedRefusal, isStaleTabId, isUnparsableRange } from './refusals.ts'
 import { applyWrite } from './write.ts'
 import { StaleSheetIdError, type StructuralOutcome, type WriteDeps } from './write-targets.ts'
 
@@ -310,7 +311,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
         found = await batchGet(unique, headerOnly)
       } catch (error) {
         // One missing tab fails the whole batchGet; only then is the tab list read.
-        if (!(error instanceof HttpError && error.status === 400 && /Unable to parse range/i.test(error.message))) throw error
+        if (!isUnparsableRange(error)) throw error
         found = await readPresent()
       }
     }
@@ -454,10 +455,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     } catch (caught) {
       const error = await explainRefusal(caught, effective)
       // Tab ids from an earlier run's hints may be stale (a tab deleted and made again): learn them afresh, once.
-      const stale =
-        error instanceof StaleSheetIdError ||
-        (error instanceof TimelineSheetsError &&
-          /No grid with id|No sheet with id|updateSheetProperties: A sheet with the name/i.test(error.message))
+      const stale = error instanceof StaleSheetIdError || isStaleTabId(error)
       if (!stale) throw error
       if (!hintedIds) throw tabsChanged(error)
       hintedIds = false

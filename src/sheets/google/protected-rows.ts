@@ -1,12 +1,12 @@
 /**
  * Protected ranges the tool's account may not edit (decisions/0021-protected-ranges.md). Google refuses a write
- * into one whole ("You are trying to edit a protected cell or object"): a `values.batchUpdateByDataFilter` with
- * one such row applies none of the others. The refusal names no range, so the backend asks for the ranges
- * (one `spreadsheets.get`), leaves out the rows that lie in one and writes the rest; a refusal it cannot pin to
- * a row becomes an error that names the ranges.
+ * into one whole ("You are trying to edit a protected cell or object", `isProtectedRefusal` in refusals.ts): a
+ * `values.batchUpdateByDataFilter` with one such row applies none of the others. The refusal names no range, so
+ * the backend asks for the ranges (one `spreadsheets.get`), leaves out the rows that lie in one and writes the
+ * rest; a refusal it cannot pin to a row becomes an error that names the ranges.
  */
 import type { sheets_v4 } from '@googleapis/sheets'
-import { HttpError, TimelineSheetsError } from '../../errors.ts'
+import { TimelineSheetsError } from '../../errors.ts'
 import { columnLetters, quoteTitle } from './a1.ts'
 
 /** The fields of `spreadsheets.get` that show each tab's protections and whether the caller may edit them. */
@@ -21,11 +21,6 @@ export interface ProtectedArea {
   endColumn: number
   /** How a person finds it: its description and its A1 range, `"March approved" ('Activities'!A2:L40)`. */
   name: string
-}
-
-/** Whether a failed call is Google's refusal of an edit to a protected range (whatever the status it came with). */
-export function isProtectedRefusal(error: unknown): boolean {
-  return error instanceof HttpError && /protected cell or object/i.test(error.message)
 }
 
 /**

@@ -12,6 +12,7 @@ import type { Spreadsheet } from '../port.ts'
 import type { WriteTestFinding } from '../probe.ts'
 import { quoteTitle } from './a1.ts'
 import { encodeBody, GZIP_MIN_BYTES } from './gzip-requests.ts'
+import { isPayloadTooLarge } from './refusals.ts'
 import { COMPRESSED_MAX_PAYLOAD_BYTES, preserialized } from './requests.ts'
 import { CLAIM_CHARS_PER_SHEET, claimReserve } from './row-claims.ts'
 
@@ -166,7 +167,7 @@ async function payloadLimitCounts(deps: WriteTestDeps, sheetId: number): Promise
     )
   } catch (error) {
     const message = messageOf(error)
-    if (/payload size exceeds the limit/i.test(message)) {
+    if (isPayloadTooLarge(message)) {
       return {
         name,
         status: 'pass',

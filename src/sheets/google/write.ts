@@ -43,7 +43,7 @@ import {
   type RowEcho,
   sheetClaimsFilter,
 } from './row-claims.ts'
-import { isProtectedRefusal } from './protected-rows.ts'
+import { isProtectedRefusal, isStaleTabId } from './refusals.ts'
 import { runStructural, structuralPart, type StructuralPart } from './structural.ts'
 import { writeValues } from './value-write.ts'
 import {
@@ -249,12 +249,7 @@ function newClaim(t: TabState, values: ClaimValues): ClaimRef {
  * longer names its tab fails the same way and is not one.
  */
 function isClaimRefusal(error: unknown): boolean {
-  return (
-    error instanceof HttpError &&
-    error.status === 400 &&
-    !isProtectedRefusal(error) &&
-    !/No grid with id|No sheet with id|updateSheetProperties: A sheet with the name/i.test(error.message)
-  )
+  return error instanceof HttpError && error.status === 400 && !isProtectedRefusal(error) && !isStaleTabId(error)
 }
 
 /** Finds the chunk's unclaimed rows in a fresh read by content and Key, and claims them where they are now. */

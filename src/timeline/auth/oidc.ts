@@ -5,6 +5,7 @@
  */
 import * as client from 'openid-client'
 import { TimelineSheetsError, redactSecrets } from '../../errors.ts'
+import { isFetchFailure } from '../../http/fetch-failure.ts'
 import { asFetch, createTransport, type Transport } from '../../http/transport.ts'
 import { LOGIN_HINT } from '../../state/cloud-token-file.ts'
 
@@ -137,8 +138,8 @@ export function oidcFailure(error: unknown, action: string, secrets: Array<strin
     const reason = error.cause instanceof Error ? `: ${clean(error.cause.message)}` : ''
     return new TimelineSheetsError('TS_AUTH_FAILED', `${action} failed: ${clean(error.message)}${reason}`)
   }
-  if (error instanceof TypeError && error.message === 'fetch failed') {
-    const cause = (error as TypeError & { cause?: { code?: string } }).cause
+  if (isFetchFailure(error)) {
+    const cause = error.cause as { code?: string } | undefined
     return new TimelineSheetsError('TS_NETWORK', `${action} failed: cannot connect${cause?.code ? ` (${cause.code})` : ''}`, {
       hint: 'Check the network and the authority URL.',
     })
