@@ -78,6 +78,11 @@ export interface SummarySpec {
   groups: { name: string; level: 1 | 2 }[]
   /** Weeks shown, up to the week of the latest Date. */
   weeks: number
+  /**
+   * The target's Approvals tab, when it has one: the Summary then shows each person's approved and open hours per
+   * week too. Absent otherwise, so the layout (and its hash) of a target without approvals stays as it was.
+   */
+  approvals?: { tab: string }
 }
 
 export interface TabData {

@@ -147,6 +147,7 @@ async function exportInFrame(
       tags: allowedCombinations(serverAllowed),
       // The weeks the export window reaches into.
       weeks: Math.ceil(target.window.days / 7) + 1,
+      ...(target.approvals ? { approvals: target.approvals.tab } : {}),
     }),
   ]
   const layoutHash = fnv1a64Base64url(JSON.stringify({ specs: layoutSpecs, timeZone: target.timeZone }))

@@ -1,6 +1,6 @@
 /**
  * The Summary tab in the workbook. The formulas the workbook holds are evaluated by the Sheets
- * fake's formula evaluator (the same functions, SUMIFS, SUM, MAX, WEEKDAY and ROUND, over whole columns): the
+ * fake's formula evaluator (the same functions, SUMIFS, COUNTIFS, SUM, MIN, MAX, WEEKDAY and ROUND, over whole columns): the
  * Summary's formulas and the Activities values are copied into a fake spreadsheet as they are read back from
  * the file. LibreOffice computes the same numbers from the demo workbook (decisions/0007-summary-tab.md).
  */
@@ -9,7 +9,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createSheetsHandler } from '../../counterparts/sheets/handler.ts'
 import { createSheetsStore } from '../../counterparts/sheets/store.ts'
 import { mswHandlerFor } from '../../counterparts/mount.ts'
-import { summaryShape } from '../../src/core/summary.ts'
+import { approvalsTab } from '../../src/core/approvals-tab.ts'
+import { localDateToSerial } from '../../src/core/serial.ts'
+import { summaryShape, summaryTab } from '../../src/core/summary.ts'
 import type { CellValue } from '../../src/sheets/port.ts'
 import { signInWithStaticToken } from '../../src/sheets/google/auth.ts'
 import { directClient } from './google-fixture.ts'
@@ -38,20 +40,23 @@ async function withRows(rows: readonly SummaryRow[]): Promise<WorkbookFixture> {
 }
 
 /** The workbook's Summary as the evaluator computes it from the file's formulas and Activities values, by A1 cell. */
-async function evaluated(f: WorkbookFixture): Promise<Map<string, unknown>> {
-  const snapshot = await f.spreadsheet.read(['Activities', 'Summary'])
+async function evaluated(f: WorkbookFixture, others: string[] = []): Promise<Map<string, unknown>> {
+  const snapshot = await f.spreadsheet.read(['Activities', ...others, 'Summary'])
   const tab = (title: string): CellValue[][] => [snapshot.tabs[title]!.header, ...snapshot.tabs[title]!.rows]
   const store = createSheetsStore({ staticTokens: [TOKEN], quota: false })
   server.resetHandlers(mswHandlerFor(ROOT, createSheetsHandler(store)))
-  const spreadsheetId = store.createSpreadsheet({ sheets: [{ title: 'Activities' }, { title: 'Summary' }] }).spreadsheetId
+  const titles = ['Activities', ...others]
+  const spreadsheetId = store.createSpreadsheet({ sheets: [...titles, 'Summary'].map((title) => ({ title })) }).spreadsheetId
   const api = directClient(signInWithStaticToken(TOKEN).client, ROOT)
   const values = (rows: CellValue[][]) => rows.map((row) => Array.from(row, (v) => v ?? ''))
-  await api.spreadsheets.values.update({
-    spreadsheetId,
-    range: 'Activities!A1',
-    valueInputOption: 'RAW',
-    requestBody: { values: values(tab('Activities')) },
-  })
+  for (const title of titles) {
+    await api.spreadsheets.values.update({
+      spreadsheetId,
+      range: `'${title}'!A1`,
+      valueInputOption: 'RAW',
+      requestBody: { values: values(tab(title)) },
+    })
+  }
   await api.spreadsheets.values.update({
     spreadsheetId,
     range: 'Summary!A1',
@@ -113,5 +118,33 @@ describe('the Summary tab in the workbook', () => {
     const values = await evaluated(f)
     expectSummary(values, rows, people)
     expect(values.get('L4')).toBe('my note')
+  })
+
+  it('sums approved and open hours over the Approvals tab’s columns as the workbook lays them out', async () => {
+    fixture = await createWorkbookFixture()
+    const withApprovals = [
+      ...specs().slice(0, 3),
+      approvalsTab(),
+      summaryTab({ people: ['DOMAIN\\ann'], tags: [], approvals: 'Approvals' }),
+    ]
+    await fixture.spreadsheet.ensureLayout(withApprovals, LAYOUT)
+    const rows = summaryRows()
+    const basis = await fixture.spreadsheet.read(['Activities', 'Approvals'])
+    const monday = localDateToSerial('2026-11-09')
+    await fixture.spreadsheet.write(
+      [
+        { tab: 'Activities', keyColumn: 10, appends: rows.map((r, i) => activitiesCells(r, i + 1)) },
+        // ann's week of 2026-11-09 approved and taken (Approved at filled in).
+        { tab: 'Approvals', appends: [['DOMAIN\\ann', '2026-W46', monday, monday + 6, 0, true, 'Mia', monday + 7.5]] },
+      ],
+      basis,
+    )
+    const values = await evaluated(fixture, ['Approvals'])
+    const rowOf = (label: string) => [...values].find(([, v]) => v === label)![0].slice(1)
+    // Eight weeks up to 2026-11-23: the week of 11-09 is the sixth (column G); ann has 2 h and 1.5 h in it.
+    expect(values.get(`G${rowOf('DOMAIN\\ann: approved')}`)).toBeCloseTo(3.5, 9)
+    expect(values.get(`G${rowOf('DOMAIN\\ann: open')}`)).toBeCloseTo(0, 9)
+    expect(values.get(`I${rowOf('DOMAIN\\ann: approved')}`)).toBeCloseTo(0, 9)
+    expect(values.get(`I${rowOf('DOMAIN\\ann: open')}`)).toBeCloseTo(3.75, 9)
   })
 })

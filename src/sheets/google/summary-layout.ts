@@ -22,13 +22,13 @@ export function summaryLayoutRequests(
   columns: ReadonlyMap<string, ReadonlyMap<string, number>>,
   chartIds: readonly number[],
 ): sheets_v4.Schema$Request[] {
-  const activities = columns.get(spec.activities)
-  const columnOf = (name: string) => {
-    const index = activities?.get(name)
+  // The Activities tab, and with approvals the Approvals tab, are laid out in the same call.
+  const columnOf = (name: string, tab: string) => {
+    const index = columns.get(tab)?.get(name)
     if (index === undefined) {
       throw new TimelineSheetsError(
         'TS_SHEET_LAYOUT',
-        `The ${title} tab sums column "${name}" of "${spec.activities}", which is not laid out in the same call`,
+        `The ${title} tab sums column "${name}" of "${tab}", which is not laid out in the same call`,
         { hint: 'This is a bug in the tab specification: lay out the Activities tab together with its Summary.' },
       )
     }

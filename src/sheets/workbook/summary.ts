@@ -31,13 +31,13 @@ export function layOutSummary(
   current: readonly (readonly CellValue[])[],
 ): TabLayout {
   const summary = spec.summary!
-  const header = headerOf(summary.activities) ?? []
-  const columnOf = (name: string) => {
-    const index = header.indexOf(name)
+  // The Activities tab, and with approvals the Approvals tab, are laid out in the same call.
+  const columnOf = (name: string, tab: string) => {
+    const index = (headerOf(tab) ?? []).indexOf(name)
     if (index < 0) {
       throw new TimelineSheetsError(
         'TS_SHEET_LAYOUT',
-        `The ${spec.title} tab sums column "${name}" of "${summary.activities}", which is not laid out in the same call`,
+        `The ${spec.title} tab sums column "${name}" of "${tab}", which is not laid out in the same call`,
         { hint: 'This is a bug in the tab specification: lay out the Activities tab together with its Summary.' },
       )
     }
