@@ -139,7 +139,7 @@ function journaled(w: ServerWrite, server: ReadonlyMap<string, ServerActivity>):
 
 function importCrashPoints(w: ServerWrite): CrashPoints {
   const op = w.kind === 'import-post' ? 'post' : w.kind === 'import-put' ? 'put' : 'delete'
-  return { before: `import:before-${op}`, after: `import:after-${op}`, recorded: `import:after-${op}-recorded` }
+  return { before: `import:before-${op}` as const, after: `import:after-${op}` as const, recorded: `import:after-${op}-recorded` as const }
 }
 
 export function failure(w: ServerWrite, error: unknown): WriteOutcome {

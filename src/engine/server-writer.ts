@@ -13,7 +13,7 @@ import { ConcurrencyError, TimelineSheetsError } from '../errors.ts'
 import type { Journal } from '../state/journal.ts'
 import type { TimelineClient } from '../timeline/client.ts'
 import type { TimelineInfo } from '../timeline/model.ts'
-import { crashPoint } from './crash-points.ts'
+import { crashPoint, type CrashPointName } from './crash-points.ts'
 import type { Reporter } from './reporter.ts'
 import { readRanged } from './server-reads.ts'
 
@@ -33,9 +33,9 @@ export type JournaledWrite =
 
 /** Where a run may be made to die around one write (tests): before it is sent, after the answer, after the journal recorded it. */
 export interface CrashPoints {
-  before: string
-  after: string
-  recorded: string
+  before: CrashPointName
+  after: CrashPointName
+  recorded: CrashPointName
 }
 
 /** Sends one write, journaled; resolves with the activity the server answered (post, put). */

@@ -226,8 +226,8 @@ export interface Case {
   folder: string
   server: ReferenceServer
   fake: SheetsFake | undefined
-  /** Runs `sync` at SYNC_AT; `crashAt` names a crash point (`name#n`). */
-  sync(crashAt?: string, extraArgs?: string[]): Promise<CliRun>
+  /** Runs `sync` at SYNC_AT; `crashAt` names a crash point (`name#n`); `env` adds to the run's environment. */
+  sync(crashAt?: string, extraArgs?: string[], env?: Record<string, string>): Promise<CliRun>
   close(): Promise<void>
 }
 
@@ -251,10 +251,11 @@ export async function startCase(template: Template, faults: CaseFaults = {}): Pr
     folder,
     server,
     fake,
-    sync: (crashAt, extraArgs = []) =>
+    sync: (crashAt, extraArgs = [], env = {}) =>
       runCli(['sync', '--config', config, '--now', SYNC_AT, '--json', ...extraArgs], {
         ...envFor(server),
         ...(crashAt ? { TIMELINE_SHEETS_CRASH_AT: crashAt } : {}),
+        ...env,
       }),
     close: async () => {
       await server.close()
@@ -418,16 +419,33 @@ export interface KillCase {
 
 /** The outcome of an uninterrupted sync of the scenario: what every interrupted or faulty one must end in. */
 export async function uninterruptedOutcome(template: Template): Promise<Outcome> {
+  return (await uninterruptedRun(template)).outcome
+}
+
+/**
+ * An uninterrupted sync of the scenario with the crash-point trace on: its
+ * outcome, and the crash points it passed in order (one line per pass), which
+ * the kill tests hold their cases against.
+ */
+export async function uninterruptedRun(template: Template): Promise<{ outcome: Outcome; trace: string[]; run: CliRun }> {
   const c = await startCase(template)
   try {
-    const run = await c.sync()
-    expect(run.code, run.stderr).toBe(0)
+    const run = await tracedSync(c)
+    expect(run.run.code, run.run.stderr).toBe(0)
     const outcome = await observe(c)
     expectScenarioApplied(outcome, template)
-    return outcome
+    return { outcome, trace: run.trace, run: run.run }
   } finally {
     await c.close()
   }
+}
+
+/** One `sync` of the case with TIMELINE_SHEETS_CRASH_TRACE on: the run and the crash points it passed. */
+export async function tracedSync(c: Case): Promise<{ run: CliRun; trace: string[] }> {
+  const file = path.join(c.folder, 'crash-trace.txt')
+  const run = await c.sync(undefined, [], { TIMELINE_SHEETS_CRASH_TRACE: file })
+  const text = await readFile(file, 'utf8').catch(() => '')
+  return { run, trace: text.split('\n').filter(Boolean) }
 }
 
 /** Kills `sync` at each point in turn, runs it clean, and compares with the uninterrupted run. */
@@ -457,11 +475,6 @@ export async function runKillCase(template: Template, baseline: Outcome, kase: K
   } finally {
     await c.close()
   }
-}
-
-/** `name#1` … `name#n`. */
-export function passes(name: string, n: number): string[] {
-  return Array.from({ length: n }, (_, i) => `${name}#${i + 1}`)
 }
 
 /** A deep copy of a fake spreadsheet's data; its clock is left out (the store restoring it supplies one). */
