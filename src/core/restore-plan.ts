@@ -64,8 +64,15 @@ export interface RestorePlanInput {
   dayStart?: DayStart
 }
 
-/** The writes that put the approved period back, and what is refused. Empty when the server holds it as approved. */
-export function planRestore(input: RestorePlanInput): RestoreItem[] {
+export interface RestorePlan {
+  /** The writes, and what is refused; none when the server holds the period as approved. */
+  items: RestoreItem[]
+  /** Approved activities the server holds again under another id: the record's Key follows. */
+  twins: { approvedKey: string; key: string }[]
+}
+
+/** The writes that put the approved period back, and what is refused. */
+export function planRestore(input: RestorePlanInput): RestorePlan {
   const { approval, timelineKey, timeZone } = input
   const dayStart = input.dayStart ?? MIDNIGHT
   const user = approval.user
@@ -79,6 +86,19 @@ export function planRestore(input: RestorePlanInput): RestoreItem[] {
   for (const a of approval.activities) if (!input.server.has(a.key)) now.set(a.key, { key: a.key, what: 'deleted', seconds: -a.seconds })
   const recorded = new Map(approval.changes.map((c) => [c.key, c]))
   const approved = new Map(approval.activities.map((a) => [a.key, a]))
+  // An approved activity deleted and an added one holding its values (a restore killed after its POST, or a person
+  // who typed it again) is the approved activity under a new id: nothing to write, and no second copy.
+  const twins: { approvedKey: string; key: string }[] = []
+  for (const [key, change] of now) {
+    const current = input.server.get(key)
+    if (change.what !== 'added' || !current) continue
+    const shown = recordedOf(current.activity, user, timeZone, dayStart)
+    const twin = approval.activities.find((a) => now.get(a.key)?.what === 'deleted' && sameValues(a, shown))
+    if (!twin) continue
+    now.delete(key)
+    now.delete(twin.key)
+    twins.push({ approvedKey: twin.key, key })
+  }
 
   const items: RestoreItem[] = []
   for (const [key, change] of [...now].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -148,7 +168,13 @@ export function planRestore(input: RestorePlanInput): RestoreItem[] {
       items.push({ kind: 'conflict', key, what, reason: `Not on the days read (${change.what}); put it back by hand.` })
     }
   }
-  return items
+  return { items, twins }
+}
+
+function sameValues(a: ApprovedActivity, b: ApprovedActivity): boolean {
+  return (
+    a.date === b.date && a.start === b.start && a.seconds === b.seconds && a.tags === b.tags && a.labels === b.labels && a.notes === b.notes
+  )
 }
 
 function sameChange(a: ApprovalChange, b: ApprovalChange): boolean {

@@ -42,7 +42,7 @@ function server(...activities: Activity[]): Map<string, ServerActivity> {
 describe('planning the restore of an approved period', () => {
   it('puts back the approved values the record saw changed, keeping what still reads as approved', () => {
     const approved = activity(1, { notes: 'x'.repeat(40) })
-    const plan = planRestore({
+    const { items: plan } = planRestore({
       approval: approvalOf([approved], [{ key: `${tl}/1`, what: 'Duration, Tags', seconds: 1800 }]),
       timelineKey: tl,
       server: server({ ...approved, tags: ['Retagged', ':billable'], duration: 5400 }),
@@ -61,7 +61,7 @@ describe('planning the restore of an approved period', () => {
     const kept = activity(1)
     const gone = activity(2, { start: '2026-11-04T13:30:00+01:00', duration: 1200, notes: undefined })
     const added = activity(3, { start: '2026-11-05T08:00:00+01:00' })
-    const plan = planRestore({
+    const { items: plan } = planRestore({
       approval: approvalOf(
         [kept, gone],
         [
@@ -81,7 +81,7 @@ describe('planning the restore of an approved period', () => {
 
   it('refuses an activity changed in a way the approval row never showed', () => {
     const approved = activity(1)
-    const plan = planRestore({
+    const { items: plan } = planRestore({
       approval: approvalOf([approved, activity(2, { start: '2026-11-04T09:00:00+01:00' })], [{ key: `${tl}/1`, what: 'Tags', seconds: 0 }]),
       timelineKey: tl,
       server: server(
@@ -106,6 +106,17 @@ describe('planning the restore of an approved period', () => {
         server: server(approved),
         timeZone: zone,
       }),
-    ).toEqual([])
+    ).toEqual({ items: [], twins: [] })
+  })
+
+  it("takes an added activity holding a deleted approved one's values for it, so a killed restore is not created twice", () => {
+    const gone = activity(2)
+    const plan = planRestore({
+      approval: approvalOf([gone], [{ key: `${tl}/2`, what: 'deleted', seconds: -3600 }]),
+      timelineKey: tl,
+      server: server({ ...gone, entityId: 9 }),
+      timeZone: zone,
+    })
+    expect(plan).toEqual({ items: [], twins: [{ approvedKey: `${tl}/2`, key: `${tl}/9` }] })
   })
 })
