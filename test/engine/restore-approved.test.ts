@@ -126,4 +126,27 @@ describe('restoring an approved week', () => {
     const record = JSON.parse(await readFile(recordFile, 'utf8')).approvals[0]
     expect(record.changes.map((c: { key: string }) => c.key)).toEqual([`${timelineKey}/${touchedMeanwhile!}`])
   })
+  it("sends nothing past the target's wall", async () => {
+    const { store } = world.server
+    const timelineKey = world.server.credentials.users[0]!.tagsTimelineKey!
+    const { activities } = await tabs()
+    const row = activities.rows.find(
+      (r) => (cell(activities, r, 'Date') as number) < localDateToSerial('2026-11-09') && cell(activities, r, 'Tags') !== 'Retagged',
+    )!
+    const id = Number(String(cell(activities, row, 'Key')).split('/')[1])
+    const a = store.activity(timelineKey, id)!
+    store.updateActivity(timelineKey, id, { tags: ['Moved', 'Elsewhere'], notes: a.notes, start: a.start, duration: a.duration })
+    await sync()
+    const narrowed = { ...world.target, users: ['someone-else'] }
+    // As the import's: a write past the wall is refused before it is sent, and the run is partial.
+    const walled = await runRestoreApproved(
+      narrowed,
+      { user: world.server.credentials.users[0]!.username, period: '2026-W45' },
+      { client: world.client, spreadsheet: world.spreadsheet(), stateDir: world.stateDir, reporter: silentReporter, now },
+    )
+    expect(walled).toMatchObject({ result: 'partial', counts: { restored: 0, failed: 2 } })
+    for (const f of walled.failures)
+      expect(f.reason).toMatch(/^Target team may not change an activity .* it covers someone-else only\. Nothing was sent\./)
+    expect(store.tagsOf(timelineKey, store.activity(timelineKey, id)!)).toEqual(['Moved', 'Elsewhere'])
+  })
 })
