@@ -11,6 +11,7 @@ import { describeInput } from '../core/describe.ts'
 import { planRestore, type RestoreItem, type RestoreWriteItem } from '../core/restore-plan.ts'
 import type { ServerActivity } from '../core/row-context.ts'
 import { addDays } from '../core/serial.ts'
+import { syncLogRow } from '../core/sync-log.ts'
 import { scopeOfTarget } from '../core/target-scope.ts'
 import { chunkWindows } from '../core/windows.ts'
 import type { TargetConfig } from '../config/schema.ts'
@@ -170,6 +171,23 @@ export async function runRestoreApproved(
       await saveApprovals(location.folder, record)
     }
     const message = `restore-approved of ${approval.user}'s ${period.id}: put back ${done.filter((d) => d.kind === 'restore').length}, created again ${created.size}, deleted ${done.filter((d) => d.kind === 'delete').length}, refused ${refused.length}, failed ${failures.length}`
+    // The Sync log says that this run happened, as an undo's does; the next sync adds its own row.
+    const logSnapshot = await deps.spreadsheet.read([target.tabs.syncLog])
+    if (logSnapshot.tabs[target.tabs.syncLog]?.exists) {
+      const counts = {
+        created: created.size,
+        updated: 0,
+        deleted: 0,
+        conflicts: refused.length,
+        invalid: 0,
+        waiting: 0,
+        failed: failures.length,
+      }
+      for (const d of done) if (d.kind === 'restore') counts.updated++
+      for (const d of done) if (d.kind === 'delete') counts.deleted++
+      const row = syncLogRow({ when: frame.startedAt, timeZone: target.timeZone, runId, command: RESTORE_COMMAND, result, counts, message })
+      await deps.spreadsheet.write([{ tab: target.tabs.syncLog, appends: [row] }], logSnapshot)
+    }
     await frame.save(result, message)
     await journal.end(result, message)
     for (const earlier of interrupted) await closeJournal(earlier.file, `finished by ${runId}`, now())

@@ -113,6 +113,11 @@ describe('restoring an approved week', () => {
     const journal = await readFile(path.join(world.stateDir, 'team', 'journal', `${done.runId}.jsonl`), 'utf8')
     expect(journal.match(/"type":"done"/g)).toHaveLength(3)
 
+    const log = (await world.spreadsheet().read(['Sync log'])).tabs['Sync log']!
+    expect(log.rows.some((r) => r.some((c) => String(c).includes(`restore-approved of ${user.username}'s 2026-W45: put back 1`)))).toBe(
+      true,
+    )
+
     // Run again: nothing is created twice, and the refusal stands.
     const again = await restore()
     expect(again.counts).toMatchObject({ restored: 0, recreated: 0, deleted: 0, conflicts: 1 })
