@@ -7,7 +7,7 @@
  */
 import { toInput, type ActivityInput } from './activity.ts'
 import { serverChangesSince, recordedOf } from './approvals-changes.ts'
-import { periodKey, type Approval, type ApprovalChange, type ApprovedActivity } from './approvals.ts'
+import { compareText, periodKey, type Approval, type ApprovalChange, type ApprovedActivity } from './approvals.ts'
 import { MIDNIGHT, type DayStart } from './day-start.ts'
 import { describeInput } from './describe.ts'
 import { fingerprintOf } from './fingerprint.ts'
@@ -101,7 +101,7 @@ export function planRestore(input: RestorePlanInput): RestorePlan {
   }
 
   const items: RestoreItem[] = []
-  for (const [key, change] of [...now].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+  for (const [key, change] of [...now].sort(([a], [b]) => compareText(a, b))) {
     const current = input.server.get(key)
     const was = approved.get(key)
     const what = current ? describeInput(toInput(current.activity)) : was ? `${was.date} ${was.start} ${was.tags}` : key

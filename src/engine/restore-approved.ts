@@ -5,7 +5,7 @@
  * then holds no changes for what was put back, and the next sync writes the values into the sheet.
  */
 import { activityKey } from '../core/activity-key.ts'
-import { parsePeriodId, periodKey, type Approval } from '../core/approvals.ts'
+import { compareText, parsePeriodId, periodKey, type Approval } from '../core/approvals.ts'
 import { parseDayStart } from '../core/day-start.ts'
 import { describeInput } from '../core/describe.ts'
 import { planRestore, type RestoreItem, type RestoreWriteItem } from '../core/restore-plan.ts'
@@ -152,9 +152,7 @@ export async function runRestoreApproved(
     for (const t of plan.twins) settled.add(t.approvedKey).add(t.key)
     const next: Approval = {
       ...approval,
-      activities: approval.activities
-        .map((a) => ({ ...a, key: rename.get(a.key) ?? a.key }))
-        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
+      activities: approval.activities.map((a) => ({ ...a, key: rename.get(a.key) ?? a.key })).sort((a, b) => compareText(a.key, b.key)),
       changes: approval.changes.filter((c) => !settled.has(c.key)),
     }
     const result: RestoreSummary['result'] = refused.length + failures.length > 0 ? 'partial' : 'success'
