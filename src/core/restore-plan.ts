@@ -11,7 +11,7 @@ import { compareText, periodKey, type Approval, type ApprovalChange, type Approv
 import { MIDNIGHT, type DayStart } from './day-start.ts'
 import { describeInput } from './describe.ts'
 import { fingerprintOf } from './fingerprint.ts'
-import { notesCellText } from './notes-cell.ts'
+import { notesCellText, SHORTENED_MARKER } from './notes-cell.ts'
 import type { ServerActivity } from './row-context.ts'
 import { localDateToSerial } from './serial.ts'
 import { sheetTimesToInterval } from './sheet-times.ts'
@@ -129,8 +129,7 @@ export function planRestore(input: RestorePlanInput): RestorePlan {
       })
     } else if (change.what === 'deleted' && was) {
       const values = approvedInput(was, undefined, timeZone, dayStart)
-      if (!values)
-        items.push({ kind: 'conflict', key, what, reason: 'The record cannot be read back into a start and duration; create it by hand.' })
+      if (typeof values === 'string') items.push({ kind: 'conflict', key, what, reason: `${UNREADABLE[values]} Create it by hand.` })
       else
         items.push({
           kind: 'recreate',
@@ -144,13 +143,7 @@ export function planRestore(input: RestorePlanInput): RestorePlan {
         })
     } else if (current && was) {
       const values = approvedInput(was, current, timeZone, dayStart)
-      if (!values)
-        items.push({
-          kind: 'conflict',
-          key,
-          what,
-          reason: 'The record cannot be read back into a start and duration; put it back by hand.',
-        })
+      if (typeof values === 'string') items.push({ kind: 'conflict', key, what, reason: `${UNREADABLE[values]} Put it back by hand.` })
       else
         items.push({
           kind: 'restore',
@@ -177,6 +170,12 @@ function sameValues(a: ApprovedActivity, b: ApprovedActivity): boolean {
   )
 }
 
+/** Why the record cannot be written back as it is. */
+const UNREADABLE = {
+  times: 'The record cannot be read back into a start and duration.',
+  notes: 'The record holds only the beginning of its long notes; writing it would cut them short on the server.',
+}
+
 function sameChange(a: ApprovalChange, b: ApprovalChange): boolean {
   return a.what === b.what && a.seconds === b.seconds
 }
@@ -190,13 +189,13 @@ function approvedInput(
   current: ServerActivity | undefined,
   timeZone: string,
   dayStart: DayStart,
-): ActivityInput | undefined {
+): ActivityInput | keyof typeof UNREADABLE {
   const shown = current && recordedOf(current.activity, current.user, timeZone, dayStart)
   const keep = current ? toInput(current.activity) : undefined
   let start = keep?.start
   if (!shown || shown.date !== was.date || shown.start !== was.start) {
     const [h, m, s] = was.start.split(':').map(Number)
-    if (h === undefined || m === undefined || Number.isNaN(h) || Number.isNaN(m)) return undefined
+    if (h === undefined || m === undefined || Number.isNaN(h) || Number.isNaN(m)) return 'times'
     const fraction = (h * 3600 + m * 60 + (s ?? 0)) / 86_400
     const read = sheetTimesToInterval(
       { date: localDateToSerial(was.date), start: fraction, end: fraction },
@@ -204,11 +203,13 @@ function approvedInput(
       keep ? { start: keep.start } : undefined,
       dayStart,
     )
-    if (!read.ok) return undefined
+    if (!read.ok) return 'times'
     start = read.start
   }
   const duration = shown && shown.seconds === was.seconds ? keep!.duration : was.seconds
   const tags = shown && shown.tags === was.tags && shown.labels === was.labels ? keep!.tags : combineTags(cellsToTags(was.tags, was.labels))
   const notes = keep && notesCellText(keep.notes) === was.notes ? keep.notes : was.notes === '' ? undefined : was.notes
+  // Only the beginning of long notes is on record: writing it would cut the notes short on the server.
+  if (notes?.endsWith(SHORTENED_MARKER)) return 'notes'
   return { tags, notes, start: start!, duration }
 }

@@ -119,4 +119,15 @@ describe('planning the restore of an approved period', () => {
     })
     expect(plan).toEqual({ items: [], twins: [{ approvedKey: `${tl}/2`, key: `${tl}/9` }] })
   })
+  it('refuses to write notes the record holds only the beginning of', () => {
+    const long = activity(2, { notes: 'n'.repeat(60_000) })
+    const { items } = planRestore({
+      approval: approvalOf([long], [{ key: `${tl}/2`, what: 'deleted', seconds: -3600 }]),
+      timelineKey: tl,
+      server: server(),
+      timeZone: zone,
+    })
+    expect(items).toMatchObject([{ kind: 'conflict', key: `${tl}/2` }])
+    expect(items[0]!.reason).toMatch(/only the beginning of its long notes/)
+  })
 })
