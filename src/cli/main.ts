@@ -243,6 +243,38 @@ Examples:
     })
 
   program
+    .command('restore-approved')
+    .description("Put a person's approved period back on the server where the server changed it since approval, through the journal.")
+    .option('-t, --target <name>', 'the target (needed when the config has several)')
+    .requiredOption('-u, --user <name>', 'whose period: the user name as the Approvals tab shows it')
+    .requiredOption('-p, --period <id>', 'the approved period: a week like 2026-W45, or a month like 2026-11')
+    .option('-n, --dry-run', 'show the plan, write nothing', false)
+    .option('-y, --yes', 'apply without asking (needed when there is no terminal)', false)
+    .addHelpText(
+      'after',
+      `
+When the server changed an approved period (the approval row says
+"changed since approval"), a manager either re-approves it (untick, sync, tick:
+the new state becomes the record) or has the approved values put back:
+  an approved activity the server changed   gets its approved values back
+  an approved activity the server deleted   is created again (a new id and Key)
+  an activity added in the period since     is deleted
+It reads the person's timeline afresh and writes only what the approval row
+showed: an activity changed in another way since the last sync is refused and
+reported (exit code 3); sync, look at the approval row, then run it again.
+Writes are journaled as an import's: killed half-way, run it again. The next
+sync writes the values into the sheet and clears "changed since approval".
+
+Examples:
+  timeline-sheets restore-approved --user ann --period 2026-W45 --dry-run
+  timeline-sheets restore-approved --target team-a --user ann --period 2026-W45 --yes`,
+    )
+    .action(async (options: import('./commands/restore-approved.ts').RestoreApprovedCommandOptions, command: Command) => {
+      const { runRestoreApprovedCommand } = await import('./commands/restore-approved.ts')
+      process.exitCode = await runRestoreApprovedCommand(globals(command), options)
+    })
+
+  program
     .command('doctor')
     .description('Check everything a nightly sync needs, one line per check with what to fix; reads only, writes nothing.')
     .option('-t, --target <name>', 'only this target (default: every target in the config)')

@@ -39,6 +39,9 @@ export const CRASH_POINTS = [
   'undo:before-write',
   'undo:after-write',
   'undo:after-write-recorded',
+  'restore:before-write',
+  'restore:after-write',
+  'restore:after-write-recorded',
 ] as const
 
 export type CrashPointName = (typeof CRASH_POINTS)[number]

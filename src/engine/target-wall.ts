@@ -2,7 +2,8 @@
  * The last wall between a target and everyone else's time: a Timeline client whose writes reach only the
  * timelines of the people the target covers, and whose allowed-tags POST leaves every line the target does not
  * own as the server has it. The plans already keep to the target; this holds whatever a plan or a sheet gets
- * wrong, so that a write past it is refused before it is sent and the run ends (TS_OUTSIDE_TARGET, exit 4).
+ * wrong, so that a write past it is refused before it is sent (TS_OUTSIDE_TARGET): an activity write fails as one
+ * write does (the others go on, and the run exits 3), an allowed-tags POST ends the run (exit 4).
  */
 import { changesBeyondScope } from '../core/scoped-allowed-tags.ts'
 import type { AllowedTagsEdits, TargetScope } from '../core/target-scope.ts'

@@ -41,7 +41,7 @@ const approval = z.strictObject({
 const event = z.strictObject({
   at: z.string(),
   runId: z.string(),
-  event: z.enum(['approved', 'reopened']),
+  event: z.enum(['approved', 'reopened', 'restored']),
   user: z.string(),
   period: z.string(),
   by: z.string(),

@@ -95,6 +95,10 @@ export const NOT_KILLED_IN_SYNC: Partial<Record<CrashPointName, string>> = {
   'undo:before-write': 'undo, not sync: its writes go through the same sendJournaled as the import’s',
   'undo:after-write': 'undo, not sync: killed in test/e2e/undo-workbook.e2e.test.ts',
   'undo:after-write-recorded': 'undo, not sync: its writes go through the same sendJournaled as the import’s',
+  'restore:before-write': 'restore-approved, not sync: its writes go through the same sendJournaled as the import’s; no kill test yet',
+  'restore:after-write': 'restore-approved, not sync: its writes go through the same sendJournaled as the import’s; no kill test yet',
+  'restore:after-write-recorded':
+    'restore-approved, not sync: its writes go through the same sendJournaled as the import’s; no kill test yet',
 }
 
 /** Every kill any sync kill test makes, `name#n`, in every run of its case. */

@@ -7,6 +7,7 @@ import { access, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { silentReporter } from '../../src/cli/reporter.ts'
+import { runRestoreApproved } from '../../src/engine/restore-approved.ts'
 import { runSync } from '../../src/engine/sync.ts'
 import { localDateToSerial } from '../../src/core/serial.ts'
 import { APPROVALS_FILE } from '../../src/state/approvals-store.ts'
@@ -135,5 +136,53 @@ describe('a change on the server after approval', () => {
     const approval = approvals.rows.find((r) => cell(approvals, r, 'User') === user.username && cell(approvals, r, 'Period') === '2026-W45')
     expect(cell(approvals, approval, 'Changed since')).toMatch(/^1 activity changed since approval, \+0:00 h$/)
     expect(String(cell(approvals, approval, 'Status'))).toMatch(/^Conflict/)
+  })
+})
+
+describe('restoring an approved period on the server', () => {
+  it('puts the approved values back through the journal, and the next sync shows them and clears Changed since', async () => {
+    const user = world.server.credentials.users[1]!
+    const recordFile = path.join(world.stateDir, 'team', APPROVALS_FILE)
+    const before = JSON.parse(await readFile(recordFile, 'utf8'))
+    const approval = before.approvals.find(
+      (a: { user: string; period: { id: string } }) => a.user === user.username && a.period.id === '2026-W45',
+    )
+    const [change] = approval.changes as { key: string; what: string }[]
+    expect(change!.what).toMatch(/Tags/)
+    const approved = approval.activities.find((a: { key: string }) => a.key === change!.key)
+    const id = Number(change!.key.split('/')[1])
+    const restore = (dryRun: boolean) =>
+      runRestoreApproved(
+        world.target,
+        { user: user.username, period: '2026-W45' },
+        { client: world.client, spreadsheet: world.spreadsheet(), stateDir: world.stateDir, reporter: silentReporter, now },
+        { dryRun },
+      )
+
+    const retagged = world.server.store.activity(user.tagsTimelineKey!, id)!.groupListId
+    const planned = await restore(true)
+    expect(planned.plan.writes.map((w) => [w.kind, w.key])).toEqual([['restore', change!.key]])
+    expect(world.server.store.activity(user.tagsTimelineKey!, id)!.groupListId).toBe(retagged) // A dry run writes nothing.
+
+    const done = await restore(false)
+    expect(done).toMatchObject({ applied: true, result: 'success', counts: { restored: 1, conflicts: 0, failed: 0 } })
+    expect(world.server.store.activity(user.tagsTimelineKey!, id)!.groupListId).not.toBe(retagged)
+    const journal = await readFile(path.join(world.stateDir, 'team', 'journal', `${done.runId}.jsonl`), 'utf8')
+    expect(journal).toMatch(/"op":"put"/)
+    expect(JSON.parse(await readFile(recordFile, 'utf8')).history.at(-1)).toMatchObject({ event: 'restored', user: user.username })
+
+    await sync() // The export writes the approved values back into the row.
+    await sync() // The import says on the approval row that nothing changed since.
+    const { activities, approvals } = await tabs()
+    const row = activities.rows.find((r) => cell(activities, r, 'Key') === change!.key)
+    expect(cell(activities, row, 'Tags')).toBe(approved.tags)
+    expect(String(cell(activities, row, 'Status'))).not.toMatch(/Conflict/)
+    const approvalRow = approvals.rows.find(
+      (r) => cell(approvals, r, 'User') === user.username && cell(approvals, r, 'Period') === '2026-W45',
+    )
+    expect(cell(approvals, approvalRow, 'Changed since') ?? '').toBe('')
+    expect(
+      JSON.parse(await readFile(recordFile, 'utf8')).approvals.find((a: { user: string }) => a.user === user.username).changes,
+    ).toEqual([])
   })
 })
