@@ -44,7 +44,17 @@ describe('--help', () => {
   ]
 
   it('covers every command', () => {
-    expect(helps.map(([name]) => name)).toEqual(['timeline-sheets', 'export', 'import', 'sync', 'undo', 'restore-approved', 'doctor', 'report', 'login'])
+    expect(helps.map(([name]) => name)).toEqual([
+      'timeline-sheets',
+      'export',
+      'import',
+      'sync',
+      'undo',
+      'restore-approved',
+      'doctor',
+      'report',
+      'login',
+    ])
   })
 
   it.each(helps)('%s: no "(default: false)" or "(default: true)" on flags', (_name, help) => {
