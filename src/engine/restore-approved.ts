@@ -21,7 +21,7 @@ import { closeJournal, openJournal, unfinishedJournals } from '../state/journal.
 import type { EngineDeps } from './deps.ts'
 import { withRun } from './run.ts'
 import { readRanged } from './server-reads.ts'
-import { sendJournaled, writeTimeline, type CrashPoints, type JournaledWrite } from './server-writer.ts'
+import { putBackWrite, sendJournaled, writeTimeline, type CrashPoints, type JournaledWrite } from './server-writer.ts'
 import { withinTarget } from './target-wall.ts'
 
 export const RESTORE_COMMAND = 'restore-approved'
@@ -199,23 +199,9 @@ const RESTORE_CRASH_POINTS: CrashPoints = {
   recorded: 'restore:after-write-recorded',
 }
 
+/** A restore item as the journaled write it is; the activity as read now is what the journal keeps as `before`. */
 function restoreWrite(item: RestoreWriteItem): JournaledWrite {
-  switch (item.kind) {
-    case 'restore':
-      return {
-        op: 'put',
-        timelineKey: item.timelineKey,
-        entityId: item.entityId,
-        user: item.user,
-        input: item.input,
-        fingerprint: item.fingerprint,
-        before: item.current,
-      }
-    case 'recreate':
-      return { op: 'post', timelineKey: item.timelineKey, user: item.user, input: item.input, fingerprint: item.fingerprint }
-    case 'delete':
-      return { op: 'delete', timelineKey: item.timelineKey, entityId: item.entityId, user: item.user, before: item.current }
-  }
+  return putBackWrite(item, item.kind === 'recreate' ? undefined : item.current)
 }
 
 function isWrite(i: RestoreItem): i is RestoreWriteItem {

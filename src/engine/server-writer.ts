@@ -31,6 +31,32 @@ export type JournaledWrite =
     }
   | { op: 'delete'; timelineKey: string; entityId: number; user: string | undefined; before: ServerActivity | undefined }
 
+/** A write that puts an activity back as it was (undo, restore-approved): remove it, write old values over it, or create it again. */
+export type PutBack =
+  | { kind: 'delete'; timelineKey: string; entityId: number; user: string }
+  | { kind: 'restore'; timelineKey: string; entityId: number; user: string; input: ActivityInput; fingerprint: string }
+  | { kind: 'recreate'; timelineKey: string; user: string; input: ActivityInput; fingerprint: string }
+
+/** A put-back as the journaled write it is; `before` is the activity as read now, which the journal keeps. */
+export function putBackWrite(item: PutBack, before: ServerActivity | undefined): JournaledWrite {
+  switch (item.kind) {
+    case 'delete':
+      return { op: 'delete', timelineKey: item.timelineKey, entityId: item.entityId, user: item.user, before }
+    case 'restore':
+      return {
+        op: 'put',
+        timelineKey: item.timelineKey,
+        entityId: item.entityId,
+        user: item.user,
+        input: item.input,
+        fingerprint: item.fingerprint,
+        before,
+      }
+    case 'recreate':
+      return { op: 'post', timelineKey: item.timelineKey, user: item.user, input: item.input, fingerprint: item.fingerprint }
+  }
+}
+
 /** Where a run may be made to die around one write (tests): before it is sent, after the answer, after the journal recorded it. */
 export interface CrashPoints {
   before: CrashPointName

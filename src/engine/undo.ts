@@ -11,7 +11,6 @@
  * Longer than most files because it wires one whole run (journal read, server reads, writes, the sheet's
  * follow-up, the report); the decisions are in core.
  */
-import type { ActivityInput } from '../core/activity.ts'
 import { activityChanges, describeChanges, whenOf, type FieldChange } from '../core/changes.ts'
 import { parseDayStart, type DayStart } from '../core/day-start.ts'
 import { describeInput } from '../core/describe.ts'
@@ -39,7 +38,7 @@ import type { EngineDeps } from './deps.ts'
 import { runExport, type ExportSummary } from './export.ts'
 import { withRun, type RunFrame } from './run.ts'
 import { readEach, readRanged } from './server-reads.ts'
-import { sendJournaled, writeTimeline, type CrashPoints, type JournaledWrite } from './server-writer.ts'
+import { putBackWrite, sendJournaled, writeTimeline, type CrashPoints, type JournaledWrite } from './server-writer.ts'
 
 export interface UndoDeps extends Omit<EngineDeps, 'lockHeld'> {
   /** Asked before anything is written (a terminal prompt); resolves true to apply. Absent: apply. */
@@ -287,32 +286,11 @@ const UNDO_CRASH_POINTS: CrashPoints = { before: 'undo:before-write', after: 'un
 
 /** An undo item as the journaled write it is; the activity as read now is what the journal keeps as `before`. */
 function undoWrite(item: UndoWriteItem): JournaledWrite {
-  const current = (entityId: number, input: ActivityInput): ServerActivity => ({
-    activity: { ...input, timelineKey: item.timelineKey, entityId, isActive: undefined },
-    user: item.user,
-  })
-  switch (item.kind) {
-    case 'delete':
-      return {
-        op: 'delete',
-        timelineKey: item.timelineKey,
-        entityId: item.entityId,
-        user: item.user,
-        before: current(item.entityId, item.current),
-      }
-    case 'restore':
-      return {
-        op: 'put',
-        timelineKey: item.timelineKey,
-        entityId: item.entityId,
-        user: item.user,
-        input: item.input,
-        fingerprint: item.fingerprint,
-        before: current(item.entityId, item.current),
-      }
-    case 'recreate':
-      return { op: 'post', timelineKey: item.timelineKey, user: item.user, input: item.input, fingerprint: item.fingerprint }
-  }
+  const before: ServerActivity | undefined =
+    item.kind === 'recreate'
+      ? undefined
+      : { activity: { ...item.current, timelineKey: item.timelineKey, entityId: item.entityId, isActive: undefined }, user: item.user }
+  return putBackWrite(item, before)
 }
 
 function isWrite(i: UndoItem): i is UndoWriteItem {
