@@ -41,6 +41,8 @@ export interface HostStats {
   /** Developer-metadata characters on the fullest sheet: the most after any request of the run, and at its end. */
   metadata: { peakChars: number; residualChars: number }
   timelineBytes: WireBytes
+  /** CPU milliseconds of the counterparts' process (Sheets fake and Timeline server together) since the reset. */
+  counterpartsCpuMs: number
 }
 
 /** How a tab compares with the server's window (bench/lib/host.ts `check`). */

@@ -33,6 +33,8 @@ let timelineBytes: WireBytes = { toServer: 0, fromServer: 0 }
 let metadataPeak = 0
 /** Request bodies as the Sheets API reads them, gzip undone: what the wire would carry uncompressed. */
 let sheetsJsonBytesSent = 0
+/** The counterparts' own CPU at the last reset: a run's share of the fake's and the server's work. */
+let cpuAtReset = process.cpuUsage()
 const STATIC_TOKEN = 'ya29.bench-static-token'
 
 /** Quotas far above anything a benchmark sends: never a 429, but every request still counted. */
@@ -225,9 +227,12 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
     sheetsBytes = { toServer: 0, fromServer: 0 }
     sheetsJsonBytesSent = 0
     timelineBytes = { toServer: 0, fromServer: 0 }
+    cpuAtReset = process.cpuUsage()
   },
   stats() {
+    const cpu = process.cpuUsage(cpuAtReset)
     return {
+      counterpartsCpuMs: Math.round((cpu.user + cpu.system) / 1000),
       sheets: sheets?.store.stats(),
       timeline: { ...timelineRequests },
       sheetsBytes: { ...sheetsBytes },

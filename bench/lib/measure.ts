@@ -13,6 +13,8 @@ export interface Sample {
   wallMs: number
   peakRssMiB: number | undefined
   cpuMs: number | undefined
+  /** What the counterparts spent meanwhile (the fake's share of the wall on loopback, with the server's). */
+  counterpartsCpuMs: number
   sheetsReads: number
   sheetsWrites: number
   sheetsByMethod: Record<string, number>
@@ -56,6 +58,7 @@ export async function measure(
     wallMs: run.wallMs,
     peakRssMiB: run.peakRssMiB,
     cpuMs: run.cpuMs,
+    counterpartsCpuMs: stats.counterpartsCpuMs,
     sheetsReads: stats.sheets?.reads ?? 0,
     sheetsWrites: stats.sheets?.writes ?? 0,
     sheetsByMethod: stats.sheets?.byMethod ?? {},

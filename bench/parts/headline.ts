@@ -12,7 +12,7 @@
 import { PEERS, TOOL, peerExporter, toolExporter, windowDates, type Exporter, type Stage } from '../lib/exporters.ts'
 import { startHost } from '../lib/host-client.ts'
 import { correctnessText, isCorrect, measure, withCheck, type Sample } from '../lib/measure.ts'
-import { goals, load, mb, median, ratio, shared, spreadCount, spreadSecs, table } from '../lib/report.ts'
+import { goals, load, mb, median, ratio, secs, shared, spreadCount, spreadSecs, table } from '../lib/report.ts'
 
 export interface HeadlineOptions {
   label: string
@@ -109,6 +109,8 @@ export async function headline(options: HeadlineOptions): Promise<void> {
 interface Figures {
   who: string
   wall: number[]
+  /** CPU seconds of the exporter's own process (all its threads), ms. */
+  cpu: number
   rss: number
   sheets: number
   reads: number
@@ -131,6 +133,7 @@ function figures(who: string, list: Sample[]): Figures {
   return {
     who,
     wall: list.map((s) => s.wallMs),
+    cpu: m((s) => s.cpuMs ?? Number.NaN),
     rss: m((s) => s.peakRssMiB ?? Number.NaN),
     sheets: m((s) => s.sheetsReads + s.sheetsWrites),
     reads: m((s) => s.sheetsReads),
@@ -165,6 +168,8 @@ function printHeadline(
         phase,
         f.who + (f.ok ? '' : ' (FAILED, see below)'),
         spreadSecs(f.wall),
+        spreadSecs(list.map((s) => s.cpuMs ?? Number.NaN)),
+        spreadSecs(list.map((s) => s.counterpartsCpuMs)),
         spreadCount(list.map((s) => Math.round(s.peakRssMiB ?? 0))),
         `${spreadCount(list.map((s) => s.sheetsReads + s.sheetsWrites))} (${f.reads} r / ${f.writes} w)`,
         spreadCount(list.map((s) => s.timelineRequests)),
@@ -187,7 +192,7 @@ function printHeadline(
       judged.push({ f: quickest, why: 'fastest peer, tab wrong' })
     for (const { f, why } of judged) {
       if (!f) {
-        rows.push([phase, `ratio: no ${why}`, '', '', '', '', '', '', '', ''])
+        rows.push([phase, `ratio: no ${why}`, '', '', '', '', '', '', '', '', '', ''])
         continue
       }
       const theirs = byWho.get(f.who)!
@@ -201,6 +206,8 @@ function printHeadline(
         phase,
         `ratio ${TOOL} ÷ ${f.who} (${why})`,
         Number.isFinite(wallRatio) ? `${wallRatio.toFixed(2)}×` : '-',
+        ratio(ours.cpu, f.cpu),
+        '',
         ratio(ours.rss, f.rss),
         ratio(ours.sheets, f.sheets),
         ratio(ours.timeline, f.timeline),
@@ -217,6 +224,8 @@ function printHeadline(
       'run',
       'exporter',
       'wall s',
+      'CPU s',
+      'counterparts CPU s',
       'peak RSS MiB',
       'Sheets requests',
       'Timeline requests',
@@ -254,6 +263,21 @@ function recordGoals(
       goal: `${size} first export: wall ≤ 1.5× the best peer on loopback`,
       measured: `${x(wallRatio)} ${peer.who} (${spreadSecs(ours.wall)} s vs ${spreadSecs(peer.wall)} s)`,
       met: wallRatio <= 1.5,
+    })
+    goals.push({
+      goal: `${size} first export: CPU of the process ≤ 1.5× the best peer's`,
+      measured: `${x(ours.cpu / peer.cpu)} ${peer.who} (${secs(ours.cpu)} s vs ${secs(peer.cpu)} s, medians)`,
+      met: ours.cpu <= 1.5 * peer.cpu,
+    })
+    goals.push({
+      goal: `${size} first export: peak RSS ≤ 1.25× the best peer's`,
+      measured: `${x(ours.rss / peer.rss)} ${peer.who} (${Math.round(ours.rss)} MiB vs ${Math.round(peer.rss)} MiB, medians)`,
+      met: ours.rss <= 1.25 * peer.rss,
+    })
+    goals.push({
+      goal: `${size} first export: Sheets requests ≤ the best peer's`,
+      measured: `${ours.sheets} (${ours.reads} r / ${ours.writes} w) vs ${peer.sheets} (${peer.reads} r / ${peer.writes} w)`,
+      met: ours.sheets <= peer.sheets,
     })
     goals.push({
       goal: `${size} first export: bytes sent to Sheets ≤ 2.0× the best peer's`,
