@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest'
+import type { sheets_v4 } from '@googleapis/sheets'
 import fc from 'fast-check'
 import { isTimelineSheetsError } from '../../src/errors.ts'
 import type { Snapshot, TabData } from '../../src/sheets/port.ts'
 import { a1Range, columnIndex, columnLetters, parseGridEcho, parseRangeEcho, quoteTitle } from '../../src/sheets/google/a1.ts'
 import { ROW_FORMAT_FIELDS, type RowFormats } from '../../src/sheets/google/column-formats.ts'
 import { batchGetParams, cellData, cellFromApi, cellToApi, jsonBytes, packBySize, trimRows } from '../../src/sheets/google/requests.ts'
-import { appendChunks } from '../../src/sheets/google/append-rows.ts'
+import { appendChunks, rowDataJson } from '../../src/sheets/google/append-rows.ts'
+import type { StructuralPart } from '../../src/sheets/google/structural.ts'
 import {
   CLAIM_VALUE_CHARS,
   CLAIMS_PER_ROUND,
@@ -251,6 +253,11 @@ describe('planTabs', () => {
   })
 })
 
+/** The requests a part sends: its JSON when it carries one (appended rows travel as JSON only). */
+function sent(part: StructuralPart): sheets_v4.Schema$Request[] {
+  return part.json === undefined ? part.requests : (JSON.parse(`[${part.json}]`) as sheets_v4.Schema$Request[])
+}
+
 describe('appendChunks: rows the tool adds, formatted by their columns, never by the header', () => {
   const header = ['User', 'Date', 'Notes', 'Delete', 'Key']
   const formats: RowFormats = {
@@ -280,7 +287,7 @@ describe('appendChunks: rows the tool adds, formatted by their columns, never by
       2_000_000,
     )
     expect(rest).toEqual([])
-    expect(chunk!.requests).toEqual([
+    expect(sent(chunk!)).toEqual([
       { insertDimension: { range: { sheetId: 7, dimension: 'ROWS', startIndex: 2, endIndex: 4 }, inheritFromBefore: true } },
       {
         repeatCell: {
@@ -337,11 +344,12 @@ describe('appendChunks: rows the tool adds, formatted by their columns, never by
       undefined,
       2_000_000,
     )
-    expect(chunk!.requests[0]).toEqual({
+    const requests = sent(chunk!)
+    expect(requests[0]).toEqual({
       insertDimension: { range: { sheetId: 7, dimension: 'ROWS', startIndex: 1, endIndex: 4 }, inheritFromBefore: false },
     })
-    expect(chunk!.requests.some((r) => r.createDeveloperMetadata)).toBe(false)
-    expect(chunk!.requests.some((r) => r.repeatCell)).toBe(false)
+    expect(requests.some((r) => r.createDeveloperMetadata)).toBe(false)
+    expect(requests.some((r) => r.repeatCell)).toBe(false)
   })
 
   it('150,000 rows of 12 columns: chunks under the payload limit, rows contiguous, no metadata, nothing spread into a call', () => {
@@ -371,16 +379,43 @@ describe('appendChunks: rows the tool adds, formatted by their columns, never by
     expect(chunks.length).toBeGreaterThan(10)
     let next = 1
     for (const chunk of chunks) {
-      expect(jsonBytes(chunk.requests)).toBeLessThanOrEqual(limit)
-      const insert = chunk.requests[0]!.insertDimension!.range!
+      const requests = sent(chunk)
+      expect(jsonBytes(requests)).toBeLessThanOrEqual(limit)
+      const insert = requests[0]!.insertDimension!.range!
       expect(insert.startIndex).toBe(next)
-      const values = chunk.requests.find((r) => r.updateCells)!.updateCells!
+      const values = requests.find((r) => r.updateCells)!.updateCells!
       expect(values.start?.rowIndex).toBe(next)
       expect(values.rows).toHaveLength(insert.endIndex! - insert.startIndex!)
-      expect(chunk.requests.some((r) => r.createDeveloperMetadata)).toBe(false)
+      expect(requests.some((r) => r.createDeveloperMetadata)).toBe(false)
       next = insert.endIndex!
     }
     expect(next).toBe(count + 1)
+  })
+
+  it('a row written out as JSON is the RowData of its cells, whatever the text or number', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.string({ unit: 'binary' }),
+            fc.string({ unit: 'grapheme' }),
+            fc.double({ noNaN: true, noDefaultInfinity: true }),
+            fc.boolean(),
+            fc.constant(null),
+            fc.constant(''),
+          ),
+          { maxLength: 14 },
+        ),
+        (cells) => {
+          // As JSON both ways: JSON has no -0, so either way sends 0.
+          expect(rowDataJson(cells, 'Activities', 1)).toBe(JSON.stringify({ values: cells.map((c) => cellData(c, 'here')) }))
+        },
+      ),
+    )
+  })
+
+  it('a row with a value no JSON number holds is refused with its place, before anything is sent', () => {
+    expect(() => rowDataJson(['a', Number.NaN], 'Activities', 3)).toThrow(/Activities appended row 3, cell 2/)
   })
 
   it('the JSON a chunk carries is its requests, each row serialized once, whatever the text', () => {
@@ -399,7 +434,9 @@ describe('appendChunks: rows the tool adds, formatted by their columns, never by
         fc.integer({ min: 300, max: 4_000 }),
         (rows, limit) => {
           const chunks = appendChunks(state([]), rows, 1, formats, limit)
-          for (const chunk of chunks) expect(JSON.parse(`[${chunk.json!}]`)).toEqual(JSON.parse(JSON.stringify(chunk.requests)))
+          const written = chunks.flatMap((chunk) => sent(chunk).flatMap((r) => r.updateCells?.rows ?? []))
+          expect(written).toEqual(JSON.parse(JSON.stringify(rows.map((cells) => ({ values: cells.map((c) => cellData(c, 'here')) })))))
+          for (const chunk of chunks) expect(sent(chunk)[0]!.insertDimension).toBeDefined()
         },
       ),
     )

@@ -7,7 +7,7 @@
 import type { sheets_v4 } from '@googleapis/sheets'
 import type { CellValue } from '../port.ts'
 import { type ColumnCellFormat, ROW_FORMAT_FIELDS, type RowFormats } from './column-formats.ts'
-import { cellData, jsonBytes } from './requests.ts'
+import { cellToApi, jsonBytes } from './requests.ts'
 import type { StructuralPart } from './structural.ts'
 import type { TabState } from './write-targets.ts'
 
@@ -42,14 +42,13 @@ export function* appendChunkParts(
       if (format) columnFormats.push({ column, format })
     })
   }
-  let chunkRows: sheets_v4.Schema$RowData[] = []
   let rowJsons: string[] = []
   let chunkCells: (readonly CellValue[])[] = []
   let bytes = 0
   let at = start
   const flush = (): StructuralPart | undefined => {
-    if (chunkRows.length === 0) return undefined
-    const count = chunkRows.length
+    if (rowJsons.length === 0) return undefined
+    const count = rowJsons.length
     const requests: sheets_v4.Schema$Request[] = [
       {
         insertDimension: {
@@ -60,16 +59,13 @@ export function* appendChunkParts(
       },
     ]
     for (const { column, format } of columnFormats) requests.push(formatRequest(sheetId, at, count, column, format))
-    const start = { sheetId, rowIndex: at, columnIndex: 0 }
     const json = [
       ...requests.map((r) => JSON.stringify(r)),
-      // The rows as serialized for their size: the body is the same JSON, made once.
-      `{"updateCells":{"start":${JSON.stringify(start)},"rows":[${rowJsons.join(',')}],"fields":"userEnteredValue"}}`,
+      `{"updateCells":{"start":${JSON.stringify({ sheetId, rowIndex: at, columnIndex: 0 })},"rows":[${rowJsons.join(',')}],"fields":"userEnteredValue"}}`,
     ].join(',')
-    requests.push({ updateCells: { start, rows: chunkRows, fields: 'userEnteredValue' } })
-    const part: StructuralPart = { tab: t, requests, bytes, json, claims: [], inserted: { at: at + 1, rows: chunkCells } }
+    // The cells travel as JSON only: as objects too they would be a second copy of every row while the batch waits.
+    const part: StructuralPart = { tab: t, requests: [], bytes, json, claims: [], inserted: { at: at + 1, rows: chunkCells } }
     at += count
-    chunkRows = []
     rowJsons = []
     chunkCells = []
     bytes = 0
@@ -79,19 +75,36 @@ export function* appendChunkParts(
   const overhead = 300 + columnFormats.reduce((n, c) => n + jsonBytes(c.format) + 200, 0)
   for (let i = 0; i < rows.length; i++) {
     const cells = rows[i]!
-    const rowData: sheets_v4.Schema$RowData = {
-      values: cells.map((value, j) => cellData(value, () => `${t.write.tab} appended row ${i + 1}, cell ${j + 1}`)),
-    }
-    const rowJson = JSON.stringify(rowData)
+    const rowJson = rowDataJson(cells, t.write.tab, i + 1)
     const rowBytes = Buffer.byteLength(rowJson, 'utf8') + 2
-    if (chunkRows.length > 0 && bytes + rowBytes + overhead > maxBytes) yield flush()!
-    chunkRows.push(rowData)
+    if (rowJsons.length > 0 && bytes + rowBytes + overhead > maxBytes) yield flush()!
     rowJsons.push(rowJson)
     chunkCells.push(cells)
     bytes += rowBytes
   }
   const last = flush()
   if (last) yield last
+}
+
+/**
+ * A row as the JSON of its `RowData`, each cell as `cellData` makes it, written out directly: building the objects
+ * only to serialize them made every appended cell three short-lived objects. `tab` and `row` (1-based among the
+ * appended rows) name the place of a value that cannot be written.
+ */
+export function rowDataJson(cells: readonly CellValue[], tab: string, row: number): string {
+  let json = '{"values":['
+  for (let j = 0; j < cells.length; j++) {
+    if (j > 0) json += ','
+    const value = cells[j]!
+    if (value === null || value === '') json += '{}'
+    else if (typeof value === 'string') json += `{"userEnteredValue":{"stringValue":${JSON.stringify(value)}}}`
+    else if (typeof value === 'number') {
+      // Refused as `cellData` refuses it (NaN and infinities are no JSON numbers); the place is named only then.
+      if (!Number.isFinite(value)) cellToApi(value, `${tab} appended row ${row}, cell ${j + 1}`)
+      json += `{"userEnteredValue":{"numberValue":${JSON.stringify(value)}}}`
+    } else json += value ? '{"userEnteredValue":{"boolValue":true}}' : '{"userEnteredValue":{"boolValue":false}}'
+  }
+  return `${json}]}`
 }
 
 /** One column's number format, wrap and validation over the rows a chunk inserts. */

@@ -10,6 +10,7 @@ import { gzip } from 'node:zlib'
 import type { Transport } from '../../http/transport.ts'
 
 const gzipAsync = promisify(gzip)
+const utf8 = new TextEncoder()
 
 /** Bodies shorter than this leave as they are: the gzip frame would be most of what it saves. */
 export const GZIP_MIN_BYTES = 1024
@@ -28,7 +29,8 @@ export interface EncodedBody {
  */
 export async function encodeBody(json: string, compress: boolean, minBytes = GZIP_MIN_BYTES): Promise<EncodedBody> {
   // As bytes: a string body is checked for lone surrogates by fetch (a USVString), a scan as long as the body.
-  const plain = Buffer.from(json, 'utf8')
+  // TextEncoder writes the same UTF-8 (a lone surrogate as U+FFFD) as Buffer.from, in a few times less time.
+  const plain = utf8.encode(json)
   if (!compress || plain.byteLength < minBytes) return { bytes: plain as Uint8Array<ArrayBuffer>, gzip: false }
   return { bytes: new Uint8Array(await gzipAsync(plain)), gzip: true }
 }
