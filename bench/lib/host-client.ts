@@ -43,6 +43,8 @@ export interface HostStats {
   timelineBytes: WireBytes
   /** CPU milliseconds of the counterparts' process (Sheets fake and Timeline server together) since the reset. */
   counterpartsCpuMs: number
+  /** When the first request since the reset arrived, ms since the epoch; undefined when none did. */
+  firstRequestAt: number | undefined
 }
 
 /** How a tab compares with the server's window (bench/lib/host.ts `check`). */

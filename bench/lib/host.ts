@@ -33,6 +33,9 @@ let timelineBytes: WireBytes = { toServer: 0, fromServer: 0 }
 let metadataPeak = 0
 /** Request bodies as the Sheets API reads them, gzip undone: what the wire would carry uncompressed. */
 let sheetsJsonBytesSent = 0
+/** When the first request since the last reset reached either counterpart (ms since the epoch, sub-ms precise). */
+let firstRequestAt: number | undefined
+const noteRequest = () => (firstRequestAt ??= performance.timeOrigin + performance.now())
 /** The counterparts' own CPU at the last reset: a run's share of the fake's and the server's work. */
 let cpuAtReset = process.cpuUsage()
 const STATIC_TOKEN = 'ya29.bench-static-token'
@@ -104,6 +107,7 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
     })
     // A second listener on the node server sees every request, answered or not.
     timeline.loopback.server.on('request', (req) => {
+      noteRequest()
       const kind = classify(req.method ?? 'GET', req.url ?? '')
       timelineRequests[kind] = (timelineRequests[kind] ?? 0) + 1
     })
@@ -136,6 +140,7 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
     const server = await serveOnLoopback(
       createSheetsHandler(store, {
         onRequest: (event) => {
+          noteRequest()
           metadataPeak = Math.max(metadataPeak, largestSheetMetadata(store))
           sheetsJsonBytesSent += event.bodyBytes ?? 0
         },
@@ -228,11 +233,13 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
     sheetsJsonBytesSent = 0
     timelineBytes = { toServer: 0, fromServer: 0 }
     cpuAtReset = process.cpuUsage()
+    firstRequestAt = undefined
   },
   stats() {
     const cpu = process.cpuUsage(cpuAtReset)
     return {
       counterpartsCpuMs: Math.round((cpu.user + cpu.system) / 1000),
+      firstRequestAt,
       sheets: sheets?.store.stats(),
       timeline: { ...timelineRequests },
       sheetsBytes: { ...sheetsBytes },

@@ -15,6 +15,8 @@ export interface Sample {
   cpuMs: number | undefined
   /** What the counterparts spent meanwhile (the fake's share of the wall on loopback, with the server's). */
   counterpartsCpuMs: number
+  /** From the spawn to the first request either counterpart received: start-up as a run pays it. */
+  firstRequestMs: number | undefined
   sheetsReads: number
   sheetsWrites: number
   sheetsByMethod: Record<string, number>
@@ -59,6 +61,7 @@ export async function measure(
     peakRssMiB: run.peakRssMiB,
     cpuMs: run.cpuMs,
     counterpartsCpuMs: stats.counterpartsCpuMs,
+    firstRequestMs: stats.firstRequestAt === undefined ? undefined : Math.round(stats.firstRequestAt - run.startedAt),
     sheetsReads: stats.sheets?.reads ?? 0,
     sheetsWrites: stats.sheets?.writes ?? 0,
     sheetsByMethod: stats.sheets?.byMethod ?? {},

@@ -17,6 +17,8 @@ let nextProbe = 0
 export interface ProcessRun {
   /** Spawn to exit, as seen from outside. */
   wallMs: number
+  /** When the process was spawned, ms since the epoch (the counterparts' clock: same machine). */
+  startedAt: number
   /** Undefined when the process died before its exit handlers ran (a signal, a crash of the runtime). */
   peakRssMiB: number | undefined
   /** User + system. */
@@ -38,6 +40,7 @@ export interface ProcessOptions {
 export async function runNode(args: string[], options: ProcessOptions = {}): Promise<ProcessRun> {
   const probeFile = path.join(tmpdir(), `ts-bench-probe-${process.pid}-${nextProbe++}.json`)
   const started = performance.now()
+  const startedAt = performance.timeOrigin + started
   const child = spawn(process.execPath, [...EXTRA_NODE_ARGS, '--import', PROBE, ...args], {
     cwd: options.cwd,
     env: { ...process.env, ...options.env, BENCH_PROBE_FILE: probeFile },
@@ -65,6 +68,7 @@ export async function runNode(args: string[], options: ProcessOptions = {}): Pro
   await rm(probeFile, { force: true })
   return {
     wallMs: Math.round(wallMs),
+    startedAt,
     peakRssMiB: probe ? Math.round((probe.maxRssKiB / 1024) * 10) / 10 : undefined,
     cpuMs: probe ? Math.round((probe.userUs + probe.systemUs) / 1000) : undefined,
     code,
