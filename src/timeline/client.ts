@@ -64,6 +64,12 @@ export interface TimelineClient {
   identity(): Promise<ServerIdentity>
   /** The home resource's links (fetched once, then cached). */
   home(): Promise<Link[]>
+  /**
+   * Starts reading the home resource without waiting for it, so the read overlaps other start-up work (a
+   * spreadsheet opening, Google's libraries loading). A failure is kept for the next `home()` to report, rather
+   * than read again: the run sees one failure of one read, as without the head start.
+   */
+  readHomeAhead(): void
   /** Timelines visible to the signed-in user; with `timelineKey`, at most that one. */
   listTimelines(options?: { timelineKey?: string }): Promise<TimelineInfo[]>
   /** The `<Brand>/Tags` timelines visible to the signed-in user. */
@@ -119,16 +125,31 @@ export function createTimelineClient(options: TimelineClientOptions): TimelineCl
     return { entryUrl: await options.signIn.entryUrl(), account: options.signIn.account }
   }
 
-  async function home(): Promise<Link[]> {
-    const links = (shared.links ??= (async () => {
+  function readHome(): Promise<Link[]> {
+    return (async () => {
       const url = await options.signIn.entryUrl()
       const body = parseBody(HomeSchema, await http.json({ method: 'GET', url }), url)
       return body.links.map((link) => ({ rel: link.rel, href: new URL(link.href, url).toString() }))
-    })().catch((error: unknown) => {
-      shared.links = undefined
+    })()
+  }
+
+  async function home(): Promise<Link[]> {
+    const links = (shared.links ??= readHome())
+    try {
+      return await links
+    } catch (error) {
+      // Read again by the next call: a failed read is not kept beyond the callers that shared it.
+      if (shared.links === links) shared.links = undefined
       throw error
-    }))
-    return links
+    }
+  }
+
+  function readHomeAhead(): void {
+    if (shared.links) return
+    const links = readHome()
+    // Reported by the next `home()`, which awaits this very promise.
+    links.catch(() => undefined)
+    shared.links = links
   }
 
   async function homeLink(name: string): Promise<string> {
@@ -220,6 +241,7 @@ export function createTimelineClient(options: TimelineClientOptions): TimelineCl
     vendor,
     identity,
     home,
+    readHomeAhead,
     listTimelines,
     tagsTimelines,
     async findTagsTimeline(username) {

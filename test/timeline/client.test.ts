@@ -79,6 +79,36 @@ describe('navigation', () => {
     )
   })
 
+  test('the home resource read ahead is the one the run follows: one read', async () => {
+    const { seen, signIn } = fakeServer()
+    const client = createTimelineClient({ signIn })
+    client.readHomeAhead()
+    client.readHomeAhead()
+    expect(seen).toEqual([])
+    await client.listTimelines()
+    expect(seen.filter((line) => line === 'GET /api')).toHaveLength(1)
+  })
+
+  test('a home read ahead that fails is reported by the next call without a second read, and read again after', async () => {
+    let homeReads = 0
+    const fetch = (async (request: Request) => {
+      const url = new URL(request.url)
+      if (url.pathname === '/api') {
+        homeReads++
+        if (homeReads === 1) return json({ errorCode: 'NotFound' }, { status: 404 })
+        return json(homeBody())
+      }
+      return json({ timelines: [timelineBody()] })
+    }) as typeof globalThis.fetch
+    const client = createTimelineClient({ signIn: noSignIn({ entryUrl: `${BASE}/api`, fetch }), retry: { retries: 0 } })
+    client.readHomeAhead()
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    await expect(client.listTimelines()).rejects.toBeInstanceOf(TimelineSheetsError)
+    expect(homeReads).toBe(1)
+    await expect(client.listTimelines()).resolves.toHaveLength(1)
+    expect(homeReads).toBe(2)
+  })
+
   test('a vendor mismatch is a missing link, named', async () => {
     const { signIn } = fakeServer('service')
     const client = createTimelineClient({ signIn, vendor: 'manictime' })

@@ -19,10 +19,13 @@ export async function runExportCommand(globals: GlobalOptions, options: ExportCo
   const { loaded, targets, stateDir, clientFor, spreadsheetOf } = await openRun(globals, options.target, reporter)
   const summaries: ExportSummary[] = await runTargets(targets, loaded.config.parallelTargets, reporter, async (target, reporter) => {
     reporter.info(`Exporting ${target.name}${options.dryRun ? ' (dry run: nothing is written)' : ''}`)
+    const client = clientFor(target)
+    // The server's entry links are read while the spreadsheet opens: its libraries load in the meantime.
+    client.readHomeAhead()
     const spreadsheet = await spreadsheetOf(target)
     return runExport(
       target,
-      { client: clientFor(target), spreadsheet, stateDir, reporter, now: clockFor(globals) },
+      { client, spreadsheet, stateDir, reporter, now: clockFor(globals) },
       { dryRun: options.dryRun, full: options.full },
     )
   })

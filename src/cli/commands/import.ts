@@ -36,12 +36,15 @@ export async function runImportCommand(globals: GlobalOptions, options: ImportCo
   const summaries: ImportSummary[] = []
   // One after another: each target's plan may be put to the person at the terminal.
   for (const target of targets) {
+    const client = clientFor(target)
+    // The server's entry links are read while the spreadsheet opens: its libraries load in the meantime.
+    client.readHomeAhead()
     const spreadsheet = await spreadsheetOf(target)
     summaries.push(
       await runImport(
         target,
         {
-          client: clientFor(target),
+          client,
           spreadsheet,
           stateDir,
           reporter,

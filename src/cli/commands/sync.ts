@@ -148,8 +148,10 @@ async function syncOnce(
     results = await runTargets(targets, loaded.config.parallelTargets, reporter, async (target, reporter) => {
       let runId: string | undefined
       try {
-        const spreadsheet = await spreadsheetOf(target)
         const client = clientFor(target)
+        // The server's entry links are read while the spreadsheet opens: its libraries load in the meantime.
+        client.readHomeAhead()
+        const spreadsheet = await spreadsheetOf(target)
         const concurrency = loaded.config.timeline.pace.concurrency
         const deps = { client, spreadsheet, stateDir, reporter, now, concurrency, onRunStarted: (id: string) => (runId = id) }
         const summary = await runSync(target, deps, importOptions({ ...options, planTab: false }))

@@ -17,7 +17,7 @@ import { z } from 'zod'
 import { HttpError, TimelineSheetsError } from '../../errors.ts'
 import { readCredentialFile } from '../../config/credential-file.ts'
 import { readStoredToken, writeStoredToken, type StoredToken } from '../../state/google-token-file.ts'
-import { listenForCallback, type LoopbackCallbackOptions } from '../../http/loopback-callback.ts'
+import type { LoopbackCallbackOptions } from '../../http/loopback-callback.ts'
 import { asFetch, createTransport, type Transport } from '../../http/transport.ts'
 
 /** The scope every sign-in asks for; `sync --watch` adds the read-only Drive metadata scope (drive-version.ts). */
@@ -329,6 +329,9 @@ export async function signInWithInstalledApp(options: InstalledAppOptions): Prom
 /** The browser flow: PKCE S256 + state, redirect to `http://127.0.0.1:<port>/`, refresh token stored 0600. */
 export async function loginWithInstalledApp(options: InstalledAppOptions): Promise<GoogleSignIn> {
   const state = randomBytes(24).toString('base64url')
+  // Loaded here: node:http, imported as a module, builds its whole facade (undici's WebSocket included), tens of
+  // ms of every run's start-up that only a browser sign-in needs.
+  const { listenForCallback } = await import('../../http/loopback-callback.ts')
   const callback = await listenForCallback({
     url: new URL(`http://127.0.0.1:${options.port ?? 0}/`),
     state,
