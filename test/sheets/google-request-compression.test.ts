@@ -11,7 +11,7 @@ import { sheetsApi } from '../../src/sheets/google/api-client.ts'
 import { signInWithStaticToken } from '../../src/sheets/google/auth.ts'
 import { createGoogleSpreadsheet } from '../../src/sheets/google/backend.ts'
 import { COMPRESSED_MAX_PAYLOAD_BYTES, DEFAULT_MAX_PAYLOAD_BYTES } from '../../src/sheets/google/requests.ts'
-import { GZIP_MIN_BYTES, gzipRequestBodies } from '../../src/sheets/google/gzip-requests.ts'
+import { encodeBody, GZIP_MIN_BYTES, gzipRequestBodies } from '../../src/sheets/google/gzip-requests.ts'
 import type { Transport } from '../../src/http/transport.ts'
 
 const ROOT = 'http://sheets.test/'
@@ -59,6 +59,18 @@ function api(gzipRequests?: boolean) {
 const rows = (count: number) => Array.from({ length: count }, (_, i) => [`mt-${1_000_000 + i}`, 'Alice Smith', 'Client X, billable'])
 
 describe('request bodies on their way to Google', () => {
+  test('a body in pieces leaves as the bytes of the pieces one after another, compressed or not', async () => {
+    const pieces = ['{"a":"é', '\uD800', '","b":[', '1,2', ']}', 'x'.repeat(2000)]
+    const whole = Buffer.from(pieces.join(''), 'utf8')
+    const plain = await encodeBody(pieces, false)
+    expect(plain.gzip).toBe(false)
+    expect(Buffer.from(plain.bytes).equals(whole)).toBe(true)
+    const packed = await encodeBody(pieces, true)
+    expect(packed.gzip).toBe(true)
+    expect(gunzipSync(packed.bytes).equals(whole)).toBe(true)
+    expect(Buffer.from((await encodeBody(pieces.join(''), false)).bytes).equals(whole)).toBe(true)
+  })
+
   test('a body of 1 KB or more leaves gzip-compressed, much smaller, and lands as the same rows', async () => {
     const values = rows(500)
     const plainBytes = Buffer.byteLength(JSON.stringify({ values }))

@@ -255,7 +255,7 @@ describe('planTabs', () => {
 
 /** The requests a part sends: its JSON when it carries one (appended rows travel as JSON only). */
 function sent(part: StructuralPart): sheets_v4.Schema$Request[] {
-  return part.json === undefined ? part.requests : (JSON.parse(`[${part.json}]`) as sheets_v4.Schema$Request[])
+  return part.json === undefined ? part.requests : (JSON.parse(`[${part.json.join('')}]`) as sheets_v4.Schema$Request[])
 }
 
 describe('appendChunks: rows the tool adds, formatted by their columns, never by the header', () => {

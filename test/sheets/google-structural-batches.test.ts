@@ -101,7 +101,8 @@ describe('the batch after the one in flight', () => {
       maxPayloadBytes: 200,
       idConfirmed: () => true,
       confirmId: () => undefined,
-      encodeBody: async (json: string) => {
+      encodeBody: async (pieces: string | readonly string[]) => {
+        const json = typeof pieces === 'string' ? pieces : pieces.join('')
         events.push(`encoded ${JSON.parse(json).requests[0].insertDimension.range.startIndex}`)
         return { bytes: new TextEncoder().encode(json) as Uint8Array<ArrayBuffer>, gzip: false }
       },

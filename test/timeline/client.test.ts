@@ -100,7 +100,7 @@ describe('navigation', () => {
       }
       return json({ timelines: [timelineBody()] })
     }) as typeof globalThis.fetch
-    const client = createTimelineClient({ signIn: noSignIn({ entryUrl: `${BASE}/api`, fetch }), retry: { retries: 0 } })
+    const client = createTimelineClient({ signIn: noSignIn({ entryUrl: `${BASE}/api`, fetch }), retry: { limit: 0 } })
     client.readHomeAhead()
     await new Promise((resolve) => setTimeout(resolve, 10))
     await expect(client.listTimelines()).rejects.toBeInstanceOf(TimelineSheetsError)

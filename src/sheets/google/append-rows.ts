@@ -59,10 +59,10 @@ export function* appendChunkParts(
       },
     ]
     for (const { column, format } of columnFormats) requests.push(formatRequest(sheetId, at, count, column, format))
-    const json = [
-      ...requests.map((r) => JSON.stringify(r)),
-      `{"updateCells":{"start":${JSON.stringify({ sheetId, rowIndex: at, columnIndex: 0 })},"rows":[${rowJsons.join(',')}],"fields":"userEnteredValue"}}`,
-    ].join(',')
+    const json: string[] = requests.map((r) => `${JSON.stringify(r)},`)
+    json.push(`{"updateCells":{"start":${JSON.stringify({ sheetId, rowIndex: at, columnIndex: 0 })},"rows":[`)
+    rowJsons.forEach((row, i) => json.push(i === 0 ? row : `,${row}`))
+    json.push('],"fields":"userEnteredValue"}}')
     // The cells travel as JSON only: as objects too they would be a second copy of every row while the batch waits.
     const part: StructuralPart = { tab: t, requests: [], bytes, json, claims: [], inserted: { at: at + 1, rows: chunkCells } }
     at += count

@@ -23,16 +23,28 @@ export interface EncodedBody {
 
 /**
  * `json` as the bytes it leaves as: compressed when `compress` and it is
- * `minBytes` or more, as the transport would compress it. A write encodes its
- * next batch while the one before is still in flight, so the batch leaves the
- * moment the answer comes.
+ * `minBytes` or more, as the transport would compress it. `json` may come in
+ * pieces, sent as they are one after another: a batch of rows is encoded from
+ * its rows' own texts, never joined into one more copy of megabytes first. A
+ * write encodes its next batch while the one before is still in flight, so the
+ * batch leaves the moment the answer comes.
  */
-export async function encodeBody(json: string, compress: boolean, minBytes = GZIP_MIN_BYTES): Promise<EncodedBody> {
+export async function encodeBody(json: string | readonly string[], compress: boolean, minBytes = GZIP_MIN_BYTES): Promise<EncodedBody> {
   // As bytes: a string body is checked for lone surrogates by fetch (a USVString), a scan as long as the body.
-  // TextEncoder writes the same UTF-8 (a lone surrogate as U+FFFD) as Buffer.from, in a few times less time.
-  const plain = utf8.encode(json)
-  if (!compress || plain.byteLength < minBytes) return { bytes: plain as Uint8Array<ArrayBuffer>, gzip: false }
+  const plain = utf8Bytes(json)
+  if (!compress || plain.byteLength < minBytes) return { bytes: plain, gzip: false }
   return { bytes: new Uint8Array(await gzipAsync(plain)), gzip: true }
+}
+
+/** The UTF-8 of the pieces one after another; a lone surrogate becomes U+FFFD, as `Buffer.from` writes it. */
+function utf8Bytes(json: string | readonly string[]): Uint8Array<ArrayBuffer> {
+  if (typeof json === 'string') return utf8.encode(json)
+  let length = 0
+  for (const piece of json) length += Buffer.byteLength(piece, 'utf8')
+  const bytes = new Uint8Array(length)
+  let at = 0
+  for (const piece of json) at += utf8.encodeInto(piece, bytes.subarray(at)).written
+  return bytes
 }
 
 /**

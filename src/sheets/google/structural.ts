@@ -37,8 +37,11 @@ export interface StructuralPart {
   tab: TabState
   requests: sheets_v4.Schema$Request[]
   bytes: number
-  /** `requests` as JSON, comma-separated, when made with them (appended rows: each row is serialized once). */
-  json?: string
+  /**
+   * The part's JSON instead of `requests`, comma-separated requests in pieces sent one after another (appended
+   * rows: each row is serialized once, and its text is what is sent).
+   */
+  json?: readonly string[]
   /** Claims this part creates. */
   claims: ClaimRef[]
   /** Rows inserted at a 1-based row, for a look at the tab after a lost answer. */
@@ -74,9 +77,14 @@ export async function runStructural(deps: WriteDeps, tabs: readonly TabState[], 
   // so a 100,000-row first export neither builds nor compresses while the service sits idle.
   let sending: Promise<void> | undefined
   for (const batch of batchesBySize(withTitleChecks(deps, parts), (p) => p.bytes, deps.maxPayloadBytes)) {
-    const encoding = deps.encodeBody(
-      `{"requests":[${batch.map((p) => p.json ?? p.requests.map((r) => JSON.stringify(r)).join(',')).join(',')}]}`,
-    )
+    const pieces = ['{"requests":[']
+    batch.forEach((p, i) => {
+      if (i > 0) pieces.push(',')
+      if (p.json) pieces.push(...p.json)
+      else pieces.push(p.requests.map((r) => JSON.stringify(r)).join(','))
+    })
+    pieces.push(']}')
+    const encoding = deps.encodeBody(pieces)
     // Awaited once the batch before is applied; a failure before then must not count as unhandled.
     encoding.catch(() => undefined)
     const looked = batch.map(({ tab, claims, inserted, columns }): LookedAtPart => ({ tab, claims, inserted, columns }))
@@ -108,7 +116,7 @@ function* withTitleChecks(deps: WriteDeps, parts: Iterable<StructuralPart>): Gen
       const check: sheets_v4.Schema$Request = {
         updateSheetProperties: { properties: { sheetId: p.tab.sheetId!, title: p.tab.write.tab }, fields: 'title' },
       }
-      const json = rest.json === undefined ? undefined : `${JSON.stringify(check)},${rest.json}`
+      const json = rest.json === undefined ? undefined : [`${JSON.stringify(check)},`, ...rest.json]
       yield { ...rest, requests: [check, ...requests], bytes: p.bytes + jsonBytes(check), ...(json === undefined ? {} : { json }) }
     } else {
       yield p

@@ -28,7 +28,7 @@ export interface WriteDeps {
    */
   batchUpdate(body: EncodedBody, check: () => Promise<StructuralOutcome>, touched: readonly string[]): Promise<void>
   /** A body as the bytes it leaves as (compressed when the backend compresses), made before it is sent. */
-  encodeBody(json: string): Promise<EncodedBody>
+  encodeBody(json: string | readonly string[]): Promise<EncodedBody>
   /** Whole tabs as a read returns them (values.batchGet). */
   readTabs(tabs: readonly string[]): Promise<Map<string, TabData>>
   /** Sheet ids of these tabs, learnt with one spreadsheets.get if one is not known. */
