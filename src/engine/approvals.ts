@@ -15,6 +15,7 @@ import {
   type RowOwner,
 } from '../core/approvals.ts'
 import { approvalRowsOf, approvalsWrite } from '../core/approvals-tab.ts'
+import { approvedWrite } from '../core/approved-tab.ts'
 import type { HeaderLayout } from '../core/columns.ts'
 import type { ExportWindow, TimelineDelta } from '../core/export-plan.ts'
 import { serverChangesSince } from '../core/approvals-changes.ts'
@@ -32,6 +33,8 @@ export interface ImportApprovals {
   refused: number
   /** The Approvals tab's tool cells that differ from what the read showed; undefined when the tab was not read. */
   write: TabWrite | undefined
+  /** What makes the Approved tab show the record after this run; undefined when the tab was not read. */
+  approved: TabWrite | undefined
   /** Lines for the Sync log: each approval and reopening, who typed the name and when the tool saw it. */
   log: string[]
   /** Whether the record changed (so `save` writes it). */
@@ -45,6 +48,8 @@ export interface ImportApprovalsInput {
   stateFolder: string
   /** The title of the Approvals tab when the state says a layout made it (else it was not read). */
   tabTitle: string | undefined
+  /** The title of the Approved tab when the state says a layout made it (else it was not read). */
+  approvedTitle: string | undefined
   snapshot: Snapshot
   activities: TabData
   layout: HeaderLayout
@@ -120,12 +125,15 @@ export async function importApprovals(input: ImportApprovalsInput): Promise<Impo
           userOf: owners.userOfCell,
         })
       : undefined
+  const approvedData = input.approvedTitle ? input.snapshot.tabs[input.approvedTitle] : undefined
+  const approved = approvedData?.exists && !approvedData.headerOnly ? approvedWrite(approvedData, approvals) : undefined
   const changed = decided.approve.length + decided.reopen.length > 0
   const next: ApprovalsRecord = { target: record.target, approvals, history: record.history }
   return {
     decisions,
     refused: closed.refused,
     write,
+    approved,
     log: decided.log,
     changed,
     save: () => (changed ? saveApprovals(input.stateFolder, next) : Promise.resolve()),
@@ -179,6 +187,8 @@ export interface ExportApprovals {
   decisions: Decision[]
   /** Writes the record when the server changed an approved period (after the sheet write). */
   save(): Promise<void>
+  /** What makes the Approved tab show the record as this export leaves it; undefined when the tab was not read whole. */
+  approved: TabWrite | undefined
 }
 
 /** The export's part: the server's changes to approved periods kept in the record and said on their rows. */
@@ -187,6 +197,7 @@ export async function exportApprovals(
   stateFolder: string,
   changes: readonly TimelineDelta[],
   decisions: readonly Decision[],
+  approvedData: TabData | undefined,
 ): Promise<ExportApprovals | undefined> {
   if (!target.approvals) return undefined
   const record = await loadApprovals(stateFolder, target.name)
@@ -206,6 +217,7 @@ export async function exportApprovals(
   const next: ApprovalsRecord = { ...record, approvals: seen.approvals }
   return {
     decisions: marked,
+    approved: approvedData?.exists && !approvedData.headerOnly ? approvedWrite(approvedData, seen.approvals) : undefined,
     save: () => (seen.changed.length ? saveApprovals(stateFolder, next) : Promise.resolve()),
   }
 }

@@ -51,6 +51,7 @@ import { otherTimelineWrites } from '../core/other-timelines.ts'
 import { readOtherTimelines } from './other-timelines.ts'
 import { protectedRowsWarnings } from './protected-rows.ts'
 import { exportApprovals } from './approvals.ts'
+import { APPROVED_TAB } from '../core/approved-tab.ts'
 import { applyBaseChanges, applyWrittenChanges, recordAllowedTags, type TargetState } from '../state/target-state.ts'
 
 export type ExportDeps = EngineDeps
@@ -311,7 +312,7 @@ async function exportInFrame(
     }
   }
   // Approved activities the server changed: kept in the record, said on their rows (decisions/0026).
-  const approvals = await exportApprovals(target, frame.location.folder, changes, decisions)
+  const approvals = await exportApprovals(target, frame.location.folder, changes, decisions, snapshot.tabs[APPROVED_TAB])
   const writes = activityWrites(approvals?.decisions ?? decisions, {
     tab: activitiesData,
     layout,
@@ -342,8 +343,10 @@ async function exportInFrame(
   if (otherEntries) for (const w of otherTimelineWrites(otherEntries, window, snapshot)) tabWrites.push(w)
   // The Approvals tab's cells the import planned on its read: in this write when this run plans on that read too;
   // otherwise the next import plans them again.
-  const handedWrites = handOff?.writes ?? []
+  // The Approved tab is drawn from the record as this run leaves it, which a server change may have moved on since.
+  const handedWrites = (handOff?.writes ?? []).filter((w) => !approvals?.approved || w.tab !== APPROVED_TAB)
   if (snapshot === handOff?.snapshot) tabWrites.push(...handedWrites)
+  if (approvals?.approved && !isEmptyWrite(approvals.approved)) tabWrites.push(approvals.approved)
 
   const counts: RunCounts = {
     created: writes.counts.appended,
@@ -430,6 +433,7 @@ async function exportInFrame(
     applyWrittenChanges(state, writtenContext(target.timeZone, users, window.dayStart), digests)
     state.layoutHash = layoutHash
     if (target.approvals && snapshot.tabs[target.approvals.tab]?.exists) state.approvalsTab = target.approvals.tab
+    if (target.approvals && snapshot.tabs[APPROVED_TAB]?.exists) state.approvedTab = APPROVED_TAB
     if (allowed.fingerprints) recordAllowedTags(state, allowed.fingerprints)
     await frame.save(result, summaryLine(counts))
     crashPoint('export:after-state-save')
