@@ -32,8 +32,18 @@ afterAll(async () => {
 
 async function sync() {
   clock += HOUR
-  const spreadsheet = createGoogleSpreadsheet({ spreadsheetId: world.spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: world.fake.rootUrl })
-  return runSync(world.target, { client: world.client, spreadsheet, stateDir: world.stateDir, reporter: silentReporter, now: () => new Date(clock) })
+  const spreadsheet = createGoogleSpreadsheet({
+    spreadsheetId: world.spreadsheetId,
+    auth: signInWithStaticToken(TOKEN),
+    rootUrl: world.fake.rootUrl,
+  })
+  return runSync(world.target, {
+    client: world.client,
+    spreadsheet,
+    stateDir: world.stateDir,
+    reporter: silentReporter,
+    now: () => new Date(clock),
+  })
 }
 
 const tab = (title: string) => world.manager.readTab(world.spreadsheetId, title, 'UNFORMATTED_VALUE')
@@ -63,7 +73,9 @@ describe('the Approved tab on Google', () => {
 
     // A manager can change nothing there: typing, a new row, a sort, a deletion.
     expect(() => mia.editCell(world.spreadsheetId, 'Approved', 'H2', 'changed')).toThrow(PROTECTED_EDIT_MESSAGE)
-    expect(() => mia.pasteBlock(world.spreadsheetId, 'Approved', `A${approved.length + 1}`, [[user, '2026-W45']])).toThrow(PROTECTED_EDIT_MESSAGE)
+    expect(() => mia.pasteBlock(world.spreadsheetId, 'Approved', `A${approved.length + 1}`, [[user, '2026-W45']])).toThrow(
+      PROTECTED_EDIT_MESSAGE,
+    )
     expect(() => mia.insertRows(world.spreadsheetId, 'Approved', 2)).toThrow(PROTECTED_EDIT_MESSAGE)
     expect(() => mia.sortTab(world.spreadsheetId, 'Approved', 5, 'DESCENDING')).toThrow(PROTECTED_EDIT_MESSAGE)
     expect(() => mia.deleteRows(world.spreadsheetId, 'Approved', 2)).toThrow(PROTECTED_EDIT_MESSAGE)
