@@ -187,8 +187,6 @@ export interface ExportApprovals {
   decisions: Decision[]
   /** Writes the record when the server changed an approved period (after the sheet write). */
   save(): Promise<void>
-  /** What makes the Approved tab show the record as this export leaves it; undefined when the tab was not read whole. */
-  approved: TabWrite | undefined
 }
 
 /** The export's part: the server's changes to approved periods kept in the record and said on their rows. */
@@ -197,7 +195,6 @@ export async function exportApprovals(
   stateFolder: string,
   changes: readonly TimelineDelta[],
   decisions: readonly Decision[],
-  approvedData: TabData | undefined,
 ): Promise<ExportApprovals | undefined> {
   if (!target.approvals) return undefined
   const record = await loadApprovals(stateFolder, target.name)
@@ -217,7 +214,6 @@ export async function exportApprovals(
   const next: ApprovalsRecord = { ...record, approvals: seen.approvals }
   return {
     decisions: marked,
-    approved: approvedData?.exists && !approvedData.headerOnly ? approvedWrite(approvedData, seen.approvals) : undefined,
     save: () => (seen.changed.length ? saveApprovals(stateFolder, next) : Promise.resolve()),
   }
 }

@@ -312,7 +312,7 @@ async function exportInFrame(
     }
   }
   // Approved activities the server changed: kept in the record, said on their rows (decisions/0026).
-  const approvals = await exportApprovals(target, frame.location.folder, changes, decisions, snapshot.tabs[APPROVED_TAB])
+  const approvals = await exportApprovals(target, frame.location.folder, changes, decisions)
   const writes = activityWrites(approvals?.decisions ?? decisions, {
     tab: activitiesData,
     layout,
@@ -341,12 +341,10 @@ async function exportInFrame(
   )
   if (allowed.write) tabWrites.push(allowed.write)
   if (otherEntries) for (const w of otherTimelineWrites(otherEntries, window, snapshot)) tabWrites.push(w)
-  // The Approvals tab's cells the import planned on its read: in this write when this run plans on that read too;
-  // otherwise the next import plans them again.
-  // The Approved tab is drawn from the record as this run leaves it, which a server change may have moved on since.
-  const handedWrites = (handOff?.writes ?? []).filter((w) => !approvals?.approved || w.tab !== APPROVED_TAB)
+  // The Approvals tab's cells and the Approved tab's rows the import planned on its read: in this write when this
+  // run plans on that read too; otherwise the next import plans them again.
+  const handedWrites = handOff?.writes ?? []
   if (snapshot === handOff?.snapshot) tabWrites.push(...handedWrites)
-  if (approvals?.approved && !isEmptyWrite(approvals.approved)) tabWrites.push(approvals.approved)
 
   const counts: RunCounts = {
     created: writes.counts.appended,
