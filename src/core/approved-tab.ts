@@ -73,7 +73,7 @@ export function approvedRows(records: ReadonlyMap<string, Approval>): CellValue[
     const changed = new Map(approval.changes.map((change) => [change.key, change]))
     const held = new Set(approval.activities.map((a) => a.key))
     const activities = [...approval.activities].sort(
-      (a, b) => compare(a.date, b.date) || compare(a.start.padStart(8, '0'), b.start.padStart(8, '0')) || compare(a.key, b.key),
+      (a, b) => compare(a.date, b.date) || clockSeconds(a.start) - clockSeconds(b.start) || compare(a.key, b.key),
     )
     const line = (cells: Partial<Record<string, CellValue>>): CellValue[] => spec.columns.map((column) => cells[column.name] ?? null)
     for (const a of activities) {
@@ -115,6 +115,13 @@ function changeStatus(what: string, approval: Approval): string {
 /** What makes the tab show the record row for row; a tab that already shows it costs no write. */
 export function approvedWrite(tab: TabData, records: ReadonlyMap<string, Approval>): TabWrite {
   return rewriteTab(tab, approvedRows(records), approvedTab(tab.title).columns.length)
+}
+
+/** `9:00`, `09:00` or `09:00:30` as seconds of the day, for ordering; text that is no clock goes first. */
+function clockSeconds(start: string): number {
+  const [h = 0, m = 0, sec = 0] = start.split(':').map(Number)
+  const seconds = h * 3600 + m * 60 + sec
+  return Number.isFinite(seconds) ? seconds : -1
 }
 
 function compare(a: string, b: string): number {
