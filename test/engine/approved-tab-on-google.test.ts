@@ -114,4 +114,28 @@ describe('the Approved tab on Google', () => {
     expect(summary.imported.counts).toMatchObject({ created: 1, updated: 2 })
     expect(tab('Approved')).toEqual([approved[0]])
   })
+
+  it('is drawn from the record again after the owner edits it, and laid out again, protected, after it is deleted', async () => {
+    const approvals = tab('Approvals')
+    const row = approvals.findIndex((r, i) => i > 0 && r[approvals[0]!.indexOf('Period')] === '2026-W45')
+    createManager(world.fake.store).editCell(world.spreadsheetId, 'Approvals', `${letter(approvals[0]!, 'Approved')}${row + 1}`, true)
+    await sync()
+    const approved = tab('Approved')
+    expect(approved.length).toBeGreaterThan(1)
+
+    // The owner may edit a protected range; the next import puts the record back.
+    createManager(world.fake.store).editCell(world.spreadsheetId, 'Approved', 'F2', 'edited by the owner')
+    await sync()
+    expect(tab('Approved')).toEqual(approved)
+
+    // Deleted: the export lays it out again, protected, and the next import fills it from the record.
+    const ss = world.fake.store.spreadsheets.get(world.spreadsheetId)!
+    ss.sheets = ss.sheets.filter((s) => s.properties.title !== 'Approved')
+    await sync()
+    await sync()
+    expect(tab('Approved')).toEqual(approved)
+    expect(() => createManager(world.fake.store, { as: MANAGER }).editCell(world.spreadsheetId, 'Approved', 'F2', 'x')).toThrow(
+      PROTECTED_EDIT_MESSAGE,
+    )
+  })
 })
