@@ -15,7 +15,7 @@ import {
   type RowOwner,
 } from '../core/approvals.ts'
 import { approvalRowsOf, approvalsWrite } from '../core/approvals-tab.ts'
-import { approvedWrite } from '../core/approved-tab.ts'
+import { APPROVED_TAB, approvedWrite } from '../core/approved-tab.ts'
 import type { HeaderLayout } from '../core/columns.ts'
 import type { ExportWindow, TimelineDelta } from '../core/export-plan.ts'
 import { serverChangesSince } from '../core/approvals-changes.ts'
@@ -26,6 +26,7 @@ import type { KnownUser } from '../core/row-context.ts'
 import type { Snapshot, TabData, TabWrite } from '../core/sheet.ts'
 import type { TargetConfig } from '../config/schema.ts'
 import { loadApprovals, saveApprovals, type ApprovalsRecord } from '../state/approvals-store.ts'
+import type { TargetState } from '../state/target-state.ts'
 
 export interface ImportApprovals {
   /** The plan's decisions with writes into approved periods refused, and rows that hold up an approval saying so. */
@@ -216,4 +217,15 @@ export async function exportApprovals(
     decisions: marked,
     save: () => (seen.changed.length ? saveApprovals(stateFolder, next) : Promise.resolve()),
   }
+}
+
+/** The approval tabs a layout made, kept in the state: an import reads them only then (a Google read naming a missing tab fails whole). */
+export function recordApprovalTabs(
+  target: TargetConfig,
+  snapshot: Snapshot,
+  state: Pick<TargetState, 'approvalsTab' | 'approvedTab'>,
+): void {
+  if (!target.approvals) return
+  if (snapshot.tabs[target.approvals.tab]?.exists) state.approvalsTab = target.approvals.tab
+  if (snapshot.tabs[APPROVED_TAB]?.exists) state.approvedTab = APPROVED_TAB
 }

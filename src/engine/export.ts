@@ -50,8 +50,7 @@ export { newRunId } from './run.ts'
 import { otherTimelineWrites } from '../core/other-timelines.ts'
 import { readOtherTimelines } from './other-timelines.ts'
 import { protectedRowsWarnings } from './protected-rows.ts'
-import { exportApprovals } from './approvals.ts'
-import { APPROVED_TAB } from '../core/approved-tab.ts'
+import { exportApprovals, recordApprovalTabs } from './approvals.ts'
 import { applyBaseChanges, applyWrittenChanges, recordAllowedTags, type TargetState } from '../state/target-state.ts'
 
 export type ExportDeps = EngineDeps
@@ -430,8 +429,7 @@ async function exportInFrame(
     // A row removed takes its digest along: the digests are kept one per base.
     applyWrittenChanges(state, writtenContext(target.timeZone, users, window.dayStart), digests)
     state.layoutHash = layoutHash
-    if (target.approvals && snapshot.tabs[target.approvals.tab]?.exists) state.approvalsTab = target.approvals.tab
-    if (target.approvals && snapshot.tabs[APPROVED_TAB]?.exists) state.approvedTab = APPROVED_TAB
+    recordApprovalTabs(target, snapshot, state)
     if (allowed.fingerprints) recordAllowedTags(state, allowed.fingerprints)
     await frame.save(result, summaryLine(counts))
     crashPoint('export:after-state-save')
