@@ -101,11 +101,12 @@ try {
   const approved = await approveWeek(teamFile, lastWeek, approver)
   process.stdout.write(`\n${approver} ticked Approved for ${approved}'s ${lastWeek} in the Engineering workbook. Running sync.\n\n`)
   await cli(['sync', '--target', 'engineering'])
-  const approvals = (await createWorkbookSpreadsheet({ path: teamFile }).read(['Approvals'])).tabs['Approvals']!
+  const read = (await createWorkbookSpreadsheet({ path: teamFile }).read(['Approvals', 'Approved'])).tabs
+  const approvals = read['Approvals']!
   const at = (name: string) => approvals.header.indexOf(name)
   const line = approvals.rows.find((r) => r[at('User')] === approved && r[at('Period')] === lastWeek)
   process.stdout.write(
-    `\nThe approval: ${approved} ${lastWeek} (${show(line?.[at('From')])} to ${show(line?.[at('To')])}): ${String(line?.[at('Status')] ?? 'no row')}\n  The record: ${path.join(folder, 'state', 'engineering', 'approvals.json')}; payroll's report: timeline-sheets report --target engineering\n`,
+    `\nThe approval: ${approved} ${lastWeek} (${show(line?.[at('From')])} to ${show(line?.[at('To')])}): ${String(line?.[at('Status')] ?? 'no row')}\n  On record, in the locked Approved tab: ${read['Approved']?.rows.length ?? 0} activities.\n  The record: ${path.join(folder, 'state', 'engineering', 'approvals.json')}; payroll's report: timeline-sheets report --target engineering\n`,
   )
   process.stdout.write(`\nOpen them in LibreOffice or Excel. The config used is ${configFile}.\n`)
 } finally {

@@ -141,6 +141,51 @@ describe('protected ranges (ProtectedRange, "Protected ranges" help page)', () =
     expect(store.spreadsheets.get(id)!.sheets[0]!.properties.gridProperties.rowCount).toBe(1002)
   })
 
+  test('a tab protected whole by the tool refuses every edit of a caller it does not list, a sort and rows added at its end included', async () => {
+    // The Approved tab of decisions/0026: protected whole ({ sheetId } alone), not warningOnly, by the tool's account.
+    const id = newSpreadsheet()
+    await put(id, 'Sheet1!A1', [['h'], ['b'], ['a']])
+    await api.spreadsheets.batchUpdate({
+      spreadsheetId: id,
+      requestBody: { requests: [{ addProtectedRange: { protectedRange: { range: { sheetId: 0 }, description: 'Approved' } } }] },
+    })
+    const seen = (await api.spreadsheets.get({ spreadsheetId: id })).data.sheets![0]!.protectedRanges![0]!
+    expect(seen).toMatchObject({ range: {}, requestingUserCanEdit: true, editors: { users: [TOOL, store.options.ownerEmail] } })
+    expect(seen.warningOnly).toBeUndefined()
+    const values = await failure(
+      manager.spreadsheets.values.update(
+        { spreadsheetId: id, range: 'Sheet1!A2', valueInputOption: 'RAW', requestBody: { values: [['typed']] } },
+        NO_RETRY,
+      ),
+    )
+    expect(values.status).toBe(400)
+    expect(values.response?.data).toEqual({ error: { code: 400, message: PROTECTED_EDIT_MESSAGE, status: 'INVALID_ARGUMENT' } })
+    for (const request of [
+      { sortRange: { range: { sheetId: 0, startRowIndex: 1, endRowIndex: 3 }, sortSpecs: [{ dimensionIndex: 0 }] } },
+      { appendDimension: { sheetId: 0, dimension: 'ROWS', length: 1 } },
+      { insertDimension: { range: { sheetId: 0, dimension: 'ROWS', startIndex: 1000, endIndex: 1001 } } },
+      { deleteDimension: { range: { sheetId: 0, dimension: 'ROWS', startIndex: 1, endIndex: 2 } } },
+    ]) {
+      const refused = await failure(manager.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests: [request] } }, NO_RETRY))
+      expect(refused.message).toBe(`Invalid requests[0].${Object.keys(request)[0]}: ${PROTECTED_EDIT_MESSAGE}`)
+    }
+    expect(await grid(id)).toEqual([['h'], ['b'], ['a']])
+    // The tool that protected it still writes and sorts; so does the owner.
+    await api.spreadsheets.batchUpdate({
+      spreadsheetId: id,
+      requestBody: {
+        requests: [{ sortRange: { range: { sheetId: 0, startRowIndex: 1, endRowIndex: 3 }, sortSpecs: [{ dimensionIndex: 0 }] } }],
+      },
+    })
+    await owner.spreadsheets.values.update({
+      spreadsheetId: id,
+      range: 'Sheet1!B1',
+      valueInputOption: 'RAW',
+      requestBody: { values: [['owner']] },
+    })
+    expect(await grid(id)).toEqual([['h', 'owner'], ['a'], ['b']])
+  })
+
   test('the owner edits it, and so does a user it lists as editor', async () => {
     const id = newSpreadsheet()
     await managerProtects(id)

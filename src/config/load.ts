@@ -9,6 +9,7 @@ import { TimelineSheetsError } from '../errors.ts'
 import { configSchema, type Config, type TargetConfig } from './schema.ts'
 import { plural } from '../core/describe.ts'
 import { SUMMARY_TAB } from '../core/summary.ts'
+import { APPROVED_TAB } from '../core/approved-tab.ts'
 
 export interface LoadedConfig {
   config: Config
@@ -115,12 +116,14 @@ export function parseConfig(text: string, file: string): Omit<LoadedConfig, 'fil
 /**
  * The first of a target's tab titles that another of its tabs already has (compared without case, as Google
  * Sheets and Excel compare them): the three configurable ones, the Summary and the other timelines' tabs. Found
- * here, a clash is said before any request, naming the field to change.
+ * here, a clash is said before any request, naming the field to change. With approvals, the Approved tab's title is
+ * fixed as the Summary's is.
  */
 function tabTitleClash(target: Config['targets'][number]): { field: string; title: string; other: string } | undefined {
   // The Summary's title is fixed, so it goes first: a clash then names the field a person can change.
   const titles: { field: string; title: string; what: string }[] = [
     { field: 'tabs', title: SUMMARY_TAB, what: 'the Summary tab' },
+    ...(target.approvals ? [{ field: 'approvals', title: APPROVED_TAB, what: 'the Approved tab' }] : []),
     { field: 'tabs.activities', title: target.tabs.activities, what: 'tabs.activities' },
     { field: 'tabs.allowedTags', title: target.tabs.allowedTags, what: 'tabs.allowedTags' },
     { field: 'tabs.syncLog', title: target.tabs.syncLog, what: 'tabs.syncLog' },

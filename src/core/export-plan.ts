@@ -37,6 +37,7 @@ import { parseOffsetInstant } from './instant.ts'
 import { addDays, localDateToSerial, type LocalDate } from './serial.ts'
 import { TimelineSheetsError } from '../errors.ts'
 import { approvalsTab } from './approvals-tab.ts'
+import { approvedTab } from './approved-tab.ts'
 import type { PeriodKind } from './periods.ts'
 
 /** The part of a target's config the decisions depend on (the config's target is one). */
@@ -107,7 +108,7 @@ export function tabSpecs(target: TargetShape): TabSpec[] {
     { ...allowedTagsTab(), title: target.tabs.allowedTags },
     { ...syncLogTab(), title: target.tabs.syncLog },
     ...target.otherTimelines.map((name) => timelineTab(name)),
-    ...(target.approvals ? [approvalsTab(target.approvals.tab)] : []),
+    ...(target.approvals ? [approvalsTab(target.approvals.tab), approvedTab()] : []),
   ]
 }
 

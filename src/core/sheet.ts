@@ -57,6 +57,12 @@ export interface TabSpec {
   columns: ColumnSpec[]
   /** The whole tab is tool-written (Sync log, other timelines). */
   readOnly?: boolean
+  /**
+   * With `readOnly`: managers may not edit the tab at all, not even after a warning (the Approved tab, whose rows
+   * are a record payroll relies on, decisions/0026). Google protects it whole with the tool's account and the
+   * owner as its only editors; the workbook locks it under sheet protection even where `protect` is off.
+   */
+  closed?: boolean
   /** Column whose text drives conditional row colours (`conflict`, `error`, `ok`…). */
   statusColumn?: string
   /** Managers sort and filter this tab: it gets a filter over its columns when it has none. */

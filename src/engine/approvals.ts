@@ -15,6 +15,7 @@ import {
   type RowOwner,
 } from '../core/approvals.ts'
 import { approvalRowsOf, approvalsWrite } from '../core/approvals-tab.ts'
+import { APPROVED_TAB, approvedWrite } from '../core/approved-tab.ts'
 import type { HeaderLayout } from '../core/columns.ts'
 import type { ExportWindow, TimelineDelta } from '../core/export-plan.ts'
 import { serverChangesSince } from '../core/approvals-changes.ts'
@@ -25,6 +26,7 @@ import type { KnownUser } from '../core/row-context.ts'
 import type { Snapshot, TabData, TabWrite } from '../core/sheet.ts'
 import type { TargetConfig } from '../config/schema.ts'
 import { loadApprovals, saveApprovals, type ApprovalsRecord } from '../state/approvals-store.ts'
+import type { TargetState } from '../state/target-state.ts'
 
 export interface ImportApprovals {
   /** The plan's decisions with writes into approved periods refused, and rows that hold up an approval saying so. */
@@ -32,6 +34,8 @@ export interface ImportApprovals {
   refused: number
   /** The Approvals tab's tool cells that differ from what the read showed; undefined when the tab was not read. */
   write: TabWrite | undefined
+  /** What makes the Approved tab show the record after this run; undefined when the tab was not read. */
+  approved: TabWrite | undefined
   /** Lines for the Sync log: each approval and reopening, who typed the name and when the tool saw it. */
   log: string[]
   /** Whether the record changed (so `save` writes it). */
@@ -45,6 +49,8 @@ export interface ImportApprovalsInput {
   stateFolder: string
   /** The title of the Approvals tab when the state says a layout made it (else it was not read). */
   tabTitle: string | undefined
+  /** The title of the Approved tab when the state says a layout made it (else it was not read). */
+  approvedTitle: string | undefined
   snapshot: Snapshot
   activities: TabData
   layout: HeaderLayout
@@ -120,12 +126,15 @@ export async function importApprovals(input: ImportApprovalsInput): Promise<Impo
           userOf: owners.userOfCell,
         })
       : undefined
+  const approvedData = input.approvedTitle ? input.snapshot.tabs[input.approvedTitle] : undefined
+  const approved = approvedData?.exists && !approvedData.headerOnly ? approvedWrite(approvedData, approvals) : undefined
   const changed = decided.approve.length + decided.reopen.length > 0
   const next: ApprovalsRecord = { target: record.target, approvals, history: record.history }
   return {
     decisions,
     refused: closed.refused,
     write,
+    approved,
     log: decided.log,
     changed,
     save: () => (changed ? saveApprovals(input.stateFolder, next) : Promise.resolve()),
@@ -208,4 +217,15 @@ export async function exportApprovals(
     decisions: marked,
     save: () => (seen.changed.length ? saveApprovals(stateFolder, next) : Promise.resolve()),
   }
+}
+
+/** The approval tabs a layout made, kept in the state: an import reads them only then (a Google read naming a missing tab fails whole). */
+export function recordApprovalTabs(
+  target: TargetConfig,
+  snapshot: Snapshot,
+  state: Pick<TargetState, 'approvalsTab' | 'approvedTab'>,
+): void {
+  if (!target.approvals) return
+  if (snapshot.tabs[target.approvals.tab]?.exists) state.approvalsTab = target.approvals.tab
+  if (snapshot.tabs[APPROVED_TAB]?.exists) state.approvedTab = APPROVED_TAB
 }

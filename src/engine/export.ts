@@ -50,7 +50,7 @@ export { newRunId } from './run.ts'
 import { otherTimelineWrites } from '../core/other-timelines.ts'
 import { readOtherTimelines } from './other-timelines.ts'
 import { protectedRowsWarnings } from './protected-rows.ts'
-import { exportApprovals } from './approvals.ts'
+import { exportApprovals, recordApprovalTabs } from './approvals.ts'
 import { applyBaseChanges, applyWrittenChanges, recordAllowedTags, type TargetState } from '../state/target-state.ts'
 
 export type ExportDeps = EngineDeps
@@ -340,8 +340,8 @@ async function exportInFrame(
   )
   if (allowed.write) tabWrites.push(allowed.write)
   if (otherEntries) for (const w of otherTimelineWrites(otherEntries, window, snapshot)) tabWrites.push(w)
-  // The Approvals tab's cells the import planned on its read: in this write when this run plans on that read too;
-  // otherwise the next import plans them again.
+  // The Approvals tab's cells and the Approved tab's rows the import planned on its read: in this write when this
+  // run plans on that read too; otherwise the next import plans them again.
   const handedWrites = handOff?.writes ?? []
   if (snapshot === handOff?.snapshot) tabWrites.push(...handedWrites)
 
@@ -429,7 +429,7 @@ async function exportInFrame(
     // A row removed takes its digest along: the digests are kept one per base.
     applyWrittenChanges(state, writtenContext(target.timeZone, users, window.dayStart), digests)
     state.layoutHash = layoutHash
-    if (target.approvals && snapshot.tabs[target.approvals.tab]?.exists) state.approvalsTab = target.approvals.tab
+    recordApprovalTabs(target, snapshot, state)
     if (allowed.fingerprints) recordAllowedTags(state, allowed.fingerprints)
     await frame.save(result, summaryLine(counts))
     crashPoint('export:after-state-save')

@@ -58,6 +58,7 @@ import type { ServerWrite } from '../core/server-writes.ts'
 import { writePlanTab } from './plan-tab.ts'
 import { protectedRowsWarnings } from './protected-rows.ts'
 import { importApprovals } from './approvals.ts'
+import { APPROVED_TAB } from '../core/approved-tab.ts'
 
 export type { ImportPlanView, PlannedWrite } from '../core/import-report.ts'
 
@@ -196,12 +197,14 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
   const readAhead = await handOff?.readAhead?.(frame)
   // The Approvals tab only once a layout made it: a Google read naming a missing tab fails whole.
   const approvalsTab = target.approvals && state.approvalsTab === target.approvals.tab ? target.approvals.tab : undefined
+  const approvedTab = target.approvals && state.approvedTab === APPROVED_TAB ? APPROVED_TAB : undefined
   const snapshot = await deps.spreadsheet.read(
     [
       ...(handOff
-        ? specs.map((s) => s.title).filter((t) => t !== target.approvals?.tab)
+        ? specs.map((s) => s.title).filter((t) => !target.approvals || (t !== target.approvals.tab && t !== APPROVED_TAB))
         : [target.tabs.activities, target.tabs.allowedTags, target.tabs.syncLog]),
       ...(approvalsTab ? [approvalsTab] : []),
+      ...(approvedTab ? [approvedTab] : []),
     ],
     neverRun ? { ...readAhead, tabsMayBeMissing: true } : readAhead,
   )
@@ -346,6 +349,7 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
     target,
     stateFolder: location.folder,
     tabTitle: approvalsTab,
+    approvedTitle: approvedTab,
     snapshot,
     activities: tab,
     layout,
@@ -457,19 +461,19 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
   // A refused Allowed tags tab: each row that reaches past the target says so, on the tab as this run read it.
   const tagsStatuses = tags.kind === 'refused' ? tagsStatusWrite(snapshot.tabs[target.tabs.allowedTags], tags.rows, today) : undefined
   if (tagsStatuses) tabWrites.push(tagsStatuses)
-  // A sync whose import writes nothing else leaves the Approvals tab's cells to the export's write: no request of its own.
-  const approvalsLater = handOff !== undefined && quiet && approvals?.write !== undefined && tabWrites.every((w) => isEmptyWrite(w))
-  if (approvals?.write && !approvalsLater) tabWrites.push(approvals.write)
+  // The Approvals tab's cells and the Approved tab's rows, written on the first read's rows (the fresh read leaves
+  // both out). A sync whose import writes nothing else leaves them to the export's write: no request of their own.
+  const approvalWrites = [approvals?.write, approvals?.approved].filter((w): w is TabWrite => w !== undefined && !isEmptyWrite(w))
+  const approvalsLater = handOff !== undefined && quiet && approvalWrites.length > 0 && tabWrites.every((w) => isEmptyWrite(w))
+  if (!approvalsLater) tabWrites.push(...approvalWrites)
   notes.push(...(approvals?.log ?? []))
-  // Tabs the fresh read left out are written on the first read's rows.
-  const approvalsBasis = approvals?.write && !approvalsLater && approvalsTab && !isEmptyWrite(approvals.write)
   const basis =
-    tagsStatuses || approvalsBasis
+    tagsStatuses || (approvalWrites.length > 0 && !approvalsLater)
       ? {
           tabs: {
             ...fresh.tabs,
             ...(tagsStatuses ? { [target.tabs.allowedTags]: snapshot.tabs[target.tabs.allowedTags]! } : {}),
-            ...(approvalsBasis ? { [approvalsTab]: snapshot.tabs[approvalsTab]! } : {}),
+            ...(approvalsLater ? {} : Object.fromEntries(approvalWrites.map((w) => [w.tab, snapshot.tabs[w.tab]!]))),
           },
         }
       : fresh
@@ -503,7 +507,7 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
     // A sync's import that wrote nothing: the export half plans on this read and appends this row with its own.
     handOff.snapshot = snapshot
     handOff.logRows = handOff.logOnlyChanges && !approvals?.log.length ? [] : [logRow]
-    if (approvalsLater && approvals?.write && !isEmptyWrite(approvals.write)) handOff.writes = [approvals.write]
+    if (approvalsLater) handOff.writes = approvalWrites
   } else {
     // Its own write, after the one whose outcome it reports: appends need no position, so the same read serves.
     await deps.spreadsheet.write([{ tab: target.tabs.syncLog, appends: [logRow] }], fresh)

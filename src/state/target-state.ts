@@ -113,6 +113,8 @@ const targetState = z.looseObject({
   dayStartsAt: z.string().optional(),
   /** The Approvals tab's title once an export's layout made it: an import reads it only then (a read naming a missing tab fails on Google). */
   approvalsTab: z.string().optional(),
+  /** The Approved tab's title once an export's layout made it, read by an import only then, as the Approvals tab. */
+  approvedTab: z.string().optional(),
   /** Opaque facts the spreadsheet backend keeps between runs (Google: tab ids). */
   backendHints: z.record(z.string(), z.unknown()).optional(),
   runs: z.array(runRecord),

@@ -98,6 +98,11 @@ describe('config', () => {
     expect(problemsOf(withTabs({ tabs: { allowedTags: 'Summary' } }))).toContain(
       'targets[0].tabs.allowedTags: "Summary" is also the title of the Summary tab',
     )
+    expect(problemsOf(withTabs({ approvals: {}, tabs: { syncLog: 'approved' } }))).toContain(
+      'targets[0].tabs.syncLog: "approved" is also the title of the Approved tab',
+    )
+    // Without approvals there is no Approved tab to clash with.
+    expect(() => parseConfig(JSON.stringify(withTabs({ tabs: { syncLog: 'Approved' } })), '/cfg/c.json')).not.toThrow()
     expect(problemsOf(withTabs({ tabs: { activities: 'ComputerUsage' }, otherTimelines: ['ComputerUsage'] }))).toContain(
       'targets[0].otherTimelines[0]: "ComputerUsage" is also the title of tabs.activities',
     )

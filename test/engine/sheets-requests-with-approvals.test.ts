@@ -117,5 +117,15 @@ describe('Sheets requests of a nightly sync with approvals (Google)', () => {
     // Nights after that, with nothing new, cost what they cost without approvals.
     const quiet = await night()
     expect(quiet.approving.stats.byMethod).toEqual(quiet.plain.stats.byMethod)
+
+    // Reopening costs the same two: the Approved tab's rows are emptied in the write of the Approvals cells, on its
+    // confirming read.
+    const approvedRows = () => approving.manager.readTab(approving.spreadsheetId, 'Approved').slice(1)
+    expect(approvedRows().length).toBeGreaterThan(0)
+    approving.manager.editCell(approving.spreadsheetId, 'Approvals', a1('Approved'), false)
+    const reopened = await night()
+    expect(approvedRows().every((r) => r.length === 0)).toBe(true)
+    expect(reopened.approving.stats.byMethod).toEqual({ BatchGetValues: 2, BatchUpdateValuesByDataFilter: 1, BatchUpdateSpreadsheet: 1 })
+    expect(reopened.approving.stats.total - reopened.plain.stats.total).toBe(2)
   })
 })

@@ -46,8 +46,9 @@ export function escape(text: string): string {
 /** The Approvals tab's numbers shown as its columns mean them; other tabs' numbers as they are. */
 const APPROVALS_SHOWN: Record<string, string> = { From: 'Date', To: 'Date', Hours: 'Duration', 'Hours at approval': 'Duration' }
 
-/** A number in a tab other than Activities: the Approvals tab's dates, hours and `Approved at` (`2026-11-12 12:00`). */
+/** A number in a tab other than Activities: the Approvals tab's dates, hours and `Approved at` (`2026-11-12 12:00`), the Approved tab's as Activities'. */
 export function showIn(tab: string, column: string, value: number): string {
+  if (tab === 'Approved') return show(column, value)
   if (tab !== 'Approvals') return String(value)
   if (column === 'Approved at') {
     const wall = new Date(Math.round((value - SERIAL_OF_UNIX_EPOCH) * 86_400) * 1000).toISOString()

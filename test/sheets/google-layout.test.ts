@@ -316,6 +316,45 @@ describe('planLayout on an existing spreadsheet', () => {
   })
 })
 
+describe('a closed tab (the Approved record)', () => {
+  const closed: TabSpec = { title: 'Approved', readOnly: true, closed: true, columns: [{ name: 'User', kind: 'text' }] }
+
+  it('is protected whole and not as a warning, naming no editors (Google makes the caller one)', () => {
+    const plan = planLayout([closed], options, empty, new Map())
+    const [protection, ...others] = plan.requests.filter((r) => r.addProtectedRange).map((r) => r.addProtectedRange!.protectedRange!)
+    expect(others).toEqual([])
+    expect(protection).toEqual({ range: { sheetId: plan.sheetIds.get('Approved') }, description: 'timeline-sheets: Approved' })
+  })
+
+  it('replaces a warning-only protection of ours on it, and keeps a closed one', () => {
+    const first = planLayout([{ ...closed, closed: false }], options, empty, new Map())
+    const id = first.sheetIds.get('Approved')!
+    const held = (protection: sheets_v4.Schema$ProtectedRange): SpreadsheetState => ({
+      timeZone: options.timeZone,
+      sheets: [
+        {
+          sheetId: id,
+          title: 'Approved',
+          rowCount: 1000,
+          columnCount: 1,
+          frozenRowCount: 1,
+          protectedRanges: [protection],
+          conditionalFormats: [],
+        },
+      ],
+      layoutMetadata: undefined,
+    })
+    const warning = { range: { sheetId: id }, description: 'timeline-sheets: Approved', warningOnly: true, protectedRangeId: 7 }
+    const replaced = planLayout([closed], options, held(warning), new Map([['Approved', ['User']]]))
+    expect(replaced.requests.filter((r) => r.deleteProtectedRange || r.addProtectedRange)).toEqual([
+      { deleteProtectedRange: { protectedRangeId: 7 } },
+      { addProtectedRange: { protectedRange: { range: { sheetId: id }, description: 'timeline-sheets: Approved' } } },
+    ])
+    const kept = planLayout([closed], options, held({ ...warning, warningOnly: undefined }), new Map([['Approved', ['User']]]))
+    expect(kinds(kept.requests)).not.toContain('addProtectedRange')
+  })
+})
+
 describe('status rules of an earlier version', () => {
   it('replaces the rules that looked for "conflict" and "error" with the word rules, and keeps a manager\'s own', () => {
     const first = planLayout([activities, allowed], options, empty, new Map())

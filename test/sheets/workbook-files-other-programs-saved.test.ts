@@ -15,6 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { activitiesTab, allowedTagsTab, syncLogTab } from '../../src/core/columns.ts'
 import type { CellValue } from '../../src/sheets/port.ts'
 import { createWorkbookSpreadsheet } from '../../src/sheets/workbook/backend.ts'
+import { readZip } from '../../src/sheets/workbook/zip.ts'
 import { changedEntries, storedZip, zipRecords, zipText } from './xlsx-package.ts'
 
 const SPECS = [activitiesTab('Activities'), allowedTagsTab(), syncLogTab()]
@@ -58,6 +59,10 @@ function fixtureRow(i: number): CellValue[] {
     `tags-user${i % 3}/${100 + i}`,
     `fp-${i}`,
   ]
+}
+
+function readZipNames(bytes: Buffer): string[] {
+  return readZip(bytes).entries.map((entry) => entry.name)
 }
 
 function fixtureRows(): CellValue[][] {
@@ -161,6 +166,32 @@ describe('a workbook a manager saved in LibreOffice', () => {
       [46030.25, 'run-1', 'export', 'success', 24, 0, 0, 0, 0],
       [46030.5, 'run-2', 'import', 'partial', 0, 1, 0, 0, 1, 'one row refused'],
     ])
+  })
+
+  it('reads a box it saved as a number formula, FALSE() or TRUE() where the cell has the checkbox format, as the box', async () => {
+    // LibreOffice 7.4 saves the tool's Delete cells (format `"✓";"✓";""`) so: `t="n"` and the constant function.
+    const folder = await mkdtemp(path.join(os.tmpdir(), 'ts-files-other-programs-saved-'))
+    folders.push(folder)
+    const written = path.join(folder, 'written.xlsx')
+    const workbook = createWorkbookSpreadsheet({ path: written })
+    await workbook.ensureLayout(SPECS, LAYOUT)
+    const rows = [fixtureRow(0), fixtureRow(1)]
+    rows[1]![8] = true
+    await workbook.write([{ tab: 'Activities', appends: rows }], await workbook.read(['Activities']))
+    const names = readZipNames(await readFile(written))
+    const parts: Record<string, string> = {}
+    for (const name of names) parts[name] = await zipText(written, name)
+    const sheet = Object.keys(parts).find((name) => /^xl\/worksheets\/sheet\d+\.xml$/.test(name) && parts[name]!.includes('fp-0'))!
+    let saved = 0
+    parts[sheet] = parts[sheet]!.replace(/<c r="(I\d+)"( s="\d+")? t="b"><v>([01])<\/v><\/c>/g, (_, at: string, style = '', v: string) => {
+      saved++
+      return `<c r="${at}"${style} t="n"><f aca="false">${v === '1' ? 'TRUE()' : 'FALSE()'}</f><v>${v}</v></c>`
+    })
+    expect(saved).toBe(2)
+    const file = path.join(folder, 'libreoffice-saved-boxes.xlsx')
+    await writeFile(file, storedZip(parts))
+    const read = (await createWorkbookSpreadsheet({ path: file }).read(['Activities'])).tabs['Activities']!
+    expect(read.rows.map((r) => r[8])).toEqual([false, true])
   })
 
   it('lays it out again once and writes to it; Team notes, its defined name and LibreOffice’s parts stay byte for byte', async () => {

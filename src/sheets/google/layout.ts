@@ -265,12 +265,17 @@ function boldHeaderRequest(sheetId: number, width: number): sheets_v4.Schema$Req
 interface Protection {
   description: string
   range: sheets_v4.Schema$GridRange
+  /**
+   * Not a warning: only the range's editors may edit it. Google lists the caller who adds a range as its editor
+   * (recorded answers, decisions/0021), and "owners of the spreadsheet can always edit protected ranges".
+   */
+  closed?: boolean
 }
 
-/** A read-only tab is protected whole; any other tab, its header row. */
+/** A read-only tab is protected whole (a closed one for the tool's account alone); any other tab, its header row. */
 function tabProtection(spec: TabSpec, sheetId: number): Protection {
   return spec.readOnly
-    ? { description: spec.title, range: { sheetId } }
+    ? { description: spec.title, range: { sheetId }, ...(spec.closed ? { closed: true } : {}) }
     : { description: `${spec.title} header`, range: { sheetId, startRowIndex: 0, endRowIndex: 1 } }
 }
 
@@ -282,16 +287,18 @@ function heldProtections(existing: SheetState | undefined): Map<string, sheets_v
 }
 
 /**
- * Nothing when ours already covers the wanted cells; otherwise the protection is added, as a warning only, after
- * ours of the same description is deleted (its column moved).
+ * Nothing when ours already covers the wanted cells as wanted; otherwise the protection is added, as a warning
+ * only unless closed, after ours of the same description is deleted (its column moved, or it was the other kind).
+ * A closed one names no editors: Google makes the caller (the tool's account) its editor.
  */
 function protectionRequests(held: ReadonlyMap<string, sheets_v4.Schema$ProtectedRange>, wanted: Protection): sheets_v4.Schema$Request[] {
   const description = `${DESCRIPTION_PREFIX}${wanted.description}`
   const found = held.get(description)
-  if (found && sameRange(found.range ?? {}, wanted.range)) return []
+  const closed = wanted.closed === true
+  if (found && sameRange(found.range ?? {}, wanted.range) && (found.warningOnly !== true) === closed) return []
   return [
     ...(found?.protectedRangeId != null ? [{ deleteProtectedRange: { protectedRangeId: found.protectedRangeId } }] : []),
-    { addProtectedRange: { protectedRange: { range: wanted.range, description, warningOnly: true } } },
+    { addProtectedRange: { protectedRange: { range: wanted.range, description, ...(closed ? {} : { warningOnly: true }) } } },
   ]
 }
 

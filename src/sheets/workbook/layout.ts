@@ -183,7 +183,8 @@ export function layOutTab(
   if ((conditional.status !== undefined || conditional.checkbox !== undefined) && applyConditionalFormats(parts, conditional, styles))
     changed = true
 
-  if (settings.protect && applyProtection(parts, spec.readOnly === true)) changed = true
+  // A closed tab (the Approved record) is protected whatever `protect` says: its rows are for no one to edit.
+  if ((settings.protect || spec.closed === true) && applyProtection(parts, spec.readOnly === true)) changed = true
   if (applyPrintSetup(parts)) changed = true
   // The tab managers sort and filter gets a filter (a protected sheet refuses to add one, but lets them use it).
   const filter = spec.filter === true && spec.readOnly !== true ? filterRange(lastColumn, lastRow) : undefined

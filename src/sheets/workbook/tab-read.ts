@@ -31,9 +31,11 @@ export interface ReadContext {
 /** One cell's value as the port reads it. */
 export function readCell(cell: RawCell, row: number, context: ReadContext, formulas: SharedFormulas): CellValue {
   const content = cellContent(cell)
-  if (content.formula !== undefined && content.type === 'b') {
+  if (content.formula !== undefined && (content.type === 'b' || content.type === 'n')) {
     // LibreOffice has no boolean cells: it saves every TRUE and FALSE, a ticked box too, as the formula
-    // TRUE() or FALSE(). Read as a formula, each row of a sheet a manager saved there would look edited.
+    // TRUE() or FALSE(), typed `b`, or `n` where the cell's number format is not a boolean one (the tool's
+    // checkbox format, LibreOffice 7.4). Read as a formula, each row of a sheet a manager saved there would
+    // look edited.
     const constant = BOOLEAN_FUNCTION.exec(formulaText(content.formula.text))
     if (constant !== null) return constant[1]!.toUpperCase() === 'TRUE'
   }
