@@ -149,4 +149,11 @@ export interface TabWrite {
    * the workbook removes it.
    */
   deleteRows?: number[]
+  /**
+   * On a tab without `keyColumn`: the basis rows (1-based, as read) that later runs will write again, the rows
+   * `appends` adds counting too. A backend that can tie a handle to a row that moves with it (Google: row-located
+   * developer metadata, read with the tab) keeps one on these rows and on no other row of the tab, so a later
+   * write planned on a read that saw the handles needs no read of its own. Other backends ignore it.
+   */
+  rowsToRevisit?: readonly number[]
 }

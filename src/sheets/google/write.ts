@@ -14,8 +14,10 @@
  * 2. The chunk's values go through its claims
  *    (`values.batchUpdateByDataFilter`): a sort between the read-back and the
  *    write still lands every cell on its row. A removal empties the row.
- * 3. Rows of tabs without `keyColumn`, and header rows, are found in a fresh
- *    read and written at the position it confirmed.
+ * 3. Rows of tabs without `keyColumn` that the read saw through their row
+ *    marks (`row-marks.ts`) are written through them, with no read; the
+ *    others, and header rows, are found in a fresh read and written at the
+ *    position it confirmed.
  * 4. New rows are inserted (never written over) after the last row, with their
  *    formats, in atomic batchUpdates.
  *
@@ -28,6 +30,7 @@ import { keyText, locateRows, sameCells, writableCells } from '../../core/row-id
 import { HttpError, TimelineSheetsError } from '../../errors.ts'
 import type { SkippedRow, Snapshot, TabData, TabWrite, WriteReport } from '../port.ts'
 import { appendChunkParts } from './append-rows.ts'
+import { markedTargets, markParts } from './marked-write.ts'
 import { headerFilter, lookUp, type LookUpAnswer } from './look-up.ts'
 import {
   CLAIMS_PER_ROUND,
@@ -85,8 +88,11 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
     for (const t of needIds) t.sheetId = ids.get(t.write.tab)
   }
 
+  // Rows the read saw through their marks go through them; the other rows of tabs without a Key are read again.
+  const marked = markedTargets(deps, tabs)
   const positional = tabs.flatMap((t) => positionalTargets(t).map((target) => ({ t, target })))
   if (positional.length > 0) await locatePositional(deps, tabs, skip)
+  positional.push(...marked)
 
   // Columns the values need beyond the grid go with the first claims, or alone when there are none.
   let columns: StructuralPart[] | undefined = columnParts(deps, tabs)
@@ -367,13 +373,14 @@ function confirmIds(deps: WriteDeps, t: TabState, headers: LookUpAnswer['headers
   deps.setColumnCount(t.write.tab, seen.columnCount)
 }
 
-/** After the values: new rows, then the claims still on the sheets. */
+/** After the values: new rows, then the row marks made again, then the claims still on the sheets. */
 function* finishingParts(
   deps: WriteDeps,
   tabs: readonly TabState[],
   appended: WriteReport['appended'],
   owed: ReadonlySet<TabState>,
 ): Generator<StructuralPart> {
+  const sendsBatch = owed.size > 0 || tabs.some((t) => (t.write.appends?.length ?? 0) > 0)
   for (const t of tabs) {
     const rows = t.write.appends ?? []
     if (rows.length === 0) continue
@@ -383,5 +390,7 @@ function* finishingParts(
     appended[t.write.tab] = { firstRow: start + 1, count: rows.length }
     yield* appendChunkParts(t, rows, start, deps.rowFormats(t.write.tab), deps.maxPayloadBytes)
   }
+  // Marks only where a batch goes anyway: alone, they would cost the request they save.
+  if (sendsBatch) yield* markParts(deps, tabs, appended)
   for (const t of owed) yield structuralPart(t, [deleteClaims(sheetClaimsFilter(t.sheetId!))])
 }
