@@ -9,7 +9,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { startHost, type Host } from '../lib/host-client.ts'
+import { startHost } from '../lib/host-client.ts'
 import { measure, type Sample } from '../lib/measure.ts'
 import { goals, load, secs, table } from '../lib/report.ts'
 import { runTool, writeToolConfig, type ToolConfig } from '../lib/tool-cli.ts'
@@ -168,5 +168,3 @@ function median(values: number[]): number {
   const mid = Math.floor(sorted.length / 2)
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
-
-export type { Host }

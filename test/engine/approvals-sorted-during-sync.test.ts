@@ -75,9 +75,7 @@ describe('the Approvals tab sorted between a sync read and its write (Google)', 
     world.manager.editCell(world.spreadsheetId, 'Approvals', cell('Approved', rowOf(bob!, '2026-W44')), true)
 
     const order = (rows: unknown[][]) => rows.slice(1).map((r) => `${String(r[before.col('User')])} ${String(r[before.col('Period')])}`)
-    const sorted = await night(() =>
-      world.manager.sortTab(world.spreadsheetId, 'Approvals', before.col('User'), 'DESCENDING'),
-    )
+    const sorted = await night(() => world.manager.sortTab(world.spreadsheetId, 'Approvals', before.col('User'), 'DESCENDING'))
     expect(sorted.acted).toBe(true)
     const after = approvals()
     expect(order(after.rows)).not.toEqual(order(before.rows))

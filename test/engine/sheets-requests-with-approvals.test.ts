@@ -98,7 +98,7 @@ describe('Sheets requests of a nightly sync with approvals (Google)', () => {
     expect(withoutReadKind(changed.approving.stats.byMethod)).toEqual(withoutReadKind(changed.plain.stats.byMethod))
   })
 
-  it('a night that writes Approvals cells costs one more: the value write through the rows\' marks', async () => {
+  it("a night that writes Approvals cells costs one more: the value write through the rows' marks", async () => {
     const { rows, col } = approvalsTab()
     const user = approving.server.credentials.users.find((u) => u.tagsTimelineKey === approving.timelineKey)!.username
     const row = rows.findIndex((r) => r[col('User')] === user && r[col('Period')] === '2026-W45') + 1

@@ -26,9 +26,7 @@ const hintsSchema = z.object({
   sheetIds: z.record(z.string(), z.int().min(0)),
   rowFormats: z.record(z.string(), z.record(z.string(), columnFormatSchema)).optional(),
   headers: z.record(z.string(), z.array(z.string().nullable())).optional(),
-  rowMarks: z
-    .record(z.string(), z.object({ sheetId: z.int().min(0), base: z.int().min(1), count: z.int().min(0) }).strict())
-    .optional(),
+  rowMarks: z.record(z.string(), z.object({ sheetId: z.int().min(0), base: z.int().min(1), count: z.int().min(0) }).strict()).optional(),
 })
 
 export function hintsOf(memory: HintedMemory): Record<string, unknown> {

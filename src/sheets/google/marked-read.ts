@@ -34,7 +34,10 @@ export async function readWithMarks(
   const withMarks = tabs.filter((t) => !headerOnly.has(t) && (marked.get(t)?.count ?? 0) > 0)
   if (withMarks.length === 0) return undefined
   const ranges = tabs.map((tab) => (headerOnly.has(tab) ? `${quoteTitle(tab)}!1:1` : quoteTitle(tab)))
-  const filters: sheets_v4.Schema$DataFilter[] = [...ranges.map((a1Range) => ({ a1Range })), ...withMarks.flatMap((t) => markFilters(marked.get(t)!))]
+  const filters: sheets_v4.Schema$DataFilter[] = [
+    ...ranges.map((a1Range) => ({ a1Range })),
+    ...withMarks.flatMap((t) => markFilters(marked.get(t)!)),
+  ]
   if (jsonBytes(filters) > deps.maxPayload) return undefined
   const data = await deps.batchGetByDataFilter(
     preserialized<sheets_v4.Schema$BatchGetValuesByDataFilterRequest>({

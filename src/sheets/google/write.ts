@@ -81,8 +81,14 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
   }
   const values = deps.claimValues ?? claimValues()
 
-  // Sheet ids: every claim names its sheet, and every tab that grows needs one.
-  const needIds = tabs.filter((t) => claimedTargets(t).length > 0 || (t.write.appends?.length ?? 0) > 0 || needsColumns(deps, t) > 0)
+  // Sheet ids: every claim and mark names its sheet, and every tab that grows needs one.
+  const needIds = tabs.filter(
+    (t) =>
+      claimedTargets(t).length > 0 ||
+      (t.write.appends?.length ?? 0) > 0 ||
+      needsColumns(deps, t) > 0 ||
+      t.write.rowsToRevisit !== undefined,
+  )
   if (needIds.length > 0) {
     const ids = await deps.sheetIds(needIds.map((t) => t.write.tab))
     for (const t of needIds) t.sheetId = ids.get(t.write.tab)
