@@ -152,6 +152,39 @@ describe('row marks on a tab without a Key (Google)', () => {
     expect(marksOn(w)).toBe(1)
   })
 
+  it('are kept on as many rows as the budget holds, new rows first, and not made again for the rows beyond', async () => {
+    const w = await world()
+    const ids = () =>
+      [...w.store.spreadsheets.get(w.spreadsheetId)!.metadata.values()]
+        .filter((m) => m.metadataKey === MARK_KEY)
+        .map((m) => m.metadataId)
+        .sort((a, b) => a - b)
+    const many = Array.from({ length: MARKS_PER_SHEET + 5 }, (_, i) => [`u${i}`, '2026-W46', 'new'])
+    let sheet = w.backend()
+    let basis = await sheet.read(['Periods', 'Log'])
+    await sheet.write(
+      [
+        { tab: 'Periods', appends: many, rowsToRevisit: [2, 3, 4, 5] },
+        { tab: 'Log', appends: [['more']] },
+      ],
+      basis,
+    )
+    expect(marksOn(w)).toBe(MARKS_PER_SHEET)
+    const before = ids()
+    sheet = w.backend()
+    basis = await sheet.read(['Periods', 'Log'])
+    const all = basis.tabs['Periods']!.rows.map((_, i) => i + 2)
+    const newFirst = [...all.slice(PEOPLE.length), ...all.slice(0, PEOPLE.length)]
+    await sheet.write(
+      [
+        { tab: 'Periods', updates: [{ row: 2, column: 2, values: ['again'] }], rowsToRevisit: newFirst },
+        { tab: 'Log', appends: [['a night']] },
+      ],
+      basis,
+    )
+    expect(ids()).toEqual(before)
+  })
+
   it('leave a read of a tab deleted since as the plain read answers it: the tab missing, the others read', async () => {
     const w = await world()
     await writeStatuses(w)

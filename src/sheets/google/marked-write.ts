@@ -4,7 +4,7 @@
  * to keep them on changed.
  */
 import type { WriteReport } from '../port.ts'
-import { MARKS_HOLD_FOR_MS, marksStale, rebuildMarks } from './row-marks.ts'
+import { MARKS_HOLD_FOR_MS, MARKS_PER_SHEET, marksStale, rebuildMarks } from './row-marks.ts'
 import { structuralPart, type StructuralPart } from './structural.ts'
 import { hasWork, type TabState, type Target, type WriteDeps } from './write-targets.ts'
 
@@ -45,11 +45,15 @@ export function* markParts(deps: WriteDeps, tabs: readonly TabState[], appended:
     if (sheetId === undefined) continue
     const added = appended[t.write.tab]
     const last = t.basis.rows.length + 1
-    const basisRows = [...new Set(keep)].filter((row) => Number.isInteger(row) && row >= 2 && row <= last)
-    if (!marksStale(seen?.sheetId === sheetId ? seen : undefined, basisRows, added?.count ?? 0)) continue
+    // New rows first (they are the latest periods), then the basis rows in the order given, as many as the budget holds.
+    const newRows = Array.from({ length: Math.min(added?.count ?? 0, MARKS_PER_SHEET) }, (_, i) => added!.firstRow + i)
+    const basisRows = [...new Set(keep)]
+      .filter((row) => Number.isInteger(row) && row >= 2 && row <= last)
+      .slice(0, MARKS_PER_SHEET - newRows.length)
+    const usable = seen?.sheetId === sheetId ? seen : undefined
+    if (!marksStale(usable, basisRows, newRows.length)) continue
     // New rows go after the last row, so the basis rows stay where they were; they sit where the basis showed them.
-    const rows = [...basisRows, ...Array.from({ length: added?.count ?? 0 }, (_, i) => added!.firstRow + i)]
-    const { requests, marked } = rebuildMarks(sheetId, rows, seen?.sheetId === sheetId ? seen.found : [])
+    const { requests, marked } = rebuildMarks(sheetId, [...newRows, ...basisRows], usable?.found ?? [])
     if (requests.length === 0) continue
     yield { ...structuralPart(t, requests), droppable: true, onApplied: () => deps.marksMade(t.write.tab, marked) }
   }
