@@ -7,7 +7,7 @@
  *
  * `BENCH_QUICK=1` small sizes, one run each: checks the harness.
  * `BENCH_ONLY=a,b` runs those parts: headline, latency, uplink, scale, workbook,
- *   import, startup, state, many, watch, footnote — and the older, module-level benches
+ *   import, startup, state, many, watch, approvals, footnote — and the older, module-level benches
  *   modules-backends, modules-export, modules-import (bench/legacy.ts), which only run when named.
  * `BENCH_REPS=n` runs per figure (default 3). `BENCH_TOOL=/checkout` measures
  *   another checkout's CLI against this one's counterparts and peers; it is
@@ -19,6 +19,7 @@ import { execFileSync, spawn } from 'node:child_process'
 import { writeFile } from 'node:fs/promises'
 import { cpus, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
+import { approvals } from './parts/approvals.ts'
 import { footnote } from './parts/footnote.ts'
 import { headline } from './parts/headline.ts'
 import { importCase } from './parts/import.ts'
@@ -34,7 +35,20 @@ import { buildTool, TOOL_ROOT } from './lib/tool-cli.ts'
 
 const QUICK = process.env['BENCH_QUICK'] === '1'
 const REPS = Number(process.env['BENCH_REPS'] ?? (QUICK ? 1 : 3))
-const PARTS = ['startup', 'state', 'headline', 'latency', 'uplink', 'scale', 'workbook', 'import', 'many', 'watch', 'footnote'] as const
+const PARTS = [
+  'startup',
+  'state',
+  'headline',
+  'latency',
+  'uplink',
+  'scale',
+  'workbook',
+  'import',
+  'many',
+  'watch',
+  'approvals',
+  'footnote',
+] as const
 const LEGACY = { 'modules-backends': 'backends', 'modules-export': 'export', 'modules-import': 'import' } as const
 const only = process.env['BENCH_ONLY']
   ?.split(',')
@@ -133,6 +147,12 @@ if (wanted('many'))
 if (wanted('watch')) {
   for (const size of SIZES)
     await part(`watch ${size.label}`, () => watchCase({ ...data, label: size.label, users: size.users, targets: MANY_TARGETS }))
+}
+if (wanted('approvals')) {
+  for (const size of SIZES)
+    await part(`approvals ${size.label}`, () =>
+      approvals({ ...data, label: size.label, users: size.users, reps: REPS, changeShare: CHANGE_SHARE }),
+    )
 }
 if (wanted('footnote')) await part('footnote', () => footnote({ ...data, rows: QUICK ? 200 : 2_000, users: 4 }))
 

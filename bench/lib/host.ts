@@ -289,6 +289,24 @@ const ops: Record<string, (args: any) => Promise<unknown> | unknown> = {
     }
     return { updated: updates, deleted: deletes, created: creates }
   },
+  /**
+   * A manager's ticks on the Approvals tab (no request counted): Approved and a name on every `every`-th row from
+   * `offset` of the given periods; `untick` clears Approved on those rows instead. Returns how many rows it changed.
+   */
+  approve(args: { spreadsheetId: string; periods: string[]; every: number; offset: number; untick?: boolean }) {
+    const manager = createManager(sheets!.store)
+    const rows = manager.readTab(args.spreadsheetId, 'Approvals', 'FORMATTED_VALUE')
+    const col = (name: string) => rows[0]!.indexOf(name)
+    const cell = (name: string, row: number) => `${String.fromCharCode(65 + col(name))}${row}`
+    let changed = 0
+    rows.slice(1).forEach((cells, i) => {
+      if (!args.periods.includes(String(cells[col('Period')])) || (i - args.offset) % args.every !== 0) return
+      manager.editCell(args.spreadsheetId, 'Approvals', cell('Approved', i + 2), !args.untick)
+      if (!args.untick) manager.editCell(args.spreadsheetId, 'Approvals', cell('Approved by', i + 2), 'Bench Manager')
+      changed++
+    })
+    return changed
+  },
   /** A manager's edits typed into the stored cells (no request counted). */
   managerEdits(args: ManagerEditsOptions) {
     return applyManagerEdits(sheets!.store, args)

@@ -27,6 +27,8 @@ export interface ToolTarget {
   spreadsheet: { kind: 'google'; spreadsheetId: string } | { kind: 'workbook'; path: string }
   /** Owners whose timelines the target holds; empty: every Tags timeline. */
   users?: string[]
+  /** The target's `approvals` (an Approvals tab, weekly periods). */
+  approvals?: { period: 'week' | 'month' }
 }
 
 export interface ToolSetup {
@@ -75,6 +77,7 @@ export async function writeToolConfig(setup: ToolSetup): Promise<ToolConfig> {
       name: t.name,
       spreadsheet: t.spreadsheet,
       ...(t.users ? { users: t.users } : {}),
+      ...(t.approvals ? { approvals: t.approvals } : {}),
       timeZone: 'UTC',
       window: { days: setup.windowDays, lookBackDays: 7 },
     })),

@@ -114,7 +114,7 @@ function changeStatus(what: string, approval: Approval): string {
 
 /** What makes the tab show the record row for row; a tab that already shows it costs no write. */
 export function approvedWrite(tab: TabData, records: ReadonlyMap<string, Approval>): TabWrite {
-  return rewriteTab(tab, approvedRows(records), approvedTab(tab.title).columns.length)
+  return { ...rewriteTab(tab, approvedRows(records), approvedTab(tab.title).columns.length), closed: true }
 }
 
 /** `9:00`, `09:00` or `09:00:30` as seconds of the day, for ordering; text that is no clock goes first. */

@@ -155,4 +155,17 @@ export interface TabWrite {
    * the workbook removes it.
    */
   deleteRows?: number[]
+  /**
+   * On a tab without `keyColumn`: the basis rows (1-based, as read) that later runs will write again, the rows
+   * `appends` adds counting too. A backend that can tie a handle to a row that moves with it (Google: row-located
+   * developer metadata, read with the tab) keeps one on these rows and on no other row of the tab, so a later
+   * write planned on a read that saw the handles needs no read of its own. Other backends ignore it.
+   */
+  rowsToRevisit?: readonly number[]
+  /**
+   * The tab is closed to everyone but the tool and the spreadsheet's owner (`TabSpec.closed`), and its every cell
+   * is drawn again from the tool's own record by each run that writes it: a backend may write its rows where the
+   * basis showed them, with no read of its own to confirm them first. An owner's edit in between is drawn over.
+   */
+  closed?: boolean
 }

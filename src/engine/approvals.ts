@@ -113,18 +113,23 @@ export async function importApprovals(input: ImportApprovalsInput): Promise<Impo
     return id && waiting.has(id) ? { ...d, reason: `${d.reason} The approval of ${waiting.get(id)} waits for this row.` } : d
   })
 
+  const wanted = wantedRows(input.users, input.window, kind)
   const write =
     tab?.exists && !tab.headerOnly
-      ? approvalsWrite({
-          tab,
-          wanted: wantedRows(input.users, input.window, kind),
-          periodRows,
-          records: approvals,
-          statuses: decided.statuses,
-          timeZone: input.target.timeZone,
-          today: input.today,
-          userOf: owners.userOfCell,
-        })
+      ? {
+          ...approvalsWrite({
+            tab,
+            wanted,
+            periodRows,
+            records: approvals,
+            statuses: decided.statuses,
+            timeZone: input.target.timeZone,
+            today: input.today,
+            userOf: owners.userOfCell,
+          }),
+          // The window's rows are the ones the next runs write again (Hours, Status, Changed since).
+          rowsToRevisit: windowRows(rows, wanted, owners),
+        }
       : undefined
   const approvedData = input.approvedTitle ? input.snapshot.tabs[input.approvedTitle] : undefined
   const approved = approvedData?.exists && !approvedData.headerOnly ? approvedWrite(approvedData, approvals) : undefined
@@ -158,6 +163,24 @@ function waitingPeriods(
     if (!records.has(id) && blockers.get(id)?.length) out.set(id, `${user}'s ${period.id}`)
   }
   return out
+}
+
+/**
+ * The rows (by row number) of the window's people and periods, the first of each where a period has two; the latest
+ * periods first, since they change most and a backend may keep handles on only so many rows.
+ */
+function windowRows(rows: ReturnType<typeof approvalRowsOf>, wanted: ReturnType<typeof wantedRows>, owners: RowOwner): number[] {
+  const ids = new Set(wanted.map((w) => periodKey(w.user, w.period.id)))
+  const seen = new Set<string>()
+  const out: { row: number; period: string }[] = []
+  for (const row of rows) {
+    const user = owners.userOfCell(row.user)
+    const id = user ? periodKey(user, row.periodId.toUpperCase()) : undefined
+    if (id === undefined || !ids.has(id) || seen.has(id)) continue
+    seen.add(id)
+    out.push({ row: row.rowNumber, period: row.periodId.toUpperCase() })
+  }
+  return out.sort((a, b) => (a.period < b.period ? 1 : a.period > b.period ? -1 : a.row - b.row)).map((r) => r.row)
 }
 
 /** A row per covered person with a Tags timeline and per period of the window, period by period. */

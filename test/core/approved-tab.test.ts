@@ -78,9 +78,21 @@ describe('the Approved tab', () => {
     expect(rows[6]).toEqual(['bob', '2026-W46', null, null, null, null, null, null, expect.stringMatching(/: added\./), 'tl/9'])
   })
 
-  it('costs no write when it shows the record, and empties when the period is reopened', () => {
+  it('costs no write when it shows the record, and empties when the period is reopened, as a closed tab', () => {
     const shown = approvedRows(records(approval('ann')))
-    expect(approvedWrite(tabOf(shown), records(approval('ann')))).toEqual({ tab: 'Approved', updates: [], appends: [], deleteRows: [] })
-    expect(approvedWrite(tabOf(shown), new Map())).toEqual({ tab: 'Approved', updates: [], appends: [], deleteRows: [2, 3, 4] })
+    expect(approvedWrite(tabOf(shown), records(approval('ann')))).toEqual({
+      tab: 'Approved',
+      updates: [],
+      appends: [],
+      deleteRows: [],
+      closed: true,
+    })
+    expect(approvedWrite(tabOf(shown), new Map())).toEqual({
+      tab: 'Approved',
+      updates: [],
+      appends: [],
+      deleteRows: [2, 3, 4],
+      closed: true,
+    })
   })
 })

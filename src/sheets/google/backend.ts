@@ -34,6 +34,9 @@ import { batchGetParams, COMPRESSED_MAX_PAYLOAD_BYTES, DEFAULT_MAX_PAYLOAD_BYTES
 import { PROTECTION_FIELDS, protectedAreas, protectedWriteError } from './protected-rows.ts'
 import { isProtectedRefusal, isStaleTabId, isUnparsableRange } from './refusals.ts'
 import { applyWrite } from './write.ts'
+import { hintsOf, takeHints, type HintedMemory } from './hints.ts'
+import { readWithMarks, type MarkedReadDeps } from './marked-read.ts'
+import type { MarkedTab, SeenMarks } from './row-marks.ts'
 import { StaleSheetIdError, type StructuralOutcome, type WriteDeps } from './write-targets.ts'
 
 export interface GooglePaceOptions {
@@ -161,6 +164,10 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
   let hintedIds = false
   /** What each tab's data rows carry, from the layout applied in this process or an earlier run's hints. */
   const rowFormats = new Map<string, RowFormats>()
+  /** Tabs the backend keeps row marks on, and the marks each read of them saw (row-marks.ts). */
+  const markedTabs = new Map<string, MarkedTab>()
+  const marksSeen = new WeakMap<TabData, SeenMarks>()
+  const memory: HintedMemory = { sheetIds, rowFormats, headersSeen, markedTabs }
   /** Tabs whose id Google showed to name them in this process (an id from hints is not confirmed until then). */
   const confirmedIds = new Set<string>()
   /**
@@ -287,6 +294,8 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
       ),
   }
 
+  const markedReadDeps: MarkedReadDeps = { maxPayload, batchGetByDataFilter: partialDeps.batchGetByDataFilter, toTabs, now }
+
   const read: Spreadsheet['read'] = async (tabs, readOptions = {}) => {
     const unique = [...new Set(tabs)]
     const result: Snapshot = { tabs: {} }
@@ -308,7 +317,7 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
       found = await readPresent()
     } else {
       try {
-        found = await batchGet(unique, headerOnly)
+        found = (await readWithMarks(markedReadDeps, unique, headerOnly, markedTabs, marksSeen)) ?? (await batchGet(unique, headerOnly))
       } catch (error) {
         // One missing tab fails the whole batchGet; only then is the tab list read.
         if (!isUnparsableRange(error)) throw error
@@ -432,6 +441,10 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     protectedAreas: async () =>
       protectedAreas(await call('read', 'spreadsheets.get', () => api.spreadsheets.get({ spreadsheetId, fields: PROTECTION_FIELDS }))),
     protectedError: (cause, areas, tabs) => protectedWriteError(cause, spreadsheetId, areas, tabs, auth.principal),
+    seenMarks: (tab) => marksSeen.get(tab),
+    markedTab: (tab) => markedTabs.get(tab),
+    marksMade: (tab, marked) => void markedTabs.set(tab, marked),
+    now,
   }
 
   /** A refusal as protected that reached here names the ranges of the tabs written (nothing of it was applied). */
@@ -545,40 +558,12 @@ export function createGoogleSpreadsheet(options: GoogleSpreadsheetOptions): Spre
     // Drive's version of the file: one small request whatever the sheet's size, outside the Sheets quota.
     changeMarkRequests: 1,
     changeMark: async () => (await readDriveVersion({ fileId: spreadsheetId, auth, rootUrl: options.rootUrl, retry: policy })).version,
-    exportHints: () => ({
-      sheetIds: Object.fromEntries(sheetIds),
-      rowFormats: Object.fromEntries(rowFormats),
-      headers: Object.fromEntries(headersSeen),
-    }),
+    exportHints: () => hintsOf(memory),
     importHints: (hints) => {
-      // Each part on its own: a part this version does not understand costs a request, never the other part.
-      const ids = hintsSchema.shape.sheetIds.safeParse((hints as { sheetIds?: unknown })?.sheetIds)
-      if (ids.success && sheetIds.size === 0) {
-        for (const [title, id] of Object.entries(ids.data)) sheetIds.set(title, id)
-        hintedIds = sheetIds.size > 0
-      }
-      const formats = hintsSchema.shape.rowFormats.safeParse((hints as { rowFormats?: unknown })?.rowFormats)
-      if (formats.success && rowFormats.size === 0)
-        for (const [title, byColumn] of Object.entries(formats.data ?? {})) rowFormats.set(title, byColumn as RowFormats)
-      const headers = hintsSchema.shape.headers.safeParse((hints as { headers?: unknown })?.headers)
-      if (headers.success && headersSeen.size === 0)
-        for (const [title, names] of Object.entries(headers.data ?? {})) headersSeen.set(title, names)
+      if (takeHints(memory, hints)) hintedIds = true
     },
   }
 }
-
-const columnFormatSchema = z
-  .object({
-    numberFormat: z.object({ type: z.string(), pattern: z.string().optional() }).strict().optional(),
-    wrapStrategy: z.literal('WRAP').optional(),
-    dataValidation: z.record(z.string(), z.unknown()).optional(),
-  })
-  .strict()
-const hintsSchema = z.object({
-  sheetIds: z.record(z.string(), z.int().min(0)),
-  rowFormats: z.record(z.string(), z.record(z.string(), columnFormatSchema)).optional(),
-  headers: z.record(z.string(), z.array(z.string().nullable())).optional(),
-})
 
 /** No answer came, though the request may have reached Google: a timeout after sending, a dropped connection. */
 function noAnswerCame(error: unknown): boolean {

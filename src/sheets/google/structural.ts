@@ -6,9 +6,11 @@
 import type { sheets_v4 } from '@googleapis/sheets'
 import { setImmediate } from 'node:timers/promises'
 import { keyText, sameCells } from '../../core/row-identity.ts'
+import { HttpError } from '../../errors.ts'
 import type { CellValue, TabData } from '../port.ts'
 import type { EncodedBody } from './gzip-requests.ts'
 import { lookUp } from './look-up.ts'
+import { isProtectedRefusal, isStaleTabId } from './refusals.ts'
 import { batchesBySize, jsonBytes } from './requests.ts'
 import { claimFilter, type ClaimRef, refId } from './row-claims.ts'
 import type { StructuralOutcome, TabState, WriteDeps } from './write-targets.ts'
@@ -48,6 +50,13 @@ export interface StructuralPart {
   inserted?: Insert
   /** Grid columns before and after, when the part adds columns. */
   columns?: { before: number; after: number }
+  /**
+   * A part a refusal of its batch (400) leaves out: the batch is sent again without it. Row marks: they only save
+   * requests later, and Google refuses them when the sheet's metadata room is short or a row they name is gone.
+   */
+  droppable?: boolean
+  /** Told once the batch holding the part was applied. */
+  onApplied?: () => void
 }
 
 export interface Insert {
@@ -60,45 +69,69 @@ export function structuralPart(tab: TabState, requests: sheets_v4.Schema$Request
 }
 
 /** What a look after a lost answer needs of a part: not its requests or their JSON, which are sent by then. */
-type LookedAtPart = Pick<StructuralPart, 'tab' | 'claims' | 'inserted' | 'columns'>
+type LookedAtPart = Pick<StructuralPart, 'tab' | 'claims' | 'inserted' | 'columns' | 'onApplied'>
+
+/** A batch's body in pieces (`encodeBody` takes them one after another): a part's own JSON is never copied. */
+function batchJson(batch: readonly StructuralPart[]): string[] {
+  const pieces = ['{"requests":[']
+  batch.forEach((p, i) => {
+    if (i > 0) pieces.push(',')
+    if (p.json) pieces.push(...p.json)
+    else pieces.push(p.requests.map((r) => JSON.stringify(r)).join(','))
+  })
+  pieces.push(']}')
+  return pieces
+}
 
 /** Sends the parts in batches, one after another, in order. */
 export async function runStructural(deps: WriteDeps, tabs: readonly TabState[], parts: Iterable<StructuralPart>): Promise<void> {
   // Inserts already applied per tab, so a look after a lost answer knows how the tab looked before each batch.
   const applied = new Map<TabState, Insert[]>(tabs.map((t) => [t, []]))
-  const send = async (batch: readonly LookedAtPart[], body: EncodedBody): Promise<void> => {
+  const send = async (batch: readonly LookedAtPart[], body: EncodedBody, without?: readonly StructuralPart[]): Promise<void> => {
     const earlier = new Map([...applied].map(([t, inserts]) => [t, [...inserts]]))
     const touched = [...new Set(batch.map((p) => p.tab.write.tab))]
-    await deps.batchUpdate(body, () => structuralLook(deps, batch, earlier), touched)
+    try {
+      await deps.batchUpdate(body, () => structuralLook(deps, batch, earlier), touched)
+    } catch (error) {
+      // Refused whole, nothing of it applied: the parts it may do without are left out and the rest sent again.
+      if (!without || !isRefusal(error)) throw error
+      if (without.length > 0) await send(lookedAt(without), await deps.encodeBody(batchJson(without)))
+      return
+    }
     for (const p of batch) if (p.inserted) applied.get(p.tab)!.push(p.inserted)
+    for (const p of batch) p.onApplied?.()
     for (const tab of touched) deps.confirmId(tab)
   }
   // The next batch is built (appended rows serialized) and encoded (compressed) while the one before is in flight,
   // so a 100,000-row first export neither builds nor compresses while the service sits idle.
   let sending: Promise<void> | undefined
   for (const batch of batchesBySize(withTitleChecks(deps, parts), (p) => p.bytes, deps.maxPayloadBytes)) {
-    const pieces = ['{"requests":[']
-    batch.forEach((p, i) => {
-      if (i > 0) pieces.push(',')
-      if (p.json) pieces.push(...p.json)
-      else pieces.push(p.requests.map((r) => JSON.stringify(r)).join(','))
-    })
-    pieces.push(']}')
-    const encoding = deps.encodeBody(pieces)
+    const encoding = deps.encodeBody(batchJson(batch))
     // Awaited once the batch before is applied; a failure before then must not count as unhandled.
     encoding.catch(() => undefined)
-    const looked = batch.map(({ tab, claims, inserted, columns }): LookedAtPart => ({ tab, claims, inserted, columns }))
+    const looked = lookedAt(batch)
+    // Kept only for a batch with parts a refusal may leave out.
+    const without = batch.some((p) => p.droppable) ? batch.filter((p) => !p.droppable) : undefined
     // Encoded, the parts' requests and JSON (tens of MB for 8 MB of rows) are garbage while the batch before is
     // in flight, rather than held until this one is answered.
     batch.length = 0
     await sending
-    sending = send(looked, await encoding)
+    sending = send(looked, await encoding, without)
     // Awaited before the next batch or after the last; until then a failure must not count as unhandled.
     sending.catch(() => undefined)
     // Let the request leave before the next batch takes the thread.
     await setImmediate()
   }
   await sending
+}
+
+function lookedAt(batch: readonly StructuralPart[]): LookedAtPart[] {
+  return batch.map(({ tab, claims, inserted, columns, onApplied }): LookedAtPart => ({ tab, claims, inserted, columns, onApplied }))
+}
+
+/** A refusal of a batch as a whole (400) that is not about protection or a stale tab id. */
+function isRefusal(error: unknown): boolean {
+  return error instanceof HttpError && error.status === 400 && !isProtectedRefusal(error) && !isStaleTabId(error)
 }
 
 /**

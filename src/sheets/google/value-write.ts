@@ -1,8 +1,8 @@
 /**
  * The values of a write: one `values.batchUpdateByDataFilter` (`RAW`, so no
- * text turns into a formula or a number), through the claims of keyed rows
- * (values from column A, `null` leaves a cell, `""` clears) and through the
- * A1 ranges a fresh read confirmed for the others. A removal empties the row.
+ * text turns into a formula or a number), through the claims of keyed rows and
+ * the marks of marked rows (values from column A, `null` leaves a cell, `""`
+ * clears) and through the A1 ranges a fresh read confirmed for the others. A removal empties the row.
  */
 import type { sheets_v4 } from '@googleapis/sheets'
 import type { SkippedRow } from '../port.ts'
@@ -10,7 +10,8 @@ import { a1Range, columnIndex } from './a1.ts'
 import { areaHolding } from './protected-rows.ts'
 import { isProtectedRefusal } from './refusals.ts'
 import { cellToApi, jsonBytes, packBySize, preserialized } from './requests.ts'
-import { claimFilter, type ClaimRef, refId, refOfFilter } from './row-claims.ts'
+import { claimFilter, refId, refOfFilter } from './row-claims.ts'
+import { markFilter, markOfFilter } from './row-marks.ts'
 import type { TabState, Target, WriteDeps } from './write-targets.ts'
 
 /** One item of the value write, and the row it is for. */
@@ -18,8 +19,16 @@ interface ValueItem {
   range: sheets_v4.Schema$DataFilterValueRange
   tab: TabState
   target: Target
-  /** Claimed items are confirmed by the answer: a claim that matched nothing wrote nothing. */
-  ref?: ClaimRef
+  /** Items through a claim or a mark are confirmed by the answer: one that matched nothing wrote nothing. */
+  through?: string
+}
+
+/** What a claim's or a mark's filter is known by in the answer (`dataFilter` echoes it). */
+function throughOf(filter: sheets_v4.Schema$DataFilter | undefined): string | undefined {
+  const mark = markOfFilter(filter)
+  if (mark !== undefined) return `mark ${mark}`
+  const ref = filter ? refOfFilter(filter) : undefined
+  return ref ? refId(ref) : undefined
 }
 
 /** Writes the values of `targets` (claimed and read back, or at a confirmed position). */
@@ -30,15 +39,11 @@ export async function writeValues(
 ): Promise<void> {
   const items: ValueItem[] = []
   for (const { t, target } of targets) {
-    if (target.accepted && target.echo) {
+    if ((target.accepted || target.mark !== undefined) && target.echo) {
       const values = rowValues(target, target.echo.cells.length, t.write.tab)
       if (values === undefined) continue
-      items.push({
-        range: { dataFilter: claimFilter(target.accepted), majorDimension: 'ROWS', values: [values] },
-        tab: t,
-        target,
-        ref: target.accepted,
-      })
+      const dataFilter = target.mark !== undefined ? markFilter(target.mark) : claimFilter(target.accepted!)
+      items.push({ range: { dataFilter, majorDimension: 'ROWS', values: [values] }, tab: t, target, through: throughOf(dataFilter)! })
     } else if (target.now !== undefined) {
       if (target.remove) {
         const width = target.nowCells?.length ?? 0
@@ -68,15 +73,10 @@ export async function writeValues(
     const batch = await sendValues(deps, packed, skip)
     if (!batch) continue
     const { data } = batch
-    const written = new Set(
-      (data?.responses ?? [])
-        .map((r) => (r.dataFilter ? refOfFilter(r.dataFilter) : undefined))
-        .filter((r) => r !== undefined)
-        .map(refId),
-    )
+    const written = new Set((data?.responses ?? []).map((r) => throughOf(r.dataFilter)).filter((r) => r !== undefined))
     for (const item of batch.items) {
-      if (item.ref && !written.has(refId(item.ref))) {
-        // The row went between the read-back and the write: nothing was written to it.
+      if (item.through && !written.has(item.through)) {
+        // The row went between the read (or read-back) and the write: nothing was written to it.
         skip(item.tab, item.target.row, 'gone')
       } else {
         item.target.written = true

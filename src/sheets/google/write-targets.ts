@@ -12,6 +12,7 @@ import type { EncodedBody } from './gzip-requests.ts'
 import { cellToApi } from './requests.ts'
 import type { ClaimRef, ClaimValues, RowEcho } from './row-claims.ts'
 import type { ProtectedArea } from './protected-rows.ts'
+import type { MarkedTab, SeenMarks } from './row-marks.ts'
 
 /** What a look after a lost answer says about a structural batchUpdate. */
 export type StructuralOutcome = 'applied' | 'not-applied' | 'diverged'
@@ -48,6 +49,14 @@ export interface WriteDeps {
   claimRoomRefused(tab: string, sheetId: number, chars: number): Promise<void>
   /** Values for claims; tests make them predictable. */
   claimValues?: ClaimValues
+  /** The row marks the read that gave this tab saw (row-marks.ts), if it read them. */
+  seenMarks(tab: TabData): SeenMarks | undefined
+  /** The tab's marks as the backend last made them (or learnt from hints). */
+  markedTab(tab: string): MarkedTab | undefined
+  /** A write made a tab's marks again. */
+  marksMade(tab: string, marked: MarkedTab): void
+  /** The backend's clock. */
+  now(): number
   /** The areas of the spreadsheet this account may not edit, as one `spreadsheets.get` shows them now. */
   protectedAreas(): Promise<ProtectedArea[]>
   /** The error for a write Google refused as protected that no row it can leave out explains. */
@@ -63,9 +72,14 @@ export interface Target {
   identifying: boolean
   updates: CellUpdate[]
   remove: boolean
-  /** Keyed tabs: the claim the value write goes through, and the row as read back through it. */
+  /**
+   * Keyed tabs: the claim the value write goes through, and the row as read back through it. Marked rows of a tab
+   * without a Key (row-marks.ts): the mark, and the row as the read showed it through the mark.
+   */
   claim?: { ref: ClaimRef; row: number }
   accepted?: ClaimRef
+  /** Marked rows: the id of the mark the value write goes through. */
+  mark?: number
   echo?: RowEcho
   /** Positional (tabs without keyColumn, and header rows): the row it is now and what it holds. */
   now?: number
@@ -95,9 +109,11 @@ export function claimedTargets(t: TabState): Target[] {
   return [...t.targets.values()].filter((target) => target.row >= 2 && hasWork(target))
 }
 
-/** Rows written at a position a fresh read confirmed: every row of a tab without keyColumn, and header rows. */
+/** Rows written at a position a fresh read confirmed: every unmarked row of a tab without keyColumn, and header rows. */
 export function positionalTargets(t: TabState): Target[] {
-  return [...t.targets.values()].filter((target) => hasWork(target) && (t.keyColumn === undefined || target.row === 1))
+  return [...t.targets.values()].filter(
+    (target) => hasWork(target) && target.mark === undefined && (t.keyColumn === undefined || target.row === 1),
+  )
 }
 
 /** Checks every write against its basis before anything is sent, and gathers the rows each one addresses. */

@@ -230,7 +230,7 @@ async function metadataFollowsRows(deps: WriteTestDeps, title: string, sheetId: 
           name: 'a sort moves row metadata with its row',
           status: 'fail',
           detail: `after a sort, the metadata of ${afterSort.join(', ')} sits on another row (undocumented by Google)`,
-          fix: `Runs stay safe (a claim on another row is refused, never written through), but a row a manager sorts while a run writes waits for the next run. ${REPORT}`,
+          fix: `Activities rows stay safe (a claim on another row is refused, never written through), but a row a manager sorts while a run writes waits for the next run. The Approvals tab's cells go through row marks with no read before them: take \`approvals\` off the targets of this spreadsheet until this passes. ${REPORT}`,
         }
   await api.spreadsheets.batchUpdate({
     spreadsheetId,

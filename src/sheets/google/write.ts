@@ -14,8 +14,10 @@
  * 2. The chunk's values go through its claims
  *    (`values.batchUpdateByDataFilter`): a sort between the read-back and the
  *    write still lands every cell on its row. A removal empties the row.
- * 3. Rows of tabs without `keyColumn`, and header rows, are found in a fresh
- *    read and written at the position it confirmed.
+ * 3. Rows of tabs without `keyColumn` that the read saw through their row
+ *    marks (`row-marks.ts`) are written through them, with no read; the
+ *    others, and header rows, are found in a fresh read and written at the
+ *    position it confirmed.
  * 4. New rows are inserted (never written over) after the last row, with their
  *    formats, in atomic batchUpdates.
  *
@@ -28,6 +30,7 @@ import { keyText, locateRows, sameCells, writableCells } from '../../core/row-id
 import { HttpError, TimelineSheetsError } from '../../errors.ts'
 import type { SkippedRow, Snapshot, TabData, TabWrite, WriteReport } from '../port.ts'
 import { appendChunkParts } from './append-rows.ts'
+import { markedTargets, markParts } from './marked-write.ts'
 import { headerFilter, lookUp, type LookUpAnswer } from './look-up.ts'
 import {
   CLAIMS_PER_ROUND,
@@ -78,15 +81,35 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
   }
   const values = deps.claimValues ?? claimValues()
 
-  // Sheet ids: every claim names its sheet, and every tab that grows needs one.
-  const needIds = tabs.filter((t) => claimedTargets(t).length > 0 || (t.write.appends?.length ?? 0) > 0 || needsColumns(deps, t) > 0)
+  // Sheet ids: every claim and mark names its sheet, and every tab that grows needs one.
+  const needIds = tabs.filter(
+    (t) =>
+      claimedTargets(t).length > 0 ||
+      (t.write.appends?.length ?? 0) > 0 ||
+      needsColumns(deps, t) > 0 ||
+      t.write.rowsToRevisit !== undefined,
+  )
   if (needIds.length > 0) {
     const ids = await deps.sheetIds(needIds.map((t) => t.write.tab))
     for (const t of needIds) t.sheetId = ids.get(t.write.tab)
   }
 
+  // Rows the read saw through their marks go through them; the other rows of tabs without a Key are read again.
+  const marked = markedTargets(deps, tabs)
   const positional = tabs.flatMap((t) => positionalTargets(t).map((target) => ({ t, target })))
-  if (positional.length > 0) await locatePositional(deps, tabs, skip)
+  // A closed tab's rows stand where the basis showed them: no manager can move them, and each write draws them whole.
+  for (const { t, target } of positional.filter(({ t }) => t.write.closed)) {
+    target.now = target.row
+    target.nowCells = target.row === 1 ? t.basis.header : (t.basis.rows[target.row - 2] ?? [])
+  }
+  if (positional.some(({ t }) => !t.write.closed)) {
+    await locatePositional(
+      deps,
+      tabs.filter((t) => !t.write.closed),
+      skip,
+    )
+  }
+  positional.push(...marked)
 
   // Columns the values need beyond the grid go with the first claims, or alone when there are none.
   let columns: StructuralPart[] | undefined = columnParts(deps, tabs)
@@ -367,13 +390,14 @@ function confirmIds(deps: WriteDeps, t: TabState, headers: LookUpAnswer['headers
   deps.setColumnCount(t.write.tab, seen.columnCount)
 }
 
-/** After the values: new rows, then the claims still on the sheets. */
+/** After the values: new rows, then the row marks made again, then the claims still on the sheets. */
 function* finishingParts(
   deps: WriteDeps,
   tabs: readonly TabState[],
   appended: WriteReport['appended'],
   owed: ReadonlySet<TabState>,
 ): Generator<StructuralPart> {
+  const sendsBatch = owed.size > 0 || tabs.some((t) => (t.write.appends?.length ?? 0) > 0)
   for (const t of tabs) {
     const rows = t.write.appends ?? []
     if (rows.length === 0) continue
@@ -383,5 +407,7 @@ function* finishingParts(
     appended[t.write.tab] = { firstRow: start + 1, count: rows.length }
     yield* appendChunkParts(t, rows, start, deps.rowFormats(t.write.tab), deps.maxPayloadBytes)
   }
+  // Marks only where a batch goes anyway: alone, they would cost the request they save.
+  if (sendsBatch) yield* markParts(deps, tabs, appended)
   for (const t of owed) yield structuralPart(t, [deleteClaims(sheetClaimsFilter(t.sheetId!))])
 }
