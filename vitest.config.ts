@@ -10,6 +10,9 @@ process.env.NODE_COMPILE_CACHE ??= path.join(os.tmpdir(), 'timeline-sheets-test-
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'counterparts/**/*.test.ts'],
+    // The e2e runs start the bundle the package ships, built before the first file (bundle-setup.ts says how it
+    // can never be older than src/).
+    globalSetup: ['test/e2e/bundle-setup.ts'],
     // Each file gets its own process: msw interception in one file must not
     // catch the loopback servers another file starts.
     pool: 'forks',
