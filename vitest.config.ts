@@ -1,15 +1,19 @@
 import os from 'node:os'
 import path from 'node:path'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 
 // The suite starts the CLI (and the counterparts' CLIs) hundreds of times: every process it starts, test
 // workers included, reuses Node's compiled code and stripped TypeScript from one folder instead of
 // compiling exceljs, undici, zod and our modules again (Node checks each entry against its source).
 process.env.NODE_COMPILE_CACHE ??= path.join(os.tmpdir(), 'timeline-sheets-test-compile-cache')
 
+/** The soak tests: `npm run soak` runs them (vitest.soak.config.ts), in a step of CI's own after `npm test`. */
+export const SOAK_TESTS = '**/*.soak.test.ts'
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'counterparts/**/*.test.ts'],
+    exclude: [...configDefaults.exclude, SOAK_TESTS],
     // The e2e runs start the bundle the package ships, built before the first file (bundle-setup.ts says how it
     // can never be older than src/).
     globalSetup: ['test/e2e/bundle-setup.ts'],
