@@ -1,6 +1,7 @@
 import os from 'node:os'
 import path from 'node:path'
 import { configDefaults, defineConfig } from 'vitest/config'
+import { LongestFirst } from './test/suite-order.ts'
 
 // The suite starts the CLI (and the counterparts' CLIs) hundreds of times: every process it starts, test
 // workers included, reuses Node's compiled code and stripped TypeScript from one folder instead of
@@ -24,6 +25,8 @@ export default defineConfig({
     // waits (retry back-offs, timeouts, subprocesses) leaves the machine idle. One file more than there are
     // cores keeps it busy while one of them waits; files that start CLIs share the cores.
     maxWorkers: os.availableParallelism() + 1,
+    // Without durations (a fresh clone) vitest starts the largest files first; the longest are small ones.
+    sequence: { sequencer: LongestFirst },
     // A test that starts the CLI a few times takes up to about 5 s on an idle 2-core machine, a setup
     // about as long; these budgets hold at 5× slower beside a second file.
     testTimeout: 60_000,
