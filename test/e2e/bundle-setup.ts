@@ -4,8 +4,9 @@
  * hundred CLI processes then loads a few chunks instead of about 200 modules (decisions/0028).
  *
  * The bundle is built before the first test file starts, into a folder named after the hash of everything it is
- * made of (src/, the build script, bin/, package.json and the lockfile), so a bundle of other sources can never be
- * the one a run tests; an unchanged tree reuses the folder. In watch mode every rerun checks the hash again.
+ * made of (src/, the build scripts and this file, bin/, package.json and the lockfile), so a bundle of other
+ * sources can never be the one a run tests; an unchanged tree reuses the folder. In watch mode every rerun checks
+ * the hash again.
  * A run with TIMELINE_SHEETS_E2E_CLI already set (check-package: the installed package) keeps that entry.
  */
 import { createHash } from 'node:crypto'
@@ -13,12 +14,21 @@ import { existsSync } from 'node:fs'
 import { cp, mkdir, readdir, readFile, rename, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type { TestProject } from 'vitest/node'
-import { bundleCli, ROOT } from '../../scripts/bundle.ts'
 import { CLI_ENV } from './cli.ts'
 
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+
 /** What the bundle is made of, besides src/ (the dependencies it inlines come from the lockfile's versions). */
-const INPUTS = ['package.json', 'package-lock.json', 'bin/timeline-sheets.js', 'scripts/bundle.ts', 'scripts/bundled-packages.ts']
+const INPUTS = [
+  'package.json',
+  'package-lock.json',
+  'bin/timeline-sheets.js',
+  'scripts/bundle.ts',
+  'scripts/bundled-packages.ts',
+  'test/e2e/bundle-setup.ts',
+]
 /** Bundles of this checkout unused for this long are removed when another is built. */
 const UNUSED_MS = 3_600_000
 const COMPLETE = '.complete'
@@ -60,6 +70,8 @@ async function bundleFor(hash: string): Promise<string> {
   await cp(path.join(ROOT, 'package.json'), path.join(building, 'package.json'))
   await cp(path.join(ROOT, 'bin', 'timeline-sheets.js'), path.join(building, 'bin', 'timeline-sheets.js'))
   await symlink(path.join(ROOT, 'node_modules'), path.join(building, 'node_modules'), 'dir')
+  // Loaded only to build: an unchanged tree costs a run the hash alone, not rolldown's start.
+  const { bundleCli } = await import('../../scripts/bundle.ts')
   await bundleCli(path.join(building, 'dist'))
   await writeFile(path.join(building, COMPLETE), `${hash}\n`)
   try {
