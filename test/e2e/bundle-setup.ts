@@ -69,7 +69,8 @@ async function bundleFor(hash: string): Promise<string> {
   await mkdir(path.join(building, 'bin'), { recursive: true })
   await cp(path.join(ROOT, 'package.json'), path.join(building, 'package.json'))
   await cp(path.join(ROOT, 'bin', 'timeline-sheets.js'), path.join(building, 'bin', 'timeline-sheets.js'))
-  await symlink(path.join(ROOT, 'node_modules'), path.join(building, 'node_modules'), 'dir')
+  // A junction on Windows, which needs no privilege; elsewhere the type is ignored.
+  await symlink(path.join(ROOT, 'node_modules'), path.join(building, 'node_modules'), 'junction')
   // Loaded only to build: an unchanged tree costs a run the hash alone, not rolldown's start.
   const { bundleCli } = await import('../../scripts/bundle.ts')
   await bundleCli(path.join(building, 'dist'))
