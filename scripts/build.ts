@@ -1,47 +1,20 @@
 /**
  * `npm run build` (run by `npm pack` and `npm publish` through `prepack`): bundles src/ into dist/cli/ for the
- * installed package, because Node does not strip types under node_modules, and writes config.schema.json from
- * the zod schema. The repository itself never runs dist/: `npm start`, the demo and the tests run src/ directly.
- *
- * A bundle rather than one compiled file per source file (decisions/0001): loading a command's 50-odd modules one
- * by one costs about 70 ms of every run's start, more than the run's own work when nothing changed. The commands
- * stay apart (each `import()` of src/cli/main.ts is a chunk of its own), so `--help` still loads none of them.
- * Dependencies are not bundled, except the few small ones scripts/bundled-packages.ts names (their licences go
- * to dist/THIRD-PARTY-NOTICES.md): npm installs the rest from package.json, with their own licences and updates.
+ * installed package (scripts/bundle.ts), because Node does not strip types under node_modules, and writes
+ * config.schema.json from the zod schema. `npm start` and the demo run src/ directly; the test suite runs a bundle
+ * of its own, built the same way when it starts.
  */
 import { spawnSync } from 'node:child_process'
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { readdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { build } from 'rolldown'
 import { configJsonSchemaText } from '../src/config/json-schema.ts'
-import { BUNDLED_PACKAGES, packageOf } from './bundled-packages.ts'
+import { bundleCli, ROOT as root } from './bundle.ts'
+import { BUNDLED_PACKAGES } from './bundled-packages.ts'
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const dist = path.join(root, 'dist')
 
-// A file removed from src must not live on in the package.
-await rm(dist, { recursive: true, force: true })
 try {
-  await build({
-    cwd: root,
-    input: { main: path.join(root, 'src/cli/main.ts') },
-    platform: 'node',
-    // Bare specifiers (packages and node: built-ins) stay imports, except the few packages bundled on purpose.
-    external: (id) => !id.startsWith('.') && !path.isAbsolute(id) && !(BUNDLED_PACKAGES as readonly string[]).includes(packageOf(id)),
-    output: {
-      dir: path.join(dist, 'cli'),
-      format: 'esm',
-      // package.json is two folders up from every chunk, as from src/config/ (src/config/package-version.ts).
-      entryFileNames: '[name].js',
-      chunkFileNames: '[name]-[hash].js',
-      // A bug's stack should name src files: bin/timeline-sheets.js turns the maps on for --verbose runs only (the
-      // bug hint asks for one), so other runs never read them. Positions only: src/ itself is not in the package.
-      sourcemap: true,
-      sourcemapExcludeSources: true,
-    },
-    logLevel: 'warn',
-  })
+  await bundleCli(dist)
 } catch (error) {
   process.stderr.write(`build: bundling src/ failed: ${error instanceof Error ? error.message : String(error)}\n`)
   process.exit(1)

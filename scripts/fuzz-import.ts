@@ -38,6 +38,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { startSheetsFake } from '../counterparts/sheets/server.ts'
 import { startReferenceServer } from '../counterparts/timeline/server.ts'
+import { CLI_ENV } from '../test/e2e/cli.ts'
 import { chooseCellParts } from './fuzz-cell-parts.ts'
 import { changeSeqs, measure, type Run } from './fuzz-judge.ts'
 import { figureTotal, reportText, type Figures } from './fuzz-report.ts'
@@ -45,7 +46,8 @@ import { FUZZ, garble, mulberry32, type Backend } from './fuzz-rows.ts'
 import { openSheet } from './fuzz-sheet.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-const CLI = path.join(root, 'src/cli/main.ts')
+// Under vitest (test/e2e/fuzz-import.e2e.test.ts) the bundle the suite tests; from the command line the sources.
+const CLI = process.env[CLI_ENV] || path.join(root, 'src/cli/main.ts')
 const NOW = '2026-11-10T11:00:00Z'
 const TODAY = '2026-11-10'
 const ZONE = 'Europe/Berlin'

@@ -9,9 +9,10 @@ import { fileURLToPath } from 'node:url'
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 /**
- * Names another entry for the CLI the e2e runs start, such as an installed package's `bin/timeline-sheets.js`:
- * `npm run check-package` runs the sign-in e2e files against the bundle the package installs, where a lazy
- * import or a CommonJS detail can break what the sources run fine. Unset, the runs start the sources.
+ * Names the entry the e2e runs start as the CLI. Under vitest it is set before the first file: the suite's bundle
+ * of src/ (bundle-setup.ts), or the installed package's `bin/timeline-sheets.js` when `npm run check-package` runs
+ * the sign-in e2e files against what it installed, where a lazy import or a CommonJS detail can break what the
+ * sources run fine. Unset (a script outside vitest), the runs start the sources.
  */
 export const CLI_ENV = 'TIMELINE_SHEETS_E2E_CLI'
 

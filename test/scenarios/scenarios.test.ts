@@ -23,16 +23,46 @@ const folders = readdirSync(here, { withFileTypes: true })
   .map((d) => d.name)
   .sort()
 
+/**
+ * Scenarios played at once, each on both backends (its own reference server, spreadsheet and state): this file
+ * starts the CLI 186 times, one run after another within a scenario, the longest chain of the suite, while the
+ * kill files beside it run five cases at a time. Three at a time gives it about as many processes as they have.
+ */
+const AT_ONCE = 3
+/** A scenario's describe block, as describe.each below names it. */
+const title = (name: string) => `scenario ${name}`
+const turns = new Map(folders.map((name) => [name, Promise.withResolvers<Map<BackendName, ScenarioOutput>>()]))
+// Each scenario's own describe block awaits its turn and reports its failure; until then nobody else should.
+for (const turn of turns.values()) turn.promise.catch(() => undefined)
+
+// eslint-disable-next-line no-empty-pattern -- vitest reads a hook's first parameter as fixtures, by destructuring
+beforeAll(({}, file) => {
+  // Only the scenarios left to run (`-t <name>` skips the others' blocks), in the order their blocks run.
+  const running = new Set(file.tasks.filter((t) => t.type === 'suite' && t.mode === 'run').map((t) => t.name))
+  const queue = folders.filter((name) => running.has(title(name)))
+  for (let slot = 0; slot < AT_ONCE; slot++) {
+    void (async () => {
+      for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+        const turn = turns.get(name)!
+        await playBoth(path.join(here, name)).then(turn.resolve, turn.reject)
+      }
+    })()
+  }
+})
+
+async function playBoth(folder: string): Promise<Map<BackendName, ScenarioOutput>> {
+  return new Map(await Promise.all(BACKENDS.map(async (b) => [b, await runScenario(folder, b)] as const)))
+}
+
 describe.each(folders)('scenario %s', (name) => {
   const folder = path.join(here, name)
   const golden = path.join(folder, 'golden')
-  const outputs = new Map<BackendName, ScenarioOutput>()
+  let outputs = new Map<BackendName, ScenarioOutput>()
 
+  // A scenario takes 5-20 s on an idle 2-core machine, and may wait for the ones before it: this holds at 5x slower.
   beforeAll(async () => {
-    // Both backends at once: each has its own reference server, spreadsheet and state.
-    const runs = await Promise.all(BACKENDS.map(async (b) => [b, await runScenario(folder, b)] as const))
-    for (const [b, out] of runs) outputs.set(b, out)
-  }, 120_000)
+    outputs = await turns.get(name)!.promise
+  }, 300_000)
 
   it.each(BACKENDS)('%s backend matches golden/', async (backend) => {
     const out = outputs.get(backend)!

@@ -5,6 +5,7 @@
  * trend through a sample every 2,000 rises less than 10 % over the same span.
  * The first ten thousand are warm-up (compiled code, the allocator's pools), as for any process that fetches in a
  * loop: a bare `fetch` loop grows as much over them (decisions/0016).
+ * A soak test: `npm run soak` runs it alone, and CI runs that after `npm test` (vitest.soak.config.ts).
  */
 import { spawn } from 'node:child_process'
 import path from 'node:path'
