@@ -196,6 +196,8 @@ export interface ApprovalRow {
   /** False when the Approved cell holds something that is not a tick. */
   tickReadable: boolean
   approvedBy: string
+  /** Whether the tool's Approved at cell holds a time (it tells of an approval the tab showed). */
+  approvedAtShown: boolean
 }
 
 /** What the Approvals tab's ticks ask for, given the record and what blocks each period. */
@@ -253,6 +255,9 @@ export function decideApprovals(rows: readonly ApprovalRow[], ctx: ApprovalConte
       if (record) {
         out.reopen.push(record)
         out.log.push(`Reopened ${user} ${period.id} (approved by ${record.approvedBy}); seen ${ctx.nowIso}.`)
+        say('Done', `Reopened: edits in this period are sent again. Tick Approved to approve it anew.`)
+      } else if (row.approvedAtShown) {
+        // Reopened on record by a run that stopped before writing the tab: the row says so now.
         say('Done', `Reopened: edits in this period are sent again. Tick Approved to approve it anew.`)
       }
       continue
@@ -360,10 +365,10 @@ export function closedReason(approval: Approval): string {
 /** Reads the Approvals tab's rows by its header names. */
 export function readApprovalRows(
   tab: TabData,
-  names: { user: string; period: string; approved: string; approvedBy: string },
+  names: { user: string; period: string; approved: string; approvedBy: string; approvedAt: string },
 ): ApprovalRow[] {
   const at = (name: string) => tab.header.findIndex((h) => typeof h === 'string' && h.trim() === name)
-  const [u, p, a, b] = [at(names.user), at(names.period), at(names.approved), at(names.approvedBy)]
+  const [u, p, a, b, t] = [at(names.user), at(names.period), at(names.approved), at(names.approvedBy), at(names.approvedAt)]
   const rows: ApprovalRow[] = []
   tab.rows.forEach((cells, i) => {
     if (cells.length === 0) return
@@ -375,6 +380,7 @@ export function readApprovalRows(
       approved: tick.ok && tick.value,
       tickReadable: tick.ok,
       approvedBy: cellText(cells[b]),
+      approvedAtShown: t >= 0 && cellText(cells[t]).trim() !== '',
     })
   })
   return rows

@@ -67,6 +67,7 @@ const tick = (over: Partial<ApprovalRow> = {}): ApprovalRow => ({
   approved: true,
   tickReadable: true,
   approvedBy: 'Mia Manager',
+  approvedAtShown: false,
   ...over,
 })
 
@@ -164,6 +165,16 @@ describe('taking an approval', () => {
     const out = decideApprovals([tick({ approved: false })], context({ records: new Map([[periodKey('ann', '2026-W46'), record]]) }))
     expect(out.reopen).toEqual([record])
     expect(out.log[0]).toContain('Reopened ann 2026-W46 (approved by Mia Manager)')
+  })
+
+  it('says a period reopened on record is reopened when its row still shows the approval (a run stopped before the tab)', () => {
+    const out = decideApprovals([tick({ approved: false, approvedAtShown: true })], context())
+    expect(out.reopen).toEqual([])
+    expect(out.statuses.get(2)).toEqual({
+      word: 'Done',
+      reason: 'Reopened: edits in this period are sent again. Tick Approved to approve it anew.',
+    })
+    expect(decideApprovals([tick({ approved: false })], context()).statuses.size).toBe(0)
   })
 
   it('leaves a standing approval as recorded, though the rows changed since', () => {
