@@ -177,7 +177,9 @@ export function rowOwners(tagsTimelines: readonly { timelineKey: string; ownerUs
 export interface ExportApprovals {
   /** The plan's decisions, rows of approved activities the server changed saying so. */
   decisions: Decision[]
-  /** Writes the record when the server changed an approved period (after the sheet write). */
+  /** Whether the server changed an approved period (so `save` writes the record). */
+  changed: boolean
+  /** Writes the record when the server changed an approved period (before the sheet write). */
   save(): Promise<void>
 }
 
@@ -206,6 +208,7 @@ export async function exportApprovals(
   const next: ApprovalsRecord = { ...record, approvals: seen.approvals }
   return {
     decisions: marked,
+    changed: seen.changed.length > 0,
     save: () => (seen.changed.length ? saveApprovals(stateFolder, next) : Promise.resolve()),
   }
 }

@@ -392,6 +392,7 @@ async function exportInFrame(
   if (!options.dryRun && meaningful.length > 0) {
     crashPoint('export:before-sheet-write')
     await approvals?.save()
+    if (approvals?.changed) crashPoint('export:after-approvals-save')
     const writing = deps.spreadsheet.write(meaningful, snapshot)
     // While the service takes the write in, this process would mostly wait: it digests the rows written meanwhile.
     writing.catch(() => undefined)

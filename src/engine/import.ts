@@ -432,6 +432,8 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
   // finds its rows again all the same).
   crashPoint('import:before-sheet-write')
   await approvals?.save()
+  // The record holds the approval and the sheet does not show it yet: the next run must see it as taken.
+  if (approvals?.changed) crashPoint('import:after-approvals-save')
   const quiet = writes.length === 0 && adoptions.size === 0 && tags.kind !== 'send' && interrupted.length === 0
   const fresh = quiet ? snapshot : await deps.spreadsheet.read([target.tabs.activities, target.tabs.syncLog])
   const freshTab = fresh.tabs[target.tabs.activities]
