@@ -99,12 +99,17 @@ export async function importApprovals(input: ImportApprovalsInput): Promise<Impo
     record.history.push({ at: nowIso, runId: input.runId, event: 'approved', user: a.user, period: a.period.id, by: a.approvedBy })
   }
   const waiting = waitingPeriods(rows, record.approvals, blockers, owners, kind)
+  const approvedByKey = new Map<string, Approval>()
+  for (const a of approvals.values()) for (const act of a.activities) approvedByKey.set(act.key, a)
   const decisions = closed.decisions.map((d) => {
     if (d.kind !== 'invalid' && d.kind !== 'conflict') return d
     if (d.kind === 'invalid' && d.problems.some((p) => p.code === 'approved-period')) return d
     const place = placeOf(d.rowNumber)
     const id = place && periodKey(place.user, periodOf(place.date, kind).id)
-    return id && waiting.has(id) ? { ...d, reason: `${d.reason} The approval of ${waiting.get(id)} waits for this row.` } : d
+    if (id && waiting.has(id)) return { ...d, reason: `${d.reason} The approval of ${waiting.get(id)} waits for this row.` }
+    // Not sent for its own reason, and closed besides: the row says so, so that fixing it is not the next step.
+    const approval = (d.key !== undefined ? approvedByKey.get(d.key) : undefined) ?? (id ? approvals.get(id) : undefined)
+    return approval ? { ...d, reason: `${d.reason} ${approvedReason(approval)}` } : d
   })
 
   const write =
@@ -130,6 +135,11 @@ export async function importApprovals(input: ImportApprovalsInput): Promise<Impo
     changed,
     save: () => (changed ? saveApprovals(input.stateFolder, next) : Promise.resolve()),
   }
+}
+
+/** What a row of an approved period that is not sent for another reason says besides. */
+function approvedReason(approval: Approval): string {
+  return `Besides, ${approval.user}'s ${approval.period.id} was approved by ${approval.approvedBy} on ${approval.approvedAt.slice(0, 10)}: nothing in it is sent. To change it, untick Approved on that row of the Approvals tab (it reopens the period), then run again.`
 }
 
 /** Periods a manager ticked that wait on rows: by period key, the words that name them. */
@@ -195,7 +205,12 @@ export async function exportApprovals(
   const seen = serverChangesSince(record.approvals, changes, target.timeZone, parseDayStart(target.dayStartsAt))
   const byKey = new Map<string, { approval: Approval; what: string }>()
   for (const approval of seen.approvals.values()) for (const c of approval.changes) byKey.set(c.key, { approval, what: c.what })
+  const approvedByKey = new Map<string, Approval>()
+  for (const a of seen.approvals.values()) for (const act of a.activities) approvedByKey.set(act.key, a)
   const marked = decisions.map((d): Decision => {
+    // A row of an approved period left alone as a conflict says the period is closed besides, as the import's do.
+    const closed = d.kind === 'conflict' || d.kind === 'invalid' ? d.key !== undefined && approvedByKey.get(d.key) : undefined
+    if (closed && !d.reason.includes(approvedReason(closed))) return { ...d, reason: `${d.reason} ${approvedReason(closed)}` }
     if (d.kind !== 'export-update' && d.kind !== 'export-append') return d
     const hit = byKey.get(d.key)
     if (!hit) return d
