@@ -123,9 +123,14 @@ export function periodRowsOf(
   return out
 }
 
+/** Longer than any activity: ten years, in days. */
+const MAX_DURATION_DAYS = 3653
+
 function rowSeconds(cells: readonly CellValue[], index: Readonly<Record<string, number>>): number {
   const duration = cells[index[C.duration] ?? -1]
-  if (typeof duration === 'number' && Number.isFinite(duration)) return fractionToSeconds(duration)
+  // A number past any activity's length (a pasted 1e300) is no duration: the period's sum must stay a number a cell holds.
+  if (typeof duration === 'number' && Number.isFinite(duration) && Math.abs(duration) < MAX_DURATION_DAYS)
+    return fractionToSeconds(duration)
   // A row typed into a workbook holds its times as text until the export writes them back.
   const start = readTimeCell(cells[index[C.start] ?? -1], { allowDays: false })
   const end = readTimeCell(cells[index[C.end] ?? -1], { allowDays: true })

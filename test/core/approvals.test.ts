@@ -85,6 +85,13 @@ describe('what a period holds', () => {
     expect(rows.get(periodKey('bob', '2026-W46'))!.seconds).toBe(4 * 3600)
   })
 
+  it('reads a Duration no activity has (a pasted 1e300) from Start and End, so the week’s hours stay a number', () => {
+    const pasted = row('ann', '2026-11-09', '09:00', 2, 'Acme')
+    pasted[index[C.duration]!] = 1e300
+    const seconds = periodRowsOf(activities([pasted]), index, 'week', owners).get(periodKey('ann', '2026-W46'))!.seconds
+    expect(seconds).toBe(7200)
+  })
+
   it('takes the person from the Key’s timeline, not from a User cell someone retyped', () => {
     const retyped = activities([row('bob', '2026-11-09', '09:00', 2, 'Acme', 'tl-ann/1')])
     expect([...periodRowsOf(retyped, index, 'week', owners).keys()]).toEqual([periodKey('ann', '2026-W46')])
