@@ -15,7 +15,8 @@ import {
   type RowOwner,
 } from '../core/approvals.ts'
 import { approvalRowsOf, approvalsWrite } from '../core/approvals-tab.ts'
-import type { HeaderLayout } from '../core/columns.ts'
+import { ACTIVITY_COLUMN, type HeaderLayout } from '../core/columns.ts'
+import { cellText } from '../core/cells.ts'
 import type { ExportWindow, TimelineDelta } from '../core/export-plan.ts'
 import { serverChangesSince } from '../core/approvals-changes.ts'
 import { parseDayStart } from '../core/day-start.ts'
@@ -23,6 +24,7 @@ import { periodOf, periodsOf } from '../core/periods.ts'
 import type { Decision } from '../core/plan.ts'
 import type { KnownUser } from '../core/row-context.ts'
 import type { Snapshot, TabData, TabWrite } from '../core/sheet.ts'
+import type { Status } from '../core/status.ts'
 import type { TargetConfig } from '../config/schema.ts'
 import { loadApprovals, saveApprovals, type ApprovalsRecord } from '../state/approvals-store.ts'
 
@@ -30,6 +32,8 @@ export interface ImportApprovals {
   /** The plan's decisions with writes into approved periods refused, and rows that hold up an approval saying so. */
   decisions: Decision[]
   refused: number
+  /** Activities rows of a period approved anew whose Status still tells of the old approval's server changes. */
+  rowStatuses: Map<number, Status>
   /** The Approvals tab's tool cells that differ from what the read showed; undefined when the tab was not read. */
   write: TabWrite | undefined
   /** Lines for the Sync log: each approval and reopening, who typed the name and when the tool saw it. */
@@ -125,17 +129,31 @@ export async function importApprovals(input: ImportApprovalsInput): Promise<Impo
           userOf: owners.userOfCell,
         })
       : undefined
+  // Re-approved: the server's version is the record now, so the rows stop saying it changed after approval.
+  const rowStatuses = new Map<number, Status>()
+  const statusAt = input.layout.index[ACTIVITY_COLUMN.status]
+  for (const a of decided.approve) {
+    for (const rowNumber of periodRows.get(periodKey(a.user, a.period.id))?.rowNumbers ?? []) {
+      const status = statusAt === undefined ? '' : cellText(input.activities.rows[rowNumber - 2]?.[statusAt])
+      if (status.includes(CHANGED_AFTER_APPROVAL))
+        rowStatuses.set(rowNumber, { word: 'Done', reason: `Re-approved by ${a.approvedBy}: the server's version is on record.` })
+    }
+  }
   const changed = decided.approve.length + decided.reopen.length > 0
   const next: ApprovalsRecord = { target: record.target, approvals, history: record.history }
   return {
     decisions,
     refused: closed.refused,
+    rowStatuses,
     write,
     log: decided.log,
     changed,
     save: () => (changed ? saveApprovals(input.stateFolder, next) : Promise.resolve()),
   }
 }
+
+/** How a row's Status begins when the server changed its approved activity. */
+const CHANGED_AFTER_APPROVAL = 'Changed on the server after approval'
 
 /** What a row of an approved period that is not sent for another reason says besides. */
 function approvedReason(approval: Approval): string {
@@ -217,7 +235,7 @@ export async function exportApprovals(
     return {
       ...d,
       word: 'Conflict',
-      reason: `Changed on the server after approval: ${hit.what} (${hit.approval.user}'s ${hit.approval.period.id}, approved by ${hit.approval.approvedBy}). The row shows the server version; re-approve the period to take it, or ask the operator.`,
+      reason: `${CHANGED_AFTER_APPROVAL}: ${hit.what} (${hit.approval.user}'s ${hit.approval.period.id}, approved by ${hit.approval.approvedBy}). The row shows the server version; re-approve the period to take it, or ask the operator.`,
     }
   })
   const next: ApprovalsRecord = { ...record, approvals: seen.approvals }

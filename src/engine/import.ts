@@ -447,7 +447,18 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
     )
   }
   const today = localDateOf(target.timeZone, Math.floor(startedAt.getTime() / 1000))
-  const sheetWrite = sheetWriteBack(tab, freshTab, layout, outcomes, plan.decisions, { ...target, dayStart }, today, server, marking.marks)
+  const sheetWrite = sheetWriteBack(
+    tab,
+    freshTab,
+    layout,
+    outcomes,
+    plan.decisions,
+    { ...target, dayStart },
+    today,
+    server,
+    marking.marks,
+    approvals?.rowStatuses,
+  )
   const counts = countOutcomes(outcomes, plan.decisions, adoptions.size)
   let result: ImportSummary['result'] =
     counts.conflicts + counts.invalid + counts.failed > 0 || tagsOutcome.kind === 'refused' ? 'partial' : 'success'
