@@ -202,6 +202,40 @@ export function rowOwners(tagsTimelines: readonly { timelineKey: string; ownerUs
   }
 }
 
+/**
+ * The rows of an Approvals tab that holds none (laid out by this run, or made again): the export writes them in its
+ * own write, from the Activities rows it leaves and the record, so they are there from the first sync. Undefined
+ * when the tab holds rows already, or was read without them.
+ */
+export async function approvalsOnLayout(input: {
+  target: TargetConfig
+  stateFolder: string
+  snapshot: Snapshot
+  /** The Activities tab as this export leaves it: the rows read and those it appends. */
+  activities: TabData
+  layout: HeaderLayout
+  tagsTimelines: readonly { timelineKey: string; ownerUsername: string }[]
+  users: readonly KnownUser[]
+  today: string
+  window: ExportWindow
+}): Promise<TabWrite | undefined> {
+  const config = input.target.approvals
+  const tab = config ? input.snapshot.tabs[config.tab] : undefined
+  if (!config || !tab?.exists || tab.headerOnly || tab.rows.some((r) => r.some((c) => c !== null && c !== ''))) return undefined
+  const owners = rowOwners(input.tagsTimelines, input.users)
+  const record = await loadApprovals(input.stateFolder, input.target.name)
+  return approvalsWrite({
+    tab,
+    wanted: wantedRows(input.users, input.window, config.period),
+    periodRows: periodRowsOf(input.activities, input.layout.index, config.period, owners),
+    records: record.approvals,
+    statuses: new Map(),
+    timeZone: input.target.timeZone,
+    today: input.today,
+    userOf: owners.userOfCell,
+  })
+}
+
 export interface ExportApprovals {
   /** The plan's decisions, rows of approved activities the server changed saying so. */
   decisions: Decision[]

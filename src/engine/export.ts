@@ -50,7 +50,7 @@ export { newRunId } from './run.ts'
 import { otherTimelineWrites } from '../core/other-timelines.ts'
 import { readOtherTimelines } from './other-timelines.ts'
 import { protectedRowsWarnings } from './protected-rows.ts'
-import { exportApprovals } from './approvals.ts'
+import { approvalsOnLayout, exportApprovals } from './approvals.ts'
 import { applyBaseChanges, applyWrittenChanges, recordAllowedTags, type TargetState } from '../state/target-state.ts'
 
 export type ExportDeps = EngineDeps
@@ -344,6 +344,19 @@ async function exportInFrame(
   // otherwise the next import plans them again.
   const handedWrites = handOff?.writes ?? []
   if (snapshot === handOff?.snapshot) tabWrites.push(...handedWrites)
+  // An Approvals tab without rows (just laid out) gets them in this write, not a sync later.
+  const firstApprovals = await approvalsOnLayout({
+    target,
+    stateFolder: frame.location.folder,
+    snapshot,
+    activities: { ...activitiesData, rows: [...activitiesData.rows, ...(writes.write.appends ?? [])] },
+    layout,
+    tagsTimelines,
+    users,
+    today,
+    window,
+  })
+  if (firstApprovals && !isEmptyWrite(firstApprovals)) tabWrites.push(firstApprovals)
 
   const counts: RunCounts = {
     created: writes.counts.appended,
