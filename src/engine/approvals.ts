@@ -23,7 +23,8 @@ import { parseDayStart } from '../core/day-start.ts'
 import { periodOf, periodsOf } from '../core/periods.ts'
 import type { Decision } from '../core/plan.ts'
 import type { KnownUser } from '../core/row-context.ts'
-import type { Snapshot, TabData, TabWrite } from '../core/sheet.ts'
+import type { CellValue, Snapshot, TabData, TabWrite } from '../core/sheet.ts'
+import { isEmptyWrite } from '../core/sheet-writes.ts'
 import type { Status } from '../core/status.ts'
 import type { TargetConfig } from '../config/schema.ts'
 import { loadApprovals, saveApprovals, type ApprovalsRecord } from '../state/approvals-store.ts'
@@ -207,33 +208,38 @@ export function rowOwners(tagsTimelines: readonly { timelineKey: string; ownerUs
  * own write, from the Activities rows it leaves and the record, so they are there from the first sync. Undefined
  * when the tab holds rows already, or was read without them.
  */
-export async function approvalsOnLayout(input: {
-  target: TargetConfig
-  stateFolder: string
-  snapshot: Snapshot
-  /** The Activities tab as this export leaves it: the rows read and those it appends. */
-  activities: TabData
-  layout: HeaderLayout
-  tagsTimelines: readonly { timelineKey: string; ownerUsername: string }[]
-  users: readonly KnownUser[]
-  today: string
-  window: ExportWindow
-}): Promise<TabWrite | undefined> {
+export async function approvalsOnLayout(
+  input: {
+    target: TargetConfig
+    snapshot: Snapshot
+    layout: HeaderLayout
+    tagsTimelines: readonly { timelineKey: string; ownerUsername: string }[]
+    users: readonly KnownUser[]
+    today: string
+    window: ExportWindow
+  },
+  stateFolder: string,
+  /** The Activities tab as read, and the rows this export appends to it. */
+  activities: TabData,
+  appends: readonly CellValue[][] | undefined,
+): Promise<TabWrite | undefined> {
   const config = input.target.approvals
   const tab = config ? input.snapshot.tabs[config.tab] : undefined
   if (!config || !tab?.exists || tab.headerOnly || tab.rows.some((r) => r.some((c) => c !== null && c !== ''))) return undefined
   const owners = rowOwners(input.tagsTimelines, input.users)
-  const record = await loadApprovals(input.stateFolder, input.target.name)
-  return approvalsWrite({
+  const record = await loadApprovals(stateFolder, input.target.name)
+  const after = { ...activities, rows: [...activities.rows, ...(appends ?? [])] }
+  const write = approvalsWrite({
     tab,
     wanted: wantedRows(input.users, input.window, config.period),
-    periodRows: periodRowsOf(input.activities, input.layout.index, config.period, owners),
+    periodRows: periodRowsOf(after, input.layout.index, config.period, owners),
     records: record.approvals,
     statuses: new Map(),
     timeZone: input.target.timeZone,
     today: input.today,
     userOf: owners.userOfCell,
   })
+  return isEmptyWrite(write) ? undefined : write
 }
 
 export interface ExportApprovals {

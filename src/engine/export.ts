@@ -345,18 +345,9 @@ async function exportInFrame(
   const handedWrites = handOff?.writes ?? []
   if (snapshot === handOff?.snapshot) tabWrites.push(...handedWrites)
   // An Approvals tab without rows (just laid out) gets them in this write, not a sync later.
-  const firstApprovals = await approvalsOnLayout({
-    target,
-    stateFolder: frame.location.folder,
-    snapshot,
-    activities: { ...activitiesData, rows: [...activitiesData.rows, ...(writes.write.appends ?? [])] },
-    layout,
-    tagsTimelines,
-    users,
-    today,
-    window,
-  })
-  if (firstApprovals && !isEmptyWrite(firstApprovals)) tabWrites.push(firstApprovals)
+  const context = { target, snapshot, layout, tagsTimelines, users, today, window }
+  const firstApprovals = await approvalsOnLayout(context, frame.location.folder, activitiesData, writes.write.appends)
+  if (firstApprovals) tabWrites.push(firstApprovals)
 
   const counts: RunCounts = {
     created: writes.counts.appended,
