@@ -22,7 +22,9 @@
  * - rows whose content was replaced (an invalid row whose manager cells
  *   changed, a row that vanished without Delete ticked, a row whose Notes or
  *   Tags now say something else than what it asked for, or whose Key changed).
- * And in a workbook a fifth: hyperlinks, notes and merged cells the manager put
+ * Two more, with two people's week approved before the garbling (`fuzz-approvals.ts`): server writes into an
+ * approved week, and rows there holding an edit without a Status naming the approval.
+ * And in a workbook a seventh: hyperlinks, notes and merged cells the manager put
  * on rows that end up on another row (`fuzz-cell-parts.ts`; the Sheets fake
  * models none of them, so Google is not checked for it).
  * Seeded: the same seed fills the same sheet.
@@ -39,6 +41,7 @@ import { parseArgs } from 'node:util'
 import { startSheetsFake } from '../counterparts/sheets/server.ts'
 import { startReferenceServer } from '../counterparts/timeline/server.ts'
 import { CLI_ENV } from '../test/e2e/cli.ts'
+import { approvedOf, judgeApproved, tickApprovals } from './fuzz-approvals.ts'
 import { chooseCellParts } from './fuzz-cell-parts.ts'
 import { changeSeqs, measure, type Run } from './fuzz-judge.ts'
 import { figureTotal, reportText, type Figures } from './fuzz-report.ts'
@@ -98,12 +101,22 @@ async function fuzzOnce(backend: Backend): Promise<Figures> {
         },
         ...(fake ? { google: { auth: { mode: 'static-token', tokenEnv: TOKEN_ENV }, rootUrl: fake.rootUrl, quotaWindowMs: 1000 } } : {}),
         stateDir: 'state',
-        targets: [{ name: 'team', spreadsheet: sheet.spec, timeZone: ZONE, window: { days: 35, lookBackDays: 7 } }],
+        targets: [
+          { name: 'team', spreadsheet: sheet.spec, timeZone: ZONE, window: { days: 35, lookBackDays: 7 }, approvals: { period: 'week' } },
+        ],
       }),
     )
     const env = { TIMELINE_PASSWORD: server.credentials.transfer!.password, [TOKEN_ENV]: TOKEN }
     const exported = await cli(['export', '--config', configFile, '--now', NOW], env)
     if (exported.code !== 0) throw new Error(`export exited ${exported.code}: ${exported.stderr}`)
+    // Two people's week approved in the sheet: a sync fills the Approvals rows, the next takes the ticks.
+    const approvers = server.credentials.users.slice(0, 2).map((u) => u.username)
+    for (const step of ['rows', 'ticks'] as const) {
+      if (step === 'ticks') await tickApprovals(backend, folder, fake, sheet.spec['spreadsheetId'] as string | undefined, approvers)
+      const synced = await cli(['sync', '--config', configFile, '--now', NOW], env)
+      if (synced.code !== 0) throw new Error(`the sync that takes the ${step} exited ${synced.code}: ${synced.stderr}`)
+    }
+    const approved = await approvedOf(folder, approvers)
 
     const header = await sheet.header()
     const exportedRows = await sheet.rows(header)
@@ -129,9 +142,16 @@ async function fuzzOnce(backend: Backend): Promise<Figures> {
     const after = await sheet.rows(layout)
     const misplaced = cellParts === undefined ? undefined : await sheet.misplaced(layout, cellParts)
     const figures = measure({ server, seqBefore, fuzzRows, before, after, runs: { dry, applied }, today: TODAY })
+    const closed = judgeApproved({ approved, server, seqBefore, exported: exportedRows, after, timeZone: ZONE })
+    figures.details.push(...closed.details)
     if (misplaced !== undefined && misplaced.length > 0)
       figures.details.push(`off their rows: ${misplaced.slice(0, 8).join('; ')}${misplaced.length > 8 ? '; …' : ''}`)
-    return { ...figures, misplaced: misplaced?.length }
+    return {
+      ...figures,
+      writesIntoApproved: closed.writesIntoApproved,
+      unmarkedInApproved: closed.unmarkedInApproved,
+      misplaced: misplaced?.length,
+    }
   } finally {
     await server.close()
     await fake?.close()

@@ -1,5 +1,5 @@
 /**
- * What a fuzz run reports per backend: four figures that must each be 0 (five in a workbook), and the details
+ * What a fuzz run reports per backend: six figures that must each be 0 (seven in a workbook), and the details
  * that say what was judged and, when a figure is not 0, which rows and why. `fuzz-judge.ts` measures them; the
  * e2e test reads the printed lines, so their wording is part of what it checks.
  */
@@ -10,6 +10,10 @@ export interface Figures {
   invalidWithoutStatus: number
   writesFromInvalid: number
   replaced: number
+  /** Server writes into approved weeks (an approved activity written, or one created there). */
+  writesIntoApproved?: number
+  /** Rows of approved weeks holding an edit whose Status does not name the approval. */
+  unmarkedInApproved?: number
   /** Links, notes and merges off their rows; undefined where they are not checked. */
   misplaced?: number
   details: string[]
@@ -17,7 +21,15 @@ export interface Figures {
 
 /** What must be 0 for a backend to pass: the sum of its figures. */
 export function figureTotal(figures: Figures): number {
-  return figures.bugExits + figures.invalidWithoutStatus + figures.writesFromInvalid + figures.replaced + (figures.misplaced ?? 0)
+  return (
+    figures.bugExits +
+    figures.invalidWithoutStatus +
+    figures.writesFromInvalid +
+    figures.replaced +
+    (figures.writesIntoApproved ?? 0) +
+    (figures.unmarkedInApproved ?? 0) +
+    (figures.misplaced ?? 0)
+  )
 }
 
 /** A backend's figures as printed: a heading with the seed, rows and seconds, a line per figure, then the details. */
@@ -28,6 +40,8 @@ export function reportText(backend: Backend, seed: number, rowCount: number, sec
     `  invalid rows without a Status: ${figures.invalidWithoutStatus}`,
     `  server writes from invalid rows: ${figures.writesFromInvalid}`,
     `  rows whose content was replaced: ${figures.replaced}`,
+    `  server writes into approved weeks: ${figures.writesIntoApproved ?? 'not checked'}`,
+    `  rows of approved weeks edited without a Status naming the approval: ${figures.unmarkedInApproved ?? 'not checked'}`,
     `  links, notes and merged cells off their rows: ${figures.misplaced ?? 'not checked (the Sheets fake has none)'}`,
     ...figures.details.map((d) => `  · ${d}`),
     '',

@@ -72,6 +72,8 @@ export function serverChangesSince(
       for (const key of deleted) {
         const before = was.get(key)
         if (before) changes.set(key, { key, what: 'deleted', seconds: -before.seconds })
+        // An activity added since approval and deleted again leaves the period as approved.
+        else changes.delete(key)
       }
       const next = [...changes.values()].sort((a, b) => compareText(a.key, b.key))
       if (JSON.stringify(next) === JSON.stringify(approval.changes)) continue

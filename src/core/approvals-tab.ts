@@ -58,7 +58,7 @@ export function approvalsTab(title: string = APPROVALS_TAB): TabSpec {
 /** The tab's rows as the import reads them. */
 export function approvalRowsOf(tab: TabData): ApprovalRow[] {
   const c = APPROVALS_COLUMN
-  return readApprovalRows(tab, { user: c.user, period: c.period, approved: c.approved, approvedBy: c.approvedBy })
+  return readApprovalRows(tab, { user: c.user, period: c.period, approved: c.approved, approvedBy: c.approvedBy, approvedAt: c.approvedAt })
 }
 
 /** What changed since approval, in a cell: `3 activities changed since approval, +1:15 h`. */

@@ -123,9 +123,14 @@ export function periodRowsOf(
   return out
 }
 
+/** Longer than any activity: ten years, in days. */
+const MAX_DURATION_DAYS = 3653
+
 function rowSeconds(cells: readonly CellValue[], index: Readonly<Record<string, number>>): number {
   const duration = cells[index[C.duration] ?? -1]
-  if (typeof duration === 'number' && Number.isFinite(duration)) return fractionToSeconds(duration)
+  // A number past any activity's length (a pasted 1e300) is no duration: the period's sum must stay a number a cell holds.
+  if (typeof duration === 'number' && Number.isFinite(duration) && Math.abs(duration) < MAX_DURATION_DAYS)
+    return fractionToSeconds(duration)
   // A row typed into a workbook holds its times as text until the export writes them back.
   const start = readTimeCell(cells[index[C.start] ?? -1], { allowDays: false })
   const end = readTimeCell(cells[index[C.end] ?? -1], { allowDays: true })
@@ -196,6 +201,8 @@ export interface ApprovalRow {
   /** False when the Approved cell holds something that is not a tick. */
   tickReadable: boolean
   approvedBy: string
+  /** Whether the tool's Approved at cell holds a time (it tells of an approval the tab showed). */
+  approvedAtShown: boolean
 }
 
 /** What the Approvals tab's ticks ask for, given the record and what blocks each period. */
@@ -253,6 +260,9 @@ export function decideApprovals(rows: readonly ApprovalRow[], ctx: ApprovalConte
       if (record) {
         out.reopen.push(record)
         out.log.push(`Reopened ${user} ${period.id} (approved by ${record.approvedBy}); seen ${ctx.nowIso}.`)
+        say('Done', `Reopened: edits in this period are sent again. Tick Approved to approve it anew.`)
+      } else if (row.approvedAtShown) {
+        // Reopened on record by a run that stopped before writing the tab: the row says so now.
         say('Done', `Reopened: edits in this period are sent again. Tick Approved to approve it anew.`)
       }
       continue
@@ -360,10 +370,10 @@ export function closedReason(approval: Approval): string {
 /** Reads the Approvals tab's rows by its header names. */
 export function readApprovalRows(
   tab: TabData,
-  names: { user: string; period: string; approved: string; approvedBy: string },
+  names: { user: string; period: string; approved: string; approvedBy: string; approvedAt: string },
 ): ApprovalRow[] {
   const at = (name: string) => tab.header.findIndex((h) => typeof h === 'string' && h.trim() === name)
-  const [u, p, a, b] = [at(names.user), at(names.period), at(names.approved), at(names.approvedBy)]
+  const [u, p, a, b, t] = [at(names.user), at(names.period), at(names.approved), at(names.approvedBy), at(names.approvedAt)]
   const rows: ApprovalRow[] = []
   tab.rows.forEach((cells, i) => {
     if (cells.length === 0) return
@@ -375,6 +385,7 @@ export function readApprovalRows(
       approved: tick.ok && tick.value,
       tickReadable: tick.ok,
       approvedBy: cellText(cells[b]),
+      approvedAtShown: t >= 0 && cellText(cells[t]).trim() !== '',
     })
   })
   return rows

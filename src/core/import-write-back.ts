@@ -41,6 +41,8 @@ export function sheetWriteBack(
   server: Map<string, ServerActivity>,
   /** Plan row → the pending mark written into its Key cell before its activity was created. */
   marks: ReadonlyMap<number, string> = new Map(),
+  /** Plan row → a Status for a row no decision speaks of (a row of a period approved anew). */
+  rowStatuses: ReadonlyMap<number, Status> = new Map(),
 ): WriteBack {
   const updates: CellUpdate[] = []
   const deleteRows: number[] = []
@@ -53,6 +55,7 @@ export function sheetWriteBack(
   const wanted = new Set<number>()
   for (const d of decisions) if ('rowNumber' in d && d.rowNumber !== undefined) wanted.add(d.rowNumber)
   for (const o of outcomes) if ('rowNumber' in o.decision) wanted.add(o.decision.rowNumber)
+  for (const rowNumber of rowStatuses.keys()) wanted.add(rowNumber)
   const freshByKey = rowsByKey(fresh, keyColumn)
   const byContent = locateRows(planned, fresh, [...wanted], keyColumn)
   const located = new Map<number, { row: number; edited: boolean }>()
@@ -172,6 +175,7 @@ export function sheetWriteBack(
       removeOrMark(d.rowNumber)
     }
   }
+  for (const [rowNumber, status] of rowStatuses) if (!statusWritten.has(rowNumber)) setStatus(rowNumber, status)
   for (const rowNumber of notices.keys())
     if (!statusWritten.has(rowNumber) && !deleteRows.includes(located.get(rowNumber)?.row ?? -1))
       setStatus(rowNumber, { word: 'Done', reason: 'In step with the server.' })

@@ -16,14 +16,17 @@ import {
 } from '../core/approvals.ts'
 import { approvalRowsOf, approvalsWrite } from '../core/approvals-tab.ts'
 import { APPROVED_TAB, approvedWrite } from '../core/approved-tab.ts'
-import type { HeaderLayout } from '../core/columns.ts'
+import { ACTIVITY_COLUMN, type HeaderLayout } from '../core/columns.ts'
+import { cellText } from '../core/cells.ts'
 import type { ExportWindow, TimelineDelta } from '../core/export-plan.ts'
 import { serverChangesSince } from '../core/approvals-changes.ts'
 import { parseDayStart } from '../core/day-start.ts'
 import { periodOf, periodsOf } from '../core/periods.ts'
 import type { Decision } from '../core/plan.ts'
 import type { KnownUser } from '../core/row-context.ts'
-import type { Snapshot, TabData, TabWrite } from '../core/sheet.ts'
+import type { CellValue, Snapshot, TabData, TabWrite } from '../core/sheet.ts'
+import { isEmptyWrite } from '../core/sheet-writes.ts'
+import type { Status } from '../core/status.ts'
 import type { TargetConfig } from '../config/schema.ts'
 import { loadApprovals, saveApprovals, type ApprovalsRecord } from '../state/approvals-store.ts'
 import type { TargetState } from '../state/target-state.ts'
@@ -32,6 +35,8 @@ export interface ImportApprovals {
   /** The plan's decisions with writes into approved periods refused, and rows that hold up an approval saying so. */
   decisions: Decision[]
   refused: number
+  /** Activities rows of a period approved anew whose Status still tells of the old approval's server changes. */
+  rowStatuses: Map<number, Status>
   /** The Approvals tab's tool cells that differ from what the read showed; undefined when the tab was not read. */
   write: TabWrite | undefined
   /** What makes the Approved tab show the record after this run; undefined when the tab was not read. */
@@ -105,12 +110,17 @@ export async function importApprovals(input: ImportApprovalsInput): Promise<Impo
     record.history.push({ at: nowIso, runId: input.runId, event: 'approved', user: a.user, period: a.period.id, by: a.approvedBy })
   }
   const waiting = waitingPeriods(rows, record.approvals, blockers, owners, kind)
+  const approvedByKey = new Map<string, Approval>()
+  for (const a of approvals.values()) for (const act of a.activities) approvedByKey.set(act.key, a)
   const decisions = closed.decisions.map((d) => {
     if (d.kind !== 'invalid' && d.kind !== 'conflict') return d
     if (d.kind === 'invalid' && d.problems.some((p) => p.code === 'approved-period')) return d
     const place = placeOf(d.rowNumber)
     const id = place && periodKey(place.user, periodOf(place.date, kind).id)
-    return id && waiting.has(id) ? { ...d, reason: `${d.reason} The approval of ${waiting.get(id)} waits for this row.` } : d
+    if (id && waiting.has(id)) return { ...d, reason: `${d.reason} The approval of ${waiting.get(id)} waits for this row.` }
+    // Not sent for its own reason, and closed besides: the row says so, so that fixing it is not the next step.
+    const approval = (d.key !== undefined ? approvedByKey.get(d.key) : undefined) ?? (id ? approvals.get(id) : undefined)
+    return approval ? { ...d, reason: `${d.reason} ${approvedReason(approval)}` } : d
   })
 
   const wanted = wantedRows(input.users, input.window, kind)
@@ -133,17 +143,36 @@ export async function importApprovals(input: ImportApprovalsInput): Promise<Impo
       : undefined
   const approvedData = input.approvedTitle ? input.snapshot.tabs[input.approvedTitle] : undefined
   const approved = approvedData?.exists && !approvedData.headerOnly ? approvedWrite(approvedData, approvals) : undefined
+  // Re-approved: the server's version is the record now, so the rows stop saying it changed after approval.
+  const rowStatuses = new Map<number, Status>()
+  const statusAt = input.layout.index[ACTIVITY_COLUMN.status]
+  for (const a of decided.approve) {
+    for (const rowNumber of periodRows.get(periodKey(a.user, a.period.id))?.rowNumbers ?? []) {
+      const status = statusAt === undefined ? '' : cellText(input.activities.rows[rowNumber - 2]?.[statusAt])
+      if (status.includes(CHANGED_AFTER_APPROVAL))
+        rowStatuses.set(rowNumber, { word: 'Done', reason: `Re-approved by ${a.approvedBy}: the server's version is on record.` })
+    }
+  }
   const changed = decided.approve.length + decided.reopen.length > 0
   const next: ApprovalsRecord = { target: record.target, approvals, history: record.history }
   return {
     decisions,
     refused: closed.refused,
+    rowStatuses,
     write,
     approved,
     log: decided.log,
     changed,
     save: () => (changed ? saveApprovals(input.stateFolder, next) : Promise.resolve()),
   }
+}
+
+/** How a row's Status begins when the server changed its approved activity. */
+const CHANGED_AFTER_APPROVAL = 'Changed on the server after approval'
+
+/** What a row of an approved period that is not sent for another reason says besides. */
+function approvedReason(approval: Approval): string {
+  return `Besides, ${approval.user}'s ${approval.period.id} was approved by ${approval.approvedBy} on ${approval.approvedAt.slice(0, 10)}: nothing in it is sent. To change it, untick Approved on that row of the Approvals tab (it reopens the period), then run again.`
 }
 
 /** Periods a manager ticked that wait on rows: by period key, the words that name them. */
@@ -206,10 +235,55 @@ export function rowOwners(tagsTimelines: readonly { timelineKey: string; ownerUs
   }
 }
 
+/**
+ * The rows of an Approvals tab that holds none (laid out by this run, or made again): the export writes them in its
+ * own write, from the Activities rows it leaves and the record, so they are there from the first sync. Undefined
+ * when the tab holds rows already, or was read without them.
+ */
+export async function approvalsOnLayout(
+  input: {
+    target: TargetConfig
+    snapshot: Snapshot
+    layout: HeaderLayout
+    tagsTimelines: readonly { timelineKey: string; ownerUsername: string }[]
+    users: readonly KnownUser[]
+    today: string
+    window: ExportWindow
+  },
+  stateFolder: string,
+  /** The Activities tab as read, and the rows this export appends to it. */
+  activities: TabData,
+  appends: readonly CellValue[][] | undefined,
+): Promise<TabWrite | undefined> {
+  const config = input.target.approvals
+  const tab = config ? input.snapshot.tabs[config.tab] : undefined
+  if (!config || !tab?.exists || tab.headerOnly || tab.rows.some((r) => r.some((c) => c !== null && c !== ''))) return undefined
+  const owners = rowOwners(input.tagsTimelines, input.users)
+  const record = await loadApprovals(stateFolder, input.target.name)
+  const after = { ...activities, rows: [...activities.rows, ...(appends ?? [])] }
+  const wanted = wantedRows(input.users, input.window, config.period)
+  const write = approvalsWrite({
+    tab,
+    wanted,
+    periodRows: periodRowsOf(after, input.layout.index, config.period, owners),
+    records: record.approvals,
+    statuses: new Map(),
+    timeZone: input.target.timeZone,
+    today: input.today,
+    userOf: owners.userOfCell,
+  })
+  if (isEmptyWrite(write)) return undefined
+  // The rows it adds are the window's, which later runs write again through their marks (as the import's write).
+  const added = approvalRowsOf({ ...tab, rows: [...tab.rows, ...(write.appends ?? [])] })
+  return { ...write, rowsToRevisit: windowRows(added, wanted, owners) }
+}
+
 export interface ExportApprovals {
   /** The plan's decisions, rows of approved activities the server changed saying so. */
   decisions: Decision[]
-  /** Writes the record when the server changed an approved period (after the sheet write). */
+  /** Whether the server changed an approved period (so `save` writes the record). */
+  changed: boolean
+  /** Writes the record when the server changed an approved period (before the sheet write). */
   save(): Promise<void>
 }
 
@@ -225,19 +299,25 @@ export async function exportApprovals(
   const seen = serverChangesSince(record.approvals, changes, target.timeZone, parseDayStart(target.dayStartsAt))
   const byKey = new Map<string, { approval: Approval; what: string }>()
   for (const approval of seen.approvals.values()) for (const c of approval.changes) byKey.set(c.key, { approval, what: c.what })
+  const approvedByKey = new Map<string, Approval>()
+  for (const a of seen.approvals.values()) for (const act of a.activities) approvedByKey.set(act.key, a)
   const marked = decisions.map((d): Decision => {
+    // A row of an approved period left alone as a conflict says the period is closed besides, as the import's do.
+    const closed = d.kind === 'conflict' || d.kind === 'invalid' ? d.key !== undefined && approvedByKey.get(d.key) : undefined
+    if (closed && !d.reason.includes(approvedReason(closed))) return { ...d, reason: `${d.reason} ${approvedReason(closed)}` }
     if (d.kind !== 'export-update' && d.kind !== 'export-append') return d
     const hit = byKey.get(d.key)
     if (!hit) return d
     return {
       ...d,
       word: 'Conflict',
-      reason: `Changed on the server after approval: ${hit.what} (${hit.approval.user}'s ${hit.approval.period.id}, approved by ${hit.approval.approvedBy}). The row shows the server version; re-approve the period to take it, or ask the operator.`,
+      reason: `${CHANGED_AFTER_APPROVAL}: ${hit.what} (${hit.approval.user}'s ${hit.approval.period.id}, approved by ${hit.approval.approvedBy}). The row shows the server version; re-approve the period to take it, or ask the operator.`,
     }
   })
   const next: ApprovalsRecord = { ...record, approvals: seen.approvals }
   return {
     decisions: marked,
+    changed: seen.changed.length > 0,
     save: () => (seen.changed.length ? saveApprovals(stateFolder, next) : Promise.resolve()),
   }
 }

@@ -29,11 +29,13 @@ export const CRASH_POINTS = [
   'import:after-delete',
   'import:after-delete-recorded',
   'import:before-sheet-write',
+  'import:after-approvals-save',
   'import:after-sheet-write',
   'import:after-state-save',
   'import:after-journal-end',
   'import:after-close-interrupted',
   'export:before-sheet-write',
+  'export:after-approvals-save',
   'export:after-sheet-write',
   'export:after-state-save',
   'undo:before-write',
@@ -42,6 +44,7 @@ export const CRASH_POINTS = [
   'restore:before-write',
   'restore:after-write',
   'restore:after-write-recorded',
+  'restore:after-record-save',
 ] as const
 
 export type CrashPointName = (typeof CRASH_POINTS)[number]

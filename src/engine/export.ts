@@ -50,7 +50,7 @@ export { newRunId } from './run.ts'
 import { otherTimelineWrites } from '../core/other-timelines.ts'
 import { readOtherTimelines } from './other-timelines.ts'
 import { protectedRowsWarnings } from './protected-rows.ts'
-import { exportApprovals, recordApprovalTabs } from './approvals.ts'
+import { approvalsOnLayout, exportApprovals, recordApprovalTabs } from './approvals.ts'
 import { applyBaseChanges, applyWrittenChanges, recordAllowedTags, type TargetState } from '../state/target-state.ts'
 
 export type ExportDeps = EngineDeps
@@ -344,6 +344,10 @@ async function exportInFrame(
   // run plans on that read too; otherwise the next import plans them again.
   const handedWrites = handOff?.writes ?? []
   if (snapshot === handOff?.snapshot) tabWrites.push(...handedWrites)
+  // An Approvals tab without rows (just laid out) gets them in this write, not a sync later.
+  const context = { target, snapshot, layout, tagsTimelines, users, today, window }
+  const firstApprovals = await approvalsOnLayout(context, frame.location.folder, activitiesData, writes.write.appends)
+  if (firstApprovals) tabWrites.push(firstApprovals)
 
   const counts: RunCounts = {
     created: writes.counts.appended,
@@ -392,6 +396,7 @@ async function exportInFrame(
   if (!options.dryRun && meaningful.length > 0) {
     crashPoint('export:before-sheet-write')
     await approvals?.save()
+    if (approvals?.changed) crashPoint('export:after-approvals-save')
     const writing = deps.spreadsheet.write(meaningful, snapshot)
     // While the service takes the write in, this process would mostly wait: it digests the rows written meanwhile.
     writing.catch(() => undefined)

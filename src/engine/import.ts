@@ -436,6 +436,8 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
   // finds its rows again all the same).
   crashPoint('import:before-sheet-write')
   await approvals?.save()
+  // The record holds the approval and the sheet does not show it yet: the next run must see it as taken.
+  if (approvals?.changed) crashPoint('import:after-approvals-save')
   const quiet = writes.length === 0 && adoptions.size === 0 && tags.kind !== 'send' && interrupted.length === 0
   const fresh = quiet ? snapshot : await deps.spreadsheet.read([target.tabs.activities, target.tabs.syncLog])
   const freshTab = fresh.tabs[target.tabs.activities]
@@ -449,7 +451,18 @@ async function importInFrame({ target, deps: given, options, frame, handOff }: I
     )
   }
   const today = localDateOf(target.timeZone, Math.floor(startedAt.getTime() / 1000))
-  const sheetWrite = sheetWriteBack(tab, freshTab, layout, outcomes, plan.decisions, { ...target, dayStart }, today, server, marking.marks)
+  const sheetWrite = sheetWriteBack(
+    tab,
+    freshTab,
+    layout,
+    outcomes,
+    plan.decisions,
+    { ...target, dayStart },
+    today,
+    server,
+    marking.marks,
+    approvals?.rowStatuses,
+  )
   const counts = countOutcomes(outcomes, plan.decisions, adoptions.size)
   let result: ImportSummary['result'] =
     counts.conflicts + counts.invalid + counts.failed > 0 || tagsOutcome.kind === 'refused' ? 'partial' : 'success'

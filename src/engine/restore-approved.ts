@@ -21,6 +21,7 @@ import { closeJournal, openJournal, unfinishedJournals } from '../state/journal.
 import type { EngineDeps } from './deps.ts'
 import { withRun } from './run.ts'
 import { readRanged } from './server-reads.ts'
+import { crashPoint } from './crash-points.ts'
 import { putBackWrite, sendJournaled, writeTimeline, type CrashPoints, type JournaledWrite } from './server-writer.ts'
 import { withinTarget } from './target-wall.ts'
 
@@ -150,6 +151,9 @@ export async function runRestoreApproved(
     const settled = new Set(done.map((d) => d.key))
     const rename = new Map([...plan.twins.map((t) => [t.approvedKey, t.key] as const), ...created])
     for (const t of plan.twins) settled.add(t.approvedKey).add(t.key)
+    // A change the read no longer shows (put back by a run killed before it saved the record, or by hand) is gone.
+    const planned = new Set(plan.items.map((i) => i.key))
+    for (const c of approval.changes) if (!planned.has(c.key)) settled.add(c.key)
     const next: Approval = {
       ...approval,
       activities: approval.activities.map((a) => ({ ...a, key: rename.get(a.key) ?? a.key })).sort((a, b) => compareText(a.key, b.key)),
@@ -167,6 +171,7 @@ export async function runRestoreApproved(
         by: approval.approvedBy,
       })
       await saveApprovals(location.folder, record)
+      crashPoint('restore:after-record-save')
     }
     const message = `restore-approved of ${approval.user}'s ${period.id}: put back ${done.filter((d) => d.kind === 'restore').length}, created again ${created.size}, deleted ${done.filter((d) => d.kind === 'delete').length}, refused ${refused.length}, failed ${failures.length}`
     // The Sync log says that this run happened, as an undo's does; the next sync adds its own row.

@@ -67,6 +67,7 @@ const tick = (over: Partial<ApprovalRow> = {}): ApprovalRow => ({
   approved: true,
   tickReadable: true,
   approvedBy: 'Mia Manager',
+  approvedAtShown: false,
   ...over,
 })
 
@@ -82,6 +83,13 @@ describe('what a period holds', () => {
     ])
     expect(rows.get(periodKey('ann', '2026-W47'))!.seconds).toBe(3600)
     expect(rows.get(periodKey('bob', '2026-W46'))!.seconds).toBe(4 * 3600)
+  })
+
+  it('reads a Duration no activity has (a pasted 1e300) from Start and End, so the week’s hours stay a number', () => {
+    const pasted = row('ann', '2026-11-09', '09:00', 2, 'Acme')
+    pasted[index[C.duration]!] = 1e300
+    const seconds = periodRowsOf(activities([pasted]), index, 'week', owners).get(periodKey('ann', '2026-W46'))!.seconds
+    expect(seconds).toBe(7200)
   })
 
   it('takes the person from the Key’s timeline, not from a User cell someone retyped', () => {
@@ -164,6 +172,16 @@ describe('taking an approval', () => {
     const out = decideApprovals([tick({ approved: false })], context({ records: new Map([[periodKey('ann', '2026-W46'), record]]) }))
     expect(out.reopen).toEqual([record])
     expect(out.log[0]).toContain('Reopened ann 2026-W46 (approved by Mia Manager)')
+  })
+
+  it('says a period reopened on record is reopened when its row still shows the approval (a run stopped before the tab)', () => {
+    const out = decideApprovals([tick({ approved: false, approvedAtShown: true })], context())
+    expect(out.reopen).toEqual([])
+    expect(out.statuses.get(2)).toEqual({
+      word: 'Done',
+      reason: 'Reopened: edits in this period are sent again. Tick Approved to approve it anew.',
+    })
+    expect(decideApprovals([tick({ approved: false })], context()).statuses.size).toBe(0)
   })
 
   it('leaves a standing approval as recorded, though the rows changed since', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Activity } from '../../src/core/activity.ts'
-import { recordedOf } from '../../src/core/approvals-changes.ts'
+import { recordedOf, serverChangesSince } from '../../src/core/approvals-changes.ts'
 import type { Approval, ApprovalChange } from '../../src/core/approvals.ts'
 import type { ServerActivity } from '../../src/core/row-context.ts'
 import { planRestore } from '../../src/core/restore-plan.ts'
@@ -129,5 +129,29 @@ describe('planning the restore of an approved period', () => {
     })
     expect(items).toMatchObject([{ kind: 'conflict', key: `${tl}/2` }])
     expect(items[0]!.reason).toMatch(/only the beginning of its long notes/)
+  })
+})
+
+describe('the server’s changes to an approved period, as the export sees them', () => {
+  it('drops an added activity’s change once the server deletes it again, and keeps an approved one’s deletion', () => {
+    const kept = activity(1)
+    const gone = activity(2, { start: '2026-11-04T13:30:00+01:00', duration: 1200 })
+    const approval = approvalOf(
+      [kept, gone],
+      [
+        { key: `${tl}/3`, what: 'added', seconds: 3600 },
+        { key: `${tl}/4`, what: 'added', seconds: 600 },
+      ],
+    )
+    const timeline = { timelineKey: tl, ownerUsername: user } as never
+    const seen = serverChangesSince(
+      new Map([[`${user} 2026-W45`, approval]]),
+      [{ mode: 'incremental', timeline, activities: [], deletedIds: [2, 3] } as never],
+      zone,
+    )
+    expect(seen.changed[0]?.changes).toEqual([
+      { key: `${tl}/2`, what: 'deleted', seconds: -1200 },
+      { key: `${tl}/4`, what: 'added', seconds: 600 },
+    ])
   })
 })

@@ -22,6 +22,9 @@ test('a seeded fuzz run on both backends finds nothing, and has something to jud
     expect(report).toMatch(/invalid rows without a Status: 0\n/)
     expect(report).toMatch(/server writes from invalid rows: 0\n/)
     expect(report).toMatch(/rows whose content was replaced: 0\n/)
+    expect(report).toMatch(/server writes into approved weeks: 0\n/)
+    expect(report).toMatch(/rows of approved weeks edited without a Status naming the approval: 0\n/)
+    expect(Number(/rows there holding an edit: (\d+)/.exec(report)?.[1])).toBeGreaterThan(5)
     const [, invalid, writes] = /invalid: (\d+) .*planned writes: (\d+)/.exec(report) ?? []
     expect(Number(invalid)).toBeGreaterThan(50)
     expect(Number(writes)).toBeGreaterThan(20)

@@ -1,5 +1,5 @@
 /**
- * The points the kill tests kill `sync` at, in one place, so that
+ * The points the kill tests kill `sync` and `restore-approved` at, in one place, so that
  * test/engine/crash-points.test.ts can hold them against the crash points
  * the code declares, and each kill file against the points its uninterrupted
  * run really passes (its trace): neither list is checked against itself.
@@ -86,8 +86,61 @@ export const GOOGLE_CASES: KillCase[] = [
   { kills: ['import:after-post#1', 'import:before-sheet-write#1'], check: true },
 ]
 
+/** kill-approvals: every pass each stage's uninterrupted run makes (approvals-scenario.ts). */
+export const APPROVAL_KILLS = {
+  approve: [
+    'import:after-marks#1',
+    'import:after-journal-open#1',
+    'import:before-sheet-write#1',
+    'import:after-approvals-save#1',
+    'import:after-sheet-write#1',
+    'import:after-state-save#1',
+    'import:after-journal-end#1',
+    'export:before-sheet-write#1',
+    'export:after-sheet-write#1',
+    'export:after-state-save#1',
+  ],
+  reopen: [
+    'import:after-marks#1',
+    'import:after-journal-open#1',
+    ...passes('import:before-put', 1),
+    ...passes('import:after-put', 1),
+    ...passes('import:after-put-recorded', 1),
+    ...passes('import:before-delete', 1),
+    ...passes('import:after-delete', 1),
+    ...passes('import:after-delete-recorded', 1),
+    'import:before-sheet-write#1',
+    'import:after-approvals-save#1',
+    'import:after-sheet-write#1',
+    'import:after-state-save#1',
+    'import:after-journal-end#1',
+    'export:before-sheet-write#1',
+    'export:after-sheet-write#1',
+    'export:after-state-save#1',
+  ],
+  changed: [
+    'import:after-marks#1',
+    'import:after-journal-open#1',
+    'import:before-sheet-write#1',
+    'import:after-sheet-write#1',
+    'import:after-state-save#1',
+    'import:after-journal-end#1',
+    'export:before-sheet-write#1',
+    'export:after-approvals-save#1',
+    'export:after-sheet-write#1',
+    'export:after-state-save#1',
+  ],
+  /** `restore-approved`, not sync: it puts back one retagged, re-creates one deleted and deletes one added. */
+  restore: [
+    ...passes('restore:before-write', 3),
+    ...passes('restore:after-write', 3),
+    ...passes('restore:after-write-recorded', 3),
+    'restore:after-record-save#1',
+  ],
+} as const satisfies Record<string, readonly string[]>
+
 /**
- * Crash points no sync kill test kills at, each with the reason. Keep it
+ * Crash points no kill test kills at, each with the reason. Keep it
  * small: a point belongs here only when another test kills at it, or it is
  * on a path no sync takes.
  */
@@ -95,10 +148,6 @@ export const NOT_KILLED_IN_SYNC: Partial<Record<CrashPointName, string>> = {
   'undo:before-write': 'undo, not sync: its writes go through the same sendJournaled as the import’s',
   'undo:after-write': 'undo, not sync: killed in test/e2e/undo-workbook.e2e.test.ts',
   'undo:after-write-recorded': 'undo, not sync: its writes go through the same sendJournaled as the import’s',
-  'restore:before-write': 'restore-approved, not sync: its writes go through the same sendJournaled as the import’s; no kill test yet',
-  'restore:after-write': 'restore-approved, not sync: its writes go through the same sendJournaled as the import’s; no kill test yet',
-  'restore:after-write-recorded':
-    'restore-approved, not sync: its writes go through the same sendJournaled as the import’s; no kill test yet',
 }
 
 /** Every kill any sync kill test makes, `name#n`, in every run of its case. */
@@ -107,7 +156,13 @@ export const ALL_SYNC_KILLS: string[] = [
   ...RECOVERY_SINGLE,
   ...RECOVERY_CHAINS.flat(),
   ...GOOGLE_CASES.flatMap((c) => c.kills),
+  ...APPROVAL_KILLS.approve,
+  ...APPROVAL_KILLS.reopen,
+  ...APPROVAL_KILLS.changed,
 ]
+
+/** Every kill any kill test makes: the syncs' and `restore-approved`'s. */
+export const ALL_KILLS: string[] = [...ALL_SYNC_KILLS, ...APPROVAL_KILLS.restore]
 
 /**
  * The trace's check for one kill file: every pass of `covered` points the

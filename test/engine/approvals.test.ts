@@ -39,12 +39,14 @@ const cell = (tab: TabData, row: CellValue[] | undefined, name: string) => row?.
 
 describe('approving a week', () => {
   it('is offered for every person and week, taken once the week is in step, and closes the week to the sheet', async () => {
-    await sync() // Lays the tabs out; the import had nothing to read yet.
-    await sync() // The import fills the Approvals tab; the export writes it with its own write.
+    await sync() // Lays the tabs out, and the export fills the Approvals rows in its own write.
     const user = world.server.credentials.users[0]!.username
     let { activities, approvals } = await tabs()
     const weeks = approvals.rows.filter((r) => cell(approvals, r, 'User') === user).map((r) => cell(approvals, r, 'Period'))
     expect(weeks).toEqual(['2026-W44', '2026-W45', '2026-W46'])
+    const hours = approvals.rows.find((r) => cell(approvals, r, 'User') === user && cell(approvals, r, 'Period') === '2026-W45')
+    expect(cell(approvals, hours, 'Hours')).toBeGreaterThan(0)
+    await sync() // From now on the import reads the tab and keeps it.
     const approvalRow =
       approvals.rows.findIndex((r) => cell(approvals, r, 'User') === user && cell(approvals, r, 'Period') === '2026-W45') + 2
     const manager = managerEditing(world.file)

@@ -38,6 +38,7 @@ import { createTimelineClient } from '../../src/timeline/client.ts'
 import { vendorIdentifiers } from '../../src/timeline/vendor.ts'
 import type { ManagerActions } from '../contract/spreadsheet-contract.ts'
 import { managerEditing } from '../sheets/workbook-fixture.ts'
+import { APPROVALS_DAYS, APPROVED_WEEK, approvedWeekFindings, approveWeek, type ApprovedWeek } from './concurrent-manager-approvals.ts'
 
 export type Backend = 'google' | 'workbook'
 const TAB = 'Activities'
@@ -56,6 +57,12 @@ export interface TrialFindings {
   wronglyRemoved: string[]
   /** Activities created twice, keys on two rows, activities without a row after the clean sync. */
   inconsistent: string[]
+  /** What reached the server from an approved week (approvals worlds). */
+  sentFromApproved: string[]
+  /** Rows of an approved week holding an edit whose Status does not name the approval. */
+  unmarkedInApproved: string[]
+  /** Rows of the approved week holding an edit after the clean sync: how much the two checks above saw. */
+  editsInApproved: number
   /** The interfered run said it could not finish (exit 1 in the CLI). */
   incomplete: boolean
   /** What happened, for a failure message. */
@@ -78,6 +85,9 @@ interface World {
   spreadsheet(): Spreadsheet
   manager: ManagerActions
   read(): Promise<{ header: string[]; rows: CellValue[][] }>
+  readTab(name: string): Promise<{ header: string[]; rows: CellValue[][] }>
+  /** The week approved before the first trial, in a world whose target takes approvals. */
+  approved: ApprovedWeek | undefined
   hook: { armed: { at: number; act: () => Promise<string> } | undefined; count: number; lastLabel: string; firedBefore: string | undefined }
   close(): Promise<void>
 }
@@ -94,7 +104,7 @@ function wrap(handler: WebHandler, hook: Hook): WebHandler {
  * `days` of one person's activities, ending two days before NOW (about 6 a day: 4 days make about 25 rows, 160
  * days about 1,000). The window spans them.
  */
-export async function startWorld(backend: Backend, seed: number, days = 4): Promise<World> {
+export async function startWorld(backend: Backend, seed: number, days = 4, approvals = false): Promise<World> {
   const store = createTimelineStore({ seed })
   const startDate = new Date(Date.parse('2026-11-08T00:00:00Z') - (days - 1) * 86_400_000).toISOString().slice(0, 10)
   const seeded = seedStore(store, { users: 1, days, startDate, timeZones: [TZ], otherTimelines: false, seed })
@@ -137,7 +147,7 @@ export async function startWorld(backend: Backend, seed: number, days = 4): Prom
 
   let spreadsheet: () => Spreadsheet
   let manager: ManagerActions
-  let read: World['read']
+  let readTab: World['readTab']
   let config: Record<string, unknown>
   let google: Record<string, unknown> | undefined
   if (backend === 'google') {
@@ -154,8 +164,8 @@ export async function startWorld(backend: Backend, seed: number, days = 4): Prom
       deleteRow: async (tab, row) => people.deleteRows(spreadsheetId, tab, row),
       editCell: async (tab, row, column, value) => people.editCell(spreadsheetId, tab, `${columnLetters(column)}${row}`, value),
     }
-    read = async () => {
-      const all = people.readTab(spreadsheetId, TAB, 'UNFORMATTED_VALUE') as CellValue[][]
+    readTab = async (name) => {
+      const all = people.readTab(spreadsheetId, name, 'UNFORMATTED_VALUE') as CellValue[][]
       return { header: (all[0] ?? []).map(String), rows: all.slice(1).map((r) => r.map((c) => (c === '' ? null : c))) }
     }
     config = { spreadsheet: { kind: 'google', spreadsheetId } }
@@ -179,8 +189,8 @@ export async function startWorld(backend: Backend, seed: number, days = 4): Prom
     }
     spreadsheet = () => createWorkbookSpreadsheet({ path: file, fileSystem, protect: false })
     manager = managerEditing(file)
-    read = async () => {
-      const tab = (await createWorkbookSpreadsheet({ path: file }).read([TAB])).tabs[TAB]!
+    readTab = async (name) => {
+      const tab = (await createWorkbookSpreadsheet({ path: file }).read([name])).tabs[name]!
       return { header: tab.header.map(String), rows: tab.rows }
     }
     config = { spreadsheet: { kind: 'workbook', path: file, protect: false } }
@@ -189,7 +199,15 @@ export async function startWorld(backend: Backend, seed: number, days = 4): Prom
     JSON.stringify({
       timeline: { auth: { mode: 'password', baseUrl: timeline.url, username: transfer.username } },
       ...(google ? { google } : {}),
-      targets: [{ name: 'team', ...config, timeZone: TZ, window: { days: Math.max(10, days + 6), lookBackDays: 3 } }],
+      targets: [
+        {
+          name: 'team',
+          ...config,
+          timeZone: TZ,
+          window: { days: Math.max(10, days + 6), lookBackDays: 3 },
+          ...(approvals ? { approvals: { period: 'week' } } : {}),
+        },
+      ],
     }),
     path.join(folder, 'config.json'),
   )
@@ -203,7 +221,9 @@ export async function startWorld(backend: Backend, seed: number, days = 4): Prom
     stateDir: path.join(folder, 'state'),
     spreadsheet,
     manager,
-    read,
+    read: () => readTab(TAB),
+    readTab,
+    approved: undefined,
     hook: hookState,
     close: async () => {
       for (const s of servers) await s.close()
@@ -214,7 +234,7 @@ export async function startWorld(backend: Backend, seed: number, days = 4): Prom
 export type Command = 'export' | 'import' | 'sync'
 
 /** Runs a command in process, as the CLI wires it; returns the run's result (or the error's message). */
-async function runCommand(world: World, command: Command): Promise<string> {
+export async function runCommand(world: World, command: Command): Promise<string> {
   const deps = {
     client: world.client,
     spreadsheet: world.spreadsheet(),
@@ -239,6 +259,8 @@ interface Expectations {
   newRows: Set<string>
   /** Keys whose row the manager removed, ticked for deletion, or the server deleted. */
   goneOnPurpose: Set<string>
+  /** Keys the server deleted. */
+  deletedOnServer: Set<string>
   /** A new row's notes → the key of the activity created from it. */
   createdFrom: Map<string, string>
   nextEdit: number
@@ -247,7 +269,16 @@ interface Expectations {
 }
 
 export function newExpectations(): Expectations {
-  return { edits: new Map(), newRows: new Set(), goneOnPurpose: new Set(), createdFrom: new Map(), nextEdit: 1, nextNew: 1, nextVersion: 1 }
+  return {
+    edits: new Map(),
+    newRows: new Set(),
+    goneOnPurpose: new Set(),
+    deletedOnServer: new Set(),
+    createdFrom: new Map(),
+    nextEdit: 1,
+    nextNew: 1,
+    nextVersion: 1,
+  }
 }
 
 const col = (header: string[], name: string) => header.indexOf(name)
@@ -268,6 +299,9 @@ export async function trial(world: World, expected: Expectations, random: () => 
     lostInTheSameInstant: [],
     wronglyRemoved: [],
     inconsistent: [],
+    sentFromApproved: [],
+    unmarkedInApproved: [],
+    editsInApproved: 0,
     incomplete: false,
     story: [],
   }
@@ -291,6 +325,7 @@ export async function trial(world: World, expected: Expectations, random: () => 
     const a = pick(store.activities(timelineKey))
     store.deleteActivity(timelineKey, a.id)
     expected.goneOnPurpose.add(`${timelineKey}/${a.id}`)
+    expected.deletedOnServer.add(`${timelineKey}/${a.id}`)
     expected.edits.delete(`${timelineKey}/${a.id}`)
     f.story.push(`server deletes ${timelineKey}/${a.id}`)
   }
@@ -349,9 +384,12 @@ export async function trial(world: World, expected: Expectations, random: () => 
     const row = rows.length + 2
     const notes = `new:${expected.nextNew++}`
     const template = pick(store.activities(timelineKey))
+    // In an approvals world every other new row is typed into the approved week.
+    const intoApproved = world.approved !== undefined && random() < 0.5
+    if (intoApproved) world.approved!.newRows.add(notes)
     const cells: [string, CellValue][] = [
       ['User', world.user],
-      ['Date', '2026-11-09'],
+      ['Date', intoApproved ? APPROVED_WEEK.date : '2026-11-09'],
       ['Start', `${8 + Math.floor(random() * 8)}:00`],
       ['End', `${16 + Math.floor(random() * 3)}:30`],
       [
@@ -473,6 +511,12 @@ export async function trial(world: World, expected: Expectations, random: () => 
     else f.lost.push(line)
     expected.edits.delete(key)
   }
+  if (world.approved) {
+    const found = await approvedWeekFindings(world, world.approved, expected.deletedOnServer, final)
+    f.sentFromApproved.push(...found.sent)
+    f.unmarkedInApproved.push(...found.unmarked)
+    f.editsInApproved = found.held
+  }
   for (const notes of expected.newRows) {
     const made = store.activities(timelineKey).filter((a) => a.notes === notes)
     if (made.length > 1) f.inconsistent.push(`${notes} was created ${made.length} times`)
@@ -501,11 +545,12 @@ function checkPlacement(tab: { header: string[]; rows: CellValue[][] }, expected
 }
 
 /** Runs `count` chained trials in one world; `seed` makes them reproducible. */
-export async function trials(backend: Backend, seed: number, count: number, days?: number): Promise<TrialFindings[]> {
-  const world = await startWorld(backend, seed, days)
+export async function trials(backend: Backend, seed: number, count: number, days?: number, approvals = false): Promise<TrialFindings[]> {
+  const world = await startWorld(backend, seed, approvals ? (days ?? APPROVALS_DAYS) : days, approvals)
   try {
     const first = await runCommand(world, 'export')
     if (first !== 'success') throw new Error(`the first export said ${first}`)
+    if (approvals) world.approved = await approveWeek(world, () => runCommand(world, 'sync'))
     const expected = newExpectations()
     const out: TrialFindings[] = []
     for (let t = 0; t < count; t++) {

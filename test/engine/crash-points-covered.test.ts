@@ -11,7 +11,7 @@ import { readFileSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { CRASH_POINTS } from '../../src/engine/crash-points.ts'
-import { ALL_SYNC_KILLS, NOT_KILLED_IN_SYNC, pointOf, traceMismatch } from '../e2e/kill-cases.ts'
+import { ALL_KILLS, NOT_KILLED_IN_SYNC, pointOf, traceMismatch } from '../e2e/kill-cases.ts'
 
 const declared = new Set<string>(CRASH_POINTS)
 
@@ -22,14 +22,14 @@ function sourceFiles(dir: string): string[] {
 }
 
 describe('kill cases against the crash points in src/', () => {
-  it('kills at every declared point in some sync kill case, or excludes it with a reason', () => {
-    const killed = new Set(ALL_SYNC_KILLS.map(pointOf))
+  it('kills at every declared point in some kill case, or excludes it with a reason', () => {
+    const killed = new Set(ALL_KILLS.map(pointOf))
     const missing = CRASH_POINTS.filter((p) => !killed.has(p) && !NOT_KILLED_IN_SYNC[p]?.trim())
     expect(missing, 'crash points without a kill case in test/e2e/kill-cases.ts').toEqual([])
   })
 
-  it('excludes only points that exist and that no sync kill case kills at', () => {
-    const killed = new Set(ALL_SYNC_KILLS.map(pointOf))
+  it('excludes only points that exist and that no kill case kills at', () => {
+    const killed = new Set(ALL_KILLS.map(pointOf))
     for (const p of Object.keys(NOT_KILLED_IN_SYNC)) {
       expect(declared.has(p), p).toBe(true)
       expect(killed.has(p), `${p} is killed at: drop its exclusion`).toBe(false)
@@ -37,7 +37,7 @@ describe('kill cases against the crash points in src/', () => {
   })
 
   it('names only declared points, each with its pass', () => {
-    const wrong = ALL_SYNC_KILLS.filter((k) => !/^[^#]+#[1-9]\d*$/.test(k) || !declared.has(pointOf(k)))
+    const wrong = ALL_KILLS.filter((k) => !/^[^#]+#[1-9]\d*$/.test(k) || !declared.has(pointOf(k)))
     expect(wrong).toEqual([])
   })
 

@@ -75,14 +75,17 @@ function approvalsTab() {
 }
 
 describe('Sheets requests of a nightly sync with approvals (Google)', () => {
-  it('the first sync, and the second that adds the Approvals rows, cost what they cost without approvals', async () => {
+  it('the first sync, which adds the Approvals rows, and the second cost what they cost without approvals', async () => {
     const first = await night()
     expect(first.approving.stats.byMethod).toEqual(first.plain.stats.byMethod)
-    const second = await night()
-    // The import fills the Approvals tab; the export, which writes the Sync log rows anyway, writes them too.
-    expect(second.approving.stats.byMethod).toEqual({ BatchGetValues: 1, BatchUpdateSpreadsheet: 1 })
-    expect(second.approving.stats.byMethod).toEqual(second.plain.stats.byMethod)
+    // The export that lays the tab out writes its rows in the write it makes anyway.
     expect(approvalsTab().rows.length - 1).toBe(2 * 3) // Two people, weeks 2026-W44 to 2026-W46.
+    const second = await night()
+    // The import reads the Approvals tab from now on, its rows through the marks the first sync put on them; the
+    // export, which writes the Sync log rows anyway, writes its cells.
+    expect(second.approving.stats.byMethod).toEqual({ BatchGetValuesByDataFilter: 1, BatchUpdateSpreadsheet: 1 })
+    expect(withoutReadKind(second.approving.stats.byMethod)).toEqual(withoutReadKind(second.plain.stats.byMethod))
+    expect(approvalsTab().rows.length - 1).toBe(2 * 3)
   })
 
   it('a night with nothing new, and one with a change on the server, make no extra request', async () => {

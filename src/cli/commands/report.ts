@@ -2,6 +2,7 @@
 import path from 'node:path'
 import { loadConfig } from '../../config/load.ts'
 import { approvalsCsv, approvalsJson, type ReportInput } from '../../core/approvals-report.ts'
+import { plural } from '../../core/describe.ts'
 import { loadApprovals } from '../../state/approvals-store.ts'
 import { writeFileAtomic } from '../../state/atomic-file.ts'
 import { stateLocation } from '../../state/target-state.ts'
@@ -28,7 +29,7 @@ export async function runReportCommand(globals: GlobalOptions, options: ReportCo
   await writeFileAtomic(json, approvalsJson(inputs), { keepOld: false })
   const periods = inputs.reduce((n, i) => n + i.approvals.length, 0)
   process.stdout.write(
-    globals.json ? `${JSON.stringify({ csv, json, periods })}\n` : `Wrote ${periods} approved periods to ${csv} and ${json}\n`,
+    globals.json ? `${JSON.stringify({ csv, json, periods })}\n` : `Wrote ${plural(periods, 'approved period')} to ${csv} and ${json}\n`,
   )
   return EXIT.success
 }

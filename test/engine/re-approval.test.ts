@@ -1,0 +1,78 @@
+/**
+ * Re-approving a week the server changed after approval (untick, sync, tick, sync): the new state becomes the
+ * record, and the rows that said "changed on the server after approval" stop saying it in that same sync.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { silentReporter } from '../../src/cli/reporter.ts'
+import { runSync } from '../../src/engine/sync.ts'
+import { localDateToSerial } from '../../src/core/serial.ts'
+import type { CellValue, TabData } from '../../src/sheets/port.ts'
+import { managerEditing } from '../sheets/workbook-fixture.ts'
+import { startEngineFixture, type EngineFixture } from './fixture.ts'
+
+const now = () => new Date('2026-11-12T11:00:00Z')
+let world: EngineFixture
+
+beforeAll(async () => {
+  world = await startEngineFixture({ users: 1, days: 10, startDate: '2026-11-02' }, { window: { days: 14 }, approvals: { period: 'week' } })
+})
+
+afterAll(async () => {
+  await world?.server.close()
+})
+
+const sync = () =>
+  runSync(world.target, { client: world.client, spreadsheet: world.spreadsheet(), stateDir: world.stateDir, reporter: silentReporter, now })
+
+async function tabs(): Promise<{ activities: TabData; approvals: TabData }> {
+  const snapshot = await world.spreadsheet().read(['Activities', 'Approvals'])
+  return { activities: snapshot.tabs['Activities']!, approvals: snapshot.tabs['Approvals']! }
+}
+
+const cell = (tab: TabData, row: CellValue[] | undefined, name: string) => row?.[tab.header.indexOf(name)]
+
+describe('re-approving a week the server changed', () => {
+  it('clears the rows’ "changed on the server after approval" in the sync that takes the new approval', async () => {
+    const timelineKey = world.server.credentials.users[0]!.tagsTimelineKey!
+    await sync()
+    await sync()
+    let { activities, approvals } = await tabs()
+    const approvalRow = approvals.rows.findIndex((r) => cell(approvals, r, 'Period') === '2026-W45') + 2
+    const approved = approvals.header.indexOf('Approved')
+    const manager = managerEditing(world.file)
+    await manager.editCell('Approvals', approvalRow, approved, true)
+    await manager.editCell('Approvals', approvalRow, approvals.header.indexOf('Approved by'), 'Mia Manager')
+    await sync()
+
+    const row = activities.rows.find((r) => (cell(activities, r, 'Date') as number) < localDateToSerial('2026-11-09'))!
+    const key = String(cell(activities, row, 'Key'))
+    const id = Number(key.split('/')[1])
+    const a = world.server.store.activity(timelineKey, id)!
+    world.server.store.updateActivity(timelineKey, id, {
+      tags: ['Retagged', 'Later'],
+      notes: a.notes,
+      start: a.start,
+      duration: a.duration,
+    })
+    await sync()
+    const statusOf = async () => {
+      ;({ activities, approvals } = await tabs())
+      return String(
+        cell(
+          activities,
+          activities.rows.find((r) => cell(activities, r, 'Key') === key),
+          'Status',
+        ),
+      )
+    }
+    expect(await statusOf()).toMatch(/^Conflict \(2026-11-12\): Changed on the server after approval: Tags/)
+
+    await manager.editCell('Approvals', approvalRow, approved, false)
+    await sync()
+    await manager.editCell('Approvals', approvalRow, approved, true)
+    await sync()
+    const status = await statusOf()
+    expect(String(cell(approvals, approvals.rows[approvalRow - 2], 'Status'))).toMatch(/^Done \(2026-11-12\): Approved by Mia Manager/)
+    expect(status).toMatch(/^Done \(2026-11-12\): Re-approved by Mia Manager: the server's version is on record\.$/)
+  })
+})
