@@ -11,7 +11,7 @@
  * format side by side.
  */
 import zlib from 'node:zlib'
-import { InternalError } from '../../errors.ts'
+import { bugError, InternalError } from '../../errors.ts'
 
 const LOCAL_HEADER = 0x04034b50
 const CENTRAL_HEADER = 0x02014b50
@@ -327,7 +327,7 @@ export function writeZip(source: ZipArchive | undefined, items: readonly ZipItem
     if (offset > MAX_32) throw new ZipFormatError('the workbook would be larger than 4 GB, which this tool cannot write')
     if ('copy' in item) {
       const entry = item.copy
-      if (source === undefined) throw new Error('copying an entry needs the archive it comes from')
+      if (source === undefined) throw bugError(`writeZip: copying the entry ${entry.name} needs the archive it comes from`)
       if (entry.zip64Offset) throw new ZipFormatError(`the part ${entry.name} is stored in zip64 form, which this tool cannot rewrite`)
       const local = source.bytes.subarray(entry.localStart, entry.localEnd)
       const central = new Uint8Array(entry.central)
