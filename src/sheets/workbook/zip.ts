@@ -4,8 +4,9 @@
  * Copying an entry takes its local record (header, compressed data, data
  * descriptor) and its central directory record as they are, so a part the
  * tool does not change (a manager's tab, a drawing) keeps every byte.
- * Node's zlib does the (de)compression; the format is small enough to read
- * and write here rather than pull in a package.
+ * Node's zlib does the (de)compression, faster than a zip library's own
+ * codec; the container itself is for @zip.js/zip.js to take over, which copies
+ * entries as they are (decisions/0028).
  *
  * Longer than most files because reading and writing share the record layouts, which are checked against the
  * format side by side.
