@@ -64,6 +64,14 @@ export class TimelineSheetsError extends Error {
   }
 }
 
+/** What a failure that is a bug of the tool tells the user to do. */
+export const BUG_HINT = 'This is a bug in timeline-sheets. Run again with --verbose and report the output (it contains no secrets).'
+
+/** A state the code itself rules out was reached: a bug, coded `TS_INTERNAL` with the bug hint; the message says what and where. */
+export function bugError(message: string): TimelineSheetsError {
+  return new TimelineSheetsError('TS_INTERNAL', message, { hint: BUG_HINT })
+}
+
 /** A non-2xx answer from one of the two services, with what a user needs to act on it. */
 export class HttpError extends TimelineSheetsError {
   readonly status: number

@@ -116,6 +116,49 @@ describe('the errors of the tool', () => {
   })
 })
 
+/** Where src constructs a built-in error (`new TypeError(`, `new Error(`), which has no code. */
+function builtInErrorsMade(files: { file: string; text: string }[]): string[] {
+  const made = new RegExp(`\\bnew\\s+(?:globalThis\\.)?(?:${[...BUILT_IN_ERRORS].join('|')})\\s*\\(`, 'g')
+  return files.flatMap(({ file, text }) =>
+    [...code(text).matchAll(made)].map((m) => `${file.split(path.sep).join('/')}:${text.slice(0, m.index).split('\n').length}: ${m[0]}`),
+  )
+}
+
+/**
+ * The only built-in errors src makes: a stand-in for the one Node would throw, handed to the function that
+ * converts Node's (the message is Node's own shape, and the conversion reads its `code`).
+ */
+const ALLOWED_BUILT_IN = [
+  // fileAccessError on the next line turns it into a coded FileAccessError, as it does Node's ENOTDIR.
+  { file: 'state/writable-folder.ts', made: 'new Error(' },
+]
+
+describe('an error is made', () => {
+  it('finds a built-in error made when there is one (the scan itself)', () => {
+    const planted = [
+      'function a(letters) {\n  if (!letters) throw new TypeError(`Expected column letters, got ${letters}`)\n}',
+      "const b = () => { throw new Error('no answer') }",
+      "const c = new globalThis.RangeError('out of range')",
+    ].map((text, i) => ({ file: `planted-${i}.ts`, text }))
+    expect(builtInErrorsMade(planted)).toEqual([
+      'planted-0.ts:2: new TypeError(',
+      'planted-1.ts:1: new Error(',
+      'planted-2.ts:1: new globalThis.RangeError(',
+    ])
+    const innocent = [
+      "// a comment may say new TypeError('x')\nclass A extends TimelineSheetsError {}\nconst e = new OptionError('index', 'an integer >= 0', -1)",
+    ].map((text) => ({ file: 'innocent.ts', text }))
+    expect(builtInErrorsMade(innocent)).toEqual([])
+  })
+
+  it('with a code: src makes no bare TypeError nor Error, but through the coded option check or a coded class', () => {
+    const made = builtInErrorsMade(sources()).filter(
+      (at) => !ALLOWED_BUILT_IN.some((a) => at.startsWith(`${a.file}:`) && at.endsWith(a.made)),
+    )
+    expect(made, 'check an argument with checkOption (src/core/options.ts), or throw a TimelineSheetsError with a code').toEqual([])
+  })
+})
+
 /** Ways of telling an error apart by its text. */
 const READING_TEXT: { what: string; pattern: RegExp }[] = [
   { what: 'a message compared', pattern: /(?<!typeof\s+[\w.?]+)\bmessage\s*[!=]==?|[!=]==?\s*[\w.?]*\bmessage\b/ },

@@ -3,7 +3,7 @@
  * code a scheduler sees. Library errors (OIDC, Google, HTTP) arrive already
  * wrapped as TimelineSheetsError by their adapters; anything else is a bug.
  */
-import { HttpError, redactUserInfo, TimelineSheetsError } from '../errors.ts'
+import { BUG_HINT, HttpError, redactUserInfo, TimelineSheetsError } from '../errors.ts'
 import { fileAccessError } from '../state/file-access.ts'
 import { EXIT, type ExitCode } from './exit-codes.ts'
 
@@ -26,7 +26,7 @@ export function toCliFailure(error: unknown): CliFailure {
   return {
     exitCode: EXIT.failure,
     message: `Unexpected error: ${message}`,
-    hint: 'This is a bug in timeline-sheets. Run again with --verbose and report the output (it contains no secrets).',
+    hint: BUG_HINT,
     code: 'TS_INTERNAL',
   }
 }

@@ -3,6 +3,7 @@
  * always found by header text, never by position: managers may reorder
  * columns and add their own, which are kept as they are.
  */
+import { checkOption } from './options.ts'
 import type { CellValue, ColumnSpec, TabSpec } from './sheet.ts'
 
 /** Default tab titles. */
@@ -240,9 +241,7 @@ export function validateHeader(header: readonly CellValue[], spec: TabSpec): Hea
 
 /** Spreadsheet column letters of a 0-based index (0 → A, 25 → Z, 26 → AA); the one definition every backend uses. */
 export function columnLetters(index: number): string {
-  if (!Number.isInteger(index) || index < 0) {
-    throw new TypeError(`Expected \`index\` to be an integer >= 0, got \`${index}\``)
-  }
+  checkOption('index', index, 'an integer >= 0')
   let n = index + 1
   let out = ''
   while (n > 0) {

@@ -6,6 +6,7 @@
  * answer is always the earliest one. An import reads the weeks around its
  * edits (`readRanges`).
  */
+import { bugError } from '../errors.ts'
 import { chunkWindows, windowForDays, type TimeWindow } from './windows.ts'
 import { formatOffsetInstant, parseOffsetInstant } from './instant.ts'
 import { addDays, SECONDS_PER_DAY } from './serial.ts'
@@ -48,7 +49,9 @@ export function planRangeReads(window: TimeWindow): RangePlan {
   const answeredRanges: TimeWindow[] = []
   const current = (): TimeWindow => {
     const range = pending[0]
-    if (!range) throw new TypeError('Every range of the window is already answered')
+    if (!range) {
+      throw bugError('planRangeReads: a range was answered or refused after every range of the window was answered')
+    }
     return range
   }
   return {

@@ -71,15 +71,19 @@ export function readRow(cells: readonly CellValue[], layout: HeaderLayout, ctx: 
     const i = columns[slot]!
     return i < 0 ? undefined : cells[i]
   }
-  const order = ctx.slashDateOrder ?? 'mdy'
-  const dateRead = readDateCell(get(S.date), order)
-  const dateSerial = dateRead.ok ? dateRead.value : undefined
   const deleteCell = get(S.delete)
   const deleteRead = readCheckboxCell(isFormula(deleteCell) || isErrorValue(deleteCell) ? 'not a tick' : deleteCell)
   const ticked = deleteRead.ok && deleteRead.value
+  // A blank row (one a removal emptied, decisions/0030) has no date to read.
   if (allEmpty(cells, columns, VALUE_SLOTS) && !ticked) {
-    return { dateSerial, settled: deleteRead.ok ? { ok: true, row: null } : invalid(undefined, [checkboxProblem(get(S.delete))]) }
+    return {
+      dateSerial: undefined,
+      settled: deleteRead.ok ? { ok: true, row: null } : invalid(undefined, [checkboxProblem(get(S.delete))]),
+    }
   }
+  const order = ctx.slashDateOrder ?? 'mdy'
+  const dateRead = readDateCell(get(S.date), order)
+  const dateSerial = dateRead.ok ? dateRead.value : undefined
 
   const early: RowProblem[] = []
   if (!deleteRead.ok) early.push(checkboxProblem(get(S.delete)))

@@ -150,9 +150,10 @@ export interface TabWrite {
   appends?: CellValue[][]
   /**
    * Basis rows (1-based, as read) to remove, each only while it still holds
-   * what the basis showed. Google empties the row in place (a row removal
-   * there is positional, and a person may be sorting at that very moment);
-   * the workbook removes it.
+   * what the basis showed. Both backends empty the row in place: no other row
+   * moves, so nothing a manager built points at another activity, and on
+   * Google a row deletion is positional while a person may be sorting at that
+   * very moment (decisions/0030).
    */
   deleteRows?: number[]
   /**

@@ -13,7 +13,7 @@ import { windowForDays, type TimeWindow } from '../core/windows.ts'
 import { offsetInstantSeconds } from '../core/instant.ts'
 import { addDays } from '../core/serial.ts'
 import type { TimelineClient } from '../timeline/client.ts'
-import { HttpError } from '../errors.ts'
+import { bugError, HttpError } from '../errors.ts'
 import { meansRangeTooLarge } from '../timeline/http.ts'
 import type { ActivitiesRead, Activity, TimelineInfo } from '../timeline/model.ts'
 import type { CursorLink, TimelineCursor } from '../state/target-state.ts'
@@ -211,7 +211,7 @@ export async function readRange(client: TimelineClient, timeline: TimelineInfo, 
   }
   const first = parts[0]?.answer
   const last = parts[parts.length - 1]?.answer
-  if (!first || !last) throw new TypeError('A read plan ended without an answer')
+  if (!first || !last) throw bugError(`readRange: the read plan of ${window.from} … ${window.to} ended without an answer`)
   return { activities: [...byId.values()], first, last, parts }
 }
 

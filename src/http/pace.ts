@@ -4,7 +4,7 @@
  * the other queued calls do not spend the quota again.
  */
 import PQueue from 'p-queue'
-import { checkOptions } from './options.ts'
+import { checkOptions } from '../core/options.ts'
 
 export interface PaceOptions {
   /** Calls in flight at once. @default 4 */

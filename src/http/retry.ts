@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleepFor } from 'node:timers/promises'
 import { TimelineSheetsError } from '../errors.ts'
-import { checkOptions } from './options.ts'
+import { checkOptions } from '../core/options.ts'
 import type { RequestWatch } from './watch.ts'
 
 export interface RetryOptions {

@@ -32,7 +32,7 @@ import {
   TimelineSheetsError,
   type TimeoutLimit,
 } from '../errors.ts'
-import { checkOptions } from './options.ts'
+import { checkOptions } from '../core/options.ts'
 import type { RequestWatch } from './watch.ts'
 
 /** Per-request limits in milliseconds; the names are the config's (`timeouts.<name>`). */

@@ -1,4 +1,5 @@
 /** The row bases of a state whose base file a run left unread (`loadState`'s `deferBases`). */
+import { bugError } from '../errors.ts'
 
 /**
  * `state.base` while its file is left unread (`deferBases`). Every use throws: a run that needs bases must
@@ -11,7 +12,7 @@ export class UnreadBases extends Map<string, string> {
     this.#file = file
   }
   #refuse(): never {
-    throw new Error(`The row bases in ${this.#file} were not read: this run must call loadBases() before it uses them.`)
+    throw bugError(`The row bases in ${this.#file} were not read: this run must call loadBases() before it uses them.`)
   }
   override get size(): number {
     return this.#refuse()

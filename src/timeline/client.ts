@@ -7,6 +7,7 @@
  * Longer than most files because it is the API's whole surface: one short operation per resource, navigated
  * the same way.
  */
+import { checkOption, checkOptions } from '../core/options.ts'
 import { TimelineSheetsError } from '../errors.ts'
 import type { Pace, PaceOptions } from '../http/pace.ts'
 import type { RetryOptions } from '../http/retry.ts'
@@ -189,8 +190,7 @@ export function createTimelineClient(options: TimelineClientOptions): TimelineCl
     range: ActivityRange,
     readOptions: { splittable?: boolean } = {},
   ): Promise<ActivitiesRead> {
-    assertOffsetDateTime('from', range.from)
-    assertOffsetDateTime('to', range.to)
+    checkOptions(range, ['from', 'to'], 'an ISO 8601 date-time with seconds and an explicit offset')
     const info = await resolve(timeline)
     const url = new URL(requireLink(info.links, vendor.rel('activities'), describeTimeline(info)))
     // URLSearchParams percent-encodes `+` and `:`; an unencoded `+` would arrive as a space.
@@ -438,14 +438,8 @@ function wholeSeconds(duration: number): number {
   return duration
 }
 
-function assertOffsetDateTime(name: string, value: string): void {
-  if (!OFFSET_DATE_TIME.test(value)) {
-    throw new TypeError(`Expected \`${name}\` to be an ISO 8601 date-time with an explicit offset, got ${JSON.stringify(value)}`)
-  }
-}
-
 function assertEntityId(entityId: number): number {
-  if (!Number.isSafeInteger(entityId)) throw new TypeError(`Expected \`entityId\` to be an integer, got \`${entityId}\``)
+  checkOption('entityId', entityId, 'a safe integer')
   return entityId
 }
 

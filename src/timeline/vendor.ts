@@ -2,6 +2,8 @@
  * Every identifier the Timeline API brands comes from one vendor token:
  * real servers say `manictime`, the project's spec says `service`.
  */
+import { checkOption } from '../core/options.ts'
+
 export interface VendorIdentifiers {
   readonly token: string
   /** `application/vnd.<vendor>.v3+json` */
@@ -19,9 +21,7 @@ export const DEFAULT_VENDOR = 'manictime'
 const SCHEMA_BRANDS: Record<string, string> = { manictime: 'ManicTime', service: 'Service' }
 
 export function vendorIdentifiers(token: string = DEFAULT_VENDOR): VendorIdentifiers {
-  if (!/^[a-z][a-z0-9-]*$/.test(token)) {
-    throw new TypeError(`Expected vendor to be a lower-case token such as "manictime", got ${JSON.stringify(token)}`)
-  }
+  checkOption('vendor', token, 'a lower-case token such as manictime')
   // Own entries only: a token such as `constructor` is a vendor of its own, not a member every object has.
   const brand = Object.hasOwn(SCHEMA_BRANDS, token) ? SCHEMA_BRANDS[token]! : token.charAt(0).toUpperCase() + token.slice(1)
   return Object.freeze({

@@ -35,13 +35,6 @@ export interface SpreadsheetContractOptions {
    * @default true
    */
   managerActions?: boolean
-  /**
-   * What a removal leaves: the workbook closes the gap; Google empties the row
-   * in place, because a positional row removal could hit another row if a
-   * person sorted at that moment (decisions/0003-rows-that-move.md).
-   * @default 'delete'
-   */
-  removal?: 'delete' | 'empty'
 }
 
 const ACTIVITIES = 'Activities'
@@ -127,9 +120,12 @@ function tab(snapshot: Snapshot, title: string): TabData {
   return found
 }
 
-/** A tab's rows without the empty rows a removal leaves behind where the backend empties rows in place. */
-function withoutEmptyRows(data: TabData, removal: 'delete' | 'empty'): TabData {
-  return removal === 'empty' ? { ...data, rows: data.rows.filter((row) => row.length > 0) } : data
+/**
+ * A tab's rows without the empty rows a removal leaves behind: both backends empty a removed row in place
+ * (decisions/0030; on Google a positional row removal could hit another row if a person sorted at that moment).
+ */
+function withoutEmptyRows(data: TabData): TabData {
+  return { ...data, rows: data.rows.filter((row) => row.length > 0) }
 }
 
 function noEmptyStrings(snapshot: Snapshot): void {
@@ -144,7 +140,6 @@ export function describeSpreadsheetContract(
   factory: () => Promise<SpreadsheetFixture>,
   options: SpreadsheetContractOptions = {},
 ): void {
-  const removal = options.removal ?? 'delete'
   describe(`spreadsheet contract: ${name}`, () => {
     let fixture: SpreadsheetFixture
     let sheet: Spreadsheet
@@ -232,15 +227,11 @@ export function describeSpreadsheetContract(
           basis,
         )
         const after = tab(await sheet.read([ACTIVITIES]), ACTIVITIES)
-        if (removal === 'empty') {
-          // The removed rows stay as empty rows where they were; the appends go after the basis's last row.
-          expect(report.appended[ACTIVITIES]).toEqual({ firstRow: 7, count: 2 })
-          expect(after.rows[0]).toEqual([])
-          expect(after.rows[2]).toEqual([])
-        } else {
-          expect(report.appended[ACTIVITIES]).toEqual({ firstRow: 5, count: 2 })
-        }
-        const remaining = withoutEmptyRows(after, removal)
+        // The removed rows stay as empty rows where they were; the appends go after the basis's last row.
+        expect(report.appended[ACTIVITIES]).toEqual({ firstRow: 7, count: 2 })
+        expect(after.rows[0]).toEqual([])
+        expect(after.rows[2]).toEqual([])
+        const remaining = withoutEmptyRows(after)
         expect(keysOf(remaining)).toEqual(['tags-alice/2', 'tags-alice/4', 'tags-alice/5', 'tags-alice/6', 'tags-alice/7'])
         expect(remaining.rows[0]![NOTES]).toBe('second, edited')
         expect(remaining.rows[1]!.slice(NOTES, NOTES + 2)).toEqual(['fourth, edited', true])
@@ -498,11 +489,7 @@ export function describeSpreadsheetContract(
             tabs: { [ACTIVITIES]: data },
           })
           const after = tab(await sheet.read([ACTIVITIES]), ACTIVITIES)
-          expect(keysOf(after)).toEqual(
-            removal === 'empty'
-              ? ['tags-alice/1', undefined, 'tags-alice/2', undefined, 'tags-alice/4']
-              : ['tags-alice/1', undefined, 'tags-alice/2', 'tags-alice/4'],
-          )
+          expect(keysOf(after)).toEqual(['tags-alice/1', undefined, 'tags-alice/2', undefined, 'tags-alice/4'])
         })
 
         describe('a write planned on a read lands on the rows it read, whatever a manager did in between', () => {
@@ -605,7 +592,7 @@ export function describeSpreadsheetContract(
               basis,
             )
             expect(report.skipped).toEqual([])
-            const after = withoutEmptyRows(tab(await sheet.read([ACTIVITIES]), ACTIVITIES), removal)
+            const after = withoutEmptyRows(tab(await sheet.read([ACTIVITIES]), ACTIVITIES))
             expect(keysOf(after)).toEqual(['tags-alice/4', 'tags-alice/3', 'tags-alice/1'])
           })
 

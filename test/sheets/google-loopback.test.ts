@@ -123,18 +123,14 @@ describe('installed-app sign-in', () => {
   })
 })
 
-describeSpreadsheetContract(
-  'google (Sheets fake on loopback, manager edits through the API)',
-  async () => {
-    const spreadsheetId = fake.store.createSpreadsheet({ sheets: [{ title: 'Sheet1' }, { title: 'Leftover' }] }).spreadsheetId
-    const auth = signInWithStaticToken(fake.staticToken)
-    const api = directClient(auth.client, fake.rootUrl)
-    await resetSpreadsheet(api, spreadsheetId)
-    return {
-      spreadsheet: createGoogleSpreadsheet({ spreadsheetId, auth, rootUrl: fake.rootUrl }),
-      cleanup: async () => undefined,
-      actAsManager: managerActionsOverApi(api, spreadsheetId),
-    }
-  },
-  { removal: 'empty' },
-)
+describeSpreadsheetContract('google (Sheets fake on loopback, manager edits through the API)', async () => {
+  const spreadsheetId = fake.store.createSpreadsheet({ sheets: [{ title: 'Sheet1' }, { title: 'Leftover' }] }).spreadsheetId
+  const auth = signInWithStaticToken(fake.staticToken)
+  const api = directClient(auth.client, fake.rootUrl)
+  await resetSpreadsheet(api, spreadsheetId)
+  return {
+    spreadsheet: createGoogleSpreadsheet({ spreadsheetId, auth, rootUrl: fake.rootUrl }),
+    cleanup: async () => undefined,
+    actAsManager: managerActionsOverApi(api, spreadsheetId),
+  }
+})

@@ -19,19 +19,15 @@ const enabled = Boolean(keyFile && spreadsheetId)
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 })
 
 describe.runIf(enabled)('real Google spreadsheet', () => {
-  describeSpreadsheetContract(
-    'google (real spreadsheet)',
-    async () => {
-      const auth = await signInWithServiceAccountFile(keyFile!)
-      const api = directClient(auth.client)
-      await resetSpreadsheet(api, spreadsheetId!)
-      return {
-        // Stay under 60/min with room for the manager actions and the reset.
-        spreadsheet: createGoogleSpreadsheet({ spreadsheetId: spreadsheetId!, auth, pace: { readsPerMinute: 45, writesPerMinute: 45 } }),
-        cleanup: async () => undefined,
-        actAsManager: managerActionsOverApi(api, spreadsheetId!),
-      }
-    },
-    { removal: 'empty' },
-  )
+  describeSpreadsheetContract('google (real spreadsheet)', async () => {
+    const auth = await signInWithServiceAccountFile(keyFile!)
+    const api = directClient(auth.client)
+    await resetSpreadsheet(api, spreadsheetId!)
+    return {
+      // Stay under 60/min with room for the manager actions and the reset.
+      spreadsheet: createGoogleSpreadsheet({ spreadsheetId: spreadsheetId!, auth, pace: { readsPerMinute: 45, writesPerMinute: 45 } }),
+      cleanup: async () => undefined,
+      actAsManager: managerActionsOverApi(api, spreadsheetId!),
+    }
+  })
 })

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { sheets_v4 } from '@googleapis/sheets'
 import fc from 'fast-check'
 import { isTimelineSheetsError } from '../../src/errors.ts'
+import { OptionError } from '../../src/core/options.ts'
 import type { Snapshot, TabData } from '../../src/sheets/port.ts'
 import { a1Range, columnIndex, columnLetters, parseGridEcho, parseRangeEcho, quoteTitle } from '../../src/sheets/google/a1.ts'
 import { ROW_FORMAT_FIELDS, type RowFormats } from '../../src/sheets/google/column-formats.ts'
@@ -42,8 +43,8 @@ describe('A1 notation', () => {
   it('converts column indexes and letters both ways', () => {
     expect([0, 25, 26, 701, 702].map(columnLetters)).toEqual(['A', 'Z', 'AA', 'ZZ', 'AAA'])
     expect(['A', 'Z', 'AA', 'zz', 'AAA'].map(columnIndex)).toEqual([0, 25, 26, 701, 702])
-    expect(() => columnLetters(-1)).toThrow(TypeError)
-    expect(() => columnIndex('A1')).toThrow(TypeError)
+    expect(() => columnLetters(-1)).toThrow(OptionError)
+    expect(() => columnIndex('A1')).toThrow(OptionError)
   })
 
   it('always quotes titles and doubles apostrophes, so a title like tab01 is never read as a cell', () => {

@@ -23,32 +23,28 @@ const server = setupServer()
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }))
 afterAll(() => server.close())
 
-describeSpreadsheetContract(
-  'google (Sheets fake)',
-  async () => {
-    const store = createSheetsStore({ staticTokens: [TOKEN] })
-    server.resetHandlers(mswHandlerFor(ROOT, createSheetsHandler(store)))
-    const manager = createManager(store)
-    const spreadsheetId = manager.createSpreadsheet()
-    return {
-      spreadsheet: createGoogleSpreadsheet({ spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: ROOT }),
-      cleanup: async () => undefined,
-      actAsManager: {
-        async sortRows(tab, column) {
-          const header = manager.readTab(spreadsheetId, tab)[0] ?? []
-          manager.sortTab(spreadsheetId, tab, header.indexOf(column))
-        },
-        async insertBlankRow(tab, row) {
-          manager.insertRows(spreadsheetId, tab, row)
-        },
-        async deleteRow(tab, row) {
-          manager.deleteRows(spreadsheetId, tab, row)
-        },
-        async editCell(tab, row, column, value) {
-          manager.editCell(spreadsheetId, tab, `${columnLetters(column)}${row}`, value)
-        },
+describeSpreadsheetContract('google (Sheets fake)', async () => {
+  const store = createSheetsStore({ staticTokens: [TOKEN] })
+  server.resetHandlers(mswHandlerFor(ROOT, createSheetsHandler(store)))
+  const manager = createManager(store)
+  const spreadsheetId = manager.createSpreadsheet()
+  return {
+    spreadsheet: createGoogleSpreadsheet({ spreadsheetId, auth: signInWithStaticToken(TOKEN), rootUrl: ROOT }),
+    cleanup: async () => undefined,
+    actAsManager: {
+      async sortRows(tab, column) {
+        const header = manager.readTab(spreadsheetId, tab)[0] ?? []
+        manager.sortTab(spreadsheetId, tab, header.indexOf(column))
       },
-    }
-  },
-  { removal: 'empty' },
-)
+      async insertBlankRow(tab, row) {
+        manager.insertRows(spreadsheetId, tab, row)
+      },
+      async deleteRow(tab, row) {
+        manager.deleteRows(spreadsheetId, tab, row)
+      },
+      async editCell(tab, row, column, value) {
+        manager.editCell(spreadsheetId, tab, `${columnLetters(column)}${row}`, value)
+      },
+    },
+  }
+})

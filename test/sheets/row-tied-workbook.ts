@@ -1,7 +1,7 @@
 /**
  * A workbook whose Activities tab holds everything that names cells, each on rows known by the text in
  * their column A (`row 2` … `row 13`), and a reader that says which of those rows each thing is on, from
- * the package's XML: so a test can check that every thing still sits on the same rows after rows moved.
+ * the package's XML: so a test can check that every thing still sits on the same rows after a write.
  */
 import { readFile } from 'node:fs/promises'
 import ExcelJS from 'exceljs'
@@ -51,13 +51,16 @@ export interface Tied {
   rows: string[]
 }
 
-/** Everything tied to rows in the Activities tab of `file`, by the rows' column A text. */
-export async function tiedThings(file: string, sheetPart: string): Promise<Tied[]> {
+/**
+ * Everything tied to rows in the Activities tab of `file`, by the rows' column A text: as `file` holds it, or
+ * as `namesFrom` (another copy) held it, for rows a write emptied.
+ */
+export async function tiedThings(file: string, sheetPart: string, namesFrom: string = file): Promise<Tied[]> {
   const sheet = await zipText(file, sheetPart)
   const names = new Map<number, string>()
-  for (const row of sheet.matchAll(/<row\b[^>]*\br="(\d+)"[^>]*>([\s\S]*?)<\/row>/g)) {
+  for (const row of (await zipText(namesFrom, sheetPart)).matchAll(/<row\b[^>]*\br="(\d+)"[^>]*>([\s\S]*?)<\/row>/g)) {
     const a = /<c\b[^>]*\br="A\d+"[^>]*>([\s\S]*?)<\/c>/.exec(row[2]!)
-    if (a !== null) names.set(Number(row[1]), await cellText(file, a[0]))
+    if (a !== null) names.set(Number(row[1]), await cellText(namesFrom, a[0]))
   }
   const rows = (top: number, bottom: number) => {
     const out: string[] = []
@@ -100,14 +103,6 @@ export async function tiedThings(file: string, sheetPart: string): Promise<Tied[
       }
   }
   return out.sort((a, b) => `${a.kind} ${a.rows.join()}`.localeCompare(`${b.kind} ${b.rows.join()}`))
-}
-
-/** What `before` becomes when the rows named `removed` go: the rest of each thing's rows; a thing left with none goes. */
-export function withoutRows(before: readonly Tied[], removed: ReadonlySet<string>): Tied[] {
-  return before
-    .filter((thing) => thing.rows.length === 0 || thing.rows.some((row) => !removed.has(row)))
-    .map((thing) => ({ kind: thing.kind, rows: thing.rows.filter((row) => !removed.has(row)) }))
-    .sort((a, b) => `${a.kind} ${a.rows.join()}`.localeCompare(`${b.kind} ${b.rows.join()}`))
 }
 
 async function packageParts(file: string): Promise<Map<string, string>> {

@@ -99,7 +99,8 @@ async function editActivities(file: string): Promise<void> {
 function afterEdit(rows: CellValue[][]): CellValue[][] {
   const out = rows.map((row) => [...row])
   out[1]!.splice(7, 3, 'new note', false, 'updated')
-  out.splice(3, 1)
+  // Row 5 is emptied in place (decisions/0030); the appends go after the last row.
+  out[3] = []
   out.push(fixtureRow(30), fixtureRow(31))
   return out
 }
@@ -147,8 +148,9 @@ describe('a workbook the exceljs-based backend wrote (an existing user file)', (
     expect(snapshot.tabs['Sync log']!.rows.at(-1)).toEqual([46040.5, 'run-9', 'export', 'success', 2, 1, 1, 0, 0])
     const workbook = await reopen(file)
     expect(workbook.getWorksheet('Activities')!.getCell('H3').value).toBe('new note')
-    expect(workbook.getWorksheet('Activities')!.getCell('K25').value).toBe('tags-user0/130')
-    expect(workbook.getWorksheet('Activities')!.getCell('K26').value).toBe('tags-user1/131')
+    expect(workbook.getWorksheet('Activities')!.getCell('K5').value).toBeNull()
+    expect(workbook.getWorksheet('Activities')!.getCell('K26').value).toBe('tags-user0/130')
+    expect(workbook.getWorksheet('Activities')!.getCell('K27').value).toBe('tags-user1/131')
     expect(workbook.getWorksheet('Budget')!.getCell('D2').value).toMatchObject({ formula: 'B2*C2' })
     expect(workbook.definedNames.getRanges('Costs').ranges).toEqual(['Budget!$D$2:$D$7'])
   })
@@ -287,7 +289,7 @@ describe('a workbook shaped as Excel saves it', () => {
     ])
   })
 
-  it('writes to it: the Overview tab and the shared strings stay byte for byte, a name of the removed row shrinks; the calculation chain goes', async () => {
+  it('writes to it: the Overview tab, the shared strings and the names stay byte for byte, the removed row is emptied; the calculation chain goes', async () => {
     const file = await excelFile()
     const before = await zipRecords(file)
     const sheet = createWorkbookSpreadsheet({ path: file })
@@ -297,26 +299,28 @@ describe('a workbook shaped as Excel saves it', () => {
     await sheet.write([{ tab: 'Activities', keyColumn: 10, updates, deleteRows: [4], appends: [appended] }], basis)
     const after = await zipRecords(file)
     expect([...after.keys()]).toEqual([...before.keys()].filter((name) => name !== 'xl/calcChain.xml'))
-    const changed = ['[Content_Types].xml', 'xl/workbook.xml', 'xl/_rels/workbook.xml.rels', 'xl/worksheets/sheet1.xml']
+    // Row 4 is emptied in place (decisions/0030), so the filter's name over rows 1 to 4 keeps its range, and the
+    // workbook part its bytes; only the calculation chain's entries go from the package's lists.
+    const changed = ['[Content_Types].xml', 'xl/_rels/workbook.xml.rels', 'xl/worksheets/sheet1.xml']
     expect(changedEntries(before, after, after.keys())).toEqual(changed)
-    // The filter's name covered row 4, which is gone; the name of another tab's cell keeps its text.
     expect(await zipText(file, 'xl/workbook.xml')).toContain(
-      '<definedNames><definedName name="_xlnm._FilterDatabase" localSheetId="1" hidden="1">Activities!$A$1:$M$3</definedName><definedName name="Rate">Overview!$B$1</definedName></definedNames>',
+      '<definedNames><definedName name="_xlnm._FilterDatabase" localSheetId="1" hidden="1">Activities!$A$1:$M$4</definedName><definedName name="Rate">Overview!$B$1</definedName></definedNames>',
     )
     expect(await zipText(file, 'xl/_rels/workbook.xml.rels')).not.toContain('calcChain')
     expect(await zipText(file, '[Content_Types].xml')).not.toContain('calcChain')
     const rows = (await createWorkbookSpreadsheet({ path: file }).read(['Activities'])).tabs['Activities']!.rows
-    // The shared formula's cells each hold their own now, so removing any of them cannot break the others.
+    // The shared formula's cells each hold their own now, so emptying one of them cannot break the others.
     expect(rows).toEqual([
       row(1, 'Fixed login bug', { status: 'updated', formula: 'E2*24' }),
       row(2, ' typed elsewhere ', { del: true, status: '#N/A', formula: 'E3*24' }),
+      [],
       appended,
     ])
     const workbook = await reopen(file)
     expect(workbook.worksheets.map((tab) => tab.name)).toEqual(['Overview', 'Activities'])
     expect(workbook.getWorksheet('Activities')!.getCell('M3').value).toMatchObject({ formula: 'E3*24' })
     expect(await zipText(file, 'xl/worksheets/sheet1.xml')).not.toContain('t="shared"')
-    expect(workbook.getWorksheet('Activities')!.getCell('H4').value).toBe('a & b < c')
+    expect(workbook.getWorksheet('Activities')!.getCell('H5').value).toBe('a & b < c')
     expect(workbook.definedNames.getRanges('Rate').ranges).toEqual(['Overview!$B$1'])
   })
 })

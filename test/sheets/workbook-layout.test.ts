@@ -281,7 +281,7 @@ describe('printing and filtering the workbook', () => {
     }
   })
 
-  it('puts an autofilter on Activities that the protected sheet lets managers use, and follows the rows the tool adds and removes', async () => {
+  it('puts an autofilter on Activities that the protected sheet lets managers use, follows the rows the tool adds, and keeps the rows it empties', async () => {
     const made = await laidOut(3)
     const filterOf = async () => {
       const xml = await zipText(made.file, PARTS.Activities)
@@ -300,13 +300,14 @@ describe('printing and filtering the workbook', () => {
 
     const again = await made.spreadsheet.read(['Activities'])
     await made.spreadsheet.write([{ tab: 'Activities', deleteRows: [2, 3, 4] }], again)
-    expect(await filterOf()).toMatchObject({ ref: 'A1:L3', names: [{ formula: "'Activities'!$A$1:$L$3" }] })
+    // Removed rows are emptied in place (decisions/0030): the range still reaches the last row.
+    expect(await filterOf()).toMatchObject({ ref: 'A1:L6', names: [{ formula: "'Activities'!$A$1:$L$6" }] })
 
     // The other tabs get no filter; exceljs reads the one on Activities.
     for (const title of ['Allowed tags', 'Sync log'] as const) expect(await zipText(made.file, PARTS[title])).not.toContain('<autoFilter')
     const workbook = new ExcelJS.Workbook()
     await workbook.xlsx.readFile(made.file)
-    expect(workbook.getWorksheet('Activities')!.autoFilter).toBe('A1:L3')
+    expect(workbook.getWorksheet('Activities')!.autoFilter).toBe('A1:L6')
   })
 
   it('keeps the filter a manager set on a column when it moves the range', async () => {

@@ -1,5 +1,5 @@
 /**
- * The workbook backend's row scanner, cell reader and renumbering, written by hand rather than as regular
+ * The workbook backend's row scanner and cell reader, written by hand rather than as regular
  * expressions, on rows as other programs write them. The common cells take a short path (one pass over the
  * attributes; a lone `<v>` or a plain inline text read without searching for each element), and a read's texts
  * are strings of their own: every shape of cell reads the same whichever path it takes, generated rows against
@@ -9,7 +9,6 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { CellValue } from '../../src/sheets/port.ts'
 import { cellContent, parseRow } from '../../src/sheets/workbook/sheet-xml.ts'
-import { renumberRow } from '../../src/sheets/workbook/sheet-write.ts'
 import { OwnStrings, readTab, rowValues, type ReadContext } from '../../src/sheets/workbook/tab-read.ts'
 
 describe('parseRow', () => {
@@ -202,60 +201,5 @@ describe('a row reads the same whichever path its cells take', () => {
     expect(tab.header).toEqual(['User'])
     expect(tab.rows).toEqual(rows.map((n) => (n % 1000 === 0 ? [] : [user(n), null, key(n)])))
     expect(tab.gridRowCount).toBe(5001)
-  })
-})
-
-describe('renumberRow', () => {
-  it('moves the row, its cells and an array formula’s range, and no text inside cells', () => {
-    const xml =
-      '<row r="12" spans="1:4"><c r="A12" t="inlineStr"><is><t>see A12" and r="12"</t></is></c>' +
-      `<c r='B12' s="3"><f t="array" ref="B12:C12">A12*2</f><v>4</v></c><c r="D12"/></row>`
-    expect(renumberRow(xml, 12, 9)).toBe(
-      '<row r="9" spans="1:4"><c r="A9" t="inlineStr"><is><t>see A12" and r="12"</t></is></c>' +
-        `<c r='B9' s="3"><f t="array" ref="B9:C9">A12*2</f><v>4</v></c><c r="D9"/></row>`,
-    )
-  })
-
-  it('moves prefixed elements and leaves a row without references as it was', () => {
-    expect(renumberRow('<x:row r="5"><x:c r="A5"><x:v>1</x:v></x:c></x:row>', 5, 4)).toBe(
-      '<x:row r="4"><x:c r="A4"><x:v>1</x:v></x:c></x:row>',
-    )
-    expect(renumberRow('<row><c><v>1</v></c></row>', 5, 4)).toBe('<row><c><v>1</v></c></row>')
-  })
-})
-
-describe('renumberRow: a plain row (no prefix, no formula) is renumbered as any other row', () => {
-  const TEXTS = ['plain', 'see A12" and r="12"', 'a &lt;c r="B12"&gt; b', 'Café ☕ 😀', '12', '']
-  const cellXml = fc
-    .record({
-      text: fc.constantFrom(...TEXTS),
-      quote: fc.constantFrom('"', "'"),
-      space: fc.constantFrom('', ' '),
-      reference: fc.constantFrom('r', 'none', 'letters'),
-      kind: fc.constantFrom('inline', 'value', 'empty'),
-    })
-    .map(({ text, quote, space, reference, kind }) => (column: string, row: number) => {
-      const r = reference === 'none' ? '' : ` r${space}=${space}${quote}${column}${reference === 'letters' ? '' : row}${quote}`
-      if (kind === 'empty') return `<c${r} s="3"/>`
-      if (kind === 'value') return `<c${r}><v>${row}</v></c>`
-      return `<c${r} t="inlineStr"><is><t>${text}</t></is></c>`
-    })
-
-  it('gives what the element-by-element renumbering gives (forced by a prefix, then taken off)', () => {
-    fc.assert(
-      fc.property(
-        fc.array(cellXml, { maxLength: 14 }),
-        fc.integer({ min: 1, max: 1_048_576 }),
-        fc.integer({ min: 1, max: 1_048_576 }),
-        fc.boolean(),
-        (cells, from, target, numbered) => {
-          const body = cells.map((cell, i) => cell(String.fromCharCode(65 + i), from)).join('')
-          const plain = `<row${numbered ? ` r="${from}"` : ''} spans="1:14">${body}</row>`
-          const prefixed = plain.replace(/<(\/?)(row|c|v|is|t)\b/g, '<$1x:$2')
-          expect(renumberRow(prefixed, from, target).replace(/<(\/?)x:/g, '<$1')).toBe(renumberRow(plain, from, target))
-        },
-      ),
-      { numRuns: 500 },
-    )
   })
 })

@@ -131,7 +131,10 @@ describe('navigation', () => {
   test('read bounds without an offset are refused before any call', async () => {
     const { seen, signIn } = fakeServer()
     const client = createTimelineClient({ signIn })
-    await expect(client.readActivities(KEY, { from: '2026-03-29', to: '2026-03-30T00:00:00Z' })).rejects.toThrow(TypeError)
+    await expect(client.readActivities(KEY, { from: '2026-03-29', to: '2026-03-30T00:00:00Z' })).rejects.toMatchObject({
+      code: 'TS_INTERNAL',
+      option: 'from',
+    })
     await expect(client.readActivities(KEY, { from: '2026-03-29T00:00:00Z', to: '2026-03-30T00:00:00' })).rejects.toThrow('`to`')
     expect(seen).toEqual([])
   })

@@ -1,6 +1,7 @@
 /** One vendor token brands every identifier (the media type, link relations, the cloud scope, schema names). */
 import { describe, expect, it } from 'vitest'
 import { vendorIdentifiers } from '../../src/timeline/vendor.ts'
+import { OptionError } from '../../src/core/options.ts'
 
 describe('vendor identifiers', () => {
   it('real servers say manictime, the spec says service', () => {
@@ -21,6 +22,6 @@ describe('vendor identifiers', () => {
   })
 
   it('refuses a token that is not a lower-case word', () => {
-    for (const token of ['', 'ManicTime', 'a b', '1x', 'x/y']) expect(() => vendorIdentifiers(token)).toThrow(TypeError)
+    for (const token of ['', 'ManicTime', 'a b', '1x', 'x/y']) expect(() => vendorIdentifiers(token)).toThrow(OptionError)
   })
 })

@@ -2,13 +2,14 @@
  * A1 notation as the Sheets API reads and echoes it. Pure.
  */
 import { columnLetters } from '../../core/columns.ts'
+import { checkOption } from '../../core/options.ts'
 import { TimelineSheetsError } from '../../errors.ts'
 
 export { columnLetters }
 
 /** 0-based column index for column letters: `A` → 0, `AA` → 26. */
 export function columnIndex(letters: string): number {
-  if (!/^[A-Za-z]+$/.test(letters)) throw new TypeError(`Expected column letters, got \`${letters}\``)
+  checkOption('letters', letters, 'column letters such as AB')
   let n = 0
   for (const ch of letters.toUpperCase()) n = n * 26 + (ch.charCodeAt(0) - 64)
   return n - 1

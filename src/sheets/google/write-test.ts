@@ -48,7 +48,9 @@ export async function runWriteTest(deps: WriteTestDeps): Promise<WriteTestFindin
       requestBody: { requests: [{ addSheet: { properties: { title, gridProperties: { rowCount: 12, columnCount: 3 } } } }] },
     })
     sheetId = added.data.replies?.[0]?.addSheet?.properties?.sheetId ?? -1
-    if (sheetId < 0) throw new Error('addSheet answered without the new sheet id')
+    if (sheetId < 0) {
+      throw new TimelineSheetsError('TS_RESPONSE_INVALID', `addSheet of "${title}" answered without the new sheet id`)
+    }
   } catch (error) {
     return [
       {

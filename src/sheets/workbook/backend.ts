@@ -52,11 +52,9 @@ import {
   type WorkbookFileSystem,
 } from './file.ts'
 import { sheetReference } from './defined-names.ts'
-import { extendValidations, isToolDropdown, layOutTab, type TabState } from './layout.ts'
+import { extendValidations, layOutTab, type TabState } from './layout.ts'
 import { extendAutoFilter } from './page-setup.ts'
 import { rowHeightFor } from './row-height.ts'
-import { rowShift } from './row-refs.ts'
-import { shiftPackageParts, shiftSheetElements } from './row-tied-parts.ts'
 import { Columns, NEW_SHEET_FRAME, SheetParts, dimension, setDimension } from './sheet-parts.ts'
 import { SheetFormatError, cellContent, parseRow, scanSheet } from './sheet-xml.ts'
 import { rewriteSheet, type RowChange } from './sheet-write.ts'
@@ -351,7 +349,6 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
           existing === undefined ? undefined : sheetText(book, existing),
           {
             rows: layout.rows,
-            remove: new Set(),
             columnStyle: (column) => layout.columns.style(column + 1),
             restyle: layout.restyle,
             prefix: () => state.parts.prefix(),
@@ -433,8 +430,8 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
       rows.set(lastRow + 1 + i, { cells: values, clear: true })
       widest = Math.max(widest, values.length)
     })
-    const remove = new Set(plan.deleteRows)
-    const shift = rowShift({ remove })
+    // A removed row is emptied in place, its formats kept, as on Google: nothing else moves (decisions/0030).
+    for (const row of plan.deleteRows) rows.set(row, { cells: [], clear: true })
     let columns: Columns | undefined
     let filter: string | undefined
     const wrapped = new Map<number, number>()
@@ -444,12 +441,10 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
         sheetText(book, plan.sheet),
         {
           rows,
-          remove,
           columnStyle: (column) => columns?.style(column + 1),
           rowHeight: rowHeightFor(wrapped),
           prefix: (old) => {
             const parts = asParts({ prefix: old, suffix: '</worksheet>' })
-            shiftSheetElements(parts, shift, isToolDropdown)
             columns = new Columns(parts.get('cols'))
             const used = dimension(parts)
             const styles = readStylesOf(book)
@@ -457,13 +452,12 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
               if (styles.wraps(columns.style(column + 1)))
                 wrapped.set(column, Number(columns.get(column + 1).get('width') ?? DEFAULT_WIDTH))
             }
-            const rowsAfter = Math.max(plan.gridRowCount, used.rows, lastRow + appends.length) - remove.size
+            const rowsAfter = Math.max(plan.gridRowCount, used.rows, lastRow + appends.length)
             setDimension(parts, rowsAfter, Math.max(used.columns, widest))
             return parts.prefix()
           },
           suffix: (old, last) => {
             const parts = asParts({ prefix: '<worksheet>', suffix: old })
-            shiftSheetElements(parts, shift, isToolDropdown)
             extendValidations(parts, last)
             filter = extendAutoFilter(parts, last)
             return parts.suffix()
@@ -474,16 +468,10 @@ export function createWorkbookSpreadsheet(options: WorkbookSpreadsheetOptions): 
     )
     change.setPart(await out.finish())
     if (result.hadFormulas) change.dropCalcChain()
-    try {
-      shiftPackageParts(book, plan.sheet, shift, change)
-    } catch (error) {
-      throw formatError(error, file)
-    }
     if (filter !== undefined)
       change.setSheetName({ sheet: plan.sheet.name, name: '_xlnm._FilterDatabase', formula: absolute(plan.sheet.name, filter) })
     if (appends.length === 0) return undefined
-    const removedAbove = plan.deleteRows.filter((row) => row <= lastRow).length
-    return { firstRow: lastRow + 1 - removedAbove, count: appends.length }
+    return { firstRow: lastRow + 1, count: appends.length }
   }
 
   return {

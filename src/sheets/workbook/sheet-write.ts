@@ -1,26 +1,21 @@
 /**
  * Rewrites a worksheet part row by row, from the old part's text to the new
- * part's compressor: rows removed, rows renumbered, cells set, rows added, and
- * (for the layout) cells restyled. A row nothing happens to is passed on as
- * the text it was. Whatever else a row holds — styles of cells, formulas,
- * heights — is kept; a shared formula is written out per cell, so removing or
- * overwriting its first cell cannot break the others.
- *
- * Longer than most files because row renumbering, cell setting and shared-formula handling act on the same
- * streamed row and must agree.
+ * part's compressor: cells set, rows emptied, rows added, and (for the layout)
+ * cells restyled. Rows keep their numbers: a removed row is emptied in place
+ * (decisions/0030). A row nothing happens to is passed on as the text it was.
+ * Whatever else a row holds — styles of cells, formulas, heights — is kept; a
+ * shared formula is written out per cell, so emptying or overwriting its first
+ * cell cannot break the others.
  */
 import type { CellValue } from '../port.ts'
 import {
-  attributeAt,
   cellContent,
   columnName,
   formulaText,
-  nameEndAt,
   parseRow,
   scanSheet,
   sharedFormula,
   shiftFormula,
-  tagEndAt,
   type RawCell,
   type RawRow,
 } from './sheet-xml.ts'
@@ -45,8 +40,6 @@ export interface RowChange {
 export interface SheetRewrite {
   /** Changes by row number as the sheet is before the rewrite. */
   rows: ReadonlyMap<number, RowChange>
-  /** Rows to remove, numbered as before the rewrite. */
-  remove: ReadonlySet<number>
   /** The format a cell the rewrite creates gets in a column: the column's own (as Excel gives a typed cell). */
   columnStyle(column: number): number | undefined
   /** A new format for a cell (by its row before the rewrite and its column), or undefined to keep the one it has. */
@@ -76,9 +69,7 @@ export async function rewriteSheet(
   out: PartCompressor,
 ): Promise<RewriteResult> {
   const pending = [...rewrite.rows.keys()].sort((a, b) => a - b)
-  const removed = [...rewrite.remove].sort((a, b) => a - b)
   let nextPending = 0
-  let removedBelow = 0
   let lastRow = 0
   let hadFormulas = false
   let previous = 0
@@ -99,17 +90,11 @@ export async function rewriteSheet(
     batched = 0
     await out.write(text)
   }
-  const removedUpTo = (row: number) => {
-    while (removedBelow < removed.length && removed[removedBelow]! < row) removedBelow++
-    return removedBelow
-  }
   // Rows the rewrite sets that the old sheet has no element for, up to (not including) `row`.
   const newRowsBefore = (row: number, limit = Number.POSITIVE_INFINITY) => {
     while (nextPending < pending.length && pending[nextPending]! < row && batched < limit) {
       const number = pending[nextPending++]!
-      if (rewrite.remove.has(number)) continue
-      const target = number - removedUpTo(number)
-      emit(newRow(number, target, rewrite.rows.get(number)!, rewrite), target)
+      emit(newRow(number, rewrite.rows.get(number)!, rewrite), number)
     }
     return nextPending < pending.length && pending[nextPending]! < row
   }
@@ -129,16 +114,10 @@ export async function rewriteSheet(
         const change = rewrite.rows.get(number)
         if (change !== undefined && pending[nextPending] === number) nextPending++
         const shared = xml.includes('t="shared"') || xml.includes("t='shared'")
-        if (rewrite.remove.has(number)) {
-          // Its shared formulas' first cells still give the others their formula.
-          if (shared) for (const cell of parseRow(xml, number - 1).cells) rememberShared(cell, number, formulas)
-          return
-        }
-        const target = number - removedUpTo(number)
         if (change === undefined && rewrite.restyle === undefined && !shared && numbered !== null) {
-          emit(target === number ? xml : renumberRow(xml, number, target), target)
+          emit(xml, number)
         } else {
-          emit(buildRow(parseRow(xml, number - 1), target, change, rewrite, formulas), target)
+          emit(buildRow(parseRow(xml, number - 1), change, rewrite, formulas), number)
         }
         return undefined
       },
@@ -155,112 +134,6 @@ export async function rewriteSheet(
 
 const ROW_NUMBER = /\br\s*=\s*["'](\d+)["']/
 
-/**
- * A row element numbered `target` instead of `from`: the row's and its cells' references, and an array
- * formula's range; formulas keep their text. Only inside tags: text content is never touched.
- */
-export function renumberRow(xml: string, from: number, target: number): string {
-  const plain = xml.startsWith('<row') && !xml.includes('<f') && !xml.includes(':f')
-  return plain ? renumberPlainRow(xml, from, target) : renumberAnyRow(xml, from, target)
-}
-
-/**
- * The common row: no prefix, no formula. Text holds no `<` and no other element of a row starts with `<c`,
- * so its cells are found by searching for that alone; every other tag holds nothing to move.
- */
-function renumberPlainRow(xml: string, from: number, target: number): string {
-  let out = ''
-  let copied = 0
-  let tag = 0
-  let nameEnd = 4
-  for (;;) {
-    const end = tagEndAt(xml, tag)
-    if (end < 0) return renumberAnyRow(xml, from, target)
-    const value = attributeAt(xml, 'r', nameEnd, end)
-    if (value >= 0) {
-      const close = xml.indexOf(xml[value - 1]!, value)
-      let digits = close
-      if (tag === 0) digits = value
-      else while (digits > value && isDigit(xml.charCodeAt(digits - 1))) digits--
-      if (digits < close || tag === 0) {
-        out += xml.slice(copied, digits) + target
-        copied = close
-      }
-    }
-    tag = xml.indexOf('<c', end)
-    if (tag < 0) break
-    nameEnd = tag + 2
-    if (!isTagNameEnd(xml.charCodeAt(nameEnd))) return renumberAnyRow(xml, from, target)
-  }
-  return copied === 0 ? xml : out + xml.slice(copied)
-}
-
-function isTagNameEnd(code: number): boolean {
-  return code === 32 || code === 62 || code === 47 || code === 9 || code === 10 || code === 13
-}
-
-function renumberAnyRow(xml: string, from: number, target: number): string {
-  const pieces: string[] = []
-  let copied = 0
-  let at = 0
-  for (;;) {
-    const lt = xml.indexOf('<', at)
-    if (lt < 0) break
-    const next = xml.charCodeAt(lt + 1)
-    // An end tag, a comment or a processing instruction: nothing to renumber.
-    if (next === 47 || next === 33 || next === 63) {
-      at = lt + 2
-      continue
-    }
-    const nameEnd = nameEndAt(xml, lt + 1)
-    // The local name, past a prefix; searched within the name only (a row holds many tags).
-    let localStart = lt + 1
-    for (let i = nameEnd - 1; i > lt; i--) {
-      if (xml.charCodeAt(i) === 58 /* : */) {
-        localStart = i + 1
-        break
-      }
-    }
-    const local = nameEnd - localStart === 1 ? xml[localStart] : nameEnd - localStart === 3 ? xml.slice(localStart, nameEnd) : ''
-    const name = local === 'f' ? 'ref' : local === 'row' || local === 'c' ? 'r' : undefined
-    // Any other element's tag holds nothing to move, and no `<` in its attributes: the next `<` is the next tag.
-    if (name === undefined) {
-      at = nameEnd
-      continue
-    }
-    const end = tagEndAt(xml, lt)
-    if (end < 0) break
-    const value = attributeAt(xml, name, nameEnd, end)
-    if (value >= 0) {
-      const close = xml.indexOf(xml[value - 1]!, value)
-      const old = xml.slice(value, close)
-      const moved = local === 'row' ? String(target) : local === 'c' ? withRow(old, target) : moveRows(old, target - from)
-      pieces.push(xml.slice(copied, value), moved)
-      copied = close
-    }
-    at = end + 1
-  }
-  if (copied === 0) return xml
-  pieces.push(xml.slice(copied))
-  return pieces.join('')
-}
-
-/** A cell reference with its trailing row number (if any) replaced: `AB12` → `AB9`. */
-function withRow(reference: string, row: number): string {
-  let digits = reference.length
-  while (digits > 0 && isDigit(reference.charCodeAt(digits - 1))) digits--
-  return digits === reference.length ? reference : reference.slice(0, digits) + row
-}
-
-function isDigit(code: number): boolean {
-  return code >= 48 && code <= 57
-}
-
-/** A range such as `A5:C5` moved down by `shift` rows (absolute rows too: the cells themselves moved). */
-function moveRows(ref: string, shift: number): string {
-  return ref.replace(/([A-Za-z]{1,3}\$?)(\d+)/g, (_whole, column: string, row: string) => `${column}${Number(row) + shift}`)
-}
-
 function rememberShared(cell: RawCell, row: number, formulas: SharedFormulas): void {
   const content = cellContent(cell)
   if (content.formula === undefined) return
@@ -273,7 +146,8 @@ const STYLE_ATTRIBUTE = /\s+s\s*=\s*["'](\d+)["']/
 const REFERENCE_ATTRIBUTE = /\s+r\s*=\s*["'][^"']*["']/
 
 /** A row element built from its cells as they were and the change. */
-function buildRow(row: RawRow, target: number, change: RowChange | undefined, rewrite: SheetRewrite, formulas: SharedFormulas): string {
+function buildRow(row: RawRow, change: RowChange | undefined, rewrite: SheetRewrite, formulas: SharedFormulas): string {
+  const target = row.number
   const set = change?.cells
   const out: string[] = []
   const written = new Set<number>()
@@ -307,7 +181,7 @@ function buildRow(row: RawRow, target: number, change: RowChange | undefined, re
       if (newStyle !== undefined && newStyle !== 0) out.push(`<c r="${columnName(cell.column)}${target}" s="${newStyle}"/>`)
       written.add(cell.column)
     } else {
-      out.push(keptCell(cell, row.number, target, newStyle, formulas))
+      out.push(keptCell(cell, row.number, newStyle, formulas))
       written.add(cell.column)
     }
   }
@@ -324,7 +198,7 @@ function buildRow(row: RawRow, target: number, change: RowChange | undefined, re
 }
 
 /** A row the old sheet has no element for, as `buildRow` builds it from no cells: a first export's every row. */
-function newRow(number: number, target: number, change: RowChange, rewrite: SheetRewrite): string {
+function newRow(number: number, change: RowChange, rewrite: SheetRewrite): string {
   const set = change.cells
   let cells = ''
   let count = 0
@@ -333,7 +207,7 @@ function newRow(number: number, target: number, change: RowChange, rewrite: Shee
     if (value === undefined) continue
     count++
     const base = rewrite.columnStyle(column)
-    cells += cellXml(column, target, rewrite.restyle?.(number, column, base) ?? base, value)
+    cells += cellXml(column, number, rewrite.restyle?.(number, column, base) ?? base, value)
   }
   let attributes = ''
   if (rewrite.rowHeight !== undefined) {
@@ -346,7 +220,7 @@ function newRow(number: number, target: number, change: RowChange, rewrite: Shee
     if (height !== undefined) attributes = ` ht="${height}"`
   }
   if (count === 0 && attributes === '') return ''
-  return cells === '' ? `<row r="${target}"${attributes}/>` : `<row r="${target}"${attributes}>${cells}</row>`
+  return cells === '' ? `<row r="${number}"${attributes}/>` : `<row r="${number}"${attributes}>${cells}</row>`
 }
 
 const HEIGHT_ATTRIBUTE = /\s+ht\s*=\s*["']([^"']*)["']/
@@ -379,10 +253,10 @@ function shouldRemember(cell: RawCell): boolean {
   return cell.inner !== undefined && cell.inner.includes('shared')
 }
 
-/** A cell kept as it was: its reference (and format) updated, a shared formula written out as its own. */
-function keptCell(cell: RawCell, oldRow: number, target: number, style: number | undefined, formulas: SharedFormulas): string {
+/** A cell kept as it was: its reference (and format) written out, a shared formula written out as its own. */
+function keptCell(cell: RawCell, row: number, style: number | undefined, formulas: SharedFormulas): string {
   let attributes = cell.attributes.replace(REFERENCE_ATTRIBUTE, '').replace(STYLE_ATTRIBUTE, '')
-  attributes = ` r="${columnName(cell.column)}${target}"${style === undefined ? '' : ` s="${style}"`}${attributes}`
+  attributes = ` r="${columnName(cell.column)}${row}"${style === undefined ? '' : ` s="${style}"`}${attributes}`
   let inner = cell.inner
   if (inner !== undefined && /<(?:[\w.-]+:)?f\b/.test(inner)) {
     const content = cellContent(cell)
@@ -390,20 +264,14 @@ function keptCell(cell: RawCell, oldRow: number, target: number, style: number |
     if (shared !== undefined) {
       const text = formulaText(content.formula!.text)
       let formula = text
-      if (text !== '') formulas.set(shared.group, { text, row: oldRow, column: cell.column })
+      if (text !== '') formulas.set(shared.group, { text, row, column: cell.column })
       else {
         const first = formulas.get(shared.group)
-        formula = first === undefined ? '' : shiftFormula(first.text, oldRow - first.row, cell.column - first.column)
+        formula = first === undefined ? '' : shiftFormula(first.text, row - first.row, cell.column - first.column)
       }
       inner = inner.replace(
         /<((?:[\w.-]+:)?)f\b(?:[^>"']|"[^"]*"|'[^']*')*?(?:\/>|>[\s\S]*?<\/(?:[\w.-]+:)?f>)/,
         formula === '' ? '' : `<$1f>${escapeXml(formula)}</$1f>`,
-      )
-    } else if (target !== oldRow) {
-      inner = inner.replace(
-        /(<(?:[\w.-]+:)?f\b[^>]*?\bref\s*=\s*["'])([^"']*)/,
-        (_whole, start: string, ref: string) =>
-          `${start}${ref.replace(/([A-Za-z]{1,3}\$?)(\d+)/g, (_w, column: string, row: string) => `${column}${Number(row) + target - oldRow}`)}`,
       )
     }
   }

@@ -176,7 +176,7 @@ function isNameEnd(code: number): boolean {
 }
 
 /** The index of the `>` that ends the tag starting at `start`, skipping quoted attribute values; -1 when not yet there. */
-export function tagEndAt(text: string, start: number): number {
+function tagEndAt(text: string, start: number): number {
   let quote = 0
   for (let i = start + 1; i < text.length; i++) {
     const code = text.charCodeAt(i)
@@ -367,7 +367,7 @@ function cellType(xml: string, start: number, end: number): string {
 }
 
 /** The end of an element name starting at `start`. */
-export function nameEndAt(text: string, start: number): number {
+function nameEndAt(text: string, start: number): number {
   let i = start
   for (; i < text.length; i++) {
     const code = text.charCodeAt(i)
@@ -388,7 +388,7 @@ export function attributeValue(attributes: string, name: string): string | undef
  * Where the value of attribute `name` starts (just after its opening quote) in `text` between `from` and
  * `to` (a start tag's attributes); -1 when it has none.
  */
-export function attributeAt(text: string, name: string, from: number, to: number): number {
+function attributeAt(text: string, name: string, from: number, to: number): number {
   let at = from
   for (;;) {
     const found = text.indexOf(name, at)

@@ -4,14 +4,15 @@
  * Copying an entry takes its local record (header, compressed data, data
  * descriptor) and its central directory record as they are, so a part the
  * tool does not change (a manager's tab, a drawing) keeps every byte.
- * Node's zlib does the (de)compression; the format is small enough to read
- * and write here rather than pull in a package.
+ * Node's zlib does the (de)compression, faster than a zip library's own
+ * codec; the container itself is for @zip.js/zip.js to take over, which copies
+ * entries as they are (decisions/0029).
  *
  * Longer than most files because reading and writing share the record layouts, which are checked against the
  * format side by side.
  */
 import zlib from 'node:zlib'
-import { InternalError } from '../../errors.ts'
+import { bugError, InternalError } from '../../errors.ts'
 
 const LOCAL_HEADER = 0x04034b50
 const CENTRAL_HEADER = 0x02014b50
@@ -327,7 +328,7 @@ export function writeZip(source: ZipArchive | undefined, items: readonly ZipItem
     if (offset > MAX_32) throw new ZipFormatError('the workbook would be larger than 4 GB, which this tool cannot write')
     if ('copy' in item) {
       const entry = item.copy
-      if (source === undefined) throw new Error('copying an entry needs the archive it comes from')
+      if (source === undefined) throw bugError(`writeZip: copying the entry ${entry.name} needs the archive it comes from`)
       if (entry.zip64Offset) throw new ZipFormatError(`the part ${entry.name} is stored in zip64 form, which this tool cannot rewrite`)
       const local = source.bytes.subarray(entry.localStart, entry.localEnd)
       const central = new Uint8Array(entry.central)

@@ -1,12 +1,15 @@
 /**
- * The transport, the retry loop and the pace check their numbers in one place (`src/http/options.ts`): a value
- * refused there is a caller's bug, coded TS_INTERNAL, and says what was expected and what was received.
+ * Arguments are checked in one place (`src/core/options.ts`): the numbers of the transport, the retry loop and
+ * the pace, column indexes and letters, entity ids, the vendor token, the times of a read. A value refused there
+ * is a caller's bug, coded TS_INTERNAL, and says which argument, what was expected and what was received.
+ * (test/errors.test.ts checks that src makes no bare TypeError instead.)
  */
-import { readdirSync, readFileSync } from 'node:fs'
-import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { toCliFailure } from '../../src/cli/errors.ts'
-import { OptionError } from '../../src/http/options.ts'
+import { columnLetters } from '../../src/core/columns.ts'
+import { checkOption, OptionError } from '../../src/core/options.ts'
+import { columnIndex } from '../../src/sheets/google/a1.ts'
+import { vendorIdentifiers } from '../../src/timeline/vendor.ts'
 import { createPace } from '../../src/http/pace.ts'
 import { retryOptions } from '../../src/http/retry.ts'
 import { resolveTimeouts } from '../../src/http/transport.ts'
@@ -21,12 +24,13 @@ function refusal(make: () => unknown): OptionError {
   throw new Error('expected an OptionError')
 }
 
-describe('the options of the transport, the retry loop and the pace', () => {
+describe('the arguments of the tool', () => {
   it('refuse a timeout that is not a finite number > 0, naming it and what it got', () => {
     for (const value of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, '30' as unknown as number]) {
       const error = refusal(() => resolveTimeouts({ firstByteMs: value }))
       expect(error).toMatchObject({ code: 'TS_INTERNAL', option: 'firstByteMs', rule: 'a finite number > 0' })
-      expect(error.message).toBe(`Expected \`firstByteMs\` to be a finite number > 0, got \`${String(value)}\` (${typeof value})`)
+      const shown = typeof value === 'string' ? `"${value}"` : `\`${String(value)}\``
+      expect(error.message).toBe(`Expected \`firstByteMs\` to be a finite number > 0, got ${shown} (${typeof value})`)
     }
     expect(resolveTimeouts({ firstByteMs: 1 }).firstByteMs).toBe(1)
   })
@@ -56,11 +60,23 @@ describe('the options of the transport, the retry loop and the pace', () => {
     expect(failure.hint).toMatch(/bug in timeline-sheets/)
   })
 
-  it('are checked nowhere else in src/http: no hand-written TypeError there', () => {
-    const folder = path.resolve(import.meta.dirname, '../../src/http')
-    const files = readdirSync(folder).filter((name) => name.endsWith('.ts'))
-    expect(files).toEqual(expect.arrayContaining(['transport.ts', 'retry.ts', 'pace.ts', 'options.ts']))
-    const throwing = files.filter((name) => /new TypeError\(/.test(readFileSync(path.join(folder, name), 'utf8')))
-    expect(throwing).toEqual([])
+  it('refuse a column index, column letters and a vendor token they cannot use, naming each', () => {
+    expect(refusal(() => columnLetters(-1))).toMatchObject({ option: 'index', rule: 'an integer >= 0' })
+    expect(refusal(() => columnLetters(1.5))).toMatchObject({ option: 'index' })
+    expect(refusal(() => columnIndex('A1')).message).toBe('Expected `letters` to be column letters such as AB, got "A1" (string)')
+    expect(refusal(() => vendorIdentifiers('ManicTime'))).toMatchObject({ option: 'vendor', rule: 'a lower-case token such as manictime' })
+    expect([columnLetters(0), columnIndex('ab'), vendorIdentifiers('service').token]).toEqual(['A', 27, 'service'])
+  })
+
+  it('refuse an id beyond the safe integers and a time without seconds or offset', () => {
+    expect(refusal(() => checkOption('entityId', 2 ** 53, 'a safe integer'))).toMatchObject({ option: 'entityId' })
+    expect(() => checkOption('entityId', 2 ** 53 - 1, 'a safe integer')).not.toThrow()
+    const rule = 'an ISO 8601 date-time with seconds and an explicit offset'
+    for (const value of ['2026-03-29', '2026-03-29T00:00:00', '2026-03-29T00:00+01:00', 20260329]) {
+      expect(refusal(() => checkOption('from', value, rule))).toMatchObject({ option: 'from', rule })
+    }
+    for (const value of ['2026-03-29T00:00:00Z', '2026-03-29T00:00:00.5+01:00', '2026-03-29T00:00:00-05:30']) {
+      expect(() => checkOption('from', value, rule)).not.toThrow()
+    }
   })
 })
