@@ -14,8 +14,24 @@ export interface Period {
   to: LocalDate
 }
 
-/** The period a local day lies in. */
+/** The period a local day lies in (frozen: one object serves every row of that day). */
 export function periodOf(date: LocalDate, kind: PeriodKind): Period {
+  // An import places every Activities row in its period: a sheet's few hundred days, each worked out once.
+  const memo = kind === 'month' ? monthOf : weekOf
+  const known = memo.get(date)
+  if (known) return known
+  const period = Object.freeze(computePeriodOf(date, kind))
+  if (memo.size >= PERIODS_KEPT) memo.clear()
+  memo.set(date, period)
+  return period
+}
+
+/** Days `periodOf` remembers for each kind: decades of days, far more than any window names. */
+const PERIODS_KEPT = 20_000
+const weekOf = new Map<LocalDate, Period>()
+const monthOf = new Map<LocalDate, Period>()
+
+function computePeriodOf(date: LocalDate, kind: PeriodKind): Period {
   if (kind === 'month') {
     const from = `${date.slice(0, 7)}-01`
     const [year, month] = [Number(date.slice(0, 4)), Number(date.slice(5, 7))]

@@ -41,9 +41,20 @@ export function localDateToSerial(date: LocalDate): number {
 
 /** Serial day → `YYYY-MM-DD`. */
 export function serialToLocalDate(serial: number): LocalDate {
-  const ms = (Math.floor(serial) - SERIAL_OF_UNIX_EPOCH) * SECONDS_PER_DAY * 1000
-  return new Date(ms).toISOString().slice(0, 10)
+  const day = Math.floor(serial)
+  // A sheet names a few hundred days over and over (every row's Date, Start and End): each is made once.
+  const known = localDates.get(day)
+  if (known !== undefined) return known
+  const ms = (day - SERIAL_OF_UNIX_EPOCH) * SECONDS_PER_DAY * 1000
+  const date = new Date(ms).toISOString().slice(0, 10)
+  if (localDates.size >= LOCAL_DATES_KEPT) localDates.clear()
+  localDates.set(day, date)
+  return date
 }
+
+/** Days `serialToLocalDate` remembers: decades of days, far more than any window names. */
+const LOCAL_DATES_KEPT = 20_000
+const localDates = new Map<number, LocalDate>()
 
 /** A local date `days` later (or earlier). */
 export function addDays(date: LocalDate, days: number): LocalDate {
