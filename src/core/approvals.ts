@@ -97,29 +97,49 @@ export function periodRowsOf(
   owners: RowOwner,
 ): Map<string, PeriodRows> {
   const out = new Map<string, PeriodRows>()
+  // Each row's activity as a snapshot holds it, made only for a period that asks: a night takes few approvals,
+  // and the cells of every row of a 100,000-row sheet are most of what this would otherwise cost.
+  const activitiesOf = (rowNumbers: readonly number[]): ApprovedActivity[] => {
+    const activities: ApprovedActivity[] = []
+    for (const rowNumber of rowNumbers) {
+      const cells = tab.rows[rowNumber - 2]!
+      const key = cellText(cells[index[C.key] ?? -1]).trim()
+      if (!key) continue
+      activities.push({
+        key,
+        date: rowPlace(cells, index, owners)!.date,
+        start: timeText(cells[index[C.start] ?? -1]),
+        seconds: rowSeconds(cells, index),
+        tags: cellText(cells[index[C.tags] ?? -1]).trim(),
+        labels: cellText(cells[index[C.labels] ?? -1]).trim(),
+        notes: cellText(cells[index[C.notes] ?? -1]),
+      })
+    }
+    return activities.sort((a, b) => compareText(a.key, b.key))
+  }
   tab.rows.forEach((cells, i) => {
     const place = rowPlace(cells, index, owners)
     if (!place) return
     const period = periodOf(place.date, kind)
     const id = periodKey(place.user, period.id)
     let rows = out.get(id)
-    if (!rows) out.set(id, (rows = { user: place.user, period, seconds: 0, activities: [], rowNumbers: [] }))
-    const seconds = rowSeconds(cells, index)
-    rows.seconds += seconds
+    if (!rows) {
+      const rowNumbers: number[] = []
+      let made: ApprovedActivity[] | undefined
+      rows = {
+        user: place.user,
+        period,
+        seconds: 0,
+        get activities() {
+          return (made ??= activitiesOf(rowNumbers))
+        },
+        rowNumbers,
+      }
+      out.set(id, rows)
+    }
+    rows.seconds += rowSeconds(cells, index)
     rows.rowNumbers.push(i + 2)
-    const key = cellText(cells[index[C.key] ?? -1]).trim()
-    if (key)
-      rows.activities.push({
-        key,
-        date: place.date,
-        start: timeText(cells[index[C.start] ?? -1]),
-        seconds,
-        tags: cellText(cells[index[C.tags] ?? -1]).trim(),
-        labels: cellText(cells[index[C.labels] ?? -1]).trim(),
-        notes: cellText(cells[index[C.notes] ?? -1]),
-      })
   })
-  for (const rows of out.values()) rows.activities.sort((a, b) => compareText(a.key, b.key))
   return out
 }
 
