@@ -116,7 +116,8 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
   const owed = new Set<TabState>()
   const queue = tabs.flatMap((t) => claimedTargets(t).map((target) => ({ t, target })))
   let next = 0
-  let firstValues = true
+  // The rows written at a position or through a mark go once, with the first chunk's values.
+  let positionalSent = false
   while (next < queue.length) {
     const chunk = takeChunk(deps, queue, next)
     next += chunk.length
@@ -128,11 +129,11 @@ export async function applyWrite(deps: WriteDeps, writes: readonly TabWrite[], b
       queue.splice(next, 0, ...round.refused)
     }
     const accepted = chunk.filter(({ target }) => target.accepted && hasWork(target))
-    await writeValues(deps, firstValues ? [...positional, ...accepted] : accepted, skip)
-    if (accepted.length > 0) firstValues = false
+    await writeValues(deps, positionalSent ? accepted : [...positional, ...accepted], skip)
+    positionalSent = true
   }
   if (columns && columns.length > 0) await runStructural(deps, tabs, columns)
-  if (firstValues && positional.length > 0) await writeValues(deps, positional, skip)
+  if (!positionalSent && positional.length > 0) await writeValues(deps, positional, skip)
 
   // New rows, and the last claims go.
   const appended: WriteReport['appended'] = {}
