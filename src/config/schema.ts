@@ -285,7 +285,7 @@ const target = z
       })
       .optional()
       .describe(
-        'Managers approve and lock periods in an Approvals tab; an approved period takes no more edits from the sheet, and its record is kept beside the state (decisions/0026). Absent: no approvals.',
+        "Managers approve periods in an Approvals tab; an approved period takes no more edits from the sheet, its activities are shown in an Approved tab closed to managers (Google: protected for the tool's account and the owner; workbook: locked), and its record is kept beside the state (decisions/0026). Absent: no approvals.",
       ),
     tabs: z
       .strictObject({

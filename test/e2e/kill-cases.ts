@@ -1,6 +1,6 @@
 /**
  * The points the kill tests kill `sync` and `restore-approved` at, in one place, so that
- * test/engine/crash-points.test.ts can hold them against the crash points
+ * test/engine/crash-points-covered.test.ts can hold them against the crash points
  * the code declares, and each kill file against the points its uninterrupted
  * run really passes (its trace): neither list is checked against itself.
  */
