@@ -8,34 +8,23 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { silentReporter } from '../../src/cli/reporter.ts'
 import { runRestoreApproved } from '../../src/engine/restore-approved.ts'
-import { runSync } from '../../src/engine/sync.ts'
 import { localDateToSerial } from '../../src/core/serial.ts'
 import { APPROVALS_FILE } from '../../src/state/approvals-store.ts'
-import type { CellValue, TabData } from '../../src/sheets/port.ts'
 import { managerEditing } from '../sheets/workbook-fixture.ts'
-import { startEngineFixture, type EngineFixture } from './fixture.ts'
+import type { EngineFixture } from './fixture.ts'
+import { approvalsStory, cell, now, startApprovalsWorld } from './approvals-world.ts'
 
-// A Thursday of 2026-W46: the window's 14 days reach back into 2026-W44; the activities lie in W45 and W46.
-const now = () => new Date('2026-11-12T11:00:00Z')
 let world: EngineFixture
 
 beforeAll(async () => {
-  world = await startEngineFixture({ users: 2, days: 10, startDate: '2026-11-02' }, { window: { days: 14 }, approvals: { period: 'week' } })
+  world = await startApprovalsWorld(2)
 })
 
 afterAll(async () => {
   await world?.server.close()
 })
 
-const sync = () =>
-  runSync(world.target, { client: world.client, spreadsheet: world.spreadsheet(), stateDir: world.stateDir, reporter: silentReporter, now })
-
-async function tabs(): Promise<{ activities: TabData; approvals: TabData }> {
-  const snapshot = await world.spreadsheet().read(['Activities', 'Approvals'])
-  return { activities: snapshot.tabs['Activities']!, approvals: snapshot.tabs['Approvals']! }
-}
-
-const cell = (tab: TabData, row: CellValue[] | undefined, name: string) => row?.[tab.header.indexOf(name)]
+const { sync, tabs } = approvalsStory(() => world)
 
 describe('approving a week', () => {
   it('is offered for every person and week, taken once the week is in step, and closes the week to the sheet', async () => {

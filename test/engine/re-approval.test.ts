@@ -3,33 +3,22 @@
  * record, and the rows that said "changed on the server after approval" stop saying it in that same sync.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { silentReporter } from '../../src/cli/reporter.ts'
-import { runSync } from '../../src/engine/sync.ts'
 import { localDateToSerial } from '../../src/core/serial.ts'
-import type { CellValue, TabData } from '../../src/sheets/port.ts'
 import { managerEditing } from '../sheets/workbook-fixture.ts'
-import { startEngineFixture, type EngineFixture } from './fixture.ts'
+import type { EngineFixture } from './fixture.ts'
+import { approvalsStory, cell, startApprovalsWorld } from './approvals-world.ts'
 
-const now = () => new Date('2026-11-12T11:00:00Z')
 let world: EngineFixture
 
 beforeAll(async () => {
-  world = await startEngineFixture({ users: 1, days: 10, startDate: '2026-11-02' }, { window: { days: 14 }, approvals: { period: 'week' } })
+  world = await startApprovalsWorld(1)
 })
 
 afterAll(async () => {
   await world?.server.close()
 })
 
-const sync = () =>
-  runSync(world.target, { client: world.client, spreadsheet: world.spreadsheet(), stateDir: world.stateDir, reporter: silentReporter, now })
-
-async function tabs(): Promise<{ activities: TabData; approvals: TabData }> {
-  const snapshot = await world.spreadsheet().read(['Activities', 'Approvals'])
-  return { activities: snapshot.tabs['Activities']!, approvals: snapshot.tabs['Approvals']! }
-}
-
-const cell = (tab: TabData, row: CellValue[] | undefined, name: string) => row?.[tab.header.indexOf(name)]
+const { sync, tabs } = approvalsStory(() => world)
 
 describe('re-approving a week the server changed', () => {
   it('clears the rows’ "changed on the server after approval" in the sync that takes the new approval', async () => {
